@@ -1,0 +1,96 @@
+# workrex - see README.md. `make run` builds and opens the dashboard (installing
+# missing build dependencies first); `make test` runs every test.
+
+CC      ?= cc
+PKGS    := ncursesw vterm libuv yaml-0.1 json-c libgit2
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE -D_XOPEN_SOURCE_EXTENDED $(WARN) $(PKG_CFLAGS)
+ifeq ($(CI),true)
+CFLAGS  += -Werror
+endif
+LDLIBS  += $(PKG_LIBS) -lutil
+
+BUILD   ?= build
+SRC     := $(shell find src -name '*.c' | sort)
+OBJ     := $(SRC:%.c=$(BUILD)/%.o)
+LIBOBJ  := $(filter-out $(BUILD)/src/main.o,$(OBJ))
+BIN     := $(BUILD)/workrex
+
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps run test unit e2e asan fuzz bench format clean
+
+all: $(BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BIN): $(OBJ)
+	$(CC) $(CFLAGS) -o $@ $(OBJ) $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/libworkrex.a: $(LIBOBJ)
+	@rm -f $@
+	ar rcs $@ $(LIBOBJ)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libworkrex.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Isrc -o $@ $< $(BUILD)/libworkrex.a $(LDFLAGS) $(LDLIBS) -lcmocka
+
+deps:
+	@scripts/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./$(BIN)
+
+unit: $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN); do $$t || fail=1; done; exit $$fail
+
+e2e: $(BIN)
+	@WORKREX=$(abspath $(BIN)) tests/e2e/run.sh
+
+test: deps
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory e2e
+	@$(MAKE) --no-print-directory fuzz-smoke
+
+# AddressSanitizer + UBSan build of everything, then the whole suite on it.
+asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan CC=clang \
+		CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
+		LDFLAGS="-fsanitize=address,undefined" unit e2e
+
+FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_SECONDS ?= 60
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(filter-out $(BUILD)/src/main.o,$(SRC:%.c=$(BUILD)/fuzzobj/%.o))
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -std=c11 -D_GNU_SOURCE $(PKG_CFLAGS) -Isrc -o $@ $^ $(LDLIBS)
+
+$(BUILD)/fuzzobj/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang -O1 -g -fsanitize=fuzzer-no-link,address,undefined -std=c11 -D_GNU_SOURCE -D_XOPEN_SOURCE_EXTENDED $(WARN) $(PKG_CFLAGS) -c -o $@ $<
+
+FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+fuzz: $(FUZZERS)
+	@for f in $(FUZZERS); do mkdir -p $(BUILD)/corpus/$$(basename $$f); \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(BUILD)/corpus/$$(basename $$f) tests/fuzz/seeds/$$(basename $$f) || exit 1; done
+
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$${FUZZ_SECONDS:-15}
+
+bench: $(BIN)
+	@WORKREX=$(abspath $(BIN)) python3 bench/bench.py
+
+format:
+	clang-format -i $(SRC) $(shell find src tests -name '*.h') $(UNIT_SRC) $(wildcard tests/fuzz/*.c)
+
+clean:
+	rm -rf build build-asan
+
+-include $(OBJ:.o=.d)

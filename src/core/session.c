@@ -1,0 +1,308 @@
+/*
+ * session.c - agents and panes, focus and layout choice.
+ *
+ * Panes are created through pty_start() and freed here; the UI learns of
+ * every change through the hooks and redraws from this state.
+ */
+#include "session.h"
+
+#include "../term/pty.h"
+#include "../util/util.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct session {
+	uv_loop_t *loop; /* borrowed */
+	struct session_hooks hooks;
+	void *ui;
+
+	struct agent **agents; /* owned */
+	int nagents;
+	struct wpane **panes; /* owned, display order */
+	int npanes;
+	struct wpane *focus;
+	struct wpane **last_focus; /* per agent index; borrowed */
+
+	enum wrx_layout layout;
+	bool zoom;
+	size_t scrollback;
+	int next_pane_id;
+	int next_agent_id;
+};
+
+struct session *session_new(uv_loop_t *loop, const struct session_hooks *hooks, void *ui)
+{
+	struct session *s = xcalloc(1, sizeof *s);
+	s->loop = loop;
+	s->hooks = *hooks;
+	s->ui = ui;
+	s->scrollback = 10000;
+	s->next_pane_id = 1;
+	s->next_agent_id = 1;
+	return s;
+}
+
+static void pane_release(struct session *s, struct wpane *wp)
+{
+	if (s->hooks.pane_gone)
+		s->hooks.pane_gone(s->ui, wp);
+	pane_free(wp->term);
+	free(wp->label);
+	free(wp);
+}
+
+void session_free(struct session *s)
+{
+	if (s == NULL)
+		return;
+	for (int i = 0; i < s->npanes; i++)
+		pane_release(s, s->panes[i]);
+	for (int i = 0; i < s->nagents; i++) {
+		free(s->agents[i]->handle);
+		free(s->agents[i]->path);
+		free(s->agents[i]);
+	}
+	free(s->panes);
+	free(s->agents);
+	free(s->last_focus);
+	free(s);
+}
+
+void session_set_scrollback(struct session *s, size_t lines)
+{
+	s->scrollback = lines;
+	for (int i = 0; i < s->npanes; i++)
+		pane_set_scrollback(s->panes[i]->term, lines);
+}
+
+static void changed(struct session *s)
+{
+	if (s->hooks.changed)
+		s->hooks.changed(s->ui);
+}
+
+struct agent *session_add_agent(struct session *s, const char *handle, const char *path)
+{
+	struct agent *a = xcalloc(1, sizeof *a);
+	a->id = s->next_agent_id++;
+	a->handle = xstrdup(handle);
+	a->path = xstrdup(path);
+	a->status_since = now_ms();
+	s->agents = xrealloc(s->agents, (size_t)(s->nagents + 1) * sizeof *s->agents);
+	s->last_focus = xrealloc(s->last_focus, (size_t)(s->nagents + 1) * sizeof *s->last_focus);
+	s->last_focus[s->nagents] = NULL;
+	s->agents[s->nagents++] = a;
+	changed(s);
+	return a;
+}
+
+static int agent_index(const struct session *s, const struct agent *a)
+{
+	for (int i = 0; i < s->nagents; i++)
+		if (s->agents[i] == a)
+			return i;
+	return -1;
+}
+
+static void on_pane_event(struct pane *p, int events, void *data)
+{
+	struct wpane *wp = data;
+	struct session *s = wp->session;
+	(void)p;
+	if ((events & PANE_EV_BELL) && s->hooks.bell)
+		s->hooks.bell(s->ui, wp);
+	if (events & (PANE_EV_DAMAGE | PANE_EV_TITLE | PANE_EV_EXIT | PANE_EV_BELL))
+		changed(s);
+}
+
+static const char *user_shell(void)
+{
+	const char *sh = getenv("SHELL");
+	if (sh && *sh)
+		return sh;
+	struct passwd *pw = getpwuid(getuid());
+	if (pw && pw->pw_shell && *pw->pw_shell)
+		return pw->pw_shell;
+	return "/bin/sh";
+}
+
+struct wpane *session_open_pane(struct session *s, struct agent *a, char *const *argv, int rows,
+				int cols, bool focus, char **cause)
+{
+	char *shell_argv[] = {(char *)user_shell(), NULL};
+	if (argv == NULL)
+		argv = shell_argv;
+
+	struct wpane *wp = xcalloc(1, sizeof *wp);
+	wp->id = s->next_pane_id++;
+	wp->agent = a;
+	wp->session = s;
+	const char *base = strrchr(argv[0], '/');
+	wp->label = xstrdup(base ? base + 1 : argv[0]);
+	wp->term = pane_new(rows, cols, s->scrollback, on_pane_event, wp);
+
+	char *env[] = {
+		"TERM=xterm-256color",
+		"COLORTERM=truecolor",
+		xasprintf("WORKREX_PANE=%d", wp->id),
+		xasprintf("WORKREX_HANDLE=%s", a->handle),
+		NULL,
+	};
+	struct pty_spawn sp = {.argv = argv, .cwd = a->path, .env = env};
+	int rc = pty_start(s->loop, wp->term, &sp, cause);
+	/* putenv() in the child only: the parent's copies can go. */
+	free(env[2]);
+	free(env[3]);
+	if (rc < 0) {
+		pane_free(wp->term);
+		free(wp->label);
+		free(wp);
+		return NULL;
+	}
+
+	/* A new pane goes after the last pane of its agent. */
+	int at = s->npanes;
+	for (int i = 0; i < s->npanes; i++)
+		if (s->panes[i]->agent == a)
+			at = i + 1;
+	s->panes = xrealloc(s->panes, (size_t)(s->npanes + 1) * sizeof *s->panes);
+	memmove(s->panes + at + 1, s->panes + at, (size_t)(s->npanes - at) * sizeof *s->panes);
+	s->panes[at] = wp;
+	s->npanes++;
+	if (focus || s->focus == NULL)
+		session_set_focus(s, wp);
+	changed(s);
+	return wp;
+}
+
+void session_close_pane(struct session *s, struct wpane *wp)
+{
+	int i = session_pane_index(s, wp);
+	if (i < 0)
+		return;
+	memmove(s->panes + i, s->panes + i + 1, (size_t)(s->npanes - i - 1) * sizeof *s->panes);
+	s->npanes--;
+	for (int k = 0; k < s->nagents; k++)
+		if (s->last_focus[k] == wp)
+			s->last_focus[k] = NULL;
+	if (s->focus == wp) {
+		s->focus = NULL;
+		if (s->npanes > 0)
+			session_set_focus(s, s->panes[i < s->npanes ? i : s->npanes - 1]);
+		else
+			s->zoom = false;
+	}
+	pane_release(s, wp);
+	changed(s);
+}
+
+int session_pane_count(const struct session *s)
+{
+	return s->npanes;
+}
+
+struct wpane *session_pane(const struct session *s, int i)
+{
+	return i >= 0 && i < s->npanes ? s->panes[i] : NULL;
+}
+
+int session_pane_index(const struct session *s, const struct wpane *wp)
+{
+	for (int i = 0; i < s->npanes; i++)
+		if (s->panes[i] == wp)
+			return i;
+	return -1;
+}
+
+int session_agent_count(const struct session *s)
+{
+	return s->nagents;
+}
+
+struct agent *session_agent(const struct session *s, int i)
+{
+	return i >= 0 && i < s->nagents ? s->agents[i] : NULL;
+}
+
+struct wpane *session_focus(const struct session *s)
+{
+	return s->focus;
+}
+
+void session_set_focus(struct session *s, struct wpane *wp)
+{
+	if (wp == s->focus)
+		return;
+	if (s->focus)
+		pane_focus(s->focus->term, false);
+	s->focus = wp;
+	if (wp) {
+		pane_focus(wp->term, true);
+		wp->bell = false;
+		wp->agent->bell = false;
+		int ai = agent_index(s, wp->agent);
+		if (ai >= 0)
+			s->last_focus[ai] = wp;
+	}
+	changed(s);
+}
+
+void session_focus_agent(struct session *s, int i)
+{
+	if (i < 0 || i >= s->nagents)
+		return;
+	struct agent *a = s->agents[i];
+	struct wpane *target = NULL;
+	if (s->focus && s->focus->agent == a) {
+		/* Already here: cycle through the agent's panes. */
+		int at = session_pane_index(s, s->focus);
+		for (int k = 1; k <= s->npanes && !target; k++) {
+			struct wpane *wp = s->panes[(at + k) % s->npanes];
+			if (wp->agent == a)
+				target = wp;
+		}
+	} else {
+		target = s->last_focus[i];
+		for (int k = 0; k < s->npanes && !target; k++)
+			if (s->panes[k]->agent == a)
+				target = s->panes[k];
+	}
+	if (target)
+		session_set_focus(s, target);
+}
+
+enum wrx_layout session_layout(const struct session *s)
+{
+	return s->layout;
+}
+
+void session_next_layout(struct session *s)
+{
+	s->layout = (s->layout + 1) % WRX_LAYOUT_COUNT;
+	s->zoom = false;
+	changed(s);
+}
+
+bool session_zoomed(const struct session *s)
+{
+	return s->zoom;
+}
+
+void session_toggle_zoom(struct session *s)
+{
+	s->zoom = !s->zoom && s->focus;
+	changed(s);
+}
+
+int session_running(const struct session *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->npanes; i++)
+		if (!pane_exited(s->panes[i]->term, NULL))
+			n++;
+	return n;
+}

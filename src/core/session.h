@@ -1,0 +1,83 @@
+/*
+ * session.h - what the dashboard shows: agents, their panes, focus, layout.
+ *
+ * The session is the model; src/ui/ draws it and turns keys into calls on
+ * it. It never includes curses. An agent is a working directory (later a
+ * worktree) with one or more panes; a plain directory has one agent, its
+ * shell panes. Panes are kept in display order.
+ */
+#ifndef WRX_SESSION_H
+#define WRX_SESSION_H
+
+#include "../term/pane.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+enum wrx_layout { WRX_LAYOUT_TILE, WRX_LAYOUT_GRID, WRX_LAYOUT_FULL, WRX_LAYOUT_COUNT };
+
+enum wrx_status { WRX_STATUS_NONE, WRX_STATUS_WORKING, WRX_STATUS_WAITING, WRX_STATUS_DONE };
+
+struct agent {
+	int id;
+	char *handle; /* owned */
+	char *path;   /* owned; working directory of its panes */
+	enum wrx_status status;
+	uint64_t status_since; /* now_ms() */
+	bool bell;             /* rang while not focused */
+};
+
+struct session;
+
+struct wpane {
+	int id;             /* unique for the session's life; WORKREX_PANE */
+	struct pane *term;  /* owned */
+	struct agent *agent; /* borrowed */
+	struct session *session; /* borrowed */
+	char *label;        /* owned; the command, for the border */
+	bool bell;          /* rang while not focused */
+	void *view;         /* owned by the UI (scroll state), freed through ui hook */
+};
+
+struct session_hooks {
+	void (*changed)(void *ui);                  /* something to redraw */
+	void (*pane_gone)(void *ui, struct wpane *wp); /* before a pane is freed */
+	void (*bell)(void *ui, struct wpane *wp);
+};
+
+struct session *session_new(uv_loop_t *loop, const struct session_hooks *hooks, void *ui);
+void session_free(struct session *s);
+
+void session_set_scrollback(struct session *s, size_t lines);
+
+struct agent *session_add_agent(struct session *s, const char *handle, const char *path);
+
+/*
+ * Open a pane running argv (NULL: the user's shell) in agent a, sized
+ * rows x cols until the layout says otherwise, focused if `focus`.
+ */
+struct wpane *session_open_pane(struct session *s, struct agent *a, char *const *argv, int rows,
+				int cols, bool focus, char **cause);
+void session_close_pane(struct session *s, struct wpane *wp);
+
+int session_pane_count(const struct session *s);
+struct wpane *session_pane(const struct session *s, int i);
+int session_pane_index(const struct session *s, const struct wpane *wp);
+int session_agent_count(const struct session *s);
+struct agent *session_agent(const struct session *s, int i);
+
+struct wpane *session_focus(const struct session *s);
+void session_set_focus(struct session *s, struct wpane *wp);
+/* Focus agent i (0-based): its last focused pane; again, its next pane. */
+void session_focus_agent(struct session *s, int i);
+
+enum wrx_layout session_layout(const struct session *s);
+void session_next_layout(struct session *s);
+bool session_zoomed(const struct session *s);
+void session_toggle_zoom(struct session *s);
+
+/* Panes whose program still runs. */
+int session_running(const struct session *s);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * main.c - the workrex command line.
+ *
+ * With no command, workrex opens the dashboard for the current directory.
+ * Commands are a table (name, usage, function); the worktree, status and
+ * sandbox commands join it as they are built. Exit status: 0 success,
+ * 1 failure with one line on stderr, 2 usage error.
+ */
+#include "ui/dashboard.h"
+#include "util/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef WRX_VERSION
+#define WRX_VERSION "0.1.0"
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: workrex [--config FILE] [command]\n"
+		   "\n"
+		   "With no command, open the dashboard for the current directory.\n"
+		   "\n"
+		   "options:\n"
+		   "  --config FILE   use FILE instead of the project's .workrex.yaml\n"
+		   "  -h, --help      show this help\n"
+		   "  -V, --version   print the version\n"
+		   "\n"
+		   "See workrex(1) for the keys and workrex.yaml(5) for the settings.\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct dashboard_opts opts = {0};
+	int i;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			usage(stdout);
+			return 0;
+		}
+		if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
+			printf("workrex %s\n", WRX_VERSION);
+			return 0;
+		}
+		if (strcmp(a, "--config") == 0) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "workrex: --config needs a file\n");
+				return 2;
+			}
+			opts.config_file = argv[++i];
+			continue;
+		}
+		if (strncmp(a, "--config=", 9) == 0) {
+			opts.config_file = a + 9;
+			continue;
+		}
+		break;
+	}
+	if (i < argc) {
+		fprintf(stderr, "workrex: unknown command '%s' (see workrex --help)\n", argv[i]);
+		return 2;
+	}
+	return dashboard_run(&opts);
+}

@@ -1,0 +1,616 @@
+/*
+ * pane.c - a libvterm screen with our own scrollback and dirty tracking.
+ *
+ * libvterm does the parsing; this file wires its callbacks to plain state
+ * (dirty rows, cursor, title, modes), stores the lines it pushes off the top
+ * in a scrollback ring, and works around libvterm 0.1.4's habit of corrupting
+ * OSC/DCS strings that arrive split over two vterm_input_write() calls: an
+ * unfinished string is held back until its terminator arrives (see
+ * feed_scan()).
+ */
+#include "pane.h"
+
+#include "../util/util.h"
+#include "scrollback.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <vterm.h>
+
+static_assert((int)WRX_KEY_PAGEDOWN == (int)VTERM_KEY_PAGEDOWN, "key values follow libvterm");
+static_assert((int)WRX_KEY_F0 == (int)VTERM_KEY_FUNCTION_0, "key values follow libvterm");
+static_assert((int)WRX_MOD_CTRL == (int)VTERM_MOD_CTRL && (int)WRX_MOD_ALT == (int)VTERM_MOD_ALT, "mods");
+
+/* An unfinished OSC/DCS string longer than this is passed on anyway. */
+#define HOLD_MAX (1024 * 1024)
+
+enum scan_state { SCAN_NORMAL, SCAN_ESC, SCAN_STR, SCAN_STR_ESC };
+
+struct pane {
+	VTerm *vt;
+	VTermScreen *vs;
+	int rows, cols;
+	struct sb *sb;
+	size_t sb_limit;
+
+	uint8_t *dirty; /* one flag per row */
+	int events;     /* PANE_EV_* gathered during one feed */
+	pane_event_fn *fn;
+	void *data;
+
+	struct pane_io io;
+	bool has_io;
+
+	struct buf hold; /* held-back unfinished string sequence */
+	enum scan_state scan;
+
+	char *title; /* owned */
+	VTermPos cursor;
+	bool cursor_visible;
+	int cursor_shape;
+	int mouse_mode;
+	bool alt_screen;
+	bool exited;
+	int exit_status;
+
+	struct wrx_cell *linebuf; /* scratch of linebuf_cap cells */
+	int linebuf_cap;
+};
+
+static uint32_t colour_from_vterm(const VTermColor *c, bool fg)
+{
+	if (fg ? VTERM_COLOR_IS_DEFAULT_FG(c) : VTERM_COLOR_IS_DEFAULT_BG(c))
+		return WRX_COLOUR_DEFAULT;
+	if (VTERM_COLOR_IS_INDEXED(c))
+		return WRX_COLOUR_INDEXED | c->indexed.idx;
+	return WRX_COLOUR_RGB | ((uint32_t)c->rgb.red << 16) | ((uint32_t)c->rgb.green << 8) |
+	       c->rgb.blue;
+}
+
+static void colour_to_vterm(uint32_t w, VTermColor *c, bool fg)
+{
+	switch (WRX_COLOUR_KIND(w)) {
+	case WRX_COLOUR_INDEXED:
+		vterm_color_indexed(c, (uint8_t)w);
+		break;
+	case WRX_COLOUR_RGB:
+		vterm_color_rgb(c, (uint8_t)(w >> 16), (uint8_t)(w >> 8), (uint8_t)w);
+		break;
+	default:
+		vterm_color_indexed(c, 0);
+		c->type = fg ? VTERM_COLOR_DEFAULT_FG : VTERM_COLOR_DEFAULT_BG;
+		c->type |= VTERM_COLOR_INDEXED;
+		break;
+	}
+}
+
+static void cell_from_vterm(const VTermScreenCell *v, struct wrx_cell *c)
+{
+	memcpy(c->ch, v->chars, sizeof c->ch);
+	if (v->chars[0] == (uint32_t)-1) {
+		memset(c->ch, 0, sizeof c->ch);
+		c->width = 0;
+	} else {
+		c->width = (uint8_t)(v->width > 0 ? v->width : 1);
+	}
+	c->attrs = 0;
+	if (v->attrs.bold)
+		c->attrs |= WRX_ATTR_BOLD;
+	if (v->attrs.underline == VTERM_UNDERLINE_DOUBLE)
+		c->attrs |= WRX_ATTR_DUNDERLINE;
+	else if (v->attrs.underline)
+		c->attrs |= WRX_ATTR_UNDERLINE;
+	if (v->attrs.italic)
+		c->attrs |= WRX_ATTR_ITALIC;
+	if (v->attrs.blink)
+		c->attrs |= WRX_ATTR_BLINK;
+	if (v->attrs.reverse)
+		c->attrs |= WRX_ATTR_REVERSE;
+	if (v->attrs.strike)
+		c->attrs |= WRX_ATTR_STRIKE;
+	c->fg = colour_from_vterm(&v->fg, true);
+	c->bg = colour_from_vterm(&v->bg, false);
+}
+
+static void cell_to_vterm(const struct wrx_cell *c, VTermScreenCell *v)
+{
+	memset(v, 0, sizeof *v);
+	memcpy(v->chars, c->ch, sizeof v->chars);
+	v->width = (char)(c->width ? c->width : 1);
+	if (c->width == 0)
+		v->chars[0] = (uint32_t)-1;
+	v->attrs.bold = !!(c->attrs & WRX_ATTR_BOLD);
+	v->attrs.underline = (c->attrs & WRX_ATTR_DUNDERLINE) ? VTERM_UNDERLINE_DOUBLE
+			     : (c->attrs & WRX_ATTR_UNDERLINE)   ? VTERM_UNDERLINE_SINGLE
+								 : 0;
+	v->attrs.italic = !!(c->attrs & WRX_ATTR_ITALIC);
+	v->attrs.blink = !!(c->attrs & WRX_ATTR_BLINK);
+	v->attrs.reverse = !!(c->attrs & WRX_ATTR_REVERSE);
+	v->attrs.strike = !!(c->attrs & WRX_ATTR_STRIKE);
+	colour_to_vterm(c->fg, &v->fg, true);
+	colour_to_vterm(c->bg, &v->bg, false);
+}
+
+static void mark_rows(struct pane *p, int start, int end)
+{
+	if (start < 0)
+		start = 0;
+	if (end > p->rows)
+		end = p->rows;
+	if (start < end) {
+		memset(p->dirty + start, 1, (size_t)(end - start));
+		p->events |= PANE_EV_DAMAGE;
+	}
+}
+
+static int cb_damage(VTermRect r, void *user)
+{
+	mark_rows(user, r.start_row, r.end_row);
+	return 1;
+}
+
+static int cb_moverect(VTermRect dest, VTermRect src, void *user)
+{
+	(void)src;
+	mark_rows(user, dest.start_row, dest.end_row);
+	return 1;
+}
+
+static int cb_movecursor(VTermPos pos, VTermPos old, int visible, void *user)
+{
+	struct pane *p = user;
+	(void)visible; /* the CURSORVISIBLE property is authoritative */
+	mark_rows(p, old.row, old.row + 1);
+	mark_rows(p, pos.row, pos.row + 1);
+	p->cursor = pos;
+	p->events |= PANE_EV_DAMAGE;
+	return 1;
+}
+
+/* Keep titles printable: a program must not smuggle escapes into our border. */
+static char *clean_title(const char *s)
+{
+	size_t n = strnlen(s, 256);
+	char *t = xstrndup(s, n);
+	for (char *c = t; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = ' ';
+	return t;
+}
+
+static int cb_settermprop(VTermProp prop, VTermValue *val, void *user)
+{
+	struct pane *p = user;
+	switch (prop) {
+	case VTERM_PROP_CURSORVISIBLE:
+		p->cursor_visible = val->boolean;
+		break;
+	case VTERM_PROP_CURSORSHAPE:
+		p->cursor_shape = val->number;
+		break;
+	case VTERM_PROP_MOUSE:
+		p->mouse_mode = val->number;
+		return 1;
+	case VTERM_PROP_ALTSCREEN:
+		p->alt_screen = val->boolean;
+		mark_rows(p, 0, p->rows);
+		break;
+	case VTERM_PROP_TITLE:
+		free(p->title);
+		p->title = clean_title(val->string ? val->string : "");
+		p->events |= PANE_EV_TITLE;
+		return 1;
+	default:
+		return 1;
+	}
+	p->events |= PANE_EV_DAMAGE;
+	return 1;
+}
+
+static int cb_bell(void *user)
+{
+	struct pane *p = user;
+	p->events |= PANE_EV_BELL;
+	return 1;
+}
+
+static int cb_sb_pushline(int cols, const VTermScreenCell *cells, void *user)
+{
+	struct pane *p = user;
+	int n = WRX_MIN(cols, p->linebuf_cap);
+	for (int i = 0; i < n; i++)
+		cell_from_vterm(&cells[i], &p->linebuf[i]);
+	sb_push(p->sb, p->linebuf, n);
+	return 1;
+}
+
+static int cb_sb_popline(int cols, VTermScreenCell *cells, void *user)
+{
+	struct pane *p = user;
+	struct wrx_cell *tmp = xmalloc((size_t)cols * sizeof *tmp);
+	int rc = sb_pop(p->sb, tmp, cols);
+	if (rc == 0)
+		for (int i = 0; i < cols; i++)
+			cell_to_vterm(&tmp[i], &cells[i]);
+	free(tmp);
+	return rc == 0;
+}
+
+static const VTermScreenCallbacks screen_cbs = {
+	.damage = cb_damage,
+	.moverect = cb_moverect,
+	.movecursor = cb_movecursor,
+	.settermprop = cb_settermprop,
+	.bell = cb_bell,
+	.sb_pushline = cb_sb_pushline,
+	.sb_popline = cb_sb_popline,
+};
+
+static void cb_output(const char *s, size_t len, void *user)
+{
+	struct pane *p = user;
+	if (p->has_io && !p->exited)
+		p->io.write(p->io.ctx, s, len);
+}
+
+struct pane *pane_new(int rows, int cols, size_t scrollback, pane_event_fn *fn, void *data)
+{
+	struct pane *p = xcalloc(1, sizeof *p);
+	p->rows = WRX_MAX(rows, 1);
+	p->cols = WRX_MAX(cols, 1);
+	p->fn = fn;
+	p->data = data;
+	p->sb_limit = scrollback;
+	p->sb = sb_new(scrollback);
+	p->dirty = xcalloc((size_t)p->rows, 1);
+	p->linebuf = xcalloc((size_t)p->cols, sizeof *p->linebuf);
+	p->linebuf_cap = p->cols;
+	p->title = xstrdup("");
+	p->cursor_visible = true;
+	p->cursor_shape = WRX_CURSOR_BLOCK;
+
+	p->vt = vterm_new(p->rows, p->cols);
+	if (p->vt == NULL)
+		abort();
+	vterm_set_utf8(p->vt, 1);
+	vterm_output_set_callback(p->vt, cb_output, p);
+	p->vs = vterm_obtain_screen(p->vt);
+	vterm_screen_set_callbacks(p->vs, &screen_cbs, p);
+	vterm_screen_enable_altscreen(p->vs, 1);
+	vterm_screen_set_damage_merge(p->vs, VTERM_DAMAGE_SCROLL);
+	vterm_screen_reset(p->vs, 1);
+	mark_rows(p, 0, p->rows);
+	p->events = 0;
+	return p;
+}
+
+void pane_free(struct pane *p)
+{
+	if (p == NULL)
+		return;
+	if (p->has_io && p->io.close)
+		p->io.close(p->io.ctx);
+	vterm_free(p->vt);
+	sb_free(p->sb);
+	buf_free(&p->hold);
+	free(p->dirty);
+	free(p->linebuf);
+	free(p->title);
+	free(p);
+}
+
+void pane_set_io(struct pane *p, const struct pane_io *io)
+{
+	p->io = *io;
+	p->has_io = true;
+	if (p->io.resize)
+		p->io.resize(p->io.ctx, p->rows, p->cols);
+}
+
+static void emit(struct pane *p)
+{
+	int ev = p->events;
+	p->events = 0;
+	if (ev && p->fn)
+		p->fn(p, ev, p->data);
+}
+
+/*
+ * Scan buf for the start of an OSC, DCS, APC, PM or SOS string and return how
+ * many leading bytes may go to libvterm now; the rest (an unfinished string,
+ * or a lone ESC that may begin one) must wait for more input. The scanner's
+ * state carries across calls, but callers always rescan held bytes from the
+ * start of the string, so a sequence is judged whole.
+ */
+static size_t feed_scan(struct pane *p, const char *buf, size_t len)
+{
+	size_t safe = 0; /* bytes before the start of an open sequence */
+	size_t i = 0;
+	enum scan_state st = SCAN_NORMAL;
+	while (i < len) {
+		unsigned char c = (unsigned char)buf[i];
+		switch (st) {
+		case SCAN_NORMAL: {
+			const char *e = memchr(buf + i, 0x1b, len - i);
+			if (e == NULL) {
+				i = len;
+				safe = len;
+				continue;
+			}
+			i = (size_t)(e - buf);
+			safe = i;
+			st = SCAN_ESC;
+			break;
+		}
+		case SCAN_ESC:
+			if (c == ']' || c == 'P' || c == '_' || c == '^' || c == 'X') {
+				st = SCAN_STR;
+			} else {
+				st = SCAN_NORMAL;
+				safe = i + 1;
+			}
+			break;
+		case SCAN_STR:
+			if (c == 0x07 || c == 0x18 || c == 0x1a) {
+				st = SCAN_NORMAL;
+				safe = i + 1;
+			} else if (c == 0x1b) {
+				st = SCAN_STR_ESC;
+			}
+			break;
+		case SCAN_STR_ESC:
+			if (c == '\\') {
+				st = SCAN_NORMAL;
+				safe = i + 1;
+			} else if (c == 0x1b) {
+				st = SCAN_STR_ESC;
+			} else {
+				/* ESC inside a string ends it and begins a new sequence. */
+				safe = i - 1;
+				st = SCAN_ESC;
+				continue; /* re-read c as the byte after ESC */
+			}
+			break;
+		}
+		i++;
+	}
+	p->scan = st;
+	return st == SCAN_NORMAL ? len : safe;
+}
+
+static void vt_write(struct pane *p, const char *buf, size_t len)
+{
+	while (len > 0) {
+		size_t n = vterm_input_write(p->vt, buf, len);
+		if (n == 0)
+			break;
+		buf += n;
+		len -= n;
+	}
+}
+
+void pane_feed(struct pane *p, const char *buf, size_t len)
+{
+	if (len == 0)
+		return;
+	if (p->hold.len > 0) {
+		buf_add(&p->hold, buf, len);
+		buf = p->hold.data;
+		len = p->hold.len;
+	}
+	size_t ok = feed_scan(p, buf, len);
+	if (ok < len && len - ok > HOLD_MAX)
+		ok = len; /* give up holding: bounded memory beats a pretty title */
+	vt_write(p, buf, ok);
+	if (p->hold.len > 0) {
+		buf_consume(&p->hold, ok);
+	} else if (ok < len) {
+		buf_add(&p->hold, buf + ok, len - ok);
+	}
+	vterm_screen_flush_damage(p->vs);
+	p->events |= PANE_EV_OUTPUT;
+	emit(p);
+}
+
+void pane_set_exited(struct pane *p, int status)
+{
+	p->exited = true;
+	p->exit_status = status;
+	p->events |= PANE_EV_EXIT | PANE_EV_DAMAGE;
+	emit(p);
+}
+
+void pane_resize(struct pane *p, int rows, int cols)
+{
+	rows = WRX_MAX(rows, 1);
+	cols = WRX_MAX(cols, 1);
+	if (rows == p->rows && cols == p->cols)
+		return;
+	if (cols > p->linebuf_cap) {
+		free(p->linebuf);
+		p->linebuf = xcalloc((size_t)cols, sizeof *p->linebuf);
+		p->linebuf_cap = cols;
+	}
+	free(p->dirty);
+	p->dirty = xcalloc((size_t)rows, 1);
+	p->rows = rows;
+	p->cols = cols;
+	vterm_set_size(p->vt, rows, cols);
+	vterm_screen_flush_damage(p->vs);
+	mark_rows(p, 0, rows);
+	if (p->has_io && p->io.resize)
+		p->io.resize(p->io.ctx, rows, cols);
+	emit(p);
+}
+
+void pane_set_scrollback(struct pane *p, size_t lines)
+{
+	p->sb_limit = lines;
+	sb_set_limit(p->sb, lines);
+}
+
+void pane_key(struct pane *p, int key, int mods)
+{
+	vterm_keyboard_key(p->vt, (VTermKey)key, (VTermModifier)mods);
+}
+
+void pane_char(struct pane *p, uint32_t cp, int mods)
+{
+	vterm_keyboard_unichar(p->vt, cp, (VTermModifier)mods);
+}
+
+void pane_write(struct pane *p, const char *buf, size_t len)
+{
+	cb_output(buf, len, p);
+}
+
+void pane_paste(struct pane *p, const char *buf, size_t len)
+{
+	vterm_keyboard_start_paste(p->vt);
+	pane_write(p, buf, len);
+	vterm_keyboard_end_paste(p->vt);
+}
+
+void pane_mouse(struct pane *p, int row, int col, int button, bool pressed, int mods)
+{
+	vterm_mouse_move(p->vt, row, col, (VTermModifier)mods);
+	if (button > 0)
+		vterm_mouse_button(p->vt, button, pressed, (VTermModifier)mods);
+}
+
+void pane_focus(struct pane *p, bool in)
+{
+	VTermState *st = vterm_obtain_state(p->vt);
+	if (in)
+		vterm_state_focus_in(st);
+	else
+		vterm_state_focus_out(st);
+}
+
+int pane_rows(const struct pane *p)
+{
+	return p->rows;
+}
+
+int pane_cols(const struct pane *p)
+{
+	return p->cols;
+}
+
+const char *pane_title(const struct pane *p)
+{
+	return p->title;
+}
+
+void pane_cursor(const struct pane *p, int *row, int *col, bool *visible, int *shape)
+{
+	*row = p->cursor.row;
+	*col = p->cursor.col;
+	*visible = p->cursor_visible;
+	*shape = p->cursor_shape;
+}
+
+int pane_mouse_mode(const struct pane *p)
+{
+	return p->mouse_mode;
+}
+
+bool pane_alt_screen(const struct pane *p)
+{
+	return p->alt_screen;
+}
+
+bool pane_exited(const struct pane *p, int *status)
+{
+	if (status)
+		*status = p->exit_status;
+	return p->exited;
+}
+
+size_t pane_history(const struct pane *p)
+{
+	return sb_count(p->sb);
+}
+
+size_t pane_history_bytes(const struct pane *p)
+{
+	return sb_bytes(p->sb);
+}
+
+bool pane_row_dirty(const struct pane *p, int row)
+{
+	return row >= 0 && row < p->rows && p->dirty[row];
+}
+
+void pane_clean(struct pane *p)
+{
+	memset(p->dirty, 0, (size_t)p->rows);
+}
+
+void pane_touch(struct pane *p)
+{
+	memset(p->dirty, 1, (size_t)p->rows);
+}
+
+void pane_cell(const struct pane *p, int row, int col, struct wrx_cell *out)
+{
+	VTermScreenCell v;
+	VTermPos pos = {.row = row, .col = col};
+	if (!vterm_screen_get_cell(p->vs, pos, &v)) {
+		memset(out, 0, sizeof *out);
+		out->width = 1;
+		return;
+	}
+	cell_from_vterm(&v, out);
+}
+
+int pane_line(const struct pane *p, int line, struct wrx_cell *cells, int ncols)
+{
+	if (line >= p->rows || line < -(int)sb_count(p->sb))
+		return -1;
+	if (line < 0)
+		return sb_get(p->sb, (size_t)(-line - 1), cells, ncols) < 0 ? -1 : 0;
+	for (int c = 0; c < ncols; c++) {
+		if (c < p->cols) {
+			pane_cell(p, line, c, &cells[c]);
+		} else {
+			memset(&cells[c], 0, sizeof cells[c]);
+			cells[c].width = 1;
+		}
+	}
+	return 0;
+}
+
+char *pane_line_text(const struct pane *p, int line)
+{
+	int ncols = p->cols;
+	if (line < 0) {
+		/* History lines may be wider than the screen is now. */
+		ncols = WRX_MAX(ncols, 1024);
+	}
+	struct wrx_cell *cells = xcalloc((size_t)ncols, sizeof *cells);
+	struct buf b = {0};
+	if (pane_line(p, line, cells, ncols) == 0) {
+		size_t keep = 0;
+		for (int c = 0; c < ncols; c++) {
+			if (cells[c].width == 0)
+				continue;
+			if (cells[c].ch[0] == 0) {
+				buf_addch(&b, ' ');
+				continue;
+			}
+			for (int k = 0; k < WRX_CELL_CHARS && cells[c].ch[k]; k++) {
+				char u[4];
+				buf_add(&b, u, (size_t)utf8_encode(cells[c].ch[k], u));
+			}
+			keep = b.len;
+		}
+		b.len = keep;
+		if (b.data)
+			b.data[keep] = '\0';
+	}
+	free(cells);
+	return b.data ? b.data : xstrdup("");
+}

@@ -1,0 +1,112 @@
+/*
+ * pane.h - one emulated terminal: libvterm screen, scrollback, dirty rows.
+ *
+ * A pane turns the bytes a program prints (pane_feed) into cells that the UI
+ * draws, and turns the user's keys, pastes and mouse events into the bytes
+ * the program expects (pane_key and friends), honouring the modes the program
+ * asked for. It does not know where its bytes come from: the pane_io it is
+ * given (a pty today, a socket to a keeper process later) carries them.
+ *
+ * Callbacks only record state; the owner's event hook is called at most once
+ * per pane_feed with what changed, and drawing happens later, once a frame.
+ */
+#ifndef WRX_PANE_H
+#define WRX_PANE_H
+
+#include "cell.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct pane;
+
+/* Where a pane's bytes go. */
+struct pane_io {
+	int (*write)(void *ctx, const char *buf, size_t len);
+	void (*resize)(void *ctx, int rows, int cols);
+	void (*close)(void *ctx); /* release ctx; no more calls after */
+	void *ctx;
+};
+
+enum pane_event {
+	PANE_EV_DAMAGE = 1 << 0, /* rows or cursor changed */
+	PANE_EV_TITLE = 1 << 1,
+	PANE_EV_BELL = 1 << 2,
+	PANE_EV_EXIT = 1 << 3,
+	PANE_EV_OUTPUT = 1 << 4, /* the program printed something */
+};
+
+typedef void pane_event_fn(struct pane *p, int events, void *data);
+
+/* Same values as libvterm's keys and modifiers (checked in pane.c). */
+enum {
+	WRX_KEY_NONE,
+	WRX_KEY_ENTER,
+	WRX_KEY_TAB,
+	WRX_KEY_BACKSPACE,
+	WRX_KEY_ESCAPE,
+	WRX_KEY_UP,
+	WRX_KEY_DOWN,
+	WRX_KEY_LEFT,
+	WRX_KEY_RIGHT,
+	WRX_KEY_INS,
+	WRX_KEY_DEL,
+	WRX_KEY_HOME,
+	WRX_KEY_END,
+	WRX_KEY_PAGEUP,
+	WRX_KEY_PAGEDOWN,
+	WRX_KEY_F0 = 256,
+};
+#define WRX_KEY_F(n) (WRX_KEY_F0 + (n))
+enum { WRX_MOD_SHIFT = 1, WRX_MOD_ALT = 2, WRX_MOD_CTRL = 4 };
+
+enum { WRX_MOUSE_NONE, WRX_MOUSE_CLICK, WRX_MOUSE_DRAG, WRX_MOUSE_MOVE };
+enum { WRX_CURSOR_BLOCK = 1, WRX_CURSOR_UNDERLINE, WRX_CURSOR_BAR };
+
+struct pane *pane_new(int rows, int cols, size_t scrollback, pane_event_fn *fn, void *data);
+void pane_free(struct pane *p);
+void pane_set_io(struct pane *p, const struct pane_io *io);
+
+/* Program output into the emulator. */
+void pane_feed(struct pane *p, const char *buf, size_t len);
+/* The program exited (status as from waitpid). */
+void pane_set_exited(struct pane *p, int status);
+
+void pane_resize(struct pane *p, int rows, int cols);
+void pane_set_scrollback(struct pane *p, size_t lines);
+
+/* Input towards the program. */
+void pane_key(struct pane *p, int key, int mods);
+void pane_char(struct pane *p, uint32_t cp, int mods);
+void pane_write(struct pane *p, const char *buf, size_t len);
+void pane_paste(struct pane *p, const char *buf, size_t len);
+/* button 0: motion only; 1-3 buttons; 4/5 wheel. row/col inside the pane. */
+void pane_mouse(struct pane *p, int row, int col, int button, bool pressed, int mods);
+void pane_focus(struct pane *p, bool in);
+
+/* State for drawing. */
+int pane_rows(const struct pane *p);
+int pane_cols(const struct pane *p);
+const char *pane_title(const struct pane *p); /* "" when none */
+void pane_cursor(const struct pane *p, int *row, int *col, bool *visible, int *shape);
+int pane_mouse_mode(const struct pane *p);
+bool pane_alt_screen(const struct pane *p);
+bool pane_exited(const struct pane *p, int *status);
+size_t pane_history(const struct pane *p);
+size_t pane_history_bytes(const struct pane *p);
+
+/* Dirty rows since the last pane_clean(). */
+bool pane_row_dirty(const struct pane *p, int row);
+void pane_clean(struct pane *p);
+void pane_touch(struct pane *p); /* mark every row dirty */
+
+void pane_cell(const struct pane *p, int row, int col, struct wrx_cell *out);
+/*
+ * A line of the screen (0 .. rows-1) or of the history (-1 newest .. -history)
+ * into cells[0..ncols); returns 0, or -1 out of range.
+ */
+int pane_line(const struct pane *p, int line, struct wrx_cell *cells, int ncols);
+/* The same line as UTF-8 text, trailing blanks trimmed; caller frees. */
+char *pane_line_text(const struct pane *p, int line);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * pty.h - run a program on a pseudo-terminal and connect it to a pane.
+ *
+ * libuv cannot make a pty and its pipe reader loses the end of a child's
+ * output on a pty master, so this uses forkpty() and one uv_poll_t per
+ * master, with its own read loop (bounded per loop turn, so one flooding
+ * program cannot starve the keyboard or the other panes) and its own write
+ * queue. SIGCHLD is the owner's: it calls pty_reap() from its uv_signal_t.
+ */
+#ifndef WRX_PTY_H
+#define WRX_PTY_H
+
+#include "pane.h"
+
+#include <sys/types.h>
+#include <uv.h>
+
+struct pty_spawn {
+	char *const *argv; /* argv[0] looked up on PATH */
+	const char *cwd;   /* NULL: inherit */
+	char *const *env;  /* extra "NAME=value" entries set in the child; NULL-terminated */
+};
+
+/*
+ * Start sp->argv on a new pty sized like the pane and attach it as the
+ * pane's io. Returns 0 or -errno with *cause set (caller frees).
+ */
+int pty_start(uv_loop_t *loop, struct pane *p, const struct pty_spawn *sp, char **cause);
+
+/* Collect exited children we started; tells their panes. Call on SIGCHLD. */
+void pty_reap(void);
+
+/* The pid running in pane p, or -1. */
+pid_t pty_pid(struct pane *p);
+
+/* Read budget per master per loop turn, bytes. */
+#define PTY_READ_BUDGET (256 * 1024)
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * scrollback.h - the lines that scrolled off the top of a pane.
+ *
+ * libvterm keeps no history, so every line it pushes off the screen lands
+ * here, in a ring of at most `limit` lines. Lines are stored compactly (UTF-8
+ * text plus attribute runs, trailing blanks trimmed) because sixteen panes of
+ * ten thousand lines each must cost megabytes, not hundreds of them.
+ */
+#ifndef WRX_SCROLLBACK_H
+#define WRX_SCROLLBACK_H
+
+#include "cell.h"
+
+#include <stddef.h>
+
+struct sb;
+
+struct sb *sb_new(size_t limit);
+void sb_free(struct sb *sb);
+void sb_set_limit(struct sb *sb, size_t limit);
+size_t sb_count(const struct sb *sb);
+
+/* Append the newest line (ncols cells); drops the oldest past the limit. */
+void sb_push(struct sb *sb, const struct wrx_cell *cells, int ncols);
+
+/*
+ * Copy line idx (0 = newest) into cells[0..ncols), padding with blanks.
+ * Returns the number of cells the line really holds (before padding), or -1
+ * if idx is out of range.
+ */
+int sb_get(const struct sb *sb, size_t idx, struct wrx_cell *cells, int ncols);
+
+/* Remove the newest line into cells; returns 0, or -1 if empty. */
+int sb_pop(struct sb *sb, struct wrx_cell *cells, int ncols);
+
+/* Bytes held, for tests and benchmarks. */
+size_t sb_bytes(const struct sb *sb);
+
+#endif

@@ -1,0 +1,542 @@
+/*
+ * dashboard.c - the full-screen dashboard: terminal setup, the loop's
+ * handles, frames, messages and prompts, and the actions keys lead to.
+ *
+ * Everything runs on one libuv loop. The keyboard is a separately opened
+ * /dev/tty polled with uv_poll_t (fd 0 stays as the shell left it); signals
+ * come through uv_signal_t, set up before newterm() so curses installs no
+ * handlers of its own; a one-shot frame timer runs only while something is
+ * dirty, so an idle dashboard sleeps in epoll with no timers at all.
+ */
+#include "dashboard.h"
+
+#include "../term/pty.h"
+#include "../util/log.h"
+#include "ui.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#define FRAME_MS 16
+#define MESSAGE_MS 5000
+
+static void on_frame(uv_timer_t *t)
+{
+	struct ui *ui = t->data;
+	ui->frame_pending = false;
+	ui->last_frame = now_ms();
+	render_frame(ui);
+}
+
+void ui_dirty(struct ui *ui)
+{
+	if (ui->frame_pending || ui->quitting)
+		return;
+	uint64_t now = now_ms();
+	uint64_t due = ui->last_frame + FRAME_MS;
+	ui->frame_pending = true;
+	uv_timer_start(&ui->frame_timer, on_frame, due > now ? due - now : 0, 0);
+}
+
+void ui_relayout(struct ui *ui)
+{
+	ui->layout_dirty = true;
+	ui_dirty(ui);
+}
+
+static void on_message_timeout(uv_timer_t *t)
+{
+	struct ui *ui = t->data;
+	free(ui->message);
+	ui->message = NULL;
+	ui_dirty(ui);
+}
+
+void ui_message(struct ui *ui, bool error, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	free(ui->message);
+	ui->message = xvasprintf(fmt, ap);
+	va_end(ap);
+	ui->message_error = error;
+	if (error)
+		log_msg("%s", ui->message);
+	uv_timer_start(&ui->msg_timer, on_message_timeout, MESSAGE_MS, 0);
+	ui_dirty(ui);
+}
+
+void ui_prompt(struct ui *ui, const char *label, bool yesno,
+	       void (*done)(struct ui *, const char *, void *), void *arg)
+{
+	if (ui->prompt) {
+		struct prompt *old = ui->prompt;
+		ui->prompt = NULL;
+		old->done(ui, NULL, old->arg);
+		free(old->label);
+		buf_free(&old->input);
+		free(old);
+	}
+	struct prompt *p = xcalloc(1, sizeof *p);
+	p->label = xstrdup(label);
+	p->yesno = yesno;
+	p->done = done;
+	p->arg = arg;
+	ui->prompt = p;
+	ui_dirty(ui);
+}
+
+void ui_tty_write(struct ui *ui, const char *s, size_t len)
+{
+	buf_add(&ui->tty_out, s, len);
+	ui_dirty(ui);
+}
+
+struct view *ui_view(struct wpane *wp)
+{
+	if (wp->view == NULL)
+		wp->view = xcalloc(1, sizeof(struct view));
+	return wp->view;
+}
+
+/* ---- session hooks ---- */
+
+static void hook_changed(void *data)
+{
+	ui_dirty(data);
+}
+
+static void hook_pane_gone(void *data, struct wpane *wp)
+{
+	struct ui *ui = data;
+	free(wp->view);
+	wp->view = NULL;
+	for (int i = 0; i < ui->nsidebar_rows; i++)
+		if (ui->sidebar_rows[i] == wp)
+			ui->sidebar_rows[i] = NULL;
+	ui_relayout(ui);
+}
+
+static void hook_bell(void *data, struct wpane *wp)
+{
+	struct ui *ui = data;
+	if (wp == session_focus(ui->s))
+		return;
+	wp->bell = true;
+	wp->agent->bell = true;
+	if (strcmp(ui->cfg.notify, "bell") == 0 || strcmp(ui->cfg.notify, "both") == 0)
+		ui_tty_write(ui, "\a", 1);
+}
+
+static const struct session_hooks hooks = {
+	.changed = hook_changed,
+	.pane_gone = hook_pane_gone,
+	.bell = hook_bell,
+};
+
+/* ---- actions ---- */
+
+static struct wpane *open_shell(struct ui *ui, struct agent *a)
+{
+	char *cause = NULL;
+	int rows = WRX_MAX(ui->area.h - 1, 1), cols = WRX_MAX(ui->area.w, 1);
+	struct wpane *wp = session_open_pane(ui->s, a, NULL, rows, cols, true, &cause);
+	if (wp == NULL) {
+		ui_message(ui, true, "%s", cause);
+		free(cause);
+	}
+	ui_relayout(ui);
+	return wp;
+}
+
+static void close_answer(struct ui *ui, const char *answer, void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	if (answer == NULL || strcmp(answer, "y") != 0)
+		return;
+	for (int i = 0; i < session_pane_count(ui->s); i++) {
+		struct wpane *wp = session_pane(ui->s, i);
+		if (wp->id == id) {
+			session_close_pane(ui->s, wp);
+			return;
+		}
+	}
+}
+
+static void quit_answer(struct ui *ui, const char *answer, void *arg)
+{
+	(void)arg;
+	if (answer && strcmp(answer, "y") == 0)
+		dashboard_stop(ui);
+}
+
+static void focus_dir(struct ui *ui, int dx, int dy)
+{
+	int n = session_pane_count(ui->s);
+	struct rect *r = xcalloc((size_t)WRX_MAX(n, 1), sizeof *r);
+	for (int i = 0; i < n; i++)
+		r[i] = ui_view(session_pane(ui->s, i))->r;
+	int to = layout_neighbour(r, n, session_pane_index(ui->s, session_focus(ui->s)), dx, dy);
+	free(r);
+	if (to >= 0)
+		session_set_focus(ui->s, session_pane(ui->s, to));
+}
+
+void ui_action(struct ui *ui, enum wrx_action action, int arg)
+{
+	struct session *s = ui->s;
+	struct wpane *focus = session_focus(s);
+	int n = session_pane_count(s);
+	switch (action) {
+	case ACT_NEW_PANE: {
+		struct agent *a = focus ? focus->agent : session_agent(s, 0);
+		if (a)
+			open_shell(ui, a);
+		break;
+	}
+	case ACT_CLOSE_PANE:
+		if (focus == NULL)
+			break;
+		if (pane_exited(focus->term, NULL)) {
+			session_close_pane(s, focus);
+		} else {
+			char *q = xasprintf("close pane %d (%s is still running)? (y/n)",
+					    session_pane_index(s, focus) + 1, focus->label);
+			ui_prompt(ui, q, true, close_answer, (void *)(intptr_t)focus->id);
+			free(q);
+		}
+		break;
+	case ACT_FOCUS_AGENT:
+		if (arg > session_agent_count(s))
+			ui_message(ui, true, "no agent %d", arg);
+		else
+			session_focus_agent(s, arg - 1);
+		break;
+	case ACT_NEXT_PANE:
+	case ACT_PREV_PANE:
+		if (n > 0 && focus) {
+			int i = session_pane_index(s, focus);
+			i = (i + (action == ACT_NEXT_PANE ? 1 : n - 1)) % n;
+			session_set_focus(s, session_pane(s, i));
+			if (session_zoomed(s) || session_layout(s) == WRX_LAYOUT_FULL)
+				ui_relayout(ui);
+		}
+		break;
+	case ACT_PANE_LEFT:
+		focus_dir(ui, -1, 0);
+		break;
+	case ACT_PANE_RIGHT:
+		focus_dir(ui, 1, 0);
+		break;
+	case ACT_PANE_UP:
+		focus_dir(ui, 0, -1);
+		break;
+	case ACT_PANE_DOWN:
+		focus_dir(ui, 0, 1);
+		break;
+	case ACT_ZOOM:
+		session_toggle_zoom(s);
+		ui_relayout(ui);
+		break;
+	case ACT_NEXT_LAYOUT:
+		session_next_layout(s);
+		ui_message(ui, false, "layout: %s", layout_name(session_layout(s)));
+		ui_relayout(ui);
+		break;
+	case ACT_SCROLL:
+		if (focus)
+			copy_enter(ui, focus, false);
+		break;
+	case ACT_SIDEBAR:
+		ui->sidebar = !ui->sidebar;
+		ui_relayout(ui);
+		break;
+	case ACT_HELP:
+		ui->help = true;
+		ui_dirty(ui);
+		break;
+	case ACT_QUIT: {
+		int running = session_running(s);
+		if (running == 0) {
+			dashboard_stop(ui);
+		} else {
+			char *q = xasprintf("quit and end %d running program%s? (y/n)", running,
+					    running == 1 ? "" : "s");
+			ui_prompt(ui, q, true, quit_answer, NULL);
+			free(q);
+		}
+		break;
+	}
+	case ACT_SEND_PREFIX:
+		if (focus) {
+			int k = ui->cfg.prefix & ~WRX_K_META;
+			if (ui->cfg.prefix & WRX_K_META)
+				pane_write(focus->term, "\x1b", 1);
+			if (k < WRX_K_BASE)
+				pane_char(focus->term, (uint32_t)k, 0);
+		}
+		break;
+	case ACT_REDRAW:
+		ui->full_redraw = true;
+		ui_relayout(ui);
+		break;
+	case ACT_NEW_AGENT:
+	case ACT_MERGE:
+	case ACT_REMOVE_AGENT:
+	case ACT_OVERVIEW:
+	case ACT_PASTE_IMAGE:
+	case ACT_COMMAND:
+		ui_message(ui, true, "%s: not available in this dashboard yet", action_name(action));
+		break;
+	case ACT_NONE:
+	case ACT_COUNT:
+		break;
+	}
+}
+
+/* ---- signals and terminal ---- */
+
+static void on_winch(uv_signal_t *h, int sig)
+{
+	struct ui *ui = h->data;
+	(void)sig;
+	struct winsize ws;
+	if (ioctl(ui->ttyfd, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0) {
+		resizeterm(ws.ws_row, ws.ws_col);
+		ui->full_redraw = true;
+		ui_relayout(ui);
+	}
+}
+
+static void on_chld(uv_signal_t *h, int sig)
+{
+	(void)h;
+	(void)sig;
+	pty_reap();
+}
+
+static void on_term(uv_signal_t *h, int sig)
+{
+	struct ui *ui = h->data;
+	log_msg("signal %d: quitting", sig);
+	dashboard_stop(ui);
+}
+
+static void on_tty(uv_poll_t *h, int status, int events)
+{
+	struct ui *ui = h->data;
+	if (status < 0 || (events & UV_DISCONNECT)) {
+		log_msg("terminal gone: quitting");
+		dashboard_stop(ui);
+		return;
+	}
+	input_read(ui);
+}
+
+static void set_utf8_locale(void)
+{
+	setlocale(LC_ALL, "");
+	const char *cs = nl_langinfo(CODESET);
+	if (cs == NULL || strcmp(cs, "UTF-8") != 0)
+		setlocale(LC_CTYPE, "C.UTF-8");
+}
+
+static void apply_config(struct ui *ui)
+{
+	bindings_reset();
+	if (ui->cfg.prefix != 2) {
+		bindings_unset(2);
+		bindings_set(ui->cfg.prefix & ~WRX_K_META, ACT_SEND_PREFIX, 0);
+	}
+	for (size_t i = 0; i < ui->cfg.nbinds; i++)
+		bindings_set(ui->cfg.binds[i].key, ui->cfg.binds[i].action, ui->cfg.binds[i].arg);
+	session_set_scrollback(ui->s, ui->cfg.scrollback);
+}
+
+static int load_config(struct ui *ui, const char *config_file, char **cause)
+{
+	config_init(&ui->cfg);
+	char *g = config_global_path();
+	int rc = g ? config_load(&ui->cfg, g, true, cause) : 0;
+	free(g);
+	if (rc < 0)
+		return rc;
+	char *p = config_file ? xstrdup(config_file) : config_project_path(ui->cwd);
+	rc = p ? config_load(&ui->cfg, p, false, cause) : 0;
+	free(p);
+	return rc;
+}
+
+static int terminal_open(struct ui *ui, char **cause)
+{
+	ui->ttyfd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (ui->ttyfd < 0) {
+		*cause = xasprintf("the dashboard needs a terminal (/dev/tty: %s)", strerror(errno));
+		return -errno;
+	}
+	ui->ttyf = fdopen(ui->ttyfd, "r+");
+	if (ui->ttyf == NULL) {
+		*cause = xasprintf("/dev/tty: %s", strerror(errno));
+		close(ui->ttyfd);
+		return -errno;
+	}
+	const char *term = getenv("TERM");
+	if (term == NULL || *term == '\0')
+		term = "xterm-256color";
+	ui->scr = newterm(term, ui->ttyf, ui->ttyf);
+	if (ui->scr == NULL) {
+		*cause = xasprintf("cannot use terminal type '%s'", term);
+		fclose(ui->ttyf);
+		return -EINVAL;
+	}
+	set_term(ui->scr);
+	raw();
+	noecho();
+	nonl();
+	intrflush(stdscr, FALSE);
+	set_escdelay(25);
+	curs_set(0);
+	if (has_colors()) {
+		start_color();
+		use_default_colors();
+		ui->ncolours = COLORS;
+	}
+	/* Bracketed paste and focus events from the outer terminal. */
+	static const char on[] = "\033[?2004h\033[?1004h";
+	if (write(ui->ttyfd, on, sizeof on - 1) < 0)
+		log_msg("enabling paste mode: %s", strerror(errno));
+	input_init(ui);
+	return 0;
+}
+
+static void terminal_close(struct ui *ui)
+{
+	if (ui->scr == NULL)
+		return;
+	static const char off[] = "\033[?2004l\033[?1004l\033[0 q";
+	if (write(ui->ttyfd, off, sizeof off - 1) < 0)
+		log_msg("restoring the terminal: %s", strerror(errno));
+	endwin();
+	delscreen(ui->scr);
+	ui->scr = NULL;
+	fclose(ui->ttyf);
+}
+
+static struct ui *running_ui;
+
+void dashboard_stop(struct ui *ui)
+{
+	if (ui->quitting)
+		return;
+	ui->quitting = true;
+	uv_stop(ui->loop);
+}
+
+static void close_handle(uv_handle_t *h)
+{
+	if (!uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
+int dashboard_run(const struct dashboard_opts *opts)
+{
+	struct ui ui_storage = {0}, *ui = &ui_storage;
+	char *cause = NULL;
+	int rc;
+
+	set_utf8_locale();
+	log_open();
+	ui->loop = uv_default_loop();
+	ui->cwd = getcwd(NULL, 0);
+	if (ui->cwd == NULL) {
+		fprintf(stderr, "workrex: cannot read the current directory: %s\n", strerror(errno));
+		return 1;
+	}
+	ui->sidebar = true;
+	ui->s = session_new(ui->loop, &hooks, ui);
+	if (load_config(ui, opts->config_file, &cause) < 0) {
+		fprintf(stderr, "workrex: %s\n", cause);
+		free(cause);
+		session_free(ui->s);
+		config_free(&ui->cfg);
+		free(ui->cwd);
+		return 1;
+	}
+	apply_config(ui);
+
+	/* Signals before newterm(), so curses leaves SIGWINCH to us. */
+	uv_signal_init(ui->loop, &ui->sig_winch);
+	uv_signal_init(ui->loop, &ui->sig_chld);
+	uv_signal_init(ui->loop, &ui->sig_term);
+	uv_signal_init(ui->loop, &ui->sig_hup);
+	ui->sig_winch.data = ui->sig_chld.data = ui->sig_term.data = ui->sig_hup.data = ui;
+	uv_signal_start(&ui->sig_winch, on_winch, SIGWINCH);
+	uv_signal_start(&ui->sig_chld, on_chld, SIGCHLD);
+	uv_signal_start(&ui->sig_term, on_term, SIGTERM);
+	uv_signal_start(&ui->sig_hup, on_term, SIGHUP);
+	uv_timer_init(ui->loop, &ui->frame_timer);
+	uv_timer_init(ui->loop, &ui->msg_timer);
+	ui->frame_timer.data = ui->msg_timer.data = ui;
+
+	if (terminal_open(ui, &cause) < 0) {
+		fprintf(stderr, "workrex: %s\n", cause);
+		free(cause);
+		rc = 1;
+		goto out;
+	}
+	running_ui = ui;
+	uv_poll_init(ui->loop, &ui->tty_poll, ui->ttyfd);
+	ui->tty_poll.data = ui;
+	uv_poll_start(&ui->tty_poll, UV_READABLE | UV_DISCONNECT, on_tty);
+
+	for (size_t i = 0; i < ui->cfg.nwarnings; i++)
+		log_msg("config: %s", ui->cfg.warnings[i]);
+	if (ui->cfg.nwarnings)
+		ui_message(ui, true, "config: %s", ui->cfg.warnings[0]);
+
+	const char *base = strrchr(ui->cwd, '/');
+	struct agent *home = session_add_agent(ui->s, base && base[1] ? base + 1 : ui->cwd, ui->cwd);
+	ui->layout_dirty = true;
+	render_frame(ui); /* sizes the area before the first pane starts */
+	open_shell(ui, home);
+
+	uv_run(ui->loop, UV_RUN_DEFAULT);
+	rc = 0;
+	uv_poll_stop(&ui->tty_poll);
+	close_handle((uv_handle_t *)&ui->tty_poll);
+out:
+	ui->quitting = true;
+	session_free(ui->s);
+	ui->s = NULL;
+	close_handle((uv_handle_t *)&ui->sig_winch);
+	close_handle((uv_handle_t *)&ui->sig_chld);
+	close_handle((uv_handle_t *)&ui->sig_term);
+	close_handle((uv_handle_t *)&ui->sig_hup);
+	close_handle((uv_handle_t *)&ui->frame_timer);
+	close_handle((uv_handle_t *)&ui->msg_timer);
+	uv_run(ui->loop, UV_RUN_NOWAIT);
+	terminal_close(ui);
+	running_ui = NULL;
+	if (ui->prompt) {
+		free(ui->prompt->label);
+		buf_free(&ui->prompt->input);
+		free(ui->prompt);
+	}
+	free(ui->message);
+	free(ui->sidebar_rows);
+	buf_free(&ui->paste);
+	buf_free(&ui->tty_out);
+	config_free(&ui->cfg);
+	free(ui->cwd);
+	uv_loop_close(ui->loop);
+	log_close();
+	return rc;
+}

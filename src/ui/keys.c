@@ -1,0 +1,250 @@
+/*
+ * keys.c - key names both ways, action names, and the binding table.
+ *
+ * Everything is a table: the named keys, the actions with their help text,
+ * the default bindings. The help overlay and the man page read the same
+ * tables, so they cannot drift from what the keys do.
+ */
+#include "keys.h"
+
+#include "../util/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const struct {
+	const char *name;
+	int key;
+} named_keys[] = {
+	{"Space", ' '},          {"Enter", '\r'},        {"Tab", '\t'},
+	{"Escape", 27},          {"BSpace", 127},        {"Up", WRX_K_UP},
+	{"Down", WRX_K_DOWN},    {"Left", WRX_K_LEFT},   {"Right", WRX_K_RIGHT},
+	{"Home", WRX_K_HOME},    {"End", WRX_K_END},     {"PageUp", WRX_K_PPAGE},
+	{"PPage", WRX_K_PPAGE},  {"PageDown", WRX_K_NPAGE}, {"NPage", WRX_K_NPAGE},
+	{"IC", WRX_K_IC},        {"DC", WRX_K_DC},       {"BTab", WRX_K_BTAB},
+};
+
+static const struct {
+	const char *name;
+	const char *help;
+} actions[ACT_COUNT] = {
+	[ACT_NONE] = {"none", "nothing"},
+	[ACT_NEW_AGENT] = {"new-agent", "new agent: branch name, then a prompt"},
+	[ACT_NEW_PANE] = {"new-pane", "new shell pane in the focused agent's directory"},
+	[ACT_MERGE] = {"merge", "merge the focused agent"},
+	[ACT_CLOSE_PANE] = {"close-pane", "close the focused pane"},
+	[ACT_REMOVE_AGENT] = {"remove-agent", "remove the focused agent's worktree"},
+	[ACT_FOCUS_AGENT] = {"focus-agent", "focus agent N (again: its next pane)"},
+	[ACT_NEXT_PANE] = {"next-pane", "focus the next pane"},
+	[ACT_PREV_PANE] = {"prev-pane", "focus the previous pane"},
+	[ACT_PANE_LEFT] = {"pane-left", "focus the pane to the left"},
+	[ACT_PANE_RIGHT] = {"pane-right", "focus the pane to the right"},
+	[ACT_PANE_UP] = {"pane-up", "focus the pane above"},
+	[ACT_PANE_DOWN] = {"pane-down", "focus the pane below"},
+	[ACT_ZOOM] = {"zoom", "zoom the focused pane and back"},
+	[ACT_NEXT_LAYOUT] = {"next-layout", "next layout: tile, grid, full"},
+	[ACT_OVERVIEW] = {"overview", "agents overview"},
+	[ACT_SCROLL] = {"scroll-mode", "scroll mode: history, / search, v select, y copy"},
+	[ACT_PASTE_IMAGE] = {"paste-image", "paste the clipboard image"},
+	[ACT_SIDEBAR] = {"toggle-sidebar", "show or hide the sidebar"},
+	[ACT_COMMAND] = {"command-prompt", "command line"},
+	[ACT_HELP] = {"help", "this help"},
+	[ACT_QUIT] = {"quit", "quit workrex"},
+	[ACT_SEND_PREFIX] = {"send-prefix", "send the prefix key to the pane"},
+	[ACT_REDRAW] = {"redraw", "redraw the screen"},
+};
+
+static const struct binding default_bindings[] = {
+	{'n', ACT_NEW_AGENT, 0},       {'c', ACT_NEW_PANE, 0},      {'m', ACT_MERGE, 0},
+	{'x', ACT_CLOSE_PANE, 0},      {'X', ACT_REMOVE_AGENT, 0},  {'1', ACT_FOCUS_AGENT, 1},
+	{'2', ACT_FOCUS_AGENT, 2},     {'3', ACT_FOCUS_AGENT, 3},   {'4', ACT_FOCUS_AGENT, 4},
+	{'5', ACT_FOCUS_AGENT, 5},     {'6', ACT_FOCUS_AGENT, 6},   {'7', ACT_FOCUS_AGENT, 7},
+	{'8', ACT_FOCUS_AGENT, 8},     {'9', ACT_FOCUS_AGENT, 9},   {'o', ACT_NEXT_PANE, 0},
+	{WRX_K_LEFT, ACT_PANE_LEFT, 0}, {WRX_K_RIGHT, ACT_PANE_RIGHT, 0},
+	{WRX_K_UP, ACT_PANE_UP, 0},    {WRX_K_DOWN, ACT_PANE_DOWN, 0}, {'z', ACT_ZOOM, 0},
+	{' ', ACT_NEXT_LAYOUT, 0},     {'w', ACT_OVERVIEW, 0},      {'[', ACT_SCROLL, 0},
+	{'p', ACT_PASTE_IMAGE, 0},     {'s', ACT_SIDEBAR, 0},       {':', ACT_COMMAND, 0},
+	{'?', ACT_HELP, 0},            {'q', ACT_QUIT, 0},          {2, ACT_SEND_PREFIX, 0},
+	{'r', ACT_REDRAW, 0},
+};
+
+static struct binding *table;
+static size_t ntable;
+
+int keys_parse(const char *name)
+{
+	int meta = 0;
+	if (name == NULL || *name == '\0')
+		return -1;
+	while (strlen(name) > 2 && name[1] == '-' && (name[0] == 'M' || name[0] == 'C')) {
+		if (name[0] == 'M') {
+			meta = WRX_K_META;
+			name += 2;
+			continue;
+		}
+		/* C-x: a control code */
+		const char *rest = name + 2;
+		if (strlen(rest) != 1)
+			break;
+		int c = (unsigned char)rest[0];
+		if (c >= 'a' && c <= 'z')
+			return meta | (c - 'a' + 1);
+		if (c >= '@' && c <= '_')
+			return meta | (c - '@');
+		if (c == '?')
+			return meta | 127;
+		if (c == ' ')
+			return meta | 0;
+		return -1;
+	}
+	for (size_t i = 0; i < WRX_ARRAY_LEN(named_keys); i++)
+		if (strcasecmp(name, named_keys[i].name) == 0)
+			return meta | named_keys[i].key;
+	if ((name[0] == 'F' || name[0] == 'f') && name[1] >= '1' && name[1] <= '9') {
+		char *end;
+		long n = strtol(name + 1, &end, 10);
+		if (*end == '\0' && n >= 1 && n <= 12)
+			return meta | (WRX_K_F1 + (int)n - 1);
+	}
+	/* One UTF-8 character. */
+	const unsigned char *s = (const unsigned char *)name;
+	int cp, len;
+	if (s[0] < 0x80) {
+		cp = s[0];
+		len = 1;
+	} else if ((s[0] & 0xe0) == 0xc0) {
+		cp = s[0] & 0x1f;
+		len = 2;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		cp = s[0] & 0x0f;
+		len = 3;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		cp = s[0] & 0x07;
+		len = 4;
+	} else {
+		return -1;
+	}
+	for (int i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return -1;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if (s[len] != '\0' || cp < 0x20)
+		return -1;
+	return meta | cp;
+}
+
+const char *keys_name(int key, char *out, size_t len)
+{
+	const char *meta = (key & WRX_K_META) ? "M-" : "";
+	key &= ~WRX_K_META;
+	for (size_t i = 0; i < WRX_ARRAY_LEN(named_keys); i++) {
+		if (named_keys[i].key == key) {
+			snprintf(out, len, "%s%s", meta, named_keys[i].name);
+			return out;
+		}
+	}
+	if (key >= WRX_K_F1 && key <= WRX_K_F12) {
+		snprintf(out, len, "%sF%d", meta, key - WRX_K_F1 + 1);
+	} else if (key == 127) {
+		snprintf(out, len, "%sC-?", meta);
+	} else if (key < 0x20) {
+		snprintf(out, len, "%sC-%c", meta, key + '@' + (key >= 1 && key <= 26 ? 32 : 0));
+	} else {
+		char u[5] = {0};
+		utf8_encode((uint32_t)key, u);
+		snprintf(out, len, "%s%s", meta, u);
+	}
+	return out;
+}
+
+int action_parse(const char *name, enum wrx_action *action, int *arg)
+{
+	*arg = 0;
+	for (int a = 0; a < ACT_COUNT; a++) {
+		size_t n = strlen(actions[a].name);
+		if (strncmp(name, actions[a].name, n) != 0)
+			continue;
+		if (name[n] == '\0' && a != ACT_FOCUS_AGENT) {
+			*action = a;
+			return 0;
+		}
+		if (a == ACT_FOCUS_AGENT && name[n] == '-' && name[n + 1] >= '1' &&
+		    name[n + 1] <= '9' && name[n + 2] == '\0') {
+			*action = a;
+			*arg = name[n + 1] - '0';
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *action_name(enum wrx_action action)
+{
+	return action < ACT_COUNT ? actions[action].name : "?";
+}
+
+const char *action_help(enum wrx_action action)
+{
+	return action < ACT_COUNT ? actions[action].help : "?";
+}
+
+void bindings_reset(void)
+{
+	free(table);
+	ntable = WRX_ARRAY_LEN(default_bindings);
+	table = xmalloc(sizeof default_bindings);
+	memcpy(table, default_bindings, sizeof default_bindings);
+}
+
+static void ensure(void)
+{
+	if (table == NULL)
+		bindings_reset();
+}
+
+int bindings_set(int key, enum wrx_action action, int arg)
+{
+	ensure();
+	if (key < 0 || action >= ACT_COUNT)
+		return -1;
+	for (size_t i = 0; i < ntable; i++) {
+		if (table[i].key == key) {
+			table[i].action = action;
+			table[i].arg = arg;
+			return 0;
+		}
+	}
+	table = xrealloc(table, (ntable + 1) * sizeof *table);
+	table[ntable++] = (struct binding){key, action, arg};
+	return 0;
+}
+
+void bindings_unset(int key)
+{
+	ensure();
+	for (size_t i = 0; i < ntable; i++) {
+		if (table[i].key == key) {
+			table[i] = table[--ntable];
+			return;
+		}
+	}
+}
+
+const struct binding *bindings_lookup(int key)
+{
+	ensure();
+	for (size_t i = 0; i < ntable; i++)
+		if (table[i].key == key && table[i].action != ACT_NONE)
+			return &table[i];
+	return NULL;
+}
+
+const struct binding *bindings_all(size_t *n)
+{
+	ensure();
+	*n = ntable;
+	return table;
+}

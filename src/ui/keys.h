@@ -1,0 +1,84 @@
+/*
+ * keys.h - key names and the binding table.
+ *
+ * A key is an int: a Unicode code point (control keys as their control
+ * code, C-b is 2), or one of WRX_K_* for keys without one; WRX_K_META marks
+ * Alt. Bindings map the key pressed after the prefix to an action; the
+ * defaults are SPEC.md section 4 and `keys.bind` in the config changes them.
+ */
+#ifndef WRX_KEYS_H
+#define WRX_KEYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum {
+	WRX_K_BASE = 0x200000,
+	WRX_K_UP,
+	WRX_K_DOWN,
+	WRX_K_LEFT,
+	WRX_K_RIGHT,
+	WRX_K_HOME,
+	WRX_K_END,
+	WRX_K_PPAGE,
+	WRX_K_NPAGE,
+	WRX_K_IC,
+	WRX_K_DC,
+	WRX_K_BTAB,
+	WRX_K_F1, /* F1..F12 follow */
+	WRX_K_F12 = WRX_K_F1 + 11,
+	WRX_K_META = 0x1000000,
+};
+
+enum wrx_action {
+	ACT_NONE,
+	ACT_NEW_AGENT,
+	ACT_NEW_PANE,
+	ACT_MERGE,
+	ACT_CLOSE_PANE,
+	ACT_REMOVE_AGENT,
+	ACT_FOCUS_AGENT, /* arg: 1..9 */
+	ACT_NEXT_PANE,
+	ACT_PREV_PANE,
+	ACT_PANE_LEFT,
+	ACT_PANE_RIGHT,
+	ACT_PANE_UP,
+	ACT_PANE_DOWN,
+	ACT_ZOOM,
+	ACT_NEXT_LAYOUT,
+	ACT_OVERVIEW,
+	ACT_SCROLL,
+	ACT_PASTE_IMAGE,
+	ACT_SIDEBAR,
+	ACT_COMMAND,
+	ACT_HELP,
+	ACT_QUIT,
+	ACT_SEND_PREFIX,
+	ACT_REDRAW,
+	ACT_COUNT,
+};
+
+struct binding {
+	int key;
+	enum wrx_action action;
+	int arg;
+};
+
+/* Parse "C-b", "M-x", "Space", "Up", "F5", "x"; returns the key or -1. */
+int keys_parse(const char *name);
+/* Name of key into out (at least 32 bytes). */
+const char *keys_name(int key, char *out, size_t len);
+
+/* Parse "focus-agent-3", "zoom", ...; returns 0 or -1. */
+int action_parse(const char *name, enum wrx_action *action, int *arg);
+const char *action_name(enum wrx_action action);
+const char *action_help(enum wrx_action action);
+
+/* The binding table: defaults, then changes. */
+void bindings_reset(void);
+int bindings_set(int key, enum wrx_action action, int arg);
+void bindings_unset(int key);
+const struct binding *bindings_lookup(int key);
+const struct binding *bindings_all(size_t *n);
+
+#endif

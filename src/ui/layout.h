@@ -1,0 +1,30 @@
+/*
+ * layout.h - where each pane goes. Pure arithmetic, no curses.
+ *
+ * A pane's rectangle includes its one-line title bar; panes side by side
+ * are separated by one column, which the renderer draws.
+ */
+#ifndef WRX_LAYOUT_H
+#define WRX_LAYOUT_H
+
+#include "../core/session.h"
+
+#include <stdbool.h>
+
+struct rect {
+	int x, y, w, h;
+};
+
+/*
+ * Place n panes in area. out[i] gets pane i's rectangle; a pane that is not
+ * shown (full layout, zoom) gets w = h = 0. Returns how many are shown.
+ */
+int layout_compute(enum wrx_layout kind, bool zoom, int n, int focus, struct rect area,
+		   struct rect *out);
+
+const char *layout_name(enum wrx_layout kind);
+
+/* Index of the pane whose rectangle is nearest in direction (dx, dy), or -1. */
+int layout_neighbour(const struct rect *r, int n, int from, int dx, int dy);
+
+#endif

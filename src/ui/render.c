@@ -1,0 +1,467 @@
+/*
+ * render.c - draw one frame from the session's state.
+ *
+ * Called from the frame timer only. Pane rows are drawn when libvterm marked
+ * them dirty (every row after a layout change or in scroll mode); the
+ * sidebar, title bars and status line are cheap and drawn every frame, and
+ * curses' own diff keeps unchanged cells off the wire. Colours go through a
+ * cache of extended colour pairs; when the terminal's pairs run out the
+ * cache starts over and the whole screen is redrawn, so a pair is never
+ * redefined under a cell that is still showing it.
+ */
+#include "../term/pane.h"
+#include "colour.h"
+#include "terminfo.h"
+#include "ui.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#define PAIR_SLOTS (1 << 17)
+
+struct pair_slot {
+	int fg, bg;
+	int pair; /* 0: empty */
+};
+
+static struct pair_slot *pairs;
+static int pairs_used;
+static bool pairs_reset_wanted;
+
+void render_reset_colours(struct ui *ui)
+{
+	(void)ui;
+	if (pairs)
+		memset(pairs, 0, PAIR_SLOTS * sizeof *pairs);
+	pairs_used = 0;
+}
+
+static int pair_for(struct ui *ui, int fg, int bg)
+{
+	if (ui->ncolours == 0 || (fg == -1 && bg == -1))
+		return 0;
+	if (pairs == NULL)
+		pairs = xcalloc(PAIR_SLOTS, sizeof *pairs);
+	unsigned h = ((unsigned)fg * 2654435761u) ^ ((unsigned)bg * 40503u);
+	for (unsigned i = 0;; i++) {
+		struct pair_slot *s = &pairs[(h + i) & (PAIR_SLOTS - 1)];
+		if (s->pair && s->fg == fg && s->bg == bg)
+			return s->pair;
+		if (s->pair == 0) {
+			int limit = WRX_MIN(COLOR_PAIRS - 1, PAIR_SLOTS / 2);
+			if (pairs_used >= limit) {
+				/* Out of pairs: start over after this frame, redraw all. */
+				pairs_reset_wanted = true;
+				return 0;
+			}
+			int pair = ++pairs_used;
+			if (init_extended_pair(pair, fg, bg) == ERR) {
+				pairs_used--;
+				return 0;
+			}
+			s->fg = fg;
+			s->bg = bg;
+			s->pair = pair;
+			return pair;
+		}
+	}
+}
+
+static void put_cell(struct ui *ui, int y, int x, int maxx, const struct wrx_cell *c, bool hl)
+{
+	wchar_t wch[CCHARW_MAX + 1];
+	int n = 0;
+	attr_t a = 0;
+	int width = c->width ? c->width : 1;
+	if (c->ch[0] == 0) {
+		wch[n++] = L' ';
+	} else {
+		int w = wcwidth((wchar_t)c->ch[0]);
+		if (w != width || x + width > maxx) {
+			/* libvterm and the C library disagree: keep the line straight. */
+			wch[n++] = L'?';
+			if (width == 2 && x + 1 < maxx)
+				mvaddch(y, x + 1, ' ');
+		} else {
+			wch[n++] = (wchar_t)c->ch[0];
+			for (int k = 1; k < WRX_CELL_CHARS && c->ch[k] && n < CCHARW_MAX - 1; k++)
+				if (wcwidth((wchar_t)c->ch[k]) == 0)
+					wch[n++] = (wchar_t)c->ch[k];
+		}
+	}
+	/* curses has no strike-through attribute: overlay U+0336. */
+	if ((c->attrs & WRX_ATTR_STRIKE) && n < CCHARW_MAX)
+		wch[n++] = 0x0336;
+	wch[n] = 0;
+	if (c->attrs & WRX_ATTR_BOLD)
+		a |= WA_BOLD;
+	if (c->attrs & (WRX_ATTR_UNDERLINE | WRX_ATTR_DUNDERLINE))
+		a |= WA_UNDERLINE;
+	if (c->attrs & WRX_ATTR_ITALIC)
+		a |= WA_ITALIC;
+	if (c->attrs & WRX_ATTR_BLINK)
+		a |= WA_BLINK;
+	if (!!(c->attrs & WRX_ATTR_REVERSE) != hl)
+		a |= WA_REVERSE;
+	int pair = pair_for(ui, colour_for_terminal(c->fg, ui->ncolours),
+			    colour_for_terminal(c->bg, ui->ncolours));
+	cchar_t cc;
+	setcchar(&cc, wch, a, 0, &pair);
+	mvadd_wch(y, x, &cc);
+}
+
+/* UTF-8 text at (y, x), at most maxw columns; returns columns used. */
+static int put_text(int y, int x, int maxw, const char *s, attr_t a)
+{
+	int used = 0;
+	mbstate_t st;
+	memset(&st, 0, sizeof st);
+	move(y, x);
+	attr_set(a, 0, NULL);
+	while (*s && used < maxw) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, s, strlen(s), &st);
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+			memset(&st, 0, sizeof st);
+			wc = L'?';
+			n = 1;
+		}
+		int w = wcwidth(wc);
+		if (w < 0 || wc < 0x20) {
+			wc = L'?';
+			w = 1;
+		}
+		if (used + w > maxw)
+			break;
+		wchar_t str[2] = {wc, 0};
+		addnwstr(str, 1);
+		used += w;
+		s += n;
+	}
+	attr_set(A_NORMAL, 0, NULL);
+	return used;
+}
+
+static void fill(int y, int x, int w, attr_t a, chtype ch)
+{
+	if (w <= 0)
+		return;
+	attr_set(a, 0, NULL);
+	mvhline(y, x, ch, w);
+	attr_set(A_NORMAL, 0, NULL);
+}
+
+static const char *status_icon(struct ui *ui, enum wrx_status s)
+{
+	switch (s) {
+	case WRX_STATUS_WORKING:
+		return ui->cfg.icons[0];
+	case WRX_STATUS_WAITING:
+		return ui->cfg.icons[1];
+	case WRX_STATUS_DONE:
+		return ui->cfg.icons[2];
+	default:
+		return " ";
+	}
+}
+
+static void draw_title(struct ui *ui, struct wpane *wp, int index)
+{
+	struct view *v = wp->view;
+	struct rect r = v->r;
+	bool focused = wp == session_focus(ui->s);
+	attr_t a = focused ? (A_REVERSE | A_BOLD) : A_REVERSE;
+	if (r.h < 1 || r.w < 1)
+		return;
+	fill(r.y, r.x, r.w, focused ? a : A_DIM, ' ');
+	char *left = xasprintf(" %d %s %s:%s%s%s", index + 1, status_icon(ui, wp->agent->status),
+			       wp->agent->handle, wp->label, *pane_title(wp->term) ? " — " : "",
+			       pane_title(wp->term));
+	struct buf right = {0};
+	int status;
+	if (wp->bell)
+		buf_addstr(&right, " [bell]");
+	if (session_zoomed(ui->s) && focused)
+		buf_addstr(&right, " [zoom]");
+	if (v->copy)
+		buf_addf(&right, " [scroll %d/%zu]", v->top, pane_history(wp->term));
+	if (pane_exited(wp->term, &status)) {
+		if (WIFEXITED(status))
+			buf_addf(&right, " [exited %d]", WEXITSTATUS(status));
+		else if (WIFSIGNALED(status))
+			buf_addf(&right, " [killed by signal %d]", WTERMSIG(status));
+	}
+	buf_addch(&right, ' ');
+	int rw = (int)right.len; /* ASCII only */
+	int lw = put_text(r.y, r.x, WRX_MAX(r.w - rw, 0), left, focused ? a : A_DIM);
+	(void)lw;
+	if (rw <= r.w)
+		put_text(r.y, r.x + r.w - rw, rw, right.data, focused ? a : A_DIM);
+	free(left);
+	buf_free(&right);
+}
+
+static void draw_pane(struct ui *ui, struct wpane *wp, bool full)
+{
+	struct view *v = wp->view;
+	struct rect r = v->r;
+	struct pane *p = wp->term;
+	int rows = WRX_MIN(pane_rows(p), r.h - 1), cols = WRX_MIN(pane_cols(p), r.w);
+	bool scrolled = v->copy && (v->top > 0 || v->sel || v->mlen);
+	if (v->copy)
+		copy_sync(wp);
+	static struct wrx_cell *line;
+	static int line_cap;
+	if (cols > line_cap) {
+		line_cap = cols;
+		line = xrealloc(line, (size_t)line_cap * sizeof *line);
+	}
+	for (int y = 0; y < rows; y++) {
+		if (!full && !scrolled && !pane_row_dirty(p, y))
+			continue;
+		int abs = scrolled ? y - v->top : y;
+		if (pane_line(p, abs, line, cols) < 0)
+			continue;
+		for (int x = 0; x < cols; x++) {
+			if (line[x].width == 0 && x > 0)
+				continue;
+			bool hl = v->copy && copy_highlight(v, abs, x);
+			put_cell(ui, r.y + 1 + y, r.x + x, r.x + cols, &line[x], hl);
+		}
+	}
+	/* Clear whatever the pane does not cover (it lags a resize by a frame). */
+	if (full) {
+		for (int y = 1; y < r.h; y++) {
+			int from = y - 1 < rows ? cols : 0;
+			if (from < r.w)
+				fill(r.y + y, r.x + from, r.w - from, A_NORMAL, ' ');
+		}
+	}
+	pane_clean(p);
+}
+
+static void draw_sidebar(struct ui *ui, int h)
+{
+	int w = SIDEBAR_WIDTH;
+	struct session *s = ui->s;
+	free(ui->sidebar_rows);
+	ui->sidebar_rows = xcalloc((size_t)WRX_MAX(h, 1), sizeof *ui->sidebar_rows);
+	ui->nsidebar_rows = h;
+	for (int y = 0; y < h; y++)
+		fill(y, 0, w, A_NORMAL, ' ');
+	int y = 0;
+	if (y < h)
+		put_text(y++, 0, w, " workrex", A_BOLD);
+	for (int a = 0; a < session_agent_count(s) && y < h; a++) {
+		struct agent *ag = session_agent(s, a);
+		struct wpane *first = NULL;
+		for (int i = 0; i < session_pane_count(s); i++)
+			if (session_pane(s, i)->agent == ag && first == NULL)
+				first = session_pane(s, i);
+		char *row = xasprintf(" %d %s %s%s", a + 1, status_icon(ui, ag->status), ag->handle,
+				      ag->bell ? " !" : "");
+		ui->sidebar_rows[y] = first;
+		put_text(y++, 0, w, row, A_BOLD);
+		free(row);
+		for (int i = 0; i < session_pane_count(s) && y < h; i++) {
+			struct wpane *wp = session_pane(s, i);
+			if (wp->agent != ag)
+				continue;
+			const char *t = pane_title(wp->term);
+			char *prow = xasprintf("   %d %s%s%s%s", i + 1, wp->label, *t ? " " : "", t,
+					       pane_exited(wp->term, NULL) ? " (exited)" : "");
+			ui->sidebar_rows[y] = wp;
+			attr_t at = wp == session_focus(s) ? A_REVERSE : A_NORMAL;
+			if (at)
+				fill(y, 0, w, at, ' ');
+			put_text(y++, 0, w, prow, at);
+			free(prow);
+		}
+	}
+	attr_set(A_DIM, 0, NULL);
+	mvvline_set(0, w, WACS_VLINE, h);
+	attr_set(A_NORMAL, 0, NULL);
+}
+
+static void draw_status(struct ui *ui)
+{
+	int y = ui->rows - 1;
+	fill(y, 0, ui->cols, A_NORMAL, ' ');
+	char right[64];
+	snprintf(right, sizeof right, "%s[%s] C-b ? help ", ui->prefix_armed ? "PREFIX " : "",
+		 layout_name(session_layout(ui->s)));
+	/* Keep the prefix name honest when it was rebound. */
+	if (ui->cfg.prefix != 2) {
+		char name[32];
+		snprintf(right, sizeof right, "%s[%s] %s ? help ", ui->prefix_armed ? "PREFIX " : "",
+			 layout_name(session_layout(ui->s)), keys_name(ui->cfg.prefix, name, sizeof name));
+	}
+	int rw = (int)strlen(right);
+	int leftw = ui->cols - rw - 1;
+	if (leftw < 0) {
+		leftw = ui->cols;
+		rw = 0;
+	}
+	if (ui->prompt) {
+		int used = put_text(y, 0, leftw, ui->prompt->label, A_BOLD);
+		if (used < leftw)
+			used += put_text(y, used, leftw - used, " ", A_NORMAL);
+		const char *in = ui->prompt->input.data ? ui->prompt->input.data : "";
+		/* Show the end of a long input. */
+		size_t len = strlen(in);
+		while (len > (size_t)WRX_MAX(leftw - used, 0) && *in) {
+			in++;
+			len--;
+		}
+		used += put_text(y, used, leftw - used, in, A_NORMAL);
+		move(y, WRX_MIN(used, ui->cols - 1));
+	} else if (ui->message) {
+		put_text(y, 0, leftw, ui->message, ui->message_error ? A_BOLD : A_NORMAL);
+	}
+	if (rw > 0)
+		put_text(y, ui->cols - rw, rw, right, ui->prefix_armed ? A_REVERSE : A_DIM);
+}
+
+static void draw_help(struct ui *ui)
+{
+	size_t n;
+	const struct binding *b = bindings_all(&n);
+	int w = WRX_MIN(ui->cols, 64), h = WRX_MIN(ui->rows, (int)n + 3);
+	int x0 = (ui->cols - w) / 2, y0 = (ui->rows - h) / 2;
+	for (int y = 0; y < h; y++)
+		fill(y0 + y, x0, w, A_REVERSE, ' ');
+	char prefix[32];
+	char *head = xasprintf(" keys after the prefix %s (any key closes)",
+			       keys_name(ui->cfg.prefix, prefix, sizeof prefix));
+	put_text(y0, x0, w, head, A_REVERSE | A_BOLD);
+	free(head);
+	for (size_t i = 0; i < n && (int)i + 2 < h; i++) {
+		char name[32];
+		char *line;
+		keys_name(b[i].key, name, sizeof name);
+		if (b[i].action == ACT_FOCUS_AGENT)
+			line = xasprintf("  %-8s focus agent %d (again: its next pane)", name, b[i].arg);
+		else
+			line = xasprintf("  %-8s %s", name, action_help(b[i].action));
+		put_text(y0 + 1 + (int)i, x0, w, line, A_REVERSE);
+		free(line);
+	}
+}
+
+static void do_layout(struct ui *ui)
+{
+	struct session *s = ui->s;
+	getmaxyx(stdscr, ui->rows, ui->cols);
+	int sw = ui->sidebar && ui->cols >= SIDEBAR_WIDTH + 20 ? SIDEBAR_WIDTH + 1 : 0;
+	ui->area = (struct rect){sw, 0, ui->cols - sw, ui->rows - 1};
+	int n = session_pane_count(s);
+	struct rect *r = xcalloc((size_t)WRX_MAX(n, 1), sizeof *r);
+	layout_compute(session_layout(s), session_zoomed(s), n,
+		       session_pane_index(s, session_focus(s)), ui->area, r);
+	for (int i = 0; i < n; i++) {
+		struct wpane *wp = session_pane(s, i);
+		struct view *v = ui_view(wp);
+		v->r = r[i];
+		/* Hidden panes keep their size, like tmux windows not shown. */
+		if (r[i].w >= 1 && r[i].h >= 2)
+			pane_resize(wp->term, r[i].h - 1, r[i].w);
+	}
+	free(r);
+	ui->layout_dirty = false;
+	ui->full_redraw = true;
+}
+
+static void place_cursor(struct ui *ui)
+{
+	if (ui->prompt) {
+		curs_set(1);
+		return;
+	}
+	struct wpane *f = session_focus(ui->s);
+	if (f == NULL || ui->help) {
+		curs_set(0);
+		return;
+	}
+	struct view *v = f->view;
+	int row, col, shape;
+	bool visible;
+	pane_cursor(f->term, &row, &col, &visible, &shape);
+	if (v->copy) {
+		row = v->cy + v->top;
+		col = v->cx;
+		visible = true;
+		shape = WRX_CURSOR_BLOCK;
+	}
+	if (!visible || v->r.w == 0 || row < 0 || row >= v->r.h - 1 || col >= v->r.w) {
+		curs_set(0);
+		return;
+	}
+	move(v->r.y + 1 + row, v->r.x + col);
+	curs_set(1);
+	if (shape != ui->cursor_shape_sent) {
+		static const int decscusr[] = {0, 2, 4, 6};
+		const char *seq = terminfo_cursor_style(decscusr[shape >= 1 && shape <= 3 ? shape : 1]);
+		if (seq)
+			buf_addstr(&ui->tty_out, seq);
+		ui->cursor_shape_sent = shape;
+	}
+}
+
+void render_frame(struct ui *ui)
+{
+	struct session *s = ui->s;
+	if (ui->layout_dirty)
+		do_layout(ui);
+	bool full = ui->full_redraw;
+	ui->full_redraw = false;
+	if (full)
+		erase();
+	int n = session_pane_count(s);
+	for (int i = 0; i < n; i++) {
+		struct wpane *wp = session_pane(s, i);
+		struct view *v = ui_view(wp);
+		if (v->r.w < 1 || v->r.h < 1)
+			continue;
+		draw_title(ui, wp, i);
+		draw_pane(ui, wp, full);
+		if (v->r.x + v->r.w < ui->area.x + ui->area.w) {
+			attr_set(A_DIM, 0, NULL);
+			mvvline_set(v->r.y, v->r.x + v->r.w, WACS_VLINE, v->r.h);
+			attr_set(A_NORMAL, 0, NULL);
+		}
+	}
+	if (n == 0 && ui->area.w > 0 && ui->area.h > 0) {
+		for (int y = 0; y < ui->area.h; y++)
+			fill(y, ui->area.x, ui->area.w, A_NORMAL, ' ');
+		put_text(ui->area.y + ui->area.h / 2, ui->area.x + 2, ui->area.w - 2,
+			 "no panes: C-b c opens a shell, C-b q quits", A_DIM);
+	}
+	if (ui->area.x > 0)
+		draw_sidebar(ui, ui->rows - 1);
+	if (ui->rows > 0)
+		draw_status(ui);
+	if (ui->help)
+		draw_help(ui);
+	place_cursor(ui);
+	wnoutrefresh(stdscr);
+	doupdate();
+	if (ui->tty_out.len) {
+		size_t off = 0;
+		while (off < ui->tty_out.len) {
+			ssize_t w = write(ui->ttyfd, ui->tty_out.data + off, ui->tty_out.len - off);
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+		buf_consume(&ui->tty_out, ui->tty_out.len);
+	}
+	if (pairs_reset_wanted) {
+		pairs_reset_wanted = false;
+		render_reset_colours(ui);
+		ui->full_redraw = true;
+		ui_dirty(ui);
+	}
+}

@@ -1,0 +1,114 @@
+/*
+ * ui.h - the dashboard's private state, shared by the files of src/ui/.
+ *
+ * dashboard.c owns the loop handles and the actions, input.c turns keys and
+ * mouse events into actions or pane input, render.c draws a frame, copy.c is
+ * scroll mode. Nothing outside src/ui/ includes this.
+ */
+#ifndef WRX_UI_H
+#define WRX_UI_H
+
+#include "../config/config.h"
+#include "../core/session.h"
+#include "../util/util.h"
+#include "keys.h"
+#include "layout.h"
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <uv.h>
+
+#define SIDEBAR_WIDTH 24
+
+/* Per-pane view state (wpane->view). */
+struct view {
+	struct rect r; /* last layout rectangle, title bar included; w == 0: hidden */
+	bool copy;     /* scroll mode */
+	bool by_wheel; /* entered by the mouse wheel: leave at the bottom */
+	int top;       /* lines scrolled back; 0 shows the live screen */
+	size_t hist_seen;
+	int cy, cx; /* copy cursor: absolute line (history < 0), column */
+	bool sel;
+	int sy, sx; /* selection anchor */
+	int mline, mcol, mlen; /* search match to highlight; mlen 0: none */
+};
+
+struct ui;
+
+struct prompt {
+	char *label;     /* owned */
+	struct buf input;
+	bool yesno;      /* answered by one key: y or n */
+	void (*done)(struct ui *ui, const char *answer, void *arg); /* NULL answer: cancelled */
+	void *arg;
+};
+
+struct ui {
+	uv_loop_t *loop;
+	struct session *s;
+	struct config cfg;
+	char *cwd;
+
+	int ttyfd;
+	FILE *ttyf;
+	SCREEN *scr;
+	WINDOW *inwin; /* a pad for reading keys: reading never refreshes */
+	uv_poll_t tty_poll;
+	uv_signal_t sig_winch, sig_chld, sig_term, sig_hup;
+	uv_timer_t frame_timer;
+	uv_timer_t msg_timer;
+	bool frame_pending;
+	uint64_t last_frame;
+
+	bool layout_dirty;
+	bool full_redraw;
+	bool sidebar;
+	bool prefix_armed;
+	bool help;
+	struct prompt *prompt; /* owned */
+	char *message;         /* owned */
+	bool message_error;
+	bool pasting;
+	struct buf paste;
+	bool quitting;
+
+	int rows, cols;
+	struct rect area;     /* where panes go */
+	int ncolours;         /* the terminal's COLORS */
+	struct buf tty_out;   /* raw sequences written after the frame (OSC 52, cursor) */
+	int cursor_shape_sent;
+	struct wpane **sidebar_rows; /* which pane each sidebar row shows; borrowed */
+	int nsidebar_rows;
+};
+
+/* dashboard.c */
+void ui_dirty(struct ui *ui);     /* schedule a frame */
+void ui_relayout(struct ui *ui);  /* sizes changed: relayout at the next frame */
+void ui_message(struct ui *ui, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void ui_prompt(struct ui *ui, const char *label, bool yesno,
+	       void (*done)(struct ui *, const char *, void *), void *arg);
+void ui_action(struct ui *ui, enum wrx_action action, int arg);
+struct view *ui_view(struct wpane *wp);
+void ui_tty_write(struct ui *ui, const char *s, size_t len);
+
+/* input.c */
+void input_init(struct ui *ui);
+void input_read(struct ui *ui);
+
+/* render.c */
+void render_frame(struct ui *ui);
+void render_reset_colours(struct ui *ui);
+
+/* copy.c */
+void copy_enter(struct ui *ui, struct wpane *wp, bool by_wheel);
+void copy_leave(struct ui *ui, struct wpane *wp);
+bool copy_key(struct ui *ui, struct wpane *wp, int key);
+void copy_scroll(struct ui *ui, struct wpane *wp, int delta);
+void copy_sync(struct wpane *wp); /* keep the view on its lines as history grows */
+/* Is absolute line/col selected or part of the search match? */
+bool copy_highlight(const struct view *v, int line, int col);
+void copy_to_clipboard(struct ui *ui, const char *text);
+
+#endif

@@ -1,0 +1,187 @@
+/*
+ * util.c - allocation, growable buffers, UTF-8 encoding and clock helpers.
+ * See util.h for the contract.
+ */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void oom(size_t n)
+{
+	fprintf(stderr, "workrex: out of memory (%zu bytes)\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (p == NULL)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (p == NULL)
+		oom(nmemb * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (p == NULL)
+		oom(n);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		oom(0);
+	char *p = xmalloc((size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *p = xvasprintf(fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+static void buf_grow(struct buf *b, size_t need)
+{
+	if (b->len + need + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + need + 1)
+		cap *= 2;
+	b->data = xrealloc(b->data, cap);
+	b->cap = cap;
+}
+
+void buf_add(struct buf *b, const void *p, size_t n)
+{
+	buf_grow(b, n);
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void buf_addstr(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+void buf_addch(struct buf *b, char c)
+{
+	buf_add(b, &c, 1);
+}
+
+void buf_addf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	buf_addstr(b, s);
+	free(s);
+}
+
+void buf_consume(struct buf *b, size_t n)
+{
+	if (n >= b->len) {
+		b->len = 0;
+		if (b->data)
+			b->data[0] = '\0';
+		return;
+	}
+	memmove(b->data, b->data + n, b->len - n);
+	b->len -= n;
+	b->data[b->len] = '\0';
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+int utf8_encode(uint32_t cp, char *out)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xc0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp >= 0xd800 && cp <= 0xdfff)
+		cp = 0xfffd;
+	if (cp < 0x10000) {
+		out[0] = (char)(0xe0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	if (cp > 0x10ffff)
+		return utf8_encode(0xfffd, out);
+	out[0] = (char)(0xf0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	out[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int fd_set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+int fd_set_cloexec(int fd)
+{
+	int fl = fcntl(fd, F_GETFD);
+	if (fl < 0 || fcntl(fd, F_SETFD, fl | FD_CLOEXEC) < 0)
+		return -errno;
+	return 0;
+}

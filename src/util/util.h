@@ -1,0 +1,49 @@
+/*
+ * util.h - small helpers every module uses: allocation that aborts on
+ * out-of-memory, string building, monotonic time, fd flags.
+ *
+ * Allocation failure is not an error a terminal multiplexer can recover from
+ * in any useful way, so x*alloc() print one line and abort; everything else
+ * reports errors to its caller as a negative errno.
+ */
+#ifndef WRX_UTIL_H
+#define WRX_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define WRX_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define WRX_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define WRX_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap);
+
+/* A growable byte buffer. */
+struct buf {
+	char *data; /* owned; NUL-terminated when len > 0 */
+	size_t len;
+	size_t cap;
+};
+
+void buf_add(struct buf *b, const void *p, size_t n);
+void buf_addstr(struct buf *b, const char *s);
+void buf_addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_addch(struct buf *b, char c);
+void buf_consume(struct buf *b, size_t n);
+void buf_free(struct buf *b);
+
+/* Encode one code point as UTF-8 into out (at least 4 bytes); returns length. */
+int utf8_encode(uint32_t cp, char *out);
+
+uint64_t now_ms(void);
+int fd_set_nonblock(int fd);
+int fd_set_cloexec(int fd);
+
+#endif
