@@ -27,8 +27,9 @@ static void split(int start, int total, int n, int gap, int *pos, int *size)
 	int at = start;
 	for (int i = 0; i < n; i++) {
 		int s = avail / n + (i < avail % n ? 1 : 0);
-		pos[i] = at;
-		size[i] = s;
+		/* With no room for the gaps, later parts collapse at the end. */
+		pos[i] = at < start + total ? at : start + total;
+		size[i] = pos[i] + s <= start + total ? s : 0;
 		at += s + gap;
 	}
 }

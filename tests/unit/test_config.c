@@ -1,0 +1,174 @@
+/* Tests for src/config/config.c: values, precedence, warnings, errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "config/config.h"
+#include "ui/keys.h"
+#include "util/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/wrx-config-XXXXXX";
+
+static char *write_file(const char *name, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static void test_defaults_and_values(void **state)
+{
+	(void)state;
+	struct config c;
+	char *err = NULL;
+	config_init(&c);
+	assert_int_equal(c.scrollback, 10000);
+	assert_int_equal(c.prefix, 2);
+	assert_string_equal(c.notify, "bell");
+	char *p = write_file("a.yaml", "scrollback: 500\nnotify: both\nkeys:\n  prefix: C-a\n"
+				       "  bind:\n    Q: quit\n    F2: focus-agent-2\n"
+				       "status_icons:\n  done: ok\n");
+	assert_int_equal(config_load(&c, p, true, &err), 0);
+	assert_int_equal(c.scrollback, 500);
+	assert_string_equal(c.notify, "both");
+	assert_int_equal(c.prefix, 1);
+	assert_int_equal(c.nbinds, 2);
+	assert_int_equal(c.binds[0].key, 'Q');
+	assert_int_equal(c.binds[0].action, ACT_QUIT);
+	assert_int_equal(c.binds[1].arg, 2);
+	assert_string_equal(c.icons[2], "ok");
+	assert_int_equal(c.nwarnings, 0);
+	free(p);
+	config_free(&c);
+}
+
+static void test_later_file_wins(void **state)
+{
+	(void)state;
+	struct config c;
+	char *err = NULL;
+	config_init(&c);
+	char *g = write_file("g.yaml", "scrollback: 100\nnotify: off\n");
+	char *pr = write_file("p.yaml", "scrollback: 200\n");
+	assert_int_equal(config_load(&c, g, true, &err), 0);
+	assert_int_equal(config_load(&c, pr, false, &err), 0);
+	assert_int_equal(c.scrollback, 200);
+	assert_string_equal(c.notify, "off");
+	free(g);
+	free(pr);
+	config_free(&c);
+}
+
+static void test_unknown_keys_warn_with_line(void **state)
+{
+	(void)state;
+	struct config c;
+	char *err = NULL;
+	config_init(&c);
+	char *p = write_file("w.yaml", "scrollback: 5\nfrobnicate: 1\nsandbox:\n  enabled: true\n");
+	assert_int_equal(config_load(&c, p, false, &err), 0);
+	assert_int_equal(c.nwarnings, 1);
+	assert_non_null(strstr(c.warnings[0], "w.yaml:2: unknown key 'frobnicate'"));
+	free(p);
+	config_free(&c);
+}
+
+static void test_errors_have_position(void **state)
+{
+	(void)state;
+	struct {
+		const char *text, *want;
+	} cases[] = {
+		{"scrollback: [1\n", "bad.yaml:2:1"},
+		{"scrollback: lots\n", "bad.yaml:1:13: scrollback must be a number"},
+		{"notify: loud\n", "bad.yaml:1:9: notify must be"},
+		{"keys:\n  prefix: C-\xc3\xa9x\n", "bad.yaml:2:11: keys.prefix: unknown key"},
+		{"keys:\n  bind:\n    q: explode\n", "bad.yaml:3:8: keys.bind: unknown action"},
+		{"- a\n- b\n", "bad.yaml:1:1: the top level must be a mapping"},
+		{"\t\tscrollback: 1\n", "bad.yaml:1:1"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct config c;
+		char *err = NULL;
+		config_init(&c);
+		char *p = write_file("bad.yaml", cases[i].text);
+		assert_int_equal(config_load(&c, p, false, &err), -1);
+		assert_non_null(err);
+		if (strstr(err, cases[i].want) == NULL)
+			fail_msg("case %zu: '%s' lacks '%s'", i, err, cases[i].want);
+		free(err);
+		free(p);
+		config_free(&c);
+	}
+}
+
+static void test_missing_and_empty_files(void **state)
+{
+	(void)state;
+	struct config c;
+	char *err = NULL;
+	config_init(&c);
+	assert_int_equal(config_load(&c, "/nonexistent/workrex.yaml", true, &err), 0);
+	char *p = write_file("empty.yaml", "");
+	assert_int_equal(config_load(&c, p, true, &err), 0);
+	assert_int_equal(c.scrollback, 10000);
+	free(p);
+	config_free(&c);
+}
+
+static void test_project_search_stops_at_repo(void **state)
+{
+	(void)state;
+	char *repo = xasprintf("%s/repo", dir), *sub = xasprintf("%s/repo/a/b", dir);
+	char *git = xasprintf("%s/repo/.git", dir), *cmd = xasprintf("mkdir -p %s %s", sub, git);
+	assert_int_equal(system(cmd), 0);
+	assert_null(config_project_path(sub));
+	char *p = write_file("repo/.workrex.yaml", "scrollback: 1\n");
+	char *found = config_project_path(sub);
+	assert_non_null(found);
+	assert_string_equal(found, p);
+	free(found);
+	free(p);
+	free(repo);
+	free(sub);
+	free(git);
+	free(cmd);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char *cmd = xasprintf("rm -rf %s", dir);
+	int rc = system(cmd);
+	free(cmd);
+	return rc;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults_and_values),
+		cmocka_unit_test(test_later_file_wins),
+		cmocka_unit_test(test_unknown_keys_warn_with_line),
+		cmocka_unit_test(test_errors_have_position),
+		cmocka_unit_test(test_missing_and_empty_files),
+		cmocka_unit_test(test_project_search_stops_at_repo),
+	};
+	return cmocka_run_group_tests_name("config", tests, setup, teardown);
+}

@@ -1,0 +1,113 @@
+/* Tests for src/ui/layout.c: the three layouts, zoom, tiny areas, neighbours. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "ui/layout.h"
+
+static void no_overlap(const struct rect *r, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++) {
+			if (r[i].w == 0 || r[j].w == 0)
+				continue;
+			int ox = r[i].x < r[j].x + r[j].w && r[j].x < r[i].x + r[i].w;
+			int oy = r[i].y < r[j].y + r[j].h && r[j].y < r[i].y + r[i].h;
+			assert_false(ox && oy);
+		}
+}
+
+static void test_single_pane_fills(void **state)
+{
+	(void)state;
+	struct rect r[1], area = {10, 0, 100, 40};
+	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, false, 1, 0, area, r), 1);
+	assert_memory_equal(&r[0], &area, sizeof area);
+}
+
+static void test_tile_main_and_stack(void **state)
+{
+	(void)state;
+	struct rect r[3], area = {0, 0, 100, 40};
+	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, false, 3, 0, area, r), 3);
+	assert_int_equal(r[0].x, 0);
+	assert_int_equal(r[0].h, 40);
+	assert_int_equal(r[0].w, 60);
+	assert_int_equal(r[1].x, 61); /* one separator column */
+	assert_int_equal(r[1].w, 39);
+	assert_int_equal(r[1].h + r[2].h, 40);
+	assert_int_equal(r[2].y, r[1].y + r[1].h);
+	no_overlap(r, 3);
+}
+
+static void test_grid_is_square(void **state)
+{
+	(void)state;
+	struct rect r[4], area = {0, 0, 81, 40};
+	assert_int_equal(layout_compute(WRX_LAYOUT_GRID, false, 4, 0, area, r), 4);
+	assert_int_equal(r[0].w, 40);
+	assert_int_equal(r[2].x, 41);
+	assert_int_equal(r[0].h, 20);
+	no_overlap(r, 4);
+	struct rect r5[5];
+	layout_compute(WRX_LAYOUT_GRID, false, 5, 0, area, r5);
+	no_overlap(r5, 5);
+	for (int i = 0; i < 5; i++)
+		assert_true(r5[i].w > 0 && r5[i].h > 0);
+}
+
+static void test_full_and_zoom_show_focus_only(void **state)
+{
+	(void)state;
+	struct rect r[3], area = {0, 0, 80, 24};
+	assert_int_equal(layout_compute(WRX_LAYOUT_FULL, false, 3, 2, area, r), 1);
+	assert_int_equal(r[0].w, 0);
+	assert_int_equal(r[2].w, 80);
+	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, true, 3, 1, area, r), 1);
+	assert_int_equal(r[1].h, 24);
+	assert_int_equal(r[0].h, 0);
+}
+
+static void test_tiny_areas_never_negative(void **state)
+{
+	(void)state;
+	struct rect r[9];
+	for (int w = 0; w < 4; w++)
+		for (int h = 0; h < 4; h++)
+			for (int k = 0; k < WRX_LAYOUT_COUNT; k++) {
+				layout_compute(k, false, 9, 0, (struct rect){0, 0, w, h}, r);
+				for (int i = 0; i < 9; i++) {
+					assert_true(r[i].w >= 0 && r[i].h >= 0);
+					assert_true(r[i].x + r[i].w <= w);
+					assert_true(r[i].y + r[i].h <= h);
+				}
+			}
+	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, false, 0, 0, (struct rect){0, 0, 9, 9}, r), 0);
+}
+
+static void test_neighbours(void **state)
+{
+	(void)state;
+	struct rect r[3];
+	layout_compute(WRX_LAYOUT_TILE, false, 3, 0, (struct rect){0, 0, 100, 40}, r);
+	assert_int_equal(layout_neighbour(r, 3, 0, 1, 0), 1);
+	assert_int_equal(layout_neighbour(r, 3, 1, 0, 1), 2);
+	assert_int_equal(layout_neighbour(r, 3, 2, 0, -1), 1);
+	assert_int_equal(layout_neighbour(r, 3, 2, -1, 0), 0);
+	assert_int_equal(layout_neighbour(r, 3, 0, -1, 0), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_single_pane_fills),
+		cmocka_unit_test(test_tile_main_and_stack),
+		cmocka_unit_test(test_grid_is_square),
+		cmocka_unit_test(test_full_and_zoom_show_focus_only),
+		cmocka_unit_test(test_tiny_areas_never_negative),
+		cmocka_unit_test(test_neighbours),
+	};
+	return cmocka_run_group_tests_name("layout", tests, NULL, NULL);
+}

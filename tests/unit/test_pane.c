@@ -1,0 +1,278 @@
+/*
+ * Tests for src/term/pane.c: the emulator without a process. Bytes go in
+ * through pane_feed(), answers come out through a recording pane_io.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "term/pane.h"
+#include "util/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rec {
+	struct buf out;
+	int rows, cols;
+	int events;
+	int closed;
+};
+
+static int rec_write(void *ctx, const char *b, size_t n)
+{
+	buf_add(&((struct rec *)ctx)->out, b, n);
+	return 0;
+}
+
+static void rec_resize(void *ctx, int rows, int cols)
+{
+	((struct rec *)ctx)->rows = rows;
+	((struct rec *)ctx)->cols = cols;
+}
+
+static void rec_close(void *ctx)
+{
+	((struct rec *)ctx)->closed++;
+}
+
+static void on_event(struct pane *p, int ev, void *data)
+{
+	(void)p;
+	((struct rec *)data)->events |= ev;
+}
+
+static struct pane *mk(struct rec *r, int rows, int cols)
+{
+	memset(r, 0, sizeof *r);
+	struct pane *p = pane_new(rows, cols, 100, on_event, r);
+	struct pane_io io = {rec_write, rec_resize, rec_close, r};
+	pane_set_io(p, &io);
+	return p;
+}
+
+static void feed(struct pane *p, const char *s)
+{
+	pane_feed(p, s, strlen(s));
+}
+
+static void test_text_and_attributes(void **state)
+{
+	(void)state;
+	struct rec r;
+	struct pane *p = mk(&r, 5, 20);
+	feed(p, "\033[1;31mX\033[0m\033[38;2;1;2;3mY\033[9mZ");
+	struct wrx_cell c;
+	pane_cell(p, 0, 0, &c);
+	assert_int_equal(c.ch[0], 'X');
+	assert_true(c.attrs & WRX_ATTR_BOLD);
+	assert_int_equal(c.fg, WRX_COLOUR_INDEXED | 1);
+	pane_cell(p, 0, 1, &c);
+	assert_int_equal(c.fg, WRX_COLOUR_RGB | 0x010203);
+	pane_cell(p, 0, 2, &c);
+	assert_true(c.attrs & WRX_ATTR_STRIKE);
+	assert_true(r.events & PANE_EV_DAMAGE);
+	assert_true(pane_row_dirty(p, 0));
+	pane_clean(p);
+	assert_false(pane_row_dirty(p, 0));
+	pane_free(p);
+	assert_int_equal(r.closed, 1);
+	buf_free(&r.out);
+}
+
+static void test_title_split_across_writes(void **state)
+{
+	(void)state;
+	struct rec r;
+	struct pane *p = mk(&r, 5, 20);
+	/* libvterm 0.1.4 mangles this when the OSC arrives in two pieces. */
+	feed(p, "a\033]2;hello wo");
+	assert_string_equal(pane_title(p), "");
+	feed(p, "rld\007b");
+	assert_string_equal(pane_title(p), "hello world");
+	assert_true(r.events & PANE_EV_TITLE);
+	char *t = pane_line_text(p, 0);
+	assert_string_equal(t, "ab");
+	free(t);
+	/* Split right after ESC, and an ST terminator split between ESC and \. */
+	feed(p, "\033");
+	feed(p, "]0;second\033");
+	feed(p, "\\");
+	assert_string_equal(pane_title(p), "second");
+	/* Control characters never reach the title. */
+	feed(p, "\033]2;x\033[2Jy\007");
+	assert_null(strchr(pane_title(p), '\033'));
+	pane_free(p);
+	buf_free(&r.out);
+}
+
+static void test_unterminated_string_is_bounded(void **state)
+{
+	(void)state;
+	struct rec r;
+	struct pane *p = mk(&r, 5, 20);
+	feed(p, "\033]2;");
+	char *junk = malloc(1 << 20);
+	memset(junk, 'x', 1 << 20);
+	pane_feed(p, junk, 1 << 20);
+	pane_feed(p, junk, 1 << 20);
+	free(junk);
+	feed(p, "\007ok");
+	char *t = pane_line_text(p, 0);
+	assert_non_null(strstr(t, "ok"));
+	free(t);
+	pane_free(p);
+	buf_free(&r.out);
+}
+
+static void test_scrollback_collects_lines(void **state)
+{
+	(void)state;
+	struct rec r;
+	struct pane *p = mk(&r, 3, 10);
+	for (int i = 1; i <= 10; i++) {
+		char line[16];
+		snprintf(line, sizeof line, "line%d\r\n", i);
+		feed(p, line);
+	}
+	assert_int_equal(pane_history(p), 8);
+	char *t = pane_line_text(p, -1);
+	assert_string_equal(t, "line8");
+	free(t);
+	t = pane_line_text(p, -8);
+	assert_string_equal(t, "line1");
+	free(t);
+	struct wrx_cell cells[10];
+	assert_int_equal(pane_line(p, -9, cells, 10), -1);
+	/* Growing pulls history back onto the screen. */
+	pane_resize(p, 5, 10);
+	assert_int_equal(pane_history(p), 6);
+	assert_int_equal(r.rows, 5);
+	pane_free(p);
+	buf_free(&r.out);
+}
+
+static void test_alt_screen_keeps_history(void **state)
+{
+	(void)state;
+	struct rec r;
+	struct pane *p = mk(&r, 3, 10);
+	feed(p, "main\r\n");
+	feed(p, "\033[?1049h");
+	assert_true(pane_alt_screen(p));
+	feed(p, "full\r\nscreen\r\napp\r\nmore\r\n");
+	assert_int_equal(pane_history(p), 0);
+	feed(p, "\033[?1049l");
+	assert_false(pane_alt_screen(p));
+	char *t = pane_line_text(p, 0);
+	assert_string_equal(t, "main");
+	free(t);
+	pane_free(p);
+	buf_free(&r.out);
+}
+
+static void test_wide_and_invalid_utf8(void **state)
+{
+	(void)state;
+	struct rec r;
+	struct pane *p = mk(&r, 3, 10);
+	feed(p, "中\xff\xfe😀e\xcc\x81");
+	struct wrx_cell c;
+	pane_cell(p, 0, 0, &c);
+	assert_int_equal(c.ch[0], 0x4e2d);
+	assert_int_equal(c.width, 2);
+	pane_cell(p, 0, 1, &c);
+	assert_int_equal(c.width, 0);
+	char *t = pane_line_text(p, 0);
+	assert_non_null(strstr(t, "😀"));
+	assert_non_null(strstr(t, "e\xcc\x81"));
+	free(t);
+	pane_free(p);
+	buf_free(&r.out);
+}
+
+static void test_keys_follow_program_modes(void **state)
+{
+	(void)state;
+	struct rec r;
+	struct pane *p = mk(&r, 3, 10);
+	pane_key(p, WRX_KEY_UP, 0);
+	assert_string_equal(r.out.data, "\033[A");
+	buf_consume(&r.out, r.out.len);
+	feed(p, "\033[?1h"); /* application cursor keys */
+	pane_key(p, WRX_KEY_UP, 0);
+	assert_string_equal(r.out.data, "\033OA");
+	buf_consume(&r.out, r.out.len);
+	pane_key(p, WRX_KEY_UP, WRX_MOD_CTRL);
+	assert_string_equal(r.out.data, "\033[1;5A");
+	buf_consume(&r.out, r.out.len);
+	pane_paste(p, "hi", 2);
+	assert_string_equal(r.out.data, "hi");
+	buf_consume(&r.out, r.out.len);
+	feed(p, "\033[?2004h");
+	pane_paste(p, "hi", 2);
+	assert_string_equal(r.out.data, "\033[200~hi\033[201~");
+	buf_consume(&r.out, r.out.len);
+	pane_char(p, 'q', 0);
+	assert_string_equal(r.out.data, "q");
+	pane_free(p);
+	buf_free(&r.out);
+}
+
+static void test_mouse_and_queries(void **state)
+{
+	(void)state;
+	struct rec r;
+	struct pane *p = mk(&r, 5, 20);
+	assert_int_equal(pane_mouse_mode(p), WRX_MOUSE_NONE);
+	feed(p, "\033[?1000h\033[?1006h");
+	assert_int_equal(pane_mouse_mode(p), WRX_MOUSE_CLICK);
+	pane_mouse(p, 2, 3, 1, true, 0);
+	assert_string_equal(r.out.data, "\033[<0;4;3M");
+	buf_consume(&r.out, r.out.len);
+	/* A device-status query is answered towards the program. */
+	feed(p, "\033[6n");
+	assert_non_null(strstr(r.out.data, "R"));
+	pane_free(p);
+	buf_free(&r.out);
+}
+
+static void test_exit_and_resize_floor(void **state)
+{
+	(void)state;
+	struct rec r;
+	struct pane *p = mk(&r, 3, 10);
+	pane_resize(p, 0, 0);
+	assert_int_equal(pane_rows(p), 1);
+	assert_int_equal(pane_cols(p), 1);
+	feed(p, "abc\r\ndef");
+	pane_resize(p, 200, 500);
+	assert_int_equal(pane_cols(p), 500);
+	int status = 0;
+	assert_false(pane_exited(p, &status));
+	pane_set_exited(p, 3 << 8);
+	assert_true(pane_exited(p, &status));
+	assert_int_equal(status, 3 << 8);
+	assert_true(r.events & PANE_EV_EXIT);
+	pane_free(p);
+	buf_free(&r.out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_and_attributes),
+		cmocka_unit_test(test_title_split_across_writes),
+		cmocka_unit_test(test_unterminated_string_is_bounded),
+		cmocka_unit_test(test_scrollback_collects_lines),
+		cmocka_unit_test(test_alt_screen_keeps_history),
+		cmocka_unit_test(test_wide_and_invalid_utf8),
+		cmocka_unit_test(test_keys_follow_program_modes),
+		cmocka_unit_test(test_mouse_and_queries),
+		cmocka_unit_test(test_exit_and_resize_floor),
+	};
+	return cmocka_run_group_tests_name("pane", tests, NULL, NULL);
+}
