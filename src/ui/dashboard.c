@@ -393,9 +393,14 @@ static int terminal_open(struct ui *ui, char **cause)
 		term = "xterm-256color";
 	ui->scr = newterm(term, ui->ttyf, ui->ttyf);
 	if (ui->scr == NULL) {
-		*cause = xasprintf("cannot use terminal type '%s'", term);
-		fclose(ui->ttyf);
-		return -EINVAL;
+		/* An unknown TERM (ssh from an exotic terminal): xterm is the safe guess. */
+		log_msg("terminal type '%s' unknown here; using xterm-256color", term);
+		ui->scr = newterm("xterm-256color", ui->ttyf, ui->ttyf);
+		if (ui->scr == NULL) {
+			*cause = xasprintf("cannot use terminal type '%s'", term);
+			fclose(ui->ttyf);
+			return -EINVAL;
+		}
 	}
 	set_term(ui->scr);
 	raw();

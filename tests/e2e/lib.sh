@@ -1,0 +1,99 @@
+# tests/e2e/lib.sh - drive the real workrex binary inside a real tmux.
+#
+# Every test gets its own tmux server (private socket), its own HOME and XDG
+# directories, and a bash whose prompt is "wrx$ ". Helpers wait for text on
+# the screen instead of sleeping; every wait is bounded.
+
+: "${WORKREX:?set WORKREX to the binary under test}"
+E2E_TMP=$(mktemp -d /tmp/wrx-e2e.XXXXXX)
+SOCK="wrx-$$-$RANDOM"
+export HOME="$E2E_TMP/home" XDG_CONFIG_HOME="$E2E_TMP/home/.config"
+export XDG_STATE_HOME="$E2E_TMP/home/.local/state" XDG_RUNTIME_DIR="$E2E_TMP/run"
+export LANG=C.UTF-8 LC_ALL=C.UTF-8 SHELL=/bin/bash
+unset TMUX
+mkdir -p "$HOME" "$XDG_RUNTIME_DIR" "$E2E_TMP/work"
+chmod 700 "$XDG_RUNTIME_DIR"
+cat >"$HOME/.bashrc" <<'RC'
+PS1='wrx$ '
+unset PROMPT_COMMAND
+HISTFILE=/dev/null
+RC
+: "${E2E_TIMEOUT:=10}"
+
+tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+
+# start W H [TERM]: workrex in a new tmux session of W x H, cwd $E2E_TMP/work.
+start() {
+	local w=$1 h=$2 term=${3:-tmux-256color}
+	tm new-session -d -x "$w" -y "$h" -c "$E2E_TMP/work" \
+		"env TERM=$term $WORKREX_ENV $WORKREX; echo WORKREX-EXITED \$?; sleep 30"
+	tm set -g status off
+}
+
+# kill_server: end this test's tmux and wait until its socket is gone.
+kill_server() {
+	local i=0
+	tm kill-server 2>/dev/null || true
+	while tm has-session 2>/dev/null && ((i < 100)); do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	rm -f "/tmp/tmux-$(id -u)/$SOCK"
+}
+
+screen() { tm capture-pane -p "$@"; }
+
+# wait_for REGEX [SECONDS]: until the screen matches (grep -E), else fail.
+wait_for() {
+	local re=$1 limit=${2:-$E2E_TIMEOUT} i=0
+	while ((i < limit * 20)); do
+		if screen | grep -qE -- "$re"; then return 0; fi
+		sleep 0.05
+		i=$((i + 1))
+	done
+	echo "--- timed out waiting for: $re" >&2
+	screen >&2
+	return 1
+}
+
+# wait_gone REGEX [SECONDS]: until the screen no longer matches.
+wait_gone() {
+	local re=$1 limit=${2:-$E2E_TIMEOUT} i=0
+	while ((i < limit * 20)); do
+		if ! screen | grep -qE -- "$re"; then return 0; fi
+		sleep 0.05
+		i=$((i + 1))
+	done
+	echo "--- still showing: $re" >&2
+	screen >&2
+	return 1
+}
+
+keys() { tm send-keys "$@"; }
+type_line() { tm send-keys -l -- "$1"; tm send-keys Enter; }
+prefix() { tm send-keys C-b "$@"; }
+
+workrex_pid() { pgrep -f -n "^$WORKREX\$" || pgrep -n -x workrex; }
+
+stop() {
+	tm kill-server 2>/dev/null
+	rm -rf "$E2E_TMP"
+}
+
+# Test bookkeeping: run_test NAME FUNCTION
+PASSED=0
+FAILED=0
+run_test() {
+	local name=$1 fn=$2
+	if (
+		set -e
+		"$fn"
+	); then
+		echo "ok - $name"
+		PASSED=$((PASSED + 1))
+	else
+		echo "not ok - $name"
+		FAILED=$((FAILED + 1))
+	fi
+	kill_server
+}

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# The dashboard as a user sees it: shell pane, colours, wide characters,
+# alternate screen, tiling, zoom, focus, close, resize, scroll mode, quit.
+. "$(dirname "$0")/lib.sh"
+trap stop EXIT
+
+t_shell_runs_commands() {
+	start 120 40
+	wait_for 'wrx\$'
+	type_line 'echo $((6*7))'
+	wait_for '^.*│42 *$'
+	# The sidebar lists the agent (the directory) and its pane.
+	screen | grep -qE '^ 1 +work'
+	screen | grep -qE '^ +1 bash'
+}
+
+t_bold_red() {
+	start 120 40
+	wait_for 'wrx\$'
+	type_line "printf '\\033[1;31mX\\033[0m\\n'"
+	wait_for '│X *$'
+	# tmux reports the cell's attributes: bold and red right before the X.
+	screen -e | grep -aP '\x1b\[[0-9;]*\b1m(\x1b\[[0-9;]*m)*\x1b\[31m(\x1b\[[0-9;]*m)*X' >/dev/null ||
+		screen -e | grep -aP '\x1b\[[0-9;]*31m(\x1b\[[0-9;]*m)*X' | grep -aq '1m'
+}
+
+t_truecolour() {
+	# On a 256-colour terminal RGB maps to the nearest palette entry...
+	start 120 40 tmux-256color
+	wait_for 'wrx\$'
+	type_line "printf '\\033[38;2;255;0;0mR\\033[48;2;0;0;255mB\\033[0m\\n'"
+	wait_for '│RB *$'
+	screen -e | grep -aP '\x1b\[38;5;196m(\x1b\[[0-9;]*m)*R' >/dev/null
+	screen -e | grep -aP '\x1b\[48;5;21m(\x1b\[[0-9;]*m)*B' >/dev/null
+	kill_server
+	# ...and with direct colour it goes through unchanged.
+	start 120 40 xterm-direct
+	wait_for 'wrx\$'
+	type_line "printf '\\033[38;2;18;52;86mR\\033[0m\\n'"
+	wait_for '│R *$'
+	screen -e | grep -aP '\x1b\[38;2;18;52;86m(\x1b\[[0-9;]*m)*R' >/dev/null
+}
+
+t_wide_chars_keep_columns() {
+	start 120 40
+	wait_for 'wrx\$'
+	type_line "printf 'abcd|\\n中文|\\n😀xy|\\ne\\xcc\\x81abc|\\n'"
+	wait_for 'abc\|$'
+	# Every | must sit at the same display column.
+	screen | python3 -c '
+import sys, unicodedata
+def width(s):
+    w = 0
+    for ch in s:
+        if unicodedata.combining(ch): continue
+        w += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+    return w
+cols = set()
+for line in sys.stdin:
+    line = line.rstrip("\n")
+    if line.endswith("|") and "printf" not in line:
+        cols.add(width(line[: line.rindex("|")]))
+sys.exit(0 if len(cols) == 1 else 1)'
+}
+
+t_alternate_screen() {
+	seq 1 500 >"$E2E_TMP/work/numbers.txt"
+	start 120 40
+	wait_for 'wrx\$'
+	type_line 'echo before-less'
+	wait_for '│before-less'
+	type_line 'less numbers.txt'
+	wait_for '│1 *$'
+	wait_gone 'before-less'
+	keys G
+	wait_for '│500 *$'
+	keys q
+	wait_for 'before-less'
+	wait_gone '│500 *$'
+}
+
+t_tiling_zoom_focus_close() {
+	start 120 40
+	wait_for 'wrx\$'
+	prefix c
+	wait_for '^ +2 bash'
+	prefix c
+	wait_for '^ +3 bash'
+	# Three title bars: the main pane left, two stacked right.
+	[ "$(screen | grep -cE '│ [123] .*work:bash')" -eq 3 ]
+	screen | grep -qE '^ 1 .*work:bash.*│ 2 .*work:bash'
+	# Pane 3 is focused; type into it.
+	type_line 'echo in-three'
+	wait_for '│in-three *$'
+	# Zoom shows one pane only.
+	prefix z
+	wait_for '\[zoom\]'
+	[ "$(screen | grep -cE '│ [123] .*work:bash')" -eq 1 ]
+	prefix z
+	wait_gone '\[zoom\]'
+	# Focus by number: agent 1 again moves on to its next pane (pane 1).
+	prefix 1
+	type_line 'echo in-one'
+	wait_for '^.{20,30}│in-one'
+	# Close pane 1: it still runs, so confirm.
+	prefix x
+	wait_for 'close pane 1'
+	keys y
+	wait_gone '^ +3 bash'
+	[ "$(screen | grep -cE '│ [12] .*work:bash')" -eq 2 ]
+	# Layouts cycle: grid, then full.
+	prefix Space
+	wait_for '\[grid\]'
+	prefix Space
+	wait_for '\[full\]'
+}
+
+t_resize_reaches_programs() {
+	start 120 40
+	wait_for 'wrx\$'
+	type_line 'stty size'
+	# 40 rows - status line - title bar; 120 cols - sidebar (24) - separator.
+	wait_for '│38 95 *$'
+	tm resize-window -x 100 -y 30
+	type_line 'clear; stty size'
+	wait_for '│28 75 *$'
+	prefix s
+	type_line 'clear; stty size'
+	wait_for '^28 100 *$'
+}
+
+t_scroll_mode_shows_history() {
+	start 100 30
+	wait_for 'wrx\$'
+	type_line 'seq 1 300'
+	wait_for '^.*│300 *$'
+	prefix '['
+	wait_for '\[scroll 0/'
+	keys PageUp PageUp PageUp
+	wait_for '│2[0-9][0-9] *$'
+	screen | grep -qE '\[scroll [1-9][0-9]*/'
+	# Search for a line long gone from the screen.
+	keys /
+	wait_for 'search up:'
+	tm send-keys -l '123'
+	keys Enter
+	wait_for '│123 *$'
+	keys q
+	wait_for '│300 *$'
+	wait_gone '\[scroll'
+}
+
+t_quit_asks_while_running() {
+	start 100 30
+	wait_for 'wrx\$'
+	prefix q
+	wait_for 'quit and end 1 running program'
+	keys n
+	wait_gone 'quit and end'
+	prefix q
+	wait_for 'quit and end'
+	keys y
+	wait_for 'WORKREX-EXITED 0'
+}
+
+t_help_lists_bindings() {
+	start 100 40
+	wait_for 'wrx\$'
+	prefix '?'
+	wait_for 'keys after the prefix C-b'
+	screen | grep -q 'zoom the focused pane'
+	keys Escape
+	wait_gone 'keys after the prefix'
+}
+
+run_test "shell pane runs commands" t_shell_runs_commands
+run_test "bold red X" t_bold_red
+run_test "24-bit colour" t_truecolour
+run_test "CJK, emoji and combining marks keep columns" t_wide_chars_keep_columns
+run_test "alternate screen draws and restores" t_alternate_screen
+run_test "tile three panes, zoom, focus by number, close, layouts" t_tiling_zoom_focus_close
+run_test "resize reaches the programs" t_resize_reaches_programs
+run_test "scroll mode shows scrolled-off lines and searches" t_scroll_mode_shows_history
+run_test "quit asks while programs run" t_quit_asks_while_running
+run_test "help overlay lists bindings" t_help_lists_bindings
