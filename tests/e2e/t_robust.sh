@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Abuse: floods, garbage, programs that exit or crash at once, extreme
+# terminal sizes, broken configuration. The dashboard must stay up and
+# keep every other pane usable.
+. "$(dirname "$0")/lib.sh"
+trap stop EXIT
+
+rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+
+t_flood_does_not_starve() {
+	start 120 40
+	wait_for 'wrx\$'
+	type_line 'timeout 12 yes flood-flood-flood'
+	wait_for 'flood-flood'
+	prefix c
+	wait_for '^ +2 bash'
+	pid=$(workrex_pid)
+	max=0
+	for i in 1 2 3; do
+		type_line "echo marker-$i-\$((7*6))"
+		# Generous liveness bound; the latency itself is measured by make bench.
+		wait_for "│marker-$i-42 *$" 10
+		r=$(rss_kb "$pid")
+		((r > max)) && max=$r
+		sleep 1
+	done
+	sleep 3
+	r=$(rss_kb "$pid")
+	((r > max)) && max=$r
+	echo "# flood: max RSS ${max} kB" >&2
+	# 10000 lines of history and the screens: far below this.
+	((max < 200000))
+	kill -0 "$pid"
+}
+
+t_random_bytes_flood() {
+	start 120 40
+	wait_for 'wrx\$'
+	prefix c
+	wait_for '^ +2 bash'
+	prefix o
+	# Raw random bytes: every escape sequence libvterm knows, and junk.
+	type_line 'head -c 3000000 /dev/urandom; printf "\033c"; echo random-done'
+	prefix o
+	type_line 'echo alive-$((6*7))'
+	wait_for '│alive-42 *$' 20
+	pid=$(workrex_pid)
+	kill -0 "$pid"
+}
+
+t_base64_flood_for_ten_seconds() {
+	start 120 40
+	wait_for 'wrx\$'
+	type_line 'timeout 10 sh -c "cat /dev/urandom | base64"; echo flood-over'
+	prefix c
+	wait_for '^ +2 bash'
+	type_line 'echo typed-$((6*7))'
+	wait_for '│typed-42 *$' 10
+	wait_for 'flood-over' 30
+	kill -0 "$(workrex_pid)"
+}
+
+t_child_exits_at_once() {
+	start 100 30
+	wait_for 'wrx\$'
+	type_line 'exec true'
+	wait_for '\[exited 0\]'
+	prefix c
+	wait_for '^ +2 bash'
+	type_line 'kill -SEGV $$'
+	wait_for '\[killed by signal 11\]'
+	# An exited pane closes without asking.
+	prefix x
+	wait_gone 'killed by signal'
+	prefix x
+	wait_for 'no panes'
+	prefix c
+	wait_for 'wrx\$'
+}
+
+t_shell_that_cannot_start() {
+	WORKREX_ENV="SHELL=/nonexistent/shell" start 100 30
+	wait_for 'cannot run /nonexistent/shell'
+	wait_for '\[exited 127\]'
+	kill -0 "$(workrex_pid)"
+}
+
+t_one_by_one_terminal() {
+	start 1 1
+	sleep 1
+	pid=$(workrex_pid)
+	kill -0 "$pid"
+	tm resize-window -x 2 -y 2
+	sleep 0.3
+	tm resize-window -x 100 -y 30
+	wait_for 'wrx\$'
+	type_line 'stty size'
+	wait_for '│28 75 *$'
+}
+
+t_huge_terminal() {
+	start 500 200
+	wait_for 'wrx\$'
+	type_line 'stty size'
+	wait_for '│198 475 *$'
+	prefix c
+	prefix c
+	prefix Space
+	wait_for '\[grid\]'
+	kill -0 "$(workrex_pid)"
+}
+
+t_invalid_utf8() {
+	start 100 30
+	wait_for 'wrx\$'
+	type_line "printf '\\xff\\xfe\\xc3\\x28\\xe2\\x82\\xf0\\x9f\\x98\\xed\\xa0\\x80\\xc0\\xaf|\\n'; echo utf8-$((6*7))"
+	wait_for '│utf8-42 *$'
+	kill -0 "$(workrex_pid)"
+}
+
+t_bad_config_is_a_clear_error() {
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'scrollback: 10\nkeys: [\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start 120 30
+	wait_for 'WORKREX-EXITED 1'
+	screen | grep -qE 'workrex: .*/workrex/config.yaml:[0-9]+:[0-9]+: '
+	rm "$XDG_CONFIG_HOME/workrex/config.yaml"
+}
+
+t_unknown_key_is_a_warning() {
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'scrollback: 10\nfrobnicate: 1\nkeys:\n  prefix: C-a\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start 120 30
+	wait_for "config.yaml:2: unknown key 'frobnicate'"
+	wait_for 'C-a \? help'
+	# The rebound prefix works and C-b goes to the program.
+	keys C-a c
+	wait_for '^ +2 bash'
+	rm "$XDG_CONFIG_HOME/workrex/config.yaml"
+}
+
+t_terminal_hangup_ends_cleanly() {
+	start 100 30
+	wait_for 'wrx\$'
+	type_line 'sleep 1000 &'
+	pid=$(workrex_pid)
+	kill -HUP "$pid"
+	wait_for 'WORKREX-EXITED 0'
+	# The pane's programs got the hang-up too.
+	sleep 0.5
+	! pgrep -f '^sleep 1000$' >/dev/null || { pkill -f '^sleep 1000$'; false; }
+}
+
+run_test "a flooding pane does not starve another; memory bounded" t_flood_does_not_starve
+run_test "random bytes flood a pane; the dashboard survives" t_random_bytes_flood
+run_test "base64 of /dev/urandom for 10 s" t_base64_flood_for_ten_seconds
+run_test "a child that exits at once or crashes" t_child_exits_at_once
+run_test "a shell that cannot start" t_shell_that_cannot_start
+run_test "1x1 terminal, then grown" t_one_by_one_terminal
+run_test "500x200 terminal" t_huge_terminal
+run_test "invalid UTF-8" t_invalid_utf8
+run_test "malformed config is a clear error" t_bad_config_is_a_clear_error
+run_test "unknown config key is a warning; prefix rebinds" t_unknown_key_is_a_warning
+run_test "SIGHUP ends the dashboard and its programs" t_terminal_hangup_ends_cleanly
