@@ -22,7 +22,7 @@ BIN     := $(BUILD)/workrex
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps run test unit e2e asan fuzz bench format clean
+.PHONY: all deps test-deps run test fuzz-smoke unit e2e asan fuzz bench format clean
 
 all: $(BIN)
 
@@ -44,6 +44,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libworkrex.a
 deps:
 	@scripts/deps.sh
 
+test-deps:
+	@scripts/deps.sh --test
+
 run: deps
 	@$(MAKE) --no-print-directory all
 	./$(BIN)
@@ -54,7 +57,8 @@ unit: $(UNIT_BIN)
 e2e: $(BIN)
 	@WORKREX=$(abspath $(BIN)) tests/e2e/run.sh
 
-test: deps
+test: test-deps
+	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory e2e
 	@$(MAKE) --no-print-directory fuzz-smoke
@@ -67,7 +71,9 @@ asan:
 
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 60
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(filter-out $(BUILD)/src/main.o,$(SRC:%.c=$(BUILD)/fuzzobj/%.o))
+FUZZ_OBJ := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(filter-out src/main.c,$(SRC)))
+.SECONDARY: $(FUZZ_OBJ)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -std=c11 -D_GNU_SOURCE $(PKG_CFLAGS) -Isrc -o $@ $^ $(LDLIBS)
 

@@ -3,15 +3,16 @@
  *
  * libvterm does the parsing; this file wires its callbacks to plain state
  * (dirty rows, cursor, title, modes), stores the lines it pushes off the top
- * in a scrollback ring, and works around libvterm 0.1.4's habit of corrupting
- * OSC/DCS strings that arrive split over two vterm_input_write() calls: an
- * unfinished string is held back until its terminator arrives (see
- * feed_scan()).
+ * in a scrollback ring. Program output passes through vtfilter first, which
+ * keeps libvterm 0.1.4's parser bugs out of reach of what programs print;
+ * a sequence that is still unfinished at the end of a read is held here
+ * until the rest arrives.
  */
 #include "pane.h"
 
 #include "../util/util.h"
 #include "scrollback.h"
+#include "vtfilter.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -23,10 +24,17 @@ static_assert((int)WRX_KEY_PAGEDOWN == (int)VTERM_KEY_PAGEDOWN, "key values foll
 static_assert((int)WRX_KEY_F0 == (int)VTERM_KEY_FUNCTION_0, "key values follow libvterm");
 static_assert((int)WRX_MOD_CTRL == (int)VTERM_MOD_CTRL && (int)WRX_MOD_ALT == (int)VTERM_MOD_ALT, "mods");
 
-/* An unfinished OSC/DCS string longer than this is passed on anyway. */
+/*
+ * libvterm 0.1.4 writes through a NULL pointer when a wide character is
+ * printed on a one-column screen (found by tests/fuzz/fuzz_pane.c), so a
+ * pane is never narrower than two columns; the UI draws what fits.
+ */
+#define MIN_COLS 2
+
+/* An unfinished OSC/DCS string longer than this is dropped. */
 #define HOLD_MAX (1024 * 1024)
 
-enum scan_state { SCAN_NORMAL, SCAN_ESC, SCAN_STR, SCAN_STR_ESC };
+enum { DISCARD_NONE, DISCARD_STRING, DISCARD_CSI };
 
 struct pane {
 	VTerm *vt;
@@ -44,7 +52,8 @@ struct pane {
 	bool has_io;
 
 	struct buf hold; /* held-back unfinished string sequence */
-	enum scan_state scan;
+	int discard;     /* inside a sequence too long to hold: DISCARD_* */
+	struct vtfilter filter;
 
 	char *title; /* owned */
 	VTermPos cursor;
@@ -259,7 +268,7 @@ struct pane *pane_new(int rows, int cols, size_t scrollback, pane_event_fn *fn, 
 {
 	struct pane *p = xcalloc(1, sizeof *p);
 	p->rows = WRX_MAX(rows, 1);
-	p->cols = WRX_MAX(cols, 1);
+	p->cols = WRX_MAX(cols, MIN_COLS);
 	p->fn = fn;
 	p->data = data;
 	p->sb_limit = scrollback;
@@ -317,69 +326,6 @@ static void emit(struct pane *p)
 		p->fn(p, ev, p->data);
 }
 
-/*
- * Scan buf for the start of an OSC, DCS, APC, PM or SOS string and return how
- * many leading bytes may go to libvterm now; the rest (an unfinished string,
- * or a lone ESC that may begin one) must wait for more input. The scanner's
- * state carries across calls, but callers always rescan held bytes from the
- * start of the string, so a sequence is judged whole.
- */
-static size_t feed_scan(struct pane *p, const char *buf, size_t len)
-{
-	size_t safe = 0; /* bytes before the start of an open sequence */
-	size_t i = 0;
-	enum scan_state st = SCAN_NORMAL;
-	while (i < len) {
-		unsigned char c = (unsigned char)buf[i];
-		switch (st) {
-		case SCAN_NORMAL: {
-			const char *e = memchr(buf + i, 0x1b, len - i);
-			if (e == NULL) {
-				i = len;
-				safe = len;
-				continue;
-			}
-			i = (size_t)(e - buf);
-			safe = i;
-			st = SCAN_ESC;
-			break;
-		}
-		case SCAN_ESC:
-			if (c == ']' || c == 'P' || c == '_' || c == '^' || c == 'X') {
-				st = SCAN_STR;
-			} else {
-				st = SCAN_NORMAL;
-				safe = i + 1;
-			}
-			break;
-		case SCAN_STR:
-			if (c == 0x07 || c == 0x18 || c == 0x1a) {
-				st = SCAN_NORMAL;
-				safe = i + 1;
-			} else if (c == 0x1b) {
-				st = SCAN_STR_ESC;
-			}
-			break;
-		case SCAN_STR_ESC:
-			if (c == '\\') {
-				st = SCAN_NORMAL;
-				safe = i + 1;
-			} else if (c == 0x1b) {
-				st = SCAN_STR_ESC;
-			} else {
-				/* ESC inside a string ends it and begins a new sequence. */
-				safe = i - 1;
-				st = SCAN_ESC;
-				continue; /* re-read c as the byte after ESC */
-			}
-			break;
-		}
-		i++;
-	}
-	p->scan = st;
-	return st == SCAN_NORMAL ? len : safe;
-}
-
 static void vt_write(struct pane *p, const char *buf, size_t len)
 {
 	while (len > 0) {
@@ -395,19 +341,46 @@ void pane_feed(struct pane *p, const char *buf, size_t len)
 {
 	if (len == 0)
 		return;
+	if (p->discard) {
+		size_t t = 0;
+		for (; t < len; t++) {
+			unsigned char c = (unsigned char)buf[t];
+			if (c == 0x07 || c == 0x18 || c == 0x1a || c == 0x1b)
+				break;
+			if (p->discard == DISCARD_CSI && c >= 0x40 && c != 0x7f)
+				break;
+		}
+		if (t == len)
+			return;
+		p->discard = DISCARD_NONE;
+		if (buf[t] != 0x1b)
+			t++; /* ESC stays: it ends the sequence and may begin another */
+		buf += t;
+		len -= t;
+		if (len == 0)
+			return;
+	}
 	if (p->hold.len > 0) {
 		buf_add(&p->hold, buf, len);
 		buf = p->hold.data;
 		len = p->hold.len;
 	}
-	size_t ok = feed_scan(p, buf, len);
-	if (ok < len && len - ok > HOLD_MAX)
-		ok = len; /* give up holding: bounded memory beats a pretty title */
-	vt_write(p, buf, ok);
+	static struct buf clean;
+	buf_consume(&clean, clean.len);
+	size_t used = vtfilter(&p->filter, buf, len, &clean);
+	vt_write(p, clean.data, clean.len);
 	if (p->hold.len > 0) {
-		buf_consume(&p->hold, ok);
-	} else if (ok < len) {
-		buf_add(&p->hold, buf + ok, len - ok);
+		buf_consume(&p->hold, used);
+	} else if (used < len) {
+		buf_add(&p->hold, buf + used, len - used);
+	}
+	if (p->hold.len > HOLD_MAX) {
+		/* An endless sequence: drop it to its end rather than grow or pass it on. */
+		p->discard = memchr(p->hold.data, '[', WRX_MIN(p->hold.len, 64)) &&
+				     !memchr(p->hold.data, ']', WRX_MIN(p->hold.len, 64))
+			     ? DISCARD_CSI
+			     : DISCARD_STRING;
+		buf_consume(&p->hold, p->hold.len);
 	}
 	vterm_screen_flush_damage(p->vs);
 	p->events |= PANE_EV_OUTPUT;
@@ -425,7 +398,7 @@ void pane_set_exited(struct pane *p, int status)
 void pane_resize(struct pane *p, int rows, int cols)
 {
 	rows = WRX_MAX(rows, 1);
-	cols = WRX_MAX(cols, 1);
+	cols = WRX_MAX(cols, MIN_COLS);
 	if (rows == p->rows && cols == p->cols)
 		return;
 	if (cols > p->linebuf_cap) {

@@ -1,0 +1,213 @@
+/*
+ * vtfilter.c - see vtfilter.h. A small scanner over escape sequences; plain
+ * text between them is copied in runs found with memchr(), so the cost on a
+ * flood of text is a memcpy.
+ *
+ * Each sequence handler gets j, the index of the first byte after the ESC
+ * (and after any control bytes, which the caller has already emitted), and
+ * returns the index after the sequence, or 0 when the input ends inside it.
+ */
+#include "vtfilter.h"
+
+#include <string.h>
+
+#define ESC 0x1b
+#define CAN 0x18
+#define SUB 0x1a
+#define BEL 0x07
+#define CSI_ARGS_MAX 16
+/* REP beyond the widest line is clamped by the terminal anyway. */
+#define REP_MAX 4096
+
+/* Remember the last graphic character of a run of text. */
+static void note_text(struct vtfilter *f, const char *s, size_t n)
+{
+	/* Controls at the end do not count: look before them. */
+	while (n > 0 && ((unsigned char)s[n - 1] < 0x20 || s[n - 1] == 0x7f))
+		n--;
+	if (n == 0)
+		return;
+	size_t k = n - 1;
+	unsigned char c;
+	while (k > 0 && n - k < 4 && ((unsigned char)s[k] & 0xc0) == 0x80)
+		k--;
+	c = (unsigned char)s[k];
+	size_t want = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+	if (c < 0x20 || c == 0x7f || want != n - k)
+		return; /* a partial or broken character: leave it */
+	memcpy(f->last, s + k, want);
+	f->lastlen = (int)want;
+}
+
+/* CSI n b: repeat the last graphic character n times. */
+static void expand_rep(struct vtfilter *f, const char *args, size_t n, struct buf *out)
+{
+	long count = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (args[k] < '0' || args[k] > '9')
+			break;
+		count = count * 10 + (args[k] - '0');
+		if (count > REP_MAX)
+			count = REP_MAX;
+	}
+	if (count == 0)
+		count = 1;
+	if (f->lastlen == 0)
+		return;
+	for (long k = 0; k < count; k++)
+		buf_add(out, f->last, (size_t)f->lastlen);
+}
+
+/* Bytes libvterm executes wherever they appear (C0 but ESC, CAN, SUB; DEL). */
+static bool executed(unsigned char c)
+{
+	return (c < 0x20 && c != ESC && c != CAN && c != SUB) || c == 0x7f;
+}
+
+static bool string_intro(unsigned char c)
+{
+	return c == ']' || c == 'P' || c == '_' || c == '^' || c == 'X';
+}
+
+static void emit_executed(const char *data, size_t from, size_t to, struct buf *out)
+{
+	for (size_t k = from; k < to; k++)
+		if (executed((unsigned char)data[k]))
+			buf_addch(out, data[k]);
+}
+
+static void emit_rest(const char *data, size_t from, size_t to, struct buf *out)
+{
+	for (size_t k = from; k < to; k++)
+		if (!executed((unsigned char)data[k]))
+			buf_addch(out, data[k]);
+}
+
+/* OSC, DCS, APC, PM, SOS: data[j] is the introducer. */
+static size_t do_string(const char *data, size_t j, size_t len, struct buf *out)
+{
+	size_t t = j + 1;
+	while (t < len) {
+		unsigned char c = (unsigned char)data[t];
+		if (c == BEL || c == CAN || c == SUB || c == ESC)
+			break;
+		t++;
+	}
+	if (t >= len || ((unsigned char)data[t] == ESC && t + 1 >= len))
+		return 0;
+	unsigned char c = (unsigned char)data[t];
+	if (c == CAN || c == SUB)
+		return t + 1; /* cancelled: nothing reaches libvterm */
+	buf_addch(out, ESC);
+	buf_addch(out, data[j]);
+	emit_rest(data, j + 1, t, out); /* the body, without control bytes */
+	if (c == BEL) {
+		buf_addch(out, BEL);
+		return t + 1;
+	}
+	buf_add(out, "\033\\", 2);
+	/* ESC \ is the terminator; any other ESC ends the string and starts anew. */
+	return data[t + 1] == '\\' ? t + 2 : t;
+}
+
+/* CSI: data[j] is '['. */
+static size_t do_csi(struct vtfilter *vf, const char *data, size_t j, size_t len, struct buf *out)
+{
+	size_t t = j + 1;
+	int seps = 0;
+	while (t < len) {
+		unsigned char c = (unsigned char)data[t];
+		if ((c >= 0x40 && c != 0x7f) || c == ESC || c == CAN || c == SUB)
+			break;
+		seps += c == ';' || c == ':';
+		t++;
+	}
+	if (t >= len)
+		return 0;
+	unsigned char f = (unsigned char)data[t];
+	emit_executed(data, j + 1, t, out); /* libvterm runs them mid-sequence */
+	if (f == ESC)
+		return t; /* aborted by a new sequence */
+	if (f == CAN || f == SUB)
+		return t + 1;
+	if (f >= 0x80)
+		return t; /* no valid final byte: drop the sequence, keep the byte */
+	if (seps >= CSI_ARGS_MAX)
+		return t + 1; /* more arguments than libvterm can hold: drop */
+	if (f == 'b') {
+		expand_rep(vf, data + j + 1, t - j - 1, out);
+		return t + 1;
+	}
+	buf_add(out, "\033[", 2);
+	emit_rest(data, j + 1, t + 1, out);
+	return t + 1;
+}
+
+/* ESC, intermediates (0x20-0x2f), a final byte (0x30-0x7e). */
+static size_t do_escape(const char *data, size_t j, size_t len, struct buf *out)
+{
+	size_t t = j;
+	while (t < len) {
+		unsigned char c = (unsigned char)data[t];
+		if (!(executed(c) || (c >= 0x20 && c <= 0x2f)))
+			break;
+		t++;
+	}
+	if (t >= len)
+		return 0;
+	emit_executed(data, j, t, out);
+	unsigned char f = (unsigned char)data[t];
+	if (f == ESC)
+		return t;
+	if (f == CAN || f == SUB)
+		return t + 1;
+	if (f >= 0x7f)
+		return t; /* no valid final byte: drop the ESC */
+	buf_addch(out, ESC);
+	emit_rest(data, j, t + 1, out);
+	return t + 1;
+}
+
+size_t vtfilter(struct vtfilter *f, const char *data, size_t len, struct buf *out)
+{
+	size_t i = 0;
+	while (i < len) {
+		const char *e = memchr(data + i, ESC, len - i);
+		if (e == NULL) {
+			buf_add(out, data + i, len - i);
+			note_text(f, data + i, len - i);
+			return len;
+		}
+		size_t at = (size_t)(e - data);
+		buf_add(out, data + i, at - i);
+		note_text(f, data + i, at - i);
+		/* Control bytes after the ESC run first; then see what it introduces. */
+		size_t j = at + 1;
+		while (j < len && executed((unsigned char)data[j]))
+			j++;
+		if (j >= len)
+			return at;
+		size_t mark = out->len;
+		buf_add(out, data + at + 1, j - at - 1);
+		unsigned char c = (unsigned char)data[j];
+		size_t next;
+		if (c == ESC) /* ESC ESC: the first one is void */
+			next = j;
+		else if (c == CAN || c == SUB)
+			next = j + 1;
+		else if (c == '[')
+			next = do_csi(f, data, j, len, out);
+		else if (string_intro(c))
+			next = do_string(data, j, len, out);
+		else
+			next = do_escape(data, j, len, out);
+		if (next == 0) {
+			out->len = mark; /* unfinished: nothing of it goes out yet */
+			if (out->data)
+				out->data[mark] = '\0';
+			return at;
+		}
+		i = next;
+	}
+	return len;
+}

@@ -1,0 +1,42 @@
+/*
+ * vtfilter.h - normalise program output before libvterm 0.1.4 parses it.
+ *
+ * libvterm 0.1.4 has parser bugs that a program can trigger on purpose or
+ * by printing junk (found by tests/fuzz/fuzz_pane.c): a CSI with more than
+ * 16 arguments writes past an array; an ESC followed by a control byte
+ * inside a string overflows a heap buffer; a string split over two writes
+ * comes out corrupted. This filter rewrites the byte stream so that libvterm
+ * only ever sees well-formed sequences with the same meaning:
+ *
+ *   - control bytes between an ESC and its next byte are moved in front of
+ *     the ESC (libvterm executes them there anyway);
+ *   - CSI sequences with too many arguments are dropped;
+ *   - string sequences (OSC, DCS, APC, PM, SOS) arrive whole, without
+ *     control bytes in their body, ended by BEL or ESC \;
+ *   - REP (CSI n b) is expanded here: libvterm loops forever on a REP with
+ *     no character printed before it;
+ *   - an unfinished sequence at the end of the input is left for the next
+ *     call (the caller holds it), so nothing is ever split.
+ */
+#ifndef WRX_VTFILTER_H
+#define WRX_VTFILTER_H
+
+#include "../util/util.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* What the filter remembers between calls; zero-initialise. */
+struct vtfilter {
+	char last[4]; /* the last graphic character printed, UTF-8 */
+	int lastlen;  /* 0: none yet */
+};
+
+/*
+ * Append the normalised form of data to out. Returns how many bytes were
+ * consumed; data[ret..len) is an unfinished sequence to pass again, with
+ * more bytes after it.
+ */
+size_t vtfilter(struct vtfilter *f, const char *data, size_t len, struct buf *out);
+
+#endif

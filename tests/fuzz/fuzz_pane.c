@@ -1,0 +1,78 @@
+/*
+ * fuzz_pane.c - libFuzzer target over the pane input path: program output
+ * (split at fuzzer-chosen points, so OSC/DCS hold-back is exercised),
+ * resizes, and input keys, then reading back every cell and history line
+ * as the renderer and scroll mode do.
+ */
+#include "term/pane.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int sink_write(void *ctx, const char *b, size_t n)
+{
+	(void)ctx;
+	(void)b;
+	(void)n;
+	return 0;
+}
+
+static void sink_resize(void *ctx, int r, int c)
+{
+	(void)ctx;
+	(void)r;
+	(void)c;
+}
+
+static void sink_close(void *ctx)
+{
+	(void)ctx;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 2)
+		return 0;
+	int rows = 1 + data[0] % 40, cols = 1 + data[1] % 120;
+	struct pane *p = pane_new(rows, cols, 64, NULL, NULL);
+	struct pane_io io = {sink_write, sink_resize, sink_close, NULL};
+	pane_set_io(p, &io);
+	size_t i = 2;
+	while (i < size) {
+		uint8_t op = data[i++];
+		size_t n = op & 0x3f;
+		if (n > size - i)
+			n = size - i;
+		switch (op >> 6) {
+		case 0:
+		case 1: /* output chunk */
+			pane_feed(p, (const char *)data + i, n);
+			i += n;
+			break;
+		case 2: /* resize */
+			if (i + 1 < size) {
+				pane_resize(p, data[i] % 60, data[i + 1] % 200);
+				i += 2;
+			}
+			break;
+		case 3: /* key, paste, mouse */
+			pane_key(p, op & 0x0f, (op >> 4) & 3);
+			pane_paste(p, (const char *)data + i, n);
+			pane_mouse(p, data[i - 1] % 50, op % 90, op % 6, op & 1, 0);
+			i += n;
+			break;
+		}
+	}
+	struct wrx_cell *cells = calloc((size_t)pane_cols(p), sizeof *cells);
+	for (int l = -(int)pane_history(p); l < pane_rows(p); l++) {
+		pane_line(p, l, cells, pane_cols(p));
+		free(pane_line_text(p, l));
+	}
+	free(cells);
+	int r, c, shape;
+	bool vis;
+	pane_cursor(p, &r, &c, &vis, &shape);
+	pane_free(p);
+	return 0;
+}
