@@ -71,11 +71,18 @@ static void flush_writes(struct pty *t)
 	}
 }
 
+/*
+ * Read until the master is empty, or the turn's budget is spent: bytes, and
+ * time, because libvterm's cost per byte varies a hundredfold (a flood of
+ * short lines scrolls the whole screen per line). Level-triggered polling
+ * brings us back on the next loop turn, after the keyboard and other panes.
+ */
 static void read_some(struct pty *t)
 {
 	static char chunk[64 * 1024];
 	size_t budget = PTY_READ_BUDGET;
-	while (budget > 0 && !t->eof) {
+	uint64_t until = uv_hrtime() + PTY_READ_NSEC;
+	while (budget > 0 && !t->eof && uv_hrtime() < until) {
 		ssize_t n = read(t->fd, chunk, sizeof chunk);
 		if (n > 0) {
 			if (t->pane)

@@ -33,7 +33,8 @@ void pty_reap(void);
 /* The pid running in pane p, or -1. */
 pid_t pty_pid(struct pane *p);
 
-/* Read budget per master per loop turn, bytes. */
+/* Read budget per master per loop turn: bytes, and nanoseconds. */
 #define PTY_READ_BUDGET (256 * 1024)
+#define PTY_READ_NSEC (2 * 1000 * 1000)
 
 #endif

@@ -407,6 +407,8 @@ static int terminal_open(struct ui *ui, char **cause)
 	noecho();
 	nonl();
 	intrflush(stdscr, FALSE);
+	/* Never cut a frame short for pending input: the loop reads it next. */
+	typeahead(-1);
 	set_escdelay(25);
 	curs_set(0);
 	if (has_colors()) {

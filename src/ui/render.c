@@ -164,8 +164,15 @@ static const char *status_icon(struct ui *ui, enum wrx_status s)
 	case WRX_STATUS_DONE:
 		return ui->cfg.icons[2];
 	default:
-		return " ";
+		return "";
 	}
+}
+
+/* "icon " for a status, nothing without one. */
+static char *status_prefix(struct ui *ui, enum wrx_status s)
+{
+	const char *icon = status_icon(ui, s);
+	return *icon ? xasprintf("%s ", icon) : xstrdup("");
 }
 
 static void draw_title(struct ui *ui, struct wpane *wp, int index)
@@ -177,9 +184,10 @@ static void draw_title(struct ui *ui, struct wpane *wp, int index)
 	if (r.h < 1 || r.w < 1)
 		return;
 	fill(r.y, r.x, r.w, focused ? a : A_DIM, ' ');
-	char *left = xasprintf(" %d %s %s:%s%s%s", index + 1, status_icon(ui, wp->agent->status),
-			       wp->agent->handle, wp->label, *pane_title(wp->term) ? " — " : "",
-			       pane_title(wp->term));
+	char *icon = status_prefix(ui, wp->agent->status);
+	char *left = xasprintf(" %d %s%s:%s%s%s", index + 1, icon, wp->agent->handle, wp->label,
+			       *pane_title(wp->term) ? " — " : "", pane_title(wp->term));
+	free(icon);
 	struct buf right = {0};
 	int status;
 	if (wp->bell)
@@ -261,8 +269,9 @@ static void draw_sidebar(struct ui *ui, int h)
 		for (int i = 0; i < session_pane_count(s); i++)
 			if (session_pane(s, i)->agent == ag && first == NULL)
 				first = session_pane(s, i);
-		char *row = xasprintf(" %d %s %s%s", a + 1, status_icon(ui, ag->status), ag->handle,
-				      ag->bell ? " !" : "");
+		char *icon = status_prefix(ui, ag->status);
+		char *row = xasprintf(" %d %s%s%s", a + 1, icon, ag->handle, ag->bell ? " !" : "");
+		free(icon);
 		ui->sidebar_rows[y] = first;
 		put_text(y++, 0, w, row, A_BOLD);
 		free(row);

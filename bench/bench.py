@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""make bench: workrex against tmux, measured in the same run.
+
+Both programs run attached to a pseudo-terminal of the same size that this
+script drains as fast as it can, so each pays for its own parsing and
+drawing and nothing else. Figures are printed with the ratio workrex/tmux.
+
+  (a) throughput: 50 MB of mixed text and SGR through one pane, until its
+      last line shows on the outer terminal;
+  (b) idle: CPU time and wake-ups over 10 s with 8 idle panes;
+  (c) memory: RSS with 16 panes each holding 10000 lines of scrollback;
+  (d) latency: keystroke to echo in one pane while another floods output.
+"""
+import os, pty, random, select, signal, statistics, subprocess, sys, tempfile, threading, time
+
+WORKREX = os.environ.get("WORKREX") or sys.exit("set WORKREX to the binary")
+ROWS, COLS = 40, 120
+TMP = tempfile.mkdtemp(prefix="wrx-bench.")
+SOCK = "wrx-bench-%d" % os.getpid()
+
+
+class Term:
+    """A program on a pty whose output is read (and kept) by a thread."""
+
+    def __init__(self, argv, env):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            import fcntl, struct, termios
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
+            os.execvpe(argv[0], argv, env)
+        import fcntl, struct, termios
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
+        self.out = bytearray()
+        self.cv = threading.Condition()
+        self.alive = True
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while True:
+            try:
+                b = os.read(self.fd, 1 << 16)
+            except OSError:
+                b = b""
+            with self.cv:
+                if not b:
+                    self.alive = False
+                    self.cv.notify_all()
+                    return
+                self.out += b
+                self.cv.notify_all()
+
+    def mark(self):
+        with self.cv:
+            return len(self.out)
+
+    def wait_for(self, needle, start=0, timeout=60.0):
+        end = time.monotonic() + timeout
+        with self.cv:
+            while True:
+                if self.out.find(needle, start) >= 0:
+                    return time.monotonic()
+                left = end - time.monotonic()
+                if left <= 0 or not self.alive:
+                    raise TimeoutError("no %r within %.0fs" % (needle, timeout))
+                self.cv.wait(min(left, 0.5))
+
+    def trim(self):
+        with self.cv:
+            self.out = bytearray()
+
+    def send(self, b):
+        os.write(self.fd, b)
+
+    def close(self):
+        try:
+            os.kill(self.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+        os.close(self.fd)
+
+
+def env_for(shell):
+    e = dict(os.environ)
+    e.update(TERM="tmux-256color", SHELL=shell, LANG="C.UTF-8", LC_ALL="C.UTF-8",
+             HOME=TMP, XDG_CONFIG_HOME=TMP + "/cfg", XDG_STATE_HOME=TMP + "/state",
+             XDG_RUNTIME_DIR=TMP, PS1="$ ")
+    e.pop("TMUX", None)
+    return e
+
+
+def script(name, body):
+    p = os.path.join(TMP, name)
+    with open(p, "w") as f:
+        f.write("#!/bin/sh\n" + body + "\n")
+    os.chmod(p, 0o755)
+    return p
+
+
+def tmux(*args):
+    return subprocess.run(["tmux", "-L", SOCK, "-f", "/dev/null"] + list(args),
+                          capture_output=True, text=True)
+
+
+def tmux_server_pid():
+    return int(tmux("display", "-p", "#{pid}").stdout.strip())
+
+
+def start_workrex(shell):
+    return Term([WORKREX], env_for(shell))
+
+
+def start_tmux(shell, first=None):
+    tmux("kill-server")
+    argv = ["tmux", "-L", SOCK, "-f", "/dev/null", "new-session", "-x", str(COLS), "-y", str(ROWS)]
+    if first:
+        argv.append(first)
+    t = Term(argv, env_for(shell))
+    deadline = time.monotonic() + 10
+    while tmux("has-session").returncode != 0:
+        if time.monotonic() > deadline:
+            raise TimeoutError("tmux did not start")
+        time.sleep(0.05)
+    tmux("set", "-g", "history-limit", "10000")
+    return t
+
+
+def stop_tmux(t):
+    tmux("kill-server")
+    t.close()
+
+
+def pid_of_workrex(term):
+    # The pty child execs workrex directly.
+    return term.pid
+
+
+def proc_stat(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        parts = f.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    cpu = (int(parts[11]) + int(parts[12])) / ticks
+    sw = 0
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                sw += int(line.split()[1])
+    return cpu, sw
+
+
+def rss_kb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1])
+    return 0
+
+
+def ratio(a, b):
+    return "%.2f" % (a / b) if b else "n/a"
+
+
+# ---- (a) throughput ----------------------------------------------------------
+
+def make_flood(path, size):
+    rnd = random.Random(42)
+    words = ["agent", "worktree", "merge", "status", "pane", "libvterm", "curses", "loop",
+             "commit", "branch", "\u4e2d\u6587", "caf\u00e9", "ok", "error", "warning"]
+    chunks, n = [], 0
+    while n < size:
+        line = []
+        for _ in range(rnd.randint(3, 14)):
+            w = rnd.choice(words)
+            r = rnd.random()
+            if r < 0.15:
+                w = "\033[1;3%dm%s\033[0m" % (rnd.randint(1, 7), w)
+            elif r < 0.22:
+                w = "\033[38;5;%dm%s\033[39m" % (rnd.randint(16, 231), w)
+            elif r < 0.26:
+                w = "\033[38;2;%d;%d;%dm%s\033[m" % (rnd.randint(0, 255), rnd.randint(0, 255),
+                                                   rnd.randint(0, 255), w)
+            line.append(w)
+        s = (" ".join(line) + "\n").encode()
+        chunks.append(s)
+        n += len(s)
+    with open(path, "wb") as f:
+        f.write(b"".join(chunks))
+
+
+def bench_throughput():
+    path = os.path.join(TMP, "flood.txt")
+    make_flood(path, 50 * 1000 * 1000)
+    sh = script("cat.sh", "cat %s; printf 'WRX-%%s\\n' FLOOD-END; exec sleep 1000" % path)
+    res = {}
+    t0 = time.monotonic()
+    w = start_workrex(sh)
+    res["workrex"] = w.wait_for(b"WRX-FLOOD-END", timeout=600) - t0
+    w.close()
+    t0 = time.monotonic()
+    t = start_tmux(sh)
+    res["tmux"] = t.wait_for(b"WRX-FLOOD-END", timeout=600) - t0
+    stop_tmux(t)
+    mb = os.path.getsize(path) / 1e6
+    print("(a) 50 MB through one pane: workrex %.2f s (%.1f MB/s), tmux %.2f s (%.1f MB/s), "
+          "ratio %s (goal <= 1.0)" % (res["workrex"], mb / res["workrex"], res["tmux"],
+                                      mb / res["tmux"], ratio(res["workrex"], res["tmux"])))
+
+
+# ---- (b) idle ------------------------------------------------------------------
+
+def measure_idle(pid, seconds=10.0):
+    c0, s0 = proc_stat(pid)
+    time.sleep(seconds)
+    c1, s1 = proc_stat(pid)
+    return c1 - c0, s1 - s0
+
+
+def bench_idle():
+    w = start_workrex("/bin/sh")
+    w.wait_for(b"$")
+    for _ in range(7):
+        w.send(b"\x02c")
+        time.sleep(0.3)
+    time.sleep(2)
+    wc, ws = measure_idle(pid_of_workrex(w))
+    w.close()
+    t = start_tmux("/bin/sh")
+    for _ in range(7):
+        tmux("split-window", "-d")
+        tmux("select-layout", "tiled")
+    time.sleep(2)
+    tc, tsw = measure_idle(tmux_server_pid())
+    stop_tmux(t)
+    print("(b) idle, 8 panes, 10 s: workrex %.3f s CPU, %d wake-ups; tmux %.3f s CPU, %d "
+          "wake-ups (goal: zero wake-ups)" % (wc, ws, tc, tsw))
+
+
+# ---- (c) memory ----------------------------------------------------------------
+
+def bench_rss():
+    line = "line %g of the scrollback benchmark: some words, a path /usr/lib/x, a number 12345"
+    sh = script("hist.sh", "seq -f '%s' 1 10000; printf 'WRX-%%s\\n' HIST; exec sleep 1000" % line)
+    w = start_workrex(sh)
+    w.wait_for(b"WRX-HIST")
+    for _ in range(15):
+        w.send(b"\x02c")
+        time.sleep(0.3)
+    time.sleep(4)
+    wr = rss_kb(pid_of_workrex(w))
+    w.close()
+    t = start_tmux(sh)
+    for _ in range(15):
+        tmux("new-window", "-d", sh)
+    time.sleep(4)
+    spid = tmux_server_pid()
+    tr = rss_kb(spid) + rss_kb(t.pid)
+    stop_tmux(t)
+    print("(c) RSS, 16 panes x 10000 lines of history: workrex %.1f MB, tmux %.1f MB "
+          "(server + client), ratio %s" % (wr / 1024, tr / 1024, ratio(wr, tr)))
+
+
+# ---- (d) latency ---------------------------------------------------------------
+
+# Characters that never occur in the escape sequences either program writes.
+# Alternate sets per line, so a cell never gets back the character it showed
+# before the line was erased (a renderer may rightly skip such a no-change).
+MARKS = (b"!#%&*+^|}{", b"~_=,.'`\"/$")
+
+
+def echo_latencies(term, n=200):
+    lat = []
+    for i in range(n):
+        marks = MARKS[(i // 10) % 2]
+        ch = marks[i % 10:i % 10 + 1]
+        start = term.mark()
+        t0 = time.monotonic()
+        term.send(ch)
+        lat.append((term.wait_for(ch, start, timeout=10) - t0) * 1000)
+        if i % 10 == 9:
+            term.send(b"\x15")  # C-u: erase the line so old marks never reappear
+            time.sleep(0.05)
+        time.sleep(0.01)
+        if len(term.out) > 1 << 24:
+            term.trim()
+    lat.sort()
+    return statistics.median(lat), lat[int(len(lat) * 0.99) - 1]
+
+
+def bench_latency():
+    w = start_workrex("/bin/sh")
+    w.wait_for(b"$")
+    w.send(b"exec yes\r")
+    time.sleep(0.5)
+    w.send(b"\x02c")
+    time.sleep(0.5)
+    w.send(b"exec cat >/dev/null\r")
+    time.sleep(0.5)
+    wp50, wp99 = echo_latencies(w)
+    w.close()
+    t = start_tmux("/bin/sh", "exec yes")
+    tmux("split-window", "exec cat >/dev/null")
+    time.sleep(1)
+    tp50, tp99 = echo_latencies(t)
+    stop_tmux(t)
+    print("(d) keystroke to echo while another pane floods: workrex p50 %.1f ms p99 %.1f ms; "
+          "tmux p50 %.1f ms p99 %.1f ms; p99 ratio %s (goal p99 < 50 ms)"
+          % (wp50, wp99, tp50, tp99, ratio(wp99, tp99)))
+
+
+def main():
+    for tool in ("tmux",):
+        if subprocess.run(["which", tool], capture_output=True).returncode:
+            sys.exit("bench: %s is required" % tool)
+    which = sys.argv[1:] or ["a", "b", "c", "d"]
+    print("workrex bench: %s vs %s, outer terminal %dx%d" % (
+        WORKREX, subprocess.run(["tmux", "-V"], capture_output=True, text=True).stdout.strip(),
+        COLS, ROWS))
+    try:
+        if "a" in which:
+            bench_throughput()
+        if "b" in which:
+            bench_idle()
+        if "c" in which:
+            bench_rss()
+        if "d" in which:
+            bench_latency()
+    finally:
+        tmux("kill-server")
+        subprocess.run(["rm", "-rf", TMP])
+
+
+if __name__ == "__main__":
+    main()
