@@ -7,11 +7,12 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -D_XOPEN_SOURCE_EXTENDED $(WARN) $(PKG_CFLAGS)
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -D_XOPEN_SOURCE_EXTENDED $(WARN) $(PKG_CFLAGS)
 ifeq ($(CI),true)
-CFLAGS  += -Werror
+ALL_CFLAGS += -Werror
 endif
-LDLIBS  += $(PKG_LIBS) -lutil
+ALL_CFLAGS += $(CFLAGS)
+LIBS    := $(PKG_LIBS) -lutil
 
 BUILD   ?= build
 SRC     := $(shell find src -name '*.c' | sort)
@@ -28,10 +29,10 @@ all: $(BIN)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BIN): $(OBJ)
-	$(CC) $(CFLAGS) -o $@ $(OBJ) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(OBJ) $(LDFLAGS) $(LIBS)
 
 $(BUILD)/libworkrex.a: $(LIBOBJ)
 	@rm -f $@
@@ -39,7 +40,7 @@ $(BUILD)/libworkrex.a: $(LIBOBJ)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libworkrex.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Isrc -o $@ $< $(BUILD)/libworkrex.a $(LDFLAGS) $(LDLIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -Isrc -o $@ $< $(BUILD)/libworkrex.a $(LDFLAGS) $(LIBS) -lcmocka
 
 deps:
 	@scripts/deps.sh
@@ -75,7 +76,7 @@ FUZZ_OBJ := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(filter-out src/main.c,$(SRC)))
 .SECONDARY: $(FUZZ_OBJ)
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -std=c11 -D_GNU_SOURCE $(PKG_CFLAGS) -Isrc -o $@ $^ $(LDLIBS)
+	clang $(FUZZ_FLAGS) -std=c11 -D_GNU_SOURCE $(PKG_CFLAGS) -Isrc -o $@ $^ $(LIBS)
 
 $(BUILD)/fuzzobj/%.o: %.c
 	@mkdir -p $(dir $@)

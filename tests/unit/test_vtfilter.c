@@ -98,16 +98,16 @@ static void test_rep_is_expanded(void **state)
 	struct vtfilter f = {0};
 	struct buf out = {0};
 	/* Nothing printed yet: libvterm would loop forever; dropped. */
-	vtfilter(&f, "\033[2J\033[99:b", 12, &out);
+	vtfilter(&f, "\033[2J\033[99:b", sizeof("\033[2J\033[99:b") - 1, &out);
 	assert_string_equal(out.data, "\033[2J");
 	buf_consume(&out, out.len);
-	vtfilter(&f, "x\033[3b", 6, &out);
+	vtfilter(&f, "x\033[3b", sizeof("x\033[3b") - 1, &out);
 	assert_string_equal(out.data, "xxxx");
 	buf_consume(&out, out.len);
-	vtfilter(&f, "\xc3\xa9\r\033[b", 7, &out);
+	vtfilter(&f, "\xc3\xa9\r\033[b", sizeof("\xc3\xa9\r\033[b") - 1, &out);
 	assert_string_equal(out.data, "\xc3\xa9\r\xc3\xa9");
 	buf_consume(&out, out.len);
-	vtfilter(&f, "\033[999999999b", 12, &out);
+	vtfilter(&f, "\033[999999999b", sizeof("\033[999999999b") - 1, &out);
 	assert_int_equal(out.len, 2 * 4096);
 	buf_free(&out);
 	(void)u;
