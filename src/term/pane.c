@@ -556,34 +556,38 @@ int pane_line(const struct pane *p, int line, struct wrx_cell *cells, int ncols)
 	return 0;
 }
 
-char *pane_line_text(const struct pane *p, int line)
+void pane_line_append(const struct pane *p, int line, int c0, int c1, struct buf *out)
 {
-	int ncols = p->cols;
-	if (line < 0) {
-		/* History lines may be wider than the screen is now. */
+	/* History lines may be wider than the screen is now. */
+	int ncols = WRX_MAX(p->cols, WRX_MIN(c1 + 1, 4096));
+	if (line < 0)
 		ncols = WRX_MAX(ncols, 1024);
-	}
 	struct wrx_cell *cells = xcalloc((size_t)ncols, sizeof *cells);
-	struct buf b = {0};
 	if (pane_line(p, line, cells, ncols) == 0) {
-		size_t keep = 0;
-		for (int c = 0; c < ncols; c++) {
+		size_t keep = out->len;
+		for (int c = WRX_MAX(c0, 0); c <= c1 && c < ncols; c++) {
 			if (cells[c].width == 0)
 				continue;
 			if (cells[c].ch[0] == 0) {
-				buf_addch(&b, ' ');
+				buf_addch(out, ' ');
 				continue;
 			}
 			for (int k = 0; k < WRX_CELL_CHARS && cells[c].ch[k]; k++) {
 				char u[4];
-				buf_add(&b, u, (size_t)utf8_encode(cells[c].ch[k], u));
+				buf_add(out, u, (size_t)utf8_encode(cells[c].ch[k], u));
 			}
-			keep = b.len;
+			keep = out->len;
 		}
-		b.len = keep;
-		if (b.data)
-			b.data[keep] = '\0';
+		out->len = keep;
+		if (out->data)
+			out->data[keep] = '\0';
 	}
 	free(cells);
+}
+
+char *pane_line_text(const struct pane *p, int line)
+{
+	struct buf b = {0};
+	pane_line_append(p, line, 0, INT32_MAX - 1, &b);
 	return b.data ? b.data : xstrdup("");
 }

@@ -13,6 +13,7 @@
 #ifndef WRX_PANE_H
 #define WRX_PANE_H
 
+#include "../util/util.h"
 #include "cell.h"
 
 #include <stdbool.h>
@@ -108,5 +109,7 @@ void pane_cell(const struct pane *p, int row, int col, struct wrx_cell *out);
 int pane_line(const struct pane *p, int line, struct wrx_cell *cells, int ncols);
 /* The same line as UTF-8 text, trailing blanks trimmed; caller frees. */
 char *pane_line_text(const struct pane *p, int line);
+/* Cells c0..c1 (inclusive) of a line appended to out as UTF-8, trailing blanks trimmed. */
+void pane_line_append(const struct pane *p, int line, int c0, int c1, struct buf *out);
 
 #endif

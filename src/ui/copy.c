@@ -142,34 +142,6 @@ bool copy_highlight(const struct view *v, int line, int col)
 	return v->mlen && line == v->mline && col >= v->mcol && col < v->mcol + v->mlen;
 }
 
-/* Cells c0..c1 of a line as UTF-8, trailing blanks trimmed. */
-static void line_text(struct wpane *wp, int line, int c0, int c1, struct buf *out)
-{
-	int ncols = WRX_MAX(pane_cols(wp->term), c1 + 1);
-	struct wrx_cell *cells = xcalloc((size_t)ncols, sizeof *cells);
-	if (pane_line(wp->term, line, cells, ncols) == 0) {
-		size_t start = out->len, keep = out->len;
-		for (int c = c0; c <= c1 && c < ncols; c++) {
-			if (cells[c].width == 0)
-				continue;
-			if (cells[c].ch[0] == 0) {
-				buf_addch(out, ' ');
-				continue;
-			}
-			for (int k = 0; k < WRX_CELL_CHARS && cells[c].ch[k]; k++) {
-				char u[4];
-				buf_add(out, u, (size_t)utf8_encode(cells[c].ch[k], u));
-			}
-			keep = out->len;
-		}
-		(void)start;
-		out->len = keep;
-		if (out->data)
-			out->data[keep] = '\0';
-	}
-	free(cells);
-}
-
 static char *selection_text(struct wpane *wp)
 {
 	struct view *v = wp->view;
@@ -177,7 +149,7 @@ static char *selection_text(struct wpane *wp)
 	order(v, &l0, &c0, &l1, &c1);
 	struct buf b = {0};
 	for (int l = l0; l <= l1; l++) {
-		line_text(wp, l, l == l0 ? c0 : 0, l == l1 ? c1 : 4096, &b);
+		pane_line_append(wp->term, l, l == l0 ? c0 : 0, l == l1 ? c1 : 4095, &b);
 		if (l < l1)
 			buf_addch(&b, '\n');
 	}

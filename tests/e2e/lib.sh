@@ -43,31 +43,28 @@ kill_server() {
 
 screen() { tm capture-pane -p "$@"; }
 
-# wait_for REGEX [SECONDS]: until the screen matches (grep -E), else fail.
-wait_for() {
-	local re=$1 limit=${2:-$E2E_TIMEOUT} i=0
+# screen_until yes|no REGEX SECONDS: until the screen does (or no longer
+# does) match, else show it and fail.
+screen_until() {
+	local want=$1 re=$2 limit=$3 i=0
 	while ((i < limit * 20)); do
-		if screen | grep -qE -- "$re"; then return 0; fi
+		if screen | grep -qE -- "$re"; then
+			[ "$want" = yes ] && return 0
+		else
+			[ "$want" = no ] && return 0
+		fi
 		sleep 0.05
 		i=$((i + 1))
 	done
-	echo "--- timed out waiting for: $re" >&2
+	echo "--- waited ${limit}s for the screen to $([ "$want" = yes ] || echo 'stop ')match: $re" >&2
 	screen >&2
 	return 1
 }
 
+# wait_for REGEX [SECONDS]: until the screen matches (grep -E).
+wait_for() { screen_until yes "$1" "${2:-$E2E_TIMEOUT}"; }
 # wait_gone REGEX [SECONDS]: until the screen no longer matches.
-wait_gone() {
-	local re=$1 limit=${2:-$E2E_TIMEOUT} i=0
-	while ((i < limit * 20)); do
-		if ! screen | grep -qE -- "$re"; then return 0; fi
-		sleep 0.05
-		i=$((i + 1))
-	done
-	echo "--- still showing: $re" >&2
-	screen >&2
-	return 1
-}
+wait_gone() { screen_until no "$1" "${2:-$E2E_TIMEOUT}"; }
 
 keys() { tm send-keys "$@"; }
 type_line() { tm send-keys -l -- "$1"; tm send-keys Enter; }
