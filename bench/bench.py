@@ -61,7 +61,8 @@ class Term:
                     return time.monotonic()
                 left = end - time.monotonic()
                 if left <= 0 or not self.alive:
-                    raise TimeoutError("no %r within %.0fs" % (needle, timeout))
+                    raise TimeoutError("no %r within %.0fs; last output: %r"
+                                       % (needle, timeout, bytes(self.out[-300:])))
                 self.cv.wait(min(left, 0.5))
 
     def trim(self):

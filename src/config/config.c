@@ -63,6 +63,265 @@ static void set_str(char **dst, const char *v)
 	*dst = xstrdup(v);
 }
 
+void strlist_add(struct strlist *l, const char *s)
+{
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof *l->v);
+	l->v[l->n++] = xstrdup(s);
+}
+
+void strlist_free(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+/*
+ * A list of strings (a single string counts as a list of one). In a project
+ * file "<global>" stands for the list as the global file left it.
+ */
+static void read_strlist(struct walk *w, yaml_node_t *n, const char *key, struct strlist *dst)
+{
+	struct strlist out = {0};
+	if (scalar(n)) {
+		if (*scalar(n))
+			strlist_add(&out, scalar(n));
+	} else if (n->type == YAML_SEQUENCE_NODE) {
+		for (yaml_node_item_t *it = n->data.sequence.items.start;
+		     it < n->data.sequence.items.top; it++) {
+			yaml_node_t *v = yaml_document_get_node(w->doc, *it);
+			if (!scalar(v)) {
+				fail(w, v, "%s: each item must be a single value", key);
+				strlist_free(&out);
+				return;
+			}
+			if (strcmp(scalar(v), "<global>") == 0) {
+				for (size_t i = 0; i < dst->n; i++)
+					strlist_add(&out, dst->v[i]);
+				continue;
+			}
+			strlist_add(&out, scalar(v));
+		}
+	} else {
+		fail(w, n, "%s must be a list", key);
+		return;
+	}
+	strlist_free(dst);
+	*dst = out;
+}
+
+static bool read_bool(struct walk *w, yaml_node_t *n, const char *key, bool *out)
+{
+	const char *v = scalar(n);
+	if (v && (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on"))) {
+		*out = true;
+		return true;
+	}
+	if (v && (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off"))) {
+		*out = false;
+		return true;
+	}
+	fail(w, n, "%s must be true or false", key);
+	return false;
+}
+
+static void read_choice(struct walk *w, yaml_node_t *n, const char *key, const char *const *ok,
+			char **dst)
+{
+	if (!want_scalar(w, n, key))
+		return;
+	for (const char *const *o = ok; *o; o++) {
+		if (strcmp(scalar(n), *o) == 0) {
+			set_str(dst, scalar(n));
+			return;
+		}
+	}
+	char *msg = xasprintf("%s: '%%s' is not one of the choices (see workrex.yaml(5))", key);
+	fail(w, n, msg, scalar(n));
+	free(msg);
+}
+
+static void read_agents(struct walk *w, yaml_node_t *n)
+{
+	if (n->type != YAML_MAPPING_NODE) {
+		fail(w, n, "%s must be a mapping of name: {command, args, env}", "agents");
+		return;
+	}
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
+		if (!want_scalar(w, k, "an agent name"))
+			return;
+		struct agent_def d = {.name = xstrdup(scalar(k))};
+		if (scalar(v)) {
+			d.command = xstrdup(scalar(v));
+		} else if (v->type == YAML_MAPPING_NODE) {
+			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+			     q < v->data.mapping.pairs.top; q++) {
+				yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
+				yaml_node_t *qv = yaml_document_get_node(w->doc, q->value);
+				const char *name = scalar(qk) ? scalar(qk) : "?";
+				if (!strcmp(name, "command") && want_scalar(w, qv, "agents.*.command")) {
+					set_str(&d.command, scalar(qv));
+				} else if (!strcmp(name, "args")) {
+					read_strlist(w, qv, "agents.*.args", &d.args);
+				} else if (!strcmp(name, "env") && qv->type == YAML_MAPPING_NODE) {
+					for (yaml_node_pair_t *e = qv->data.mapping.pairs.start;
+					     e < qv->data.mapping.pairs.top; e++) {
+						const char *ek = scalar(yaml_document_get_node(w->doc, e->key));
+						const char *ev = scalar(yaml_document_get_node(w->doc, e->value));
+						if (ek && ev) {
+							char *kv = xasprintf("%s=%s", ek, ev);
+							strlist_add(&d.env, kv);
+							free(kv);
+						}
+					}
+				} else {
+					warn(w, qk, "unknown key 'agents.*.%s'", name);
+				}
+			}
+		} else {
+			fail(w, v, "%s must be a command or a mapping", "an agent");
+		}
+		if (d.command == NULL)
+			d.command = xstrdup(d.name);
+		w->c->agents = xrealloc(w->c->agents, (w->c->nagents + 1) * sizeof *w->c->agents);
+		w->c->agents[w->c->nagents++] = d;
+	}
+}
+
+static void free_panes(struct config *c)
+{
+	for (size_t i = 0; i < c->npanes; i++)
+		free(c->panes[i].command);
+	free(c->panes);
+	c->panes = NULL;
+	c->npanes = 0;
+}
+
+static void read_panes(struct walk *w, yaml_node_t *n)
+{
+	if (n->type != YAML_SEQUENCE_NODE) {
+		fail(w, n, "%s must be a list of {command, split, size|percentage, focus}", "panes");
+		return;
+	}
+	free_panes(w->c);
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *v = yaml_document_get_node(w->doc, *it);
+		struct pane_def d = {0};
+		if (scalar(v)) {
+			d.command = xstrdup(scalar(v));
+		} else if (v->type == YAML_MAPPING_NODE) {
+			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+			     q < v->data.mapping.pairs.top; q++) {
+				yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
+				yaml_node_t *qv = yaml_document_get_node(w->doc, q->value);
+				const char *name = scalar(qk) ? scalar(qk) : "?";
+				const char *val = scalar(qv);
+				if (!strcmp(name, "command") && want_scalar(w, qv, "panes.command")) {
+					set_str(&d.command, val);
+				} else if (!strcmp(name, "split") && want_scalar(w, qv, "panes.split")) {
+					if (strcmp(val, "horizontal") && strcmp(val, "vertical"))
+						fail(w, qv, "panes.split must be horizontal or vertical, not '%s'", val);
+					d.vertical = !strcmp(val, "vertical");
+				} else if ((!strcmp(name, "percentage") || !strcmp(name, "size")) &&
+					   want_scalar(w, qv, "panes.percentage")) {
+					char *end;
+					long pc = strtol(val, &end, 10);
+					if (*end || pc < 1 || pc > 99)
+						fail(w, qv, "panes.percentage must be 1 to 99, not '%s'", val);
+					d.percentage = (int)pc;
+				} else if (!strcmp(name, "focus")) {
+					read_bool(w, qv, "panes.focus", &d.focus);
+				} else {
+					warn(w, qk, "unknown key 'panes.%s'", name);
+				}
+			}
+		} else {
+			fail(w, v, "%s must be a command or a mapping", "a pane");
+		}
+		if (d.command == NULL)
+			d.command = xstrdup("<agent>");
+		w->c->panes = xrealloc(w->c->panes, (w->c->npanes + 1) * sizeof *w->c->panes);
+		w->c->panes[w->c->npanes++] = d;
+	}
+}
+
+static void read_files(struct walk *w, yaml_node_t *n)
+{
+	if (n->type != YAML_MAPPING_NODE) {
+		fail(w, n, "%s must be a mapping with copy and symlink", "files");
+		return;
+	}
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
+		const char *name = scalar(k) ? scalar(k) : "?";
+		if (!strcmp(name, "copy"))
+			read_strlist(w, v, "files.copy", &w->c->files_copy);
+		else if (!strcmp(name, "symlink"))
+			read_strlist(w, v, "files.symlink", &w->c->files_symlink);
+		else
+			warn(w, k, "unknown key 'files.%s'", name);
+	}
+}
+
+/*
+ * sandbox.*: which keys a project file may set. The rest are global-only
+ * (SPEC.md section 3): a cloned repository must not widen its own sandbox.
+ */
+static const char *sandbox_project_ok[] = {
+	"enabled", "backend", "target", "image", "container", "lima", NULL,
+};
+static const char *sandbox_global_only_sub[] = {
+	"container.devices", "container.group_add", "container.excluded_files",
+	"container.oci_runtime", "container.cap_add", "container.security_opt",
+	"lima.accept_reduced_git_metadata_isolation", NULL,
+};
+
+static bool in_list(const char *const *l, const char *s)
+{
+	for (; *l; l++)
+		if (strcmp(*l, s) == 0)
+			return true;
+	return false;
+}
+
+static void check_sandbox(struct walk *w, yaml_node_t *n)
+{
+	if (n->type != YAML_MAPPING_NODE) {
+		fail(w, n, "%s must be a mapping", "sandbox");
+		return;
+	}
+	if (w->global)
+		return;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
+		const char *name = scalar(k) ? scalar(k) : "?";
+		if (!in_list(sandbox_project_ok, name)) {
+			warn(w, k, "'sandbox.%s' may only be set in the global config; ignored", name);
+			continue;
+		}
+		if (v->type != YAML_MAPPING_NODE)
+			continue;
+		for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
+		     q++) {
+			yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
+			char *full = xasprintf("%s.%s", name, scalar(qk) ? scalar(qk) : "?");
+			if (in_list(sandbox_global_only_sub, full))
+				warn(w, qk, "'sandbox.%s' may only be set in the global config; ignored", full);
+			free(full);
+		}
+	}
+}
+
 static void read_scrollback(struct walk *w, yaml_node_t *n)
 {
 	if (!want_scalar(w, n, "scrollback"))
@@ -179,11 +438,7 @@ static void read_icons(struct walk *w, yaml_node_t *n)
 	}
 }
 
-/* Keys of SPEC.md section 3 that later parts of workrex read. */
-static const char *accepted[] = {
-	"main_branch", "worktree_dir", "agent",    "agents",         "panes",   "files",
-	"post_create", "pre_merge",    "pre_remove", "merge_strategy", "sandbox", "remote",
-};
+static const char *const strategies[] = {"merge", "rebase", "squash", NULL};
 
 static void walk_root(struct walk *w, yaml_node_t *root)
 {
@@ -208,13 +463,39 @@ static void walk_root(struct walk *w, yaml_node_t *root)
 			read_keys(w, v);
 		} else if (strcmp(name, "status_icons") == 0) {
 			read_icons(w, v);
+		} else if (strcmp(name, "main_branch") == 0) {
+			if (want_scalar(w, v, name))
+				set_str(&w->c->main_branch, scalar(v));
+		} else if (strcmp(name, "worktree_dir") == 0) {
+			if (want_scalar(w, v, name))
+				set_str(&w->c->worktree_dir, scalar(v));
+		} else if (strcmp(name, "agent") == 0) {
+			if (want_scalar(w, v, name))
+				set_str(&w->c->agent, scalar(v));
+		} else if (strcmp(name, "agents") == 0) {
+			if (w->global)
+				read_agents(w, v);
+			else
+				warn(w, k, "'%s' may only be set in the global config; ignored", name);
+		} else if (strcmp(name, "panes") == 0) {
+			read_panes(w, v);
+		} else if (strcmp(name, "files") == 0) {
+			read_files(w, v);
+		} else if (strcmp(name, "post_create") == 0) {
+			read_strlist(w, v, name, &w->c->post_create);
+		} else if (strcmp(name, "pre_merge") == 0) {
+			read_strlist(w, v, name, &w->c->pre_merge);
+		} else if (strcmp(name, "pre_remove") == 0) {
+			read_strlist(w, v, name, &w->c->pre_remove);
+		} else if (strcmp(name, "merge_strategy") == 0) {
+			read_choice(w, v, name, strategies, &w->c->merge_strategy);
+		} else if (strcmp(name, "sandbox") == 0) {
+			check_sandbox(w, v);
+		} else if (strcmp(name, "remote") == 0) {
+			if (!w->global)
+				warn(w, k, "'%s' may only be set in the global config; ignored", name);
 		} else {
-			size_t i;
-			for (i = 0; i < WRX_ARRAY_LEN(accepted); i++)
-				if (strcmp(name, accepted[i]) == 0)
-					break;
-			if (i == WRX_ARRAY_LEN(accepted))
-				warn(w, k, "unknown key '%s'", name);
+			warn(w, k, "unknown key '%s'", name);
 		}
 	}
 }
@@ -225,6 +506,7 @@ void config_init(struct config *c)
 	c->scrollback = 10000;
 	c->prefix = 2; /* C-b */
 	c->notify = xstrdup("bell");
+	c->merge_strategy = xstrdup("merge");
 	c->icons[0] = xstrdup("●");
 	c->icons[1] = xstrdup("◆");
 	c->icons[2] = xstrdup("✓");
@@ -232,6 +514,23 @@ void config_init(struct config *c)
 
 void config_free(struct config *c)
 {
+	free(c->main_branch);
+	free(c->worktree_dir);
+	free(c->agent);
+	for (size_t i = 0; i < c->nagents; i++) {
+		free(c->agents[i].name);
+		free(c->agents[i].command);
+		strlist_free(&c->agents[i].args);
+		strlist_free(&c->agents[i].env);
+	}
+	free(c->agents);
+	free_panes(c);
+	strlist_free(&c->files_copy);
+	strlist_free(&c->files_symlink);
+	strlist_free(&c->post_create);
+	strlist_free(&c->pre_merge);
+	strlist_free(&c->pre_remove);
+	free(c->merge_strategy);
 	free(c->binds);
 	free(c->notify);
 	for (int i = 0; i < 3; i++)
@@ -306,5 +605,26 @@ char *config_project_path(const char *dir)
 		*slash = '\0';
 	}
 	free(d);
+	return NULL;
+}
+
+int config_load_all(struct config *c, const char *dir, const char *project_file, char **err)
+{
+	char *g = config_global_path();
+	int rc = g ? config_load(c, g, true, err) : 0;
+	free(g);
+	if (rc < 0)
+		return rc;
+	char *p = project_file ? xstrdup(project_file) : config_project_path(dir);
+	rc = p ? config_load(c, p, false, err) : 0;
+	free(p);
+	return rc;
+}
+
+const struct agent_def *config_agent(const struct config *c, const char *name)
+{
+	for (size_t i = 0; i < c->nagents; i++)
+		if (strcmp(c->agents[i].name, name) == 0)
+			return &c->agents[i];
 	return NULL;
 }

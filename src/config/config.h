@@ -5,9 +5,11 @@
  * YAML or a bad value is an error naming file:line:column; an unknown key
  * is a warning naming file:line. Only this module touches libyaml.
  *
- * This first reader knows the dashboard's keys (scrollback, keys, notify,
- * status_icons) and accepts, without acting on them yet, the other keys of
- * SPEC.md section 3 so that a full config file raises no false warnings.
+ * Keys that would let a cloned repository widen its own sandbox are
+ * global-only: a project file that sets them gets a warning and is ignored.
+ * In the hook and file lists, the item "<global>" splices the global list.
+ * sandbox.* and remote.* are accepted (with the global-only rule) and read
+ * by the parts of workrex that use them.
  */
 #ifndef WRX_CONFIG_H
 #define WRX_CONFIG_H
@@ -21,7 +23,36 @@ struct config_bind {
 	int arg;
 };
 
+struct strlist {
+	char **v; /* owned */
+	size_t n;
+};
+
+struct agent_def {
+	char *name;    /* owned */
+	char *command; /* owned */
+	struct strlist args;
+	struct strlist env; /* "NAME=value" */
+};
+
+struct pane_def {
+	char *command;  /* owned; "<agent>" for the agent */
+	bool vertical;  /* split: vertical (side by side) */
+	int percentage; /* 0: even */
+	bool focus;
+};
+
 struct config {
+	char *main_branch;  /* owned; NULL: detect */
+	char *worktree_dir; /* owned; NULL: <repo-parent>/<project>__worktrees */
+	char *agent;        /* owned; NULL: claude if on PATH, else $SHELL */
+	struct agent_def *agents; /* owned; global-only */
+	size_t nagents;
+	struct pane_def *panes; /* owned; NULL: agent pane + a shell pane */
+	size_t npanes;
+	struct strlist files_copy, files_symlink;
+	struct strlist post_create, pre_merge, pre_remove;
+	char *merge_strategy; /* owned: merge, rebase, squash */
 	size_t scrollback;
 	int prefix; /* key code, C-b by default */
 	struct config_bind *binds; /* owned */
@@ -45,5 +76,15 @@ int config_load(struct config *c, const char *path, bool global, char **err);
 char *config_global_path(void);
 /* .workrex.yaml from dir upwards (stopping at a .git), or NULL; caller frees. */
 char *config_project_path(const char *dir);
+
+/*
+ * Load the global file, then the project file (explicit, or searched from
+ * dir). Returns 0, or -1 with *err set.
+ */
+int config_load_all(struct config *c, const char *dir, const char *project_file, char **err);
+
+const struct agent_def *config_agent(const struct config *c, const char *name);
+void strlist_add(struct strlist *l, const char *s);
+void strlist_free(struct strlist *l);
 
 #endif

@@ -364,15 +364,7 @@ static void apply_config(struct ui *ui)
 static int load_config(struct ui *ui, const char *config_file, char **cause)
 {
 	config_init(&ui->cfg);
-	char *g = config_global_path();
-	int rc = g ? config_load(&ui->cfg, g, true, cause) : 0;
-	free(g);
-	if (rc < 0)
-		return rc;
-	char *p = config_file ? xstrdup(config_file) : config_project_path(ui->cwd);
-	rc = p ? config_load(&ui->cfg, p, false, cause) : 0;
-	free(p);
-	return rc;
+	return config_load_all(&ui->cfg, ui->cwd, config_file, cause);
 }
 
 static int terminal_open(struct ui *ui, char **cause)

@@ -151,6 +151,98 @@ static void test_project_search_stops_at_repo(void **state)
 	free(cmd);
 }
 
+static void test_global_splicing(void **state)
+{
+	(void)state;
+	struct config c;
+	char *err = NULL;
+	config_init(&c);
+	char *g = write_file("gs.yaml", "post_create: [g1, g2]\nfiles:\n  copy: .env\n");
+	char *p = write_file("ps.yaml", "post_create: [p1, \"<global>\", p2]\n"
+					"files:\n  copy: [\"<global>\", .env.local]\n");
+	assert_int_equal(config_load(&c, g, true, &err), 0);
+	assert_int_equal(config_load(&c, p, false, &err), 0);
+	assert_int_equal(c.post_create.n, 4);
+	assert_string_equal(c.post_create.v[0], "p1");
+	assert_string_equal(c.post_create.v[1], "g1");
+	assert_string_equal(c.post_create.v[2], "g2");
+	assert_string_equal(c.post_create.v[3], "p2");
+	assert_int_equal(c.files_copy.n, 2);
+	assert_string_equal(c.files_copy.v[1], ".env.local");
+	/* Without "<global>" the project list replaces the global one. */
+	char *p2 = write_file("ps2.yaml", "post_create: [only]\n");
+	assert_int_equal(config_load(&c, p2, false, &err), 0);
+	assert_int_equal(c.post_create.n, 1);
+	free(g);
+	free(p);
+	free(p2);
+	config_free(&c);
+}
+
+static void test_global_only_keys_ignored_in_project(void **state)
+{
+	(void)state;
+	struct config c;
+	char *err = NULL;
+	config_init(&c);
+	char *p = write_file("evil.yaml", "agents:\n  claude: {command: /tmp/evil}\n"
+					  "sandbox:\n  enabled: true\n  extra_mounts: [/]\n"
+					  "  host_commands: [sh]\n  network:\n    policy: allow\n"
+					  "  container:\n    cap_add: [ALL]\n    memory: 1g\n"
+					  "remote:\n  hosts: {}\n");
+	assert_int_equal(config_load(&c, p, false, &err), 0);
+	assert_int_equal(c.nagents, 0);
+	const char *want[] = {"evil.yaml:1: 'agents' may only be set in the global config",
+			      "evil.yaml:5: 'sandbox.extra_mounts' may only be set",
+			      "evil.yaml:6: 'sandbox.host_commands' may only be set",
+			      "evil.yaml:7: 'sandbox.network' may only be set",
+			      "evil.yaml:10: 'sandbox.container.cap_add' may only be set",
+			      "evil.yaml:12: 'remote' may only be set"};
+	assert_int_equal(c.nwarnings, sizeof want / sizeof *want);
+	for (size_t i = 0; i < c.nwarnings; i++)
+		if (strstr(c.warnings[i], want[i]) == NULL)
+			fail_msg("warning %zu: '%s' lacks '%s'", i, c.warnings[i], want[i]);
+	/* The same keys are fine globally. */
+	config_free(&c);
+	config_init(&c);
+	assert_int_equal(config_load(&c, p, true, &err), 0);
+	assert_int_equal(c.nwarnings, 0);
+	assert_int_equal(c.nagents, 1);
+	assert_string_equal(config_agent(&c, "claude")->command, "/tmp/evil");
+	free(p);
+	config_free(&c);
+}
+
+static void test_worktree_keys(void **state)
+{
+	(void)state;
+	struct config c;
+	char *err = NULL;
+	config_init(&c);
+	assert_string_equal(c.merge_strategy, "merge");
+	char *p = write_file("wt.yaml", "main_branch: trunk\nworktree_dir: ~/wt/{project}\n"
+					"agent: codex\nmerge_strategy: squash\n"
+					"panes:\n  - command: <agent>\n    focus: true\n"
+					"  - command: npm run dev\n    split: vertical\n    percentage: 30\n");
+	assert_int_equal(config_load(&c, p, false, &err), 0);
+	assert_string_equal(c.main_branch, "trunk");
+	assert_string_equal(c.worktree_dir, "~/wt/{project}");
+	assert_string_equal(c.agent, "codex");
+	assert_string_equal(c.merge_strategy, "squash");
+	assert_int_equal(c.npanes, 2);
+	assert_true(c.panes[0].focus);
+	assert_string_equal(c.panes[1].command, "npm run dev");
+	assert_true(c.panes[1].vertical);
+	assert_int_equal(c.panes[1].percentage, 30);
+	char *bad = write_file("wtbad.yaml", "merge_strategy: octopus\n");
+	assert_int_equal(config_load(&c, bad, false, &err), -1);
+	assert_non_null(strstr(err, "wtbad.yaml:1:17: merge_strategy: 'octopus'"));
+	free(err);
+	free(p);
+	free(bad);
+	config_free(&c);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -169,6 +261,9 @@ int main(void)
 		cmocka_unit_test(test_errors_have_position),
 		cmocka_unit_test(test_missing_and_empty_files),
 		cmocka_unit_test(test_project_search_stops_at_repo),
+		cmocka_unit_test(test_global_splicing),
+		cmocka_unit_test(test_global_only_keys_ignored_in_project),
+		cmocka_unit_test(test_worktree_keys),
 	};
 	return cmocka_run_group_tests_name("config", tests, setup, teardown);
 }
