@@ -1,0 +1,64 @@
+/*
+ * git.h - the repository: what workrex reads with libgit2 and what it asks
+ * the git CLI to do.
+ *
+ * libgit2 answers questions exactly and fast (which worktrees exist, is one
+ * dirty, how far a branch is ahead, does a branch exist). Changes that must
+ * honour the user's own git setup (clean/smudge filters such as git-lfs,
+ * merge drivers, credential helpers) go through the git CLI, which runs
+ * them; libgit2 does not. Only this folder includes git2.h.
+ */
+#ifndef WRX_GIT_H
+#define WRX_GIT_H
+
+#include "../util/util.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct repo;
+
+struct worktree_info {
+	char *path;   /* owned, absolute */
+	char *branch; /* owned; NULL when detached */
+	bool main;    /* the main worktree */
+};
+
+/* Open the repository around dir; always resolves to the main worktree. */
+int repo_open(const char *dir, struct repo **out, char **cause);
+void repo_free(struct repo *r);
+const char *repo_root(const struct repo *r); /* main worktree, absolute */
+const char *repo_name(const struct repo *r); /* its directory name */
+const char *repo_gitdir(const struct repo *r); /* the common .git directory */
+
+/* The branch checked out in the main worktree; caller frees. NULL if detached. */
+char *repo_head_branch(const struct repo *r);
+/* configured, else origin/HEAD's target, else main, else master; caller frees. */
+char *repo_main_branch(const struct repo *r, const char *configured);
+bool repo_branch_exists(const struct repo *r, const char *branch);
+/* Commits on branch that are not on into (0 when merged). -1 on error. */
+long repo_ahead(const struct repo *r, const char *branch, const char *into);
+
+/* Does the worktree at path have uncommitted changes (untracked counted)? */
+int repo_dirty(const char *path, bool *dirty, char **cause);
+/* Files changed in the worktree at path (tracked only); caller frees list. */
+int repo_changed_files(const char *path, char ***files, size_t *n, char **cause);
+
+/* Every worktree, the main one first. */
+int repo_worktrees(const struct repo *r, struct worktree_info **out, size_t *n, char **cause);
+void worktree_info_free(struct worktree_info *w, size_t n);
+
+/* The repository's config (the main one, shared by all worktrees). */
+char *repo_config_get(const struct repo *r, const char *key); /* caller frees; NULL if unset */
+int repo_config_set(const struct repo *r, const char *key, const char *value);
+int repo_config_unset(const struct repo *r, const char *key);
+
+/*
+ * Run git with argv (without "git") in dir; stdout and stderr captured into
+ * out and err when not NULL. Hooks run unless no_hooks. Returns the exit
+ * status (0 success), or -1 if git could not be run.
+ */
+int git_run(const char *dir, const char *const *argv, struct buf *out, struct buf *err,
+	    bool no_hooks);
+
+#endif

@@ -1,0 +1,290 @@
+/*
+ * merge.c - bring an agent's branch back: merge commit, rebase, or squash.
+ *
+ * The merge itself is `git merge` / `git rebase` run by the git CLI, so the
+ * user's merge drivers and filters apply. Everything is checked before
+ * anything changes (main worktree, uncommitted work, the target's dirty
+ * files the merge would touch, pre_merge hooks); once git starts, a failure
+ * is rolled back (merge --abort, rebase --abort, the branch reset to where
+ * it was), so a failed merge leaves branch, worktree and target as they were.
+ *
+ * The merge happens in the worktree that has the target branch checked out;
+ * when none has, in a temporary worktree that is removed afterwards.
+ */
+#include "worktree.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *last_line(struct buf *b, const char *fallback)
+{
+	while (b->len > 0 && (b->data[b->len - 1] == '\n' || b->data[b->len - 1] == ' '))
+		b->data[--b->len] = '\0';
+	if (b->len == 0)
+		return xstrdup(fallback);
+	char *nl = strrchr(b->data, '\n');
+	char *line = nl ? nl + 1 : b->data;
+	if (!strncmp(line, "fatal: ", 7) || !strncmp(line, "error: ", 7))
+		line += 7;
+	return xstrdup(line);
+}
+
+static char *rev(const char *dir, const char *what)
+{
+	struct buf out = {0};
+	const char *argv[] = {"rev-parse", "--verify", "--quiet", what, NULL};
+	if (git_run(dir, argv, &out, NULL, true) != 0) {
+		buf_free(&out);
+		return NULL;
+	}
+	out.data[strcspn(out.data, "\n")] = '\0';
+	return out.data;
+}
+
+/* Lines of a git command's output as a comma-separated list; caller frees. */
+static char *lines_joined(const char *dir, const char *const *argv)
+{
+	struct buf out = {0}, j = {0};
+	git_run(dir, argv, &out, NULL, true);
+	for (char *save = NULL, *l = out.data ? strtok_r(out.data, "\n", &save) : NULL; l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		if (j.len)
+			buf_addstr(&j, ", ");
+		buf_addstr(&j, l);
+	}
+	buf_free(&out);
+	return j.data ? j.data : xstrdup("");
+}
+
+/* Where `into` is checked out, or NULL. */
+static char *checkout_of(const struct repo *r, const char *into, char **cause)
+{
+	struct worktree_info *w;
+	size_t n;
+	if (repo_worktrees(r, &w, &n, cause) < 0)
+		return NULL;
+	char *path = NULL;
+	for (size_t i = 0; i < n && !path; i++)
+		if (w[i].branch && strcmp(w[i].branch, into) == 0)
+			path = xstrdup(w[i].path);
+	worktree_info_free(w, n);
+	return path;
+}
+
+/* Refuse when the target has uncommitted changes in files the merge brings. */
+static int check_target(const char *target, const char *into, const char *branch, char **cause)
+{
+	char **changed;
+	size_t n;
+	int rc = repo_changed_files(target, &changed, &n, cause);
+	if (rc < 0)
+		return rc;
+	struct buf touched = {0};
+	char *range = xasprintf("%s...%s", into, branch);
+	const char *argv[] = {"diff", "--name-only", range, "--", NULL};
+	git_run(target, argv, &touched, NULL, true);
+	free(range);
+	struct buf clash = {0};
+	for (size_t i = 0; i < n; i++) {
+		for (char *p = touched.data; p && *p;) {
+			char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+			if (strlen(changed[i]) == len && strncmp(changed[i], p, len) == 0) {
+				if (clash.len)
+					buf_addstr(&clash, ", ");
+				buf_addstr(&clash, changed[i]);
+			}
+			p = nl ? nl + 1 : p + len;
+		}
+		free(changed[i]);
+	}
+	free(changed);
+	buf_free(&touched);
+	if (clash.len) {
+		*cause = xasprintf("%s has uncommitted changes the merge would touch: %s; commit or "
+				   "stash them first",
+				   target, clash.data);
+		buf_free(&clash);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static int git_in(const char *dir, const char *const *argv, bool no_hooks, char **cause,
+		  const char *fallback)
+{
+	struct buf err = {0};
+	int rc = git_run(dir, argv, NULL, &err, no_hooks);
+	if (rc != 0 && cause)
+		*cause = last_line(&err, fallback);
+	buf_free(&err);
+	return rc == 0 ? 0 : -EIO;
+}
+
+static int do_merge(const char *target, const struct agent_rec *a, const struct merge_opts *o,
+		    char **cause)
+{
+	const char *branch = a->branch;
+	if (strcmp(o->strategy, "squash") == 0) {
+		const char *argv[] = {"merge", "--squash", "--", branch, NULL};
+		if (git_in(target, argv, o->no_hooks, NULL, NULL) < 0) {
+			const char *cf[] = {"diff", "--name-only", "--diff-filter=U", NULL};
+			char *files = lines_joined(target, cf);
+			const char *reset[] = {"reset", "--merge", NULL};
+			git_in(target, reset, true, NULL, NULL);
+			*cause = *files ? xasprintf("conflict in %s; nothing was changed", files)
+					: xstrdup("git merge --squash failed; nothing was changed");
+			free(files);
+			return -EIO;
+		}
+		char *msg = xasprintf("Squashed branch '%s'", branch);
+		const char *commit[] = {"commit", "--no-edit", "-m", msg, NULL};
+		int rc = git_in(target, commit, o->no_hooks, cause, "git commit failed");
+		free(msg);
+		if (rc < 0) {
+			const char *reset[] = {"reset", "--merge", NULL};
+			git_in(target, reset, true, NULL, NULL);
+		}
+		return rc;
+	}
+	if (strcmp(o->strategy, "rebase") == 0) {
+		char *before = rev(a->path, "HEAD");
+		const char *argv[] = {"rebase", "--", o->into, NULL};
+		if (git_in(a->path, argv, o->no_hooks, NULL, NULL) < 0) {
+			const char *cf[] = {"diff", "--name-only", "--diff-filter=U", NULL};
+			char *files = lines_joined(a->path, cf);
+			const char *abort_[] = {"rebase", "--abort", NULL};
+			git_in(a->path, abort_, true, NULL, NULL);
+			*cause = *files ? xasprintf("conflict in %s; nothing was changed", files)
+					: xstrdup("git rebase failed; nothing was changed");
+			free(files);
+			free(before);
+			return -EIO;
+		}
+		const char *ff[] = {"merge", "--ff-only", "--", branch, NULL};
+		if (git_in(target, ff, o->no_hooks, cause, "fast-forward failed") < 0) {
+			/* Put the branch back where it was. */
+			if (before) {
+				const char *back[] = {"reset", "--hard", before, NULL};
+				git_in(a->path, back, true, NULL, NULL);
+			}
+			free(before);
+			return -EIO;
+		}
+		free(before);
+		return 0;
+	}
+	char *msg = xasprintf("Merge branch '%s'", branch);
+	const char *argv[] = {"merge", "--no-ff", "--no-edit", "-m", msg, "--", branch, NULL};
+	int rc = git_in(target, argv, o->no_hooks, NULL, NULL);
+	free(msg);
+	if (rc < 0) {
+		const char *cf[] = {"diff", "--name-only", "--diff-filter=U", NULL};
+		char *files = lines_joined(target, cf);
+		const char *abort_[] = {"merge", "--abort", NULL};
+		git_in(target, abort_, true, NULL, NULL);
+		*cause = *files ? xasprintf("conflict in %s; nothing was changed", files)
+				: xstrdup("git merge failed; nothing was changed");
+		free(files);
+		return -EIO;
+	}
+	return 0;
+}
+
+int worktree_merge(const struct repo *r, const struct config *c, const struct agent_rec *a,
+		   const struct merge_opts *o_in, char **note, char **cause)
+{
+	struct merge_opts o = *o_in;
+	*note = NULL;
+	char *main = repo_main_branch(r, c->main_branch);
+	o.into = o.into ? o.into : main;
+	if (o.strategy == NULL)
+		o.strategy = c->merge_strategy ? c->merge_strategy : "merge";
+	int rc = 0;
+	char *target = NULL, *tmp = NULL;
+
+	if (a->branch == NULL) {
+		*cause = xasprintf("'%s' has no branch checked out (detached HEAD)", a->handle);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (o.into == NULL || !repo_branch_exists(r, o.into)) {
+		*cause = xasprintf("no branch '%s' to merge into", o.into ? o.into : "(main)");
+		rc = -ENOENT;
+		goto out;
+	}
+	if (strcmp(a->branch, o.into) == 0) {
+		*cause = xasprintf("'%s' cannot be merged into itself", a->branch);
+		rc = -EINVAL;
+		goto out;
+	}
+	bool dirty = false;
+	if ((rc = repo_dirty(a->path, &dirty, cause)) < 0)
+		goto out;
+	if (dirty && !o.ignore_uncommitted) {
+		*cause = xasprintf("branch '%s' has uncommitted changes; commit them or pass "
+				   "--ignore-uncommitted",
+				   a->branch);
+		rc = -EBUSY;
+		goto out;
+	}
+	if (dirty && strcmp(o.strategy, "rebase") == 0) {
+		*cause = xasprintf("'%s' has uncommitted changes and cannot be rebased; commit them "
+				   "first or use another strategy",
+				   a->handle);
+		rc = -EBUSY;
+		goto out;
+	}
+	long ahead = repo_ahead(r, a->branch, o.into);
+	if (ahead == 0) {
+		*note = xasprintf("'%s' has nothing to merge into %s", a->branch, o.into);
+	} else {
+		target = checkout_of(r, o.into, cause);
+		if (target == NULL) {
+			/* Not checked out anywhere: merge in a temporary worktree. */
+			char tmpl[] = "/tmp/workrex-merge.XXXXXX";
+			if (mkdtemp(tmpl) == NULL) {
+				*cause = xasprintf("temporary worktree: %s", strerror(errno));
+				rc = -errno;
+				goto out;
+			}
+			tmp = xasprintf("%s/%s", tmpl, o.into);
+			const char *argv[] = {"worktree", "add", "--", tmp, o.into, NULL};
+			if ((rc = git_in(repo_root(r), argv, true, cause, "git worktree add failed")) < 0)
+				goto out;
+			target = xstrdup(tmp);
+		}
+		if ((rc = check_target(target, o.into, a->branch, cause)) < 0)
+			goto out;
+		if (!o.no_verify && (rc = run_hooks(&c->pre_merge, "pre_merge", r, a, cause)) < 0)
+			goto out;
+		if ((rc = do_merge(target, a, &o, cause)) < 0)
+			goto out;
+	}
+	if (!o.keep && dirty) {
+		*note = xasprintf("merged; the worktree %s keeps its uncommitted changes and was not "
+				  "removed",
+				  a->path);
+	} else if (!o.keep) {
+		/* Merged: the branch may go even after a squash. */
+		struct remove_opts ro = {.force = true, .keep_branch = false, .run_hooks = true};
+		rc = worktree_remove(r, c, a, &ro, cause);
+	}
+out:
+	if (tmp) {
+		const char *argv[] = {"worktree", "remove", "--force", "--", tmp, NULL};
+		git_in(repo_root(r), argv, true, NULL, NULL);
+		char *parent = xstrdup(tmp);
+		*strrchr(parent, '/') = '\0';
+		rmdir(parent);
+		free(parent);
+		free(tmp);
+	}
+	free(target);
+	free(main);
+	return rc;
+}

@@ -1,0 +1,434 @@
+/*
+ * repo.c - libgit2 reads of the repository, and the git CLI runner.
+ *
+ * The repository is always opened at its main worktree, whichever worktree
+ * the user stands in, so every command sees the same config and the same
+ * list of agents.
+ */
+#include "git.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <git2.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct repo {
+	git_repository *git;
+	char *root;   /* owned */
+	char *name;   /* owned */
+	char *gitdir; /* owned */
+};
+
+static char *git_cause(const char *what)
+{
+	const git_error *e = git_error_last();
+	return xasprintf("%s: %s", what, e && e->message ? e->message : "unknown libgit2 error");
+}
+
+static char *strip_slash(const char *p)
+{
+	char *s = xstrdup(p);
+	size_t n = strlen(s);
+	while (n > 1 && s[n - 1] == '/')
+		s[--n] = '\0';
+	return s;
+}
+
+int repo_open(const char *dir, struct repo **out, char **cause)
+{
+	static bool inited;
+	if (!inited) {
+		git_libgit2_init();
+		inited = true;
+	}
+	git_buf found = {0};
+	if (git_repository_discover(&found, dir, 0, NULL) < 0) {
+		*cause = xasprintf("%s is not inside a git repository", dir);
+		return -ENOENT;
+	}
+	git_repository *g = NULL;
+	int rc = git_repository_open(&g, found.ptr);
+	git_buf_dispose(&found);
+	if (rc < 0) {
+		*cause = git_cause("cannot open the repository");
+		return -EIO;
+	}
+	if (git_repository_is_bare(g)) {
+		git_repository_free(g);
+		*cause = xstrdup("a bare repository has no worktree to work in");
+		return -EINVAL;
+	}
+	/* From a linked worktree, go to the main one. */
+	char *common = strip_slash(git_repository_commondir(g));
+	git_repository_free(g);
+	if (git_repository_open(&g, common) < 0) {
+		*cause = git_cause("cannot open the main repository");
+		free(common);
+		return -EIO;
+	}
+	struct repo *r = xcalloc(1, sizeof *r);
+	r->git = g;
+	r->gitdir = common;
+	const char *wd = git_repository_workdir(g);
+	r->root = strip_slash(wd ? wd : common);
+	const char *slash = strrchr(r->root, '/');
+	r->name = xstrdup(slash && slash[1] ? slash + 1 : r->root);
+	*out = r;
+	return 0;
+}
+
+void repo_free(struct repo *r)
+{
+	if (r == NULL)
+		return;
+	git_repository_free(r->git);
+	free(r->root);
+	free(r->name);
+	free(r->gitdir);
+	free(r);
+}
+
+const char *repo_root(const struct repo *r)
+{
+	return r->root;
+}
+
+const char *repo_name(const struct repo *r)
+{
+	return r->name;
+}
+
+const char *repo_gitdir(const struct repo *r)
+{
+	return r->gitdir;
+}
+
+char *repo_head_branch(const struct repo *r)
+{
+	git_reference *head = NULL;
+	if (git_repository_head(&head, r->git) < 0) {
+		/* An unborn branch still has a name. */
+		git_reference *sym = NULL;
+		char *name = NULL;
+		if (git_reference_lookup(&sym, r->git, "HEAD") == 0 &&
+		    git_reference_type(sym) == GIT_REFERENCE_SYMBOLIC) {
+			const char *t = git_reference_symbolic_target(sym);
+			if (strncmp(t, "refs/heads/", 11) == 0)
+				name = xstrdup(t + 11);
+		}
+		git_reference_free(sym);
+		return name;
+	}
+	char *name = NULL;
+	if (git_reference_is_branch(head))
+		name = xstrdup(git_reference_shorthand(head));
+	git_reference_free(head);
+	return name;
+}
+
+bool repo_branch_exists(const struct repo *r, const char *branch)
+{
+	git_reference *ref = NULL;
+	bool ok = git_branch_lookup(&ref, r->git, branch, GIT_BRANCH_LOCAL) == 0;
+	git_reference_free(ref);
+	return ok;
+}
+
+char *repo_main_branch(const struct repo *r, const char *configured)
+{
+	if (configured && *configured)
+		return xstrdup(configured);
+	git_reference *ref = NULL;
+	if (git_reference_lookup(&ref, r->git, "refs/remotes/origin/HEAD") == 0 &&
+	    git_reference_type(ref) == GIT_REFERENCE_SYMBOLIC) {
+		const char *t = git_reference_symbolic_target(ref);
+		const char *p = "refs/remotes/origin/";
+		if (strncmp(t, p, strlen(p)) == 0 && repo_branch_exists(r, t + strlen(p))) {
+			char *name = xstrdup(t + strlen(p));
+			git_reference_free(ref);
+			return name;
+		}
+	}
+	git_reference_free(ref);
+	if (repo_branch_exists(r, "main"))
+		return xstrdup("main");
+	if (repo_branch_exists(r, "master"))
+		return xstrdup("master");
+	return repo_head_branch(r);
+}
+
+static int branch_oid(const struct repo *r, const char *branch, git_oid *oid)
+{
+	git_object *obj = NULL;
+	if (git_revparse_single(&obj, r->git, branch) < 0)
+		return -1;
+	git_object *commit = NULL;
+	int rc = git_object_peel(&commit, obj, GIT_OBJECT_COMMIT);
+	git_object_free(obj);
+	if (rc < 0)
+		return -1;
+	git_oid_cpy(oid, git_object_id(commit));
+	git_object_free(commit);
+	return 0;
+}
+
+long repo_ahead(const struct repo *r, const char *branch, const char *into)
+{
+	git_oid a, b;
+	size_t ahead = 0, behind = 0;
+	if (branch_oid(r, branch, &a) < 0 || branch_oid(r, into, &b) < 0)
+		return -1;
+	if (git_graph_ahead_behind(&ahead, &behind, r->git, &a, &b) < 0)
+		return -1;
+	return (long)ahead;
+}
+
+static int status_list(const char *path, git_status_list **list, bool untracked, char **cause)
+{
+	git_repository *g = NULL;
+	if (git_repository_open(&g, path) < 0) {
+		*cause = git_cause(path);
+		return -EIO;
+	}
+	git_status_options o;
+	git_status_options_init(&o, GIT_STATUS_OPTIONS_VERSION);
+	o.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	o.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	if (untracked)
+		o.flags |= GIT_STATUS_OPT_INCLUDE_UNTRACKED;
+	int rc = git_status_list_new(list, g, &o);
+	if (rc < 0)
+		*cause = git_cause(path);
+	/* The list keeps the repository alive. */
+	git_repository_free(g);
+	return rc < 0 ? -EIO : 0;
+}
+
+int repo_dirty(const char *path, bool *dirty, char **cause)
+{
+	git_status_list *list = NULL;
+	int rc = status_list(path, &list, true, cause);
+	if (rc < 0)
+		return rc;
+	*dirty = false;
+	size_t n = git_status_list_entrycount(list);
+	for (size_t i = 0; i < n && !*dirty; i++) {
+		const git_status_entry *e = git_status_byindex(list, i);
+		const char *p = e->index_to_workdir ? e->index_to_workdir->new_file.path
+			      : e->head_to_index    ? e->head_to_index->new_file.path
+						    : "";
+		/* workrex's own files in the worktree are not the user's work. */
+		if (strncmp(p, ".workrex/", 9) == 0)
+			continue;
+		*dirty = e->status != GIT_STATUS_CURRENT && e->status != GIT_STATUS_IGNORED;
+	}
+	git_status_list_free(list);
+	return 0;
+}
+
+int repo_changed_files(const char *path, char ***files, size_t *n, char **cause)
+{
+	git_status_list *list = NULL;
+	int rc = status_list(path, &list, false, cause);
+	if (rc < 0)
+		return rc;
+	size_t cnt = git_status_list_entrycount(list);
+	*files = xcalloc(cnt + 1, sizeof **files);
+	*n = 0;
+	for (size_t i = 0; i < cnt; i++) {
+		const git_status_entry *e = git_status_byindex(list, i);
+		const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
+		if (d && e->status != GIT_STATUS_CURRENT)
+			(*files)[(*n)++] = xstrdup(d->new_file.path);
+	}
+	git_status_list_free(list);
+	return 0;
+}
+
+static void add_wt(struct worktree_info **out, size_t *n, const char *path, git_repository *g,
+		   bool main)
+{
+	*out = xrealloc(*out, (*n + 1) * sizeof **out);
+	struct worktree_info *w = &(*out)[(*n)++];
+	w->path = strip_slash(path);
+	w->main = main;
+	w->branch = NULL;
+	git_reference *head = NULL;
+	if (git_repository_head(&head, g) == 0) {
+		if (git_reference_is_branch(head))
+			w->branch = xstrdup(git_reference_shorthand(head));
+		git_reference_free(head);
+	} else {
+		git_reference *sym = NULL;
+		if (git_reference_lookup(&sym, g, "HEAD") == 0 &&
+		    git_reference_type(sym) == GIT_REFERENCE_SYMBOLIC &&
+		    strncmp(git_reference_symbolic_target(sym), "refs/heads/", 11) == 0)
+			w->branch = xstrdup(git_reference_symbolic_target(sym) + 11);
+		git_reference_free(sym);
+	}
+}
+
+int repo_worktrees(const struct repo *r, struct worktree_info **out, size_t *n, char **cause)
+{
+	*out = NULL;
+	*n = 0;
+	add_wt(out, n, r->root, r->git, true);
+	git_strarray names = {0};
+	if (git_worktree_list(&names, r->git) < 0) {
+		*cause = git_cause("listing worktrees");
+		return -EIO;
+	}
+	for (size_t i = 0; i < names.count; i++) {
+		git_worktree *wt = NULL;
+		git_repository *g = NULL;
+		if (git_worktree_lookup(&wt, r->git, names.strings[i]) < 0)
+			continue;
+		if (git_worktree_validate(wt) == 0 && git_repository_open_from_worktree(&g, wt) == 0) {
+			add_wt(out, n, git_worktree_path(wt), g, false);
+			git_repository_free(g);
+		}
+		git_worktree_free(wt);
+	}
+	git_strarray_dispose(&names);
+	return 0;
+}
+
+void worktree_info_free(struct worktree_info *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(w[i].path);
+		free(w[i].branch);
+	}
+	free(w);
+}
+
+char *repo_config_get(const struct repo *r, const char *key)
+{
+	git_config *cfg = NULL;
+	git_buf b = {0};
+	char *v = NULL;
+	if (git_repository_config(&cfg, r->git) == 0 && git_config_get_string_buf(&b, cfg, key) == 0)
+		v = xstrdup(b.ptr);
+	git_buf_dispose(&b);
+	git_config_free(cfg);
+	return v;
+}
+
+/* Writes go to the repository's own file, never the user's global one. */
+static git_config *local_config(const struct repo *r)
+{
+	git_config *cfg = NULL, *local = NULL;
+	if (git_repository_config(&cfg, r->git) < 0)
+		return NULL;
+	if (git_config_open_level(&local, cfg, GIT_CONFIG_LEVEL_LOCAL) < 0)
+		local = NULL;
+	git_config_free(cfg);
+	return local;
+}
+
+int repo_config_set(const struct repo *r, const char *key, const char *value)
+{
+	git_config *local = local_config(r);
+	if (local == NULL)
+		return -EIO;
+	int rc = git_config_set_string(local, key, value);
+	git_config_free(local);
+	return rc < 0 ? -EIO : 0;
+}
+
+int repo_config_unset(const struct repo *r, const char *key)
+{
+	git_config *local = local_config(r);
+	if (local == NULL)
+		return -EIO;
+	int rc = git_config_delete_entry(local, key);
+	git_config_free(local);
+	return rc < 0 && rc != GIT_ENOTFOUND ? -EIO : 0;
+}
+
+/* Read both pipes to their ends (either may fill first). */
+static void drain2(int fo, struct buf *out, int fe, struct buf *err)
+{
+	struct pollfd pf[2] = {{.fd = fo, .events = POLLIN}, {.fd = fe, .events = POLLIN}};
+	struct buf *dst[2] = {out, err};
+	int open_fds = 2;
+	char tmp[8192];
+	while (open_fds > 0) {
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		for (int i = 0; i < 2; i++) {
+			if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			ssize_t n = read(pf[i].fd, tmp, sizeof tmp);
+			if (n > 0) {
+				if (dst[i])
+					buf_add(dst[i], tmp, (size_t)n);
+			} else if (n == 0 || errno != EINTR) {
+				pf[i].fd = -1;
+				open_fds--;
+			}
+		}
+	}
+}
+
+int git_run(const char *dir, const char *const *argv, struct buf *out, struct buf *err,
+	    bool no_hooks)
+{
+	int po[2], pe[2];
+	if (pipe2(po, O_CLOEXEC) < 0)
+		return -1;
+	if (pipe2(pe, O_CLOEXEC) < 0) {
+		close(po[0]);
+		close(po[1]);
+		return -1;
+	}
+	size_t n = 0;
+	while (argv[n])
+		n++;
+	const char **av = xcalloc(n + 6, sizeof *av);
+	size_t k = 0;
+	av[k++] = "git";
+	if (no_hooks) {
+		av[k++] = "-c";
+		av[k++] = "core.hooksPath=/dev/null";
+	}
+	for (size_t i = 0; i < n; i++)
+		av[k++] = argv[i];
+	pid_t pid = fork();
+	if (pid < 0) {
+		free(av);
+		return -1;
+	}
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+		dup2(devnull, 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		if (dir && chdir(dir) < 0)
+			_exit(128);
+		setenv("GIT_TERMINAL_PROMPT", "0", 1);
+		execvp("git", (char *const *)av);
+		fprintf(stderr, "cannot run git: %s\n", strerror(errno));
+		_exit(127);
+	}
+	free(av);
+	close(po[1]);
+	close(pe[1]);
+	drain2(po[0], out, pe[0], err);
+	close(po[0]);
+	close(pe[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

@@ -1,0 +1,558 @@
+/*
+ * worktree.c - creating, finding and removing agents' worktrees.
+ *
+ * Creation goes through `git worktree add`, so the checkout runs the user's
+ * clean/smudge filters (git-lfs and the like) exactly as git would; reads
+ * go through libgit2. Every path that comes from a user or a config file is
+ * checked: a handle is one safe path component, and the worktree must land
+ * directly inside the worktree directory.
+ */
+#include "worktree.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+char *handle_from_branch(const char *branch)
+{
+	struct buf b = {0};
+	for (const char *p = branch; *p && b.len < 64; p++) {
+		unsigned char c = (unsigned char)*p;
+		bool ok = isalnum(c) || c == '.' || c == '_' || c == '-';
+		char ch = ok ? (char)c : '-';
+		if (ch == '-' && (b.len == 0 || b.data[b.len - 1] == '-'))
+			continue;
+		if (ch == '.' && b.len == 0)
+			continue;
+		buf_addch(&b, ch);
+	}
+	while (b.len > 0 && (b.data[b.len - 1] == '-' || b.data[b.len - 1] == '.'))
+		b.data[--b.len] = '\0';
+	if (b.len == 0 || !handle_valid(b.data)) {
+		buf_free(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+bool handle_valid(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n > 64 || !isalnum((unsigned char)name[0]))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (!(isalnum(c) || c == '.' || c == '_' || c == '-'))
+			return false;
+	}
+	return strstr(name, "..") == NULL;
+}
+
+static int mkdir_p(const char *path)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			free(p);
+			return -errno;
+		}
+		*s = '/';
+	}
+	int rc = mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
+	free(p);
+	return rc;
+}
+
+char *worktree_dir(const struct repo *r, const struct config *c, char **cause)
+{
+	struct buf b = {0};
+	const char *spec = c->worktree_dir;
+	if (spec == NULL || *spec == '\0') {
+		char *parent = xstrdup(repo_root(r));
+		char *slash = strrchr(parent, '/');
+		if (slash && slash != parent)
+			*slash = '\0';
+		buf_addf(&b, "%s/%s__worktrees", parent, repo_name(r));
+		free(parent);
+	} else {
+		const char *p = spec;
+		if (p[0] == '~' && (p[1] == '/' || p[1] == '\0')) {
+			const char *home = getenv("HOME");
+			buf_addstr(&b, home ? home : "");
+			p++;
+		} else if (p[0] != '/') {
+			buf_addf(&b, "%s/", repo_root(r));
+		}
+		for (; *p; p++) {
+			if (strncmp(p, "{project}", 9) == 0) {
+				buf_addstr(&b, repo_name(r));
+				p += 8;
+			} else {
+				buf_addch(&b, *p);
+			}
+		}
+	}
+	int rc = mkdir_p(b.data);
+	char real[PATH_MAX];
+	if (rc < 0 || realpath(b.data, real) == NULL) {
+		*cause = xasprintf("worktree directory %s: %s", b.data, strerror(rc < 0 ? -rc : errno));
+		buf_free(&b);
+		return NULL;
+	}
+	buf_free(&b);
+	return xstrdup(real);
+}
+
+static char *git_error_text(struct buf *err, const char *fallback)
+{
+	if (err->len == 0)
+		return xstrdup(fallback);
+	/* git's last line is the one that says what went wrong. */
+	while (err->len > 0 && (err->data[err->len - 1] == '\n' || err->data[err->len - 1] == ' '))
+		err->data[--err->len] = '\0';
+	char *nl = strrchr(err->data, '\n');
+	char *line = nl ? nl + 1 : err->data;
+	if (strncmp(line, "fatal: ", 7) == 0)
+		line += 7;
+	else if (strncmp(line, "error: ", 7) == 0)
+		line += 7;
+	return xstrdup(line);
+}
+
+static void set_key(const struct repo *r, const char *handle, const char *field, const char *v)
+{
+	if (v == NULL)
+		return;
+	char *key = xasprintf("workrex.worktree.%s.%s", handle, field);
+	repo_config_set(r, key, v);
+	free(key);
+}
+
+static char *get_key(const struct repo *r, const char *handle, const char *field)
+{
+	char *key = xasprintf("workrex.worktree.%s.%s", handle, field);
+	char *v = repo_config_get(r, key);
+	free(key);
+	return v;
+}
+
+static void unset_keys(const struct repo *r, const char *handle, const char *branch)
+{
+	static const char *fields[] = {"branch", "path", "agent", "created"};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
+		char *key = xasprintf("workrex.worktree.%s.%s", handle, fields[i]);
+		repo_config_unset(r, key);
+		free(key);
+	}
+	if (branch) {
+		char *key = xasprintf("branch.%s.workrex-base", branch);
+		repo_config_unset(r, key);
+		free(key);
+	}
+}
+
+/* A pattern from files.copy / files.symlink may not leave the repository. */
+static bool pattern_safe(const char *pat)
+{
+	if (pat[0] == '/' || strcmp(pat, "..") == 0 || strncmp(pat, "../", 3) == 0)
+		return false;
+	return strstr(pat, "/../") == NULL && !(strlen(pat) >= 3 && !strcmp(pat + strlen(pat) - 3, "/.."));
+}
+
+static int run_argv(char *const argv[])
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int place_files(const struct repo *r, const struct strlist *pats, bool symlink_them,
+		       const char *wt, char **cause)
+{
+	for (size_t i = 0; i < pats->n; i++) {
+		if (!pattern_safe(pats->v[i])) {
+			*cause = xasprintf("files: '%s' points outside the repository", pats->v[i]);
+			return -EINVAL;
+		}
+		char *pat = xasprintf("%s/%s", repo_root(r), pats->v[i]);
+		glob_t g;
+		int grc = glob(pat, GLOB_NOSORT, NULL, &g);
+		free(pat);
+		if (grc == GLOB_NOMATCH)
+			continue;
+		if (grc != 0) {
+			*cause = xasprintf("files: cannot expand '%s'", pats->v[i]);
+			return -EINVAL;
+		}
+		for (size_t k = 0; k < g.gl_pathc; k++) {
+			const char *src = g.gl_pathv[k];
+			const char *rel = src + strlen(repo_root(r)) + 1;
+			char *dst = xasprintf("%s/%s", wt, rel);
+			struct stat st;
+			if (lstat(dst, &st) == 0) { /* git already put it there */
+				free(dst);
+				continue;
+			}
+			char *dir = xstrdup(dst);
+			*strrchr(dir, '/') = '\0';
+			mkdir_p(dir);
+			free(dir);
+			int rc;
+			if (symlink_them) {
+				rc = symlink(src, dst) < 0 ? -errno : 0;
+			} else {
+				char *const argv[] = {"cp", "-a", "--", (char *)src, dst, NULL};
+				rc = run_argv(argv) == 0 ? 0 : -EIO;
+			}
+			if (rc < 0) {
+				*cause = xasprintf("files: cannot %s %s: %s",
+						   symlink_them ? "symlink" : "copy", rel,
+						   strerror(rc == -EIO ? EIO : -rc));
+				free(dst);
+				globfree(&g);
+				return rc;
+			}
+			free(dst);
+		}
+		globfree(&g);
+	}
+	return 0;
+}
+
+int run_hooks(const struct strlist *hooks, const char *what, const struct repo *r,
+	      const struct agent_rec *a, char **cause)
+{
+	for (size_t i = 0; i < hooks->n; i++) {
+		pid_t pid = fork();
+		if (pid < 0) {
+			*cause = xasprintf("%s: fork: %s", what, strerror(errno));
+			return -errno;
+		}
+		if (pid == 0) {
+			setenv("WORKREX_HANDLE", a->handle, 1);
+			setenv("WORKREX_WORKTREE_PATH", a->path, 1);
+			setenv("WORKREX_PROJECT_ROOT", repo_root(r), 1);
+			setenv("WORKREX_BRANCH", a->branch, 1);
+			if (chdir(a->path) < 0)
+				_exit(126);
+			/* Hook output is for the user: keep it off our stdout (JSON, tables). */
+			dup2(2, 1);
+			execl("/bin/sh", "sh", "-c", hooks->v[i], (char *)NULL);
+			_exit(127);
+		}
+		int st;
+		while (waitpid(pid, &st, 0) < 0)
+			if (errno != EINTR)
+				break;
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			*cause = xasprintf("%s hook failed (exit %d): %s", what,
+					   WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), hooks->v[i]);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+static int write_prompt(const char *wt, const char *handle, const char *prompt, char **cause)
+{
+	char *dir = xasprintf("%s/.workrex", wt);
+	char *ign = xasprintf("%s/.gitignore", dir);
+	char *file = xasprintf("%s/PROMPT-%s.md", dir, handle);
+	int rc = 0;
+	FILE *f;
+	mkdir(dir, 0755);
+	if ((f = fopen(ign, "w")) != NULL) {
+		fputs("*\n", f);
+		fclose(f);
+	}
+	f = fopen(file, "w");
+	if (f == NULL || fputs(prompt, f) < 0 || fputc('\n', f) < 0) {
+		*cause = xasprintf("cannot save the prompt to %s: %s", file, strerror(errno));
+		rc = -EIO;
+	}
+	if (f)
+		fclose(f);
+	free(dir);
+	free(ign);
+	free(file);
+	return rc;
+}
+
+static char *cwd_branch(const char *cwd)
+{
+	struct buf out = {0};
+	const char *argv[] = {"symbolic-ref", "--quiet", "--short", "HEAD", NULL};
+	if (git_run(cwd, argv, &out, NULL, false) != 0 || out.len == 0) {
+		buf_free(&out);
+		return NULL;
+	}
+	out.data[strcspn(out.data, "\n")] = '\0';
+	return out.data;
+}
+
+int worktree_add(const struct repo *r, const struct config *c, const struct add_opts *o,
+		 struct agent_rec *out, char **cause)
+{
+	memset(out, 0, sizeof *out);
+	const char *check[] = {"check-ref-format", "--branch", o->branch, NULL};
+	if (o->branch == NULL || *o->branch == '\0' || o->branch[0] == '-' ||
+	    git_run(repo_root(r), check, NULL, NULL, true) != 0) {
+		*cause = xasprintf("'%s' is not a valid branch name", o->branch ? o->branch : "");
+		return -EINVAL;
+	}
+	char *handle = o->handle ? xstrdup(o->handle) : handle_from_branch(o->branch);
+	if (handle == NULL || !handle_valid(handle)) {
+		*cause = xasprintf("'%s' cannot be a worktree name: use letters, digits, '.', '_' "
+				   "and '-' (--name)", o->handle ? o->handle : o->branch);
+		free(handle);
+		return -EINVAL;
+	}
+	char *existing = get_key(r, handle, "path");
+	if (existing) {
+		*cause = xasprintf("an agent named '%s' exists already (%s)", handle, existing);
+		free(existing);
+		free(handle);
+		return -EEXIST;
+	}
+	char *dir = worktree_dir(r, c, cause);
+	if (dir == NULL) {
+		free(handle);
+		return -EIO;
+	}
+	char *path = xasprintf("%s/%s", dir, handle);
+	free(dir);
+	struct stat st;
+	if (lstat(path, &st) == 0) {
+		*cause = xasprintf("%s exists already", path);
+		free(path);
+		free(handle);
+		return -EEXIST;
+	}
+
+	char *base = o->base ? xstrdup(o->base) : cwd_branch(o->cwd ? o->cwd : repo_root(r));
+	if (base == NULL)
+		base = repo_head_branch(r);
+	struct buf err = {0};
+	int rc;
+	if (repo_branch_exists(r, o->branch)) {
+		const char *argv[] = {"worktree", "add", "--", path, o->branch, NULL};
+		rc = git_run(repo_root(r), argv, NULL, &err, false);
+	} else {
+		const char *argv[] = {"worktree", "add", "-b", o->branch, "--", path,
+				      base ? base : "HEAD", NULL};
+		rc = git_run(repo_root(r), argv, NULL, &err, false);
+	}
+	if (rc != 0) {
+		*cause = git_error_text(&err, "git worktree add failed");
+		buf_free(&err);
+		free(path);
+		free(handle);
+		free(base);
+		return -EIO;
+	}
+	buf_free(&err);
+
+	out->handle = handle;
+	out->branch = xstrdup(o->branch);
+	out->path = path;
+	out->agent = o->agent ? xstrdup(o->agent) : NULL;
+	out->base = base;
+	out->created = (long)time(NULL);
+	char created[32];
+	snprintf(created, sizeof created, "%ld", out->created);
+	set_key(r, handle, "branch", out->branch);
+	set_key(r, handle, "path", out->path);
+	set_key(r, handle, "agent", out->agent);
+	set_key(r, handle, "created", created);
+	if (base) {
+		char *key = xasprintf("branch.%s.workrex-base", out->branch);
+		repo_config_set(r, key, base);
+		free(key);
+	}
+
+	if ((rc = place_files(r, &c->files_copy, false, path, cause)) < 0 ||
+	    (rc = place_files(r, &c->files_symlink, true, path, cause)) < 0)
+		return rc;
+	if (o->prompt && (rc = write_prompt(path, handle, o->prompt, cause)) < 0)
+		return rc;
+	return run_hooks(&c->post_create, "post_create", r, out, cause);
+}
+
+void agent_rec_free(struct agent_rec *a)
+{
+	if (a == NULL)
+		return;
+	free(a->handle);
+	free(a->branch);
+	free(a->path);
+	free(a->agent);
+	free(a->base);
+	memset(a, 0, sizeof *a);
+}
+
+/* Fill a record for a linked worktree (recorded by workrex or not). */
+static void rec_from_worktree(const struct repo *r, const struct worktree_info *w,
+			      struct agent_rec *a)
+{
+	const char *slash = strrchr(w->path, '/');
+	a->handle = xstrdup(slash ? slash + 1 : w->path);
+	a->path = xstrdup(w->path);
+	a->branch = w->branch ? xstrdup(w->branch) : NULL;
+	a->agent = get_key(r, a->handle, "agent");
+	char *created = get_key(r, a->handle, "created");
+	a->created = created ? atol(created) : 0;
+	free(created);
+	if (a->branch) {
+		char *key = xasprintf("branch.%s.workrex-base", a->branch);
+		a->base = repo_config_get(r, key);
+		free(key);
+	}
+}
+
+int agent_list(const struct repo *r, struct agent_rec **out, size_t *n, char **cause)
+{
+	struct worktree_info *w;
+	size_t nw;
+	int rc = repo_worktrees(r, &w, &nw, cause);
+	if (rc < 0)
+		return rc;
+	*out = xcalloc(nw + 1, sizeof **out);
+	*n = 0;
+	for (size_t i = 0; i < nw; i++)
+		if (!w[i].main)
+			rec_from_worktree(r, &w[i], &(*out)[(*n)++]);
+	worktree_info_free(w, nw);
+	return 0;
+}
+
+static bool same_path(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+	if (realpath(a, ra) == NULL || realpath(b, rb) == NULL)
+		return strcmp(a, b) == 0;
+	return strcmp(ra, rb) == 0;
+}
+
+static bool path_inside(const char *dir, const char *path)
+{
+	char rd[PATH_MAX], rp[PATH_MAX];
+	if (realpath(dir, rd) == NULL || realpath(path, rp) == NULL)
+		return false;
+	size_t n = strlen(rd);
+	return strncmp(rd, rp, n) == 0 && (rp[n] == '/' || rp[n] == '\0');
+}
+
+int agent_find(const struct repo *r, const char *name, const char *cwd, struct agent_rec *out,
+	       char **cause)
+{
+	memset(out, 0, sizeof *out);
+	struct worktree_info *w;
+	size_t nw;
+	int rc = repo_worktrees(r, &w, &nw, cause);
+	if (rc < 0)
+		return rc;
+	const struct worktree_info *hit = NULL;
+	bool main_hit = false;
+	for (size_t i = 0; i < nw && !hit; i++) {
+		const char *slash = strrchr(w[i].path, '/');
+		const char *base = slash ? slash + 1 : w[i].path;
+		bool match = name ? (strcmp(base, name) == 0 ||
+				     (w[i].branch && strcmp(w[i].branch, name) == 0) ||
+				     same_path(w[i].path, name))
+				  : path_inside(w[i].path, cwd);
+		if (!match)
+			continue;
+		if (w[i].main) {
+			/* A linked worktree inside the main one matches more precisely. */
+			main_hit = true;
+			continue;
+		}
+		hit = &w[i];
+	}
+	if (hit == NULL) {
+		if (main_hit)
+			*cause = xasprintf("'%s' is the main worktree, which workrex never merges or "
+					   "removes", name ? name : repo_root(r));
+		else if (name)
+			*cause = xasprintf("no agent '%s' (workrex list shows them)", name);
+		else
+			*cause = xstrdup("not inside an agent's worktree: name the agent");
+		worktree_info_free(w, nw);
+		return main_hit ? -EPERM : -ENOENT;
+	}
+	rec_from_worktree(r, hit, out);
+	worktree_info_free(w, nw);
+	return 0;
+}
+
+int worktree_remove(const struct repo *r, const struct config *c, const struct agent_rec *a,
+		    const struct remove_opts *o, char **cause)
+{
+	if (same_path(a->path, repo_root(r))) {
+		*cause = xasprintf("'%s' is the main worktree, which workrex never removes", a->handle);
+		return -EPERM;
+	}
+	bool dirty = false;
+	int rc = repo_dirty(a->path, &dirty, cause);
+	if (rc < 0 && !o->force)
+		return rc;
+	if (dirty && !o->force) {
+		*cause = xasprintf("'%s' has uncommitted changes; commit them or pass --force",
+				   a->handle);
+		return -EBUSY;
+	}
+	if (a->branch && !o->keep_branch && !o->force) {
+		char *main = repo_main_branch(r, c->main_branch);
+		const char *into = a->base && repo_branch_exists(r, a->base) ? a->base : main;
+		long ahead = into ? repo_ahead(r, a->branch, into) : -1;
+		if (ahead > 0) {
+			*cause = xasprintf("'%s' has %ld commit%s not merged into %s; merge it, pass "
+					   "--keep-branch, or --force",
+					   a->branch, ahead, ahead == 1 ? "" : "s", into);
+			free(main);
+			return -EBUSY;
+		}
+		free(main);
+	}
+	if (o->run_hooks && (rc = run_hooks(&c->pre_remove, "pre_remove", r, a, cause)) < 0)
+		return rc;
+	struct buf err = {0};
+	const char *argv[] = {"worktree", "remove", "--force", "--", a->path, NULL};
+	if (git_run(repo_root(r), argv, NULL, &err, true) != 0) {
+		*cause = git_error_text(&err, "git worktree remove failed");
+		buf_free(&err);
+		return -EIO;
+	}
+	buf_consume(&err, err.len);
+	if (a->branch && !o->keep_branch) {
+		const char *bargv[] = {"branch", "-D", "--", a->branch, NULL};
+		if (git_run(repo_root(r), bargv, NULL, &err, true) != 0) {
+			*cause = git_error_text(&err, "git branch -D failed");
+			buf_free(&err);
+			return -EIO;
+		}
+	}
+	buf_free(&err);
+	unset_keys(r, a->handle, o->keep_branch ? NULL : a->branch);
+	return 0;
+}

@@ -1,0 +1,81 @@
+/*
+ * worktree.h - agents' worktrees: naming, creating, finding, removing, and
+ * the merge back (merge.c).
+ *
+ * An agent is a linked worktree with a branch, recorded in the repository's
+ * config as workrex.worktree.<handle>.{branch,path,agent,created} and
+ * branch.<branch>.workrex-base, so `git worktree list` and workrex agree and
+ * any workrex process (CLI or dashboard) sees the same agents.
+ */
+#ifndef WRX_WORKTREE_H
+#define WRX_WORKTREE_H
+
+#include "../config/config.h"
+#include "git.h"
+
+#include <stdbool.h>
+
+struct agent_rec {
+	char *handle; /* owned */
+	char *branch; /* owned */
+	char *path;   /* owned */
+	char *agent;  /* owned; may be NULL */
+	char *base;   /* owned; may be NULL */
+	long created; /* epoch seconds, 0 unknown */
+};
+
+/* "feature/auth" -> "feature-auth"; NULL if nothing usable is left. Caller frees. */
+char *handle_from_branch(const char *branch);
+/* Is name a safe handle: ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$ and not "." or ".."? */
+bool handle_valid(const char *name);
+
+/* The worktree directory for this repository (config applied, created). */
+char *worktree_dir(const struct repo *r, const struct config *c, char **cause);
+
+struct add_opts {
+	const char *branch;
+	const char *base;   /* NULL: the branch checked out where the user stands */
+	const char *handle; /* NULL: from the branch */
+	const char *agent;  /* agent name recorded; NULL: none */
+	const char *prompt; /* NULL: none */
+	const char *cwd;    /* where the user stands */
+};
+
+/* Create branch + worktree, copy/symlink files, run post_create, save the prompt. */
+int worktree_add(const struct repo *r, const struct config *c, const struct add_opts *o,
+		 struct agent_rec *out, char **cause);
+
+/* Find an agent by handle, branch, or path (cwd inside its worktree when name is NULL). */
+int agent_find(const struct repo *r, const char *name, const char *cwd, struct agent_rec *out,
+	       char **cause);
+/* Every agent worktree (the main worktree excluded). */
+int agent_list(const struct repo *r, struct agent_rec **out, size_t *n, char **cause);
+void agent_rec_free(struct agent_rec *a);
+
+struct remove_opts {
+	bool force;       /* even with uncommitted or unmerged work */
+	bool keep_branch;
+	bool run_hooks;   /* pre_remove */
+};
+
+int worktree_remove(const struct repo *r, const struct config *c, const struct agent_rec *a,
+		    const struct remove_opts *o, char **cause);
+
+/* Run a list of shell hooks in dir with the WORKREX_* environment. */
+int run_hooks(const struct strlist *hooks, const char *what, const struct repo *r,
+	      const struct agent_rec *a, char **cause);
+
+struct merge_opts {
+	const char *into;     /* NULL: the main branch */
+	const char *strategy; /* merge, rebase, squash */
+	bool keep;
+	bool ignore_uncommitted;
+	bool no_verify;
+	bool no_hooks; /* git hooks off (work done for a sandboxed agent) */
+};
+
+/* Merge the agent's branch; on any failure nothing has changed. *note: extra info for the user. */
+int worktree_merge(const struct repo *r, const struct config *c, const struct agent_rec *a,
+		   const struct merge_opts *o, char **note, char **cause);
+
+#endif
