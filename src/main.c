@@ -6,12 +6,14 @@
  * sandbox commands join it as they are built. Exit status: 0 success,
  * 1 failure with one line on stderr, 2 usage error.
  */
+#include "cmd/cmd.h"
 #include "ui/dashboard.h"
 #include "util/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef WRX_VERSION
 #define WRX_VERSION "0.1.0"
@@ -23,6 +25,9 @@ static void usage(FILE *f)
 		   "\n"
 		   "With no command, open the dashboard for the current directory.\n"
 		   "\n"
+		   "commands:\n");
+	cmd_list_all(f);
+	fprintf(f, "\n"
 		   "options:\n"
 		   "  --config FILE   use FILE instead of the project's .workrex.yaml\n"
 		   "  -h, --help      show this help\n"
@@ -60,8 +65,19 @@ int main(int argc, char **argv)
 		break;
 	}
 	if (i < argc) {
-		fprintf(stderr, "workrex: unknown command '%s' (see workrex --help)\n", argv[i]);
-		return 2;
+		const struct cmd *c = cmd_find(argv[i]);
+		if (c == NULL) {
+			fprintf(stderr, "workrex: unknown command '%s' (see workrex --help)\n", argv[i]);
+			return 2;
+		}
+		struct cmd_ctx ctx = {.config_file = opts.config_file, .cwd = getcwd(NULL, 0)};
+		if (ctx.cwd == NULL) {
+			fprintf(stderr, "workrex: cannot read the current directory\n");
+			return 1;
+		}
+		int rc = c->exec(&ctx, argc - i, argv + i);
+		cmd_ctx_free(&ctx);
+		return rc;
 	}
 	return dashboard_run(&opts);
 }

@@ -1,0 +1,48 @@
+/*
+ * cmd.h - the workrex command line: one table entry per command.
+ *
+ * Each command parses its own flags and returns the process exit status:
+ * 0 success, 1 failure (one line on stderr from cmd_fail), 2 usage error.
+ */
+#ifndef WRX_CMD_H
+#define WRX_CMD_H
+
+#include "../config/config.h"
+#include "../git/worktree.h"
+
+#include <stdio.h>
+
+struct cmd_ctx {
+	const char *config_file; /* --config, or NULL */
+	char *cwd;               /* owned */
+	/* Filled by cmd_open_repo(): */
+	struct repo *repo;
+	struct config cfg;
+	bool cfg_loaded;
+};
+
+struct cmd {
+	const char *name;
+	const char *alias;
+	const char *usage;
+	const char *summary;
+	int (*exec)(struct cmd_ctx *ctx, int argc, char **argv);
+};
+
+const struct cmd *cmd_find(const char *name);
+void cmd_list_all(FILE *f);
+
+int cmd_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cmd_usage(const struct cmd *c);
+/* Open the repository around ctx->cwd and load the config. Returns 0 or exit status. */
+int cmd_open_repo(struct cmd_ctx *ctx, const char *cmd);
+void cmd_ctx_free(struct cmd_ctx *ctx);
+
+int cmd_add(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_list(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_status(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_config(struct cmd_ctx *ctx, int argc, char **argv);
+
+#endif

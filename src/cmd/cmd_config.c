@@ -1,0 +1,95 @@
+/*
+ * cmd_config.c - workrex config path|check|reference.
+ */
+#include "cmd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char reference[] =
+	"# workrex configuration: every key with its default. See workrex.yaml(5).\n"
+	"# Global file: $XDG_CONFIG_HOME/workrex/config.yaml; project: .workrex.yaml\n"
+	"main_branch: null          # detected: origin/HEAD, main, master\n"
+	"worktree_dir: null         # <repo-parent>/<project>__worktrees; ~ and {project} expand\n"
+	"agent: null                # claude if on PATH, else $SHELL\n"
+	"agents: {}                 # global only: name: {command, args, env}\n"
+	"panes:                     # <agent> stands for the agent command\n"
+	"  - command: <agent>\n"
+	"    focus: true\n"
+	"  - command: $SHELL\n"
+	"    split: horizontal\n"
+	"files:\n"
+	"  copy: []                 # globs copied from the main worktree\n"
+	"  symlink: []              # globs symlinked from the main worktree\n"
+	"post_create: []            # shell commands; \"<global>\" splices the global list\n"
+	"pre_merge: []\n"
+	"pre_remove: []\n"
+	"merge_strategy: merge      # merge, rebase, squash\n"
+	"status_icons: {working: \"●\", waiting: \"◆\", done: \"✓\"}\n"
+	"keys:\n"
+	"  prefix: C-b\n"
+	"  bind: {}                 # key: action (workrex(1))\n"
+	"scrollback: 10000\n"
+	"notify: bell               # off, bell, desktop, both\n";
+
+static void print_list(const char *name, const struct strlist *l)
+{
+	printf("%s:", name);
+	if (l->n == 0)
+		printf(" []");
+	printf("\n");
+	for (size_t i = 0; i < l->n; i++)
+		printf("  - %s\n", l->v[i]);
+}
+
+int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const struct cmd *self = cmd_find("config");
+	if (argc != 2)
+		return cmd_usage(self);
+	if (!strcmp(argv[1], "reference")) {
+		fputs(reference, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "path")) {
+		char *g = config_global_path();
+		char *p = ctx->config_file ? xstrdup(ctx->config_file) : config_project_path(ctx->cwd);
+		printf("global:  %s\nproject: %s\n", g ? g : "(no HOME)", p ? p : "(none)");
+		free(g);
+		free(p);
+		return 0;
+	}
+	if (strcmp(argv[1], "check") != 0)
+		return cmd_usage(self);
+	struct config c;
+	char *err = NULL;
+	config_init(&c);
+	int rc = config_load_all(&c, ctx->cwd, ctx->config_file, &err);
+	for (size_t i = 0; i < c.nwarnings; i++)
+		fprintf(stderr, "warning: %s\n", c.warnings[i]);
+	if (rc < 0) {
+		fprintf(stderr, "error: %s\n", err);
+		free(err);
+		config_free(&c);
+		return 1;
+	}
+	printf("main_branch: %s\n", c.main_branch ? c.main_branch : "(detected)");
+	printf("worktree_dir: %s\n", c.worktree_dir ? c.worktree_dir : "(default)");
+	printf("agent: %s\n", c.agent ? c.agent : "(default)");
+	printf("agents:%s\n", c.nagents ? "" : " {}");
+	for (size_t i = 0; i < c.nagents; i++)
+		printf("  %s: %s\n", c.agents[i].name, c.agents[i].command);
+	printf("panes:%s\n", c.npanes ? "" : " (agent pane + a shell pane)");
+	for (size_t i = 0; i < c.npanes; i++)
+		printf("  - %s%s\n", c.panes[i].command, c.panes[i].focus ? " (focus)" : "");
+	print_list("files.copy", &c.files_copy);
+	print_list("files.symlink", &c.files_symlink);
+	print_list("post_create", &c.post_create);
+	print_list("pre_merge", &c.pre_merge);
+	print_list("pre_remove", &c.pre_remove);
+	printf("merge_strategy: %s\n", c.merge_strategy);
+	printf("scrollback: %zu\nnotify: %s\n", c.scrollback, c.notify);
+	config_free(&c);
+	return c.nwarnings ? 0 : 0;
+}

@@ -1,0 +1,367 @@
+/*
+ * cmd_worktree.c - add, list, status, merge and remove from the command line.
+ *
+ * The git and file work happens here, in the command's own process, never in
+ * the dashboard's loop; a running dashboard is told afterwards (control
+ * socket) to open or close the agent's panes.
+ */
+#include "cmd.h"
+
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static char *read_file(const char *path, char **cause)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	if (f == NULL) {
+		*cause = xasprintf("%s: cannot read it", path);
+		return NULL;
+	}
+	struct buf b = {0};
+	char tmp[4096];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+		buf_add(&b, tmp, n);
+	if (f != stdin)
+		fclose(f);
+	return b.data ? b.data : xstrdup("");
+}
+
+int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"base", required_argument, NULL, 'B'},   {"prompt", required_argument, NULL, 'p'},
+		{"prompt-file", required_argument, NULL, 'P'}, {"agent", required_argument, NULL, 'a'},
+		{"name", required_argument, NULL, 'n'},   {"background", no_argument, NULL, 'b'},
+		{"help", no_argument, NULL, 'h'},         {0, 0, 0, 0},
+	};
+	const struct cmd *self = cmd_find("add");
+	struct add_opts o = {.cwd = ctx->cwd};
+	char *prompt = NULL;
+	int c;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "p:P:a:bh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'B':
+			o.base = optarg;
+			break;
+		case 'p':
+			free(prompt);
+			prompt = xstrdup(optarg);
+			break;
+		case 'P': {
+			char *cause = NULL;
+			free(prompt);
+			if ((prompt = read_file(optarg, &cause)) == NULL) {
+				int rc = cmd_fail("add", "%s", cause);
+				free(cause);
+				return rc;
+			}
+			break;
+		}
+		case 'a':
+			o.agent = optarg;
+			break;
+		case 'n':
+			o.handle = optarg;
+			break;
+		case 'b':
+			break; /* focus is the dashboard's business */
+		case 'h':
+			printf("usage: workrex %s\n", self->usage);
+			return 0;
+		default:
+			free(prompt);
+			return cmd_usage(self);
+		}
+	}
+	if (optind != argc - 1) {
+		free(prompt);
+		return cmd_usage(self);
+	}
+	o.branch = argv[optind];
+	o.prompt = prompt;
+	int rc = cmd_open_repo(ctx, "add");
+	if (rc) {
+		free(prompt);
+		return rc;
+	}
+	if (o.agent == NULL)
+		o.agent = ctx->cfg.agent;
+	struct agent_rec a;
+	char *cause = NULL;
+	if (worktree_add(ctx->repo, &ctx->cfg, &o, &a, &cause) < 0) {
+		if (a.path)
+			rc = cmd_fail("add", "%s (the worktree %s was created; `workrex rm %s` removes "
+					     "it)",
+				      cause, a.path, a.handle);
+		else
+			rc = cmd_fail("add", "%s", cause);
+		free(cause);
+		agent_rec_free(&a);
+		free(prompt);
+		return rc;
+	}
+	printf("%s\t%s\t%s\n", a.handle, a.branch, a.path);
+	agent_rec_free(&a);
+	free(prompt);
+	return 0;
+}
+
+static void age(long created, char *out, size_t n)
+{
+	if (created <= 0) {
+		snprintf(out, n, "-");
+		return;
+	}
+	long s = (long)time(NULL) - created;
+	if (s < 60)
+		snprintf(out, n, "%lds", s < 0 ? 0 : s);
+	else if (s < 3600)
+		snprintf(out, n, "%ldm", s / 60);
+	else if (s < 86400)
+		snprintf(out, n, "%ldh", s / 3600);
+	else
+		snprintf(out, n, "%ldd", s / 86400);
+}
+
+static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool status_only,
+		       int nfilter, char **filter)
+{
+	int rc = cmd_open_repo(ctx, name);
+	if (rc)
+		return rc;
+	struct agent_rec *as;
+	size_t n;
+	char *cause = NULL;
+	if (agent_list(ctx->repo, &as, &n, &cause) < 0) {
+		rc = cmd_fail(name, "%s", cause);
+		free(cause);
+		return rc;
+	}
+	char *main = repo_main_branch(ctx->repo, ctx->cfg.main_branch);
+	json_object *arr = json_object_new_array();
+	if (!json && !status_only)
+		printf("%-20s %-24s %-8s %-9s %-5s %-8s %s\n", "HANDLE", "BRANCH", "STATUS",
+		       "BACKEND", "AGE", "UNMERGED", "PATH");
+	else if (!json)
+		printf("%-20s %-8s\n", "HANDLE", "STATUS");
+	for (size_t i = 0; i < n; i++) {
+		struct agent_rec *a = &as[i];
+		bool wanted = nfilter == 0;
+		for (int k = 0; k < nfilter && !wanted; k++)
+			wanted = !strcmp(filter[k], a->handle) ||
+				 (a->branch && !strcmp(filter[k], a->branch));
+		if (!wanted)
+			continue;
+		const char *into = a->base && repo_branch_exists(ctx->repo, a->base) ? a->base : main;
+		long ahead = a->branch && into ? repo_ahead(ctx->repo, a->branch, into) : -1;
+		/* Status lives in the dashboard; without one there is none to show. */
+		const char *status = "-";
+		if (json) {
+			json_object *o = json_object_new_object();
+			json_object_object_add(o, "handle", json_object_new_string(a->handle));
+			json_object_object_add(o, "branch", a->branch ? json_object_new_string(a->branch)
+								      : NULL);
+			json_object_object_add(o, "status", NULL);
+			if (!status_only) {
+				json_object_object_add(o, "backend", json_object_new_string("host"));
+				json_object_object_add(o, "created", json_object_new_int64(a->created));
+				json_object_object_add(o, "unmerged", json_object_new_int64(ahead));
+				json_object_object_add(o, "base", a->base ? json_object_new_string(a->base)
+									  : NULL);
+				json_object_object_add(o, "agent", a->agent ? json_object_new_string(a->agent)
+									    : NULL);
+				json_object_object_add(o, "path", json_object_new_string(a->path));
+			}
+			json_object_array_add(arr, o);
+		} else if (status_only) {
+			printf("%-20s %-8s\n", a->handle, status);
+		} else {
+			char ag[24], un[24];
+			age(a->created, ag, sizeof ag);
+			snprintf(un, sizeof un, ahead < 0 ? "?" : "%ld", ahead);
+			printf("%-20s %-24s %-8s %-9s %-5s %-8s %s\n", a->handle,
+			       a->branch ? a->branch : "(detached)", status, "host", ag, un, a->path);
+		}
+	}
+	if (json)
+		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
+								   JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(arr);
+	for (size_t i = 0; i < n; i++)
+		agent_rec_free(&as[i]);
+	free(as);
+	free(main);
+	return 0;
+}
+
+int cmd_list(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	bool json = false;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else
+			return cmd_usage(cmd_find("list"));
+	}
+	return list_agents(ctx, "list", json, false, 0, NULL);
+}
+
+int cmd_status(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	bool json = false;
+	char **names = xcalloc((size_t)argc, sizeof *names);
+	int n = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (argv[i][0] == '-') {
+			free(names);
+			return cmd_usage(cmd_find("status"));
+		} else
+			names[n++] = argv[i];
+	}
+	int rc = list_agents(ctx, "status", json, true, n, names);
+	free(names);
+	return rc;
+}
+
+int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"into", required_argument, NULL, 'i'},     {"rebase", no_argument, NULL, 'r'},
+		{"squash", no_argument, NULL, 's'},         {"keep", no_argument, NULL, 'k'},
+		{"ignore-uncommitted", no_argument, NULL, 'u'}, {"no-verify", no_argument, NULL, 'V'},
+		{"help", no_argument, NULL, 'h'},           {0, 0, 0, 0},
+	};
+	const struct cmd *self = cmd_find("merge");
+	struct merge_opts o = {0};
+	int c;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "kh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o.into = optarg;
+			break;
+		case 'r':
+			o.strategy = "rebase";
+			break;
+		case 's':
+			o.strategy = "squash";
+			break;
+		case 'k':
+			o.keep = true;
+			break;
+		case 'u':
+			o.ignore_uncommitted = true;
+			break;
+		case 'V':
+			o.no_verify = true;
+			break;
+		case 'h':
+			printf("usage: workrex %s\n", self->usage);
+			return 0;
+		default:
+			return cmd_usage(self);
+		}
+	}
+	if (argc - optind > 1)
+		return cmd_usage(self);
+	int rc = cmd_open_repo(ctx, "merge");
+	if (rc)
+		return rc;
+	struct agent_rec a;
+	char *cause = NULL, *note = NULL;
+	if (agent_find(ctx->repo, optind < argc ? argv[optind] : NULL, ctx->cwd, &a, &cause) < 0) {
+		rc = cmd_fail("merge", "%s", cause);
+		free(cause);
+		return rc;
+	}
+	if (worktree_merge(ctx->repo, &ctx->cfg, &a, &o, &note, &cause) < 0) {
+		rc = cmd_fail("merge", "%s", cause);
+		free(cause);
+	} else {
+		printf("merged %s into %s%s%s\n", a.branch,
+		       o.into ? o.into : "the main branch", note ? ": " : "", note ? note : "");
+	}
+	free(note);
+	agent_rec_free(&a);
+	return rc;
+}
+
+int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"force", no_argument, NULL, 'f'}, {"keep-branch", no_argument, NULL, 'k'},
+		{"all", no_argument, NULL, 'A'},   {"help", no_argument, NULL, 'h'},
+		{0, 0, 0, 0},
+	};
+	const struct cmd *self = cmd_find("remove");
+	struct remove_opts o = {.run_hooks = true};
+	bool all = false;
+	int c;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "fkh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			o.force = true;
+			break;
+		case 'k':
+			o.keep_branch = true;
+			break;
+		case 'A':
+			all = true;
+			break;
+		case 'h':
+			printf("usage: workrex %s\n", self->usage);
+			return 0;
+		default:
+			return cmd_usage(self);
+		}
+	}
+	if (all && optind < argc)
+		return cmd_usage(self);
+	int rc = cmd_open_repo(ctx, "remove");
+	if (rc)
+		return rc;
+	char *cause = NULL;
+	struct agent_rec *as = NULL;
+	size_t n = 0;
+	if (all) {
+		if (agent_list(ctx->repo, &as, &n, &cause) < 0) {
+			rc = cmd_fail("remove", "%s", cause);
+			free(cause);
+			return rc;
+		}
+	} else {
+		int want = optind < argc ? argc - optind : 1;
+		as = xcalloc((size_t)want, sizeof *as);
+		for (int i = 0; i < want; i++) {
+			const char *name = optind < argc ? argv[optind + i] : NULL;
+			if (agent_find(ctx->repo, name, ctx->cwd, &as[n], &cause) < 0) {
+				rc = cmd_fail("remove", "%s", cause);
+				free(cause);
+				cause = NULL;
+				continue;
+			}
+			n++;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (worktree_remove(ctx->repo, &ctx->cfg, &as[i], &o, &cause) < 0) {
+			rc = cmd_fail("remove", "%s", cause);
+			free(cause);
+			cause = NULL;
+		} else {
+			printf("removed %s\n", as[i].handle);
+		}
+		agent_rec_free(&as[i]);
+	}
+	free(as);
+	return rc;
+}
