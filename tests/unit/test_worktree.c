@@ -1,0 +1,523 @@
+/*
+ * Tests for src/git/worktree.c and merge.c on real repositories made in a
+ * temporary directory; the git CLI cross-checks what workrex did.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "git/worktree.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char top[] = "/tmp/wrx-wt-XXXXXX";
+static char *root; /* the main worktree of the current test's repository */
+static int serial;
+
+static int sh(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *cmd = xvasprintf(fmt, ap);
+	va_end(ap);
+	char *full = xasprintf("cd %s && (%s) >/dev/null 2>&1", root ? root : top, cmd);
+	int rc = system(full);
+	free(cmd);
+	free(full);
+	return WEXITSTATUS(rc);
+}
+
+/* Output of a shell command, last newline trimmed; caller frees. */
+static char *out(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *cmd = xvasprintf(fmt, ap);
+	va_end(ap);
+	char *full = xasprintf("cd %s && (%s) 2>/dev/null", root, cmd);
+	FILE *p = popen(full, "r");
+	struct buf b = {0};
+	char tmp[512];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, p)) > 0)
+		buf_add(&b, tmp, n);
+	pclose(p);
+	free(cmd);
+	free(full);
+	while (b.len && b.data[b.len - 1] == '\n')
+		b.data[--b.len] = '\0';
+	return b.data ? b.data : xstrdup("");
+}
+
+struct fx {
+	struct repo *r;
+	struct config c;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = xcalloc(1, sizeof *f);
+	free(root);
+	root = xasprintf("%s/p%d/proj", top, ++serial);
+	char *mk = xasprintf("mkdir -p %s && cd %s && git init -q -b main && git config user.email "
+			     "t@example.com && git config user.name T && printf 'one\\ntwo\\nthree\\n' "
+			     ">a.txt && git add a.txt && git commit -qm init",
+			     root, root);
+	assert_int_equal(system(mk), 0);
+	free(mk);
+	char *cause = NULL;
+	assert_int_equal(repo_open(root, &f->r, &cause), 0);
+	config_init(&f->c);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	repo_free(f->r);
+	config_free(&f->c);
+	free(f);
+	return 0;
+}
+
+static struct agent_rec add(struct fx *f, const char *branch)
+{
+	struct add_opts o = {.branch = branch, .cwd = root};
+	struct agent_rec a;
+	char *cause = NULL;
+	if (worktree_add(f->r, &f->c, &o, &a, &cause) < 0)
+		fail_msg("add %s: %s", branch, cause);
+	return a;
+}
+
+static void commit_in(const struct agent_rec *a, const char *file, const char *text)
+{
+	assert_int_equal(sh("cd %s && printf '%s' >%s && git add %s && git commit -qm 'edit %s'",
+			    a->path, text, file, file, file),
+			 0);
+}
+
+static void test_handles(void **state)
+{
+	(void)state;
+	char *h = handle_from_branch("feature/auth");
+	assert_string_equal(h, "feature-auth");
+	free(h);
+	h = handle_from_branch("../../etc/passwd");
+	assert_string_equal(h, "etc-passwd");
+	free(h);
+	h = handle_from_branch("a b;c$(x)");
+	assert_string_equal(h, "a-b-c-x");
+	free(h);
+	assert_null(handle_from_branch("///"));
+	assert_true(handle_valid("fix-1.2_x"));
+	assert_false(handle_valid("../x"));
+	assert_false(handle_valid("/abs"));
+	assert_false(handle_valid(".hidden"));
+	assert_false(handle_valid("a/b"));
+	assert_false(handle_valid("a..b"));
+	assert_false(handle_valid(""));
+	assert_false(handle_valid("x\ny"));
+}
+
+static void test_add_records_and_agrees_with_git(void **state)
+{
+	struct fx *f = *state;
+	struct agent_rec a = add(f, "feature/auth");
+	char *expect = xasprintf("%s__worktrees/feature-auth", root);
+	assert_string_equal(a.path, expect);
+	assert_string_equal(a.base, "main");
+	char *wl = out("git worktree list --porcelain | grep -c '^worktree '");
+	assert_string_equal(wl, "2");
+	char *br = out("git -C %s rev-parse --abbrev-ref HEAD", a.path);
+	assert_string_equal(br, "feature/auth");
+	char *base = out("git config branch.feature/auth.workrex-base");
+	assert_string_equal(base, "main");
+	struct agent_rec *as;
+	size_t n;
+	char *cause = NULL;
+	assert_int_equal(agent_list(f->r, &as, &n, &cause), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(as[0].handle, "feature-auth");
+	agent_rec_free(&as[0]);
+	free(as);
+	/* A second agent of the same name is refused, nothing touched. */
+	struct add_opts o = {.branch = "feature/auth", .cwd = root};
+	struct agent_rec b;
+	assert_int_not_equal(worktree_add(f->r, &f->c, &o, &b, &cause), 0);
+	assert_non_null(strstr(cause, "exists already"));
+	free(cause);
+	agent_rec_free(&b);
+	free(expect);
+	free(wl);
+	free(br);
+	free(base);
+	agent_rec_free(&a);
+}
+
+static void test_bad_names_refused(void **state)
+{
+	struct fx *f = *state;
+	const char *bad[] = {"-x", "a..b", "a b", "", "x.lock"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		struct add_opts o = {.branch = bad[i], .cwd = root};
+		struct agent_rec a;
+		char *cause = NULL;
+		assert_int_not_equal(worktree_add(f->r, &f->c, &o, &a, &cause), 0);
+		free(cause);
+		agent_rec_free(&a);
+	}
+	const char *badh[] = {"../escape", "/tmp/abs", "a/b", ".."};
+	for (size_t i = 0; i < sizeof badh / sizeof *badh; i++) {
+		struct add_opts o = {.branch = "ok", .handle = badh[i], .cwd = root};
+		struct agent_rec a;
+		char *cause = NULL;
+		assert_int_not_equal(worktree_add(f->r, &f->c, &o, &a, &cause), 0);
+		assert_non_null(strstr(cause, "cannot be a worktree name"));
+		free(cause);
+		agent_rec_free(&a);
+	}
+	assert_int_not_equal(sh("test -e %s/../escape", root), 0);
+	char *branches = out("git branch --format='%%(refname:short)' | wc -l");
+	assert_string_equal(branches, "1");
+	free(branches);
+}
+
+static void merge_with(struct fx *f, const char *strategy)
+{
+	struct agent_rec a = add(f, "work");
+	commit_in(&a, "b.txt", "new file\\n");
+	commit_in(&a, "a.txt", "one\\ntwo\\nthree\\nfour\\n");
+	struct merge_opts o = {.strategy = strategy};
+	char *note = NULL, *cause = NULL;
+	if (worktree_merge(f->r, &f->c, &a, &o, &note, &cause) < 0)
+		fail_msg("%s: %s", strategy, cause);
+	free(note);
+	char *content = out("cat a.txt b.txt");
+	assert_string_equal(content, "one\ntwo\nthree\nfour\nnew file");
+	assert_int_equal(sh("git fsck --no-dangling"), 0);
+	assert_int_not_equal(sh("git rev-parse --verify --quiet refs/heads/work"), 0);
+	assert_int_not_equal(sh("test -d %s", a.path), 0);
+	char *wl = out("git worktree list --porcelain | grep -c '^worktree '");
+	assert_string_equal(wl, "1");
+	char *parents = out("git rev-list --parents -n1 HEAD | wc -w");
+	/* merge: a merge commit (2 parents); rebase: fast-forward; squash: one commit. */
+	assert_string_equal(parents, strcmp(strategy, "merge") == 0 ? "3" : "2");
+	char *count = out("git rev-list --count HEAD");
+	assert_string_equal(count, strcmp(strategy, "merge") == 0	 ? "4"
+				   : strcmp(strategy, "rebase") == 0 ? "3"
+								     : "2");
+	assert_null(out("git config workrex.worktree.work.path")[0] ? "set" : NULL);
+	free(content);
+	free(wl);
+	free(parents);
+	free(count);
+	agent_rec_free(&a);
+}
+
+static void test_merge_commit(void **state)
+{
+	merge_with(*state, "merge");
+}
+
+static void test_merge_rebase(void **state)
+{
+	merge_with(*state, "rebase");
+}
+
+static void test_merge_squash(void **state)
+{
+	merge_with(*state, "squash");
+}
+
+static void test_conflict_changes_nothing(void **state)
+{
+	struct fx *f = *state;
+	struct agent_rec a = add(f, "clash");
+	commit_in(&a, "a.txt", "agent\\n");
+	assert_int_equal(sh("printf 'main\\n' >a.txt && git commit -qam main-edit"), 0);
+	char *main_before = out("git rev-parse main"), *br_before = out("git rev-parse clash");
+	const char *strategies[] = {"merge", "rebase", "squash"};
+	for (size_t i = 0; i < 3; i++) {
+		struct merge_opts o = {.strategy = strategies[i]};
+		char *note = NULL, *cause = NULL;
+		assert_int_not_equal(worktree_merge(f->r, &f->c, &a, &o, &note, &cause), 0);
+		if (strstr(cause, "conflict in a.txt") == NULL)
+			fail_msg("%s: %s", strategies[i], cause);
+		free(cause);
+		char *m = out("git rev-parse main"), *b = out("git rev-parse clash");
+		assert_string_equal(m, main_before);
+		assert_string_equal(b, br_before);
+		char *st = out("git status --porcelain; git -C %s status --porcelain", a.path);
+		assert_string_equal(st, "");
+		assert_int_equal(sh("test -d %s", a.path), 0);
+		free(m);
+		free(b);
+		free(st);
+	}
+	free(main_before);
+	free(br_before);
+	agent_rec_free(&a);
+}
+
+static void test_dirty_worktree_and_dirty_main(void **state)
+{
+	struct fx *f = *state;
+	struct agent_rec a = add(f, "dirty");
+	commit_in(&a, "a.txt", "one\\ntwo\\nthree\\nagent\\n");
+	assert_int_equal(sh("echo wip >> %s/a.txt", a.path), 0);
+	struct merge_opts o = {0};
+	char *note = NULL, *cause = NULL;
+	assert_int_not_equal(worktree_merge(f->r, &f->c, &a, &o, &note, &cause), 0);
+	assert_non_null(strstr(cause, "uncommitted changes; commit them or pass --ignore-uncommitted"));
+	free(cause);
+	/* Main has uncommitted changes in a file the merge touches: refused. */
+	assert_int_equal(sh("git -C %s checkout -q a.txt && echo local >> a.txt", a.path), 0);
+	assert_int_not_equal(worktree_merge(f->r, &f->c, &a, &o, &note, &cause), 0);
+	assert_non_null(strstr(cause, "uncommitted changes the merge would touch: a.txt"));
+	free(cause);
+	char *local = out("tail -n1 a.txt");
+	assert_string_equal(local, "local");
+	free(local);
+	/* Unrelated local changes in main do not block it. */
+	assert_int_equal(sh("git checkout -q a.txt && echo x > other.txt"), 0);
+	assert_int_equal(worktree_merge(f->r, &f->c, &a, &o, &note, &cause), 0);
+	free(note);
+	agent_rec_free(&a);
+}
+
+static void test_ignore_uncommitted_keeps_worktree(void **state)
+{
+	struct fx *f = *state;
+	struct agent_rec a = add(f, "wip");
+	commit_in(&a, "c.txt", "c\\n");
+	assert_int_equal(sh("echo wip > %s/d.txt", a.path), 0);
+	struct merge_opts o = {.ignore_uncommitted = true};
+	char *note = NULL, *cause = NULL;
+	assert_int_equal(worktree_merge(f->r, &f->c, &a, &o, &note, &cause), 0);
+	assert_non_null(strstr(note, "keeps its uncommitted changes"));
+	assert_int_equal(sh("test -f c.txt && test -f %s/d.txt", a.path), 0);
+	free(note);
+	agent_rec_free(&a);
+}
+
+static void test_remove_guards(void **state)
+{
+	struct fx *f = *state;
+	struct agent_rec a = add(f, "rm-me");
+	commit_in(&a, "e.txt", "e\\n");
+	struct remove_opts o = {0};
+	char *cause = NULL;
+	assert_int_not_equal(worktree_remove(f->r, &f->c, &a, &o, &cause), 0);
+	assert_non_null(strstr(cause, "1 commit not merged into main"));
+	free(cause);
+	assert_int_equal(sh("echo wip >> %s/e.txt", a.path), 0);
+	assert_int_not_equal(worktree_remove(f->r, &f->c, &a, &o, &cause), 0);
+	assert_non_null(strstr(cause, "uncommitted changes; commit them or pass --force"));
+	free(cause);
+	assert_int_equal(sh("test -d %s", a.path), 0);
+	/* --keep-branch removes the worktree only (the commit survives on the branch). */
+	assert_int_equal(sh("git -C %s checkout -q e.txt", a.path), 0);
+	o.keep_branch = true;
+	assert_int_equal(worktree_remove(f->r, &f->c, &a, &o, &cause), 0);
+	assert_int_not_equal(sh("test -d %s", a.path), 0);
+	assert_int_equal(sh("git rev-parse --verify --quiet refs/heads/rm-me"), 0);
+	/* -f removes both even with work on it. */
+	struct agent_rec b = add(f, "rm-me");
+	assert_int_equal(sh("echo wip >> %s/e.txt", b.path), 0);
+	struct remove_opts force = {.force = true};
+	assert_int_equal(worktree_remove(f->r, &f->c, &b, &force, &cause), 0);
+	assert_int_not_equal(sh("git rev-parse --verify --quiet refs/heads/rm-me"), 0);
+	agent_rec_free(&a);
+	agent_rec_free(&b);
+}
+
+static void test_main_worktree_untouchable(void **state)
+{
+	struct fx *f = *state;
+	struct agent_rec a = add(f, "side");
+	const char *names[] = {"main", "proj", root};
+	for (size_t i = 0; i < 3; i++) {
+		struct agent_rec m;
+		char *cause = NULL;
+		assert_int_equal(agent_find(f->r, names[i], root, &m, &cause), -EPERM);
+		assert_non_null(strstr(cause, "main worktree"));
+		free(cause);
+	}
+	/* From the main worktree's own directory, without a name. */
+	struct agent_rec m;
+	char *cause = NULL;
+	assert_int_not_equal(agent_find(f->r, NULL, root, &m, &cause), 0);
+	free(cause);
+	/* From inside the agent's worktree, without a name: that agent. */
+	char *sub = xasprintf("%s/.", a.path);
+	assert_int_equal(agent_find(f->r, NULL, sub, &m, &cause), 0);
+	assert_string_equal(m.handle, "side");
+	agent_rec_free(&m);
+	/* Even a forged record pointing at the main worktree is refused. */
+	struct agent_rec forged = {.handle = "proj", .branch = "main", .path = root};
+	struct remove_opts o = {.force = true};
+	assert_int_equal(worktree_remove(f->r, &f->c, &forged, &o, &cause), -EPERM);
+	free(cause);
+	assert_int_equal(sh("test -f a.txt && git rev-parse --verify --quiet refs/heads/main"), 0);
+	free(sub);
+	agent_rec_free(&a);
+}
+
+static void test_merge_into_other_branch(void **state)
+{
+	struct fx *f = *state;
+	assert_int_equal(sh("git branch release"), 0);
+	struct agent_rec a = add(f, "fix");
+	commit_in(&a, "f.txt", "f\\n");
+	struct merge_opts o = {.into = "release"};
+	char *note = NULL, *cause = NULL;
+	if (worktree_merge(f->r, &f->c, &a, &o, &note, &cause) < 0)
+		fail_msg("%s", cause);
+	char *on_release = out("git show release:f.txt");
+	assert_string_equal(on_release, "f");
+	assert_int_not_equal(sh("git show main:f.txt"), 0);
+	char *wl = out("git worktree list --porcelain | grep -c '^worktree '");
+	assert_string_equal(wl, "1"); /* the temporary worktree is gone */
+	free(on_release);
+	free(wl);
+	free(note);
+	agent_rec_free(&a);
+}
+
+static void test_hooks_env_and_failing_pre_merge(void **state)
+{
+	struct fx *f = *state;
+	char *log = xasprintf("%s/../hook.log", root);
+	char *hook = xasprintf("echo \"$WORKREX_HANDLE|$WORKREX_BRANCH|$WORKREX_PROJECT_ROOT|$PWD\" "
+			       ">> %s",
+			       log);
+	strlist_add(&f->c.post_create, hook);
+	strlist_add(&f->c.pre_merge, "exit 3");
+	struct agent_rec a = add(f, "hooked");
+	char *line = out("cat %s", log);
+	char *want = xasprintf("hooked|hooked|%s|%s", root, a.path);
+	assert_string_equal(line, want);
+	commit_in(&a, "g.txt", "g\\n");
+	char *before = out("git rev-parse main");
+	struct merge_opts o = {0};
+	char *note = NULL, *cause = NULL;
+	assert_int_not_equal(worktree_merge(f->r, &f->c, &a, &o, &note, &cause), 0);
+	assert_non_null(strstr(cause, "pre_merge hook failed (exit 3)"));
+	free(cause);
+	char *after = out("git rev-parse main");
+	assert_string_equal(before, after);
+	assert_int_equal(sh("test -d %s", a.path), 0);
+	/* --no-verify skips it. */
+	o.no_verify = true;
+	assert_int_equal(worktree_merge(f->r, &f->c, &a, &o, &note, &cause), 0);
+	free(note);
+	free(log);
+	free(hook);
+	free(line);
+	free(want);
+	free(before);
+	free(after);
+	agent_rec_free(&a);
+}
+
+static void test_files_copy_and_symlink(void **state)
+{
+	struct fx *f = *state;
+	assert_int_equal(sh("echo SECRET=1 > .env && mkdir -p node_modules/x && echo m > "
+			    "node_modules/x/i.js"),
+			 0);
+	strlist_add(&f->c.files_copy, ".env");
+	strlist_add(&f->c.files_symlink, "node_modules");
+	struct agent_rec a = add(f, "files");
+	assert_int_equal(sh("test -f %s/.env && ! test -L %s/.env", a.path, a.path), 0);
+	assert_int_equal(sh("test -L %s/node_modules && test -f %s/node_modules/x/i.js", a.path,
+			    a.path),
+			 0);
+	/* A pattern leaving the repository is refused. */
+	strlist_add(&f->c.files_copy, "../../etc/passwd");
+	struct add_opts o = {.branch = "files2", .cwd = root};
+	struct agent_rec b;
+	char *cause = NULL;
+	assert_int_not_equal(worktree_add(f->r, &f->c, &o, &b, &cause), 0);
+	assert_non_null(strstr(cause, "outside the repository"));
+	free(cause);
+	agent_rec_free(&b);
+	agent_rec_free(&a);
+}
+
+/*
+ * A clean/smudge filter and a custom merge driver: the worktree and the
+ * merge must be exactly what `git worktree add` and `git merge` produce.
+ */
+static void test_filters_and_merge_drivers_honoured(void **state)
+{
+	struct fx *f = *state;
+	assert_int_equal(sh("git config filter.up.smudge 'tr a-z A-Z' && git config filter.up.clean "
+			    "'tr A-Z a-z' && git config merge.keepours.driver true && printf '*.up "
+			    "filter=up\\n*.ours merge=keepours\\n' > .gitattributes && echo hello > "
+			    "x.up && echo base > y.ours && git add . && git commit -qm attrs"),
+			 0);
+	struct agent_rec a = add(f, "filtered");
+	assert_int_equal(sh("git worktree add -q ../plain -b plain"), 0);
+	char *ours = out("cat %s/x.up", a.path), *theirs = out("cat ../plain/x.up");
+	assert_string_equal(ours, "HELLO");
+	assert_string_equal(ours, theirs);
+	/* Both sides change y.ours; the driver keeps main's version. */
+	commit_in(&a, "y.ours", "agent\\n");
+	assert_int_equal(sh("echo main > y.ours && git commit -qam main-side"), 0);
+	struct merge_opts o = {0};
+	char *note = NULL, *cause = NULL;
+	if (worktree_merge(f->r, &f->c, &a, &o, &note, &cause) < 0)
+		fail_msg("%s", cause);
+	char *y = out("cat y.ours");
+	assert_string_equal(y, "main");
+	free(ours);
+	free(theirs);
+	free(y);
+	free(note);
+	agent_rec_free(&a);
+}
+
+int main(void)
+{
+	if (mkdtemp(top) == NULL)
+		return 1;
+	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	setenv("GIT_AUTHOR_NAME", "T", 1);
+	setenv("GIT_AUTHOR_EMAIL", "t@example.com", 1);
+	setenv("GIT_COMMITTER_NAME", "T", 1);
+	setenv("GIT_COMMITTER_EMAIL", "t@example.com", 1);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_handles),
+		cmocka_unit_test_setup_teardown(test_add_records_and_agrees_with_git, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_names_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merge_commit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merge_rebase, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merge_squash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_conflict_changes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dirty_worktree_and_dirty_main, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ignore_uncommitted_keeps_worktree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remove_guards, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_main_worktree_untouchable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merge_into_other_branch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hooks_env_and_failing_pre_merge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_files_copy_and_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filters_and_merge_drivers_honoured, setup, teardown),
+	};
+	int rc = cmocka_run_group_tests_name("worktree", tests, NULL, NULL);
+	char *rm = xasprintf("rm -rf %s", top);
+	if (system(rm) != 0)
+		rc = 1;
+	free(rm);
+	return rc;
+}
