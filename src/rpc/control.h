@@ -1,0 +1,41 @@
+/*
+ * control.h - the control socket: how CLI commands reach a running
+ * dashboard for the same project.
+ *
+ * A unix socket in a 0700 directory under $XDG_RUNTIME_DIR/workrex/ (or a
+ * private directory under /tmp), named for the project. The protocol is
+ * JSON lines: one request object with "cmd", one reply object with "ok":
+ * true or "error": "message". Only the user can reach the directory; the
+ * sandbox RPC bridge (token-authenticated) is a separate listener.
+ */
+#ifndef WRX_CONTROL_H
+#define WRX_CONTROL_H
+
+#include <json-c/json.h>
+#include <uv.h>
+
+#define CONTROL_LINE_MAX (1024 * 1024)
+
+/* The socket path for a project root (or plain directory); caller frees. NULL + cause on error. */
+char *control_path(const char *root, char **cause);
+
+/*
+ * Serve requests: handler returns a new reply object (or NULL for {"ok":
+ * true}); it runs on the loop.
+ */
+typedef json_object *control_handler(json_object *req, void *data);
+
+struct control;
+struct control *control_listen(uv_loop_t *loop, const char *path, control_handler *fn, void *data,
+			       char **cause);
+void control_close(struct control *c);
+
+/*
+ * Client side (blocking, for CLI commands): send req, wait for the reply.
+ * Returns 0 with *reply set, -ENOENT when no dashboard listens, or another
+ * negative errno with *cause.
+ */
+int control_request(const char *path, json_object *req, json_object **reply, int timeout_ms,
+		    char **cause);
+
+#endif
