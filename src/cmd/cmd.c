@@ -4,6 +4,9 @@
  */
 #include "cmd.h"
 
+#include "../rpc/control.h"
+
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,13 @@ static const struct cmd table[] = {
 	 "merge an agent's branch, then remove its worktree and branch", cmd_merge},
 	{"remove", "rm", "remove [handle...] [-f] [-k|--keep-branch] [--all]",
 	 "remove agents' worktrees and branches without merging", cmd_remove},
+	{"open", NULL, "open [handle] [-c|--continue]", "open an agent's panes in the dashboard",
+	 cmd_open},
+	{"close", NULL, "close [handle]", "close an agent's panes, keep its worktree", cmd_close},
+	{"send", NULL, "send <handle> [text]", "type text (or stdin) into the agent's pane, then Enter",
+	 cmd_send},
+	{"capture", NULL, "capture <handle> [-n LINES]", "print the agent pane's screen and history",
+	 cmd_capture},
 	{"config", NULL, "config path|check|reference", "show and check the configuration",
 	 cmd_config},
 };
@@ -84,4 +94,53 @@ void cmd_ctx_free(struct cmd_ctx *ctx)
 	if (ctx->cfg_loaded)
 		config_free(&ctx->cfg);
 	free(ctx->cwd);
+}
+
+/*
+ * Tell the project's running dashboard (if any). Returns 0 when it acted,
+ * -ENOENT when no dashboard runs, another negative errno (with a message
+ * printed) when it answered with an error.
+ */
+int cmd_dashboard(struct cmd_ctx *ctx, const char *what, json_object *req, json_object **reply)
+{
+	char *cause = NULL;
+	const char *root = ctx->repo ? repo_root(ctx->repo) : ctx->cwd;
+	char *path = control_path(root, &cause);
+	if (path == NULL) {
+		free(cause);
+		return -ENOENT;
+	}
+	json_object *r = NULL;
+	int rc = control_request(path, req, &r, 10000, &cause);
+	free(path);
+	if (rc < 0) {
+		if (rc != -ENOENT) {
+			cmd_fail(what, "%s", cause);
+			free(cause);
+		}
+		return rc;
+	}
+	json_object *e;
+	if (json_object_object_get_ex(r, "error", &e)) {
+		cmd_fail(what, "%s", json_object_get_string(e));
+		json_object_put(r);
+		return -EPROTO;
+	}
+	if (reply)
+		*reply = r;
+	else
+		json_object_put(r);
+	return 0;
+}
+
+int cmd_notify(struct cmd_ctx *ctx, const char *what, const char *verb, const char *handle,
+	       bool focus)
+{
+	json_object *req = json_object_new_object();
+	json_object_object_add(req, "cmd", json_object_new_string(verb));
+	json_object_object_add(req, "handle", json_object_new_string(handle));
+	json_object_object_add(req, "focus", json_object_new_boolean(focus));
+	int rc = cmd_dashboard(ctx, what, req, NULL);
+	json_object_put(req);
+	return rc;
 }

@@ -10,6 +10,7 @@
 #include "../config/config.h"
 #include "../git/worktree.h"
 
+#include <json-c/json.h>
 #include <stdio.h>
 
 struct cmd_ctx {
@@ -44,5 +45,13 @@ int cmd_status(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_config(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_open(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_close(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_send(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv);
+
+int cmd_dashboard(struct cmd_ctx *ctx, const char *what, json_object *req, json_object **reply);
+int cmd_notify(struct cmd_ctx *ctx, const char *what, const char *verb, const char *handle,
+	       bool focus);
 
 #endif

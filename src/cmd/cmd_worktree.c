@@ -7,12 +7,14 @@
  */
 #include "cmd.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static char *read_file(const char *path, char **cause)
 {
@@ -42,6 +44,7 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	const struct cmd *self = cmd_find("add");
 	struct add_opts o = {.cwd = ctx->cwd};
 	char *prompt = NULL;
+	bool background = false;
 	int c;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "p:P:a:bh", opts, NULL)) != -1) {
@@ -70,7 +73,8 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 			o.handle = optarg;
 			break;
 		case 'b':
-			break; /* focus is the dashboard's business */
+			background = true;
+			break;
 		case 'h':
 			printf("usage: workrex %s\n", self->usage);
 			return 0;
@@ -106,10 +110,13 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		free(prompt);
 		return rc;
 	}
-	printf("%s\t%s\t%s\n", a.handle, a.branch, a.path);
+	/* A running dashboard opens the panes at once; else the next one lists it. */
+	int drc = cmd_notify(ctx, "add", "open", a.handle, !background);
+	printf("created %s (%s) at %s%s\n", a.handle, a.branch, a.path,
+	       drc == -ENOENT ? "; no dashboard runs, the next one lists it" : "");
 	agent_rec_free(&a);
 	free(prompt);
-	return 0;
+	return drc < 0 && drc != -ENOENT ? 1 : 0;
 }
 
 static void age(long created, char *out, size_t n)
@@ -282,10 +289,14 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 		free(cause);
 		return rc;
 	}
+	/* The agent stops before its branch is merged. */
+	cmd_notify(ctx, "merge", "close", a.handle, false);
 	if (worktree_merge(ctx->repo, &ctx->cfg, &a, &o, &note, &cause) < 0) {
 		rc = cmd_fail("merge", "%s", cause);
 		free(cause);
 	} else {
+		if (!o.keep && access(a.path, F_OK) != 0)
+			cmd_notify(ctx, "merge", "forget", a.handle, false);
 		printf("merged %s into %s%s%s\n", a.branch,
 		       o.into ? o.into : "the main branch", note ? ": " : "", note ? note : "");
 	}
@@ -353,15 +364,156 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
+		/* Check first, so a refused remove leaves the agent running. */
+		bool dirty = false;
+		char *dcause = NULL;
+		repo_dirty(as[i].path, &dirty, &dcause);
+		free(dcause);
+		if (o.force || !dirty)
+			cmd_notify(ctx, "remove", "close", as[i].handle, false);
 		if (worktree_remove(ctx->repo, &ctx->cfg, &as[i], &o, &cause) < 0) {
 			rc = cmd_fail("remove", "%s", cause);
 			free(cause);
 			cause = NULL;
 		} else {
+			cmd_notify(ctx, "remove", "forget", as[i].handle, false);
 			printf("removed %s\n", as[i].handle);
 		}
 		agent_rec_free(&as[i]);
 	}
 	free(as);
 	return rc;
+}
+
+/* The agent named, or the one whose worktree we stand in. Caller frees. */
+static char *which_agent(struct cmd_ctx *ctx, const char *what, const char *name, int *rc)
+{
+	if ((*rc = cmd_open_repo(ctx, what)) != 0)
+		return NULL;
+	struct agent_rec a;
+	char *cause = NULL;
+	if (agent_find(ctx->repo, name, ctx->cwd, &a, &cause) < 0) {
+		*rc = cmd_fail(what, "%s", cause);
+		free(cause);
+		return NULL;
+	}
+	char *h = xstrdup(a.handle);
+	agent_rec_free(&a);
+	return h;
+}
+
+static int no_dashboard(const char *what)
+{
+	return cmd_fail(what, "no dashboard is running for this project (start one with `workrex`)");
+}
+
+int cmd_open(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	bool cont = false;
+	const char *name = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--continue"))
+			cont = true;
+		else if (argv[i][0] == '-' || name)
+			return cmd_usage(cmd_find("open"));
+		else
+			name = argv[i];
+	}
+	int rc;
+	char *h = which_agent(ctx, "open", name, &rc);
+	if (h == NULL)
+		return rc;
+	json_object *req = json_object_new_object();
+	json_object_object_add(req, "cmd", json_object_new_string("open"));
+	json_object_object_add(req, "handle", json_object_new_string(h));
+	json_object_object_add(req, "focus", json_object_new_boolean(1));
+	json_object_object_add(req, "continue", json_object_new_boolean(cont));
+	rc = cmd_dashboard(ctx, "open", req, NULL);
+	json_object_put(req);
+	free(h);
+	return rc == -ENOENT ? no_dashboard("open") : rc < 0 ? 1 : 0;
+}
+
+int cmd_close(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
+		return cmd_usage(cmd_find("close"));
+	int rc;
+	char *h = which_agent(ctx, "close", argc == 2 ? argv[1] : NULL, &rc);
+	if (h == NULL)
+		return rc;
+	rc = cmd_notify(ctx, "close", "close", h, false);
+	free(h);
+	return rc == -ENOENT ? no_dashboard("close") : rc < 0 ? 1 : 0;
+}
+
+int cmd_send(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	if (argc < 2 || argc > 3)
+		return cmd_usage(cmd_find("send"));
+	int rc;
+	char *h = which_agent(ctx, "send", argv[1], &rc);
+	if (h == NULL)
+		return rc;
+	char *text = NULL;
+	if (argc == 3) {
+		text = xstrdup(argv[2]);
+	} else {
+		struct buf b = {0};
+		char tmp[4096];
+		size_t n;
+		while ((n = fread(tmp, 1, sizeof tmp, stdin)) > 0)
+			buf_add(&b, tmp, n);
+		while (b.len && b.data[b.len - 1] == '\n')
+			b.data[--b.len] = '\0';
+		text = b.data ? b.data : xstrdup("");
+	}
+	json_object *req = json_object_new_object();
+	json_object_object_add(req, "cmd", json_object_new_string("send"));
+	json_object_object_add(req, "handle", json_object_new_string(h));
+	json_object_object_add(req, "text", json_object_new_string(text));
+	json_object_object_add(req, "enter", json_object_new_boolean(1));
+	rc = cmd_dashboard(ctx, "send", req, NULL);
+	json_object_put(req);
+	free(text);
+	free(h);
+	return rc == -ENOENT ? no_dashboard("send") : rc < 0 ? 1 : 0;
+}
+
+int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const char *name = NULL;
+	int lines = -1;
+	for (int i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "-n") || !strcmp(argv[i], "--lines")) && i + 1 < argc)
+			lines = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "-e"))
+			; /* colours: the text is what scripts read; kept plain */
+		else if (argv[i][0] == '-' || name)
+			return cmd_usage(cmd_find("capture"));
+		else
+			name = argv[i];
+	}
+	if (name == NULL)
+		return cmd_usage(cmd_find("capture"));
+	int rc;
+	char *h = which_agent(ctx, "capture", name, &rc);
+	if (h == NULL)
+		return rc;
+	json_object *req = json_object_new_object(), *r = NULL;
+	json_object_object_add(req, "cmd", json_object_new_string("capture"));
+	json_object_object_add(req, "handle", json_object_new_string(h));
+	json_object_object_add(req, "lines", json_object_new_int(lines));
+	rc = cmd_dashboard(ctx, "capture", req, &r);
+	json_object_put(req);
+	free(h);
+	if (rc == -ENOENT)
+		return no_dashboard("capture");
+	if (rc < 0)
+		return 1;
+	json_object *d;
+	if (json_object_object_get_ex(r, "data", &d))
+		fputs(json_object_get_string(d), stdout);
+	json_object_put(r);
+	return 0;
 }

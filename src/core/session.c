@@ -64,6 +64,7 @@ void session_free(struct session *s)
 	for (int i = 0; i < s->nagents; i++) {
 		free(s->agents[i]->handle);
 		free(s->agents[i]->path);
+		free(s->agents[i]->branch);
 		free(s->agents[i]);
 	}
 	free(s->panes);
@@ -100,6 +101,52 @@ struct agent *session_add_agent(struct session *s, const char *handle, const cha
 	return a;
 }
 
+struct agent *session_find_agent(const struct session *s, const char *handle)
+{
+	for (int i = 0; i < s->nagents; i++)
+		if (strcmp(s->agents[i]->handle, handle) == 0)
+			return s->agents[i];
+	return NULL;
+}
+
+int session_agent_panes(const struct session *s, const struct agent *a)
+{
+	int n = 0;
+	for (int i = 0; i < s->npanes; i++)
+		n += s->panes[i]->agent == a;
+	return n;
+}
+
+struct wpane *session_agent_pane(const struct session *s, const struct agent *a)
+{
+	for (int i = 0; i < s->npanes; i++)
+		if (s->panes[i]->agent == a)
+			return s->panes[i];
+	return NULL;
+}
+
+void session_remove_agent(struct session *s, struct agent *a)
+{
+	struct wpane *wp;
+	while ((wp = session_agent_pane(s, a)) != NULL)
+		session_close_pane(s, wp);
+	int i;
+	for (i = 0; i < s->nagents; i++)
+		if (s->agents[i] == a)
+			break;
+	if (i == s->nagents)
+		return;
+	memmove(s->agents + i, s->agents + i + 1, (size_t)(s->nagents - i - 1) * sizeof *s->agents);
+	memmove(s->last_focus + i, s->last_focus + i + 1,
+		(size_t)(s->nagents - i - 1) * sizeof *s->last_focus);
+	s->nagents--;
+	free(a->handle);
+	free(a->path);
+	free(a->branch);
+	free(a);
+	changed(s);
+}
+
 static int agent_index(const struct session *s, const struct agent *a)
 {
 	for (int i = 0; i < s->nagents; i++)
@@ -133,6 +180,13 @@ static const char *user_shell(void)
 struct wpane *session_open_pane(struct session *s, struct agent *a, char *const *argv, int rows,
 				int cols, bool focus, char **cause)
 {
+	return session_open_pane_labelled(s, a, argv, NULL, rows, cols, focus, cause);
+}
+
+struct wpane *session_open_pane_labelled(struct session *s, struct agent *a, char *const *argv,
+					 const char *label, int rows, int cols, bool focus,
+					 char **cause)
+{
 	char *shell_argv[] = {(char *)user_shell(), NULL};
 	if (argv == NULL)
 		argv = shell_argv;
@@ -142,7 +196,7 @@ struct wpane *session_open_pane(struct session *s, struct agent *a, char *const 
 	wp->agent = a;
 	wp->session = s;
 	const char *base = strrchr(argv[0], '/');
-	wp->label = xstrdup(base ? base + 1 : argv[0]);
+	wp->label = xstrdup(label ? label : base ? base + 1 : argv[0]);
 	wp->term = pane_new(rows, cols, s->scrollback, on_pane_event, wp);
 
 	char *env[] = {

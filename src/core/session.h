@@ -26,6 +26,8 @@ struct agent {
 	enum wrx_status status;
 	uint64_t status_since; /* now_ms() */
 	bool bell;             /* rang while not focused */
+	char *branch;          /* owned; NULL for the home directory */
+	bool worktree;         /* an agent's worktree (not the main directory) */
 };
 
 struct session;
@@ -52,6 +54,12 @@ void session_free(struct session *s);
 void session_set_scrollback(struct session *s, size_t lines);
 
 struct agent *session_add_agent(struct session *s, const char *handle, const char *path);
+struct agent *session_find_agent(const struct session *s, const char *handle);
+/* Close the agent's panes and drop it from the dashboard. */
+void session_remove_agent(struct session *s, struct agent *a);
+int session_agent_panes(const struct session *s, const struct agent *a);
+/* The agent's first pane (its agent pane), or NULL. */
+struct wpane *session_agent_pane(const struct session *s, const struct agent *a);
 
 /*
  * Open a pane running argv (NULL: the user's shell) in agent a, sized
@@ -59,6 +67,10 @@ struct agent *session_add_agent(struct session *s, const char *handle, const cha
  */
 struct wpane *session_open_pane(struct session *s, struct agent *a, char *const *argv, int rows,
 				int cols, bool focus, char **cause);
+/* The same with a label for the border (argv[0]'s name otherwise). */
+struct wpane *session_open_pane_labelled(struct session *s, struct agent *a, char *const *argv,
+					 const char *label, int rows, int cols, bool focus,
+					 char **cause);
 void session_close_pane(struct session *s, struct wpane *wp);
 
 int session_pane_count(const struct session *s);

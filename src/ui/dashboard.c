@@ -10,6 +10,8 @@
  */
 #include "dashboard.h"
 
+#include "../git/git.h"
+#include "../rpc/control.h"
 #include "../term/pty.h"
 #include "../util/log.h"
 #include "ui.h"
@@ -214,12 +216,19 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 			free(q);
 		}
 		break;
-	case ACT_FOCUS_AGENT:
-		if (arg > session_agent_count(s))
+	case ACT_FOCUS_AGENT: {
+		struct agent *a = session_agent(s, arg - 1);
+		char *cause = NULL;
+		if (a == NULL)
 			ui_message(ui, true, "no agent %d", arg);
-		else
+		else if (session_agent_panes(s, a) > 0)
 			session_focus_agent(s, arg - 1);
+		else if (agents_open(ui, a, true, false, &cause) < 0) {
+			ui_message(ui, true, "%s", cause);
+			free(cause);
+		}
 		break;
+	}
 	case ACT_NEXT_PANE:
 	case ACT_PREV_PANE:
 		if (n > 0 && focus) {
@@ -289,11 +298,19 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 		ui_relayout(ui);
 		break;
 	case ACT_NEW_AGENT:
+		agents_key_new(ui);
+		break;
 	case ACT_MERGE:
+		agents_key_merge(ui);
+		break;
 	case ACT_REMOVE_AGENT:
+		agents_key_remove(ui);
+		break;
+	case ACT_COMMAND:
+		agents_key_command(ui);
+		break;
 	case ACT_OVERVIEW:
 	case ACT_PASTE_IMAGE:
-	case ACT_COMMAND:
 		ui_message(ui, true, "%s: not available in this dashboard yet", action_name(action));
 		break;
 	case ACT_NONE:
@@ -471,6 +488,19 @@ int dashboard_run(const struct dashboard_opts *opts)
 	}
 	apply_config(ui);
 
+	struct repo *repo = NULL;
+	if (repo_open(ui->cwd, &repo, &cause) == 0) {
+		ui->root = xstrdup(repo_root(repo));
+		ui->in_repo = true;
+		repo_free(repo);
+	} else {
+		free(cause);
+		cause = NULL;
+		ui->root = xstrdup(ui->cwd);
+	}
+	ui->self_exe = realpath("/proc/self/exe", NULL);
+	if (ui->self_exe == NULL)
+		ui->self_exe = xstrdup("workrex");
 	/* Signals before newterm(), so curses leaves SIGWINCH to us. */
 	uv_signal_init(ui->loop, &ui->sig_winch);
 	uv_signal_init(ui->loop, &ui->sig_chld);
@@ -484,6 +514,17 @@ int dashboard_run(const struct dashboard_opts *opts)
 	uv_timer_init(ui->loop, &ui->frame_timer);
 	uv_timer_init(ui->loop, &ui->msg_timer);
 	ui->frame_timer.data = ui->msg_timer.data = ui;
+
+	char *sock = control_path(ui->root, &cause);
+	if (sock)
+		ui->control = control_listen(ui->loop, sock, agents_control, ui, &cause);
+	free(sock);
+	if (ui->control == NULL) {
+		fprintf(stderr, "workrex: %s\n", cause);
+		free(cause);
+		rc = 1;
+		goto out;
+	}
 
 	if (terminal_open(ui, &cause) < 0) {
 		fprintf(stderr, "workrex: %s\n", cause);
@@ -501,8 +542,10 @@ int dashboard_run(const struct dashboard_opts *opts)
 	if (ui->cfg.nwarnings)
 		ui_message(ui, true, "config: %s", ui->cfg.warnings[0]);
 
-	const char *base = strrchr(ui->cwd, '/');
-	struct agent *home = session_add_agent(ui->s, base && base[1] ? base + 1 : ui->cwd, ui->cwd);
+	const char *base = strrchr(ui->root, '/');
+	struct agent *home = session_add_agent(ui->s, base && base[1] ? base + 1 : ui->root, ui->cwd);
+	if (ui->in_repo)
+		agents_load(ui);
 	ui->layout_dirty = true;
 	render_frame(ui); /* sizes the area before the first pane starts */
 	open_shell(ui, home);
@@ -513,6 +556,8 @@ int dashboard_run(const struct dashboard_opts *opts)
 	close_handle((uv_handle_t *)&ui->tty_poll);
 out:
 	ui->quitting = true;
+	control_close(ui->control);
+	ui->control = NULL;
 	session_free(ui->s);
 	ui->s = NULL;
 	close_handle((uv_handle_t *)&ui->sig_winch);
@@ -535,6 +580,8 @@ out:
 	buf_free(&ui->tty_out);
 	config_free(&ui->cfg);
 	free(ui->cwd);
+	free(ui->root);
+	free(ui->self_exe);
 	uv_loop_close(ui->loop);
 	log_close();
 	return rc;

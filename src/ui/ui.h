@@ -14,6 +14,8 @@
 #include "keys.h"
 #include "layout.h"
 
+#include <json-c/json.h>
+
 #include <curses.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -49,6 +51,10 @@ struct ui {
 	struct session *s;
 	struct config cfg;
 	char *cwd;
+	char *root;    /* owned: the repository's main worktree, or cwd outside git */
+	bool in_repo;
+	struct control *control;
+	char *self_exe; /* owned: this binary, for the commands keys run */
 
 	int ttyfd;
 	FILE *ttyf;
@@ -100,6 +106,17 @@ void input_read(struct ui *ui);
 /* render.c */
 void render_frame(struct ui *ui);
 void render_reset_colours(struct ui *ui);
+
+/* agents.c */
+void agents_load(struct ui *ui);
+int agents_open(struct ui *ui, struct agent *a, bool focus, bool cont, char **cause);
+json_object *agents_control(json_object *req, void *data);
+/* Run `workrex args...` in the background; its outcome becomes a message. */
+void agents_run_cli(struct ui *ui, char *const args[]);
+void agents_key_new(struct ui *ui);
+void agents_key_merge(struct ui *ui);
+void agents_key_remove(struct ui *ui);
+void agents_key_command(struct ui *ui);
 
 /* copy.c */
 void copy_enter(struct ui *ui, struct wpane *wp, bool by_wheel);

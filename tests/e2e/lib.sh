@@ -67,6 +67,8 @@ wait_for() { screen_until yes "$1" "${2:-$E2E_TIMEOUT}"; }
 wait_gone() { screen_until no "$1" "${2:-$E2E_TIMEOUT}"; }
 
 keys() { tm send-keys "$@"; }
+# not CMD...: succeeds when CMD fails (a bare `! cmd` never fails a test).
+not() { if "$@"; then return 1; fi; }
 type_line() { tm send-keys -l -- "$1"; tm send-keys Enter; }
 prefix() { tm send-keys C-b "$@"; }
 
@@ -80,12 +82,16 @@ stop() {
 # Test bookkeeping: run_test NAME FUNCTION
 PASSED=0
 FAILED=0
+# The function runs in a subshell with errexit; it must not run inside an
+# `if` (bash ignores errexit there), so every failing step fails the test.
 run_test() {
-	local name=$1 fn=$2
-	if (
+	local name=$1 fn=$2 rc
+	(
 		set -e
 		"$fn"
-	); then
+	)
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
 		echo "ok - $name"
 		PASSED=$((PASSED + 1))
 	else

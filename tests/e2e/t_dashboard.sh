@@ -87,15 +87,15 @@ t_tiling_zoom_focus_close() {
 	prefix c
 	wait_for '^ +3 bash'
 	# Three title bars: the main pane left, two stacked right.
-	[ "$(screen | grep -cE '│ [123] .*work:bash')" -eq 3 ]
-	screen | grep -qE '^ 1 .*work:bash.*│ 2 .*work:bash'
+	[ "$(screen | grep -oE '│ [123] [^│]*work:bash' | wc -l)" -eq 3 ]
+	screen | grep -qE '^ workrex .*│ 1 [^│]*work:bash.*│ 2 [^│]*work:bash'
 	# Pane 3 is focused; type into it.
 	type_line 'echo in-three'
 	wait_for '│in-three *$'
 	# Zoom shows one pane only.
 	prefix z
 	wait_for '\[zoom\]'
-	[ "$(screen | grep -cE '│ [123] .*work:bash')" -eq 1 ]
+	[ "$(screen | grep -oE '│ [123] [^│]*work:bash' | wc -l)" -eq 1 ]
 	prefix z
 	wait_gone '\[zoom\]'
 	# Focus by number: agent 1 again moves on to its next pane (pane 1).
@@ -107,7 +107,7 @@ t_tiling_zoom_focus_close() {
 	wait_for 'close pane 1'
 	keys y
 	wait_gone '^ +3 bash'
-	[ "$(screen | grep -cE '│ [12] .*work:bash')" -eq 2 ]
+	[ "$(screen | grep -oE '│ [12] [^│]*work:bash' | wc -l)" -eq 2 ]
 	# Layouts cycle: grid, then full.
 	prefix Space
 	wait_for '\[grid\]'

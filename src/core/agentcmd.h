@@ -1,0 +1,30 @@
+/*
+ * agentcmd.h - the command line that starts an agent CLI in its pane.
+ *
+ * Known agents (claude, codex, gemini, opencode) take their initial prompt
+ * and their "continue the last session" flag each in their own way; this
+ * table knows how. Other agents come from the global `agents` map or are a
+ * plain command. The result is a /bin/sh -c line, with every word quoted,
+ * that reads the prompt from .workrex/PROMPT-<handle>.md.
+ */
+#ifndef WRX_AGENTCMD_H
+#define WRX_AGENTCMD_H
+
+#include "../config/config.h"
+
+#include <stdbool.h>
+
+/* The agent name to use: configured, else claude if installed, else NULL (the shell). */
+const char *agentcmd_default(const struct config *c);
+
+/*
+ * Shell command for agent `name` in worktree `path`: with the prompt file
+ * when prompt_file is set, with the resume flag when cont. Caller frees.
+ */
+char *agentcmd_build(const struct config *c, const char *name, const char *prompt_file,
+		     bool cont);
+
+/* 'word' quoted for /bin/sh; caller frees. */
+char *sh_quote(const char *word);
+
+#endif

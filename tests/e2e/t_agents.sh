@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Worktree agents in the dashboard: n, add from another terminal, m, X, :,
+# and agents surviving a restart.
+. "$(dirname "$0")/lib.sh"
+trap stop EXIT
+
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@example.com
+repo=$E2E_TMP/work/proj
+
+make_repo() {
+	rm -rf "$E2E_TMP/work"/proj*
+	mkdir -p "$repo"
+	git -C "$repo" init -q -b main
+	echo one >"$repo/a.txt"
+	git -C "$repo" add a.txt
+	git -C "$repo" commit -qm init
+}
+
+# start in the repository
+start_repo() {
+	tm new-session -d -x 120 -y 36 -c "$repo" \
+		"env TERM=tmux-256color $WORKREX; echo WORKREX-EXITED \$?; sleep 30"
+	tm set -g status off
+}
+
+wrx() { (cd "$repo" && "$WORKREX" "$@"); }
+
+t_new_agent_key() {
+	make_repo
+	start_repo
+	wait_for 'wrx\$'
+	prefix n
+	wait_for 'new agent, branch:'
+	tm send-keys -l 'feature/login'
+	keys Enter
+	wait_for 'prompt \(Enter for none\):'
+	tm send-keys -l 'make it work'
+	keys Enter
+	wait_for '^ 2 feature-login'
+	wait_for 'feature-login:'
+	type_line 'basename "$PWD"; basename "$(dirname "$PWD")"'
+	wait_for "│feature-login *$"
+	wait_for "│proj__worktrees *$"
+	grep -q 'make it work' "$E2E_TMP/work/proj__worktrees/feature-login/.workrex/PROMPT-feature-login.md"
+	[ "$(git -C "$repo" worktree list | wc -l)" -eq 2 ]
+}
+
+t_add_from_another_terminal() {
+	make_repo
+	start_repo
+	wait_for 'wrx\$'
+	wrx add x -p "hi" | grep -q 'created x'
+	wait_for '^ 2 x'
+	wait_for '│ [0-9] x:'
+	# send and capture reach the agent's pane
+	wrx send x 'echo sent-$((6*7))'
+	wait_for 'sent-42'
+	wrx capture x | grep -q 'sent-42'
+}
+
+t_merge_key_closes_panes() {
+	make_repo
+	start_repo
+	wait_for 'wrx\$'
+	wrx add topic >/dev/null
+	wait_for '^ 2 topic'
+	echo two >"$E2E_TMP/work/proj__worktrees/topic/b.txt"
+	git -C "$E2E_TMP/work/proj__worktrees/topic" add b.txt
+	git -C "$E2E_TMP/work/proj__worktrees/topic" commit -qm two
+	prefix 2
+	prefix m
+	wait_for 'merge topic and remove its worktree\? \(y/n\)'
+	keys y
+	wait_for 'merged topic'
+	wait_gone '^ 2 topic'
+	wait_gone 'topic:'
+	git -C "$repo" log --oneline | grep -q "Merge branch 'topic'"
+	[ -f "$repo/b.txt" ]
+	not git -C "$repo" rev-parse --verify --quiet refs/heads/topic
+}
+
+t_merge_conflict_is_reported() {
+	make_repo
+	start_repo
+	wait_for 'wrx\$'
+	wrx add clash >/dev/null
+	wait_for '^ 2 clash'
+	echo agent >"$E2E_TMP/work/proj__worktrees/clash/a.txt"
+	git -C "$E2E_TMP/work/proj__worktrees/clash" commit -qam agent
+	echo main >"$repo/a.txt"
+	git -C "$repo" commit -qam main
+	prefix 2
+	prefix m
+	wait_for 'merge clash'
+	keys y
+	wait_for 'conflict in a.txt; nothing was changed'
+	[ "$(cat "$repo/a.txt")" = main ]
+	[ -z "$(git -C "$repo" status --porcelain)" ]
+	# The agent stays, ready to open again.
+	screen | grep -qE '^ 2 clash'
+}
+
+t_remove_key_and_command_line() {
+	make_repo
+	start_repo
+	wait_for 'wrx\$'
+	wrx add gone >/dev/null
+	wait_for '^ 2 gone'
+	prefix 2
+	prefix X
+	wait_for 'remove the worktree and branch of gone\? \(y/n\)'
+	keys y
+	wait_for 'removed gone'
+	wait_gone '^ 2 gone'
+	[ ! -d "$E2E_TMP/work/proj__worktrees/gone" ]
+	# The command line runs any command.
+	prefix :
+	wait_for 'workrex'
+	tm send-keys -l 'add via-colon -b'
+	keys Enter
+	wait_for '^ 2 via-colon'
+}
+
+t_agents_survive_restart() {
+	make_repo
+	wrx add later -p "do it later" | grep -q 'no dashboard runs'
+	start_repo
+	wait_for '^ 2 later'
+	prefix q
+	wait_for 'quit and end'
+	keys y
+	wait_for 'WORKREX-EXITED 0'
+	kill_server
+	start_repo
+	wait_for '^ 2 later'
+	# Not open until asked: focusing it opens its panes in its worktree.
+	prefix 2
+	wait_for 'later:'
+	type_line 'basename "$PWD"'
+	wait_for '│later *$'
+}
+
+t_second_dashboard_refused() {
+	make_repo
+	start_repo
+	wait_for 'wrx\$'
+	out=$(cd "$repo" && script -qec "$WORKREX" /dev/null </dev/null 2>&1 | tr -d '\r')
+	echo "$out" | grep -q 'a dashboard is already running for this project'
+}
+
+run_test "n creates a worktree and a pane in it" t_new_agent_key
+run_test "workrex add from another terminal opens panes in the dashboard" t_add_from_another_terminal
+run_test "m merges; the agent's panes go" t_merge_key_closes_panes
+run_test "a merge conflict is reported and changes nothing" t_merge_conflict_is_reported
+run_test "X removes; : runs a command" t_remove_key_and_command_line
+run_test "agents survive a restart and open on focus" t_agents_survive_restart
+run_test "a second dashboard for the project is refused" t_second_dashboard_refused
