@@ -31,6 +31,8 @@ static const struct cmd table[] = {
 	 cmd_send},
 	{"capture", NULL, "capture <handle> [-n LINES]", "print the agent pane's screen and history",
 	 cmd_capture},
+	{"wait", NULL, "wait <handle...> [--status working|waiting|done] [--timeout SEC] [--any]",
+	 "block until the agents reach a status", cmd_wait},
 	{"config", NULL, "config path|check|reference", "show and check the configuration",
 	 cmd_config},
 };

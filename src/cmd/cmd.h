@@ -49,6 +49,7 @@ int cmd_open(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_close(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_send(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv);
 
 int cmd_dashboard(struct cmd_ctx *ctx, const char *what, json_object *req, json_object **reply);
 int cmd_notify(struct cmd_ctx *ctx, const char *what, const char *verb, const char *handle,

@@ -152,6 +152,13 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 	}
 	char *main = repo_main_branch(ctx->repo, ctx->cfg.main_branch);
 	json_object *arr = json_object_new_array();
+	/* Status lives in the running dashboard; without one there is none. */
+	json_object *live = NULL, *live_agents = NULL;
+	json_object *lreq = json_object_new_object();
+	json_object_object_add(lreq, "cmd", json_object_new_string("list"));
+	if (cmd_dashboard(ctx, name, lreq, &live) == 0)
+		json_object_object_get_ex(live, "agents", &live_agents);
+	json_object_put(lreq);
 	if (!json && !status_only)
 		printf("%-20s %-24s %-8s %-9s %-5s %-8s %s\n", "HANDLE", "BRANCH", "STATUS",
 		       "BACKEND", "AGE", "UNMERGED", "PATH");
@@ -167,14 +174,20 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 			continue;
 		const char *into = a->base && repo_branch_exists(ctx->repo, a->base) ? a->base : main;
 		long ahead = a->branch && into ? repo_ahead(ctx->repo, a->branch, into) : -1;
-		/* Status lives in the dashboard; without one there is none to show. */
-		const char *status = "-";
+		const char *status = NULL;
+		for (size_t k = 0; live_agents && k < json_object_array_length(live_agents); k++) {
+			json_object *o = json_object_array_get_idx(live_agents, k), *h, *st;
+			if (json_object_object_get_ex(o, "handle", &h) &&
+			    !strcmp(json_object_get_string(h), a->handle) &&
+			    json_object_object_get_ex(o, "status", &st) && st)
+				status = json_object_get_string(st);
+		}
 		if (json) {
 			json_object *o = json_object_new_object();
 			json_object_object_add(o, "handle", json_object_new_string(a->handle));
 			json_object_object_add(o, "branch", a->branch ? json_object_new_string(a->branch)
 								      : NULL);
-			json_object_object_add(o, "status", NULL);
+			json_object_object_add(o, "status", status ? json_object_new_string(status) : NULL);
 			if (!status_only) {
 				json_object_object_add(o, "backend", json_object_new_string("host"));
 				json_object_object_add(o, "created", json_object_new_int64(a->created));
@@ -187,19 +200,21 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 			}
 			json_object_array_add(arr, o);
 		} else if (status_only) {
-			printf("%-20s %-8s\n", a->handle, status);
+			printf("%-20s %-8s\n", a->handle, status ? status : "-");
 		} else {
 			char ag[24], un[24];
 			age(a->created, ag, sizeof ag);
 			snprintf(un, sizeof un, ahead < 0 ? "?" : "%ld", ahead);
 			printf("%-20s %-24s %-8s %-9s %-5s %-8s %s\n", a->handle,
-			       a->branch ? a->branch : "(detached)", status, "host", ag, un, a->path);
+			       a->branch ? a->branch : "(detached)", status ? status : "-", "host", ag, un,
+			       a->path);
 		}
 	}
 	if (json)
 		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
 								   JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(arr);
+	json_object_put(live);
 	for (size_t i = 0; i < n; i++)
 		agent_rec_free(&as[i]);
 	free(as);
@@ -297,8 +312,10 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 	} else {
 		if (!o.keep && access(a.path, F_OK) != 0)
 			cmd_notify(ctx, "merge", "forget", a.handle, false);
-		printf("merged %s into %s%s%s\n", a.branch,
-		       o.into ? o.into : "the main branch", note ? ": " : "", note ? note : "");
+		char *main = repo_main_branch(ctx->repo, ctx->cfg.main_branch);
+		printf("merged %s into %s%s%s\n", a.branch, o.into ? o.into : main ? main : "main",
+		       note ? ": " : "", note ? note : "");
+		free(main);
 	}
 	free(note);
 	agent_rec_free(&a);
@@ -516,4 +533,71 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
 		fputs(json_object_get_string(d), stdout);
 	json_object_put(r);
 	return 0;
+}
+
+/* Block until the agents reach a status (polling the dashboard). */
+int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const char *want = "done";
+	double timeout = -1;
+	bool any = false;
+	char **names = xcalloc((size_t)argc, sizeof *names);
+	int n = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--status") && i + 1 < argc)
+			want = argv[++i];
+		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
+			timeout = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--any"))
+			any = true;
+		else if (argv[i][0] == '-') {
+			free(names);
+			return cmd_usage(cmd_find("wait"));
+		} else
+			names[n++] = argv[i];
+	}
+	if (n == 0 || (strcmp(want, "working") && strcmp(want, "waiting") && strcmp(want, "done"))) {
+		free(names);
+		return cmd_usage(cmd_find("wait"));
+	}
+	uint64_t deadline = timeout >= 0 ? now_ms() + (uint64_t)(timeout * 1000) : UINT64_MAX;
+	int rc = 1;
+	for (;;) {
+		json_object *req = json_object_new_object(), *r = NULL, *agents = NULL;
+		json_object_object_add(req, "cmd", json_object_new_string("list"));
+		int drc = cmd_dashboard(ctx, "wait", req, &r);
+		json_object_put(req);
+		if (drc == -ENOENT) {
+			rc = no_dashboard("wait");
+			break;
+		}
+		if (drc < 0)
+			break;
+		json_object_object_get_ex(r, "agents", &agents);
+		int reached = 0;
+		for (int k = 0; k < n; k++) {
+			for (size_t j = 0; agents && j < json_object_array_length(agents); j++) {
+				json_object *o = json_object_array_get_idx(agents, j), *h, *st;
+				if (json_object_object_get_ex(o, "handle", &h) &&
+				    !strcmp(json_object_get_string(h), names[k]) &&
+				    json_object_object_get_ex(o, "status", &st) && st &&
+				    !strcmp(json_object_get_string(st), want))
+					reached++;
+			}
+		}
+		json_object_put(r);
+		if (reached == n || (any && reached > 0)) {
+			rc = 0;
+			break;
+		}
+		if (now_ms() >= deadline) {
+			rc = cmd_fail("wait", "timed out before %s reached '%s'", n == 1 ? names[0] : "the agents",
+				      want);
+			break;
+		}
+		struct timespec ts = {0, 200 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	free(names);
+	return rc;
 }

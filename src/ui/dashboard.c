@@ -310,6 +310,13 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 		agents_key_command(ui);
 		break;
 	case ACT_OVERVIEW:
+		ui->overview = true;
+		ui->ov_sel = 0;
+		for (int i = 0; focus && i < session_agent_count(s); i++)
+			if (session_agent(s, i) == focus->agent)
+				ui->ov_sel = i;
+		ui_dirty(ui);
+		break;
 	case ACT_PASTE_IMAGE:
 		ui_message(ui, true, "%s: not available in this dashboard yet", action_name(action));
 		break;

@@ -231,6 +231,10 @@ static void handle_key(struct ui *ui, int key, int mods)
 		prompt_key(ui, key);
 		return;
 	}
+	if (ui->overview) {
+		overview_key(ui, key);
+		return;
+	}
 	if (ui->prefix_armed) {
 		ui->prefix_armed = false;
 		ui_dirty(ui);

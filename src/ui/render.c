@@ -452,6 +452,8 @@ void render_frame(struct ui *ui)
 		draw_sidebar(ui, ui->rows - 1);
 	if (ui->rows > 0)
 		draw_status(ui);
+	if (ui->overview)
+		overview_draw(ui);
 	if (ui->help)
 		draw_help(ui);
 	place_cursor(ui);

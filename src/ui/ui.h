@@ -72,6 +72,8 @@ struct ui {
 	bool sidebar;
 	bool prefix_armed;
 	bool help;
+	bool overview; /* the agents table (prefix w) */
+	int ov_sel;
 	struct prompt *prompt; /* owned */
 	char *message;         /* owned */
 	bool message_error;
@@ -117,6 +119,10 @@ void agents_key_new(struct ui *ui);
 void agents_key_merge(struct ui *ui);
 void agents_key_remove(struct ui *ui);
 void agents_key_command(struct ui *ui);
+
+/* overview.c */
+void overview_draw(struct ui *ui);
+void overview_key(struct ui *ui, int key);
 
 /* copy.c */
 void copy_enter(struct ui *ui, struct wpane *wp, bool by_wheel);

@@ -149,6 +149,41 @@ t_second_dashboard_refused() {
 	echo "$out" | grep -q 'a dashboard is already running for this project'
 }
 
+t_overview_and_cli_queries() {
+	make_repo
+	wrx add one -b >/dev/null
+	wrx add two -b >/dev/null
+	start_repo
+	wait_for '^ 3 two'
+	prefix w
+	wait_for '# +AGENT +STATUS'
+	screen | grep -qE ' 2 +one +- +0 +one'
+	keys j j Enter
+	wait_gone '# +AGENT'
+	wait_for 'two:'
+	wrx status --json | grep -q '"handle":"two"'
+	wrx list | grep -qE '^two +two +- +host'
+	out=$(wrx wait two --timeout 0.5 2>&1 || true)
+	echo "$out" | grep -q "timed out before two reached 'done'"
+	# Bad input to the control socket gets an error, the dashboard carries on.
+	sock=$(ls "$XDG_RUNTIME_DIR"/workrex/*.sock)
+	python3 - "$sock" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+s.sendall(b"{not json\n[1,2]\n{\"cmd\":\"explode\",\"handle\":\"two\"}\n")
+data = b""
+while data.count(b"\n") < 3:
+    chunk = s.recv(4096)
+    if not chunk: break
+    data += chunk
+lines = data.decode().splitlines()
+assert "malformed JSON" in lines[0], lines
+assert "a request is a JSON object" in lines[1], lines
+assert "unknown command" in lines[2], lines
+PY
+	wrx capture two >/dev/null
+}
+
 run_test "n creates a worktree and a pane in it" t_new_agent_key
 run_test "workrex add from another terminal opens panes in the dashboard" t_add_from_another_terminal
 run_test "m merges; the agent's panes go" t_merge_key_closes_panes
@@ -156,3 +191,4 @@ run_test "a merge conflict is reported and changes nothing" t_merge_conflict_is_
 run_test "X removes; : runs a command" t_remove_key_and_command_line
 run_test "agents survive a restart and open on focus" t_agents_survive_restart
 run_test "a second dashboard for the project is refused" t_second_dashboard_refused
+run_test "overview table; status, list, wait; bad control input" t_overview_and_cli_queries

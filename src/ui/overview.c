@@ -1,0 +1,103 @@
+/*
+ * overview.c - the agents overview (prefix w): a table of every agent with
+ * its status, panes and branch; j/k move, Enter focuses (opening the agent's
+ * panes if needed), m merges, X removes, n starts a new agent, q leaves.
+ */
+#include "ui.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *status_name(enum wrx_status s)
+{
+	static const char *names[] = {"-", "working", "waiting", "done"};
+	return s <= WRX_STATUS_DONE ? names[s] : "?";
+}
+
+void overview_draw(struct ui *ui)
+{
+	int n = session_agent_count(ui->s);
+	int w = WRX_MIN(ui->cols, 90), h = WRX_MIN(ui->rows - 1, n + 4);
+	if (w < 10 || h < 3)
+		return;
+	int x0 = (ui->cols - w) / 2, y0 = WRX_MAX((ui->rows - 1 - h) / 2, 0);
+	if (ui->ov_sel >= n)
+		ui->ov_sel = n - 1;
+	if (ui->ov_sel < 0)
+		ui->ov_sel = 0;
+	for (int y = 0; y < h; y++) {
+		attr_set(A_REVERSE, 0, NULL);
+		mvhline(y0 + y, x0, ' ', w);
+	}
+	char *head = xasprintf(" %-3s %-22s %-8s %-5s %s", "#", "AGENT", "STATUS", "PANES", "BRANCH");
+	mvaddnstr(y0, x0, head, w);
+	free(head);
+	for (int i = 0; i < n && i + 1 < h - 1; i++) {
+		struct agent *a = session_agent(ui->s, i);
+		char *line = xasprintf(" %-3d %-22.22s %-8s %-5d %s", i + 1, a->handle,
+				       status_name(a->status), session_agent_panes(ui->s, a),
+				       a->branch ? a->branch : (a->worktree ? "?" : "(main worktree)"));
+		attr_set(i == ui->ov_sel ? A_BOLD : A_REVERSE, 0, NULL);
+		if (i == ui->ov_sel)
+			mvhline(y0 + 1 + i, x0, ' ', w);
+		mvaddnstr(y0 + 1 + i, x0, line, w);
+		free(line);
+	}
+	attr_set(A_REVERSE | A_DIM, 0, NULL);
+	mvaddnstr(y0 + h - 1, x0, " j/k move  Enter focus  m merge  X remove  n new  q close", w);
+	attr_set(A_NORMAL, 0, NULL);
+}
+
+void overview_key(struct ui *ui, int key)
+{
+	int n = session_agent_count(ui->s);
+	struct agent *a = session_agent(ui->s, ui->ov_sel);
+	switch (key) {
+	case 'j':
+	case WRX_K_DOWN:
+		if (ui->ov_sel + 1 < n)
+			ui->ov_sel++;
+		break;
+	case 'k':
+	case WRX_K_UP:
+		if (ui->ov_sel > 0)
+			ui->ov_sel--;
+		break;
+	case '\r':
+	case '\n':
+		ui->overview = false;
+		ui->full_redraw = true;
+		if (a)
+			ui_action(ui, ACT_FOCUS_AGENT, ui->ov_sel + 1);
+		break;
+	case 'm':
+	case 'X':
+		ui->overview = false;
+		ui->full_redraw = true;
+		if (a && session_agent_panes(ui->s, a) == 0) {
+			char *cause = NULL;
+			if (agents_open(ui, a, true, false, &cause) < 0)
+				free(cause);
+		} else if (a) {
+			session_focus_agent(ui->s, ui->ov_sel);
+		}
+		if (key == 'm')
+			agents_key_merge(ui);
+		else
+			agents_key_remove(ui);
+		break;
+	case 'n':
+		ui->overview = false;
+		ui->full_redraw = true;
+		agents_key_new(ui);
+		break;
+	case 'q':
+	case 27:
+		ui->overview = false;
+		ui->full_redraw = true;
+		break;
+	default:
+		break;
+	}
+	ui_dirty(ui);
+}
