@@ -311,11 +311,72 @@ def bench_latency():
           % (wp50, wp99, tp50, tp99, ratio(wp99, tp99)))
 
 
+# ---- (e), (f) worktrees -------------------------------------------------------
+
+def git(*args, cwd=None):
+    subprocess.run(["git"] + list(args), cwd=cwd, check=True, capture_output=True)
+
+
+def genv():
+    e = env_for("/bin/sh")
+    e.update(GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="B",
+             GIT_AUTHOR_EMAIL="b@example.com", GIT_COMMITTER_NAME="B",
+             GIT_COMMITTER_EMAIL="b@example.com")
+    return e
+
+
+def timed(argv, cwd):
+    t0 = time.monotonic()
+    subprocess.run(argv, cwd=cwd, env=genv(), check=True, capture_output=True)
+    return time.monotonic() - t0
+
+
+def bench_add():
+    repo = os.path.join(TMP, "big")
+    os.makedirs(repo)
+    os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
+    git("init", "-q", "-b", "main", cwd=repo)
+    for d in range(200):
+        sub = os.path.join(repo, "d%03d" % d)
+        os.makedirs(sub)
+        for f in range(100):
+            with open(os.path.join(sub, "f%03d.txt" % f), "w") as fh:
+                fh.write("file %d/%d\n" % (d, f) * 8)
+    git("add", "-A", cwd=repo)
+    git("commit", "-qm", "20000 files", cwd=repo)
+    g, w = [], []
+    # Warm the caches once, then alternate, so neither side gets the cold run.
+    timed(["git", "worktree", "add", "-q", "-b", "warm", os.path.join(TMP, "big__worktrees", "warm")], repo)
+    for i in range(5):
+        g.append(timed(["git", "worktree", "add", "-q", "-b", "g%d" % i,
+                        os.path.join(TMP, "big__worktrees", "g%d" % i)], repo))
+        w.append(timed([WORKREX, "add", "w%d" % i], repo))
+    gm, wm = statistics.median(g), statistics.median(w)
+    print("(e) add on 20000 files: workrex add %.3f s, git worktree add %.3f s (median of 5), "
+          "ratio %s (goal <= 1.0)" % (wm, gm, ratio(wm, gm)))
+
+
+def bench_list():
+    repo = os.path.join(TMP, "many")
+    os.makedirs(repo)
+    git("init", "-q", "-b", "main", cwd=repo)
+    with open(os.path.join(repo, "a.txt"), "w") as fh:
+        fh.write("a\n")
+    git("add", "a.txt", cwd=repo)
+    git("commit", "-qm", "a", cwd=repo)
+    for i in range(100):
+        git("worktree", "add", "-q", "-b", "b%03d" % i,
+            os.path.join(TMP, "many__worktrees", "b%03d" % i), cwd=repo)
+    times = sorted(timed([WORKREX, "list", "--json"], repo) for _ in range(10))
+    print("(f) list --json with 100 worktrees: median %.1f ms, max %.1f ms (goal < 50 ms)"
+          % (statistics.median(times) * 1000, times[-1] * 1000))
+
+
 def main():
     for tool in ("tmux",):
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
-    which = sys.argv[1:] or ["a", "b", "c", "d"]
+    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f"]
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
         WORKREX, subprocess.run(["tmux", "-V"], capture_output=True, text=True).stdout.strip(),
         COLS, ROWS))
@@ -328,6 +389,10 @@ def main():
             bench_rss()
         if "d" in which:
             bench_latency()
+        if "e" in which:
+            bench_add()
+        if "f" in which:
+            bench_list()
     finally:
         tmux("kill-server")
         subprocess.run(["rm", "-rf", TMP])

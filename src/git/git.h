@@ -36,6 +36,10 @@ char *repo_head_branch(const struct repo *r);
 /* configured, else origin/HEAD's target, else main, else master; caller frees. */
 char *repo_main_branch(const struct repo *r, const char *configured);
 bool repo_branch_exists(const struct repo *r, const char *branch);
+/* Is name a valid new branch name (git check-ref-format --branch)? */
+bool repo_branch_name_valid(const char *name);
+/* The branch checked out in the worktree around dir; caller frees; NULL if none. */
+char *repo_branch_at(const char *dir);
 /* Commits on branch that are not on into (0 when merged). -1 on error. */
 long repo_ahead(const struct repo *r, const char *branch, const char *into);
 

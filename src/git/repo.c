@@ -20,6 +20,7 @@
 
 struct repo {
 	git_repository *git;
+	git_config *snap; /* read-only snapshot for reads; dropped on every write */
 	char *root;   /* owned */
 	char *name;   /* owned */
 	char *gitdir; /* owned */
@@ -87,6 +88,7 @@ void repo_free(struct repo *r)
 {
 	if (r == NULL)
 		return;
+	git_config_free(r->snap);
 	git_repository_free(r->git);
 	free(r->root);
 	free(r->name);
@@ -129,6 +131,28 @@ char *repo_head_branch(const struct repo *r)
 	if (git_reference_is_branch(head))
 		name = xstrdup(git_reference_shorthand(head));
 	git_reference_free(head);
+	return name;
+}
+
+bool repo_branch_name_valid(const char *name)
+{
+	int valid = 0;
+	return name && name[0] != '-' && git_branch_name_is_valid(&valid, name) == 0 && valid;
+}
+
+char *repo_branch_at(const char *dir)
+{
+	git_repository *g = NULL;
+	if (git_repository_open_ext(&g, dir, 0, NULL) < 0)
+		return NULL;
+	char *name = NULL;
+	git_reference *head = NULL;
+	if (git_repository_head(&head, g) == 0) {
+		if (git_reference_is_branch(head))
+			name = xstrdup(git_reference_shorthand(head));
+		git_reference_free(head);
+	}
+	git_repository_free(g);
 	return name;
 }
 
@@ -310,14 +334,13 @@ void worktree_info_free(struct worktree_info *w, size_t n)
 
 char *repo_config_get(const struct repo *r, const char *key)
 {
-	git_config *cfg = NULL;
-	git_buf b = {0};
-	char *v = NULL;
-	if (git_repository_config(&cfg, r->git) == 0 && git_config_get_string_buf(&b, cfg, key) == 0)
-		v = xstrdup(b.ptr);
-	git_buf_dispose(&b);
-	git_config_free(cfg);
-	return v;
+	struct repo *m = (struct repo *)r; /* the snapshot is a cache */
+	if (m->snap == NULL && git_repository_config_snapshot(&m->snap, r->git) < 0)
+		return NULL;
+	const char *v = NULL;
+	if (git_config_get_string(&v, m->snap, key) < 0 || v == NULL)
+		return NULL;
+	return xstrdup(v);
 }
 
 /* Writes go to the repository's own file, never the user's global one. */
@@ -332,8 +355,16 @@ static git_config *local_config(const struct repo *r)
 	return local;
 }
 
+static void drop_snapshot(const struct repo *r)
+{
+	struct repo *m = (struct repo *)r;
+	git_config_free(m->snap);
+	m->snap = NULL;
+}
+
 int repo_config_set(const struct repo *r, const char *key, const char *value)
 {
+	drop_snapshot(r);
 	git_config *local = local_config(r);
 	if (local == NULL)
 		return -EIO;
@@ -344,6 +375,7 @@ int repo_config_set(const struct repo *r, const char *key, const char *value)
 
 int repo_config_unset(const struct repo *r, const char *key)
 {
+	drop_snapshot(r);
 	git_config *local = local_config(r);
 	if (local == NULL)
 		return -EIO;

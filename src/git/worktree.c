@@ -298,25 +298,11 @@ static int write_prompt(const char *wt, const char *handle, const char *prompt, 
 	return rc;
 }
 
-static char *cwd_branch(const char *cwd)
-{
-	struct buf out = {0};
-	const char *argv[] = {"symbolic-ref", "--quiet", "--short", "HEAD", NULL};
-	if (git_run(cwd, argv, &out, NULL, false) != 0 || out.len == 0) {
-		buf_free(&out);
-		return NULL;
-	}
-	out.data[strcspn(out.data, "\n")] = '\0';
-	return out.data;
-}
-
 int worktree_add(const struct repo *r, const struct config *c, const struct add_opts *o,
 		 struct agent_rec *out, char **cause)
 {
 	memset(out, 0, sizeof *out);
-	const char *check[] = {"check-ref-format", "--branch", o->branch, NULL};
-	if (o->branch == NULL || *o->branch == '\0' || o->branch[0] == '-' ||
-	    git_run(repo_root(r), check, NULL, NULL, true) != 0) {
+	if (!repo_branch_name_valid(o->branch)) {
 		*cause = xasprintf("'%s' is not a valid branch name", o->branch ? o->branch : "");
 		return -EINVAL;
 	}
@@ -349,7 +335,7 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 		return -EEXIST;
 	}
 
-	char *base = o->base ? xstrdup(o->base) : cwd_branch(o->cwd ? o->cwd : repo_root(r));
+	char *base = o->base ? xstrdup(o->base) : repo_branch_at(o->cwd ? o->cwd : repo_root(r));
 	if (base == NULL)
 		base = repo_head_branch(r);
 	struct buf err = {0};
