@@ -29,7 +29,7 @@ static const struct cmd table[] = {
 	{"close", NULL, "close [handle]", "close an agent's panes, keep its worktree", cmd_close},
 	{"send", NULL, "send <handle> [text]", "type text (or stdin) into the agent's pane, then Enter",
 	 cmd_send},
-	{"capture", NULL, "capture <handle> [-n LINES]", "print the agent pane's screen and history",
+	{"capture", NULL, "capture <handle> [-n LINES] [-e]", "print the agent pane's screen and history",
 	 cmd_capture},
 	{"wait", NULL, "wait <handle...> [--status working|waiting|done] [--timeout SEC] [--any]",
 	 "block until the agents reach a status", cmd_wait},

@@ -501,11 +501,12 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const char *name = NULL;
 	int lines = -1;
+	bool colour = false;
 	for (int i = 1; i < argc; i++) {
 		if ((!strcmp(argv[i], "-n") || !strcmp(argv[i], "--lines")) && i + 1 < argc)
 			lines = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-e"))
-			; /* colours: the text is what scripts read; kept plain */
+			colour = true;
 		else if (argv[i][0] == '-' || name)
 			return cmd_usage(cmd_find("capture"));
 		else
@@ -521,6 +522,7 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
 	json_object_object_add(req, "cmd", json_object_new_string("capture"));
 	json_object_object_add(req, "handle", json_object_new_string(h));
 	json_object_object_add(req, "lines", json_object_new_int(lines));
+	json_object_object_add(req, "colour", json_object_new_boolean(colour));
 	rc = cmd_dashboard(ctx, "capture", req, &r);
 	json_object_put(req);
 	free(h);

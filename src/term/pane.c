@@ -585,6 +585,70 @@ void pane_line_append(const struct pane *p, int line, int c0, int c1, struct buf
 	free(cells);
 }
 
+static void sgr_colour(struct buf *out, uint32_t c, bool fg)
+{
+	switch (WRX_COLOUR_KIND(c)) {
+	case WRX_COLOUR_INDEXED:
+		buf_addf(out, ";%d;5;%u", fg ? 38 : 48, c & 0xff);
+		break;
+	case WRX_COLOUR_RGB:
+		buf_addf(out, ";%d;2;%u;%u;%u", fg ? 38 : 48, (c >> 16) & 0xff, (c >> 8) & 0xff,
+			 c & 0xff);
+		break;
+	default:
+		break;
+	}
+}
+
+void pane_line_append_sgr(const struct pane *p, int line, struct buf *out)
+{
+	int ncols = line < 0 ? WRX_MAX(p->cols, 1024) : p->cols;
+	struct wrx_cell *cells = xcalloc((size_t)ncols, sizeof *cells);
+	if (pane_line(p, line, cells, ncols) == 0) {
+		int last = ncols - 1;
+		while (last >= 0 && cells[last].ch[0] == 0 && cells[last].bg == WRX_COLOUR_DEFAULT &&
+		       !(cells[last].attrs & WRX_ATTR_REVERSE))
+			last--;
+		uint16_t attrs = 0;
+		uint32_t fg = 0, bg = 0;
+		for (int c = 0; c <= last; c++) {
+			const struct wrx_cell *x = &cells[c];
+			if (x->width == 0)
+				continue;
+			if (x->attrs != attrs || x->fg != fg || x->bg != bg) {
+				static const struct {
+					uint16_t bit;
+					int code;
+				} sgr[] = {{WRX_ATTR_BOLD, 1},  {WRX_ATTR_ITALIC, 3},
+					   {WRX_ATTR_UNDERLINE, 4}, {WRX_ATTR_BLINK, 5},
+					   {WRX_ATTR_REVERSE, 7}, {WRX_ATTR_STRIKE, 9},
+					   {WRX_ATTR_DUNDERLINE, 21}};
+				buf_addstr(out, "\033[0");
+				for (size_t k = 0; k < WRX_ARRAY_LEN(sgr); k++)
+					if (x->attrs & sgr[k].bit)
+						buf_addf(out, ";%d", sgr[k].code);
+				sgr_colour(out, x->fg, true);
+				sgr_colour(out, x->bg, false);
+				buf_addch(out, 'm');
+				attrs = x->attrs;
+				fg = x->fg;
+				bg = x->bg;
+			}
+			if (x->ch[0] == 0) {
+				buf_addch(out, ' ');
+				continue;
+			}
+			for (int k = 0; k < WRX_CELL_CHARS && x->ch[k]; k++) {
+				char u[4];
+				buf_add(out, u, (size_t)utf8_encode(x->ch[k], u));
+			}
+		}
+		if (attrs || fg || bg)
+			buf_addstr(out, "\033[0m");
+	}
+	free(cells);
+}
+
 char *pane_line_text(const struct pane *p, int line)
 {
 	struct buf b = {0};

@@ -169,8 +169,12 @@ static json_object *capture(struct ui *ui, struct agent *a, json_object *req)
 	if (lines >= 0 && last + 1 - lines > from)
 		from = last + 1 - lines;
 	struct buf b = {0};
+	bool colour = bool_field(req, "colour");
 	for (int l = from; l <= last; l++) {
-		pane_line_append(wp->term, l, 0, 4095, &b);
+		if (colour)
+			pane_line_append_sgr(wp->term, l, &b);
+		else
+			pane_line_append(wp->term, l, 0, 4095, &b);
 		buf_addch(&b, '\n');
 	}
 	json_object *r = json_object_new_object();

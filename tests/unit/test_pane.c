@@ -83,6 +83,20 @@ static void test_text_and_attributes(void **state)
 	buf_free(&r.out);
 }
 
+static void test_line_with_sgr(void **state)
+{
+	(void)state;
+	struct rec r;
+	struct pane *p = mk(&r, 3, 20);
+	feed(p, "a\033[1;31mb\033[38;2;1;2;3mc\033[0md");
+	struct buf b = {0};
+	pane_line_append_sgr(p, 0, &b);
+	assert_string_equal(b.data, "a\033[0;1;38;5;1mb\033[0;1;38;2;1;2;3mc\033[0md");
+	buf_free(&b);
+	pane_free(p);
+	buf_free(&r.out);
+}
+
 static void test_title_split_across_writes(void **state)
 {
 	(void)state;
@@ -267,6 +281,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_and_attributes),
+		cmocka_unit_test(test_line_with_sgr),
 		cmocka_unit_test(test_title_split_across_writes),
 		cmocka_unit_test(test_unterminated_string_is_bounded),
 		cmocka_unit_test(test_scrollback_collects_lines),
