@@ -56,24 +56,6 @@ bool handle_valid(const char *name)
 	return strstr(name, "..") == NULL;
 }
 
-static int mkdir_p(const char *path)
-{
-	char *p = xstrdup(path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-			free(p);
-			return -errno;
-		}
-		*s = '/';
-	}
-	int rc = mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
-	free(p);
-	return rc;
-}
-
 char *worktree_dir(const struct repo *r, const struct config *c, char **cause)
 {
 	struct buf b = {0};
@@ -103,7 +85,7 @@ char *worktree_dir(const struct repo *r, const struct config *c, char **cause)
 			}
 		}
 	}
-	int rc = mkdir_p(b.data);
+	int rc = mkdir_p(b.data, 0755);
 	char real[PATH_MAX];
 	if (rc < 0 || realpath(b.data, real) == NULL) {
 		*cause = xasprintf("worktree directory %s: %s", b.data, strerror(rc < 0 ? -rc : errno));
@@ -215,7 +197,7 @@ static int place_files(const struct repo *r, const struct strlist *pats, bool sy
 			}
 			char *dir = xstrdup(dst);
 			*strrchr(dir, '/') = '\0';
-			mkdir_p(dir);
+			mkdir_p(dir, 0755);
 			free(dir);
 			int rc;
 			if (symlink_them) {

@@ -16,24 +16,6 @@
 
 static FILE *log_file;
 
-static int mkdir_p(const char *path, mode_t mode)
-{
-	char *p = xstrdup(path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
-			free(p);
-			return -errno;
-		}
-		*s = '/';
-	}
-	int rc = (mkdir(p, mode) < 0 && errno != EEXIST) ? -errno : 0;
-	free(p);
-	return rc;
-}
-
 char *state_dir(void)
 {
 	const char *xdg = getenv("XDG_STATE_HOME");

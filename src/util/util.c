@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static void oom(size_t n)
@@ -184,4 +185,23 @@ int fd_set_cloexec(int fd)
 	if (fl < 0 || fcntl(fd, F_SETFD, fl | FD_CLOEXEC) < 0)
 		return -errno;
 	return 0;
+}
+
+int mkdir_p(const char *path, unsigned mode)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, (mode_t)mode) < 0 && errno != EEXIST) {
+			int e = errno;
+			free(p);
+			return -e;
+		}
+		*s = '/';
+	}
+	int rc = mkdir(p, (mode_t)mode) < 0 && errno != EEXIST ? -errno : 0;
+	free(p);
+	return rc;
 }

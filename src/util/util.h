@@ -43,6 +43,8 @@ void buf_free(struct buf *b);
 int utf8_encode(uint32_t cp, char *out);
 
 uint64_t now_ms(void);
+/* mkdir -p: missing parents and the leaf are made with mode. 0 or -errno. */
+int mkdir_p(const char *path, unsigned mode);
 int fd_set_nonblock(int fd);
 int fd_set_cloexec(int fd);
 
