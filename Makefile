@@ -91,8 +91,11 @@ fuzz: $(FUZZERS)
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$${FUZZ_SECONDS:-15}
 
-bench: $(BIN)
-	@WORKREX=$(abspath $(BIN)) python3 bench/bench.py
+$(BUILD)/lg2_worktree_add: bench/lg2_worktree_add.c
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBS)
+
+bench: $(BIN) $(BUILD)/lg2_worktree_add
+	@WORKREX=$(abspath $(BIN)) LG2_ADD=$(abspath $(BUILD)/lg2_worktree_add) python3 bench/bench.py
 
 format:
 	clang-format -i $(SRC) $(shell find src tests -name '*.h') $(UNIT_SRC) $(wildcard tests/fuzz/*.c)

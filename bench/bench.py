@@ -353,16 +353,24 @@ def bench_add():
                 fh.write("file %d/%d\n" % (d, f) * 8)
     git("add", "-A", cwd=repo)
     git("commit", "-qm", "20000 files", cwd=repo)
-    g, w = [], []
+    g, w, l = [], [], []
+    lg2 = os.environ.get("LG2_ADD")
     # Warm the caches once, then alternate, so neither side gets the cold run.
     timed(["git", "worktree", "add", "-q", "-b", "warm", os.path.join(TMP, "big__worktrees", "warm")], repo)
     for i in range(5):
         g.append(timed(["git", "worktree", "add", "-q", "-b", "g%d" % i,
                         os.path.join(TMP, "big__worktrees", "g%d" % i)], repo))
         w.append(timed([WORKREX, "add", "w%d" % i], repo))
+        if lg2:
+            l.append(timed([lg2, repo, os.path.join(TMP, "big__worktrees", "l%d" % i), "l%d" % i],
+                           repo))
     gm, wm = statistics.median(g), statistics.median(w)
     print("(e) add on 20000 files: workrex add %.3f s, git worktree add %.3f s (median of 5), "
           "ratio %s (goal <= 1.0)" % (wm, gm, ratio(wm, gm)))
+    if l:
+        lm = statistics.median(l)
+        print("    the same checkout by libgit2 alone (git_worktree_add, no filters): %.3f s, "
+              "%s x the git CLI" % (lm, ratio(lm, gm)))
 
 
 def bench_list():
