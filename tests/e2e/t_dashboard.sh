@@ -122,6 +122,8 @@ t_resize_reaches_programs() {
 	# 40 rows - status line - title bar; 120 cols - sidebar (24) - separator.
 	wait_for '│38 95 *$'
 	tm resize-window -x 100 -y 30
+	# The status line is redrawn at the new width once the resize is through.
+	wait_for '^ {75,85}\[tile\] C-b \? help$'
 	type_line 'clear; stty size'
 	wait_for '│28 75 *$'
 	prefix s
