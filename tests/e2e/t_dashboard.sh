@@ -124,9 +124,13 @@ t_resize_reaches_programs() {
 	tm resize-window -x 100 -y 30
 	# The status line is redrawn at the new width once the resize is through.
 	wait_for '^ {75,85}\[tile\] C-b \? help$'
+	sleep 0.3
 	type_line 'clear; stty size'
 	wait_for '│28 75 *$'
 	prefix s
+	# Type once the pane has moved to column 0 (the sidebar is gone).
+	wait_gone '^ workrex'
+	sleep 0.3
 	type_line 'clear; stty size'
 	wait_for '^28 100 *$'
 }
