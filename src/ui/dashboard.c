@@ -28,6 +28,13 @@
 #include <unistd.h>
 
 #define FRAME_MS 16
+/*
+ * Right after a key the echo is what the user waits for: frames may then
+ * come as soon as 4 ms apart, for 100 ms, so typing into one pane while
+ * another floods answers at once instead of on the next 60 Hz tick.
+ */
+#define TYPING_FRAME_MS 4
+#define TYPING_WINDOW_MS 100
 #define MESSAGE_MS 5000
 
 static void on_frame(uv_timer_t *t)
@@ -40,12 +47,18 @@ static void on_frame(uv_timer_t *t)
 
 void ui_dirty(struct ui *ui)
 {
-	if (ui->frame_pending || ui->quitting)
+	if (ui->quitting)
 		return;
 	uint64_t now = now_ms();
-	uint64_t due = ui->last_frame + FRAME_MS;
+	bool typing = now - ui->last_input < TYPING_WINDOW_MS;
+	uint64_t due = ui->last_frame + (typing ? TYPING_FRAME_MS : FRAME_MS);
+	if (due < now)
+		due = now;
+	if (ui->frame_pending && ui->frame_due <= due)
+		return;
 	ui->frame_pending = true;
-	uv_timer_start(&ui->frame_timer, on_frame, due > now ? due - now : 0, 0);
+	ui->frame_due = due;
+	uv_timer_start(&ui->frame_timer, on_frame, due - now, 0);
 }
 
 void ui_relayout(struct ui *ui)

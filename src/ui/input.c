@@ -253,6 +253,7 @@ static void handle_key(struct ui *ui, int key, int mods)
 		copy_key(ui, focus, key);
 		return;
 	}
+	ui->last_input = now_ms();
 	forward(focus, key, mods);
 }
 

@@ -65,7 +65,9 @@ struct ui {
 	uv_timer_t frame_timer;
 	uv_timer_t msg_timer;
 	bool frame_pending;
+	uint64_t frame_due;  /* when the pending frame fires (now_ms) */
 	uint64_t last_frame;
+	uint64_t last_input; /* now_ms() of the last key forwarded to a pane */
 
 	bool layout_dirty;
 	bool full_redraw;
