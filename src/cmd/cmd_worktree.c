@@ -253,6 +253,12 @@ int cmd_status(struct cmd_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
+/* The agent stops (its panes close) once a merge or remove is sure to go ahead. */
+static void stop_panes(const struct agent_rec *a, void *arg)
+{
+	cmd_notify(arg, "stop", "close", a->handle, false);
+}
+
 int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -304,8 +310,8 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 		free(cause);
 		return rc;
 	}
-	/* The agent stops before its branch is merged. */
-	cmd_notify(ctx, "merge", "close", a.handle, false);
+	o.stop = stop_panes;
+	o.stop_arg = ctx;
 	if (worktree_merge(ctx->repo, &ctx->cfg, &a, &o, &note, &cause) < 0) {
 		rc = cmd_fail("merge", "%s", cause);
 		free(cause);
@@ -330,7 +336,7 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 		{0, 0, 0, 0},
 	};
 	const struct cmd *self = cmd_find("remove");
-	struct remove_opts o = {.run_hooks = true};
+	struct remove_opts o = {.stop = stop_panes, .stop_arg = ctx, .run_hooks = true};
 	bool all = false;
 	int c;
 	optind = 0;
@@ -381,13 +387,6 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		/* Check first, so a refused remove leaves the agent running. */
-		bool dirty = false;
-		char *dcause = NULL;
-		repo_dirty(as[i].path, &dirty, &dcause);
-		free(dcause);
-		if (o.force || !dirty)
-			cmd_notify(ctx, "remove", "close", as[i].handle, false);
 		if (worktree_remove(ctx->repo, &ctx->cfg, &as[i], &o, &cause) < 0) {
 			rc = cmd_fail("remove", "%s", cause);
 			free(cause);

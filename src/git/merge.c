@@ -262,6 +262,9 @@ int worktree_merge(const struct repo *r, const struct config *c, const struct ag
 			goto out;
 		if (!o.no_verify && (rc = run_hooks(&c->pre_merge, "pre_merge", r, a, cause)) < 0)
 			goto out;
+		if (o.stop)
+			o.stop(a, o.stop_arg);
+		o.stop = NULL; /* once */
 		if ((rc = do_merge(target, a, &o, cause)) < 0)
 			goto out;
 	}
@@ -271,7 +274,11 @@ int worktree_merge(const struct repo *r, const struct config *c, const struct ag
 				  a->path);
 	} else if (!o.keep) {
 		/* Merged: the branch may go even after a squash. */
-		struct remove_opts ro = {.force = true, .keep_branch = false, .run_hooks = true};
+		struct remove_opts ro = {.stop = o.stop,
+					 .stop_arg = o.stop_arg,
+					 .force = true,
+					 .keep_branch = false,
+					 .run_hooks = true};
 		rc = worktree_remove(r, c, a, &ro, cause);
 	}
 out:

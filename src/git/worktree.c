@@ -502,6 +502,8 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 		}
 		free(main);
 	}
+	if (o->stop)
+		o->stop(a, o->stop_arg);
 	if (o->run_hooks && (rc = run_hooks(&c->pre_remove, "pre_remove", r, a, cause)) < 0)
 		return rc;
 	struct buf err = {0};

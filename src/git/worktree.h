@@ -52,7 +52,16 @@ int agent_find(const struct repo *r, const char *name, const char *cwd, struct a
 int agent_list(const struct repo *r, struct agent_rec **out, size_t *n, char **cause);
 void agent_rec_free(struct agent_rec *a);
 
+/*
+ * Called once every check has passed, just before anything changes: the
+ * caller stops the agent's panes there, so a refused merge or remove leaves
+ * a running agent running.
+ */
+typedef void agent_stop_fn(const struct agent_rec *a, void *arg);
+
 struct remove_opts {
+	agent_stop_fn *stop; /* may be NULL */
+	void *stop_arg;
 	bool force;       /* even with uncommitted or unmerged work */
 	bool keep_branch;
 	bool run_hooks;   /* pre_remove */
@@ -66,6 +75,8 @@ int run_hooks(const struct strlist *hooks, const char *what, const struct repo *
 	      const struct agent_rec *a, char **cause);
 
 struct merge_opts {
+	agent_stop_fn *stop; /* may be NULL */
+	void *stop_arg;
 	const char *into;     /* NULL: the main branch */
 	const char *strategy; /* merge, rebase, squash */
 	bool keep;

@@ -99,6 +99,13 @@ t_merge_conflict_is_reported() {
 	[ -z "$(git -C "$repo" status --porcelain)" ]
 	# The agent stays, ready to open again.
 	screen | grep -qE '^ 2 clash'
+	# A merge refused before anything changes leaves the agent running.
+	prefix 2
+	wait_for 'clash:'
+	echo wip >>"$E2E_TMP/work/proj__worktrees/clash/a.txt"
+	not wrx merge clash
+	sleep 0.5
+	screen | grep -qE 'clash:'
 }
 
 t_remove_key_and_command_line() {

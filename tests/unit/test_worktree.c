@@ -489,6 +489,41 @@ static void test_filters_and_merge_drivers_honoured(void **state)
 	agent_rec_free(&a);
 }
 
+static void count_stop(const struct agent_rec *a, void *arg)
+{
+	(void)a;
+	(*(int *)arg)++;
+}
+
+/* The agent is stopped only once a merge or remove is sure to go ahead, and once. */
+static void test_stop_only_when_going_ahead(void **state)
+{
+	struct fx *f = *state;
+	struct agent_rec a = add(f, "busy");
+	commit_in(&a, "h.txt", "h\n");
+	int stops = 0;
+	char *note = NULL, *cause = NULL;
+	assert_int_equal(sh("echo wip >> %s/h.txt", a.path), 0);
+	struct merge_opts mo = {.stop = count_stop, .stop_arg = &stops};
+	assert_int_not_equal(worktree_merge(f->r, &f->c, &a, &mo, &note, &cause), 0);
+	free(cause);
+	struct remove_opts ro = {.stop = count_stop, .stop_arg = &stops};
+	assert_int_not_equal(worktree_remove(f->r, &f->c, &a, &ro, &cause), 0); /* dirty */
+	free(cause);
+	assert_int_equal(sh("git -C %s checkout -q h.txt", a.path), 0);
+	assert_int_not_equal(worktree_remove(f->r, &f->c, &a, &ro, &cause), 0); /* unmerged */
+	free(cause);
+	strlist_add(&f->c.pre_merge, "false");
+	assert_int_not_equal(worktree_merge(f->r, &f->c, &a, &mo, &note, &cause), 0);
+	free(cause);
+	assert_int_equal(stops, 0);
+	strlist_free(&f->c.pre_merge);
+	assert_int_equal(worktree_merge(f->r, &f->c, &a, &mo, &note, &cause), 0);
+	assert_int_equal(stops, 1);
+	free(note);
+	agent_rec_free(&a);
+}
+
 int main(void)
 {
 	if (mkdtemp(top) == NULL)
@@ -515,6 +550,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hooks_env_and_failing_pre_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_files_copy_and_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filters_and_merge_drivers_honoured, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_only_when_going_ahead, setup, teardown),
 	};
 	int rc = cmocka_run_group_tests_name("worktree", tests, NULL, NULL);
 	char *rm = xasprintf("rm -rf %s", top);
