@@ -135,12 +135,22 @@ int cmd_dashboard(struct cmd_ctx *ctx, const char *what, json_object *req, json_
 	return 0;
 }
 
-int cmd_notify(struct cmd_ctx *ctx, const char *what, const char *verb, const char *handle,
-	       bool focus)
+json_object *cmd_agent_request(const char *verb, const struct agent_rec *a)
 {
 	json_object *req = json_object_new_object();
 	json_object_object_add(req, "cmd", json_object_new_string(verb));
-	json_object_object_add(req, "handle", json_object_new_string(handle));
+	json_object_object_add(req, "handle", json_object_new_string(a->handle));
+	/* What the dashboard needs to open it without reading git on its loop. */
+	json_object_object_add(req, "path", json_object_new_string(a->path));
+	if (a->branch)
+		json_object_object_add(req, "branch", json_object_new_string(a->branch));
+	return req;
+}
+
+int cmd_notify(struct cmd_ctx *ctx, const char *what, const char *verb, const struct agent_rec *a,
+	       bool focus)
+{
+	json_object *req = cmd_agent_request(verb, a);
 	json_object_object_add(req, "focus", json_object_new_boolean(focus));
 	int rc = cmd_dashboard(ctx, what, req, NULL);
 	json_object_put(req);

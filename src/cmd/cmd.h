@@ -52,7 +52,9 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv);
 
 int cmd_dashboard(struct cmd_ctx *ctx, const char *what, json_object *req, json_object **reply);
-int cmd_notify(struct cmd_ctx *ctx, const char *what, const char *verb, const char *handle,
+/* {"cmd": verb, "handle", "path", "branch"} for an agent; caller puts. */
+json_object *cmd_agent_request(const char *verb, const struct agent_rec *a);
+int cmd_notify(struct cmd_ctx *ctx, const char *what, const char *verb, const struct agent_rec *a,
 	       bool focus);
 
 #endif

@@ -111,7 +111,7 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		return rc;
 	}
 	/* A running dashboard opens the panes at once; else the next one lists it. */
-	int drc = cmd_notify(ctx, "add", "open", a.handle, !background);
+	int drc = cmd_notify(ctx, "add", "open", &a, !background);
 	printf("created %s (%s) at %s%s\n", a.handle, a.branch, a.path,
 	       drc == -ENOENT ? "; no dashboard runs, the next one lists it" : "");
 	agent_rec_free(&a);
@@ -256,7 +256,7 @@ int cmd_status(struct cmd_ctx *ctx, int argc, char **argv)
 /* The agent stops (its panes close) once a merge or remove is sure to go ahead. */
 static void stop_panes(const struct agent_rec *a, void *arg)
 {
-	cmd_notify(arg, "stop", "close", a->handle, false);
+	cmd_notify(arg, "stop", "close", a, false);
 }
 
 int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
@@ -317,7 +317,7 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 		free(cause);
 	} else {
 		if (!o.keep && access(a.path, F_OK) != 0)
-			cmd_notify(ctx, "merge", "forget", a.handle, false);
+			cmd_notify(ctx, "merge", "forget", &a, false);
 		char *main = repo_main_branch(ctx->repo, ctx->cfg.main_branch);
 		printf("merged %s into %s%s%s\n", a.branch, o.into ? o.into : main ? main : "main",
 		       note ? ": " : "", note ? note : "");
@@ -392,7 +392,7 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 			free(cause);
 			cause = NULL;
 		} else {
-			cmd_notify(ctx, "remove", "forget", as[i].handle, false);
+			cmd_notify(ctx, "remove", "forget", &as[i], false);
 			printf("removed %s\n", as[i].handle);
 		}
 		agent_rec_free(&as[i]);
@@ -401,21 +401,21 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
-/* The agent named, or the one whose worktree we stand in. Caller frees. */
-static char *which_agent(struct cmd_ctx *ctx, const char *what, const char *name, int *rc)
+/* The agent named, or the one whose worktree we stand in. 0, or the exit status. */
+static int which_agent(struct cmd_ctx *ctx, const char *what, const char *name,
+		       struct agent_rec *a)
 {
-	if ((*rc = cmd_open_repo(ctx, what)) != 0)
-		return NULL;
-	struct agent_rec a;
+	int rc;
+	memset(a, 0, sizeof *a);
+	if ((rc = cmd_open_repo(ctx, what)) != 0)
+		return rc;
 	char *cause = NULL;
-	if (agent_find(ctx->repo, name, ctx->cwd, &a, &cause) < 0) {
-		*rc = cmd_fail(what, "%s", cause);
+	if (agent_find(ctx->repo, name, ctx->cwd, a, &cause) < 0) {
+		rc = cmd_fail(what, "%s", cause);
 		free(cause);
-		return NULL;
+		return rc;
 	}
-	char *h = xstrdup(a.handle);
-	agent_rec_free(&a);
-	return h;
+	return 0;
 }
 
 static int no_dashboard(const char *what)
@@ -435,18 +435,16 @@ int cmd_open(struct cmd_ctx *ctx, int argc, char **argv)
 		else
 			name = argv[i];
 	}
-	int rc;
-	char *h = which_agent(ctx, "open", name, &rc);
-	if (h == NULL)
+	struct agent_rec a;
+	int rc = which_agent(ctx, "open", name, &a);
+	if (rc)
 		return rc;
-	json_object *req = json_object_new_object();
-	json_object_object_add(req, "cmd", json_object_new_string("open"));
-	json_object_object_add(req, "handle", json_object_new_string(h));
+	json_object *req = cmd_agent_request("open", &a);
 	json_object_object_add(req, "focus", json_object_new_boolean(1));
 	json_object_object_add(req, "continue", json_object_new_boolean(cont));
 	rc = cmd_dashboard(ctx, "open", req, NULL);
 	json_object_put(req);
-	free(h);
+	agent_rec_free(&a);
 	return rc == -ENOENT ? no_dashboard("open") : rc < 0 ? 1 : 0;
 }
 
@@ -454,12 +452,12 @@ int cmd_close(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
 		return cmd_usage(cmd_find("close"));
-	int rc;
-	char *h = which_agent(ctx, "close", argc == 2 ? argv[1] : NULL, &rc);
-	if (h == NULL)
+	struct agent_rec a;
+	int rc = which_agent(ctx, "close", argc == 2 ? argv[1] : NULL, &a);
+	if (rc)
 		return rc;
-	rc = cmd_notify(ctx, "close", "close", h, false);
-	free(h);
+	rc = cmd_notify(ctx, "close", "close", &a, false);
+	agent_rec_free(&a);
 	return rc == -ENOENT ? no_dashboard("close") : rc < 0 ? 1 : 0;
 }
 
@@ -467,9 +465,9 @@ int cmd_send(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	if (argc < 2 || argc > 3)
 		return cmd_usage(cmd_find("send"));
-	int rc;
-	char *h = which_agent(ctx, "send", argv[1], &rc);
-	if (h == NULL)
+	struct agent_rec a;
+	int rc = which_agent(ctx, "send", argv[1], &a);
+	if (rc)
 		return rc;
 	char *text = NULL;
 	if (argc == 3) {
@@ -484,15 +482,13 @@ int cmd_send(struct cmd_ctx *ctx, int argc, char **argv)
 			b.data[--b.len] = '\0';
 		text = b.data ? b.data : xstrdup("");
 	}
-	json_object *req = json_object_new_object();
-	json_object_object_add(req, "cmd", json_object_new_string("send"));
-	json_object_object_add(req, "handle", json_object_new_string(h));
+	json_object *req = cmd_agent_request("send", &a);
 	json_object_object_add(req, "text", json_object_new_string(text));
 	json_object_object_add(req, "enter", json_object_new_boolean(1));
 	rc = cmd_dashboard(ctx, "send", req, NULL);
 	json_object_put(req);
 	free(text);
-	free(h);
+	agent_rec_free(&a);
 	return rc == -ENOENT ? no_dashboard("send") : rc < 0 ? 1 : 0;
 }
 
@@ -513,18 +509,16 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (name == NULL)
 		return cmd_usage(cmd_find("capture"));
-	int rc;
-	char *h = which_agent(ctx, "capture", name, &rc);
-	if (h == NULL)
+	struct agent_rec a;
+	int rc = which_agent(ctx, "capture", name, &a);
+	if (rc)
 		return rc;
-	json_object *req = json_object_new_object(), *r = NULL;
-	json_object_object_add(req, "cmd", json_object_new_string("capture"));
-	json_object_object_add(req, "handle", json_object_new_string(h));
+	json_object *req = cmd_agent_request("capture", &a), *r = NULL;
 	json_object_object_add(req, "lines", json_object_new_int(lines));
 	json_object_object_add(req, "colour", json_object_new_boolean(colour));
 	rc = cmd_dashboard(ctx, "capture", req, &r);
 	json_object_put(req);
-	free(h);
+	agent_rec_free(&a);
 	if (rc == -ENOENT)
 		return no_dashboard("capture");
 	if (rc < 0)

@@ -136,14 +136,21 @@ static bool bool_field(json_object *req, const char *key)
 	return json_object_object_get_ex(req, key, &v) && json_object_get_boolean(v);
 }
 
-/* Find an agent by handle; for "open", learn it from the repository if new. */
-static struct agent *lookup(struct ui *ui, const char *handle, bool learn)
+/*
+ * Find an agent by handle; an "open" for one not listed yet (created by
+ * `workrex add` just now) brings its path and branch, so no git is read here.
+ */
+static struct agent *lookup(struct ui *ui, json_object *req, const char *handle, bool learn)
 {
 	struct agent *a = session_find_agent(ui->s, handle);
-	if (a || !learn || !ui->in_repo)
+	const char *path = str_field(req, "path");
+	if (a || !learn || path == NULL || path[0] != '/')
 		return a;
-	agents_load(ui);
-	return session_find_agent(ui->s, handle);
+	a = session_add_agent(ui->s, handle, path);
+	a->worktree = true;
+	const char *branch = str_field(req, "branch");
+	a->branch = branch ? xstrdup(branch) : NULL;
+	return a;
 }
 
 static json_object *capture(struct ui *ui, struct agent *a, json_object *req)
@@ -212,7 +219,7 @@ json_object *agents_control(json_object *req, void *data)
 	const char *handle = str_field(req, "handle");
 	if (handle == NULL)
 		return err("%s needs \"handle\"", cmd);
-	struct agent *a = lookup(ui, handle, strcmp(cmd, "open") == 0);
+	struct agent *a = lookup(ui, req, handle, strcmp(cmd, "open") == 0);
 	if (a == NULL)
 		return strcmp(cmd, "close") == 0 || strcmp(cmd, "forget") == 0
 			       ? NULL /* nothing open: nothing to do */
