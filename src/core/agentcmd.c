@@ -46,27 +46,11 @@ char *sh_quote(const char *w)
 	return b.data;
 }
 
-static bool on_path(const char *prog)
-{
-	const char *path = getenv("PATH");
-	if (path == NULL)
-		return false;
-	char *dirs = xstrdup(path), *save = NULL;
-	bool found = false;
-	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		char *p = xasprintf("%s/%s", d, prog);
-		found = access(p, X_OK) == 0;
-		free(p);
-	}
-	free(dirs);
-	return found;
-}
-
 const char *agentcmd_default(const struct config *c)
 {
 	if (c->agent && *c->agent)
 		return c->agent;
-	return on_path("claude") ? "claude" : NULL;
+	return path_has("claude") ? "claude" : NULL;
 }
 
 char *agentcmd_build(const struct config *c, const char *name, const char *prompt_file,

@@ -65,4 +65,7 @@ int repo_config_unset(const struct repo *r, const char *key);
 int git_run(const char *dir, const char *const *argv, struct buf *out, struct buf *err,
 	    bool no_hooks);
 
+/* git's last line of err (what went wrong), without "fatal: "/"error: "; caller frees. */
+char *git_error_line(struct buf *err, const char *fallback);
+
 #endif

@@ -20,19 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static char *last_line(struct buf *b, const char *fallback)
-{
-	while (b->len > 0 && (b->data[b->len - 1] == '\n' || b->data[b->len - 1] == ' '))
-		b->data[--b->len] = '\0';
-	if (b->len == 0)
-		return xstrdup(fallback);
-	char *nl = strrchr(b->data, '\n');
-	char *line = nl ? nl + 1 : b->data;
-	if (!strncmp(line, "fatal: ", 7) || !strncmp(line, "error: ", 7))
-		line += 7;
-	return xstrdup(line);
-}
-
 static char *rev(const char *dir, const char *what)
 {
 	struct buf out = {0};
@@ -120,7 +107,7 @@ static int git_in(const char *dir, const char *const *argv, bool no_hooks, char 
 	struct buf err = {0};
 	int rc = git_run(dir, argv, NULL, &err, no_hooks);
 	if (rc != 0 && cause)
-		*cause = last_line(&err, fallback);
+		*cause = git_error_line(&err, fallback);
 	buf_free(&err);
 	return rc == 0 ? 0 : -EIO;
 }

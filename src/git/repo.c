@@ -464,3 +464,16 @@ int git_run(const char *dir, const char *const *argv, struct buf *out, struct bu
 			return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
+
+char *git_error_line(struct buf *err, const char *fallback)
+{
+	while (err->len > 0 && (err->data[err->len - 1] == '\n' || err->data[err->len - 1] == ' '))
+		err->data[--err->len] = '\0';
+	if (err->len == 0)
+		return xstrdup(fallback);
+	char *nl = strrchr(err->data, '\n');
+	char *line = nl ? nl + 1 : err->data;
+	if (!strncmp(line, "fatal: ", 7) || !strncmp(line, "error: ", 7))
+		line += 7;
+	return xstrdup(line);
+}

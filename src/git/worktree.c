@@ -96,22 +96,6 @@ char *worktree_dir(const struct repo *r, const struct config *c, char **cause)
 	return xstrdup(real);
 }
 
-static char *git_error_text(struct buf *err, const char *fallback)
-{
-	if (err->len == 0)
-		return xstrdup(fallback);
-	/* git's last line is the one that says what went wrong. */
-	while (err->len > 0 && (err->data[err->len - 1] == '\n' || err->data[err->len - 1] == ' '))
-		err->data[--err->len] = '\0';
-	char *nl = strrchr(err->data, '\n');
-	char *line = nl ? nl + 1 : err->data;
-	if (strncmp(line, "fatal: ", 7) == 0)
-		line += 7;
-	else if (strncmp(line, "error: ", 7) == 0)
-		line += 7;
-	return xstrdup(line);
-}
-
 static void set_key(const struct repo *r, const char *handle, const char *field, const char *v)
 {
 	if (v == NULL)
@@ -331,7 +315,7 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 		rc = git_run(repo_root(r), argv, NULL, &err, false);
 	}
 	if (rc != 0) {
-		*cause = git_error_text(&err, "git worktree add failed");
+		*cause = git_error_line(&err, "git worktree add failed");
 		buf_free(&err);
 		free(path);
 		free(handle);
@@ -509,7 +493,7 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 	struct buf err = {0};
 	const char *argv[] = {"worktree", "remove", "--force", "--", a->path, NULL};
 	if (git_run(repo_root(r), argv, NULL, &err, true) != 0) {
-		*cause = git_error_text(&err, "git worktree remove failed");
+		*cause = git_error_line(&err, "git worktree remove failed");
 		buf_free(&err);
 		return -EIO;
 	}
@@ -517,7 +501,7 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 	if (a->branch && !o->keep_branch) {
 		const char *bargv[] = {"branch", "-D", "--", a->branch, NULL};
 		if (git_run(repo_root(r), bargv, NULL, &err, true) != 0) {
-			*cause = git_error_text(&err, "git branch -D failed");
+			*cause = git_error_line(&err, "git branch -D failed");
 			buf_free(&err);
 			return -EIO;
 		}

@@ -201,24 +201,7 @@ static void on_copier_written(uv_write_t *req, int status)
 /* Hand text to a clipboard program on the host, without blocking the loop. */
 static bool run_copier(struct ui *ui, const char *prog, char *const args[], const char *text)
 {
-	char *path = getenv("PATH");
-	bool found = false;
-	for (char *dirs = xstrdup(path ? path : "/usr/bin:/bin"), *save = NULL,
-		  *d = strtok_r(dirs, ":", &save);
-	     ; d = strtok_r(NULL, ":", &save)) {
-		if (d == NULL) {
-			free(dirs);
-			break;
-		}
-		char *p = xasprintf("%s/%s", d, prog);
-		found = access(p, X_OK) == 0;
-		free(p);
-		if (found) {
-			free(dirs);
-			break;
-		}
-	}
-	if (!found)
+	if (!path_has(prog))
 		return false;
 	uv_pipe_t *in = xcalloc(1, sizeof *in);
 	uv_process_t *proc = xcalloc(1, sizeof *proc);

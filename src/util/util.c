@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static void oom(size_t n)
 {
@@ -204,4 +205,18 @@ int mkdir_p(const char *path, unsigned mode)
 	int rc = mkdir(p, (mode_t)mode) < 0 && errno != EEXIST ? -errno : 0;
 	free(p);
 	return rc;
+}
+
+bool path_has(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char *dirs = xstrdup(path ? path : "/usr/bin:/bin"), *save = NULL;
+	bool found = false;
+	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *p = xasprintf("%s/%s", d, prog);
+		found = access(p, X_OK) == 0;
+		free(p);
+	}
+	free(dirs);
+	return found;
 }

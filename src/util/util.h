@@ -10,6 +10,7 @@
 #define WRX_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,8 @@ void buf_free(struct buf *b);
 int utf8_encode(uint32_t cp, char *out);
 
 uint64_t now_ms(void);
+/* Is prog an executable in a $PATH directory? */
+bool path_has(const char *prog);
 /* mkdir -p: missing parents and the leaf are made with mode. 0 or -errno. */
 int mkdir_p(const char *path, unsigned mode);
 int fd_set_nonblock(int fd);
