@@ -30,9 +30,6 @@ int pty_start(uv_loop_t *loop, struct pane *p, const struct pty_spawn *sp, char 
 /* Collect exited children we started; tells their panes. Call on SIGCHLD. */
 void pty_reap(void);
 
-/* The pid running in pane p, or -1. */
-pid_t pty_pid(struct pane *p);
-
 /* Read budget per master per loop turn: bytes, and nanoseconds. */
 #define PTY_READ_BUDGET (256 * 1024)
 #define PTY_READ_NSEC (2 * 1000 * 1000)

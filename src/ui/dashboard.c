@@ -466,8 +466,6 @@ static void terminal_close(struct ui *ui)
 	fclose(ui->ttyf);
 }
 
-static struct ui *running_ui;
-
 void dashboard_stop(struct ui *ui)
 {
 	if (ui->quitting)
@@ -552,7 +550,6 @@ int dashboard_run(const struct dashboard_opts *opts)
 		rc = 1;
 		goto out;
 	}
-	running_ui = ui;
 	uv_poll_init(ui->loop, &ui->tty_poll, ui->ttyfd);
 	ui->tty_poll.data = ui;
 	uv_poll_start(&ui->tty_poll, UV_READABLE | UV_DISCONNECT, on_tty);
@@ -588,7 +585,6 @@ out:
 	close_handle((uv_handle_t *)&ui->msg_timer);
 	uv_run(ui->loop, UV_RUN_NOWAIT);
 	terminal_close(ui);
-	running_ui = NULL;
 	if (ui->prompt) {
 		free(ui->prompt->label);
 		buf_free(&ui->prompt->input);

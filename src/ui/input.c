@@ -34,14 +34,28 @@ static int nmodkeys;
 static const struct {
 	int code;
 	int key;
+	int mods;
 } plain_keys[] = {
-	{KEY_UP, WRX_K_UP},       {KEY_DOWN, WRX_K_DOWN},   {KEY_LEFT, WRX_K_LEFT},
-	{KEY_RIGHT, WRX_K_RIGHT}, {KEY_HOME, WRX_K_HOME},   {KEY_END, WRX_K_END},
-	{KEY_PPAGE, WRX_K_PPAGE}, {KEY_NPAGE, WRX_K_NPAGE}, {KEY_IC, WRX_K_IC},
-	{KEY_DC, WRX_K_DC},       {KEY_BTAB, WRX_K_BTAB},   {KEY_SR, WRX_K_UP},
-	{KEY_SF, WRX_K_DOWN},     {KEY_SLEFT, WRX_K_LEFT},  {KEY_SRIGHT, WRX_K_RIGHT},
-	{KEY_SHOME, WRX_K_HOME},  {KEY_SEND, WRX_K_END},    {KEY_SDC, WRX_K_DC},
-	{KEY_FIND, WRX_K_HOME},   {KEY_SELECT, WRX_K_END},
+	{KEY_UP, WRX_K_UP, 0},
+	{KEY_DOWN, WRX_K_DOWN, 0},
+	{KEY_LEFT, WRX_K_LEFT, 0},
+	{KEY_RIGHT, WRX_K_RIGHT, 0},
+	{KEY_HOME, WRX_K_HOME, 0},
+	{KEY_END, WRX_K_END, 0},
+	{KEY_PPAGE, WRX_K_PPAGE, 0},
+	{KEY_NPAGE, WRX_K_NPAGE, 0},
+	{KEY_IC, WRX_K_IC, 0},
+	{KEY_DC, WRX_K_DC, 0},
+	{KEY_BTAB, WRX_K_BTAB, 0},
+	{KEY_FIND, WRX_K_HOME, 0},
+	{KEY_SELECT, WRX_K_END, 0},
+	{KEY_SR, WRX_K_UP, WRX_MOD_SHIFT},
+	{KEY_SF, WRX_K_DOWN, WRX_MOD_SHIFT},
+	{KEY_SLEFT, WRX_K_LEFT, WRX_MOD_SHIFT},
+	{KEY_SRIGHT, WRX_K_RIGHT, WRX_MOD_SHIFT},
+	{KEY_SHOME, WRX_K_HOME, WRX_MOD_SHIFT},
+	{KEY_SEND, WRX_K_END, WRX_MOD_SHIFT},
+	{KEY_SDC, WRX_K_DC, WRX_MOD_SHIFT},
 };
 
 static const struct {
@@ -84,10 +98,7 @@ static int decode_code(int code, int *mods)
 	*mods = 0;
 	for (size_t i = 0; i < WRX_ARRAY_LEN(plain_keys); i++) {
 		if (plain_keys[i].code == code) {
-			if (code == KEY_SR || code == KEY_SF || code == KEY_SLEFT ||
-			    code == KEY_SRIGHT || code == KEY_SHOME || code == KEY_SEND ||
-			    code == KEY_SDC)
-				*mods = WRX_MOD_SHIFT;
+			*mods = plain_keys[i].mods;
 			return plain_keys[i].key;
 		}
 	}

@@ -31,9 +31,8 @@ static struct pair_slot *pairs;
 static int pairs_used;
 static bool pairs_reset_wanted;
 
-void render_reset_colours(struct ui *ui)
+static void reset_colours(void)
 {
-	(void)ui;
 	if (pairs)
 		memset(pairs, 0, PAIR_SLOTS * sizeof *pairs);
 	pairs_used = 0;
@@ -255,9 +254,13 @@ static void draw_sidebar(struct ui *ui, int h)
 {
 	int w = SIDEBAR_WIDTH;
 	struct session *s = ui->s;
-	free(ui->sidebar_rows);
-	ui->sidebar_rows = xcalloc((size_t)WRX_MAX(h, 1), sizeof *ui->sidebar_rows);
-	ui->nsidebar_rows = h;
+	if (h != ui->nsidebar_rows) {
+		free(ui->sidebar_rows);
+		ui->sidebar_rows = xcalloc((size_t)WRX_MAX(h, 1), sizeof *ui->sidebar_rows);
+		ui->nsidebar_rows = h;
+	} else {
+		memset(ui->sidebar_rows, 0, (size_t)h * sizeof *ui->sidebar_rows);
+	}
 	for (int y = 0; y < h; y++)
 		fill(y, 0, w, A_NORMAL, ' ');
 	int y = 0;
@@ -299,15 +302,9 @@ static void draw_status(struct ui *ui)
 {
 	int y = ui->rows - 1;
 	fill(y, 0, ui->cols, A_NORMAL, ' ');
-	char right[64];
-	snprintf(right, sizeof right, "%s[%s] C-b ? help ", ui->prefix_armed ? "PREFIX " : "",
-		 layout_name(session_layout(ui->s)));
-	/* Keep the prefix name honest when it was rebound. */
-	if (ui->cfg.prefix != 2) {
-		char name[32];
-		snprintf(right, sizeof right, "%s[%s] %s ? help ", ui->prefix_armed ? "PREFIX " : "",
-			 layout_name(session_layout(ui->s)), keys_name(ui->cfg.prefix, name, sizeof name));
-	}
+	char right[64], name[32];
+	snprintf(right, sizeof right, "%s[%s] %s ? help ", ui->prefix_armed ? "PREFIX " : "",
+		 layout_name(session_layout(ui->s)), keys_name(ui->cfg.prefix, name, sizeof name));
 	int rw = (int)strlen(right);
 	int leftw = ui->cols - rw - 1;
 	if (leftw < 0) {
@@ -471,7 +468,7 @@ void render_frame(struct ui *ui)
 	}
 	if (pairs_reset_wanted) {
 		pairs_reset_wanted = false;
-		render_reset_colours(ui);
+		reset_colours();
 		ui->full_redraw = true;
 		ui_dirty(ui);
 	}

@@ -109,7 +109,6 @@ void input_read(struct ui *ui);
 
 /* render.c */
 void render_frame(struct ui *ui);
-void render_reset_colours(struct ui *ui);
 
 /* agents.c */
 void agents_load(struct ui *ui);

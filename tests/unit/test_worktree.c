@@ -476,12 +476,20 @@ static void test_filters_and_merge_drivers_honoured(void **state)
 	/* Both sides change y.ours; the driver keeps main's version. */
 	commit_in(&a, "y.ours", "agent\\n");
 	assert_int_equal(sh("echo main > y.ours && git commit -qam main-side"), 0);
+	/* The reference: plain git merging the same branch into a copy of main. */
+	assert_int_equal(sh("git worktree add -q ../ref -b refmain main && git -C ../ref merge -q "
+			    "--no-ff --no-edit filtered"),
+			 0);
 	struct merge_opts o = {0};
 	char *note = NULL, *cause = NULL;
 	if (worktree_merge(f->r, &f->c, &a, &o, &note, &cause) < 0)
 		fail_msg("%s", cause);
 	char *y = out("cat y.ours");
 	assert_string_equal(y, "main");
+	char *tree = out("git rev-parse 'main^{tree}'"), *ref = out("git rev-parse 'refmain^{tree}'");
+	assert_string_equal(tree, ref);
+	free(tree);
+	free(ref);
 	free(ours);
 	free(theirs);
 	free(y);
