@@ -15,7 +15,12 @@ ALL_CFLAGS += $(CFLAGS)
 LIBS    := $(PKG_LIBS) -lutil
 
 BUILD   ?= build
-SRC     := $(shell find src -name '*.c' | sort)
+# The sandbox client: libc and json-c only, linked statically (see src/guest/main.c).
+GUEST_SRC := src/guest/main.c src/cmd/cmd_rpc.c src/rpc/proto.c src/util/util.c
+GUEST   := $(BUILD)/workrex-guest
+
+
+SRC     := $(shell find src -name '*.c' -not -path 'src/guest/*' | sort)
 OBJ     := $(SRC:%.c=$(BUILD)/%.o)
 LIBOBJ  := $(filter-out $(BUILD)/src/main.o,$(OBJ))
 BIN     := $(BUILD)/workrex
@@ -23,9 +28,14 @@ BIN     := $(BUILD)/workrex
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test-deps run test fuzz-smoke unit e2e asan fuzz bench format clean
+.PHONY: all deps test-deps run test fuzz-smoke unit e2e asan fuzz bench format clean guest
 
-all: $(BIN)
+all: $(BIN) $(GUEST)
+
+guest: $(GUEST)
+
+$(GUEST): $(GUEST_SRC) $(wildcard src/cmd/cmd_rpc.h src/rpc/proto.h src/util/util.h)
+	$(CC) $(ALL_CFLAGS) -static -o $@ $(GUEST_SRC) $(LDFLAGS) $(shell pkg-config --static --libs json-c)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

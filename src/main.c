@@ -7,6 +7,7 @@
  * 1 failure with one line on stderr, 2 usage error.
  */
 #include "cmd/cmd.h"
+#include "cmd/cmd_rpc.h"
 #include "ui/dashboard.h"
 #include "util/util.h"
 
@@ -70,6 +71,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "workrex: unknown command '%s' (see workrex --help)\n", argv[i]);
 			return 2;
 		}
+		if (c->sandboxed && rpc_cmd_in_sandbox())
+			return c->sandboxed(argc - i, argv + i);
 		struct cmd_ctx ctx = {.config_file = opts.config_file, .cwd = getcwd(NULL, 0)};
 		if (ctx.cwd == NULL) {
 			fprintf(stderr, "workrex: cannot read the current directory\n");

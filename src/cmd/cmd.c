@@ -5,6 +5,7 @@
 #include "cmd.h"
 
 #include "../rpc/control.h"
+#include "cmd_rpc.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -12,30 +13,62 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int cmd_set_status(struct cmd_ctx *ctx, int argc, char **argv);
+static int cmd_set_title(struct cmd_ctx *ctx, int argc, char **argv);
+static int cmd_notify_user(struct cmd_ctx *ctx, int argc, char **argv);
+
 static const struct cmd table[] = {
 	{"add", NULL,
 	 "add <branch> [--base REF] [-p TEXT | -P FILE] [-a AGENT] [--name HANDLE] [-b]",
-	 "create a branch and worktree for a new agent", cmd_add},
-	{"list", "ls", "list [--json]", "list the agents", cmd_list},
-	{"status", NULL, "status [handle...] [--json]", "agents and their status", cmd_status},
+	 "create a branch and worktree for a new agent", cmd_add, rpc_cmd_add},
+	{"list", "ls", "list [--json]", "list the agents", cmd_list, NULL},
+	{"status", NULL, "status [handle...] [--json]", "agents and their status", cmd_status, NULL},
 	{"merge", NULL,
 	 "merge [handle] [--into BRANCH] [--rebase|--squash] [-k] [--ignore-uncommitted] "
 	 "[--no-verify]",
-	 "merge an agent's branch, then remove its worktree and branch", cmd_merge},
+	 "merge an agent's branch, then remove its worktree and branch", cmd_merge, rpc_cmd_merge},
 	{"remove", "rm", "remove [handle...] [-f] [-k|--keep-branch] [--all]",
-	 "remove agents' worktrees and branches without merging", cmd_remove},
+	 "remove agents' worktrees and branches without merging", cmd_remove, NULL},
 	{"open", NULL, "open [handle] [-c|--continue]", "open an agent's panes in the dashboard",
-	 cmd_open},
-	{"close", NULL, "close [handle]", "close an agent's panes, keep its worktree", cmd_close},
+	 cmd_open, NULL},
+	{"close", NULL, "close [handle]", "close an agent's panes, keep its worktree", cmd_close,
+	 rpc_cmd_close},
 	{"send", NULL, "send <handle> [text]", "type text (or stdin) into the agent's pane, then Enter",
-	 cmd_send},
+	 cmd_send, NULL},
 	{"capture", NULL, "capture <handle> [-n LINES] [-e]", "print the agent pane's screen and history",
-	 cmd_capture},
+	 cmd_capture, NULL},
 	{"wait", NULL, "wait <handle...> [--status working|waiting|done] [--timeout SEC] [--any]",
-	 "block until the agents reach a status", cmd_wait},
+	 "block until the agents reach a status", cmd_wait, NULL},
+	{"set-status", NULL, "set-status working|waiting|done|clear",
+	 "report this agent's status (from its hooks)", cmd_set_status, rpc_cmd_set_status},
+	{"set-title", NULL, "set-title <title>", "set this agent's title", cmd_set_title,
+	 rpc_cmd_set_title},
+	{"notify", NULL, "notify [text]", "notify the user from this agent", cmd_notify_user,
+	 rpc_cmd_notify},
+	{"setup", NULL, "setup [--print]", "install status hooks for the agent CLIs found",
+	 cmd_setup, NULL},
 	{"config", NULL, "config path|check|reference", "show and check the configuration",
-	 cmd_config},
+	 cmd_config, NULL},
 };
+
+/* The bridge commands need no repository: they go straight to RPC. */
+static int cmd_set_status(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)ctx;
+	return rpc_cmd_set_status(argc, argv);
+}
+
+static int cmd_set_title(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)ctx;
+	return rpc_cmd_set_title(argc, argv);
+}
+
+static int cmd_notify_user(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)ctx;
+	return rpc_cmd_notify(argc, argv);
+}
 
 const struct cmd *cmd_find(const char *name)
 {
@@ -48,7 +81,7 @@ const struct cmd *cmd_find(const char *name)
 void cmd_list_all(FILE *f)
 {
 	for (size_t i = 0; i < WRX_ARRAY_LEN(table); i++)
-		fprintf(f, "  %-8s %s\n", table[i].name, table[i].summary);
+		fprintf(f, "  %-10s %s\n", table[i].name, table[i].summary);
 }
 
 int cmd_fail(const char *cmd, const char *fmt, ...)

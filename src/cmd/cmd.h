@@ -28,6 +28,8 @@ struct cmd {
 	const char *usage;
 	const char *summary;
 	int (*exec)(struct cmd_ctx *ctx, int argc, char **argv);
+	/* Inside a sandbox (WORKREX_SANDBOX=1) this runs instead, over RPC; or NULL. */
+	int (*sandboxed)(int argc, char **argv);
 };
 
 const struct cmd *cmd_find(const char *name);
@@ -50,6 +52,7 @@ int cmd_close(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_send(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv);
 
 int cmd_dashboard(struct cmd_ctx *ctx, const char *what, json_object *req, json_object **reply);
 /* {"cmd": verb, "handle", "path", "branch"} for an agent; caller puts. */

@@ -46,6 +46,16 @@ struct session *session_new(uv_loop_t *loop, const struct session_hooks *hooks, 
 	return s;
 }
 
+static void agent_free(struct agent *a)
+{
+	free(a->handle);
+	free(a->path);
+	free(a->branch);
+	free(a->title);
+	free(a->note);
+	free(a);
+}
+
 static void pane_release(struct session *s, struct wpane *wp)
 {
 	if (s->hooks.pane_gone)
@@ -61,12 +71,8 @@ void session_free(struct session *s)
 		return;
 	for (int i = 0; i < s->npanes; i++)
 		pane_release(s, s->panes[i]);
-	for (int i = 0; i < s->nagents; i++) {
-		free(s->agents[i]->handle);
-		free(s->agents[i]->path);
-		free(s->agents[i]->branch);
-		free(s->agents[i]);
-	}
+	for (int i = 0; i < s->nagents; i++)
+		agent_free(s->agents[i]);
 	free(s->panes);
 	free(s->agents);
 	free(s->last_focus);
@@ -140,10 +146,7 @@ void session_remove_agent(struct session *s, struct agent *a)
 	memmove(s->last_focus + i, s->last_focus + i + 1,
 		(size_t)(s->nagents - i - 1) * sizeof *s->last_focus);
 	s->nagents--;
-	free(a->handle);
-	free(a->path);
-	free(a->branch);
-	free(a);
+	agent_free(a);
 	changed(s);
 }
 
@@ -160,8 +163,14 @@ static void on_pane_event(struct pane *p, int events, void *data)
 	struct wpane *wp = data;
 	struct session *s = wp->session;
 	(void)p;
+	if (events & PANE_EV_DAMAGE)
+		wp->last_output = now_ms();
 	if ((events & PANE_EV_BELL) && s->hooks.bell)
 		s->hooks.bell(s->ui, wp);
+	/* The agent's own program ended: it is done, whether or not it said so. */
+	if ((events & PANE_EV_EXIT) && session_agent_pane(s, wp->agent) == wp &&
+	    wp->agent->status != WRX_STATUS_DONE)
+		session_set_status(s, wp->agent, WRX_STATUS_DONE);
 	if (events & (PANE_EV_DAMAGE | PANE_EV_TITLE | PANE_EV_EXIT | PANE_EV_BELL))
 		changed(s);
 }
@@ -199,18 +208,27 @@ struct wpane *session_open_pane_labelled(struct session *s, struct agent *a, cha
 	wp->label = xstrdup(label ? label : base ? base + 1 : argv[0]);
 	wp->term = pane_new(rows, cols, s->scrollback, on_pane_event, wp);
 
-	char *env[] = {
-		"TERM=xterm-256color",
-		"COLORTERM=truecolor",
-		xasprintf("WORKREX_PANE=%d", wp->id),
-		xasprintf("WORKREX_HANDLE=%s", a->handle),
-		NULL,
-	};
+	wp->last_output = now_ms();
+	char **extra = s->hooks.pane_env ? s->hooks.pane_env(s->ui, wp) : NULL;
+	size_t nextra = 0;
+	while (extra && extra[nextra])
+		nextra++;
+	char **env = xcalloc(nextra + 5, sizeof *env);
+	env[0] = xstrdup("TERM=xterm-256color");
+	env[1] = xstrdup("COLORTERM=truecolor");
+	env[2] = xasprintf("WORKREX_PANE=%d", wp->id);
+	env[3] = xasprintf("WORKREX_HANDLE=%s", a->handle);
+	for (size_t i = 0; i < nextra; i++)
+		env[4 + i] = extra[i];
+	free(extra);
 	struct pty_spawn sp = {.argv = argv, .cwd = a->path, .env = env};
 	int rc = pty_start(s->loop, wp->term, &sp, cause);
 	/* putenv() in the child only: the parent's copies can go. */
-	free(env[2]);
-	free(env[3]);
+	for (char **e = env; *e; e++) {
+		explicit_bzero(*e, strlen(*e)); /* tokens do not linger in our heap */
+		free(*e);
+	}
+	free(env);
 	if (rc < 0) {
 		pane_free(wp->term);
 		free(wp->label);
@@ -291,6 +309,7 @@ void session_set_focus(struct session *s, struct wpane *wp)
 {
 	if (wp == s->focus)
 		return;
+	struct agent *before = s->focus ? s->focus->agent : NULL;
 	if (s->focus)
 		pane_focus(s->focus->term, false);
 	s->focus = wp;
@@ -298,6 +317,13 @@ void session_set_focus(struct session *s, struct wpane *wp)
 		pane_focus(wp->term, true);
 		wp->bell = false;
 		wp->agent->bell = false;
+		wp->agent->attention = false;
+		/* Coming to an agent that waited or finished is the answer to it. */
+		if (wp->agent != before && (wp->agent->status == WRX_STATUS_WAITING ||
+					    wp->agent->status == WRX_STATUS_DONE)) {
+			wp->agent->status = WRX_STATUS_NONE;
+			wp->agent->status_since = now_ms();
+		}
 		int ai = agent_index(s, wp->agent);
 		if (ai >= 0)
 			s->last_focus[ai] = wp;
@@ -350,6 +376,70 @@ void session_toggle_zoom(struct session *s)
 {
 	s->zoom = !s->zoom && s->focus;
 	changed(s);
+}
+
+const char *session_status_name(enum wrx_status st)
+{
+	static const char *names[] = {"", "working", "waiting", "done"};
+	return (size_t)st < WRX_ARRAY_LEN(names) ? names[st] : "";
+}
+
+static bool agent_focused(const struct session *s, const struct agent *a)
+{
+	return s->focus && s->focus->agent == a;
+}
+
+void session_set_status(struct session *s, struct agent *a, enum wrx_status st)
+{
+	bool same = a->status == st;
+	a->status = st;
+	if (!same)
+		a->status_since = now_ms();
+	if ((st == WRX_STATUS_WAITING || st == WRX_STATUS_DONE) && !agent_focused(s, a)) {
+		bool raise = !a->attention || !same;
+		a->attention = true;
+		if (raise && s->hooks.attention)
+			s->hooks.attention(s->ui, a, session_status_name(st));
+	} else if (st == WRX_STATUS_WORKING || st == WRX_STATUS_NONE) {
+		a->attention = false;
+	}
+	changed(s);
+}
+
+void session_set_title(struct session *s, struct agent *a, const char *title)
+{
+	free(a->title);
+	a->title = title && *title ? xstrdup(title) : NULL;
+	changed(s);
+}
+
+void session_notify(struct session *s, struct agent *a, const char *text)
+{
+	free(a->note);
+	a->note = text && *text ? xstrdup(text) : NULL;
+	if (!agent_focused(s, a)) {
+		a->attention = true;
+		if (s->hooks.attention)
+			s->hooks.attention(s->ui, a, text && *text ? text : "notification");
+	}
+	changed(s);
+}
+
+bool session_interrupted(const struct session *s, const struct agent *a, uint64_t now)
+{
+	if (a->status != WRX_STATUS_WORKING)
+		return false;
+	struct wpane *wp = session_agent_pane(s, a);
+	uint64_t quiet_since = WRX_MAX(wp ? wp->last_output : 0, a->status_since);
+	return wp && !pane_exited(wp->term, NULL) && now >= quiet_since + WRX_SILENCE_MS;
+}
+
+struct wpane *session_find_pane(const struct session *s, int id)
+{
+	for (int i = 0; i < s->npanes; i++)
+		if (s->panes[i]->id == id)
+			return s->panes[i];
+	return NULL;
 }
 
 int session_running(const struct session *s)

@@ -26,9 +26,15 @@ struct agent {
 	enum wrx_status status;
 	uint64_t status_since; /* now_ms() */
 	bool bell;             /* rang while not focused */
+	bool attention;        /* needs the user: waiting/done/notify while not focused */
+	char *title;           /* owned; set by the agent (set-title), or NULL */
+	char *note;            /* owned; last notify text, or NULL */
 	char *branch;          /* owned; NULL for the home directory */
 	bool worktree;         /* an agent's worktree (not the main directory) */
 };
+
+/* A working agent whose pane printed nothing this long is shown interrupted. */
+#define WRX_SILENCE_MS 10000
 
 struct session;
 
@@ -39,6 +45,7 @@ struct wpane {
 	struct session *session; /* borrowed */
 	char *label;        /* owned; the command, for the border */
 	bool bell;          /* rang while not focused */
+	uint64_t last_output; /* now_ms() of the last output */
 	void *view;         /* owned by the UI (scroll state), freed through ui hook */
 };
 
@@ -46,6 +53,10 @@ struct session_hooks {
 	void (*changed)(void *ui);                  /* something to redraw */
 	void (*pane_gone)(void *ui, struct wpane *wp); /* before a pane is freed */
 	void (*bell)(void *ui, struct wpane *wp);
+	/* An unfocused agent needs the user (waiting, done, notify): notify per config. */
+	void (*attention)(void *ui, struct agent *a, const char *what);
+	/* Extra "K=V" strings for a new pane's environment (NULL-terminated, owned by session). */
+	char **(*pane_env)(void *ui, struct wpane *wp);
 };
 
 struct session *session_new(uv_loop_t *loop, const struct session_hooks *hooks, void *ui);
@@ -88,6 +99,20 @@ enum wrx_layout session_layout(const struct session *s);
 void session_next_layout(struct session *s);
 bool session_zoomed(const struct session *s);
 void session_toggle_zoom(struct session *s);
+
+/*
+ * The agent's status, as its hooks report it. waiting and done on an
+ * agent that is not focused raise its attention (and the attention hook);
+ * focusing the agent later clears them back to none.
+ */
+void session_set_status(struct session *s, struct agent *a, enum wrx_status st);
+void session_set_title(struct session *s, struct agent *a, const char *title);
+/* A notification from the agent: attention unless focused. */
+void session_notify(struct session *s, struct agent *a, const char *text);
+/* Working, but its agent pane has been silent for WRX_SILENCE_MS at now (now_ms). */
+bool session_interrupted(const struct session *s, const struct agent *a, uint64_t now);
+struct wpane *session_find_pane(const struct session *s, int id);
+const char *session_status_name(enum wrx_status st);
 
 /* Panes whose program still runs. */
 int session_running(const struct session *s);

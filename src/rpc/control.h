@@ -5,30 +5,17 @@
  * A unix socket in a 0700 directory under $XDG_RUNTIME_DIR/workrex/ (or a
  * private directory under /tmp), named for the project. The protocol is
  * JSON lines: one request object with "cmd", one reply object with "ok":
- * true or "error": "message". Only the user can reach the directory; the
- * sandbox RPC bridge (token-authenticated) is a separate listener.
+ * true or "error": "message". Only the user can reach the directory. The
+ * dashboard serves it with the RPC server (server.h), so agent panes'
+ * token-authenticated requests arrive on the same socket.
  */
 #ifndef WRX_CONTROL_H
 #define WRX_CONTROL_H
 
 #include <json-c/json.h>
-#include <uv.h>
-
-#define CONTROL_LINE_MAX (1024 * 1024)
 
 /* The socket path for a project root (or plain directory); caller frees. NULL + cause on error. */
 char *control_path(const char *root, char **cause);
-
-/*
- * Serve requests: handler returns a new reply object (or NULL for {"ok":
- * true}); it runs on the loop.
- */
-typedef json_object *control_handler(json_object *req, void *data);
-
-struct control;
-struct control *control_listen(uv_loop_t *loop, const char *path, control_handler *fn, void *data,
-			       char **cause);
-void control_close(struct control *c);
 
 /*
  * Client side (blocking, for CLI commands): send req, wait for the reply.

@@ -202,11 +202,18 @@ json_object *agents_control(json_object *req, void *data)
 		for (int i = 0; i < session_agent_count(ui->s); i++) {
 			struct agent *a = session_agent(ui->s, i);
 			json_object *o = json_object_new_object();
-			static const char *names[] = {NULL, "working", "waiting", "done"};
+			uint64_t now = now_ms();
 			json_object_object_add(o, "handle", json_object_new_string(a->handle));
-			json_object_object_add(o, "status", names[a->status]
-								   ? json_object_new_string(names[a->status])
-								   : NULL);
+			json_object_object_add(o, "status",
+					       a->status != WRX_STATUS_NONE
+						       ? json_object_new_string(session_status_name(a->status))
+						       : NULL);
+			json_object_object_add(o, "interrupted",
+					       json_object_new_boolean(session_interrupted(ui->s, a, now)));
+			json_object_object_add(o, "since_ms",
+					       json_object_new_int64((int64_t)(now - WRX_MIN(now, a->status_since))));
+			if (a->title)
+				json_object_object_add(o, "title", json_object_new_string(a->title));
 			json_object_object_add(o, "panes",
 					       json_object_new_int(session_agent_panes(ui->s, a)));
 			json_object_array_add(arr, o);
@@ -272,6 +279,8 @@ struct cli_run {
 	int closing;
 	int64_t status;
 	char *what; /* owned */
+	cli_done_fn *done; /* or NULL: the outcome becomes a message */
+	void *done_arg;
 };
 
 static void cli_maybe_done(struct cli_run *r)
@@ -285,7 +294,9 @@ static void cli_maybe_done(struct cli_run *r)
 	last = last ? last + 1 : (r->text.data ? r->text.data : "");
 	if (strncmp(last, "workrex: ", 9) == 0)
 		last += 9;
-	if (!ui->quitting) {
+	if (r->done) {
+		r->done(ui, (int)r->status, last, r->done_arg);
+	} else if (!ui->quitting) {
 		if (r->status == 0)
 			ui_message(ui, false, "%s", *last ? last : r->what);
 		else
@@ -331,6 +342,11 @@ static void cli_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 
 void agents_run_cli(struct ui *ui, char *const args[])
 {
+	agents_run_cli_then(ui, args, NULL, NULL);
+}
+
+void agents_run_cli_then(struct ui *ui, char *const args[], cli_done_fn *done, void *arg)
+{
 	size_t n = 0;
 	while (args[n])
 		n++;
@@ -341,10 +357,14 @@ void agents_run_cli(struct ui *ui, char *const args[])
 	struct cli_run *r = xcalloc(1, sizeof *r);
 	r->ui = ui;
 	r->what = xasprintf("%s: done", args[0]);
+	r->done = done;
+	r->done_arg = arg;
 	uv_file fds[2];
 	int prc = uv_pipe(fds, 0, 0);
 	if (prc < 0) {
 		ui_message(ui, true, "cannot run workrex %s: %s", args[0], uv_strerror(prc));
+		if (done)
+			done(ui, 127, uv_strerror(prc), arg);
 		free(argv);
 		free(r->what);
 		free(r);
@@ -370,6 +390,7 @@ void agents_run_cli(struct ui *ui, char *const args[])
 	free(argv);
 	if (rc < 0) {
 		ui_message(ui, true, "cannot run workrex %s: %s", args[0], uv_strerror(rc));
+		r->status = 127;
 		r->closing = 1;
 		uv_close((uv_handle_t *)&r->out, cli_closed);
 		return;

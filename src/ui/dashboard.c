@@ -11,7 +11,6 @@
 #include "dashboard.h"
 
 #include "../git/git.h"
-#include "../rpc/control.h"
 #include "../term/pty.h"
 #include "../util/log.h"
 #include "ui.h"
@@ -43,6 +42,7 @@ static void on_frame(uv_timer_t *t)
 	ui->frame_pending = false;
 	ui->last_frame = now_ms();
 	render_frame(ui);
+	bridge_schedule_tick(ui);
 }
 
 void ui_dirty(struct ui *ui)
@@ -132,6 +132,7 @@ static void hook_changed(void *data)
 static void hook_pane_gone(void *data, struct wpane *wp)
 {
 	struct ui *ui = data;
+	bridge_pane_gone(ui, wp);
 	free(wp->view);
 	wp->view = NULL;
 	for (int i = 0; i < ui->nsidebar_rows; i++)
@@ -147,14 +148,28 @@ static void hook_bell(void *data, struct wpane *wp)
 		return;
 	wp->bell = true;
 	wp->agent->bell = true;
+	wp->agent->attention = true;
+	ui_relayout(ui);
 	if (strcmp(ui->cfg.notify, "bell") == 0 || strcmp(ui->cfg.notify, "both") == 0)
 		ui_tty_write(ui, "\a", 1);
+}
+
+static void hook_attention(void *data, struct agent *a, const char *what)
+{
+	bridge_attention(data, a, what);
+}
+
+static char **hook_pane_env(void *data, struct wpane *wp)
+{
+	return bridge_pane_env(data, wp);
 }
 
 static const struct session_hooks hooks = {
 	.changed = hook_changed,
 	.pane_gone = hook_pane_gone,
 	.bell = hook_bell,
+	.attention = hook_attention,
+	.pane_env = hook_pane_env,
 };
 
 /* ---- actions ---- */
@@ -325,9 +340,15 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 	case ACT_OVERVIEW:
 		ui->overview = true;
 		ui->ov_sel = 0;
-		for (int i = 0; focus && i < session_agent_count(s); i++)
-			if (session_agent(s, i) == focus->agent)
-				ui->ov_sel = i;
+		if (focus) {
+			int na = session_agent_count(s);
+			int *order = xcalloc((size_t)WRX_MAX(na, 1), sizeof *order);
+			ui_agent_order(ui, order);
+			for (int i = 0; i < na; i++)
+				if (session_agent(s, order[i]) == focus->agent)
+					ui->ov_sel = i;
+			free(order);
+		}
 		ui_dirty(ui);
 		break;
 	case ACT_PASTE_IMAGE:
@@ -531,13 +552,10 @@ int dashboard_run(const struct dashboard_opts *opts)
 	uv_signal_start(&ui->sig_hup, on_term, SIGHUP);
 	uv_timer_init(ui->loop, &ui->frame_timer);
 	uv_timer_init(ui->loop, &ui->msg_timer);
-	ui->frame_timer.data = ui->msg_timer.data = ui;
+	uv_timer_init(ui->loop, &ui->tick_timer);
+	ui->frame_timer.data = ui->msg_timer.data = ui->tick_timer.data = ui;
 
-	char *sock = control_path(ui->root, &cause);
-	if (sock)
-		ui->control = control_listen(ui->loop, sock, agents_control, ui, &cause);
-	free(sock);
-	if (ui->control == NULL) {
+	if (bridge_start(ui, &cause) < 0) {
 		fprintf(stderr, "workrex: %s\n", cause);
 		free(cause);
 		rc = 1;
@@ -573,16 +591,16 @@ int dashboard_run(const struct dashboard_opts *opts)
 	close_handle((uv_handle_t *)&ui->tty_poll);
 out:
 	ui->quitting = true;
-	control_close(ui->control);
-	ui->control = NULL;
 	session_free(ui->s);
 	ui->s = NULL;
+	bridge_stop(ui);
 	close_handle((uv_handle_t *)&ui->sig_winch);
 	close_handle((uv_handle_t *)&ui->sig_chld);
 	close_handle((uv_handle_t *)&ui->sig_term);
 	close_handle((uv_handle_t *)&ui->sig_hup);
 	close_handle((uv_handle_t *)&ui->frame_timer);
 	close_handle((uv_handle_t *)&ui->msg_timer);
+	close_handle((uv_handle_t *)&ui->tick_timer);
 	uv_run(ui->loop, UV_RUN_NOWAIT);
 	terminal_close(ui);
 	if (ui->prompt) {

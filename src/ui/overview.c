@@ -8,10 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *status_name(enum wrx_status s)
+/* The agent index shown on row ui->ov_sel (rows are in display order). */
+static int selected_agent(struct ui *ui)
 {
-	static const char *names[] = {"-", "working", "waiting", "done"};
-	return s <= WRX_STATUS_DONE ? names[s] : "?";
+	int n = session_agent_count(ui->s);
+	if (ui->ov_sel < 0 || ui->ov_sel >= n)
+		return -1;
+	int *order = xcalloc((size_t)n, sizeof *order);
+	ui_agent_order(ui, order);
+	int i = order[ui->ov_sel];
+	free(order);
+	return i;
 }
 
 void overview_draw(struct ui *ui)
@@ -29,20 +36,31 @@ void overview_draw(struct ui *ui)
 		attr_set(A_REVERSE, 0, NULL);
 		mvhline(y0 + y, x0, ' ', w);
 	}
-	char *head = xasprintf(" %-3s %-22s %-8s %-5s %s", "#", "AGENT", "STATUS", "PANES", "BRANCH");
+	char *head = xasprintf(" %-3s %-20s %-12s %-4s %-5s %-16s %s", "#", "AGENT", "STATUS", "AGE",
+			       "PANES", "BRANCH", "TITLE");
 	mvaddnstr(y0, x0, head, w);
 	free(head);
+	int *order = xcalloc((size_t)WRX_MAX(n, 1), sizeof *order);
+	ui_agent_order(ui, order);
+	uint64_t now = now_ms();
 	for (int i = 0; i < n && i + 1 < h - 1; i++) {
-		struct agent *a = session_agent(ui->s, i);
-		char *line = xasprintf(" %-3d %-22.22s %-8s %-5d %s", i + 1, a->handle,
-				       status_name(a->status), session_agent_panes(ui->s, a),
-				       a->branch ? a->branch : (a->worktree ? "?" : "(main worktree)"));
+		struct agent *a = session_agent(ui->s, order[i]);
+		char age[16];
+		bridge_age(a, now, age, sizeof age);
+		const char *icon = ui_status_icon(ui, a, now);
+		char *status = xasprintf("%s%s%s", icon, *icon ? " " : "", ui_status_word(ui, a, now));
+		char *line = xasprintf(" %-3d %-20.20s %-12s %-4s %-5d %-16.16s %s", order[i] + 1,
+				       a->handle, status, age, session_agent_panes(ui->s, a),
+				       a->branch ? a->branch : (a->worktree ? "?" : "(main)"),
+				       a->title ? a->title : a->note ? a->note : "");
+		free(status);
 		attr_set(i == ui->ov_sel ? A_BOLD : A_REVERSE, 0, NULL);
 		if (i == ui->ov_sel)
 			mvhline(y0 + 1 + i, x0, ' ', w);
 		mvaddnstr(y0 + 1 + i, x0, line, w);
 		free(line);
 	}
+	free(order);
 	attr_set(A_REVERSE | A_DIM, 0, NULL);
 	mvaddnstr(y0 + h - 1, x0, " j/k move  Enter focus  m merge  X remove  n new  q close", w);
 	attr_set(A_NORMAL, 0, NULL);
@@ -51,7 +69,8 @@ void overview_draw(struct ui *ui)
 void overview_key(struct ui *ui, int key)
 {
 	int n = session_agent_count(ui->s);
-	struct agent *a = session_agent(ui->s, ui->ov_sel);
+	int sel = selected_agent(ui);
+	struct agent *a = session_agent(ui->s, sel);
 	switch (key) {
 	case 'j':
 	case WRX_K_DOWN:
@@ -68,7 +87,7 @@ void overview_key(struct ui *ui, int key)
 		ui->overview = false;
 		ui->full_redraw = true;
 		if (a)
-			ui_action(ui, ACT_FOCUS_AGENT, ui->ov_sel + 1);
+			ui_action(ui, ACT_FOCUS_AGENT, sel + 1);
 		break;
 	case 'm':
 	case 'X':
@@ -79,7 +98,7 @@ void overview_key(struct ui *ui, int key)
 			if (agents_open(ui, a, true, false, &cause) < 0)
 				free(cause);
 		} else if (a) {
-			session_focus_agent(ui->s, ui->ov_sel);
+			session_focus_agent(ui->s, sel);
 		}
 		if (key == 'm')
 			agents_key_merge(ui);

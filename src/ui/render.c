@@ -153,9 +153,13 @@ static void fill(int y, int x, int w, attr_t a, chtype ch)
 	attr_set(A_NORMAL, 0, NULL);
 }
 
-static const char *status_icon(struct ui *ui, enum wrx_status s)
+#define INTERRUPTED_ICON "\u25cb" /* a hollow "working" */
+
+const char *ui_status_icon(struct ui *ui, const struct agent *a, uint64_t now)
 {
-	switch (s) {
+	if (session_interrupted(ui->s, a, now))
+		return INTERRUPTED_ICON;
+	switch (a->status) {
 	case WRX_STATUS_WORKING:
 		return ui->cfg.icons[0];
 	case WRX_STATUS_WAITING:
@@ -167,10 +171,35 @@ static const char *status_icon(struct ui *ui, enum wrx_status s)
 	}
 }
 
-/* "icon " for a status, nothing without one. */
-static char *status_prefix(struct ui *ui, enum wrx_status s)
+const char *ui_status_word(struct ui *ui, const struct agent *a, uint64_t now)
 {
-	const char *icon = status_icon(ui, s);
+	if (session_interrupted(ui->s, a, now))
+		return "interrupted";
+	return a->status == WRX_STATUS_NONE ? "-" : session_status_name(a->status);
+}
+
+/* Agents needing the user first (waiting, then done, then other calls), else in order. */
+static int attention_rank(const struct agent *a)
+{
+	if (!a->attention && !a->bell)
+		return 3;
+	return a->status == WRX_STATUS_WAITING ? 0 : a->status == WRX_STATUS_DONE ? 1 : 2;
+}
+
+int ui_agent_order(struct ui *ui, int *order)
+{
+	int n = session_agent_count(ui->s), k = 0;
+	for (int rank = 0; rank <= 3; rank++)
+		for (int i = 0; i < n; i++)
+			if (attention_rank(session_agent(ui->s, i)) == rank)
+				order[k++] = i;
+	return n;
+}
+
+/* "icon " for the agent's status, nothing without one. */
+static char *status_prefix(struct ui *ui, const struct agent *a, uint64_t now)
+{
+	const char *icon = ui_status_icon(ui, a, now);
 	return *icon ? xasprintf("%s ", icon) : xstrdup("");
 }
 
@@ -183,14 +212,23 @@ static void draw_title(struct ui *ui, struct wpane *wp, int index)
 	if (r.h < 1 || r.w < 1)
 		return;
 	fill(r.y, r.x, r.w, focused ? a : A_DIM, ' ');
-	char *icon = status_prefix(ui, wp->agent->status);
-	char *left = xasprintf(" %d %s%s:%s%s%s", index + 1, icon, wp->agent->handle, wp->label,
-			       *pane_title(wp->term) ? " — " : "", pane_title(wp->term));
+	struct agent *ag = wp->agent;
+	char *icon = status_prefix(ui, ag, now_ms());
+	/* The agent's own title (set-title) on its agent pane; the program's elsewhere. */
+	const char *title = ag->title && session_agent_pane(ui->s, ag) == wp ? ag->title
+									     : pane_title(wp->term);
+	char *left = xasprintf(" %d %s%s:%s%s%s", index + 1, icon, ag->handle, wp->label,
+			       *title ? " — " : "", title);
 	free(icon);
 	struct buf right = {0};
 	int status;
 	if (wp->bell)
 		buf_addstr(&right, " [bell]");
+	if (ag->status != WRX_STATUS_NONE && session_agent_pane(ui->s, ag) == wp) {
+		char age[16];
+		bridge_age(ag, now_ms(), age, sizeof age);
+		buf_addf(&right, " [%s %s]", ui_status_word(ui, ag, now_ms()), age);
+	}
 	if (session_zoomed(ui->s) && focused)
 		buf_addstr(&right, " [zoom]");
 	if (v->copy)
@@ -266,18 +304,29 @@ static void draw_sidebar(struct ui *ui, int h)
 	int y = 0;
 	if (y < h)
 		put_text(y++, 0, w, " workrex", A_BOLD);
-	for (int a = 0; a < session_agent_count(s) && y < h; a++) {
+	int n = session_agent_count(s);
+	int *order = xcalloc((size_t)WRX_MAX(n, 1), sizeof *order);
+	ui_agent_order(ui, order);
+	uint64_t now = now_ms();
+	for (int k = 0; k < n && y < h; k++) {
+		int a = order[k];
 		struct agent *ag = session_agent(s, a);
-		struct wpane *first = NULL;
-		for (int i = 0; i < session_pane_count(s); i++)
-			if (session_pane(s, i)->agent == ag && first == NULL)
-				first = session_pane(s, i);
-		char *icon = status_prefix(ui, ag->status);
-		char *row = xasprintf(" %d %s%s%s", a + 1, icon, ag->handle, ag->bell ? " !" : "");
+		char *icon = status_prefix(ui, ag, now);
+		char age[16];
+		bridge_age(ag, now, age, sizeof age);
+		char *row = xasprintf(" %d %s%s%s%s%s", a + 1, icon, ag->handle, *age ? " " : "", age,
+				      ag->bell ? " !" : "");
 		free(icon);
-		ui->sidebar_rows[y] = first;
-		put_text(y++, 0, w, row, A_BOLD);
+		ui->sidebar_rows[y] = session_agent_pane(s, ag);
+		put_text(y++, 0, w, row, ag->attention ? (A_BOLD | A_REVERSE) : A_BOLD);
 		free(row);
+		const char *note = ag->title ? ag->title : ag->note;
+		if (note && y < h) {
+			char *trow = xasprintf("   %s", note);
+			ui->sidebar_rows[y] = session_agent_pane(s, ag);
+			put_text(y++, 0, w, trow, A_DIM);
+			free(trow);
+		}
 		for (int i = 0; i < session_pane_count(s) && y < h; i++) {
 			struct wpane *wp = session_pane(s, i);
 			if (wp->agent != ag)
@@ -293,6 +342,7 @@ static void draw_sidebar(struct ui *ui, int h)
 			free(prow);
 		}
 	}
+	free(order);
 	attr_set(A_DIM, 0, NULL);
 	mvvline_set(0, w, WACS_VLINE, h);
 	attr_set(A_NORMAL, 0, NULL);

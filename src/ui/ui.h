@@ -53,7 +53,9 @@ struct ui {
 	char *cwd;
 	char *root;    /* owned: the repository's main worktree, or cwd outside git */
 	bool in_repo;
-	struct control *control;
+	struct rpc_server *rpc;
+	char *sock_path; /* owned: the control socket, also agents' RPC socket */
+	uv_timer_t tick_timer; /* status ages and the silence of working agents */
 	char *self_exe; /* owned: this binary, for the commands keys run */
 
 	int ttyfd;
@@ -109,6 +111,12 @@ void input_read(struct ui *ui);
 
 /* render.c */
 void render_frame(struct ui *ui);
+/* The icon for an agent's status at now (interrupted included); "" for none. */
+const char *ui_status_icon(struct ui *ui, const struct agent *a, uint64_t now);
+/* "working", "waiting", "done", "interrupted" or "-". */
+const char *ui_status_word(struct ui *ui, const struct agent *a, uint64_t now);
+/* Agent indexes in display order (those needing the user first); returns the count. */
+int ui_agent_order(struct ui *ui, int *order);
 
 /* agents.c */
 void agents_load(struct ui *ui);
@@ -116,10 +124,24 @@ int agents_open(struct ui *ui, struct agent *a, bool focus, bool cont, char **ca
 json_object *agents_control(json_object *req, void *data);
 /* Run `workrex args...` in the background; its outcome becomes a message. */
 void agents_run_cli(struct ui *ui, char *const args[]);
+/* The same, handing the exit status and last output line to done instead. */
+typedef void cli_done_fn(struct ui *ui, int status, const char *last_line, void *arg);
+void agents_run_cli_then(struct ui *ui, char *const args[], cli_done_fn *done, void *arg);
 void agents_key_new(struct ui *ui);
 void agents_key_merge(struct ui *ui);
 void agents_key_remove(struct ui *ui);
 void agents_key_command(struct ui *ui);
+
+/* bridge.c: agents' RPC requests, their status, notifications */
+int bridge_start(struct ui *ui, char **cause);
+void bridge_stop(struct ui *ui);
+char **bridge_pane_env(struct ui *ui, struct wpane *wp);
+void bridge_pane_gone(struct ui *ui, struct wpane *wp);
+void bridge_attention(struct ui *ui, struct agent *a, const char *what);
+/* Re-arm the tick for the next status-age or silence change; from each frame. */
+void bridge_schedule_tick(struct ui *ui);
+/* "3m" since the status changed, or "" (buf of 16). */
+void bridge_age(const struct agent *a, uint64_t now, char *out, size_t len);
 
 /* overview.c */
 void overview_draw(struct ui *ui);

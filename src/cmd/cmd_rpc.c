@@ -1,0 +1,283 @@
+/*
+ * cmd_rpc.c - the commands that travel over the RPC bridge: set-status,
+ * set-title, notify (from agents' hooks, on the host or in a sandbox), and
+ * add, merge, close when run inside a sandbox (WORKREX_SANDBOX=1).
+ *
+ * They find the dashboard and their own identity in the pane's environment
+ * (WORKREX_RPC_SOCKET or WORKREX_RPC_HOST/PORT, and WORKREX_RPC_TOKEN): the
+ * token names the pane, so nothing here says which agent it is and nothing
+ * can claim to be another. This file needs libc and json-c only: it is half
+ * of the static guest client (src/guest/), and the host binary's table
+ * points at the same functions.
+ */
+#include "cmd_rpc.h"
+
+#include "../rpc/proto.h"
+#include "../util/util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HOOK_TIMEOUT_MS 5000
+#define LONG_TIMEOUT_MS (30 * 60 * 1000) /* add and merge run hooks and git */
+
+bool rpc_cmd_in_sandbox(void)
+{
+	const char *s = getenv("WORKREX_SANDBOX");
+	return s && strcmp(s, "1") == 0;
+}
+
+static int fail(const char *cmd, const char *msg)
+{
+	fprintf(stderr, "workrex: %s: %s\n", cmd, msg);
+	return 1;
+}
+
+static int usage(const char *u)
+{
+	fprintf(stderr, "usage: workrex %s\n", u);
+	return 2;
+}
+
+/*
+ * Send one request and wait for its outcome. Outside any workrex pane the
+ * hook commands have nothing to tell: with quiet_outside they succeed
+ * silently, so the same agent hooks work when the agent runs on its own.
+ */
+static int call(const char *cmd, json_object *req, bool quiet_outside, int timeout_ms)
+{
+	struct rpc_client *c = NULL;
+	char *cause = NULL;
+	int rc = rpc_client_open_env(&c, timeout_ms < HOOK_TIMEOUT_MS ? timeout_ms : HOOK_TIMEOUT_MS,
+				     &cause);
+	if (rc == -ENOENT) {
+		json_object_put(req);
+		if (rpc_cmd_in_sandbox())
+			return fail(cmd, "WORKREX_RPC_TOKEN and WORKREX_RPC_SOCKET (or _HOST/_PORT) "
+					 "are not set; the sandbox has no bridge to the dashboard");
+		if (getenv("WORKREX_PANE"))
+			return fail(cmd, "this pane has no RPC token (WORKREX_RPC_TOKEN); restart it");
+		if (quiet_outside) {
+			if (isatty(2))
+				fprintf(stderr, "workrex: %s: not inside a workrex pane; nothing to do\n",
+					cmd);
+			return 0;
+		}
+		return fail(cmd, "not inside a workrex pane");
+	}
+	if (rc < 0) {
+		json_object_put(req);
+		rc = fail(cmd, cause);
+		free(cause);
+		return rc;
+	}
+	json_object *r = NULL;
+	rc = rpc_client_call(c, req, &r, NULL, NULL, timeout_ms, &cause);
+	json_object_put(req);
+	rpc_client_close(c);
+	if (rc < 0) {
+		rc = fail(cmd, cause);
+		free(cause);
+		return rc;
+	}
+	json_object *t, *m;
+	bool ok = json_object_object_get_ex(r, "type", &t) &&
+		  strcmp(json_object_get_string(t), "ok") == 0;
+	const char *msg = json_object_object_get_ex(r, "message", &m) ? json_object_get_string(m)
+								       : NULL;
+	if (!ok)
+		rc = fail(cmd, msg ? msg : "refused");
+	else if (msg && *msg)
+		printf("%s\n", msg);
+	json_object_put(r);
+	return rc;
+}
+
+static json_object *request(const char *type)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "type", json_object_new_string(type));
+	return o;
+}
+
+int rpc_cmd_set_status(int argc, char **argv)
+{
+	static const char *ok[] = {"working", "waiting", "done", "clear"};
+	if (argc != 2)
+		return usage("set-status working|waiting|done|clear");
+	size_t i;
+	for (i = 0; i < WRX_ARRAY_LEN(ok); i++)
+		if (strcmp(argv[1], ok[i]) == 0)
+			break;
+	if (i == WRX_ARRAY_LEN(ok))
+		return usage("set-status working|waiting|done|clear");
+	json_object *req = request("set_status");
+	json_object_object_add(req, "status", json_object_new_string(argv[1]));
+	return call("set-status", req, true, HOOK_TIMEOUT_MS);
+}
+
+/* The words after the command joined by spaces, or NULL for none. */
+static char *join(int argc, char **argv)
+{
+	if (argc < 2)
+		return NULL;
+	struct buf b = {0};
+	for (int i = 1; i < argc; i++) {
+		if (i > 1)
+			buf_addch(&b, ' ');
+		buf_addstr(&b, argv[i]);
+	}
+	return b.data ? b.data : xstrdup("");
+}
+
+/* Cut s to at most max bytes, on a character boundary. */
+static void truncate_utf8(char *s, size_t max)
+{
+	if (strlen(s) <= max)
+		return;
+	while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+		max--;
+	s[max] = '\0';
+}
+
+int rpc_cmd_set_title(int argc, char **argv)
+{
+	char *title = join(argc, argv);
+	if (title == NULL)
+		return usage("set-title <title>");
+	truncate_utf8(title, RPC_TITLE_MAX);
+	json_object *req = request("set_title");
+	json_object_object_add(req, "title", json_object_new_string(title));
+	free(title);
+	return call("set-title", req, true, HOOK_TIMEOUT_MS);
+}
+
+int rpc_cmd_notify(int argc, char **argv)
+{
+	char *text = join(argc, argv);
+	json_object *req = request("notify");
+	if (text) {
+		truncate_utf8(text, RPC_TEXT_MAX);
+		json_object_object_add(req, "text", json_object_new_string(text));
+	}
+	free(text);
+	return call("notify", req, true, HOOK_TIMEOUT_MS);
+}
+
+static char *read_file(const char *path, char **cause)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	if (f == NULL) {
+		*cause = xasprintf("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct buf b = {0};
+	char tmp[8192];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0 && b.len <= RPC_LINE_MAX / 2)
+		buf_add(&b, tmp, n);
+	if (f != stdin)
+		fclose(f);
+	if (b.len > RPC_LINE_MAX / 2) {
+		buf_free(&b);
+		*cause = xasprintf("%s: a prompt is at most %d bytes", path, RPC_LINE_MAX / 2);
+		return NULL;
+	}
+	return b.data ? b.data : xstrdup("");
+}
+
+/* In a sandbox, add asks the host to create the agent for this project. */
+int rpc_cmd_add(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"prompt", required_argument, NULL, 'p'},
+		{"prompt-file", required_argument, NULL, 'P'},
+		{"background", no_argument, NULL, 'b'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *u = "add <branch> [-p TEXT | -P FILE] [-b]   (inside a sandbox)";
+	char *prompt = NULL, *cause = NULL;
+	bool background = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:P:b", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			free(prompt);
+			prompt = xstrdup(optarg);
+			break;
+		case 'P':
+			free(prompt);
+			if ((prompt = read_file(optarg, &cause)) == NULL) {
+				int rc = fail("add", cause);
+				free(cause);
+				return rc;
+			}
+			break;
+		case 'b':
+			background = true;
+			break;
+		default:
+			free(prompt);
+			return usage(u);
+		}
+	}
+	if (optind + 1 != argc) {
+		free(prompt);
+		return usage(u);
+	}
+	json_object *req = request("spawn_agent");
+	json_object_object_add(req, "branch", json_object_new_string(argv[optind]));
+	if (prompt)
+		json_object_object_add(req, "prompt", json_object_new_string(prompt));
+	json_object_object_add(req, "background", json_object_new_boolean(background));
+	free(prompt);
+	return call("add", req, false, LONG_TIMEOUT_MS);
+}
+
+int rpc_cmd_merge(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"rebase", no_argument, NULL, 'r'},
+		{"squash", no_argument, NULL, 's'},
+		{"keep", no_argument, NULL, 'k'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *u = "merge [handle] [--rebase|--squash] [-k]   (inside a sandbox)";
+	bool rebase = false, squash = false, keep = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+k", opts, NULL)) != -1) {
+		if (c == 'r')
+			rebase = true;
+		else if (c == 's')
+			squash = true;
+		else if (c == 'k')
+			keep = true;
+		else
+			return usage(u);
+	}
+	if (argc - optind > 1 || (rebase && squash))
+		return usage(u);
+	json_object *req = request("merge");
+	if (optind < argc)
+		json_object_object_add(req, "handle", json_object_new_string(argv[optind]));
+	json_object_object_add(req, "rebase", json_object_new_boolean(rebase));
+	json_object_object_add(req, "squash", json_object_new_boolean(squash));
+	json_object_object_add(req, "keep", json_object_new_boolean(keep));
+	return call("merge", req, false, LONG_TIMEOUT_MS);
+}
+
+int rpc_cmd_close(int argc, char **argv)
+{
+	if (argc > 2)
+		return usage("close [handle]   (inside a sandbox)");
+	json_object *req = request("close");
+	if (argc == 2)
+		json_object_object_add(req, "handle", json_object_new_string(argv[1]));
+	return call("close", req, false, HOOK_TIMEOUT_MS);
+}

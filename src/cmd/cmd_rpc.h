@@ -1,0 +1,20 @@
+/*
+ * cmd_rpc.h - commands that go over the RPC bridge (see cmd_rpc.c); shared
+ * by the host binary and the static guest client.
+ */
+#ifndef WRX_CMD_RPC_H
+#define WRX_CMD_RPC_H
+
+#include <stdbool.h>
+
+/* WORKREX_SANDBOX=1: add, merge, close go to the host over RPC. */
+bool rpc_cmd_in_sandbox(void);
+
+int rpc_cmd_set_status(int argc, char **argv);
+int rpc_cmd_set_title(int argc, char **argv);
+int rpc_cmd_notify(int argc, char **argv);
+int rpc_cmd_add(int argc, char **argv);
+int rpc_cmd_merge(int argc, char **argv);
+int rpc_cmd_close(int argc, char **argv);
+
+#endif

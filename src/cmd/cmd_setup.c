@@ -1,0 +1,405 @@
+/*
+ * cmd_setup.c - `workrex setup`: install the status hooks of the agent CLIs
+ * found (Claude Code, Codex), so they call `workrex set-status`.
+ *
+ * Each agent's hook file is JSON of the same shape:
+ *   {"hooks": {"<Event>": [{"matcher": "...", "hooks": [{"type": "command",
+ *                                                       "command": "..."}]}]}}
+ * Our entries are merged in: a group is added to an event only when no hook
+ * of that event runs the same command already, every other key and hook is
+ * kept as it was, and a file that would not change is not written. Before
+ * writing, the old file is copied to <file>.workrex-backup-<time>; the new
+ * one replaces it atomically (temp file + rename) with the old mode. A file
+ * that is not valid JSON, or whose "hooks" has another shape, is left alone
+ * with an error.
+ *
+ * The hook command is plain `workrex set-status ...`, found on PATH: the
+ * same settings file is read inside sandboxes (the agent's config dir is
+ * mounted there), where the guest client is on PATH at another place.
+ */
+#include "cmd_setup.h"
+
+#include "../util/util.h"
+#include "cmd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const struct hook_spec claude_hooks[] = {
+	{"UserPromptSubmit", NULL, "working"},
+	{"PostToolUse", NULL, "working"},
+	{"Notification", "permission_prompt|elicitation_dialog", "waiting"},
+	{"Stop", NULL, "done"},
+	{NULL, NULL, NULL},
+};
+
+static const struct hook_spec codex_hooks[] = {
+	{"UserPromptSubmit", NULL, "working"},
+	{"PostToolUse", NULL, "working"},
+	{"PermissionRequest", NULL, "waiting"},
+	{"Stop", NULL, "done"},
+	{NULL, NULL, NULL},
+};
+
+char *setup_hook_command(const char *status)
+{
+	return xasprintf("workrex set-status %s", status);
+}
+
+static bool event_has_command(json_object *groups, const char *command)
+{
+	size_t n = json_object_array_length(groups);
+	for (size_t i = 0; i < n; i++) {
+		json_object *g = json_object_array_get_idx(groups, i), *hooks;
+		if (!json_object_is_type(g, json_type_object) ||
+		    !json_object_object_get_ex(g, "hooks", &hooks) ||
+		    !json_object_is_type(hooks, json_type_array))
+			continue;
+		for (size_t k = 0; k < json_object_array_length(hooks); k++) {
+			json_object *h = json_object_array_get_idx(hooks, k), *cmd;
+			if (json_object_is_type(h, json_type_object) &&
+			    json_object_object_get_ex(h, "command", &cmd) &&
+			    json_object_is_type(cmd, json_type_string) &&
+			    strcmp(json_object_get_string(cmd), command) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+int setup_merge(json_object *root, const struct hook_spec *specs, bool *changed, char **cause)
+{
+	*changed = false;
+	if (!json_object_is_type(root, json_type_object)) {
+		*cause = xstrdup("the file is not a JSON object");
+		return -EINVAL;
+	}
+	json_object *hooks;
+	if (!json_object_object_get_ex(root, "hooks", &hooks) || hooks == NULL) {
+		hooks = json_object_new_object();
+		json_object_object_add(root, "hooks", hooks);
+	} else if (!json_object_is_type(hooks, json_type_object)) {
+		*cause = xstrdup("\"hooks\" is not an object");
+		return -EINVAL;
+	}
+	/* Check every event's shape before changing any. */
+	for (const struct hook_spec *s = specs; s->event; s++) {
+		json_object *groups;
+		if (json_object_object_get_ex(hooks, s->event, &groups) && groups &&
+		    !json_object_is_type(groups, json_type_array)) {
+			*cause = xasprintf("\"hooks.%s\" is not a list", s->event);
+			return -EINVAL;
+		}
+	}
+	for (const struct hook_spec *s = specs; s->event; s++) {
+		json_object *groups;
+		if (!json_object_object_get_ex(hooks, s->event, &groups) || groups == NULL) {
+			groups = json_object_new_array();
+			json_object_object_add(hooks, s->event, groups);
+		}
+		char *command = setup_hook_command(s->status);
+		if (!event_has_command(groups, command)) {
+			json_object *g = json_object_new_object(), *list = json_object_new_array(),
+				    *h = json_object_new_object();
+			if (s->matcher)
+				json_object_object_add(g, "matcher", json_object_new_string(s->matcher));
+			json_object_object_add(h, "type", json_object_new_string("command"));
+			json_object_object_add(h, "command", json_object_new_string(command));
+			json_object_object_add(h, "timeout", json_object_new_int(10));
+			json_object_array_add(list, h);
+			json_object_object_add(g, "hooks", list);
+			json_object_array_add(groups, g);
+			*changed = true;
+		}
+		free(command);
+	}
+	return 0;
+}
+
+static char *slurp(const char *path, bool *exists, char **cause)
+{
+	*exists = false;
+	FILE *f = fopen(path, "r");
+	if (f == NULL) {
+		if (errno == ENOENT)
+			return xstrdup("");
+		*cause = xasprintf("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	*exists = true;
+	struct buf b = {0};
+	char tmp[8192];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+		buf_add(&b, tmp, n);
+	bool bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		buf_free(&b);
+		*cause = xasprintf("%s: read error", path);
+		return NULL;
+	}
+	return b.data ? b.data : xstrdup("");
+}
+
+/* Write text to path via a temp file, fsync and rename, with mode. 0 or -errno. */
+static int write_file(const char *path, const char *text, mode_t mode, char **cause)
+{
+	char *tmp = xasprintf("%s.workrex-tmp-%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0) {
+		*cause = xasprintf("%s: %s", tmp, strerror(errno));
+		free(tmp);
+		return -errno;
+	}
+	size_t len = strlen(text), off = 0;
+	int rc = 0;
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			rc = w < 0 ? -errno : -EIO;
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (rc == 0 && fchmod(fd, mode) < 0)
+		rc = -errno;
+	if (rc == 0 && fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc < 0) {
+		*cause = xasprintf("%s: %s", path, strerror(-rc));
+		unlink(tmp);
+	}
+	free(tmp);
+	return rc;
+}
+
+/* Replace path with text, keeping its mode; an existing file is copied to a backup first. */
+static int replace_file(const char *path, const char *text, bool existed, char **backup,
+			char **cause)
+{
+	*backup = NULL;
+	mode_t mode = 0600;
+	struct stat st;
+	if (existed && stat(path, &st) == 0)
+		mode = st.st_mode & 0777;
+	if (existed) {
+		time_t t = time(NULL);
+		struct tm tm;
+		char stamp[32];
+		localtime_r(&t, &tm);
+		strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+		*backup = xasprintf("%s.workrex-backup-%s", path, stamp);
+		bool e;
+		char *old = slurp(path, &e, cause);
+		int rc = old ? write_file(*backup, old, mode, cause) : -EIO;
+		free(old);
+		if (rc < 0)
+			return rc;
+	}
+	return write_file(path, text, mode, cause);
+}
+
+/* One agent's hook file: merge, then show or write. 0, or 1 on error (printed). */
+static int setup_json_file(const char *agent, const char *path, const struct hook_spec *specs,
+			   bool print)
+{
+	bool existed;
+	char *cause = NULL;
+	char *text = slurp(path, &existed, &cause);
+	if (text == NULL) {
+		int rc = cmd_fail("setup", "%s: %s", agent, cause);
+		free(cause);
+		return rc;
+	}
+	json_object *root = NULL;
+	if (*text == '\0') {
+		root = json_object_new_object();
+	} else {
+		json_tokener *tok = json_tokener_new();
+		root = json_tokener_parse_ex(tok, text, (int)strlen(text));
+		bool bad = json_tokener_get_error(tok) != json_tokener_success;
+		json_tokener_free(tok);
+		if (root == NULL || bad) {
+			json_object_put(root);
+			free(text);
+			return cmd_fail("setup", "%s: %s is not valid JSON; left unchanged", agent, path);
+		}
+	}
+	free(text);
+	bool changed;
+	if (setup_merge(root, specs, &changed, &cause) < 0) {
+		json_object_put(root);
+		int rc = cmd_fail("setup", "%s: %s: %s; left unchanged", agent, path, cause);
+		free(cause);
+		return rc;
+	}
+	int rc = 0;
+	if (!changed) {
+		printf("%s: %s already calls workrex set-status\n", agent, path);
+	} else {
+		char *out = xasprintf("%s\n", json_object_to_json_string_ext(
+						      root, JSON_C_TO_STRING_PRETTY |
+								    JSON_C_TO_STRING_SPACED |
+								    JSON_C_TO_STRING_NOSLASHESCAPE));
+		if (print) {
+			printf("%s: would write %s:\n%s", agent, path, out);
+		} else {
+			char *backup = NULL;
+			char *dir = xstrdup(path);
+			*strrchr(dir, '/') = '\0';
+			if (mkdir_p(dir, 0700) < 0 ||
+			    replace_file(path, out, existed, &backup, &cause) < 0) {
+				rc = cmd_fail("setup", "%s: %s", agent,
+					      cause ? cause : "cannot create the directory");
+				free(cause);
+			} else if (backup) {
+				printf("%s: hooks added to %s (backup: %s)\n", agent, path, backup);
+			} else {
+				printf("%s: hooks written to %s\n", agent, path);
+			}
+			free(dir);
+			free(backup);
+		}
+		free(out);
+	}
+	json_object_put(root);
+	return rc;
+}
+
+int setup_codex_toml(const char *text, char **out)
+{
+	*out = NULL;
+	/* Look at each line for codex_hooks = ..., and for the [features] header. */
+	const char *features = NULL;
+	for (const char *l = text; *l;) {
+		const char *end = strchr(l, '\n');
+		size_t len = end ? (size_t)(end - l) : strlen(l);
+		const char *p = l;
+		while (p < l + len && (*p == ' ' || *p == '\t'))
+			p++;
+		if (strncmp(p, "codex_hooks", 11) == 0) {
+			const char *v = p + 11;
+			while (*v == ' ' || *v == '\t' || *v == '=')
+				v++;
+			return strncmp(v, "true", 4) == 0 ? 0 : -EPERM; /* off by the user's choice */
+		}
+		if (strncmp(p, "[features]", 10) == 0)
+			features = l + len + (end ? 1 : 0);
+		l += len + (end ? 1 : 0);
+	}
+	struct buf b = {0};
+	if (features) {
+		buf_add(&b, text, (size_t)(features - text));
+		if (b.len && b.data[b.len - 1] != '\n')
+			buf_addch(&b, '\n');
+		buf_addstr(&b, "codex_hooks = true\n");
+		buf_addstr(&b, features);
+	} else {
+		buf_addstr(&b, text);
+		if (b.len && b.data[b.len - 1] != '\n')
+			buf_addch(&b, '\n');
+		buf_addstr(&b, b.len ? "\n[features]\ncodex_hooks = true\n"
+				     : "[features]\ncodex_hooks = true\n");
+	}
+	*out = b.data;
+	return 1;
+}
+
+/* Codex runs hooks only with the codex_hooks feature on in config.toml. */
+static int setup_codex_feature(const char *path, bool print)
+{
+	bool existed;
+	char *cause = NULL, *text = slurp(path, &existed, &cause), *out;
+	if (text == NULL) {
+		int rc = cmd_fail("setup", "codex: %s", cause);
+		free(cause);
+		return rc;
+	}
+	int r = setup_codex_toml(text, &out), rc = 0;
+	free(text);
+	if (r == -EPERM) {
+		printf("codex: %s turns codex_hooks off; hooks will not run until it is true\n", path);
+	} else if (r == 0) {
+		printf("codex: %s already enables codex_hooks\n", path);
+	} else if (print) {
+		printf("codex: would enable codex_hooks in %s ([features] codex_hooks = true)\n", path);
+	} else {
+		char *backup = NULL;
+		if (replace_file(path, out, existed, &backup, &cause) < 0) {
+			rc = cmd_fail("setup", "codex: %s", cause);
+			free(cause);
+		} else {
+			printf("codex: codex_hooks enabled in %s%s%s%s\n", path, backup ? " (backup: " : "",
+			       backup ? backup : "", backup ? ")" : "");
+		}
+		free(backup);
+	}
+	free(out);
+	return rc;
+}
+
+static bool dir_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)ctx;
+	bool print = false;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--print") == 0)
+			print = true;
+		else
+			return cmd_usage(cmd_find("setup"));
+	}
+	const char *home = getenv("HOME");
+	if (home == NULL || *home != '/')
+		return cmd_fail("setup", "HOME is not set");
+	const char *env_claude = getenv("CLAUDE_CONFIG_DIR"), *env_codex = getenv("CODEX_HOME");
+	char *claude_dir = env_claude && *env_claude ? xstrdup(env_claude)
+						     : xasprintf("%s/.claude", home);
+	char *codex_dir = env_codex && *env_codex ? xstrdup(env_codex) : xasprintf("%s/.codex", home);
+	int rc = 0, found = 0;
+	if (dir_exists(claude_dir) || path_has("claude")) {
+		char *f = xasprintf("%s/settings.json", claude_dir);
+		rc |= setup_json_file("claude", f, claude_hooks, print);
+		free(f);
+		found++;
+	}
+	if (dir_exists(codex_dir) || path_has("codex")) {
+		char *f = xasprintf("%s/hooks.json", codex_dir);
+		rc |= setup_json_file("codex", f, codex_hooks, print);
+		free(f);
+		f = xasprintf("%s/config.toml", codex_dir);
+		rc |= setup_codex_feature(f, print);
+		free(f);
+		found++;
+	}
+	if (path_has("gemini"))
+		printf("gemini: status hooks are not installed by this version; the dashboard still "
+		       "notices its bell, title and silence\n");
+	free(claude_dir);
+	free(codex_dir);
+	if (found == 0)
+		return cmd_fail("setup", "no agent CLI found (claude or codex on PATH, ~/.claude or "
+					 "~/.codex); nothing to set up");
+	if (!path_has("workrex"))
+		fprintf(stderr, "workrex: setup: note: the hooks run `workrex`, which is not on PATH\n");
+	return rc ? 1 : 0;
+}

@@ -1,0 +1,31 @@
+/*
+ * cmd_setup.h - merging workrex's status hooks into agent CLIs' hook files
+ * (see cmd_setup.c); public for the tests.
+ */
+#ifndef WRX_CMD_SETUP_H
+#define WRX_CMD_SETUP_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+
+struct hook_spec {
+	const char *event;   /* "Stop" */
+	const char *matcher; /* or NULL */
+	const char *status;  /* what set-status reports */
+};
+
+/* The command a hook runs for status; caller frees. */
+char *setup_hook_command(const char *status);
+/*
+ * Add a group per spec (ended by a NULL event) to root's "hooks" unless
+ * that event already runs the same command. *changed says whether anything
+ * was added. -EINVAL with *cause when root has another shape (nothing changed).
+ */
+int setup_merge(json_object *root, const struct hook_spec *specs, bool *changed, char **cause);
+/*
+ * Enable [features] codex_hooks in config.toml text: 1 with *out (new text,
+ * caller frees), 0 when it is on already, -EPERM when the user turned it off.
+ */
+int setup_codex_toml(const char *text, char **out);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * guest/main.c - the workrex that sandboxes see: a small, statically
+ * linked client of the RPC bridge, without curses, libvterm, libgit2 or
+ * libuv, mounted read-only on the sandbox's PATH as `workrex`.
+ *
+ * It knows only the commands an agent inside a sandbox may send to the
+ * dashboard: set-status, set-title and notify (from the agent's hooks), and
+ * add, merge and close, which the host carries out for the calling agent.
+ * Everything else is the host's business, and says so.
+ */
+#include "../cmd/cmd_rpc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifndef WRX_VERSION
+#define WRX_VERSION "0.1.0"
+#endif
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} table[] = {
+	{"set-status", rpc_cmd_set_status, "working|waiting|done|clear: this agent's status"},
+	{"set-title", rpc_cmd_set_title, "<title>: this agent's title"},
+	{"notify", rpc_cmd_notify, "[text]: notify the user"},
+	{"add", rpc_cmd_add, "<branch> [-p TEXT | -P FILE] [-b]: a new agent, made by the host"},
+	{"merge", rpc_cmd_merge, "[--rebase|--squash] [-k]: merge this agent on the host"},
+	{"close", rpc_cmd_close, ": close this agent's panes"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: workrex <command>   (the sandbox client of workrex)\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+		fprintf(f, "  %-10s %s\n", table[i].name, table[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+		printf("workrex %s (sandbox client)\n", WRX_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+		if (strcmp(argv[1], table[i].name) == 0)
+			return table[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "workrex: %s: not available inside a sandbox; run it on the host\n", argv[1]);
+	return 2;
+}

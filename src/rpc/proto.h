@@ -1,0 +1,110 @@
+/*
+ * proto.h - the RPC bridge's protocol (SPEC §7), without any event loop:
+ * tokens, decoding a request line into a typed request, replies, and a
+ * blocking client.
+ *
+ * The dashboard's server (server.c) and every client share this file: the
+ * host CLI, the static guest client mounted into sandboxes, the fuzz target
+ * and the tests. It needs json-c and libc only, so the guest can be linked
+ * statically from it.
+ */
+#ifndef WRX_PROTO_H
+#define WRX_PROTO_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RPC_LINE_MAX (1024 * 1024) /* bytes in one line, newline excluded */
+#define RPC_TOKEN_LEN 64           /* hex digits */
+#define RPC_AUTH_LINE_MAX 256      /* the token line is small: refuse more before auth */
+#define RPC_AUTH_TIMEOUT_MS 5000
+#define RPC_JSON_DEPTH 16
+#define RPC_TITLE_MAX 256
+#define RPC_TEXT_MAX 4096
+
+/* 32 random bytes as 64 lowercase hex digits; out has RPC_TOKEN_LEN + 1 bytes. 0 or -errno. */
+int rpc_token_new(char *out);
+/* Exactly 64 lowercase hex digits? */
+bool rpc_token_wellformed(const char *s, size_t len);
+/* Compare two tokens of RPC_TOKEN_LEN bytes in time independent of where they differ. */
+bool rpc_token_equal(const char *a, const char *b);
+
+enum rpc_type {
+	RPC_HEARTBEAT,
+	RPC_SET_STATUS,
+	RPC_SET_TITLE,
+	RPC_NOTIFY,
+	RPC_SPAWN_AGENT,
+	RPC_MERGE,
+	RPC_CLOSE,
+	RPC_EXEC,
+	RPC_CLIPBOARD_READ,
+};
+
+/* A decoded request; strings are borrowed from the JSON object it came from. */
+struct rpc_req {
+	enum rpc_type type;
+	const char *status; /* set_status: working|waiting|done|clear */
+	const char *title;  /* set_title */
+	const char *text;   /* notify (may be NULL) */
+	const char *branch, *prompt; /* spawn_agent */
+	bool background;
+	const char *handle; /* merge, close: NULL means the caller's own agent */
+	bool rebase, squash, keep;
+	const char *command; /* exec */
+	const char **args;   /* exec; owned array of borrowed strings */
+	size_t nargs;
+	const char *mime;    /* clipboard_read */
+};
+
+/*
+ * Parse one line (without its newline) into a JSON object. NULL with *err
+ * for malformed JSON, nesting deeper than RPC_JSON_DEPTH, or a non-object.
+ */
+json_object *rpc_parse_line(const char *line, size_t len, const char **err);
+/* Decode and check a request object. 0, or -EINVAL with *err (a static string). */
+int rpc_decode(json_object *obj, struct rpc_req *req, const char **err);
+void rpc_req_free(struct rpc_req *req);
+const char *rpc_type_name(enum rpc_type t);
+
+/* Replies: {"type": "ok"} and {"type": "error", "message": m}. Caller puts. */
+json_object *rpc_reply(const char *type);
+json_object *rpc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- blocking line I/O, for clients ---- */
+
+/* Write obj as one line. 0 or -errno. */
+int rpc_send(int fd, json_object *obj);
+/*
+ * Read one line into *out (parsed) before deadline (now_ms clock). The
+ * buffer keeps what follows the line for the next call. 0, -ETIMEDOUT,
+ * -EPROTO (malformed), -EIO (closed).
+ */
+struct buf;
+int rpc_recv(int fd, struct buf *in, uint64_t deadline, json_object **out);
+
+/* ---- the client: what `workrex set-status` etc. use ---- */
+
+struct rpc_client;
+
+/*
+ * Connect to the bridge named by the environment (WORKREX_RPC_SOCKET, or
+ * WORKREX_RPC_HOST + WORKREX_RPC_PORT; WORKREX_RPC_TOKEN) and authenticate.
+ * -ENOENT when the environment names no bridge; other -errno with *cause.
+ */
+int rpc_client_open_env(struct rpc_client **out, int timeout_ms, char **cause);
+int rpc_client_open(struct rpc_client **out, const char *socket_path, const char *host,
+		    const char *port, const char *token, int timeout_ms, char **cause);
+/*
+ * Send req and read replies until a final one (ok, error, output,
+ * clipboard_data, exec_exit); each non-final reply (exec_stdout/stderr) goes
+ * to on_partial if given. *reply is the final one; caller puts.
+ */
+int rpc_client_call(struct rpc_client *c, json_object *req, json_object **reply,
+		    void (*on_partial)(json_object *r, void *arg), void *arg, int timeout_ms,
+		    char **cause);
+void rpc_client_close(struct rpc_client *c);
+
+#endif

@@ -1,0 +1,315 @@
+/*
+ * bridge.c - the dashboard's end of the RPC bridge: what agents may ask,
+ * and how their status reaches the screen and the user.
+ *
+ * Every pane gets its own token at spawn (WORKREX_RPC_TOKEN, with
+ * WORKREX_RPC_SOCKET naming the control socket); the server tells us which
+ * pane called, so a request always acts for the caller's own agent: its
+ * status, its title, its notification, a merge or close of itself. A token
+ * dies with its pane. spawn_agent, merge and close run the same `workrex`
+ * commands as the keys do, as child processes, and reply when they end.
+ *
+ * Status ages ("3m") and the silence of a working agent change with time
+ * alone; one tick timer is armed for the nearest such change, and only
+ * while some agent has a status, so an idle dashboard has no timers.
+ */
+#include "../rpc/control.h"
+#include "../rpc/server.h"
+#include "../util/log.h"
+#include "ui.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- notification ---- */
+
+static void notify_exited(uv_process_t *p, int64_t status, int sig)
+{
+	(void)status;
+	(void)sig;
+	uv_close((uv_handle_t *)p, (uv_close_cb)free);
+}
+
+static void notify_desktop(struct ui *ui, const char *title, const char *body)
+{
+	static bool warned;
+	if (!path_has("notify-send")) {
+		if (!warned)
+			log_msg("notify: notify-send is not installed; desktop notifications are off");
+		warned = true;
+		return;
+	}
+	char *args[] = {"notify-send", "--app-name=workrex", (char *)title, (char *)body, NULL};
+	uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_IGNORE},
+					 {.flags = UV_IGNORE}};
+	uv_process_options_t o = {.file = "notify-send",
+				  .args = args,
+				  .exit_cb = notify_exited,
+				  .stdio_count = 3,
+				  .stdio = stdio};
+	uv_process_t *p = xcalloc(1, sizeof *p);
+	int rc = uv_spawn(ui->loop, p, &o);
+	if (rc < 0) {
+		log_msg("notify-send: %s", uv_strerror(rc));
+		uv_close((uv_handle_t *)p, (uv_close_cb)free);
+	}
+}
+
+void bridge_attention(struct ui *ui, struct agent *a, const char *what)
+{
+	const char *how = ui->cfg.notify;
+	bool bell = strcmp(how, "bell") == 0 || strcmp(how, "both") == 0;
+	bool desktop = strcmp(how, "desktop") == 0 || strcmp(how, "both") == 0;
+	if (bell)
+		ui_tty_write(ui, "\a", 1);
+	if (desktop) {
+		char *title = xasprintf("workrex: %s", a->handle);
+		notify_desktop(ui, title, what);
+		free(title);
+	}
+	ui_relayout(ui); /* its row moves up */
+}
+
+/* ---- the clock: status ages and silence ---- */
+
+void bridge_age(const struct agent *a, uint64_t now, char *out, size_t len)
+{
+	if (a->status == WRX_STATUS_NONE) {
+		*out = '\0';
+		return;
+	}
+	uint64_t s = now > a->status_since ? (now - a->status_since) / 1000 : 0;
+	if (s < 60)
+		snprintf(out, len, "<1m");
+	else if (s < 3600)
+		snprintf(out, len, "%um", (unsigned)(s / 60));
+	else if (s < 86400)
+		snprintf(out, len, "%uh", (unsigned)(s / 3600));
+	else
+		snprintf(out, len, "%ud", (unsigned)(s / 86400));
+}
+
+static void on_tick(uv_timer_t *t)
+{
+	ui_dirty(t->data); /* the frame re-arms the tick */
+}
+
+void bridge_schedule_tick(struct ui *ui)
+{
+	if (ui->quitting)
+		return;
+	uint64_t now = now_ms(), next = UINT64_MAX;
+	for (int i = 0; i < session_agent_count(ui->s); i++) {
+		struct agent *a = session_agent(ui->s, i);
+		if (a->status == WRX_STATUS_NONE)
+			continue;
+		/* The age label changes at each whole minute (hours: each hour). */
+		uint64_t age = now - WRX_MIN(now, a->status_since);
+		uint64_t step = age < 3600000 ? 60000 : 3600000;
+		next = WRX_MIN(next, a->status_since + (age / step + 1) * step);
+		if (a->status == WRX_STATUS_WORKING && !session_interrupted(ui->s, a, now)) {
+			struct wpane *wp = session_agent_pane(ui->s, a);
+			uint64_t quiet = WRX_MAX(wp ? wp->last_output : 0, a->status_since);
+			next = WRX_MIN(next, quiet + WRX_SILENCE_MS);
+		}
+	}
+	if (next == UINT64_MAX) {
+		uv_timer_stop(&ui->tick_timer);
+		return;
+	}
+	uv_timer_start(&ui->tick_timer, on_tick, next > now ? next - now + 5 : 5, 0);
+}
+
+/* ---- requests ---- */
+
+static struct wpane *caller_pane(struct ui *ui, struct rpc_call *call)
+{
+	return session_find_pane(ui->s, rpc_call_pane(call));
+}
+
+static const enum wrx_status status_of[] = {WRX_STATUS_WORKING, WRX_STATUS_WAITING,
+					    WRX_STATUS_DONE, WRX_STATUS_NONE};
+static const char *const status_words[] = {"working", "waiting", "done", "clear"};
+
+static enum wrx_status parse_status(const char *s)
+{
+	for (size_t i = 0; i < WRX_ARRAY_LEN(status_words); i++)
+		if (strcmp(s, status_words[i]) == 0)
+			return status_of[i];
+	return WRX_STATUS_NONE;
+}
+
+/* A command run for a call: its outcome is the reply. */
+static void call_cli_done(struct ui *ui, int status, const char *last, void *arg)
+{
+	struct rpc_call *call = arg;
+	if (!ui->quitting && *last)
+		ui_message(ui, status != 0, "%s", last);
+	if (status == 0) {
+		json_object *r = rpc_reply("ok");
+		if (*last)
+			json_object_object_add(r, "message", json_object_new_string(last));
+		rpc_call_finish(call, r);
+	} else {
+		rpc_call_finish(call, rpc_error("%s", *last ? last : "failed"));
+	}
+}
+
+/* merge and close act on the caller's own agent only. */
+static struct agent *own_agent(struct ui *ui, struct rpc_call *call, struct agent *caller,
+			       const char *handle, const char *verb)
+{
+	if (handle && strcmp(handle, caller->handle) != 0) {
+		log_msg("rpc: pane %d (%s) asked to %s '%s': refused", rpc_call_pane(call),
+			caller->handle, verb, handle);
+		rpc_call_finish(call, rpc_error("an agent may only %s itself, not '%s'", verb,
+						handle));
+		return NULL;
+	}
+	if (!caller->worktree) {
+		rpc_call_finish(call, rpc_error("%s: '%s' is the main worktree", verb,
+						caller->handle));
+		return NULL;
+	}
+	return caller;
+}
+
+static void on_request(struct rpc_call *call, const struct rpc_req *req, void *data)
+{
+	struct ui *ui = data;
+	struct wpane *wp = caller_pane(ui, call);
+	if (wp == NULL) {
+		rpc_call_finish(call, rpc_error("this pane is gone"));
+		return;
+	}
+	struct agent *a = wp->agent;
+	switch (req->type) {
+	case RPC_HEARTBEAT:
+		break;
+	case RPC_SET_STATUS:
+		session_set_status(ui->s, a, parse_status(req->status));
+		bridge_schedule_tick(ui);
+		break;
+	case RPC_SET_TITLE:
+		session_set_title(ui->s, a, req->title);
+		break;
+	case RPC_NOTIFY:
+		session_notify(ui->s, a, req->text);
+		ui_message(ui, false, "%s: %s", a->handle, req->text && *req->text ? req->text
+										: "notification");
+		break;
+	case RPC_SPAWN_AGENT: {
+		if (!ui->in_repo) {
+			rpc_call_finish(call, rpc_error("spawn_agent: %s is not a git repository",
+							ui->root));
+			return;
+		}
+		if (req->branch[0] == '-' || req->branch[0] == '\0') {
+			rpc_call_finish(call, rpc_error("spawn_agent: '%s' is not a branch name",
+							req->branch));
+			return;
+		}
+		char *args[8];
+		int n = 0;
+		args[n++] = "add";
+		if (req->prompt && *req->prompt) {
+			args[n++] = "-p";
+			args[n++] = (char *)req->prompt;
+		}
+		if (req->background)
+			args[n++] = "-b";
+		args[n++] = "--";
+		args[n++] = (char *)req->branch;
+		args[n] = NULL;
+		agents_run_cli_then(ui, args, call_cli_done, call);
+		return;
+	}
+	case RPC_MERGE: {
+		struct agent *m = own_agent(ui, call, a, req->handle, "merge");
+		if (m == NULL)
+			return;
+		/* Hooks off: the sandbox could have written the project's pre_merge. */
+		char *args[8];
+		int n = 0;
+		args[n++] = "merge";
+		args[n++] = "--no-verify";
+		if (req->rebase)
+			args[n++] = "--rebase";
+		if (req->squash)
+			args[n++] = "--squash";
+		if (req->keep)
+			args[n++] = "-k";
+		args[n++] = "--";
+		args[n++] = m->handle;
+		args[n] = NULL;
+		agents_run_cli_then(ui, args, call_cli_done, call);
+		return;
+	}
+	case RPC_CLOSE: {
+		struct agent *m = own_agent(ui, call, a, req->handle, "close");
+		if (m == NULL)
+			return;
+		/* Answer first: closing ends the caller's own connection. */
+		rpc_call_finish(call, rpc_reply("ok"));
+		struct wpane *p;
+		while ((p = session_agent_pane(ui->s, m)) != NULL)
+			session_close_pane(ui->s, p);
+		ui_relayout(ui);
+		return;
+	}
+	case RPC_EXEC:
+	case RPC_CLIPBOARD_READ:
+		rpc_call_finish(call, rpc_error("%s is not available in this dashboard yet",
+						rpc_type_name(req->type)));
+		return;
+	}
+	rpc_call_finish(call, rpc_reply("ok"));
+}
+
+static const struct rpc_ops ops = {
+	.control = agents_control,
+	.request = on_request,
+};
+
+/* ---- panes ---- */
+
+char **bridge_pane_env(struct ui *ui, struct wpane *wp)
+{
+	char tok[RPC_TOKEN_LEN + 1];
+	if (ui->rpc == NULL || rpc_server_token_add(ui->rpc, wp->id, wp->agent->handle, tok) < 0)
+		return NULL;
+	char **env = xcalloc(3, sizeof *env);
+	env[0] = xasprintf("WORKREX_RPC_SOCKET=%s", ui->sock_path);
+	env[1] = xasprintf("WORKREX_RPC_TOKEN=%s", tok);
+	explicit_bzero(tok, sizeof tok);
+	return env;
+}
+
+void bridge_pane_gone(struct ui *ui, struct wpane *wp)
+{
+	if (ui->rpc)
+		rpc_server_token_revoke(ui->rpc, wp->id);
+}
+
+int bridge_start(struct ui *ui, char **cause)
+{
+	ui->sock_path = control_path(ui->root, cause);
+	if (ui->sock_path == NULL)
+		return -EINVAL;
+	ui->rpc = rpc_server_new(ui->loop, &ops, ui);
+	int rc = rpc_server_listen_unix(ui->rpc, ui->sock_path, true, NULL, cause);
+	if (rc < 0) {
+		rpc_server_free(ui->rpc);
+		ui->rpc = NULL;
+	}
+	return rc;
+}
+
+void bridge_stop(struct ui *ui)
+{
+	rpc_server_free(ui->rpc);
+	ui->rpc = NULL;
+	free(ui->sock_path);
+	ui->sock_path = NULL;
+}
