@@ -50,7 +50,7 @@ $(BUILD)/libworkrex.a: $(LIBOBJ)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libworkrex.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Isrc -o $@ $< $(BUILD)/libworkrex.a $(LDFLAGS) $(LIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -Isrc -o $@ $< $(BUILD)/libworkrex.a $(LDFLAGS) $(LIBS) -lcmocka -lpthread
 
 deps:
 	@scripts/deps.sh

@@ -62,6 +62,16 @@ bool rpc_token_equal(const char *a, const char *b)
 	return diff == 0;
 }
 
+int rpc_next_line(const struct buf *in, size_t cap, const char **line, size_t *len)
+{
+	const char *nl = in->len ? memchr(in->data, '\n', in->len) : NULL;
+	if (nl == NULL)
+		return in->len > cap ? -EMSGSIZE : 0;
+	*line = in->data;
+	*len = (size_t)(nl - in->data);
+	return *len > cap ? -EMSGSIZE : 1;
+}
+
 json_object *rpc_parse_line(const char *line, size_t len, const char **err)
 {
 	if (len > RPC_LINE_MAX) {
@@ -299,16 +309,17 @@ int rpc_recv(int fd, struct buf *in, uint64_t deadline, json_object **out)
 {
 	*out = NULL;
 	for (;;) {
-		char *nl = in->len ? memchr(in->data, '\n', in->len) : NULL;
-		if (nl) {
-			size_t len = (size_t)(nl - in->data);
+		const char *line;
+		size_t len;
+		int r = rpc_next_line(in, RPC_LINE_MAX, &line, &len);
+		if (r < 0)
+			return -EPROTO;
+		if (r > 0) {
 			const char *err;
-			*out = rpc_parse_line(in->data, len, &err);
+			*out = rpc_parse_line(line, len, &err);
 			buf_consume(in, len + 1);
 			return *out ? 0 : -EPROTO;
 		}
-		if (in->len > RPC_LINE_MAX)
-			return -EPROTO;
 		uint64_t now = now_ms();
 		if (now >= deadline)
 			return -ETIMEDOUT;

@@ -60,6 +60,14 @@ struct rpc_req {
 };
 
 /*
+ * The next whole line waiting in in (without its newline): 1 with *line
+ * and *len (drop it with buf_consume(in, *len + 1) when done), 0 when no
+ * line is whole yet, -EMSGSIZE when a line is (or will be) over cap bytes.
+ */
+struct buf;
+int rpc_next_line(const struct buf *in, size_t cap, const char **line, size_t *len);
+
+/*
  * Parse one line (without its newline) into a JSON object. NULL with *err
  * for malformed JSON, nesting deeper than RPC_JSON_DEPTH, or a non-object.
  */
@@ -82,7 +90,6 @@ int rpc_send(int fd, json_object *obj);
  * buffer keeps what follows the line for the next call. 0, -ETIMEDOUT,
  * -EPROTO (malformed), -EIO (closed).
  */
-struct buf;
 int rpc_recv(int fd, struct buf *in, uint64_t deadline, json_object **out);
 
 /* ---- the client: what `workrex set-status` etc. use ---- */

@@ -308,20 +308,23 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 		return;
 	}
 	buf_add(&c->in, b->base, (size_t)n);
-	char *nl;
-	while (!c->closing && c->in.len && (nl = memchr(c->in.data, '\n', c->in.len)) != NULL) {
-		size_t len = (size_t)(nl - c->in.data);
-		conn_line(c, c->in.data, len);
+	while (!c->closing) {
+		/* Before a token, a sandbox-facing listener expects one short line. */
+		size_t cap = c->state == CONN_NEW && !c->may_control ? RPC_AUTH_LINE_MAX : RPC_LINE_MAX;
+		const char *line;
+		size_t len;
+		int r = rpc_next_line(&c->in, cap, &line, &len);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			log_msg("rpc: closed a connection sending a line over %zu bytes%s", cap,
+				c->state == CONN_NEW ? " before authenticating" : "");
+			conn_refuse(c, c->state == CONN_NEW ? "authentication failed"
+							    : "request line too long");
+			break;
+		}
+		conn_line(c, line, len);
 		buf_consume(&c->in, len + 1);
-	}
-	if (c->closing)
-		return;
-	size_t cap = c->state == CONN_NEW && !c->may_control ? RPC_AUTH_LINE_MAX : RPC_LINE_MAX;
-	if (c->in.len > cap) {
-		log_msg("rpc: closed a connection sending a line over %zu bytes%s", cap,
-			c->state == CONN_NEW ? " before authenticating" : "");
-		conn_refuse(c, c->state == CONN_NEW ? "authentication failed"
-						    : "request line too long");
 	}
 }
 

@@ -540,6 +540,12 @@ int dashboard_run(const struct dashboard_opts *opts)
 	ui->self_exe = realpath("/proc/self/exe", NULL);
 	if (ui->self_exe == NULL)
 		ui->self_exe = xstrdup("workrex");
+	/*
+	 * A client that hangs up before its reply is written must cost that
+	 * write an EPIPE, not the dashboard its life. (Children get SIG_DFL
+	 * back: pty.c and uv_spawn reset every signal.)
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	/* Signals before newterm(), so curses leaves SIGWINCH to us. */
 	uv_signal_init(ui->loop, &ui->sig_winch);
 	uv_signal_init(ui->loop, &ui->sig_chld);

@@ -176,17 +176,24 @@ t_overview_and_cli_queries() {
 	sock=$(ls "$XDG_RUNTIME_DIR"/workrex/*.sock)
 	python3 - "$sock" <<'PY'
 import socket, sys
-s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
-s.sendall(b"{not json\n[1,2]\n{\"cmd\":\"explode\",\"handle\":\"two\"}\n")
-data = b""
-while data.count(b"\n") < 3:
-    chunk = s.recv(4096)
-    if not chunk: break
-    data += chunk
-lines = data.decode().splitlines()
-assert "malformed JSON" in lines[0], lines
-assert "a request is a JSON object" in lines[1], lines
-assert "unknown command" in lines[2], lines
+def talk(payload, n):
+    s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect(sys.argv[1])
+    s.sendall(payload)
+    data = b""
+    while data.count(b"\n") < n:
+        chunk = s.recv(4096)
+        if not chunk: break
+        data += chunk
+    return data.decode().splitlines()
+# A first line that is neither a CLI command nor a token ends the connection.
+lines = talk(b"{not json\n{\"cmd\":\"ping\"}\n", 2)
+assert lines == ['{"type":"error","message":"authentication failed"}'], lines
+# Once a CLI connection, garbage lines get errors and the connection goes on.
+lines = talk(b"{\"cmd\":\"ping\"}\n{not json\n[1,2]\n{\"cmd\":\"explode\",\"handle\":\"two\"}\n", 4)
+assert "ok" in lines[0], lines
+assert "malformed JSON" in lines[1], lines
+assert "a request is a JSON object" in lines[2], lines
+assert "unknown command" in lines[3], lines
 PY
 	wrx capture two >/dev/null
 }

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Agent status: hooks installed by `workrex setup` run by a stand-in for
+# Claude Code change the icons; status noticed without hooks (exit,
+# silence); the RPC protocol against the live dashboard.
+. "$(dirname "$0")/lib.sh"
+trap stop EXIT
+
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@example.com
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$E2E_TMP/work/proj
+# `workrex` on PATH, as the hooks call it by name.
+mkdir -p "$E2E_TMP/bin"
+ln -sf "$WORKREX" "$E2E_TMP/bin/workrex"
+export PATH="$E2E_TMP/bin:$PATH"
+
+make_repo() {
+	rm -rf "$E2E_TMP/work"/proj* "$XDG_CONFIG_HOME/workrex"
+	mkdir -p "$repo"
+	git -C "$repo" init -q -b main
+	echo one >"$repo/a.txt"
+	git -C "$repo" add a.txt
+	git -C "$repo" commit -qm init
+}
+
+start_repo() {
+	tm new-session -d -x 140 -y 40 -c "$repo" \
+		"env TERM=tmux-256color PATH='$PATH' $WORKREX; echo WORKREX-EXITED \$?; sleep 30"
+	tm set -g status off
+}
+
+wrx() { (cd "$repo" && "$WORKREX" "$@"); }
+
+# The sidebar row of agent N ("  2 ◆ feat 0m"), as shown.
+row() { screen | cut -c1-24 | grep -E "^ $1 " || true; }
+
+t_claude_hooks_change_icons() {
+	make_repo
+	mkdir -p "$HOME/.claude"
+	echo '{"theme": "dark"}' >"$HOME/.claude/settings.json"
+	workrex setup >"$E2E_TMP/setup.out"
+	grep -q 'claude: hooks added' "$E2E_TMP/setup.out"
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<YAML
+agent: fake
+agents:
+  fake:
+    command: python3
+    args: ["$here/fake_claude.py"]
+YAML
+	start_repo
+	wait_for 'wrx\$'
+	wrx add feat -b >/dev/null
+	wait_for 'fake claude ready'
+	# The home shell keeps the focus; feat reports through its hooks.
+	wrx send feat go
+	wait_for '^ 2 ● feat'
+	wait_for 'hook PostToolUse rc=0'
+	wrx status --json | grep -q '"status":"working"'
+	# A notification that is not a permission prompt changes nothing.
+	wrx send feat idle
+	sleep 0.5
+	row 2 | grep -q '●'
+	wrx send feat ask
+	wait_for '^ 2 ◆ feat'
+	# Needing the user, it is listed first.
+	screen | sed -n 2p | grep -q '^ 2 ◆ feat'
+	wrx send feat finish
+	wait_for '^ 2 ✓ feat'
+	wait_for 'hook Stop rc=0'
+	not grep -q 'rc=[1-9]' <(screen)
+	# Focusing the agent answers it: the status goes.
+	prefix 2
+	wait_for '^ 2 feat'
+	grep -q 'workrex set-status waiting' "$HOME/.claude/settings.json"
+	wrx send feat quit
+	wait_for '\[exited 0\]'
+}
+
+t_status_without_hooks() {
+	make_repo
+	start_repo
+	wait_for 'wrx\$'
+	wrx add quiet -b >/dev/null
+	wrx add ends -b >/dev/null
+	wait_for '^ 3 ends'
+	# A working agent that prints nothing for 10 s is shown interrupted.
+	wrx send quiet 'workrex set-status working; workrex set-title "long job"'
+	wait_for '^ [23] ● quiet'
+	wait_for 'long job'
+	wait_for '^ [23] ○ quiet' 20
+	prefix w
+	wait_for 'interrupted'
+	keys q
+	# An agent whose program exits is done.
+	wrx send ends 'exit 3'
+	wait_for '^ [23] ✓ ends'
+	# Outside any pane, set-status has nothing to say and succeeds.
+	env -u WORKREX_PANE -u WORKREX_RPC_TOKEN -u WORKREX_RPC_SOCKET "$WORKREX" set-status done
+	not env WORKREX_SANDBOX=1 "$WORKREX" set-status done 2>/dev/null
+	not "$WORKREX" set-status sleeping 2>/dev/null
+}
+
+t_rpc_protocol_live() {
+	make_repo
+	start_repo
+	wait_for 'wrx\$'
+	for h in agent-a agent-b agent-c agent-d; do
+		wrx add "$h" -b >/dev/null
+	done
+	wait_for '^ 5 agent-d'
+	for h in agent-a agent-b agent-c agent-d; do
+		wrx send "$h" "printf %s \"\$WORKREX_RPC_TOKEN\" >$E2E_TMP/tok-$h; printf %s \"\$WORKREX_RPC_SOCKET\" >$E2E_TMP/sock"
+	done
+	local i=0
+	while [ ! -s "$E2E_TMP/tok-agent-d" ] && ((i < 200)); do sleep 0.05; i=$((i + 1)); done
+	sleep 0.2
+	python3 "$here/rpc_protocol.py" "$(cat "$E2E_TMP/sock")" "$XDG_STATE_HOME/workrex/workrex.log" \
+		"$(cat "$E2E_TMP/tok-agent-a")" "$(cat "$E2E_TMP/tok-agent-b")" \
+		"$(cat "$E2E_TMP/tok-agent-c")" "$(cat "$E2E_TMP/tok-agent-d")" >"$E2E_TMP/rpc.out" 2>&1 ||
+		{ cat "$E2E_TMP/rpc.out" >&2; screen >&2; return 1; }
+	grep -c '^ok - ' "$E2E_TMP/rpc.out" | sed 's/^/rpc protocol checks passed: /'
+	# Only A's status changed; the dashboard is alive and B's panes are there.
+	wrx status --json >"$E2E_TMP/st.json"
+	python3 - "$E2E_TMP/st.json" <<'PY'
+import json, sys
+st = {a["handle"]: a.get("status") for a in json.load(open(sys.argv[1]))}
+assert st["agent-a"] == "done", st
+assert st["agent-b"] is None and st["agent-c"] is None, st
+PY
+	wrx send agent-b 'echo still-here'
+	wait_for 'still-here'
+	# A closed pane's token is dead.
+	local tb
+	tb=$(cat "$E2E_TMP/tok-agent-b")
+	wrx close agent-b
+	wait_gone 'still-here'
+	not env WORKREX_RPC_TOKEN="$tb" WORKREX_RPC_SOCKET="$(cat "$E2E_TMP/sock")" "$WORKREX" set-status done 2>/dev/null
+	# close from the agent itself (its own pane goes).
+	wrx send agent-c 'workrex close'
+	wait_gone '^ +[0-9]+ agent-c:'
+}
+
+run_test "setup's Claude hooks, run by a stand-in agent, change the icons" t_claude_hooks_change_icons
+run_test "status noticed without hooks: silence, exit; set-status outside a pane" t_status_without_hooks
+run_test "RPC protocol against the live dashboard" t_rpc_protocol_live

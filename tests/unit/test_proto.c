@@ -1,0 +1,113 @@
+/* Tests for src/rpc/proto.c: tokens, line parsing and request decoding. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "rpc/proto.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void test_tokens(void **state)
+{
+	(void)state;
+	char a[RPC_TOKEN_LEN + 1], b[RPC_TOKEN_LEN + 1];
+	assert_int_equal(rpc_token_new(a), 0);
+	assert_int_equal(rpc_token_new(b), 0);
+	assert_int_equal(strlen(a), RPC_TOKEN_LEN);
+	assert_true(rpc_token_wellformed(a, strlen(a)));
+	assert_string_not_equal(a, b);
+	assert_true(rpc_token_equal(a, a));
+	assert_false(rpc_token_equal(a, b));
+	char c[RPC_TOKEN_LEN + 1];
+	memcpy(c, a, sizeof c);
+	c[RPC_TOKEN_LEN - 1] ^= 1; /* differs in the last byte only */
+	assert_false(rpc_token_equal(a, c));
+	assert_false(rpc_token_wellformed(a, RPC_TOKEN_LEN - 1));
+	assert_false(rpc_token_wellformed("ABCDEF", 6));
+	char upper[RPC_TOKEN_LEN + 1];
+	memset(upper, 'A', RPC_TOKEN_LEN);
+	upper[RPC_TOKEN_LEN] = '\0';
+	assert_false(rpc_token_wellformed(upper, RPC_TOKEN_LEN));
+}
+
+/* Decode a line; returns the error (static) or NULL, with *type. */
+static const char *decode(const char *line, enum rpc_type *type)
+{
+	const char *err = NULL;
+	json_object *o = rpc_parse_line(line, strlen(line), &err);
+	if (o == NULL)
+		return err;
+	struct rpc_req r;
+	int rc = rpc_decode(o, &r, &err);
+	if (rc == 0) {
+		*type = r.type;
+		rpc_req_free(&r);
+		err = NULL;
+	}
+	json_object_put(o);
+	return err;
+}
+
+static void test_decode_good(void **state)
+{
+	(void)state;
+	enum rpc_type t;
+	assert_null(decode("{\"type\":\"heartbeat\"}", &t));
+	assert_int_equal(t, RPC_HEARTBEAT);
+	assert_null(decode("{\"type\":\"set_status\",\"status\":\"waiting\"}", &t));
+	assert_int_equal(t, RPC_SET_STATUS);
+	assert_null(decode("{\"type\":\"set_title\",\"title\":\"fixing tests\"}  ", &t));
+	assert_null(decode("{\"type\":\"notify\"}", &t));
+	assert_null(decode("{\"type\":\"spawn_agent\",\"branch\":\"x\",\"prompt\":\"p\","
+			   "\"background\":true}",
+			   &t));
+	assert_null(decode("{\"type\":\"merge\",\"squash\":true}", &t));
+	assert_null(decode("{\"type\":\"exec\",\"command\":\"just\",\"args\":[\"a\",\"b\"]}", &t));
+	assert_int_equal(t, RPC_EXEC);
+	assert_null(decode("{\"type\":\"close\",\"id\":7}", &t));
+}
+
+static void test_decode_bad(void **state)
+{
+	(void)state;
+	enum rpc_type t;
+	assert_string_equal(decode("{not json", &t), "malformed JSON");
+	assert_string_equal(decode("[1,2]", &t), "a request is a JSON object");
+	assert_string_equal(decode("{\"type\":\"heartbeat\"} x", &t), "malformed JSON");
+	assert_non_null(decode("{}", &t));
+	assert_non_null(decode("{\"type\":5}", &t));
+	assert_string_equal(decode("{\"type\":\"format_disk\"}", &t), "unknown request type");
+	assert_non_null(decode("{\"type\":\"set_status\"}", &t));
+	assert_non_null(decode("{\"type\":\"set_status\",\"status\":5}", &t));
+	assert_non_null(decode("{\"type\":\"set_status\",\"status\":\"sleeping\"}", &t));
+	assert_non_null(decode("{\"type\":\"spawn_agent\",\"branch\":\"x\",\"background\":\"yes\"}",
+			       &t));
+	assert_non_null(decode("{\"type\":\"merge\",\"rebase\":true,\"squash\":true}", &t));
+	assert_non_null(decode("{\"type\":\"exec\",\"command\":\"x\",\"args\":[1]}", &t));
+	assert_non_null(decode("{\"type\":\"set_title\",\"title\":\"a\\u0000b\"}", &t));
+	/* Nesting deeper than the limit is refused before it costs anything. */
+	char deep[400] = "{\"type\":\"heartbeat\",\"x\":";
+	for (int i = 0; i < 100; i++)
+		strcat(deep, "[");
+	assert_string_equal(decode(deep, &t), "JSON nested too deeply");
+	char *title = malloc(RPC_TITLE_MAX + 64);
+	strcpy(title, "{\"type\":\"set_title\",\"title\":\"");
+	size_t n = strlen(title);
+	memset(title + n, 'x', RPC_TITLE_MAX + 1);
+	strcpy(title + n + RPC_TITLE_MAX + 1, "\"}");
+	assert_string_equal(decode(title, &t), "a string field is too long");
+	free(title);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_decode_good),
+		cmocka_unit_test(test_decode_bad),
+	};
+	return cmocka_run_group_tests_name("proto", tests, NULL, NULL);
+}

@@ -1,0 +1,202 @@
+/*
+ * Tests for src/cmd/cmd_setup.c: merging status hooks into Claude Code's
+ * settings.json and Codex's hooks.json without losing anything, enabling
+ * Codex's hooks feature, and `workrex setup` itself on a scratch HOME
+ * (twice: the second run changes nothing).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "cmd/cmd.h"
+#include "cmd/cmd_setup.h"
+#include "util/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const struct hook_spec specs[] = {
+	{"Stop", NULL, "done"},
+	{"Notification", "permission_prompt|elicitation_dialog", "waiting"},
+	{NULL, NULL, NULL},
+};
+
+static void test_merge_keeps_everything(void **state)
+{
+	(void)state;
+	const char *before = "{\"model\":\"opus\",\"env\":{\"A\":\"1\"},\"hooks\":{\"Stop\":[{\"hooks\":"
+			     "[{\"type\":\"command\",\"command\":\"say done\"}]}],"
+			     "\"PreToolUse\":[{\"matcher\":\"Bash\",\"hooks\":[]}]}}";
+	json_object *root = json_tokener_parse(before);
+	bool changed;
+	char *cause = NULL;
+	assert_int_equal(setup_merge(root, specs, &changed, &cause), 0);
+	assert_true(changed);
+	json_object *hooks, *stop, *pre, *model, *notif;
+	assert_true(json_object_object_get_ex(root, "model", &model));
+	assert_string_equal(json_object_get_string(model), "opus");
+	assert_true(json_object_object_get_ex(root, "hooks", &hooks));
+	assert_true(json_object_object_get_ex(hooks, "PreToolUse", &pre));
+	assert_true(json_object_object_get_ex(hooks, "Stop", &stop));
+	assert_int_equal(json_object_array_length(stop), 2); /* the user's and ours */
+	assert_true(json_object_object_get_ex(hooks, "Notification", &notif));
+	json_object *g = json_object_array_get_idx(notif, 0), *m;
+	assert_true(json_object_object_get_ex(g, "matcher", &m));
+	assert_string_equal(json_object_get_string(m), "permission_prompt|elicitation_dialog");
+	/* Again: nothing to add. */
+	char *once = xstrdup(json_object_to_json_string(root));
+	assert_int_equal(setup_merge(root, specs, &changed, &cause), 0);
+	assert_false(changed);
+	assert_string_equal(once, json_object_to_json_string(root));
+	free(once);
+	json_object_put(root);
+}
+
+static void test_merge_refuses_other_shapes(void **state)
+{
+	(void)state;
+	const char *bad[] = {"[]", "{\"hooks\":[]}", "{\"hooks\":{\"Stop\":{}}}"};
+	for (size_t i = 0; i < 3; i++) {
+		json_object *root = json_tokener_parse(bad[i]);
+		char *before = xstrdup(json_object_to_json_string(root));
+		bool changed;
+		char *cause = NULL;
+		assert_int_equal(setup_merge(root, specs, &changed, &cause), -EINVAL);
+		assert_non_null(cause);
+		assert_string_equal(before, json_object_to_json_string(root));
+		free(cause);
+		free(before);
+		json_object_put(root);
+	}
+}
+
+static void test_codex_toml(void **state)
+{
+	(void)state;
+	char *out;
+	assert_int_equal(setup_codex_toml("", &out), 1);
+	assert_string_equal(out, "[features]\ncodex_hooks = true\n");
+	free(out);
+	assert_int_equal(setup_codex_toml("model = \"o3\"", &out), 1);
+	assert_string_equal(out, "model = \"o3\"\n\n[features]\ncodex_hooks = true\n");
+	free(out);
+	assert_int_equal(setup_codex_toml("[features]\nweb = true\n[x]\n", &out), 1);
+	assert_string_equal(out, "[features]\ncodex_hooks = true\nweb = true\n[x]\n");
+	free(out);
+	assert_int_equal(setup_codex_toml("[features]\ncodex_hooks = true\n", &out), 0);
+	assert_int_equal(setup_codex_toml("[features]\n  codex_hooks=false\n", &out), -EPERM);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return NULL;
+	struct buf b = {0};
+	char tmp[4096];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+		buf_add(&b, tmp, n);
+	fclose(f);
+	return b.data ? b.data : xstrdup("");
+}
+
+static int count_backups(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL)
+		n += strstr(e->d_name, ".workrex-backup-") != NULL;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void test_setup_command_twice(void **state)
+{
+	(void)state;
+	char home[] = "/tmp/wrx-setup-XXXXXX";
+	assert_non_null(mkdtemp(home));
+	setenv("HOME", home, 1);
+	unsetenv("CLAUDE_CONFIG_DIR");
+	unsetenv("CODEX_HOME");
+	setenv("PATH", "/nonexistent", 1); /* no claude, no codex: only the dirs count */
+	char *claude = xasprintf("%s/.claude", home), *codex = xasprintf("%s/.codex", home);
+	mkdir(claude, 0700);
+	mkdir(codex, 0700);
+	char *settings = xasprintf("%s/settings.json", claude);
+	FILE *f = fopen(settings, "w");
+	fputs("{\"theme\": \"dark\", \"permissions\": {\"allow\": [\"Bash(ls:*)\"]}}\n", f);
+	fclose(f);
+	chmod(settings, 0640);
+	struct cmd_ctx ctx = {0};
+	char *argv[] = {"setup", NULL};
+	assert_int_equal(cmd_setup(&ctx, 1, argv), 0);
+	char *once = slurp(settings);
+	assert_non_null(strstr(once, "\"theme\": \"dark\""));
+	assert_non_null(strstr(once, "Bash(ls:*)"));
+	assert_non_null(strstr(once, "workrex set-status working"));
+	assert_non_null(strstr(once, "workrex set-status done"));
+	assert_non_null(strstr(once, "permission_prompt|elicitation_dialog"));
+	struct stat st;
+	assert_int_equal(stat(settings, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0640);
+	assert_int_equal(count_backups(claude), 1);
+	char *hooks = xasprintf("%s/hooks.json", codex), *toml = xasprintf("%s/config.toml", codex);
+	char *h = slurp(hooks), *t = slurp(toml);
+	assert_non_null(h);
+	assert_non_null(strstr(h, "PermissionRequest"));
+	assert_string_equal(t, "[features]\ncodex_hooks = true\n");
+	/* Second run: same bytes, no new backup. */
+	assert_int_equal(cmd_setup(&ctx, 1, argv), 0);
+	char *twice = slurp(settings), *h2 = slurp(hooks);
+	assert_string_equal(once, twice);
+	assert_string_equal(h, h2);
+	assert_int_equal(count_backups(claude), 1);
+	assert_int_equal(count_backups(codex), 0);
+	/* --print changes nothing even when there is something to do. */
+	unlink(hooks);
+	char *pargv[] = {"setup", "--print", NULL};
+	assert_int_equal(cmd_setup(&ctx, 2, pargv), 0);
+	assert_int_equal(access(hooks, F_OK), -1);
+	/* A broken file is left alone, with an error. */
+	f = fopen(settings, "w");
+	fputs("{\"theme\": ", f);
+	fclose(f);
+	assert_int_equal(cmd_setup(&ctx, 1, argv), 1);
+	char *broken = slurp(settings);
+	assert_string_equal(broken, "{\"theme\": ");
+	free(broken);
+	free(once);
+	free(twice);
+	free(h);
+	free(h2);
+	free(t);
+	free(hooks);
+	free(toml);
+	free(settings);
+	free(claude);
+	free(codex);
+	char *rm = xasprintf("/bin/rm -rf '%s'", home);
+	assert_int_equal(system(rm), 0);
+	free(rm);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_merge_keeps_everything),
+		cmocka_unit_test(test_merge_refuses_other_shapes),
+		cmocka_unit_test(test_codex_toml),
+		cmocka_unit_test(test_setup_command_twice),
+	};
+	return cmocka_run_group_tests_name("setup", tests, NULL, NULL);
+}
