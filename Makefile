@@ -104,8 +104,8 @@ fuzz-smoke:
 $(BUILD)/lg2_worktree_add: bench/lg2_worktree_add.c
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBS)
 
-bench: $(BIN) $(BUILD)/lg2_worktree_add
-	@WORKREX=$(abspath $(BIN)) LG2_ADD=$(abspath $(BUILD)/lg2_worktree_add) python3 bench/bench.py
+bench: $(BIN) $(GUEST) $(BUILD)/lg2_worktree_add
+	@WORKREX=$(abspath $(BIN)) WORKREX_GUEST=$(abspath $(GUEST)) LG2_ADD=$(abspath $(BUILD)/lg2_worktree_add) python3 bench/bench.py
 
 format:
 	clang-format -i $(SRC) $(shell find src tests -name '*.h') $(UNIT_SRC) $(wildcard tests/fuzz/*.c)

@@ -10,6 +10,11 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
   (b) idle: CPU time and wake-ups over 10 s with 8 idle panes;
   (c) memory: RSS with 16 panes each holding 10000 lines of scrollback;
   (d) latency: keystroke to echo in one pane while another floods output.
+  (e) `workrex add` against `git worktree add` on 20000 files;
+  (f) `workrex list --json` with 100 worktrees;
+  (g) the RPC bridge: set-status round trips over the unix socket from a
+      persistent client and from fresh processes, and a hook's set-status
+      until the icon is on the outer terminal.
 """
 import os, pty, random, select, signal, statistics, subprocess, sys, tempfile, threading, time
 
@@ -397,11 +402,94 @@ def bench_list():
           % (statistics.median(times) * 1000, times[-1] * 1000))
 
 
+# ---- (g) status over the RPC bridge ---------------------------------------------
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(len(xs) * p))]
+
+
+def bench_status():
+    import json, socket
+    repo = os.path.join(TMP, "st")
+    os.makedirs(repo)
+    git("init", "-q", "-b", "main", cwd=repo)
+    git("commit", "-q", "--allow-empty", "-m", "a", cwd=repo)
+    env = env_for("/bin/sh")
+    term = Term(["/bin/sh", "-c", "cd '%s' && exec '%s'" % (repo, WORKREX)], env)
+    try:
+        term.wait_for(b"$ ")
+        subprocess.run([WORKREX, "add", "st", "-b"], cwd=repo, env=genv(), check=True,
+                       capture_output=True)
+        tok = os.path.join(TMP, "st.tok")
+        subprocess.run([WORKREX, "send", "st", "printf '%%s %%s' \"$WORKREX_RPC_SOCKET\" "
+                        "\"$WORKREX_RPC_TOKEN\" >%s.tmp && mv %s.tmp %s" % (tok, tok, tok)],
+                       cwd=repo, env=genv(), check=True, capture_output=True)
+        deadline = time.monotonic() + 20
+        while not os.path.exists(tok):
+            if time.monotonic() > deadline:
+                raise TimeoutError("the agent pane did not write its token")
+            time.sleep(0.05)
+        sock_path, token = open(tok).read().split()
+        # Persistent client.
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(10)
+        s.connect(sock_path)
+        f = s.makefile("rwb", buffering=0)
+        s.sendall(json.dumps({"token": token}).encode() + b"\n")
+        assert json.loads(f.readline())["type"] == "ok"
+        reqs = [json.dumps({"type": "set_status", "status": st}).encode() + b"\n"
+                for st in ("working", "waiting", "done", "clear")]
+        rtt = []
+        t_all = time.perf_counter()
+        for i in range(10000):
+            t0 = time.perf_counter()
+            s.sendall(reqs[i % 4])
+            line = f.readline()
+            rtt.append(time.perf_counter() - t0)
+            if b'"ok"' not in line:
+                raise RuntimeError("set_status failed: %r" % line)
+        total = time.perf_counter() - t_all
+        s.close()
+        print("(g) set-status round trip, persistent client, 10000 calls: p50 %.3f ms, "
+              "p99 %.3f ms, %.0f requests/s (goal p99 < 1 ms)"
+              % (pct(rtt, 0.5) * 1e3, pct(rtt, 0.99) * 1e3, 10000 / total))
+        e2 = dict(env, WORKREX_RPC_SOCKET=sock_path, WORKREX_RPC_TOKEN=token)
+        guest = os.environ.get("WORKREX_GUEST")
+        for name, exe, n in (("static guest client", guest, 10000), ("host binary", WORKREX, 2000)):
+            if not exe:
+                continue
+            lat = []
+            for i in range(n):
+                t0 = time.perf_counter()
+                subprocess.run([exe, "set-status", ("working", "waiting", "done", "clear")[i % 4]],
+                               env=e2, check=True)
+                lat.append(time.perf_counter() - t0)
+            print("    fresh processes (%s), %d calls: p50 %.2f ms, p99 %.2f ms, %.0f calls/s"
+                  % (name, n, pct(lat, 0.5) * 1e3, pct(lat, 0.99) * 1e3, n / sum(lat)))
+        # A hook's set-status until its icon reaches the outer terminal.
+        icons = {"working": "\u25cf", "waiting": "\u25c6", "done": "\u2713"}
+        seq = ["working", "waiting", "working", "done"] * 10
+        lat = []
+        time.sleep(0.3)
+        for st in seq:
+            mark = term.mark()
+            t0 = time.monotonic()
+            subprocess.run([WORKREX, "set-status", st], env=e2, check=True)
+            t1 = term.wait_for(icons[st].encode(), mark, timeout=10)
+            lat.append(t1 - t0)
+            time.sleep(0.05)
+        print("    hook `workrex set-status` to icon on screen, %d changes: p50 %.1f ms, "
+              "p99 %.1f ms" % (len(lat), pct(lat, 0.5) * 1e3, pct(lat, 0.99) * 1e3))
+    finally:
+        term.close()
+
+
 def main():
     for tool in ("tmux",):
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
-    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f"]
+    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g"]
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
         WORKREX, subprocess.run(["tmux", "-V"], capture_output=True, text=True).stdout.strip(),
         COLS, ROWS))
@@ -418,6 +506,8 @@ def main():
             bench_add()
         if "f" in which:
             bench_list()
+        if "g" in which:
+            bench_status()
     finally:
         tmux("kill-server")
         subprocess.run(["rm", "-rf", TMP])
