@@ -227,7 +227,11 @@ static void draw_title(struct ui *ui, struct wpane *wp, int index)
 	if (ag->status != WRX_STATUS_NONE && session_agent_pane(ui->s, ag) == wp) {
 		char age[16];
 		bridge_age(ag, now_ms(), age, sizeof age);
-		buf_addf(&right, " [%s %s]", ui_status_word(ui, ag, now_ms()), age);
+		/* The icon says the status; the marker its age (and what no icon says). */
+		if (session_interrupted(ui->s, ag, now_ms()))
+			buf_addf(&right, " [interrupted %s]", age);
+		else
+			buf_addf(&right, " [%s]", age);
 	}
 	if (session_zoomed(ui->s) && focused)
 		buf_addstr(&right, " [zoom]");
