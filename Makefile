@@ -15,7 +15,8 @@ ALL_CFLAGS += $(CFLAGS)
 LIBS    := $(PKG_LIBS) -lutil
 
 BUILD   ?= build
-# The sandbox client: libc and json-c only, linked statically (see src/guest/main.c).
+# The sandbox client: libc and json-c only, linked statically (see src/guest/main.c);
+# never with sanitizers, which cannot link statically.
 GUEST_SRC := src/guest/main.c src/cmd/cmd_rpc.c src/rpc/proto.c src/util/util.c
 GUEST   := $(BUILD)/workrex-guest
 
@@ -35,7 +36,8 @@ all: $(BIN) $(GUEST)
 guest: $(GUEST)
 
 $(GUEST): $(GUEST_SRC) $(wildcard src/cmd/cmd_rpc.h src/rpc/proto.h src/util/util.h)
-	$(CC) $(ALL_CFLAGS) -static -o $@ $(GUEST_SRC) $(LDFLAGS) $(shell pkg-config --static --libs json-c)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(if $(filter true,$(CI)),-Werror) -O2 -g -static \
+		-o $@ $(GUEST_SRC) $(shell pkg-config --static --libs json-c)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -65,8 +67,8 @@ run: deps
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do $$t || fail=1; done; exit $$fail
 
-e2e: $(BIN)
-	@WORKREX=$(abspath $(BIN)) tests/e2e/run.sh
+e2e: $(BIN) $(GUEST)
+	@WORKREX=$(abspath $(BIN)) WORKREX_GUEST=$(abspath $(GUEST)) tests/e2e/run.sh
 
 test: test-deps
 	@$(MAKE) --no-print-directory all

@@ -204,7 +204,7 @@ int rpc_cmd_add(int argc, char **argv)
 	bool background = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:P:b", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:P:b", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			free(prompt);
@@ -251,7 +251,7 @@ int rpc_cmd_merge(int argc, char **argv)
 	bool rebase = false, squash = false, keep = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+k", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "k", opts, NULL)) != -1) {
 		if (c == 'r')
 			rebase = true;
 		else if (c == 's')

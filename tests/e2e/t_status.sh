@@ -141,6 +141,51 @@ PY
 	wait_gone '^ +[0-9]+ agent-c:'
 }
 
+# The static guest client, as a sandbox would carry it, from an agent's pane.
+t_guest_client_over_rpc() {
+	: "${WORKREX_GUEST:?set WORKREX_GUEST to the static guest client}"
+	make_repo
+	mkdir -p "$E2E_TMP/guestbin" "$E2E_TMP/fakebin" "$XDG_CONFIG_HOME/workrex"
+	ln -sf "$WORKREX_GUEST" "$E2E_TMP/guestbin/workrex"
+	# A desktop that records notifications.
+	printf '#!/bin/sh\nprintf "%%s|" "$@" >>%s/notified; echo >>%s/notified\n' "$E2E_TMP" "$E2E_TMP" \
+		>"$E2E_TMP/fakebin/notify-send"
+	chmod +x "$E2E_TMP/fakebin/notify-send"
+	echo 'notify: desktop' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	# A pre_merge hook the sandbox's merge must not run.
+	printf 'pre_merge: ["touch %s/pre-merge-ran"]\n' "$E2E_TMP" >"$repo/.workrex.yaml"
+	git -C "$repo" add .workrex.yaml
+	git -C "$repo" commit -qm config
+	PATH="$E2E_TMP/fakebin:$PATH" start_repo
+	wait_for 'wrx\$'
+	wrx add inside -b >/dev/null
+	wait_for '^ 2 inside'
+	local g="PATH=$E2E_TMP/guestbin:\$PATH WORKREX_SANDBOX=1"
+	wrx send inside "$g workrex --version; $g workrex set-status waiting; $g workrex add spawned -p 'from the sandbox' -b; echo add-rc=\$?"
+	wait_for 'sandbox client'
+	wait_for 'add-rc=0'
+	wait_for '^ [0-9] spawned'
+	grep -q 'from the sandbox' "$repo/../proj__worktrees/spawned/.workrex/PROMPT-spawned.md"
+	wait_for '◆ inside'
+	grep -q 'workrex: inside|waiting|' "$E2E_TMP/notified"
+	# Another agent is not its to merge.
+	wrx send inside "$g workrex merge spawned; echo merge-other-rc=\$?"
+	wait_for 'merge-other-rc=1'
+	wait_for 'may only merge'
+	# Its own merge: hooks off, the branch lands on main, its panes go.
+	wrx send inside "echo new >new.txt && git add new.txt && git commit -qm new && $g workrex merge"
+	wait_gone '^ [0-9] . ?inside'
+	local i=0
+	while [ ! -f "$repo/new.txt" ] && ((i < 100)); do sleep 0.05; i=$((i + 1)); done
+	test -f "$repo/new.txt"
+	test ! -e "$E2E_TMP/pre-merge-ran"
+	test ! -d "$repo/../proj__worktrees/inside"
+	# Commands a sandbox may not run say so.
+	not env WORKREX_SANDBOX=1 "$WORKREX_GUEST" remove spawned 2>"$E2E_TMP/err"
+	grep -q 'not available inside a sandbox' "$E2E_TMP/err"
+}
+
 run_test "setup's Claude hooks, run by a stand-in agent, change the icons" t_claude_hooks_change_icons
 run_test "status noticed without hooks: silence, exit; set-status outside a pane" t_status_without_hooks
 run_test "RPC protocol against the live dashboard" t_rpc_protocol_live
+run_test "the static guest client: status, add, merge over RPC; hooks off; no other agent" t_guest_client_over_rpc
