@@ -170,24 +170,8 @@ int rpc_cmd_notify(int argc, char **argv)
 
 static char *read_file(const char *path, char **cause)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-	if (f == NULL) {
-		*cause = xasprintf("%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	struct buf b = {0};
-	char tmp[8192];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0 && b.len <= RPC_LINE_MAX / 2)
-		buf_add(&b, tmp, n);
-	if (f != stdin)
-		fclose(f);
-	if (b.len > RPC_LINE_MAX / 2) {
-		buf_free(&b);
-		*cause = xasprintf("%s: a prompt is at most %d bytes", path, RPC_LINE_MAX / 2);
-		return NULL;
-	}
-	return b.data ? b.data : xstrdup("");
+	char *text;
+	return file_read(path, RPC_LINE_MAX / 2, &text, cause) == 0 ? text : NULL;
 }
 
 /* In a sandbox, add asks the host to create the agent for this project. */

@@ -123,30 +123,18 @@ int setup_merge(json_object *root, const struct hook_spec *specs, bool *changed,
 	return 0;
 }
 
+/* The file's text, "" when it does not exist (*exists says which). */
 static char *slurp(const char *path, bool *exists, char **cause)
 {
-	*exists = false;
-	FILE *f = fopen(path, "r");
-	if (f == NULL) {
-		if (errno == ENOENT)
-			return xstrdup("");
-		*cause = xasprintf("%s: %s", path, strerror(errno));
-		return NULL;
+	char *text;
+	int rc = file_read(path, 64u << 20, &text, cause);
+	*exists = rc != -ENOENT;
+	if (rc == -ENOENT) {
+		free(*cause);
+		*cause = NULL;
+		return xstrdup("");
 	}
-	*exists = true;
-	struct buf b = {0};
-	char tmp[8192];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
-		buf_add(&b, tmp, n);
-	bool bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		buf_free(&b);
-		*cause = xasprintf("%s: read error", path);
-		return NULL;
-	}
-	return b.data ? b.data : xstrdup("");
+	return rc == 0 ? text : NULL;
 }
 
 /* Write text to path via a temp file, fsync and rename, with mode. 0 or -errno. */

@@ -12,25 +12,15 @@
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 static char *read_file(const char *path, char **cause)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	if (f == NULL) {
-		*cause = xasprintf("%s: cannot read it", path);
-		return NULL;
-	}
-	struct buf b = {0};
-	char tmp[4096];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
-		buf_add(&b, tmp, n);
-	if (f != stdin)
-		fclose(f);
-	return b.data ? b.data : xstrdup("");
+	char *text;
+	return file_read(path, SIZE_MAX, &text, cause) == 0 ? text : NULL;
 }
 
 int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)

@@ -165,6 +165,34 @@ int utf8_encode(uint32_t cp, char *out)
 	return 4;
 }
 
+int file_read(const char *path, size_t max, char **out, char **cause)
+{
+	*out = NULL;
+	bool in = strcmp(path, "-") == 0;
+	FILE *f = in ? stdin : fopen(path, "rb");
+	if (f == NULL) {
+		int e = errno;
+		*cause = xasprintf("%s: %s", path, strerror(e));
+		return -e;
+	}
+	struct buf b = {0};
+	char tmp[8192];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0 && b.len <= max)
+		buf_add(&b, tmp, n);
+	int rc = ferror(f) ? -EIO : b.len > max ? -EFBIG : 0;
+	if (!in)
+		fclose(f);
+	if (rc < 0) {
+		*cause = rc == -EIO ? xasprintf("%s: read error", path)
+				    : xasprintf("%s: larger than %zu bytes", path, max);
+		buf_free(&b);
+		return rc;
+	}
+	*out = b.data ? b.data : xstrdup("");
+	return 0;
+}
+
 uint64_t now_ms(void)
 {
 	struct timespec ts;

@@ -43,6 +43,13 @@ void buf_free(struct buf *b);
 /* Encode one code point as UTF-8 into out (at least 4 bytes); returns length. */
 int utf8_encode(uint32_t cp, char *out);
 
+/*
+ * Read a whole file ("-": standard input) into *out (NUL-terminated, caller
+ * frees), at most max bytes. 0, or -errno with *cause (-ENOENT when it does
+ * not exist, -EFBIG when it is larger than max).
+ */
+int file_read(const char *path, size_t max, char **out, char **cause);
+
 uint64_t now_ms(void);
 /* Is prog an executable in a $PATH directory? */
 bool path_has(const char *prog);

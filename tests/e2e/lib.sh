@@ -41,6 +41,28 @@ kill_server() {
 	rm -f "/tmp/tmux-$(id -u)/$SOCK"
 }
 
+# A git repository to run agents in: make_repo creates $repo afresh (and
+# forgets any global workrex config), start_repo [W H] starts workrex in it.
+repo=$E2E_TMP/work/proj
+git_env() {
+	export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+	export GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@example.com
+}
+make_repo() {
+	rm -rf "$E2E_TMP/work"/proj* "$XDG_CONFIG_HOME/workrex"
+	mkdir -p "$repo"
+	git -C "$repo" init -q -b main
+	echo one >"$repo/a.txt"
+	git -C "$repo" add a.txt
+	git -C "$repo" commit -qm init
+}
+start_repo() {
+	tm new-session -d -x "${1:-120}" -y "${2:-36}" -c "$repo" \
+		"env TERM=tmux-256color PATH='$PATH' $WORKREX; echo WORKREX-EXITED \$?; sleep 30"
+	tm set -g status off
+}
+wrx() { (cd "$repo" && "$WORKREX" "$@"); }
+
 screen() { tm capture-pane -p "$@"; }
 
 # screen_until yes|no REGEX SECONDS: until the screen does (or no longer

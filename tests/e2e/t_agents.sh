@@ -4,27 +4,8 @@
 . "$(dirname "$0")/lib.sh"
 trap stop EXIT
 
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
-export GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@example.com
-repo=$E2E_TMP/work/proj
+git_env
 
-make_repo() {
-	rm -rf "$E2E_TMP/work"/proj*
-	mkdir -p "$repo"
-	git -C "$repo" init -q -b main
-	echo one >"$repo/a.txt"
-	git -C "$repo" add a.txt
-	git -C "$repo" commit -qm init
-}
-
-# start in the repository
-start_repo() {
-	tm new-session -d -x 120 -y 36 -c "$repo" \
-		"env TERM=tmux-256color $WORKREX; echo WORKREX-EXITED \$?; sleep 30"
-	tm set -g status off
-}
-
-wrx() { (cd "$repo" && "$WORKREX" "$@"); }
 
 t_new_agent_key() {
 	make_repo

@@ -5,31 +5,12 @@
 . "$(dirname "$0")/lib.sh"
 trap stop EXIT
 
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
-export GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@example.com
+git_env
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$E2E_TMP/work/proj
 # `workrex` on PATH, as the hooks call it by name.
 mkdir -p "$E2E_TMP/bin"
 ln -sf "$WORKREX" "$E2E_TMP/bin/workrex"
 export PATH="$E2E_TMP/bin:$PATH"
-
-make_repo() {
-	rm -rf "$E2E_TMP/work"/proj* "$XDG_CONFIG_HOME/workrex"
-	mkdir -p "$repo"
-	git -C "$repo" init -q -b main
-	echo one >"$repo/a.txt"
-	git -C "$repo" add a.txt
-	git -C "$repo" commit -qm init
-}
-
-start_repo() {
-	tm new-session -d -x 140 -y 40 -c "$repo" \
-		"env TERM=tmux-256color PATH='$PATH' $WORKREX; echo WORKREX-EXITED \$?; sleep 30"
-	tm set -g status off
-}
-
-wrx() { (cd "$repo" && "$WORKREX" "$@"); }
 
 # The sidebar row of agent N ("  2 ◆ feat 0m"), as shown.
 row() { screen | cut -c1-24 | grep -E "^ $1 " || true; }
@@ -48,7 +29,7 @@ agents:
     command: python3
     args: ["$here/fake_claude.py"]
 YAML
-	start_repo
+	start_repo 140 40
 	wait_for 'wrx\$'
 	wrx add feat -b >/dev/null
 	wait_for 'fake claude ready'
@@ -79,7 +60,7 @@ YAML
 
 t_status_without_hooks() {
 	make_repo
-	start_repo
+	start_repo 140 40
 	wait_for 'wrx\$'
 	wrx add quiet -b >/dev/null
 	wrx add ends -b >/dev/null
@@ -103,7 +84,7 @@ t_status_without_hooks() {
 
 t_rpc_protocol_live() {
 	make_repo
-	start_repo
+	start_repo 140 40
 	wait_for 'wrx\$'
 	for h in agent-a agent-b agent-c agent-d; do
 		wrx add "$h" -b >/dev/null
@@ -156,7 +137,7 @@ t_guest_client_over_rpc() {
 	printf 'pre_merge: ["touch %s/pre-merge-ran"]\n' "$E2E_TMP" >"$repo/.workrex.yaml"
 	git -C "$repo" add .workrex.yaml
 	git -C "$repo" commit -qm config
-	PATH="$E2E_TMP/fakebin:$PATH" start_repo
+	PATH="$E2E_TMP/fakebin:$PATH" start_repo 140 40
 	wait_for 'wrx\$'
 	wrx add inside -b >/dev/null
 	wait_for '^ 2 inside'
