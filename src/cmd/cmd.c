@@ -19,7 +19,8 @@ static int cmd_notify_user(struct cmd_ctx *ctx, int argc, char **argv);
 
 static const struct cmd table[] = {
 	{"add", NULL,
-	 "add <branch> [--base REF] [-p TEXT | -P FILE] [-a AGENT] [--name HANDLE] [-b]",
+	 "add <branch> [--base REF] [-p TEXT | -P FILE] [-a AGENT] [--name HANDLE] [-b] "
+	 "[-S|--no-sandbox]",
 	 "create a branch and worktree for a new agent", cmd_add, rpc_cmd_add},
 	{"list", "ls", "list [--json]", "list the agents", cmd_list, NULL},
 	{"status", NULL, "status [handle...] [--json]", "agents and their status", cmd_status, NULL},
@@ -177,6 +178,8 @@ json_object *cmd_agent_request(const char *verb, const struct agent_rec *a)
 	json_object_object_add(req, "path", json_object_new_string(a->path));
 	if (a->branch)
 		json_object_object_add(req, "branch", json_object_new_string(a->branch));
+	if (a->sandbox >= 0)
+		json_object_object_add(req, "sandbox", json_object_new_boolean(a->sandbox));
 	return req;
 }
 

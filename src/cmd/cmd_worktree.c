@@ -29,16 +29,23 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		{"base", required_argument, NULL, 'B'},   {"prompt", required_argument, NULL, 'p'},
 		{"prompt-file", required_argument, NULL, 'P'}, {"agent", required_argument, NULL, 'a'},
 		{"name", required_argument, NULL, 'n'},   {"background", no_argument, NULL, 'b'},
+		{"sandbox", no_argument, NULL, 'S'},      {"no-sandbox", no_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},         {0, 0, 0, 0},
 	};
 	const struct cmd *self = cmd_find("add");
-	struct add_opts o = {.cwd = ctx->cwd};
+	struct add_opts o = {.cwd = ctx->cwd, .sandbox = -1};
 	char *prompt = NULL;
 	bool background = false;
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "p:P:a:bh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:P:a:bSh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'S':
+			o.sandbox = 1;
+			break;
+		case 'N':
+			o.sandbox = 0;
+			break;
 		case 'B':
 			o.base = optarg;
 			break;

@@ -292,32 +292,227 @@ static bool in_list(const char *const *l, const char *s)
 	return false;
 }
 
-static void check_sandbox(struct walk *w, yaml_node_t *n)
+/* "~/x" against $HOME; other paths as they are. Caller frees. */
+static char *expand_home(const char *p)
 {
-	if (n->type != YAML_MAPPING_NODE) {
-		fail(w, n, "%s must be a mapping", "sandbox");
+	const char *home = getenv("HOME");
+	if (p[0] == '~' && (p[1] == '/' || p[1] == '\0') && home)
+		return xasprintf("%s%s", home, p + 1);
+	return xstrdup(p);
+}
+
+static void read_path(struct walk *w, yaml_node_t *n, const char *key, char **dst)
+{
+	if (!want_scalar(w, n, key))
+		return;
+	char *p = expand_home(scalar(n));
+	if (p[0] != '/') {
+		fail(w, n, "%s must be an absolute path (or start with ~/)", key);
+		free(p);
 		return;
 	}
-	if (w->global)
+	free(*dst);
+	*dst = p;
+}
+
+static void read_env_map(struct walk *w, yaml_node_t *n, struct strlist *dst)
+{
+	if (n->type != YAML_MAPPING_NODE) {
+		fail(w, n, "%s must be a mapping of NAME: value", "sandbox.env");
 		return;
+	}
+	strlist_free(dst);
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
+		if (!scalar(k) || !scalar(v) || !*scalar(k) || strchr(scalar(k), '=')) {
+			fail(w, k, "%s: each entry must be NAME: value", "sandbox.env");
+			return;
+		}
+		char *e = xasprintf("%s=%s", scalar(k), scalar(v));
+		strlist_add(dst, e);
+		free(e);
+	}
+}
+
+static void free_mounts(struct sandbox_config *sb)
+{
+	for (size_t i = 0; i < sb->nextra_mounts; i++) {
+		free(sb->extra_mounts[i].host);
+		free(sb->extra_mounts[i].guest);
+	}
+	free(sb->extra_mounts);
+	sb->extra_mounts = NULL;
+	sb->nextra_mounts = 0;
+}
+
+static void read_mounts(struct walk *w, yaml_node_t *n, struct sandbox_config *sb)
+{
+	if (n->type != YAML_SEQUENCE_NODE) {
+		fail(w, n, "%s must be a list", "sandbox.extra_mounts");
+		return;
+	}
+	free_mounts(sb);
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *v = yaml_document_get_node(w->doc, *it);
+		struct mount_def m = {0};
+		if (scalar(v)) {
+			read_path(w, v, "sandbox.extra_mounts", &m.host);
+		} else if (v->type == YAML_MAPPING_NODE) {
+			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+			     q < v->data.mapping.pairs.top; q++) {
+				yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
+				yaml_node_t *qv = yaml_document_get_node(w->doc, q->value);
+				const char *name = scalar(qk) ? scalar(qk) : "?";
+				if (!strcmp(name, "host_path"))
+					read_path(w, qv, "sandbox.extra_mounts.host_path", &m.host);
+				else if (!strcmp(name, "guest_path"))
+					read_path(w, qv, "sandbox.extra_mounts.guest_path", &m.guest);
+				else if (!strcmp(name, "writable"))
+					read_bool(w, qv, "sandbox.extra_mounts.writable", &m.writable);
+				else
+					warn(w, qk, "unknown key 'sandbox.extra_mounts.%s'", name);
+			}
+		} else {
+			fail(w, v, "%s: each item is a path or {host_path, guest_path, writable}",
+			     "sandbox.extra_mounts");
+		}
+		if (m.host == NULL) {
+			if (!w->err)
+				fail(w, v, "%s: an item needs host_path", "sandbox.extra_mounts");
+			free(m.guest);
+			return;
+		}
+		if (m.guest == NULL)
+			m.guest = xstrdup(m.host);
+		sb->extra_mounts = xrealloc(sb->extra_mounts,
+					    (sb->nextra_mounts + 1) * sizeof *sb->extra_mounts);
+		sb->extra_mounts[sb->nextra_mounts++] = m;
+	}
+}
+
+static void read_container(struct walk *w, yaml_node_t *n, struct sandbox_config *sb)
+{
+	static const char *const runtimes[] = {"podman", "docker", "apple-container", NULL};
+	if (n->type != YAML_MAPPING_NODE) {
+		fail(w, n, "%s must be a mapping", "sandbox.container");
+		return;
+	}
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	     p++) {
 		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
 		const char *name = scalar(k) ? scalar(k) : "?";
-		if (!in_list(sandbox_project_ok, name)) {
+		char *full = xasprintf("container.%s", name);
+		bool global_only = in_list(sandbox_global_only_sub, full);
+		free(full);
+		if (global_only && !w->global) {
+			warn(w, k, "'sandbox.container.%s' may only be set in the global config; ignored",
+			     name);
+			continue;
+		}
+		if (!strcmp(name, "runtime")) {
+			read_choice(w, v, "sandbox.container.runtime", runtimes, &sb->container.runtime);
+		} else if (!strcmp(name, "memory") && want_scalar(w, v, "sandbox.container.memory")) {
+			set_str(&sb->container.memory, scalar(v));
+		} else if (!strcmp(name, "cpus") && want_scalar(w, v, "sandbox.container.cpus")) {
+			set_str(&sb->container.cpus, scalar(v));
+		} else if (!strcmp(name, "pids_limit") &&
+			   want_scalar(w, v, "sandbox.container.pids_limit")) {
+			char *end;
+			long l = strtol(scalar(v), &end, 10);
+			if (*end || l < 16 || l > 1000000)
+				fail(w, v, "sandbox.container.pids_limit must be 16..1000000, not '%s'",
+				     scalar(v));
+			else
+				sb->container.pids_limit = l;
+		} else if (!strcmp(name, "devices")) {
+			read_strlist(w, v, "sandbox.container.devices", &sb->container.devices);
+		} else if (!strcmp(name, "group_add")) {
+			read_strlist(w, v, "sandbox.container.group_add", &sb->container.group_add);
+		} else if (!strcmp(name, "excluded_files")) {
+			read_strlist(w, v, "sandbox.container.excluded_files",
+				     &sb->container.excluded_files);
+		} else if (!strcmp(name, "cap_add")) {
+			read_strlist(w, v, "sandbox.container.cap_add", &sb->container.cap_add);
+		} else if (!strcmp(name, "security_opt")) {
+			read_strlist(w, v, "sandbox.container.security_opt",
+				     &sb->container.security_opt);
+		} else if (!strcmp(name, "oci_runtime") &&
+			   want_scalar(w, v, "sandbox.container.oci_runtime")) {
+			set_str(&sb->container.oci_runtime, scalar(v));
+		} else if (strcmp(name, "memory") && strcmp(name, "cpus") &&
+			   strcmp(name, "pids_limit") && strcmp(name, "oci_runtime")) {
+			warn(w, k, "unknown key 'sandbox.container.%s'", name);
+		}
+	}
+}
+
+static void read_sandbox(struct walk *w, yaml_node_t *n)
+{
+	static const char *const backends[] = {"container", "lima", NULL};
+	static const char *const targets[] = {"agent", "all", NULL};
+	struct sandbox_config *sb = &w->c->sandbox;
+	if (n->type != YAML_MAPPING_NODE) {
+		fail(w, n, "%s must be a mapping", "sandbox");
+		return;
+	}
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
+		const char *name = scalar(k) ? scalar(k) : "?";
+		if (!w->global && !in_list(sandbox_project_ok, name)) {
 			warn(w, k, "'sandbox.%s' may only be set in the global config; ignored", name);
 			continue;
 		}
-		if (v->type != YAML_MAPPING_NODE)
-			continue;
-		for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
-		     q++) {
-			yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
-			char *full = xasprintf("%s.%s", name, scalar(qk) ? scalar(qk) : "?");
-			if (in_list(sandbox_global_only_sub, full))
-				warn(w, qk, "'sandbox.%s' may only be set in the global config; ignored", full);
-			free(full);
+		if (!strcmp(name, "enabled")) {
+			bool on;
+			if (!read_bool(w, v, "sandbox.enabled", &on))
+				continue;
+			/* A project may ask for the sandbox, never switch the user's off. */
+			if (!w->global && !on && sb->enabled)
+				warn(w, k, "'sandbox.%s: false' in a project cannot turn off the global "
+					   "sandbox; ignored", name);
+			else
+				sb->enabled = on;
+		} else if (!strcmp(name, "backend")) {
+			read_choice(w, v, "sandbox.backend", backends, &sb->backend);
+		} else if (!strcmp(name, "target")) {
+			read_choice(w, v, "sandbox.target", targets, &sb->target);
+		} else if (!strcmp(name, "image") && want_scalar(w, v, "sandbox.image")) {
+			set_str(&sb->image, scalar(v));
+		} else if (!strcmp(name, "env")) {
+			read_env_map(w, v, &sb->env);
+		} else if (!strcmp(name, "env_passthrough")) {
+			read_strlist(w, v, "sandbox.env_passthrough", &sb->env_passthrough);
+		} else if (!strcmp(name, "extra_mounts")) {
+			read_mounts(w, v, sb);
+		} else if (!strcmp(name, "host_commands")) {
+			read_strlist(w, v, "sandbox.host_commands", &sb->host_commands);
+		} else if (!strcmp(name, "agent_config_dir")) {
+			read_path(w, v, "sandbox.agent_config_dir", &sb->agent_config_dir);
+		} else if (!strcmp(name, "rpc_host") && want_scalar(w, v, "sandbox.rpc_host")) {
+			set_str(&sb->rpc_host, scalar(v));
+		} else if (!strcmp(name, "container")) {
+			read_container(w, v, sb);
+		} else if (!strcmp(name, "lima") || !strcmp(name, "network") ||
+			   !strcmp(name, "dangerously_allow_unsandboxed_host_exec")) {
+			if (!w->global && v->type == YAML_MAPPING_NODE)
+				for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+				     q < v->data.mapping.pairs.top; q++) {
+					yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
+					char *full = xasprintf("%s.%s", name, scalar(qk) ? scalar(qk) : "?");
+					if (in_list(sandbox_global_only_sub, full))
+						warn(w, qk, "'sandbox.%s' may only be set in the global "
+							    "config; ignored", full);
+					free(full);
+				}
+			/* Read by the backends that use them (later). */
+		} else if (strcmp(name, "image")) {
+			warn(w, k, "unknown key 'sandbox.%s'", name);
 		}
 	}
 }
@@ -490,7 +685,7 @@ static void walk_root(struct walk *w, yaml_node_t *root)
 		} else if (strcmp(name, "merge_strategy") == 0) {
 			read_choice(w, v, name, strategies, &w->c->merge_strategy);
 		} else if (strcmp(name, "sandbox") == 0) {
-			check_sandbox(w, v);
+			read_sandbox(w, v);
 		} else if (strcmp(name, "remote") == 0) {
 			if (!w->global)
 				warn(w, k, "'%s' may only be set in the global config; ignored", name);
@@ -510,6 +705,9 @@ void config_init(struct config *c)
 	c->icons[0] = xstrdup("●");
 	c->icons[1] = xstrdup("◆");
 	c->icons[2] = xstrdup("✓");
+	c->sandbox.backend = xstrdup("container");
+	c->sandbox.target = xstrdup("agent");
+	c->sandbox.container.pids_limit = 4096;
 }
 
 void config_free(struct config *c)
@@ -535,6 +733,25 @@ void config_free(struct config *c)
 	free(c->notify);
 	for (int i = 0; i < 3; i++)
 		free(c->icons[i]);
+	struct sandbox_config *sb = &c->sandbox;
+	free(sb->backend);
+	free(sb->target);
+	free(sb->image);
+	strlist_free(&sb->env);
+	strlist_free(&sb->env_passthrough);
+	free_mounts(sb);
+	strlist_free(&sb->host_commands);
+	free(sb->agent_config_dir);
+	free(sb->rpc_host);
+	free(sb->container.runtime);
+	free(sb->container.memory);
+	free(sb->container.cpus);
+	strlist_free(&sb->container.devices);
+	strlist_free(&sb->container.group_add);
+	strlist_free(&sb->container.excluded_files);
+	strlist_free(&sb->container.cap_add);
+	strlist_free(&sb->container.security_opt);
+	free(sb->container.oci_runtime);
 	for (size_t i = 0; i < c->nwarnings; i++)
 		free(c->warnings[i]);
 	free(c->warnings);

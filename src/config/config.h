@@ -42,6 +42,34 @@ struct pane_def {
 	bool focus;
 };
 
+struct mount_def {
+	char *host;  /* owned; absolute, ~ expanded */
+	char *guest; /* owned; the same path unless given */
+	bool writable;
+};
+
+struct sandbox_config {
+	bool enabled;
+	char *backend; /* owned: container (lima later) */
+	char *target;  /* owned: agent or all */
+	char *image;   /* owned; NULL: workrex-sandbox:<agent> */
+	struct strlist env; /* "NAME=value"; global-only */
+	struct strlist env_passthrough; /* global-only */
+	struct mount_def *extra_mounts; /* owned; global-only */
+	size_t nextra_mounts;
+	struct strlist host_commands; /* global-only */
+	char *agent_config_dir;       /* owned; global-only */
+	char *rpc_host;               /* owned; global-only */
+	struct {
+		char *runtime; /* owned: podman, docker, apple-container; NULL: detect */
+		char *memory;  /* owned: "4g" */
+		char *cpus;    /* owned: "2" */
+		long pids_limit;
+		struct strlist devices, group_add, excluded_files, cap_add, security_opt; /* global */
+		char *oci_runtime; /* owned; global-only */
+	} container;
+};
+
 struct config {
 	char *main_branch;  /* owned; NULL: detect */
 	char *worktree_dir; /* owned; NULL: <repo-parent>/<project>__worktrees */
@@ -59,6 +87,7 @@ struct config {
 	size_t nbinds;
 	char *notify;       /* owned: off, bell, desktop, both */
 	char *icons[3];     /* owned: working, waiting, done */
+	struct sandbox_config sandbox;
 	char **warnings;    /* owned */
 	size_t nwarnings;
 };

@@ -13,13 +13,14 @@ struct known_agent {
 	const char *name;
 	const char *prompt_flag; /* NULL: the prompt is the last argument */
 	const char *resume;      /* words added to continue; NULL: none */
+	const char *approve;     /* its no-questions flag, only ever added in a sandbox */
 };
 
 static const struct known_agent known[] = {
-	{"claude", NULL, "--continue"},
-	{"codex", NULL, "resume --last"},
-	{"gemini", "-i", NULL},
-	{"opencode", "--prompt", "--continue"},
+	{"claude", NULL, "--continue", "--dangerously-skip-permissions"},
+	{"codex", NULL, "resume --last", "--yolo"},
+	{"gemini", "-i", NULL, "--yolo"},
+	{"opencode", "--prompt", "--continue", NULL},
 };
 
 static const struct known_agent *find_known(const char *cmd)
@@ -56,6 +57,12 @@ const char *agentcmd_default(const struct config *c)
 char *agentcmd_build(const struct config *c, const char *name, const char *prompt_file,
 		     bool cont)
 {
+	return agentcmd_build_sandboxed(c, name, prompt_file, cont, false);
+}
+
+char *agentcmd_build_sandboxed(const struct config *c, const char *name, const char *prompt_file,
+			       bool cont, bool sandboxed)
+{
 	struct buf b = {0};
 	const struct agent_def *def = name ? config_agent(c, name) : NULL;
 	const char *cmd = def ? def->command : name;
@@ -87,6 +94,8 @@ char *agentcmd_build(const struct config *c, const char *name, const char *promp
 	const struct known_agent *k = find_known(def ? def->name : cmd);
 	if (k == NULL && def)
 		k = find_known(def->command);
+	if (k && sandboxed && k->approve)
+		buf_addf(&b, " %s", k->approve);
 	if (k && cont && k->resume) {
 		buf_addf(&b, " %s", k->resume);
 	} else if (k && prompt_file) {

@@ -24,6 +24,10 @@ const char *agentcmd_default(const struct config *c);
 char *agentcmd_build(const struct config *c, const char *name, const char *prompt_file,
 		     bool cont);
 
+/* The same; sandboxed: known agents also get their approval flag (never outside a sandbox). */
+char *agentcmd_build_sandboxed(const struct config *c, const char *name, const char *prompt_file,
+			       bool cont, bool sandboxed);
+
 /* 'word' quoted for /bin/sh; caller frees. */
 char *sh_quote(const char *word);
 

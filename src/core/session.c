@@ -53,6 +53,7 @@ static void agent_free(struct agent *a)
 	free(a->branch);
 	free(a->title);
 	free(a->note);
+	free(a->rpc_dir);
 	free(a);
 }
 
@@ -99,6 +100,7 @@ struct agent *session_add_agent(struct session *s, const char *handle, const cha
 	a->handle = xstrdup(handle);
 	a->path = xstrdup(path);
 	a->status_since = now_ms();
+	a->sandbox = -1;
 	s->agents = xrealloc(s->agents, (size_t)(s->nagents + 1) * sizeof *s->agents);
 	s->last_focus = xrealloc(s->last_focus, (size_t)(s->nagents + 1) * sizeof *s->last_focus);
 	s->last_focus[s->nagents] = NULL;
@@ -196,12 +198,29 @@ struct wpane *session_open_pane_labelled(struct session *s, struct agent *a, cha
 					 const char *label, int rows, int cols, bool focus,
 					 char **cause)
 {
+	return session_open_pane_ex(s, a, argv, label, rows, cols, focus, false, cause);
+}
+
+static void free_strv(char **v)
+{
+	for (char **e = v; e && *e; e++) {
+		explicit_bzero(*e, strlen(*e)); /* tokens do not linger in our heap */
+		free(*e);
+	}
+	free(v);
+}
+
+struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *const *argv,
+				   const char *label, int rows, int cols, bool focus, bool sandboxed,
+				   char **cause)
+{
 	char *shell_argv[] = {(char *)user_shell(), NULL};
 	if (argv == NULL)
 		argv = shell_argv;
 
 	struct wpane *wp = xcalloc(1, sizeof *wp);
 	wp->id = s->next_pane_id++;
+	wp->sandboxed = sandboxed;
 	wp->agent = a;
 	wp->session = s;
 	const char *base = strrchr(argv[0], '/');
@@ -221,15 +240,18 @@ struct wpane *session_open_pane_labelled(struct session *s, struct agent *a, cha
 	for (size_t i = 0; i < nextra; i++)
 		env[4 + i] = extra[i];
 	free(extra);
-	struct pty_spawn sp = {.argv = argv, .cwd = a->path, .env = env};
-	int rc = pty_start(s->loop, wp->term, &sp, cause);
-	/* putenv() in the child only: the parent's copies can go. */
-	for (char **e = env; *e; e++) {
-		explicit_bzero(*e, strlen(*e)); /* tokens do not linger in our heap */
-		free(*e);
+	char **run = NULL;
+	int rc = s->hooks.pane_argv ? s->hooks.pane_argv(s->ui, wp, argv, env, &run, cause) : 0;
+	if (rc == 0) {
+		struct pty_spawn sp = {.argv = run ? run : argv, .cwd = a->path, .env = env};
+		rc = pty_start(s->loop, wp->term, &sp, cause);
 	}
-	free(env);
+	/* putenv() in the child only: the parent's copies can go. */
+	free_strv(env);
+	free_strv(run);
 	if (rc < 0) {
+		if (s->hooks.pane_gone)
+			s->hooks.pane_gone(s->ui, wp); /* its token goes */
 		pane_free(wp->term);
 		free(wp->label);
 		free(wp);

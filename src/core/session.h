@@ -31,6 +31,8 @@ struct agent {
 	char *note;            /* owned; last notify text, or NULL */
 	char *branch;          /* owned; NULL for the home directory */
 	bool worktree;         /* an agent's worktree (not the main directory) */
+	int sandbox;           /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
+	char *rpc_dir;         /* owned; its own RPC socket's directory once a sandbox needs it */
 };
 
 /* A working agent whose pane printed nothing this long is shown interrupted. */
@@ -46,6 +48,7 @@ struct wpane {
 	char *label;        /* owned; the command, for the border */
 	bool bell;          /* rang while not focused */
 	uint64_t last_output; /* now_ms() of the last output */
+	bool sandboxed;     /* runs in the agent's sandbox (the pane_argv hook decides how) */
 	void *view;         /* owned by the UI (scroll state), freed through ui hook */
 };
 
@@ -57,6 +60,13 @@ struct session_hooks {
 	void (*attention)(void *ui, struct agent *a, const char *what);
 	/* Extra "K=V" strings for a new pane's environment (NULL-terminated, owned by session). */
 	char **(*pane_env)(void *ui, struct wpane *wp);
+	/*
+	 * The argv the pty runs for wp, given its command and environment
+	 * (NULL-terminated, owned by the caller of the hook), or *out NULL to
+	 * run argv as it is. 0, or -errno with *cause: the pane does not open.
+	 */
+	int (*pane_argv)(void *ui, struct wpane *wp, char *const *argv, char *const *env,
+			 char ***out, char **cause);
 };
 
 struct session *session_new(uv_loop_t *loop, const struct session_hooks *hooks, void *ui);
@@ -82,6 +92,10 @@ struct wpane *session_open_pane(struct session *s, struct agent *a, char *const 
 struct wpane *session_open_pane_labelled(struct session *s, struct agent *a, char *const *argv,
 					 const char *label, int rows, int cols, bool focus,
 					 char **cause);
+/* The same, run in the agent's sandbox when sandboxed. */
+struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *const *argv,
+				   const char *label, int rows, int cols, bool focus, bool sandboxed,
+				   char **cause);
 void session_close_pane(struct session *s, struct wpane *wp);
 
 int session_pane_count(const struct session *s);

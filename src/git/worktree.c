@@ -115,7 +115,7 @@ static char *get_key(const struct repo *r, const char *handle, const char *field
 
 static void unset_keys(const struct repo *r, const char *handle, const char *branch)
 {
-	static const char *fields[] = {"branch", "path", "agent", "created"};
+	static const char *fields[] = {"branch", "path", "agent", "created", "sandbox"};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
 		char *key = xasprintf("workrex.worktree.%s.%s", handle, fields[i]);
 		repo_config_unset(r, key);
@@ -336,6 +336,9 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 	set_key(r, handle, "path", out->path);
 	set_key(r, handle, "agent", out->agent);
 	set_key(r, handle, "created", created);
+	out->sandbox = o->sandbox;
+	if (o->sandbox >= 0)
+		set_key(r, handle, "sandbox", o->sandbox ? "true" : "false");
 	if (base) {
 		char *key = xasprintf("branch.%s.workrex-base", out->branch);
 		repo_config_set(r, key, base);
@@ -374,6 +377,9 @@ static void rec_from_worktree(const struct repo *r, const struct worktree_info *
 	char *created = get_key(r, a->handle, "created");
 	a->created = created ? atol(created) : 0;
 	free(created);
+	char *sb = get_key(r, a->handle, "sandbox");
+	a->sandbox = sb ? strcmp(sb, "true") == 0 : -1;
+	free(sb);
 	if (a->branch) {
 		char *key = xasprintf("branch.%s.workrex-base", a->branch);
 		a->base = repo_config_get(r, key);

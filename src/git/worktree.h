@@ -3,7 +3,7 @@
  * the merge back (merge.c).
  *
  * An agent is a linked worktree with a branch, recorded in the repository's
- * config as workrex.worktree.<handle>.{branch,path,agent,created} and
+ * config as workrex.worktree.<handle>.{branch,path,agent,created,sandbox} and
  * branch.<branch>.workrex-base, so `git worktree list` and workrex agree and
  * any workrex process (CLI or dashboard) sees the same agents.
  */
@@ -22,6 +22,7 @@ struct agent_rec {
 	char *agent;  /* owned; may be NULL */
 	char *base;   /* owned; may be NULL */
 	long created; /* epoch seconds, 0 unknown */
+	int sandbox;  /* add -S: 1, --no-sandbox: 0, neither: -1 (the config decides) */
 };
 
 /* "feature/auth" -> "feature-auth"; NULL if nothing usable is left. Caller frees. */
@@ -39,6 +40,7 @@ struct add_opts {
 	const char *agent;  /* agent name recorded; NULL: none */
 	const char *prompt; /* NULL: none */
 	const char *cwd;    /* where the user stands */
+	int sandbox;        /* 1, 0, or -1: as the config says */
 };
 
 /* Create branch + worktree, copy/symlink files, run post_create, save the prompt. */

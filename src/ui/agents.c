@@ -36,6 +36,7 @@ void agents_load(struct ui *ui)
 				struct agent *a = session_add_agent(ui->s, as[i].handle, as[i].path);
 				a->worktree = true;
 				a->branch = as[i].branch ? xstrdup(as[i].branch) : NULL;
+				a->sandbox = as[i].sandbox;
 			}
 			agent_rec_free(&as[i]);
 		}
@@ -83,8 +84,10 @@ int agents_open(struct ui *ui, struct agent *a, bool focus, bool cont, char **ca
 		const char *spec = ui->cfg.npanes ? ui->cfg.panes[i].command : (i == 0 ? "<agent>" : NULL);
 		char *line;
 		const char *label;
-		if (spec && strcmp(spec, "<agent>") == 0) {
-			line = agentcmd_build(&ui->cfg, name, prompt, cont);
+		bool is_agent = spec && strcmp(spec, "<agent>") == 0;
+		bool boxed = sandbox_pane_wanted(ui, a, is_agent);
+		if (is_agent) {
+			line = agentcmd_build_sandboxed(&ui->cfg, name, prompt, cont, boxed);
 			label = name ? name : "shell";
 		} else if (spec) {
 			line = xasprintf("exec %s", spec);
@@ -94,8 +97,8 @@ int agents_open(struct ui *ui, struct agent *a, bool focus, bool cont, char **ca
 			label = "shell";
 		}
 		char *argv[] = {"/bin/sh", "-c", line, NULL};
-		struct wpane *wp = session_open_pane_labelled(ui->s, a, argv, label, rows, cols, false,
-							      cause);
+		struct wpane *wp = session_open_pane_ex(ui->s, a, argv, label, rows, cols, false, boxed,
+							cause);
 		free(line);
 		if (wp == NULL) {
 			free(prompt);
@@ -150,6 +153,9 @@ static struct agent *lookup(struct ui *ui, json_object *req, const char *handle,
 	a->worktree = true;
 	const char *branch = str_field(req, "branch");
 	a->branch = branch ? xstrdup(branch) : NULL;
+	json_object *sb;
+	if (json_object_object_get_ex(req, "sandbox", &sb) && json_object_is_type(sb, json_type_boolean))
+		a->sandbox = json_object_get_boolean(sb);
 	return a;
 }
 

@@ -133,6 +133,7 @@ static void hook_pane_gone(void *data, struct wpane *wp)
 {
 	struct ui *ui = data;
 	bridge_pane_gone(ui, wp);
+	sandbox_pane_gone(ui, wp);
 	free(wp->view);
 	wp->view = NULL;
 	for (int i = 0; i < ui->nsidebar_rows; i++)
@@ -164,12 +165,19 @@ static char **hook_pane_env(void *data, struct wpane *wp)
 	return bridge_pane_env(data, wp);
 }
 
+static int hook_pane_argv(void *data, struct wpane *wp, char *const *argv, char *const *env,
+			  char ***out, char **cause)
+{
+	return sandbox_pane_argv(data, wp, argv, env, out, cause);
+}
+
 static const struct session_hooks hooks = {
 	.changed = hook_changed,
 	.pane_gone = hook_pane_gone,
 	.bell = hook_bell,
 	.attention = hook_attention,
 	.pane_env = hook_pane_env,
+	.pane_argv = hook_pane_argv,
 };
 
 /* ---- actions ---- */
@@ -530,6 +538,9 @@ int dashboard_run(const struct dashboard_opts *opts)
 	struct repo *repo = NULL;
 	if (repo_open(ui->cwd, &repo, &cause) == 0) {
 		ui->root = xstrdup(repo_root(repo));
+		ui->gitdir = xstrdup(repo_gitdir(repo));
+		ui->git_name = repo_config_get(repo, "user.name");
+		ui->git_email = repo_config_get(repo, "user.email");
 		ui->in_repo = true;
 		repo_free(repo);
 	} else {
@@ -587,6 +598,7 @@ int dashboard_run(const struct dashboard_opts *opts)
 	struct agent *home = session_add_agent(ui->s, base && base[1] ? base + 1 : ui->root, ui->cwd);
 	if (ui->in_repo)
 		agents_load(ui);
+	sandbox_start(ui);
 	ui->layout_dirty = true;
 	render_frame(ui); /* sizes the area before the first pane starts */
 	open_shell(ui, home);
@@ -600,6 +612,7 @@ out:
 	session_free(ui->s);
 	ui->s = NULL;
 	bridge_stop(ui);
+	sandbox_stop(ui);
 	close_handle((uv_handle_t *)&ui->sig_winch);
 	close_handle((uv_handle_t *)&ui->sig_chld);
 	close_handle((uv_handle_t *)&ui->sig_term);

@@ -56,6 +56,12 @@ struct ui {
 	struct rpc_server *rpc;
 	char *sock_path; /* owned: the control socket, also agents' RPC socket */
 	uv_timer_t tick_timer; /* status ages and the silence of working agents */
+	/* For sandboxes, read once at start (sandbox.c): */
+	char *gitdir;     /* owned: the repository's common .git directory */
+	char *git_name;   /* owned: user.name, or NULL */
+	char *git_email;  /* owned: user.email, or NULL */
+	char *guest_bin;  /* owned: the static guest client */
+	char *session_id; /* owned: labels what this dashboard starts */
 	char *self_exe; /* owned: this binary, for the commands keys run */
 
 	int ttyfd;
@@ -142,6 +148,15 @@ void bridge_attention(struct ui *ui, struct agent *a, const char *what);
 void bridge_schedule_tick(struct ui *ui);
 /* "3m" since the status changed, or "" (buf of 16). */
 void bridge_age(const struct agent *a, uint64_t now, char *out, size_t len);
+
+/* sandbox.c: panes that run in a backend */
+void sandbox_start(struct ui *ui);
+void sandbox_stop(struct ui *ui);
+bool sandbox_wanted(struct ui *ui, const struct agent *a);
+bool sandbox_pane_wanted(struct ui *ui, const struct agent *a, bool agent_pane);
+int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *const *env,
+		      char ***out, char **cause);
+void sandbox_pane_gone(struct ui *ui, struct wpane *wp);
 
 /* overview.c */
 void overview_draw(struct ui *ui);

@@ -1,0 +1,543 @@
+/*
+ * container.c - the container backend: each pane its own `run --rm -it`
+ * container (podman, docker, Apple Container), named wrx-<handle>-<n>.
+ *
+ * What the agent sees is only what is mounted: its worktree read-write at
+ * its own path; the main worktree read-only; of the git metadata, what it
+ * needs to commit, branch and rebase (objects, refs, logs and its own
+ * worktree admin dir writable) and nothing that the host would later run:
+ * the config is a read-only snapshot, hooks/ and info/ are read-only, as
+ * are the worktree's `.git` file and the admin dir's gitdir/commondir (which
+ * decide where host git looks). HOME is an empty tmpfs holding only the
+ * agent's own config dir, so ~/.ssh, ~/.aws, ~/.gnupg, shell history and
+ * the rest of the host do not exist in there. The guest client and the
+ * agent's RPC socket are mounted read-only; RPC needs no network on Linux.
+ *
+ * Refused before anything starts: container-engine sockets in
+ * extra_mounts (read-only does not stop connect()), cap_add ALL or
+ * SYS_ADMIN, writable extra mounts over git metadata, and hooks that are
+ * symlinks out of the repository.
+ */
+#include "backend.h"
+
+#include "../util/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define GUEST_DIR "/opt/workrex/bin"
+#define GUEST_RPC_DIR "/run/workrex"
+#define GUEST_PATH GUEST_DIR ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+const char *container_runtime(const struct config *cfg)
+{
+	static const char *const order[] = {"podman", "docker", "container"};
+	const char *want = cfg->sandbox.container.runtime;
+	if (want)
+		return strcmp(want, "apple-container") == 0 ? "container" : want;
+	for (size_t i = 0; i < WRX_ARRAY_LEN(order); i++)
+		if (path_has(order[i]))
+			return order[i];
+	return NULL;
+}
+
+char *container_image(const struct config *cfg, const char *agent)
+{
+	if (cfg->sandbox.image)
+		return xstrdup(cfg->sandbox.image);
+	return xasprintf("workrex-sandbox:%s", agent && *agent ? agent : "shell");
+}
+
+char *container_name(const char *handle, int n)
+{
+	return xasprintf("wrx-%s-%d", handle, n);
+}
+
+static bool is_apple(const char *rt)
+{
+	return strcmp(rt, "container") == 0;
+}
+
+/* ---- checks ---- */
+
+static bool path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0' || n == 1);
+}
+
+/* Do a and b overlap (one contains the other)? Both absolute and clean. */
+static bool overlaps(const char *a, const char *b)
+{
+	return path_within(a, b) || path_within(b, a);
+}
+
+static bool engine_socket(const char *path)
+{
+	static const char *const names[] = {"docker.sock", "podman.sock", "containerd.sock",
+					    "crio.sock", "buildkitd.sock"};
+	char real[PATH_MAX];
+	const char *p = realpath(path, real) ? real : path;
+	for (int k = 0; k < 2; k++, p = path) {
+		const char *base = strrchr(p, '/');
+		base = base ? base + 1 : p;
+		for (size_t i = 0; i < WRX_ARRAY_LEN(names); i++)
+			if (strcmp(base, names[i]) == 0)
+				return true;
+		if (path_within(p, "/run/docker") || path_within(p, "/run/podman") ||
+		    path_within(p, "/run/containerd") || path_within(p, "/var/run/docker") ||
+		    path_within(p, "/var/run/podman") || path_within(p, "/var/lib/docker") ||
+		    path_within(p, "/var/lib/containers"))
+			return true;
+	}
+	return false;
+}
+
+/* A mount source that holds an engine socket somewhere below it (/run, /var, /). */
+static bool holds_engine_socket(const char *dir)
+{
+	static const char *const sockets[] = {"/run/docker.sock", "/var/run/docker.sock",
+					      "/run/podman/podman.sock",
+					      "/run/containerd/containerd.sock"};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(sockets); i++)
+		if (path_within(sockets[i], dir) && access(sockets[i], F_OK) == 0)
+			return true;
+	return engine_socket(dir);
+}
+
+static int check_mounts(const struct backend_pane *p, char **cause)
+{
+	const struct sandbox_config *sb = &p->cfg->sandbox;
+	char *wgit = xasprintf("%s/.git", p->worktree);
+	int rc = 0;
+	for (size_t i = 0; i < sb->nextra_mounts && rc == 0; i++) {
+		const struct mount_def *m = &sb->extra_mounts[i];
+		char real[PATH_MAX];
+		const char *host = realpath(m->host, real) ? real : m->host;
+		if (holds_engine_socket(host)) {
+			*cause = xasprintf("sandbox.extra_mounts: %s gives access to a container engine "
+					   "socket, which controls the host; refused (read-only does "
+					   "not stop a socket being used)",
+					   m->host);
+			rc = -EPERM;
+		} else if (m->writable && (overlaps(host, p->git_dir) || overlaps(host, wgit) ||
+					   overlaps(m->guest, p->git_dir) || overlaps(m->guest, wgit))) {
+			*cause = xasprintf("sandbox.extra_mounts: %s is writable and overlaps the git "
+					   "metadata (%s); refused: the sandbox could plant hooks or "
+					   "config the host runs",
+					   m->host, p->git_dir);
+			rc = -EPERM;
+		} else if (strchr(m->host, ',') || strchr(m->guest, ',')) {
+			*cause = xasprintf("sandbox.extra_mounts: %s: paths with ',' cannot be mounted",
+					   m->host);
+			rc = -EINVAL;
+		}
+	}
+	free(wgit);
+	return rc;
+}
+
+static int check_caps(const struct backend_pane *p, char **cause)
+{
+	const struct strlist *caps = &p->cfg->sandbox.container.cap_add;
+	for (size_t i = 0; i < caps->n; i++) {
+		const char *c = caps->v[i];
+		if (strncasecmp(c, "CAP_", 4) == 0)
+			c += 4;
+		if (strcasecmp(c, "ALL") == 0 || strcasecmp(c, "SYS_ADMIN") == 0) {
+			*cause = xasprintf("sandbox.container.cap_add: %s would let the agent out of "
+					   "its container; refused",
+					   caps->v[i]);
+			return -EPERM;
+		}
+	}
+	return 0;
+}
+
+/* hooks/ and each hook must stay inside the repository when resolved. */
+static int check_hooks(const struct backend_pane *p, char **cause)
+{
+	char repo[PATH_MAX], git[PATH_MAX], real[PATH_MAX];
+	if (realpath(p->project_root, repo) == NULL || realpath(p->git_dir, git) == NULL)
+		return 0;
+	char *hooks = xasprintf("%s/hooks", p->git_dir);
+	int rc = 0;
+	struct stat st;
+	if (lstat(hooks, &st) == 0) {
+		if (realpath(hooks, real) && !path_within(real, git) && !path_within(real, repo)) {
+			*cause = xasprintf("%s is a symlink to %s, outside the repository; refused "
+					   "(the sandbox's view of it cannot be made read-only)",
+					   hooks, real);
+			rc = -EPERM;
+		}
+	}
+	if (rc == 0 && S_ISDIR(st.st_mode)) {
+		/* Each entry: a symlink must resolve inside the repository too. */
+		DIR *d = opendir(hooks);
+		struct dirent *e;
+		while (d && rc == 0 && (e = readdir(d)) != NULL) {
+			if (e->d_name[0] == '.')
+				continue;
+			char *f = xasprintf("%s/%s", hooks, e->d_name);
+			struct stat fs;
+			if (lstat(f, &fs) == 0 && S_ISLNK(fs.st_mode)) {
+				char *t = realpath(f, NULL);
+				if (t == NULL || (!path_within(t, git) && !path_within(t, repo))) {
+					*cause = xasprintf("hook %s is a symlink to %s, outside the "
+							   "repository; refused",
+							   f, t ? t : "(nowhere)");
+					rc = -EPERM;
+				}
+				free(t);
+			}
+			free(f);
+		}
+		if (d)
+			closedir(d);
+	}
+	free(hooks);
+	return rc;
+}
+
+static int container_check(const struct backend_pane *p, char **cause)
+{
+	const char *rt = container_runtime(p->cfg);
+	if (rt == NULL) {
+		*cause = xstrdup("the sandbox needs a container runtime and none is installed: "
+				 "install podman (apt-get install podman) or docker, or set "
+				 "sandbox.container.runtime");
+		return -ENOENT;
+	}
+	if (!path_has(rt)) {
+		*cause = xasprintf("sandbox.container.runtime is %s, but %s is not installed",
+				   p->cfg->sandbox.container.runtime, rt);
+		return -ENOENT;
+	}
+	if (p->guest_bin == NULL || access(p->guest_bin, X_OK) < 0) {
+		*cause = xasprintf("the sandbox client %s is missing (make guest builds it)",
+				   p->guest_bin ? p->guest_bin : "workrex-guest");
+		return -ENOENT;
+	}
+	int rc;
+	if ((rc = check_caps(p, cause)) < 0 || (rc = check_mounts(p, cause)) < 0 ||
+	    (rc = check_hooks(p, cause)) < 0)
+		return rc;
+	if (strchr(p->worktree, ',') || strchr(p->project_root, ',') || strchr(p->git_dir, ',')) {
+		*cause = xstrdup("the sandbox cannot mount paths that contain ','");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- the command line ---- */
+
+static void add(struct strlist *l, const char *s)
+{
+	strlist_add(l, s);
+}
+
+static void addf(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void addf(struct strlist *l, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	strlist_add(l, s);
+	free(s);
+}
+
+static void mount_bind(struct strlist *l, const char *src, const char *dst, bool writable)
+{
+	add(l, "--mount");
+	addf(l, "type=bind,source=%s,target=%s%s", src, dst, writable ? "" : ",readonly");
+}
+
+/* Bind src at the same path if it exists. */
+static void mount_if(struct strlist *l, const char *src, bool writable)
+{
+	if (access(src, F_OK) == 0)
+		mount_bind(l, src, src, writable);
+}
+
+/*
+ * The worktree's admin dir inside git_dir/worktrees/, from its .git file
+ * ("gitdir: <path>"). NULL if the file says anything else. Caller frees.
+ */
+static char *admin_dir(const struct backend_pane *p)
+{
+	char *file = xasprintf("%s/.git", p->worktree), *text = NULL, *cause = NULL;
+	int rc = file_read(file, 4096, &text, &cause);
+	free(file);
+	free(cause);
+	if (rc < 0)
+		return NULL;
+	char *dir = NULL;
+	if (strncmp(text, "gitdir: ", 8) == 0) {
+		char *v = text + 8;
+		v[strcspn(v, "\r\n")] = '\0';
+		char *want = xasprintf("%s/worktrees/", p->git_dir);
+		/* Only a direct child of worktrees/: nothing else gets a writable mount. */
+		if (strncmp(v, want, strlen(want)) == 0 && v[strlen(want)] &&
+		    !strchr(v + strlen(want), '/') && strcmp(v + strlen(want), "..") != 0 &&
+		    strcmp(v + strlen(want), ".") != 0)
+			dir = xstrdup(v);
+		free(want);
+	}
+	free(text);
+	return dir;
+}
+
+/* The agent's config dirs and files under the sandbox's HOME (/tmp). */
+static void mount_agent_config(const struct backend_pane *p, struct strlist *l)
+{
+	const char *home = getenv("HOME");
+	const char *dir = p->cfg->sandbox.agent_config_dir;
+	if (home == NULL)
+		return;
+	static const struct {
+		const char *agent, *dir, *file;
+	} known[] = {
+		{"claude", ".claude", ".claude.json"},
+		{"codex", ".codex", NULL},
+		{"gemini", ".gemini", NULL},
+		{"opencode", ".config/opencode", NULL},
+	};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(known); i++) {
+		if (p->agent == NULL || strcmp(p->agent, known[i].agent) != 0)
+			continue;
+		char *src = dir ? xstrdup(dir) : xasprintf("%s/%s", home, known[i].dir);
+		char *dst = xasprintf("/tmp/%s", known[i].dir);
+		if (mkdir_p(src, 0700) == 0)
+			mount_bind(l, src, dst, true);
+		free(src);
+		free(dst);
+		if (known[i].file) {
+			char *f = xasprintf("%s/%s", home, known[i].file);
+			char *g = xasprintf("/tmp/%s", known[i].file);
+			if (access(f, F_OK) == 0)
+				mount_bind(l, f, g, true);
+			free(f);
+			free(g);
+		}
+	}
+}
+
+/* excluded_files: relative to the worktree and the main worktree, hidden. */
+static void mount_excluded(const struct backend_pane *p, struct strlist *l)
+{
+	const struct strlist *ex = &p->cfg->sandbox.container.excluded_files;
+	const char *roots[] = {p->worktree, p->project_root};
+	for (size_t i = 0; i < ex->n; i++) {
+		if (ex->v[i][0] == '/' || strstr(ex->v[i], "..") || strchr(ex->v[i], ','))
+			continue; /* config_check reports these */
+		for (size_t r = 0; r < WRX_ARRAY_LEN(roots); r++) {
+			char *path = xasprintf("%s/%s", roots[r], ex->v[i]);
+			struct stat st;
+			if (lstat(path, &st) == 0) {
+				if (S_ISDIR(st.st_mode)) {
+					add(l, "--mount");
+					addf(l, "type=tmpfs,target=%s", path);
+				} else {
+					mount_bind(l, "/dev/null", path, false);
+				}
+			}
+			free(path);
+		}
+	}
+}
+
+static bool env_has(const struct strlist *l, const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; i < l->n; i++)
+		if (strncmp(l->v[i], name, n) == 0 && l->v[i][n] == '=')
+			return true;
+	return false;
+}
+
+static void env(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void env(struct strlist *l, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	strlist_add(l, "--env");
+	strlist_add(l, s);
+	free(s);
+}
+
+static int container_argv(const struct backend_pane *p, struct strlist *l, char **cause)
+{
+	const struct sandbox_config *sb = &p->cfg->sandbox;
+	const char *rt = container_runtime(p->cfg);
+	char *admin = admin_dir(p);
+	if (admin == NULL) {
+		*cause = xasprintf("%s/.git does not point into %s/worktrees; refusing to guess what "
+				   "to mount",
+				   p->worktree, p->git_dir);
+		return -EINVAL;
+	}
+	bool apple = is_apple(rt);
+	char *name = container_name(p->handle, p->n);
+	add(l, rt);
+	add(l, "run");
+	add(l, "--rm");
+	add(l, "-it");
+	add(l, "--name");
+	add(l, name);
+	addf(l, "--label=workrex.project=%s", p->project_root);
+	addf(l, "--label=workrex.session=%s", p->session);
+	addf(l, "--label=workrex.handle=%s", p->handle);
+	if (strcmp(rt, "podman") == 0 && getuid() != 0)
+		add(l, "--userns=keep-id"); /* rootless: the user's own uid inside */
+	else
+		addf(l, "--user=%ld:%ld", (long)getuid(), (long)getgid());
+	if (!apple) {
+		add(l, "--security-opt=no-new-privileges");
+		addf(l, "--pids-limit=%ld", sb->container.pids_limit);
+	}
+	if (sb->container.memory)
+		addf(l, "--memory=%s", sb->container.memory);
+	if (sb->container.cpus)
+		addf(l, "--cpus=%s", sb->container.cpus);
+	if (sb->container.oci_runtime && !apple)
+		addf(l, "--runtime=%s", sb->container.oci_runtime);
+	for (size_t i = 0; i < sb->container.cap_add.n; i++)
+		addf(l, "--cap-add=%s", sb->container.cap_add.v[i]);
+	for (size_t i = 0; i < sb->container.security_opt.n; i++)
+		addf(l, "--security-opt=%s", sb->container.security_opt.v[i]);
+	for (size_t i = 0; i < sb->container.devices.n; i++)
+		addf(l, "--device=%s", sb->container.devices.v[i]);
+	for (size_t i = 0; i < sb->container.group_add.n; i++)
+		addf(l, "--group-add=%s", sb->container.group_add.v[i]);
+	addf(l, "--workdir=%s", p->worktree);
+
+	/* HOME: empty, the container's own. */
+	add(l, "--mount");
+	add(l, "type=tmpfs,target=/tmp,tmpfs-mode=1777");
+	/* The code: the main worktree to read, the agent's to write. */
+	mount_bind(l, p->project_root, p->project_root, false);
+	mount_bind(l, p->worktree, p->worktree, true);
+	/* Git metadata: read-only, but for what a commit, branch or rebase writes. */
+	mount_bind(l, p->git_dir, p->git_dir, false);
+	static const char *const writable[] = {"objects", "refs", "logs"};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(writable); i++) {
+		char *d = xasprintf("%s/%s", p->git_dir, writable[i]);
+		mkdir_p(d, 0755);
+		mount_bind(l, d, d, true);
+		free(d);
+	}
+	mount_bind(l, admin, admin, true);
+	static const char *const pinned[] = {"gitdir", "commondir", "config.worktree"};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(pinned); i++) {
+		char *f = xasprintf("%s/%s", admin, pinned[i]);
+		mount_if(l, f, false);
+		free(f);
+	}
+	char *cfgpath = xasprintf("%s/config", p->git_dir);
+	mount_bind(l, p->snapshot ? p->snapshot : cfgpath, cfgpath, false);
+	free(cfgpath);
+	char *wgit = xasprintf("%s/.git", p->worktree);
+	mount_bind(l, wgit, wgit, false);
+	free(wgit);
+	/* The bridge and its client. */
+	if (!apple && p->rpc_dir)
+		mount_bind(l, p->rpc_dir, GUEST_RPC_DIR, false);
+	mount_bind(l, p->guest_bin, GUEST_DIR "/workrex", false);
+	mount_agent_config(p, l);
+	for (size_t i = 0; i < sb->nextra_mounts; i++)
+		mount_bind(l, sb->extra_mounts[i].host, sb->extra_mounts[i].guest,
+			   sb->extra_mounts[i].writable);
+	mount_excluded(p, l);
+
+	/* Environment: the pane's, then the sandbox's own. */
+	struct strlist set = {0};
+	for (char *const *e = p->env; e && *e; e++) {
+		if (strncmp(*e, "WORKREX_RPC_SOCKET=", 19) == 0)
+			continue;
+		env(l, "%s", *e);
+		strlist_add(&set, *e);
+	}
+	env(l, "HOME=/tmp");
+	env(l, "PATH=%s", GUEST_PATH);
+	env(l, "WORKREX_SANDBOX=1");
+	if (apple) {
+		/* No socket crosses into its VM: the token-checked TCP listener does. */
+		env(l, "WORKREX_RPC_HOST=%s", sb->rpc_host ? sb->rpc_host : "192.168.64.1");
+		env(l, "WORKREX_RPC_PORT=%d", p->rpc_port);
+	} else {
+		env(l, "WORKREX_RPC_SOCKET=%s/rpc.sock", GUEST_RPC_DIR);
+	}
+	for (size_t i = 0; i < sb->env.n; i++)
+		env(l, "%s", sb->env.v[i]);
+	for (size_t i = 0; i < sb->env_passthrough.n; i++) {
+		const char *v = getenv(sb->env_passthrough.v[i]);
+		if (v && !env_has(&set, sb->env_passthrough.v[i]))
+			env(l, "%s=%s", sb->env_passthrough.v[i], v);
+	}
+	strlist_free(&set);
+	add(l, "--");
+	char *image = container_image(p->cfg, p->agent);
+	add(l, image);
+	free(image);
+	for (char *const *a = p->argv; *a; a++)
+		add(l, *a);
+	free(admin);
+	free(name);
+	return 0;
+}
+
+static void container_stop_argv(const struct backend_pane *p, struct strlist *out)
+{
+	const char *rt = container_runtime(p->cfg);
+	if (rt == NULL)
+		return;
+	char *name = container_name(p->handle, p->n);
+	add(out, rt);
+	if (is_apple(rt)) {
+		add(out, "delete");
+		add(out, "--force");
+	} else {
+		add(out, "rm");
+		add(out, "-f");
+		if (strcmp(rt, "podman") == 0)
+			add(out, "--time=0");
+	}
+	add(out, name);
+	free(name);
+}
+
+void container_cleanup_argv(const struct config *cfg, const char *project_root,
+			    const char *session, struct strlist *out)
+{
+	const char *rt = container_runtime(cfg);
+	if (rt == NULL || is_apple(rt) || !path_has(rt))
+		return;
+	/* Remove this project's containers that another (dead) dashboard started. */
+	add(out, "/bin/sh");
+	add(out, "-c");
+	add(out, "\"$1\" ps -a --filter \"label=workrex.project=$2\" "
+		 "--format '{{.Names}} {{index .Labels \"workrex.session\"}}' | "
+		 "while read -r n s; do [ \"$s\" = \"$3\" ] || \"$1\" rm -f \"$n\" >/dev/null 2>&1; "
+		 "done");
+	add(out, "workrex-cleanup");
+	add(out, rt);
+	add(out, project_root);
+	add(out, session);
+}
+
+const struct backend backend_container = {
+	.name = "container",
+	.check = container_check,
+	.argv = container_argv,
+	.stop_argv = container_stop_argv,
+};

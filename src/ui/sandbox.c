@@ -1,0 +1,263 @@
+/*
+ * sandbox.c - the dashboard's side of sandboxed panes: which panes run in
+ * a backend, the argv they get (backends/), the agent's own RPC socket
+ * mounted into its containers, stopping a pane's container when the pane
+ * goes, and removing containers a dead dashboard left behind.
+ *
+ * Everything here is quick (a few small files, no git): what a backend
+ * needs that comes from git (the common .git directory, the user's git
+ * identity) is read once at start. Stopping and cleaning up run as
+ * detached child processes, so they finish even as the dashboard exits.
+ */
+#include "../backends/backend.h"
+#include "../core/agentcmd.h"
+#include "../rpc/control.h"
+#include "../rpc/server.h"
+#include "../util/log.h"
+#include "ui.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool sandbox_wanted(struct ui *ui, const struct agent *a)
+{
+	if (!a->worktree)
+		return false; /* the project's own shell stays on the host */
+	return a->sandbox == 1 || (a->sandbox == -1 && ui->cfg.sandbox.enabled);
+}
+
+bool sandbox_pane_wanted(struct ui *ui, const struct agent *a, bool agent_pane)
+{
+	return sandbox_wanted(ui, a) &&
+	       (agent_pane || strcmp(ui->cfg.sandbox.target ? ui->cfg.sandbox.target : "agent",
+				     "all") == 0);
+}
+
+static void detached_exit(uv_process_t *p, int64_t status, int sig)
+{
+	(void)status;
+	(void)sig;
+	uv_close((uv_handle_t *)p, (uv_close_cb)free);
+}
+
+/* Run argv in the background, output discarded, not waited for at exit. */
+static void run_detached(struct ui *ui, struct strlist *argv)
+{
+	if (argv->n == 0)
+		return;
+	char **v = xcalloc(argv->n + 1, sizeof *v);
+	for (size_t i = 0; i < argv->n; i++)
+		v[i] = argv->v[i];
+	uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_IGNORE},
+					 {.flags = UV_IGNORE}};
+	uv_process_options_t o = {.file = v[0],
+				  .args = v,
+				  .exit_cb = detached_exit,
+				  .flags = UV_PROCESS_DETACHED,
+				  .stdio_count = 3,
+				  .stdio = stdio};
+	uv_process_t *p = xcalloc(1, sizeof *p);
+	int rc = uv_spawn(ui->loop, p, &o);
+	if (rc < 0) {
+		log_msg("sandbox: %s: %s", v[0], uv_strerror(rc));
+		uv_close((uv_handle_t *)p, (uv_close_cb)free);
+	} else {
+		uv_unref((uv_handle_t *)p);
+	}
+	free(v);
+}
+
+void sandbox_start(struct ui *ui)
+{
+	ui->session_id = xasprintf("%ld-%llu", (long)getpid(), (unsigned long long)now_ms());
+	char *dir = realpath("/proc/self/exe", NULL);
+	const char *env = getenv("WORKREX_GUEST");
+	if (env && *env) {
+		ui->guest_bin = xstrdup(env);
+	} else if (dir) {
+		*strrchr(dir, '/') = '\0';
+		ui->guest_bin = xasprintf("%s/workrex-guest", dir);
+	}
+	free(dir);
+	/* Containers a dashboard of this project left when it died. */
+	bool any = ui->cfg.sandbox.enabled;
+	for (int i = 0; i < session_agent_count(ui->s); i++)
+		any = any || session_agent(ui->s, i)->sandbox == 1;
+	if (any && ui->in_repo) {
+		struct strlist argv = {0};
+		container_cleanup_argv(&ui->cfg, ui->root, ui->session_id, &argv);
+		run_detached(ui, &argv);
+		strlist_free(&argv);
+	}
+}
+
+void sandbox_stop(struct ui *ui)
+{
+	free(ui->session_id);
+	free(ui->guest_bin);
+	free(ui->gitdir);
+	free(ui->git_name);
+	free(ui->git_email);
+	ui->session_id = ui->guest_bin = ui->gitdir = ui->git_name = ui->git_email = NULL;
+}
+
+/* The agent's own socket, in its own 0700 directory: what its containers mount. */
+static int agent_socket(struct ui *ui, struct agent *a, char **cause)
+{
+	if (a->rpc_dir)
+		return 0;
+	char *ctl = xstrdup(ui->sock_path);
+	char *slash = strrchr(ctl, '/');
+	*slash = '\0';
+	uint32_t h = 2166136261u;
+	for (const char *p = ui->root; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	for (const char *p = a->handle; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	char *dir = xasprintf("%s/a-%08x", ctl, h);
+	free(ctl);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		*cause = xasprintf("%s: %s", dir, strerror(errno));
+		free(dir);
+		return -errno;
+	}
+	char *sock = xasprintf("%s/rpc.sock", dir);
+	int rc = rpc_server_listen_unix(ui->rpc, sock, false, a->handle, cause);
+	free(sock);
+	if (rc < 0) {
+		free(dir);
+		return rc;
+	}
+	a->rpc_dir = dir;
+	return 0;
+}
+
+/* A read-only copy of the repository's git config for the sandbox to read. */
+static char *config_snapshot(struct ui *ui, char **cause)
+{
+	char *state = state_dir();
+	if (state == NULL) {
+		*cause = xstrdup("no state directory (set HOME or XDG_STATE_HOME)");
+		return NULL;
+	}
+	char *dir = xasprintf("%s/sandbox", state);
+	free(state);
+	mkdir_p(dir, 0700);
+	uint32_t h = 2166136261u;
+	for (const char *p = ui->root; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	char *out = xasprintf("%s/gitconfig-%08x", dir, h);
+	free(dir);
+	char *src = xasprintf("%s/config", ui->gitdir), *text = NULL;
+	int rc = file_read(src, 1u << 20, &text, cause);
+	free(src);
+	if (rc == 0) {
+		char *tmp = xasprintf("%s.tmp", out);
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		size_t len = strlen(text);
+		if (fd < 0 || write(fd, text, len) != (ssize_t)len || close(fd) < 0 ||
+		    rename(tmp, out) < 0) {
+			*cause = xasprintf("%s: %s", out, strerror(errno));
+			rc = -EIO;
+		}
+		free(tmp);
+	}
+	free(text);
+	if (rc < 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *const *env,
+		      char ***out, char **cause)
+{
+	*out = NULL;
+	if (!wp->sandboxed)
+		return 0;
+	struct agent *a = wp->agent;
+	const char *name = ui->cfg.sandbox.backend ? ui->cfg.sandbox.backend : "container";
+	const struct backend *b = backend_find(name);
+	if (b == NULL || ui->gitdir == NULL) {
+		*cause = xasprintf("sandbox.backend '%s' is not available in this build", name);
+		return -ENOTSUP;
+	}
+	int rc = agent_socket(ui, a, cause);
+	if (rc < 0)
+		return rc;
+	char *snapshot = config_snapshot(ui, cause);
+	if (snapshot == NULL)
+		return -EIO;
+	/* The host's git identity travels as GIT_CONFIG_*, not in a config file. */
+	struct strlist envs = {0};
+	for (char *const *e = env; *e; e++)
+		strlist_add(&envs, *e);
+	int count = 0;
+	const char *keys[] = {"user.name", "user.email"}, *vals[] = {ui->git_name, ui->git_email};
+	for (int i = 0; i < 2; i++)
+		if (vals[i]) {
+			char *k = xasprintf("GIT_CONFIG_KEY_%d=%s", count, keys[i]);
+			char *v = xasprintf("GIT_CONFIG_VALUE_%d=%s", count, vals[i]);
+			strlist_add(&envs, k);
+			strlist_add(&envs, v);
+			free(k);
+			free(v);
+			count++;
+		}
+	char *cnt = xasprintf("GIT_CONFIG_COUNT=%d", count);
+	strlist_add(&envs, cnt);
+	free(cnt);
+	envs.v = xrealloc(envs.v, (envs.n + 1) * sizeof *envs.v);
+	envs.v[envs.n] = NULL;
+	struct backend_pane p = {
+		.cfg = &ui->cfg,
+		.project_root = ui->root,
+		.git_dir = ui->gitdir,
+		.worktree = a->path,
+		.handle = a->handle,
+		.n = wp->id,
+		.agent = agentcmd_default(&ui->cfg),
+		.agent_pane = session_agent_pane(ui->s, a) == NULL,
+		.argv = argv,
+		.env = envs.v,
+		.rpc_dir = a->rpc_dir,
+		.guest_bin = ui->guest_bin,
+		.snapshot = snapshot,
+		.session = ui->session_id,
+	};
+	struct strlist run = {0};
+	rc = b->check(&p, cause);
+	if (rc == 0)
+		rc = b->argv(&p, &run, cause);
+	strlist_free(&envs);
+	free(snapshot);
+	if (rc < 0) {
+		strlist_free(&run);
+		return rc;
+	}
+	char **v = xcalloc(run.n + 1, sizeof *v);
+	memcpy(v, run.v, run.n * sizeof *v);
+	free(run.v);
+	*out = v;
+	return 0;
+}
+
+void sandbox_pane_gone(struct ui *ui, struct wpane *wp)
+{
+	if (!wp->sandboxed)
+		return;
+	const char *name = ui->cfg.sandbox.backend ? ui->cfg.sandbox.backend : "container";
+	const struct backend *b = backend_find(name);
+	if (b == NULL)
+		return;
+	struct backend_pane p = {.cfg = &ui->cfg, .handle = wp->agent->handle, .n = wp->id};
+	struct strlist argv = {0};
+	b->stop_argv(&p, &argv);
+	run_detached(ui, &argv);
+	strlist_free(&argv);
+}
