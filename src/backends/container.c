@@ -161,47 +161,131 @@ static int check_caps(const struct backend_pane *p, char **cause)
 	return 0;
 }
 
-/* hooks/ and each hook must stay inside the repository when resolved. */
+/* Collapse "." and ".." in an absolute path, textually. Caller frees. */
+static char *normalize(const char *path)
+{
+	char *out = xmalloc(strlen(path) + 2), *o = out;
+	const char *p = path;
+	while (*p) {
+		while (*p == '/')
+			p++;
+		const char *e = strchrnul(p, '/');
+		size_t n = (size_t)(e - p);
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			/* nothing */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (o > out && *--o != '/')
+				;
+		} else {
+			*o++ = '/';
+			memcpy(o, p, n);
+			o += n;
+		}
+		p = e;
+	}
+	if (o == out)
+		*o++ = '/';
+	*o = '\0';
+	return out;
+}
+
+/* Where a symlink leads: resolved if the target exists, else textually. Caller frees. */
+static char *link_target(const char *link)
+{
+	char *real = realpath(link, NULL);
+	if (real)
+		return real;
+	char buf[PATH_MAX];
+	ssize_t n = readlink(link, buf, sizeof buf - 1);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	char *joined;
+	if (buf[0] == '/') {
+		joined = xstrdup(buf);
+	} else {
+		char *dir = xstrdup(link);
+		*strrchr(dir, '/') = '\0';
+		joined = xasprintf("%s/%s", dir, buf);
+		free(dir);
+	}
+	char *norm = normalize(joined);
+	free(joined);
+	return norm;
+}
+
+/*
+ * A hook the host may run must not lead out of the repository, nor into
+ * anything the sandbox can write (the worktree, objects/refs/logs/worktrees
+ * of the git dir, writable extra mounts): there it could plant the hook's
+ * code. NULL if fine, else why.
+ */
+static char *hook_escapes(const struct backend_pane *p, const char *target, const char *repo,
+			  const char *git)
+{
+	if (target == NULL)
+		return xstrdup("nowhere");
+	if (!path_within(target, git) && !path_within(target, repo))
+		return xasprintf("%s, outside the repository", target);
+	char wreal[PATH_MAX];
+	const char *w = realpath(p->worktree, wreal) ? wreal : p->worktree;
+	if (path_within(target, w))
+		return xasprintf("%s, inside the agent's worktree", target);
+	static const char *const writable[] = {"objects", "refs", "logs", "worktrees"};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(writable); i++) {
+		char *d = xasprintf("%s/%s", git, writable[i]);
+		bool in = path_within(target, d);
+		free(d);
+		if (in)
+			return xasprintf("%s, which the sandbox can write", target);
+	}
+	const struct sandbox_config *sb = &p->cfg->sandbox;
+	for (size_t i = 0; i < sb->nextra_mounts; i++)
+		if (sb->extra_mounts[i].writable && path_within(target, sb->extra_mounts[i].host))
+			return xasprintf("%s, which the sandbox can write", target);
+	return NULL;
+}
+
 static int check_hooks(const struct backend_pane *p, char **cause)
 {
-	char repo[PATH_MAX], git[PATH_MAX], real[PATH_MAX];
+	char repo[PATH_MAX], git[PATH_MAX];
 	if (realpath(p->project_root, repo) == NULL || realpath(p->git_dir, git) == NULL)
 		return 0;
 	char *hooks = xasprintf("%s/hooks", p->git_dir);
 	int rc = 0;
 	struct stat st;
-	if (lstat(hooks, &st) == 0) {
-		if (realpath(hooks, real) && !path_within(real, git) && !path_within(real, repo)) {
-			*cause = xasprintf("%s is a symlink to %s, outside the repository; refused "
-					   "(the sandbox's view of it cannot be made read-only)",
-					   hooks, real);
+	if (lstat(hooks, &st) == 0 && S_ISLNK(st.st_mode)) {
+		char *t = link_target(hooks), *why = hook_escapes(p, t, repo, git);
+		if (why) {
+			*cause = xasprintf("%s is a symlink to %s; refused (the host runs these hooks)",
+					   hooks, why);
 			rc = -EPERM;
 		}
+		free(why);
+		free(t);
 	}
-	if (rc == 0 && S_ISDIR(st.st_mode)) {
-		/* Each entry: a symlink must resolve inside the repository too. */
-		DIR *d = opendir(hooks);
-		struct dirent *e;
-		while (d && rc == 0 && (e = readdir(d)) != NULL) {
-			if (e->d_name[0] == '.')
-				continue;
-			char *f = xasprintf("%s/%s", hooks, e->d_name);
-			struct stat fs;
-			if (lstat(f, &fs) == 0 && S_ISLNK(fs.st_mode)) {
-				char *t = realpath(f, NULL);
-				if (t == NULL || (!path_within(t, git) && !path_within(t, repo))) {
-					*cause = xasprintf("hook %s is a symlink to %s, outside the "
-							   "repository; refused",
-							   f, t ? t : "(nowhere)");
-					rc = -EPERM;
-				}
-				free(t);
+	DIR *d = rc == 0 ? opendir(hooks) : NULL;
+	struct dirent *e;
+	while (d && rc == 0 && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *f = xasprintf("%s/%s", hooks, e->d_name);
+		struct stat fs;
+		if (lstat(f, &fs) == 0 && S_ISLNK(fs.st_mode)) {
+			char *t = link_target(f), *why = hook_escapes(p, t, repo, git);
+			if (why) {
+				*cause = xasprintf("hook %s is a symlink to %s; refused (the host runs "
+						   "it)",
+						   f, why);
+				rc = -EPERM;
 			}
-			free(f);
+			free(why);
+			free(t);
 		}
-		if (d)
-			closedir(d);
+		free(f);
 	}
+	if (d)
+		closedir(d);
 	free(hooks);
 	return rc;
 }

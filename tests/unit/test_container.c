@@ -1,0 +1,390 @@
+/*
+ * Tests for src/backends/container.c: the command lines for podman, docker
+ * and Apple Container, and every refusal. Docker and Apple Container cannot
+ * run on this machine: their argv is run against a recording fake on PATH
+ * (a script that writes its arguments, one per line) and compared with the
+ * expected command line. podman runs for real in tests/sandbox/.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "backends/backend.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char top[] = "/tmp/wrx-ctr-XXXXXX";
+static char *repo, *gitdir, *wt, *bin, *guest, *rpcdir, *snap, *record;
+static char *saved_path;
+
+static void sh(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *cmd = xvasprintf(fmt, ap);
+	va_end(ap);
+	char *full = xasprintf("(%s) >/dev/null 2>&1", cmd);
+	if (system(full) != 0)
+		fail_msg("setup failed: %s", cmd);
+	free(cmd);
+	free(full);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (mkdtemp(top) == NULL)
+		return -1;
+	repo = xasprintf("%s/proj", top);
+	gitdir = xasprintf("%s/.git", repo);
+	wt = xasprintf("%s/proj__worktrees/box", top);
+	bin = xasprintf("%s/bin", top);
+	guest = xasprintf("%s/workrex-guest", top);
+	rpcdir = xasprintf("%s/rpc", top);
+	snap = xasprintf("%s/snapshot", top);
+	record = xasprintf("%s/argv", top);
+	sh("git init -q -b main %s && cd %s && git -c user.name=T -c user.email=t@e commit -q "
+	   "--allow-empty -m i && git worktree add -q -b box %s",
+	   repo, repo, wt);
+	sh("mkdir -p %s %s && touch %s %s && chmod +x %s", bin, rpcdir, guest, snap, guest);
+	/* The recording fakes: every argument on its own line. */
+	const char *fakes[] = {"docker", "container", "podman"};
+	for (size_t i = 0; i < 3; i++) {
+		char *f = xasprintf("%s/%s", bin, fakes[i]);
+		FILE *fp = fopen(f, "w");
+		fprintf(fp, "#!/bin/sh\nfor a; do printf '%%s\\n' \"$a\"; done >%s\n", record);
+		fclose(fp);
+		chmod(f, 0755);
+		free(f);
+	}
+	saved_path = xstrdup(getenv("PATH"));
+	setenv("HOME", top, 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	setenv("PATH", saved_path, 1);
+	char *rm = xasprintf("rm -rf '%s'", top);
+	int rc = system(rm);
+	free(rm);
+	return rc == 0 ? 0 : -1;
+}
+
+static char *const pane_argv[] = {"/bin/sh", "-c", "exec 'claude' --dangerously-skip-permissions",
+				  NULL};
+static char *const pane_env[] = {"TERM=xterm-256color", "WORKREX_PANE=7",
+				 "WORKREX_RPC_SOCKET=/host/path.sock", "WORKREX_RPC_TOKEN=abc", NULL};
+
+static struct backend_pane pane(const struct config *c)
+{
+	struct backend_pane p = {
+		.cfg = c,
+		.project_root = repo,
+		.git_dir = gitdir,
+		.worktree = wt,
+		.handle = "box",
+		.n = 7,
+		.agent = "claude",
+		.agent_pane = true,
+		.argv = pane_argv,
+		.env = pane_env,
+		.rpc_dir = rpcdir,
+		.rpc_port = 40123,
+		.guest_bin = guest,
+		.snapshot = snap,
+		.session = "s1",
+	};
+	return p;
+}
+
+/* Run argv (through the fake on PATH) and return what it recorded, one line each. */
+static char *run_recorded(struct strlist *argv)
+{
+	unlink(record);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char **v = calloc(argv->n + 1, sizeof *v);
+		memcpy(v, argv->v, argv->n * sizeof *v);
+		execvp(v[0], v);
+		_exit(127);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	char *text = NULL, *cause = NULL;
+	if (file_read(record, 1 << 20, &text, &cause) < 0)
+		fail_msg("the fake did not run: %s", cause);
+	return text;
+}
+
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	for (const char *p = text; (p = strstr(p, line)) != NULL; p++)
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return true;
+	return false;
+}
+
+static void expect_line(const char *text, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *line = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (!has_line(text, line))
+		fail_msg("missing argument [%s] in:\n%s", line, text);
+	free(line);
+}
+
+static void expect_no_line(const char *text, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *line = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (has_line(text, line))
+		fail_msg("unexpected argument [%s] in:\n%s", line, text);
+	free(line);
+}
+
+static void with_runtime(struct config *c, const char *rt)
+{
+	config_init(c);
+	c->sandbox.container.runtime = xstrdup(rt);
+	char *path = xasprintf("%s:%s", bin, saved_path);
+	setenv("PATH", path, 1);
+	free(path);
+}
+
+static void test_docker_argv(void **state)
+{
+	(void)state;
+	struct config c;
+	with_runtime(&c, "docker");
+	c.sandbox.container.memory = xstrdup("4g");
+	strlist_add(&c.sandbox.env, "FOO=bar");
+	struct backend_pane p = pane(&c);
+	char *cause = NULL;
+	assert_int_equal(backend_container.check(&p, &cause), 0);
+	struct strlist argv = {0};
+	assert_int_equal(backend_container.argv(&p, &argv, &cause), 0);
+	char *got = run_recorded(&argv);
+	/* The command itself: run --rm -it, the name, the user, the limits. */
+	assert_true(strncmp(got, "run\n--rm\n-it\n--name\nwrx-box-7\n", 27) == 0);
+	expect_line(got, "--user=%ld:%ld", (long)getuid(), (long)getgid());
+	expect_line(got, "--pids-limit=4096");
+	expect_line(got, "--memory=4g");
+	expect_line(got, "--security-opt=no-new-privileges");
+	expect_line(got, "--workdir=%s", wt);
+	expect_line(got, "--label=workrex.project=%s", repo);
+	/* The git metadata boundary. */
+	expect_line(got, "type=bind,source=%s,target=%s,readonly", repo, repo);
+	expect_line(got, "type=bind,source=%s,target=%s", wt, wt);
+	expect_line(got, "type=bind,source=%s,target=%s,readonly", gitdir, gitdir);
+	expect_line(got, "type=bind,source=%s/objects,target=%s/objects", gitdir, gitdir);
+	expect_line(got, "type=bind,source=%s/refs,target=%s/refs", gitdir, gitdir);
+	expect_line(got, "type=bind,source=%s/logs,target=%s/logs", gitdir, gitdir);
+	expect_line(got, "type=bind,source=%s/worktrees/box,target=%s/worktrees/box", gitdir, gitdir);
+	expect_line(got, "type=bind,source=%s/worktrees/box/gitdir,target=%s/worktrees/box/gitdir,"
+			 "readonly",
+		    gitdir, gitdir);
+	expect_line(got, "type=bind,source=%s,target=%s/config,readonly", snap, gitdir);
+	expect_line(got, "type=bind,source=%s/.git,target=%s/.git,readonly", wt, wt);
+	expect_line(got, "type=bind,source=%s,target=/run/workrex,readonly", rpcdir);
+	expect_line(got, "type=bind,source=%s,target=/opt/workrex/bin/workrex,readonly", guest);
+	expect_line(got, "type=bind,source=%s/.claude,target=/tmp/.claude", top);
+	expect_line(got, "type=tmpfs,target=/tmp,tmpfs-mode=1777");
+	/* HOME is the container's; nothing of the host's home is mounted. */
+	expect_no_line(got, "type=bind,source=%s,target=%s", top, top);
+	/* Environment: the pane's (less its host socket), the sandbox's. */
+	expect_line(got, "HOME=/tmp");
+	expect_line(got, "WORKREX_SANDBOX=1");
+	expect_line(got, "WORKREX_RPC_SOCKET=/run/workrex/rpc.sock");
+	expect_line(got, "WORKREX_RPC_TOKEN=abc");
+	expect_no_line(got, "WORKREX_RPC_SOCKET=/host/path.sock");
+	expect_line(got, "FOO=bar");
+	/* Then the image and the command, after "--". */
+	assert_non_null(strstr(got, "--\nworkrex-sandbox:claude\n/bin/sh\n-c\nexec 'claude' "
+				    "--dangerously-skip-permissions\n"));
+	struct strlist stop = {0};
+	backend_container.stop_argv(&p, &stop);
+	char *s = run_recorded(&stop);
+	assert_string_equal(s, "rm\n-f\nwrx-box-7\n");
+	free(s);
+	strlist_free(&stop);
+	free(got);
+	strlist_free(&argv);
+	config_free(&c);
+}
+
+static void test_apple_container_argv(void **state)
+{
+	(void)state;
+	struct config c;
+	with_runtime(&c, "apple-container");
+	c.sandbox.image = xstrdup("ghcr.io/me/agent:1");
+	struct backend_pane p = pane(&c);
+	char *cause = NULL;
+	assert_int_equal(backend_container.check(&p, &cause), 0);
+	struct strlist argv = {0};
+	assert_int_equal(backend_container.argv(&p, &argv, &cause), 0);
+	assert_string_equal(argv.v[0], "container");
+	char *got = run_recorded(&argv);
+	assert_true(strncmp(got, "run\n--rm\n-it\n--name\nwrx-box-7\n", 27) == 0);
+	/* No socket crosses into its VM: the bridge is TCP, token-checked. */
+	expect_line(got, "WORKREX_RPC_HOST=192.168.64.1");
+	expect_line(got, "WORKREX_RPC_PORT=40123");
+	expect_no_line(got, "WORKREX_RPC_SOCKET=/run/workrex/rpc.sock");
+	expect_no_line(got, "type=bind,source=%s,target=/run/workrex,readonly", rpcdir);
+	expect_line(got, "type=bind,source=%s/.git,target=%s/.git,readonly", wt, wt);
+	assert_non_null(strstr(got, "--\nghcr.io/me/agent:1\n/bin/sh\n"));
+	struct strlist stop = {0};
+	backend_container.stop_argv(&p, &stop);
+	char *s = run_recorded(&stop);
+	assert_string_equal(s, "delete\n--force\nwrx-box-7\n");
+	free(s);
+	strlist_free(&stop);
+	free(got);
+	strlist_free(&argv);
+	config_free(&c);
+}
+
+static void expect_refused(struct config *c, const char *needle)
+{
+	struct backend_pane p = pane(c);
+	char *cause = NULL;
+	int rc = backend_container.check(&p, &cause);
+	if (rc == 0 || cause == NULL || strstr(cause, needle) == NULL)
+		fail_msg("expected a refusal naming [%s], got rc %d: %s", needle, rc,
+			 cause ? cause : "(none)");
+	free(cause);
+}
+
+static void add_mount(struct config *c, const char *host, bool writable)
+{
+	struct sandbox_config *sb = &c->sandbox;
+	sb->extra_mounts = realloc(sb->extra_mounts, (sb->nextra_mounts + 1) * sizeof *sb->extra_mounts);
+	sb->extra_mounts[sb->nextra_mounts].host = xstrdup(host);
+	sb->extra_mounts[sb->nextra_mounts].guest = xstrdup(host);
+	sb->extra_mounts[sb->nextra_mounts].writable = writable;
+	sb->nextra_mounts++;
+}
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	struct config c;
+	/* cap_add ALL and SYS_ADMIN, in any spelling. */
+	const char *caps[] = {"ALL", "SYS_ADMIN", "cap_sys_admin", "all"};
+	for (size_t i = 0; i < 4; i++) {
+		with_runtime(&c, "docker");
+		strlist_add(&c.sandbox.container.cap_add, caps[i]);
+		expect_refused(&c, "cap_add");
+		config_free(&c);
+	}
+	/* Engine sockets, writable or not, and directories holding them. */
+	const char *socks[] = {"/var/run/docker.sock", "/run/podman/podman.sock",
+			       "/home/me/.docker/run/docker.sock"};
+	for (size_t i = 0; i < 3; i++) {
+		with_runtime(&c, "docker");
+		add_mount(&c, socks[i], false);
+		expect_refused(&c, "container engine socket");
+		config_free(&c);
+	}
+	/* Writable mounts over git metadata (the repository's, the worktree's .git file). */
+	char *inside = xasprintf("%s/hooks", gitdir), *wgit = xasprintf("%s/.git", wt);
+	const char *over[] = {gitdir, inside, repo, wgit};
+	for (size_t i = 0; i < 4; i++) {
+		with_runtime(&c, "docker");
+		add_mount(&c, over[i], true);
+		expect_refused(&c, "overlaps the git metadata");
+		config_free(&c);
+	}
+	/* ...read-only they are fine. */
+	with_runtime(&c, "docker");
+	add_mount(&c, gitdir, false);
+	struct backend_pane p = pane(&c);
+	char *cause = NULL;
+	if (backend_container.check(&p, &cause) != 0)
+		fail_msg("a read-only mount of the git dir was refused: %s", cause);
+	config_free(&c);
+	/* A hook symlinked out of the repository, and a hooks dir that is one. */
+	sh("ln -s /tmp/evil-hook %s/hooks/pre-commit", gitdir);
+	with_runtime(&c, "docker");
+	expect_refused(&c, "outside the repository");
+	config_free(&c);
+	sh("rm %s/hooks/pre-commit && ln -s ../../proj/a-hook %s/hooks/pre-push", gitdir, gitdir);
+	with_runtime(&c, "docker");
+	p = pane(&c);
+	assert_int_equal(backend_container.check(&p, &cause), 0); /* inside: fine */
+	config_free(&c);
+	/* Into what the sandbox can write: the worktree, the worktree admin dir. */
+	sh("rm %s/hooks/pre-push && ln -s %s/evil %s/hooks/post-checkout", gitdir, wt, gitdir);
+	with_runtime(&c, "docker");
+	expect_refused(&c, "box/evil");
+	config_free(&c);
+	sh("rm %s/hooks/post-checkout && ln -s ../worktrees/box/x %s/hooks/post-merge", gitdir, gitdir);
+	with_runtime(&c, "docker");
+	expect_refused(&c, "which the sandbox can write");
+	config_free(&c);
+	sh("rm %s/hooks/post-merge && mv %s/hooks %s/hooks.real && ln -s /tmp %s/hooks", gitdir,
+	   gitdir, gitdir, gitdir);
+	with_runtime(&c, "docker");
+	expect_refused(&c, "outside the repository");
+	config_free(&c);
+	sh("rm %s/hooks && mv %s/hooks.real %s/hooks", gitdir, gitdir, gitdir);
+	/* A forged .git file pointing elsewhere gets no writable mount. */
+	sh("cp %s %s.bak && echo 'gitdir: /etc' >%s", wgit, wgit, wgit);
+	with_runtime(&c, "docker");
+	p = pane(&c);
+	struct strlist argv = {0};
+	assert_int_equal(backend_container.argv(&p, &argv, &cause), -EINVAL);
+	assert_non_null(strstr(cause, "does not point into"));
+	free(cause);
+	strlist_free(&argv);
+	config_free(&c);
+	sh("mv %s.bak %s", wgit, wgit);
+	free(inside);
+	free(wgit);
+}
+
+static void test_no_runtime(void **state)
+{
+	(void)state;
+	struct config c;
+	config_init(&c);
+	setenv("PATH", "/nonexistent", 1);
+	struct backend_pane p = pane(&c);
+	char *cause = NULL;
+	assert_int_equal(backend_container.check(&p, &cause), -ENOENT);
+	assert_non_null(strstr(cause, "install podman"));
+	free(cause);
+	c.sandbox.container.runtime = xstrdup("docker");
+	assert_int_equal(backend_container.check(&p, &cause), -ENOENT);
+	assert_string_equal(cause, "sandbox.container.runtime is docker, but docker is not installed");
+	free(cause);
+	setenv("PATH", saved_path, 1);
+	config_free(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_docker_argv),
+		cmocka_unit_test(test_apple_container_argv),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_no_runtime),
+	};
+	return cmocka_run_group_tests_name("container", tests, setup, teardown);
+}
