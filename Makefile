@@ -29,7 +29,7 @@ BIN     := $(BUILD)/workrex
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test-deps run test fuzz-smoke unit e2e asan fuzz bench format clean guest
+.PHONY: all deps test-deps run test fuzz-smoke unit e2e sandbox-test asan fuzz bench format clean guest
 
 all: $(BIN) $(GUEST)
 
@@ -70,17 +70,22 @@ unit: $(UNIT_BIN)
 e2e: $(BIN) $(GUEST)
 	@WORKREX=$(abspath $(BIN)) WORKREX_GUEST=$(abspath $(GUEST)) tests/e2e/run.sh
 
+# Real podman (runc) with the tests' own image; see tests/sandbox/run.sh.
+sandbox-test: $(BIN) $(GUEST)
+	@WORKREX=$(abspath $(BIN)) WORKREX_GUEST=$(abspath $(GUEST)) tests/sandbox/run.sh
+
 test: test-deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory e2e
+	@$(MAKE) --no-print-directory sandbox-test
 	@$(MAKE) --no-print-directory fuzz-smoke
 
 # AddressSanitizer + UBSan build of everything, then the whole suite on it.
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan CC=clang \
 		CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
-		LDFLAGS="-fsanitize=address,undefined" unit e2e
+		LDFLAGS="-fsanitize=address,undefined" unit e2e sandbox-test
 
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 60

@@ -1,0 +1,22 @@
+#!/bin/sh
+# tests/sandbox/image.sh - the sandbox tests' own image, built without any
+# registry: a Debian root filesystem from Debian's packages (debootstrap,
+# with git), imported into podman as workrex-test:latest. Both the root
+# filesystem and the image are cached; a second run costs nothing.
+set -eu
+: "${CONTAINERS_CONF:?set CONTAINERS_CONF (runc, no default ulimits)}"
+cache=${WORKREX_TEST_CACHE:-/var/cache/workrex-test}
+image=workrex-test:latest
+if podman image exists "$image"; then
+	exit 0
+fi
+mkdir -p "$cache"
+if [ ! -x "$cache/rootfs/usr/bin/git" ]; then
+	rm -rf "$cache/rootfs.tmp"
+	echo "sandbox tests: building a Debian root filesystem in $cache (once)" >&2
+	debootstrap --variant=minbase --include=git,ca-certificates bookworm "$cache/rootfs.tmp" \
+		"${DEBIAN_MIRROR:-http://deb.debian.org/debian}" >"$cache/debootstrap.log" 2>&1 ||
+		{ tail -20 "$cache/debootstrap.log" >&2; exit 1; }
+	mv "$cache/rootfs.tmp" "$cache/rootfs"
+fi
+tar -C "$cache/rootfs" -c . | podman import -q - "$image" >/dev/null

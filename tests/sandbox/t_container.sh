@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# The container sandbox with real podman: what a sandboxed agent can and
+# cannot see or write, status over the bridge, containers going with their
+# panes and after a dashboard was killed, refusals, and a project config
+# that tries to widen its own sandbox.
+. "$(dirname "$0")/../e2e/lib.sh"
+trap 'podman ps -aq --filter "label=workrex.project=$repo" | xargs -r podman rm -f >/dev/null 2>&1; stop' EXIT
+
+git_env
+unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
+: "${WORKREX_GUEST:?}"
+export WORKREX_GUEST E2E_TIMEOUT=30
+# The host's git identity, which the sandbox gets through GIT_CONFIG_*.
+export GIT_CONFIG_GLOBAL=$HOME/.gitconfig
+git config --global user.name "Host User"
+git config --global user.email host@example.com
+
+# Host secrets the sandbox must not see.
+plant_secrets() {
+	mkdir -p "$HOME/.ssh" "$HOME/.aws" "$HOME/.gnupg" "$HOME/.config/gh"
+	echo PRIVATE-KEY >"$HOME/.ssh/id_ed25519"
+	echo AWS-SECRET >"$HOME/.aws/credentials"
+	echo GPG-SECRET >"$HOME/.gnupg/x"
+	echo GH-TOKEN >"$HOME/.config/gh/hosts.yml"
+	echo 'curl -H "token: HISTORY-SECRET"' >"$HOME/.bash_history"
+}
+
+global_config() {
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	{
+		echo "sandbox:"
+		echo "  image: workrex-test:latest"
+		printf '%s\n' "$@"
+	} >"$XDG_CONFIG_HOME/workrex/config.yaml"
+}
+
+containers() { podman ps -a --filter "label=workrex.project=$repo" --format '{{.Names}}'; }
+
+# until CMD succeeds, at most SECONDS
+until_ok() {
+	local limit=$1 i=0
+	shift
+	while ! "$@"; do
+		((i < limit * 10)) || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+t_sandboxed_agent_sees_only_its_work() {
+	make_repo
+	plant_secrets
+	global_config "  enabled: true"
+	# A project trying to widen its own sandbox: ignored, with warnings.
+	cat >"$repo/.workrex.yaml" <<-YAML
+		sandbox:
+		  extra_mounts: [/]
+		  host_commands: [bash]
+		  enabled: false
+	YAML
+	git -C "$repo" add .workrex.yaml
+	git -C "$repo" commit -qm "a project config"
+	wrx config check >"$E2E_TMP/check.out" 2>&1 || true
+	grep -q "'sandbox.extra_mounts' may only be set in the global config; ignored" "$E2E_TMP/check.out"
+	grep -q "'sandbox.host_commands' may only be set in the global config; ignored" "$E2E_TMP/check.out"
+	grep -q "cannot turn off the global sandbox" "$E2E_TMP/check.out"
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add box -b >/dev/null
+	wait_for '^ 2 box'
+	local w=$repo/../proj__worktrees/box g=$repo/.git
+	w=$(cd "$w" && pwd)
+	until_ok 30 eval 'containers | grep -q "^wrx-box-"'
+	cat >"$w/probe.sh" <<-EOF
+		out=$w/result.txt
+		: >\$out
+		for f in $HOME/.ssh/id_ed25519 $HOME/.aws/credentials $HOME/.gnupg/x $HOME/.config/gh/hosts.yml $HOME/.bash_history ~/.ssh/id_ed25519 /etc/shadow-not-here; do
+			if cat "\$f" >/dev/null 2>&1; then echo "READABLE \$f"; else echo "hidden \$f"; fi
+		done >>\$out
+		echo "made inside" >made-inside.txt && echo wrote-worktree >>\$out
+		git add made-inside.txt && git commit -qm "from the sandbox" && echo commit-ok >>\$out
+		for t in $g/config $g/hooks/x $w/.git $repo/planted $g/worktrees/box/gitdir; do
+			if (echo x >>"\$t") 2>/dev/null; then echo "WRITABLE \$t"; else echo "ro \$t"; fi
+		done >>\$out
+		if git config core.hooksPath /tmp/evil 2>/dev/null; then echo "WRITABLE git config"; else echo "ro git config"; fi >>\$out
+		workrex --version >>\$out
+		workrex set-status waiting && echo status-ok >>\$out
+		echo probe-done >>\$out
+	EOF
+	wrx send box "sh probe.sh"
+	until_ok 30 grep -q probe-done "$w/result.txt" || { cat "$w/result.txt" >&2; screen >&2; return 1; }
+	cat "$w/result.txt" >"$E2E_TMP/result"
+	not grep -q READABLE "$E2E_TMP/result"
+	[ "$(grep -c '^hidden ' "$E2E_TMP/result")" -eq 7 ]
+	grep -q wrote-worktree "$E2E_TMP/result"
+	test "$(cat "$w/made-inside.txt")" = "made inside"
+	grep -q commit-ok "$E2E_TMP/result"
+	git -C "$repo" log -1 --format='%s|%an|%ae' box | grep -qx 'from the sandbox|Host User|host@example.com'
+	not grep -q WRITABLE "$E2E_TMP/result"
+	[ "$(grep -c '^ro ' "$E2E_TMP/result")" -eq 6 ]
+	grep -q 'sandbox client' "$E2E_TMP/result"
+	grep -q status-ok "$E2E_TMP/result"
+	test ! -e "$repo/planted"
+	not grep -q evil "$g/config"
+	# The host saw the status.
+	wait_for '◆ box'
+	# The approval flag is never added outside a sandbox (the shell agent has none).
+	# The container goes with its panes.
+	wrx close box
+	until_ok 20 eval '! containers | grep -q "^wrx-box-"' || { containers >&2; return 1; }
+}
+
+t_containers_of_a_killed_dashboard_are_removed() {
+	make_repo
+	global_config "  enabled: true"
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add box -b >/dev/null
+	until_ok 30 eval 'containers | grep -q "^wrx-box-"'
+	# The agent ignores the hangup its pane's end sends.
+	wrx send box "trap '' HUP TERM; exec sleep 600"
+	sleep 1
+	kill -9 "$(workrex_pid)"
+	sleep 2
+	echo "after kill -9: $(containers | tr '\n' ' ')"
+	tm kill-server
+	start_repo 140 40
+	wait_for 'wrx\$'
+	# The new dashboard removes what the dead one left (nothing of its own opened yet).
+	until_ok 30 eval '[ -z "$(containers)" ]' || { containers >&2; return 1; }
+}
+
+# refused "CONFIG LINES..." MESSAGE: with this global config, a sandboxed
+# agent does not start and the user is told why; the dashboard goes on.
+refused() {
+	local msg=$1
+	shift
+	kill_server
+	global_config "$@"
+	start_repo 140 40
+	wait_for 'wrx\$'
+	not wrx open capped >"$E2E_TMP/out" 2>&1
+	grep -qF -- "$msg" "$E2E_TMP/out" || { cat "$E2E_TMP/out" >&2; return 1; }
+	[ -z "$(containers)" ]
+	wrx open plain
+	wrx send plain 'echo still-fine'
+	wait_for 'still-fine'
+}
+
+t_refusals_and_a_missing_runtime() {
+	make_repo
+	global_config
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add plain --no-sandbox -b >/dev/null
+	wait_for '^ [0-9] plain'
+	# -S on the command line, refused: add says why and fails.
+	kill_server
+	global_config "  container:" "    cap_add: [SYS_ADMIN]"
+	start_repo 140 40
+	wait_for 'wrx\$'
+	not wrx add capped -S -b >"$E2E_TMP/out" 2>&1
+	grep -qF 'cap_add: SYS_ADMIN would let the agent out of its container; refused' "$E2E_TMP/out"
+	refused 'cap_add: ALL would let the agent out' "  container:" "    cap_add: [ALL]"
+	refused 'container engine socket' "  extra_mounts: [/var/run/docker.sock]"
+	refused 'overlaps the git metadata' "  extra_mounts:" "    - {host_path: $repo/.git, writable: true}"
+	refused 'sandbox.container.runtime is apple-container, but container is not installed' \
+		"  container:" "    runtime: apple-container"
+	ln -s /tmp/evil-hook "$repo/.git/hooks/pre-commit"
+	refused 'is a symlink to /tmp/evil-hook, outside the repository; refused' "  enabled: false"
+	rm "$repo/.git/hooks/pre-commit"
+}
+
+run_test "a sandboxed agent sees only its work: secrets hidden, git metadata read-only, commits land, status works" t_sandboxed_agent_sees_only_its_work
+run_test "containers left by a killed dashboard are removed at the next start" t_containers_of_a_killed_dashboard_are_removed
+run_test "refusals (cap_add, engine socket) and a missing runtime are clear; nothing starts" t_refusals_and_a_missing_runtime
