@@ -4,7 +4,70 @@
  */
 #include "backend.h"
 
+#include "../util/log.h"
+#include "../util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+char *backend_guest_path(void)
+{
+	const char *env = getenv("WORKREX_GUEST");
+	if (env && *env)
+		return xstrdup(env);
+	char *self = realpath("/proc/self/exe", NULL);
+	if (self == NULL)
+		return NULL;
+	*strrchr(self, '/') = '\0';
+	char *g = xasprintf("%s/workrex-guest", self);
+	free(self);
+	return g;
+}
+
+int backend_config_snapshot(const char *project_root, const char *git_dir, char **out,
+			    char **cause)
+{
+	*out = NULL;
+	char *state = state_dir();
+	if (state == NULL) {
+		*cause = xstrdup("no state directory (set HOME or XDG_STATE_HOME)");
+		return -ENOENT;
+	}
+	char *dir = xasprintf("%s/sandbox", state);
+	free(state);
+	mkdir_p(dir, 0700);
+	uint32_t h = 2166136261u;
+	for (const char *p = project_root; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	char *path = xasprintf("%s/gitconfig-%08x", dir, h);
+	free(dir);
+	char *src = xasprintf("%s/config", git_dir), *text = NULL;
+	int rc = file_read(src, 1u << 20, &text, cause);
+	free(src);
+	if (rc == 0) {
+		char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		size_t len = strlen(text);
+		if (fd < 0 || write(fd, text, len) != (ssize_t)len || close(fd) < 0 ||
+		    rename(tmp, path) < 0) {
+			*cause = xasprintf("%s: %s", path, strerror(errno));
+			unlink(tmp);
+			rc = -EIO;
+		}
+		free(tmp);
+	}
+	free(text);
+	if (rc < 0) {
+		free(path);
+		return rc;
+	}
+	*out = path;
+	return 0;
+}
 
 static int host_check(const struct backend_pane *p, char **cause)
 {

@@ -33,6 +33,9 @@ struct backend_pane {
 	const char *guest_bin;    /* the static guest client, mounted as workrex */
 	const char *snapshot;     /* a file holding the read-only copy of the git config */
 	const char *session;      /* this dashboard's id, a label on what it starts */
+	const char *git_name;     /* the host's user.name and user.email, or NULL */
+	const char *git_email;
+	bool tty;                 /* the pane is a terminal (-t) */
 };
 
 struct backend {
@@ -47,6 +50,15 @@ struct backend {
 
 extern const struct backend backend_host;
 extern const struct backend backend_container;
+
+/* The static guest client: $WORKREX_GUEST, else workrex-guest beside this binary. Caller frees. */
+char *backend_guest_path(void);
+/*
+ * Copy the repository's git config (git_dir/config) to a private file under
+ * the state directory, for the sandbox to read. *out: its path (caller frees).
+ */
+int backend_config_snapshot(const char *project_root, const char *git_dir, char **out,
+			    char **cause);
 
 /* "host", "container". NULL when unknown. */
 const struct backend *backend_find(const char *name);

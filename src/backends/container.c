@@ -475,7 +475,7 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	add(l, rt);
 	add(l, "run");
 	add(l, "--rm");
-	add(l, "-it");
+	add(l, p->tty ? "-it" : "-i");
 	add(l, "--name");
 	add(l, name);
 	addf(l, "--label=workrex.project=%s", p->project_root);
@@ -552,13 +552,23 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 		strlist_add(&set, *e);
 	}
 	env(l, "HOME=/tmp");
+	/* The host's git identity, without the rest of its config. */
+	int count = 0;
+	const char *keys[] = {"user.name", "user.email"}, *vals[] = {p->git_name, p->git_email};
+	for (int i = 0; i < 2; i++)
+		if (vals[i]) {
+			env(l, "GIT_CONFIG_KEY_%d=%s", count, keys[i]);
+			env(l, "GIT_CONFIG_VALUE_%d=%s", count, vals[i]);
+			count++;
+		}
+	env(l, "GIT_CONFIG_COUNT=%d", count);
 	env(l, "PATH=%s", GUEST_PATH);
 	env(l, "WORKREX_SANDBOX=1");
 	if (apple) {
 		/* No socket crosses into its VM: the token-checked TCP listener does. */
 		env(l, "WORKREX_RPC_HOST=%s", sb->rpc_host ? sb->rpc_host : "192.168.64.1");
 		env(l, "WORKREX_RPC_PORT=%d", p->rpc_port);
-	} else {
+	} else if (p->rpc_dir) {
 		env(l, "WORKREX_RPC_SOCKET=%s/rpc.sock", GUEST_RPC_DIR);
 	}
 	for (size_t i = 0; i < sb->env.n; i++)

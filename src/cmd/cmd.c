@@ -48,6 +48,8 @@ static const struct cmd table[] = {
 	 rpc_cmd_notify},
 	{"setup", NULL, "setup [--print]", "install status hooks for the agent CLIs found",
 	 cmd_setup, NULL},
+	{"sandbox", NULL, "sandbox build|pull|init-dockerfile|shell|doctor|stop|prune",
+	 "build the sandbox image, look inside, check it", cmd_sandbox, NULL},
 	{"config", NULL, "config path|check|reference", "show and check the configuration",
 	 cmd_config, NULL},
 };

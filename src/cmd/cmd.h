@@ -53,6 +53,7 @@ int cmd_send(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv);
 
 int cmd_dashboard(struct cmd_ctx *ctx, const char *what, json_object *req, json_object **reply);
 /* {"cmd": verb, "handle", "path", "branch"} for an agent; caller puts. */

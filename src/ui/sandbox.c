@@ -17,7 +17,6 @@
 #include "ui.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -74,15 +73,7 @@ static void run_detached(struct ui *ui, struct strlist *argv)
 void sandbox_start(struct ui *ui)
 {
 	ui->session_id = xasprintf("%ld-%llu", (long)getpid(), (unsigned long long)now_ms());
-	char *dir = realpath("/proc/self/exe", NULL);
-	const char *env = getenv("WORKREX_GUEST");
-	if (env && *env) {
-		ui->guest_bin = xstrdup(env);
-	} else if (dir) {
-		*strrchr(dir, '/') = '\0';
-		ui->guest_bin = xasprintf("%s/workrex-guest", dir);
-	}
-	free(dir);
+	ui->guest_bin = backend_guest_path();
 	/* Containers a dashboard of this project left when it died. */
 	bool any = ui->cfg.sandbox.enabled;
 	for (int i = 0; i < session_agent_count(ui->s); i++)
@@ -136,44 +127,6 @@ static int agent_socket(struct ui *ui, struct agent *a, char **cause)
 	return 0;
 }
 
-/* A read-only copy of the repository's git config for the sandbox to read. */
-static char *config_snapshot(struct ui *ui, char **cause)
-{
-	char *state = state_dir();
-	if (state == NULL) {
-		*cause = xstrdup("no state directory (set HOME or XDG_STATE_HOME)");
-		return NULL;
-	}
-	char *dir = xasprintf("%s/sandbox", state);
-	free(state);
-	mkdir_p(dir, 0700);
-	uint32_t h = 2166136261u;
-	for (const char *p = ui->root; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	char *out = xasprintf("%s/gitconfig-%08x", dir, h);
-	free(dir);
-	char *src = xasprintf("%s/config", ui->gitdir), *text = NULL;
-	int rc = file_read(src, 1u << 20, &text, cause);
-	free(src);
-	if (rc == 0) {
-		char *tmp = xasprintf("%s.tmp", out);
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		size_t len = strlen(text);
-		if (fd < 0 || write(fd, text, len) != (ssize_t)len || close(fd) < 0 ||
-		    rename(tmp, out) < 0) {
-			*cause = xasprintf("%s: %s", out, strerror(errno));
-			rc = -EIO;
-		}
-		free(tmp);
-	}
-	free(text);
-	if (rc < 0) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
-
 int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *const *env,
 		      char ***out, char **cause)
 {
@@ -190,30 +143,10 @@ int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *
 	int rc = agent_socket(ui, a, cause);
 	if (rc < 0)
 		return rc;
-	char *snapshot = config_snapshot(ui, cause);
-	if (snapshot == NULL)
-		return -EIO;
-	/* The host's git identity travels as GIT_CONFIG_*, not in a config file. */
-	struct strlist envs = {0};
-	for (char *const *e = env; *e; e++)
-		strlist_add(&envs, *e);
-	int count = 0;
-	const char *keys[] = {"user.name", "user.email"}, *vals[] = {ui->git_name, ui->git_email};
-	for (int i = 0; i < 2; i++)
-		if (vals[i]) {
-			char *k = xasprintf("GIT_CONFIG_KEY_%d=%s", count, keys[i]);
-			char *v = xasprintf("GIT_CONFIG_VALUE_%d=%s", count, vals[i]);
-			strlist_add(&envs, k);
-			strlist_add(&envs, v);
-			free(k);
-			free(v);
-			count++;
-		}
-	char *cnt = xasprintf("GIT_CONFIG_COUNT=%d", count);
-	strlist_add(&envs, cnt);
-	free(cnt);
-	envs.v = xrealloc(envs.v, (envs.n + 1) * sizeof *envs.v);
-	envs.v[envs.n] = NULL;
+	char *snapshot = NULL;
+	rc = backend_config_snapshot(ui->root, ui->gitdir, &snapshot, cause);
+	if (rc < 0)
+		return rc;
 	struct backend_pane p = {
 		.cfg = &ui->cfg,
 		.project_root = ui->root,
@@ -224,17 +157,19 @@ int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *
 		.agent = agentcmd_default(&ui->cfg),
 		.agent_pane = session_agent_pane(ui->s, a) == NULL,
 		.argv = argv,
-		.env = envs.v,
+		.env = env,
 		.rpc_dir = a->rpc_dir,
 		.guest_bin = ui->guest_bin,
 		.snapshot = snapshot,
 		.session = ui->session_id,
+		.git_name = ui->git_name,
+		.git_email = ui->git_email,
+		.tty = true,
 	};
 	struct strlist run = {0};
 	rc = b->check(&p, cause);
 	if (rc == 0)
 		rc = b->argv(&p, &run, cause);
-	strlist_free(&envs);
 	free(snapshot);
 	if (rc < 0) {
 		strlist_free(&run);

@@ -104,6 +104,8 @@ static struct backend_pane pane(const struct config *c)
 		.guest_bin = guest,
 		.snapshot = snap,
 		.session = "s1",
+		.git_name = "Host User",
+		.tty = true,
 	};
 	return p;
 }
@@ -214,6 +216,9 @@ static void test_docker_argv(void **state)
 	expect_line(got, "WORKREX_RPC_TOKEN=abc");
 	expect_no_line(got, "WORKREX_RPC_SOCKET=/host/path.sock");
 	expect_line(got, "FOO=bar");
+	expect_line(got, "GIT_CONFIG_COUNT=1");
+	expect_line(got, "GIT_CONFIG_KEY_0=user.name");
+	expect_line(got, "GIT_CONFIG_VALUE_0=Host User");
 	/* Then the image and the command, after "--". */
 	assert_non_null(strstr(got, "--\nworkrex-sandbox:claude\n/bin/sh\n-c\nexec 'claude' "
 				    "--dangerously-skip-permissions\n"));

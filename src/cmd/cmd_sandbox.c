@@ -1,0 +1,348 @@
+/*
+ * cmd_sandbox.c - workrex sandbox build|pull|init-dockerfile|shell|doctor|stop|prune.
+ *
+ * build and pull hand the terminal to the container runtime, whose own
+ * progress output is what the user sees (and, when a dashboard runs them
+ * from `:`, what its status line follows). shell runs a new container with
+ * exactly the mounts an agent's pane gets, for looking around or running a
+ * command as the agent would. doctor checks what a sandboxed pane needs and
+ * prints what it would see.
+ */
+#include "../backends/assets.h"
+#include "../backends/backend.h"
+#include "../core/agentcmd.h"
+#include "cmd.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"sandbox build [--agent NAME] | pull | init-dockerfile [--force] | shell [handle] [-- command...] "
+	"| doctor [handle] | stop | prune";
+
+/* Run argv in the foreground, as it is; returns its exit status. */
+static int run(char **argv)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		return 127;
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "workrex: sandbox: %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static const char *runtime_or_fail(struct cmd_ctx *ctx, const char *what)
+{
+	const char *rt = container_runtime(&ctx->cfg);
+	if (rt == NULL || !path_has(rt)) {
+		cmd_fail(what, rt ? "%s is not installed (sandbox.container.runtime)"
+				  : "no container runtime found: install podman (apt-get install "
+				    "podman) or docker%s",
+			 rt ? rt : "");
+		return NULL;
+	}
+	return rt;
+}
+
+static char *project_dockerfile(struct cmd_ctx *ctx)
+{
+	return xasprintf("%s/.workrex/Dockerfile", repo_root(ctx->repo));
+}
+
+static int sandbox_init_dockerfile(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	bool force = argc > 1 && strcmp(argv[1], "--force") == 0;
+	char *path = project_dockerfile(ctx);
+	struct stat st;
+	if (!force && stat(path, &st) == 0) {
+		int rc = cmd_fail("sandbox", "%s exists; --force replaces it", path);
+		free(path);
+		return rc;
+	}
+	char *dir = xstrdup(path);
+	*strrchr(dir, '/') = '\0';
+	FILE *f = mkdir_p(dir, 0755) == 0 ? fopen(path, "w") : NULL;
+	free(dir);
+	if (f == NULL || fputs(asset_dockerfile, f) < 0 || fclose(f) != 0) {
+		int rc = cmd_fail("sandbox", "%s: %s", path, strerror(errno));
+		free(path);
+		return rc;
+	}
+	printf("wrote %s; `workrex sandbox build` uses it from now on\n", path);
+	free(path);
+	return 0;
+}
+
+static int sandbox_build(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const char *agent = agentcmd_default(&ctx->cfg);
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--agent") == 0 && i + 1 < argc)
+			agent = argv[++i];
+		else {
+			fprintf(stderr, "usage: workrex %s\n", usage_text);
+			return 2;
+		}
+	}
+	const char *rt = runtime_or_fail(ctx, "sandbox");
+	if (rt == NULL)
+		return 1;
+	/* The project's own Dockerfile if it has one, else ours, in an empty context. */
+	char ctxdir[] = "/tmp/workrex-build-XXXXXX";
+	if (mkdtemp(ctxdir) == NULL)
+		return cmd_fail("sandbox", "mkdtemp: %s", strerror(errno));
+	char *mine = project_dockerfile(ctx), *file = xasprintf("%s/Dockerfile", ctxdir);
+	char *text = NULL, *cause = NULL;
+	bool own = file_read(mine, 1u << 20, &text, &cause) == 0;
+	free(cause);
+	FILE *f = fopen(file, "w");
+	if (f == NULL || fputs(own ? text : asset_dockerfile, f) < 0 || fclose(f) != 0) {
+		free(text);
+		free(mine);
+		free(file);
+		return cmd_fail("sandbox", "writing the build context: %s", strerror(errno));
+	}
+	free(text);
+	char *image = container_image(&ctx->cfg, agent);
+	char *arg = xasprintf("AGENT=%s", agent ? agent : "shell");
+	printf("building %s from %s with %s\n", image, own ? mine : "workrex's Dockerfile", rt);
+	char *av[] = {(char *)rt, "build", "-t", image, "--build-arg", arg, "-f", file, ctxdir, NULL};
+	int rc = run(av);
+	unlink(file);
+	rmdir(ctxdir);
+	if (rc == 0)
+		printf("built %s\n", image);
+	else
+		cmd_fail("sandbox", "%s build failed (exit %d)", rt, rc);
+	free(image);
+	free(arg);
+	free(mine);
+	free(file);
+	return rc == 0 ? 0 : 1;
+}
+
+static int sandbox_pull(struct cmd_ctx *ctx)
+{
+	const char *rt = runtime_or_fail(ctx, "sandbox");
+	if (rt == NULL)
+		return 1;
+	if (ctx->cfg.sandbox.image == NULL)
+		return cmd_fail("sandbox", "no sandbox.image is configured to pull; `workrex sandbox "
+					   "build` makes the default one");
+	char *av[] = {(char *)rt, "pull", ctx->cfg.sandbox.image, NULL};
+	int rc = run(av);
+	return rc == 0 ? 0 : cmd_fail("sandbox", "%s pull failed (exit %d)", rt, rc);
+}
+
+/* The pane a sandboxed agent would get, for shell and doctor. */
+static int agent_pane(struct cmd_ctx *ctx, const char *handle, struct agent_rec *a,
+		      struct backend_pane *p, char **snapshot, char **guest)
+{
+	char *cause = NULL;
+	if (agent_find(ctx->repo, handle, ctx->cwd, a, &cause) < 0) {
+		int rc = cmd_fail("sandbox", "%s", cause);
+		free(cause);
+		return rc;
+	}
+	if (backend_config_snapshot(repo_root(ctx->repo), repo_gitdir(ctx->repo), snapshot,
+				    &cause) < 0) {
+		int rc = cmd_fail("sandbox", "%s", cause);
+		free(cause);
+		return rc;
+	}
+	*guest = backend_guest_path();
+	static char *const env[] = {"TERM=xterm-256color", "COLORTERM=truecolor", NULL};
+	memset(p, 0, sizeof *p);
+	p->cfg = &ctx->cfg;
+	p->project_root = repo_root(ctx->repo);
+	p->git_dir = repo_gitdir(ctx->repo);
+	p->worktree = a->path;
+	p->handle = a->handle;
+	p->n = (int)getpid();
+	p->agent = a->agent ? a->agent : agentcmd_default(&ctx->cfg);
+	p->env = env;
+	p->guest_bin = *guest;
+	p->snapshot = *snapshot;
+	p->session = "shell";
+	p->tty = isatty(0) && isatty(1);
+	return 0;
+}
+
+static int sandbox_shell(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const char *handle = NULL;
+	int i = 1;
+	if (i < argc && strcmp(argv[i], "--") != 0)
+		handle = argv[i++];
+	if (i < argc && strcmp(argv[i], "--") == 0)
+		i++;
+	struct agent_rec a = {0};
+	struct backend_pane p;
+	char *snapshot = NULL, *guest = NULL, *cause = NULL;
+	int rc = agent_pane(ctx, handle, &a, &p, &snapshot, &guest);
+	if (rc)
+		return rc;
+	const char *sh = "/bin/bash";
+	char *shell_argv[] = {(char *)sh, NULL};
+	p.argv = i < argc ? argv + i : shell_argv;
+	struct strlist l = {0};
+	if ((rc = backend_container.check(&p, &cause)) == 0)
+		rc = backend_container.argv(&p, &l, &cause);
+	if (rc < 0) {
+		rc = cmd_fail("sandbox", "%s", cause);
+		free(cause);
+	} else {
+		char **av = xcalloc(l.n + 1, sizeof *av);
+		memcpy(av, l.v, l.n * sizeof *av);
+		rc = run(av);
+		free(av);
+	}
+	strlist_free(&l);
+	agent_rec_free(&a);
+	free(snapshot);
+	free(guest);
+	return rc;
+}
+
+static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	int problems = 0;
+	const char *rt = container_runtime(&ctx->cfg);
+	if (rt && path_has(rt)) {
+		printf("ok    runtime: %s\n", rt);
+	} else {
+		printf("FAIL  runtime: %s\n", rt ? "configured but not installed"
+						 : "none found (install podman or docker)");
+		problems++;
+	}
+	const char *agent = agentcmd_default(&ctx->cfg);
+	char *image = container_image(&ctx->cfg, agent);
+	if (rt && path_has(rt)) {
+		char *av[] = {(char *)rt, "image", "inspect", image, NULL};
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			freopen("/dev/null", "w", stdout);
+			freopen("/dev/null", "w", stderr);
+			execvp(av[0], av);
+			_exit(127);
+		}
+		int st = 0;
+		waitpid(pid, &st, 0);
+		bool have = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		printf("%s  image: %s%s\n", have ? "ok  " : "FAIL", image,
+		       have ? "" : " is not here (workrex sandbox build, or pull)");
+		problems += !have;
+	}
+	char *guest = backend_guest_path();
+	bool g = guest && access(guest, X_OK) == 0;
+	printf("%s  client: %s%s\n", g ? "ok  " : "FAIL", guest ? guest : "workrex-guest",
+	       g ? "" : " is missing (make guest)");
+	problems += !g;
+	free(guest);
+	/* What an agent's pane would see, for the agent named or the first one. */
+	struct agent_rec *all = NULL;
+	size_t n = 0;
+	char *cause = NULL;
+	const char *handle = argc > 1 ? argv[1] : NULL;
+	if (handle == NULL && agent_list(ctx->repo, &all, &n, &cause) == 0 && n > 0)
+		handle = all[0].handle;
+	free(cause);
+	cause = NULL;
+	if (handle) {
+		struct agent_rec a = {0};
+		struct backend_pane p;
+		char *snapshot = NULL;
+		if (agent_pane(ctx, handle, &a, &p, &snapshot, &guest) == 0) {
+			char *av[] = {"/bin/bash", NULL};
+			p.argv = av;
+			struct strlist l = {0};
+			int rc = backend_container.check(&p, &cause);
+			if (rc < 0) {
+				printf("FAIL  %s: %s\n", handle, cause);
+				problems++;
+			} else if (backend_container.argv(&p, &l, &cause) == 0) {
+				printf("ok    checks for %s (mounts, capabilities, hooks)\n\n", handle);
+				printf("what a sandboxed pane of %s sees:\n", handle);
+				for (size_t k = 0; k + 1 < l.n; k++)
+					if (strcmp(l.v[k], "--mount") == 0)
+						printf("  %s\n", l.v[k + 1]);
+				printf("  HOME=/tmp (empty but for the agent's config)\n");
+				printf("\nthe command:\n ");
+				for (size_t k = 0; k < l.n; k++)
+					printf(" %s", l.v[k]);
+				printf("\n");
+			}
+			free(cause);
+			strlist_free(&l);
+			agent_rec_free(&a);
+			free(snapshot);
+			free(guest);
+		}
+	} else {
+		printf("      (no agent yet: `workrex add NAME -S` makes one; doctor NAME shows its view)\n");
+	}
+	for (size_t k = 0; k < n; k++)
+		agent_rec_free(&all[k]);
+	free(all);
+	free(image);
+	return problems ? 1 : 0;
+}
+
+/* stop: this project's containers; prune: stopped workrex containers of any project. */
+static int sandbox_stop_prune(struct cmd_ctx *ctx, bool prune)
+{
+	const char *rt = runtime_or_fail(ctx, "sandbox");
+	if (rt == NULL)
+		return 1;
+	char *filter = prune ? xstrdup("label=workrex.project")
+			     : xasprintf("label=workrex.project=%s", repo_root(ctx->repo));
+	char *script = xasprintf("\"$1\" ps -aq --filter \"$2\" %s | xargs -r \"$1\" rm -f",
+				 prune ? "--filter status=exited --filter status=created" : "");
+	char *av[] = {"/bin/sh", "-c", script, "sandbox", (char *)rt, filter, NULL};
+	int rc = run(av);
+	free(script);
+	free(filter);
+	return rc == 0 ? 0 : cmd_fail("sandbox", "%s failed (exit %d)", prune ? "prune" : "stop", rc);
+}
+
+int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fprintf(argc < 2 ? stderr : stdout, "usage: workrex %s\n", usage_text);
+		return argc < 2 ? 2 : 0;
+	}
+	const char *sub = argv[1];
+	int rc = cmd_open_repo(ctx, "sandbox");
+	if (rc)
+		return rc;
+	if (strcmp(sub, "build") == 0)
+		return sandbox_build(ctx, argc - 1, argv + 1);
+	if (strcmp(sub, "pull") == 0)
+		return sandbox_pull(ctx);
+	if (strcmp(sub, "init-dockerfile") == 0)
+		return sandbox_init_dockerfile(ctx, argc - 1, argv + 1);
+	if (strcmp(sub, "shell") == 0)
+		return sandbox_shell(ctx, argc - 1, argv + 1);
+	if (strcmp(sub, "doctor") == 0)
+		return sandbox_doctor(ctx, argc - 1, argv + 1);
+	if (strcmp(sub, "stop") == 0)
+		return sandbox_stop_prune(ctx, false);
+	if (strcmp(sub, "prune") == 0)
+		return sandbox_stop_prune(ctx, true);
+	fprintf(stderr, "usage: workrex %s\n", usage_text);
+	return 2;
+}
