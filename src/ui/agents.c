@@ -303,8 +303,10 @@ static void cli_maybe_done(struct cli_run *r)
 	if (r->done) {
 		r->done(ui, (int)r->status, last, r->done_arg);
 	} else if (!ui->quitting) {
-		if (r->status == 0)
-			ui_message(ui, false, "%s", *last ? last : r->what);
+		if (r->status == 0 && *last)
+			ui_message(ui, false, "%s", last);
+		else if (r->status == 0)
+			ui_message(ui, false, "%s done", r->what);
 		else
 			ui_message(ui, true, "%s", *last ? last : "failed");
 	}
@@ -338,12 +340,27 @@ static void cli_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
 static void cli_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
 	struct cli_run *r = s->data;
-	if (n > 0 && r->text.len < 65536) {
-		buf_add(&r->text, b->base, (size_t)n);
+	if (n < 0) {
+		uv_close((uv_handle_t *)s, cli_closed);
 		return;
 	}
-	if (n < 0)
-		uv_close((uv_handle_t *)s, cli_closed);
+	if (n == 0)
+		return;
+	buf_add(&r->text, b->base, (size_t)n);
+	/* Keep the tail only: the last line is the outcome, the rest is progress. */
+	if (r->text.len > 65536)
+		buf_consume(&r->text, r->text.len - 32768);
+	/* A long command (an image build, a pull) shows its latest line as it goes. */
+	if (r->done == NULL && !r->ui->quitting) {
+		char *end = r->text.data + r->text.len;
+		while (end > r->text.data && (end[-1] == '\n' || end[-1] == '\r'))
+			end--;
+		char *start = end;
+		while (start > r->text.data && start[-1] != '\n' && start[-1] != '\r')
+			start--;
+		if (end > start)
+			ui_message(r->ui, false, "%s %.*s", r->what, (int)WRX_MIN(end - start, 200), start);
+	}
 }
 
 void agents_run_cli(struct ui *ui, char *const args[])
@@ -362,7 +379,7 @@ void agents_run_cli_then(struct ui *ui, char *const args[], cli_done_fn *done, v
 		argv[i + 1] = args[i];
 	struct cli_run *r = xcalloc(1, sizeof *r);
 	r->ui = ui;
-	r->what = xasprintf("%s: done", args[0]);
+	r->what = xasprintf("%s:", args[0]);
 	r->done = done;
 	r->done_arg = arg;
 	uv_file fds[2];

@@ -171,6 +171,51 @@ t_refusals_and_a_missing_runtime() {
 	rm "$repo/.git/hooks/pre-commit"
 }
 
+t_sandbox_commands() {
+	make_repo
+	plant_secrets
+	global_config
+	wrx add box -S -b >/dev/null
+	local w
+	w=$(cd "$repo/../proj__worktrees/box" && pwd)
+	# init-dockerfile writes out the built-in one, and refuses to overwrite it.
+	wrx sandbox init-dockerfile >/dev/null
+	cmp "$repo/.workrex/Dockerfile" "$(dirname "$0")/../../assets/Dockerfile.sandbox"
+	not wrx sandbox init-dockerfile 2>/dev/null
+	# build uses the project's Dockerfile (here: one that needs no registry).
+	printf 'FROM workrex-test:latest\nRUN echo built-by-workrex >/built\n' >"$repo/.workrex/Dockerfile"
+	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<-YAML
+		sandbox:
+		  image: workrex-sandbox-test:shell
+	YAML
+	podman rmi -f workrex-sandbox-test:shell >/dev/null 2>&1 || true
+	# From the dashboard's command line, with the build's progress on the status line.
+	start_repo 140 40
+	wait_for 'wrx\$'
+	prefix :
+	wait_for 'workrex'
+	tm send-keys -l 'sandbox build'
+	keys Enter
+	wait_for 'built workrex-sandbox-test:shell' 120
+	test "$(podman run --rm workrex-sandbox-test:shell cat /built)" = built-by-workrex
+	# shell: a new container with an agent's mounts.
+	wrx sandbox shell box -- git log -1 --format=%s >"$E2E_TMP/out"
+	grep -qx init "$E2E_TMP/out"
+	not wrx sandbox shell box -- cat "$HOME/.ssh/id_ed25519" 2>/dev/null
+	wrx sandbox shell box -- sh -c "echo from-shell >$w/shell.txt"
+	test "$(cat "$w/shell.txt")" = from-shell
+	# doctor: all fine, and it says what the pane sees.
+	wrx sandbox doctor box >"$E2E_TMP/doctor"
+	grep -q '^ok    runtime: podman' "$E2E_TMP/doctor"
+	grep -q '^ok    image: workrex-sandbox-test:shell' "$E2E_TMP/doctor"
+	grep -q '^ok    checks for box' "$E2E_TMP/doctor"
+	grep -q "target=$repo/.git/config,readonly" "$E2E_TMP/doctor"
+	podman rmi -f workrex-sandbox-test:shell >/dev/null 2>&1
+	not wrx sandbox doctor box >"$E2E_TMP/doctor"
+	grep -q '^FAIL  image: workrex-sandbox-test:shell is not here' "$E2E_TMP/doctor"
+}
+
 run_test "a sandboxed agent sees only its work: secrets hidden, git metadata read-only, commits land, status works" t_sandboxed_agent_sees_only_its_work
 run_test "containers left by a killed dashboard are removed at the next start" t_containers_of_a_killed_dashboard_are_removed
+run_test "sandbox init-dockerfile, build (from the dashboard's command line), shell, doctor" t_sandbox_commands
 run_test "refusals (cap_add, engine socket) and a missing runtime are clear; nothing starts" t_refusals_and_a_missing_runtime
