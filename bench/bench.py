@@ -14,7 +14,10 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
   (f) `workrex list --json` with 100 worktrees;
   (g) the RPC bridge: set-status round trips over the unix socket from a
       persistent client and from fresh processes, and a hook's set-status
-      until the icon is on the outer terminal.
+      until the icon is on the outer terminal;
+  (h) sandbox start: `workrex add -S` until the agent's first output is on the
+      outer terminal, against a bare `podman run --rm -it` of the same image
+      and command (real podman, runc, the sandbox tests' own image).
 """
 import os, pty, random, select, signal, statistics, subprocess, sys, tempfile, threading, time
 
@@ -485,11 +488,75 @@ def bench_status():
         term.close()
 
 
+# ---- (h) sandboxed agent start ---------------------------------------------------
+
+def bench_sandbox():
+    here = os.path.dirname(os.path.abspath(__file__))
+    conf = os.path.join(here, "..", "tests", "sandbox", "containers.conf")
+    os.environ["CONTAINERS_CONF"] = conf
+    if subprocess.run([os.path.join(here, "..", "tests", "sandbox", "image.sh")]).returncode:
+        print("(h) sandbox start: skipped, the test image could not be built")
+        return
+    image = "workrex-test:latest"
+    marker = "READY-%d" % os.getpid()
+    cmd = "echo %s; sleep 20" % marker
+    env = env_for("/bin/sh")
+    env["CONTAINERS_CONF"] = conf
+    # Reference: the bare runtime, on a pty of the same size.
+    ref = []
+    for i in range(6):
+        t0 = time.monotonic()
+        t = Term(["podman", "run", "--rm", "-it", "--name", "wrx-bench-ref-%d" % i, image,
+                  "sh", "-c", cmd], env)
+        try:
+            ref.append(t.wait_for(marker.encode(), timeout=60) - t0)
+        finally:
+            t.close()
+            subprocess.run(["podman", "rm", "-f", "wrx-bench-ref-%d" % i], capture_output=True, env=env)
+    # workrex: a dashboard in a repository; each add -S makes a worktree and a container.
+    repo = os.path.join(TMP, "sbx")
+    os.makedirs(repo)
+    git("init", "-q", "-b", "main", cwd=repo)
+    git("commit", "-q", "--allow-empty", "-m", "a", cwd=repo)
+    cfgdir = os.path.join(TMP, "cfg", "workrex")
+    os.makedirs(cfgdir, exist_ok=True)
+    with open(os.path.join(cfgdir, "config.yaml"), "w") as f:
+        f.write("agent: marker\nagents:\n  marker:\n    command: sh\n"
+                "    args: [\"-c\", \"%s\"]\npanes: [\"<agent>\"]\n"
+                "sandbox:\n  image: %s\n" % (cmd, image))
+    term = Term(["/bin/sh", "-c", "cd '%s' && exec '%s'" % (repo, WORKREX)], env)
+    wrx, adds = [], []
+    try:
+        term.wait_for(b"sbx")
+        time.sleep(0.5)
+        for i in range(6):
+            mark = term.mark()
+            t0 = time.monotonic()
+            subprocess.run([WORKREX, "add", "s%d" % i, "-S", "-b"], cwd=repo, env=dict(genv(), CONTAINERS_CONF=conf),
+                           check=True, capture_output=True)
+            adds.append(time.monotonic() - t0)
+            wrx.append(term.wait_for(marker.encode(), mark, timeout=60) - t0)
+            subprocess.run([WORKREX, "close", "s%d" % i], cwd=repo, env=genv(), capture_output=True)
+            time.sleep(0.5)
+    finally:
+        term.close()
+        subprocess.run(["sh", "-c", "podman ps -aq --filter label=workrex.project=%s | "
+                        "xargs -r podman rm -f" % repo], capture_output=True, env=env)
+    # The first run of each warms caches; the median of the other five.
+    rm, wm = statistics.median(ref[1:]), statistics.median(wrx[1:])
+    print("(h) sandboxed agent start: workrex add -S to first output %.3f s, bare podman run "
+          "--rm -it %.3f s (median of 5), ratio %s (goal <= 1.15)" % (wm, rm, ratio(wm, rm)))
+    print("    of which `workrex add -S` itself (worktree, record, the dashboard starting the "
+          "pane): median %.3f s" % statistics.median(adds[1:]))
+    print("    single runs: workrex %s; podman %s" % (
+        " ".join("%.3f" % x for x in wrx[1:]), " ".join("%.3f" % x for x in ref[1:])))
+
+
 def main():
     for tool in ("tmux",):
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
-    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g"]
+    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h"]
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
         WORKREX, subprocess.run(["tmux", "-V"], capture_output=True, text=True).stdout.strip(),
         COLS, ROWS))
@@ -508,6 +575,8 @@ def main():
             bench_list()
         if "g" in which:
             bench_status()
+        if "h" in which:
+            bench_sandbox()
     finally:
         tmux("kill-server")
         subprocess.run(["rm", "-rf", TMP])
