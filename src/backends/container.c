@@ -20,10 +20,12 @@
  */
 #include "backend.h"
 
+#include "../util/log.h"
 #include "../util/util.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,36 +381,84 @@ static char *admin_dir(const struct backend_pane *p)
 	return dir;
 }
 
-/* The agent's config dirs and files under the sandbox's HOME (/tmp). */
+/*
+ * The agent's config dir under the sandbox's HOME (/tmp), writable: its
+ * credentials and sessions live there. But the files in it that name
+ * commands the agent runs (hooks, MCP servers, notify programs) are
+ * mounted read-only: a sandboxed agent must not plant what the same agent
+ * run on the host would execute. Claude's ~/.claude.json (state, and MCP
+ * servers) becomes a private copy that never flows back to the host.
+ */
+static const struct agent_files {
+	const char *agent, *dir;
+	const char *readonly[3]; /* inside dir */
+	const char *home_file;   /* beside dir in HOME: copied, not shared */
+} agent_files[] = {
+	{"claude", ".claude", {"settings.json", "settings.local.json", NULL}, ".claude.json"},
+	{"codex", ".codex", {"config.toml", "hooks.json", NULL}, NULL},
+	{"gemini", ".gemini", {"settings.json", NULL, NULL}, NULL},
+	{"opencode", ".config/opencode", {"opencode.json", "config.json", NULL}, NULL},
+};
+
+/* A private copy of home/name for the sandbox (made once; the host's is never written). */
+static char *private_copy(const char *home, const char *name)
+{
+	char *state = state_dir();
+	if (state == NULL)
+		return NULL;
+	char *dir = xasprintf("%s/sandbox", state);
+	free(state);
+	mkdir_p(dir, 0700);
+	char *copy = xasprintf("%s/home-%s", dir, name[0] == '.' ? name + 1 : name);
+	free(dir);
+	if (access(copy, F_OK) != 0) {
+		char *src = xasprintf("%s/%s", home, name), *text = NULL, *cause = NULL;
+		if (file_read(src, 16u << 20, &text, &cause) < 0)
+			text = xstrdup("{}");
+		free(cause);
+		free(src);
+		int fd = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			if (write(fd, text, strlen(text)) < 0)
+				unlink(copy);
+			close(fd);
+		}
+		free(text);
+	}
+	return copy;
+}
+
 static void mount_agent_config(const struct backend_pane *p, struct strlist *l)
 {
 	const char *home = getenv("HOME");
 	const char *dir = p->cfg->sandbox.agent_config_dir;
 	if (home == NULL)
 		return;
-	static const struct {
-		const char *agent, *dir, *file;
-	} known[] = {
-		{"claude", ".claude", ".claude.json"},
-		{"codex", ".codex", NULL},
-		{"gemini", ".gemini", NULL},
-		{"opencode", ".config/opencode", NULL},
-	};
-	for (size_t i = 0; i < WRX_ARRAY_LEN(known); i++) {
-		if (p->agent == NULL || strcmp(p->agent, known[i].agent) != 0)
+	for (size_t i = 0; i < WRX_ARRAY_LEN(agent_files); i++) {
+		const struct agent_files *k = &agent_files[i];
+		if (p->agent == NULL || strcmp(p->agent, k->agent) != 0)
 			continue;
-		char *src = dir ? xstrdup(dir) : xasprintf("%s/%s", home, known[i].dir);
-		char *dst = xasprintf("/tmp/%s", known[i].dir);
-		if (mkdir_p(src, 0700) == 0)
+		char *src = dir ? xstrdup(dir) : xasprintf("%s/%s", home, k->dir);
+		char *dst = xasprintf("/tmp/%s", k->dir);
+		if (mkdir_p(src, 0700) == 0) {
 			mount_bind(l, src, dst, true);
+			for (size_t r = 0; r < WRX_ARRAY_LEN(k->readonly) && k->readonly[r]; r++) {
+				char *f = xasprintf("%s/%s", src, k->readonly[r]);
+				char *g = xasprintf("%s/%s", dst, k->readonly[r]);
+				if (access(f, F_OK) == 0)
+					mount_bind(l, f, g, false);
+				free(f);
+				free(g);
+			}
+		}
 		free(src);
 		free(dst);
-		if (known[i].file) {
-			char *f = xasprintf("%s/%s", home, known[i].file);
-			char *g = xasprintf("/tmp/%s", known[i].file);
-			if (access(f, F_OK) == 0)
-				mount_bind(l, f, g, true);
-			free(f);
+		if (k->home_file) {
+			char *copy = private_copy(home, k->home_file);
+			char *g = xasprintf("/tmp/%s", k->home_file);
+			if (copy)
+				mount_bind(l, copy, g, true);
+			free(copy);
 			free(g);
 		}
 	}

@@ -40,7 +40,7 @@ containers() { podman ps -a --filter "label=workrex.project=$repo" --format '{{.
 until_ok() {
 	local limit=$1 i=0
 	shift
-	while ! "$@"; do
+	while ! "$@" 2>/dev/null; do
 		((i < limit * 10)) || return 1
 		sleep 0.1
 		i=$((i + 1))
@@ -215,7 +215,49 @@ t_sandbox_commands() {
 	grep -q '^FAIL  image: workrex-sandbox-test:shell is not here' "$E2E_TMP/doctor"
 }
 
+# A stand-in for claude: reports its arguments and what it could write.
+t_known_agent_in_a_sandbox() {
+	make_repo
+	mkdir -p "$HOME/.claude" "$E2E_TMP/fakebin"
+	echo '{"hooks": {}}' >"$HOME/.claude/settings.json"
+	echo '{"mcpServers": {}}' >"$HOME/.claude.json"
+	cat >"$E2E_TMP/fakebin/claude" <<-'EOF'
+		#!/bin/sh
+		out=$PWD/claude-report.txt
+		echo "args: $*" >$out
+		[ "$WORKREX_SANDBOX" = 1 ] || exec sleep 600 # on the host it stays polite
+		if echo '{"hooks":{"Stop":"evil"}}' >$HOME/.claude/settings.json 2>/dev/null; then echo "settings WRITABLE"; else echo "settings ro"; fi >>$out
+		if echo '{"mcpServers":{"evil":{}}}' >$HOME/.claude.json 2>/dev/null; then echo "claude.json written"; else echo "claude.json ro"; fi >>$out
+		if echo token >$HOME/.claude/.credentials.json 2>/dev/null; then echo "credentials writable"; else echo "credentials ro"; fi >>$out
+		echo report-done >>$out
+		exec sleep 600
+	EOF
+	chmod +x "$E2E_TMP/fakebin/claude"
+	global_config "  extra_mounts:" "    - {host_path: $E2E_TMP/fakebin/claude, guest_path: /usr/local/bin/claude}"
+	printf 'agent: claude\n' >>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	PATH="$E2E_TMP/fakebin:$PATH" start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add boxed -S -b >/dev/null
+	wrx add plain --no-sandbox -b >/dev/null
+	local wb wp
+	wb=$(cd "$repo/../proj__worktrees/boxed" && pwd)
+	wp=$(cd "$repo/../proj__worktrees/plain" && pwd)
+	until_ok 30 grep -q report-done "$wb/claude-report.txt" || { screen >&2; return 1; }
+	until_ok 30 grep -q args: "$wp/claude-report.txt"
+	# In the sandbox: the approval flag; its settings read-only; ~/.claude.json its own copy.
+	grep -qx 'args: --dangerously-skip-permissions' "$wb/claude-report.txt"
+	grep -qx 'settings ro' "$wb/claude-report.txt"
+	grep -qx 'claude.json written' "$wb/claude-report.txt"
+	grep -qx 'credentials writable' "$wb/claude-report.txt"
+	grep -q '"hooks": {}' "$HOME/.claude/settings.json"
+	grep -q '"mcpServers": {}' "$HOME/.claude.json"
+	test -f "$HOME/.claude/.credentials.json"
+	# On the host, never the flag.
+	grep -qx 'args: ' "$wp/claude-report.txt"
+}
+
 run_test "a sandboxed agent sees only its work: secrets hidden, git metadata read-only, commits land, status works" t_sandboxed_agent_sees_only_its_work
 run_test "containers left by a killed dashboard are removed at the next start" t_containers_of_a_killed_dashboard_are_removed
+run_test "a known agent in a sandbox: approval flag, read-only settings, a private ~/.claude.json; none of it on the host" t_known_agent_in_a_sandbox
 run_test "sandbox init-dockerfile, build (from the dashboard's command line), shell, doctor" t_sandbox_commands
 run_test "refusals (cap_add, engine socket) and a missing runtime are clear; nothing starts" t_refusals_and_a_missing_runtime

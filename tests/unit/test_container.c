@@ -68,6 +68,10 @@ static int setup(void **state)
 	}
 	saved_path = xstrdup(getenv("PATH"));
 	setenv("HOME", top, 1);
+	unsetenv("XDG_STATE_HOME");
+	sh("mkdir -p %s/.claude && echo '{}' >%s/.claude/settings.json && echo '{\"mcpServers\":{}}' "
+	   ">%s/.claude.json",
+	   top, top, top);
 	return 0;
 }
 
@@ -206,6 +210,15 @@ static void test_docker_argv(void **state)
 	expect_line(got, "type=bind,source=%s,target=/run/workrex,readonly", rpcdir);
 	expect_line(got, "type=bind,source=%s,target=/opt/workrex/bin/workrex,readonly", guest);
 	expect_line(got, "type=bind,source=%s/.claude,target=/tmp/.claude", top);
+	/* ...but not what the host's claude would run: its settings are read-only. */
+	expect_line(got, "type=bind,source=%s/.claude/settings.json,target=/tmp/.claude/settings.json,"
+			 "readonly",
+		    top);
+	/* ~/.claude.json is the sandbox's own copy, never the host's. */
+	expect_line(got, "type=bind,source=%s/.local/state/workrex/sandbox/home-claude.json,"
+			 "target=/tmp/.claude.json",
+		    top);
+	expect_no_line(got, "type=bind,source=%s/.claude.json,target=/tmp/.claude.json", top);
 	expect_line(got, "type=tmpfs,target=/tmp,tmpfs-mode=1777");
 	/* HOME is the container's; nothing of the host's home is mounted. */
 	expect_no_line(got, "type=bind,source=%s,target=%s", top, top);
