@@ -31,7 +31,29 @@ static const char reference[] =
 	"  prefix: C-b\n"
 	"  bind: {}                 # key: action (workrex(1))\n"
 	"scrollback: 10000\n"
-	"notify: bell               # off, bell, desktop, both\n";
+	"notify: bell               # off, bell, desktop, both\n"
+	"sandbox:\n"
+	"  enabled: false           # also add -S; a project may turn it on, never off\n"
+	"  backend: container       # container (lima later)\n"
+	"  target: agent            # agent (only agent panes) or all\n"
+	"  image: null              # workrex-sandbox:<agent>, made by `workrex sandbox build`\n"
+	"  env: {}                  # global only: NAME: value\n"
+	"  env_passthrough: []      # global only: host variables passed in\n"
+	"  extra_mounts: []         # global only: path (read-only) or {host_path, guest_path, writable}\n"
+	"  host_commands: []        # global only\n"
+	"  agent_config_dir: null   # global only: ~/.claude, ~/.codex, ... per agent\n"
+	"  rpc_host: null           # global only: the host's address, for Apple Container\n"
+	"  container:\n"
+	"    runtime: null          # podman, docker, apple-container; detected in that order\n"
+	"    memory: null           # e.g. 8g\n"
+	"    cpus: null             # e.g. 4\n"
+	"    pids_limit: 4096\n"
+	"    devices: []            # global only\n"
+	"    group_add: []          # global only\n"
+	"    excluded_files: []     # global only: paths in the worktree hidden from the sandbox\n"
+	"    oci_runtime: null      # global only\n"
+	"    cap_add: []            # global only; ALL and SYS_ADMIN are refused\n"
+	"    security_opt: []       # global only\n";
 
 static void print_list(const char *name, const struct strlist *l)
 {

@@ -210,6 +210,16 @@ static void test_global_only_keys_ignored_in_project(void **state)
 	assert_int_equal(c.nagents, 1);
 	assert_string_equal(config_agent(&c, "claude")->command, "/tmp/evil");
 	free(p);
+	/* What the project did set, it set; what it may not, stayed as the defaults. */
+	config_free(&c);
+	config_init(&c);
+	p = write_file("evil.yaml", "sandbox:\n  extra_mounts: [/]\n  container:\n    memory: 1g\n"
+				    "    cap_add: [ALL]\n");
+	assert_int_equal(config_load(&c, p, false, &err), 0);
+	assert_int_equal(c.sandbox.nextra_mounts, 0);
+	assert_int_equal(c.sandbox.container.cap_add.n, 0);
+	assert_string_equal(c.sandbox.container.memory, "1g");
+	free(p);
 	config_free(&c);
 }
 
@@ -252,6 +262,59 @@ static int teardown(void **state)
 	return rc;
 }
 
+static void test_sandbox_keys(void **state)
+{
+	(void)state;
+	struct config c;
+	char *err = NULL;
+	config_init(&c);
+	setenv("HOME", "/home/u", 1);
+	char *g = write_file("sg.yaml", "sandbox:\n  enabled: true\n  image: img:1\n  target: all\n"
+					"  env: {A: b}\n  env_passthrough: [LANG]\n"
+					"  extra_mounts:\n    - ~/data\n"
+					"    - {host_path: /srv/x, guest_path: /x, writable: true}\n"
+					"  container:\n    runtime: docker\n    pids_limit: 100\n"
+					"    excluded_files: [.env]\n");
+	assert_int_equal(config_load(&c, g, true, &err), 0);
+	assert_true(c.sandbox.enabled);
+	assert_string_equal(c.sandbox.image, "img:1");
+	assert_string_equal(c.sandbox.target, "all");
+	assert_string_equal(c.sandbox.env.v[0], "A=b");
+	assert_int_equal(c.sandbox.nextra_mounts, 2);
+	assert_string_equal(c.sandbox.extra_mounts[0].host, "/home/u/data");
+	assert_string_equal(c.sandbox.extra_mounts[0].guest, "/home/u/data");
+	assert_false(c.sandbox.extra_mounts[0].writable);
+	assert_string_equal(c.sandbox.extra_mounts[1].guest, "/x");
+	assert_true(c.sandbox.extra_mounts[1].writable);
+	assert_string_equal(c.sandbox.container.runtime, "docker");
+	assert_int_equal(c.sandbox.container.pids_limit, 100);
+	/* A project may not switch the user's sandbox off (but may pick its image). */
+	char *p = write_file("sp.yaml", "sandbox:\n  enabled: false\n  image: proj:2\n");
+	assert_int_equal(config_load(&c, p, false, &err), 0);
+	assert_true(c.sandbox.enabled);
+	assert_string_equal(c.sandbox.image, "proj:2");
+	assert_int_equal(c.nwarnings, 1);
+	assert_non_null(strstr(c.warnings[0], "cannot turn off the global sandbox"));
+	config_free(&c);
+	/* Bad values are errors with a position. */
+	const char *bad[] = {"sandbox:\n  extra_mounts: [relative/path]\n",
+			     "sandbox:\n  container:\n    runtime: lxc\n",
+			     "sandbox:\n  container:\n    pids_limit: 3\n",
+			     "sandbox:\n  env: [A]\n"};
+	for (size_t i = 0; i < 4; i++) {
+		config_init(&c);
+		char *b = write_file("sb.yaml", bad[i]);
+		assert_int_equal(config_load(&c, b, true, &err), -1);
+		assert_non_null(strstr(err, "sb.yaml:"));
+		free(err);
+		err = NULL;
+		free(b);
+		config_free(&c);
+	}
+	free(g);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_global_splicing),
 		cmocka_unit_test(test_global_only_keys_ignored_in_project),
 		cmocka_unit_test(test_worktree_keys),
+		cmocka_unit_test(test_sandbox_keys),
 	};
 	return cmocka_run_group_tests_name("config", tests, setup, teardown);
 }
