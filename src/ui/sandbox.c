@@ -127,21 +127,51 @@ static int agent_socket(struct ui *ui, struct agent *a, char **cause)
 	return 0;
 }
 
+/*
+ * Apple Container runs each container in its own VM: no unix socket
+ * crosses. The bridge listens on TCP, on the host's address on the VMs'
+ * network only (sandbox.rpc_host), never on all addresses; tokens guard it.
+ */
+static int tcp_listener(struct ui *ui, char **cause)
+{
+	if (ui->rpc_port)
+		return 0;
+	const char *host = ui->cfg.sandbox.rpc_host ? ui->cfg.sandbox.rpc_host : "192.168.64.1";
+	if (strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0) {
+		*cause = xasprintf("sandbox.rpc_host %s would listen on every address; name the "
+				   "host's address on the sandbox's network",
+				   host);
+		return -EINVAL;
+	}
+	int port = 0;
+	int rc = rpc_server_listen_tcp(ui->rpc, host, 0, &port, cause);
+	if (rc < 0)
+		return rc;
+	ui->rpc_port = port;
+	log_msg("rpc: listening on %s:%d for sandboxes that cannot share a socket", host, port);
+	return 0;
+}
+
 int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *const *env,
 		      char ***out, char **cause)
 {
 	*out = NULL;
-	if (!wp->sandboxed)
-		return 0;
 	struct agent *a = wp->agent;
-	const char *name = ui->cfg.sandbox.backend ? ui->cfg.sandbox.backend : "container";
+	const char *name = !wp->sandboxed		? "host"
+			   : ui->cfg.sandbox.backend ? ui->cfg.sandbox.backend
+						     : "container";
 	const struct backend *b = backend_find(name);
+	if (b == &backend_host)
+		return 0; /* its argv as it is: nothing to build */
 	if (b == NULL || ui->gitdir == NULL) {
 		*cause = xasprintf("sandbox.backend '%s' is not available in this build", name);
 		return -ENOTSUP;
 	}
 	int rc = agent_socket(ui, a, cause);
 	if (rc < 0)
+		return rc;
+	const char *rt = container_runtime(&ui->cfg);
+	if (rt && strcmp(rt, "container") == 0 && (rc = tcp_listener(ui, cause)) < 0)
 		return rc;
 	char *snapshot = NULL;
 	rc = backend_config_snapshot(ui->root, ui->gitdir, &snapshot, cause);
@@ -159,6 +189,7 @@ int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *
 		.argv = argv,
 		.env = env,
 		.rpc_dir = a->rpc_dir,
+		.rpc_port = ui->rpc_port,
 		.guest_bin = ui->guest_bin,
 		.snapshot = snapshot,
 		.session = ui->session_id,

@@ -62,6 +62,7 @@ struct ui {
 	char *git_email;  /* owned: user.email, or NULL */
 	char *guest_bin;  /* owned: the static guest client */
 	char *session_id; /* owned: labels what this dashboard starts */
+	int rpc_port;     /* the TCP listener's port, once a runtime needed one */
 	char *self_exe; /* owned: this binary, for the commands keys run */
 
 	int ttyfd;
