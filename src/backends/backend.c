@@ -40,10 +40,7 @@ int backend_config_snapshot(const char *project_root, const char *git_dir, char 
 	char *dir = xasprintf("%s/sandbox", state);
 	free(state);
 	mkdir_p(dir, 0700);
-	uint32_t h = 2166136261u;
-	for (const char *p = project_root; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	char *path = xasprintf("%s/gitconfig-%08x", dir, h);
+	char *path = xasprintf("%s/gitconfig-%08x", dir, str_hash(WRX_HASH_INIT, project_root));
 	free(dir);
 	char *src = xasprintf("%s/config", git_dir), *text = NULL;
 	int rc = file_read(src, 1u << 20, &text, cause);

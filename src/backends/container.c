@@ -571,9 +571,19 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 		free(d);
 	}
 	mount_bind(l, admin, admin, true);
+	/*
+	 * What decides where host git looks, and what it runs: read-only. An
+	 * absent config.worktree is made (empty) first, or the sandbox could
+	 * create one that host git reads where extensions.worktreeConfig is on.
+	 */
 	static const char *const pinned[] = {"gitdir", "commondir", "config.worktree"};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(pinned); i++) {
 		char *f = xasprintf("%s/%s", admin, pinned[i]);
+		if (i == 2) {
+			int fd = open(f, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+			if (fd >= 0)
+				close(fd);
+		}
 		mount_if(l, f, false);
 		free(f);
 	}

@@ -21,14 +21,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-static uint32_t fnv1a(const char *s)
-{
-	uint32_t h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
 static char *runtime_dir(char **cause)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
@@ -65,7 +57,7 @@ char *control_path(const char *root, char **cause)
 	for (char *p = name; *p; p++)
 		if (*p == '/' || *p < 0x20)
 			*p = '_';
-	char *path = xasprintf("%s/%s-%08x.sock", dir, name, fnv1a(root));
+	char *path = xasprintf("%s/%s-%08x.sock", dir, name, str_hash(WRX_HASH_INIT, root));
 	free(dir);
 	if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
 		*cause = xasprintf("socket path too long (%zu bytes): %s", strlen(path), path);

@@ -24,13 +24,6 @@
 
 /* ---- notification ---- */
 
-static void notify_exited(uv_process_t *p, int64_t status, int sig)
-{
-	(void)status;
-	(void)sig;
-	uv_close((uv_handle_t *)p, (uv_close_cb)free);
-}
-
 static void notify_desktop(struct ui *ui, const char *title, const char *body)
 {
 	static bool warned;
@@ -40,20 +33,13 @@ static void notify_desktop(struct ui *ui, const char *title, const char *body)
 		warned = true;
 		return;
 	}
-	char *args[] = {"notify-send", "--app-name=workrex", (char *)title, (char *)body, NULL};
-	uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_IGNORE},
-					 {.flags = UV_IGNORE}};
-	uv_process_options_t o = {.file = "notify-send",
-				  .args = args,
-				  .exit_cb = notify_exited,
-				  .stdio_count = 3,
-				  .stdio = stdio};
-	uv_process_t *p = xcalloc(1, sizeof *p);
-	int rc = uv_spawn(ui->loop, p, &o);
-	if (rc < 0) {
-		log_msg("notify-send: %s", uv_strerror(rc));
-		uv_close((uv_handle_t *)p, (uv_close_cb)free);
-	}
+	struct strlist argv = {0};
+	strlist_add(&argv, "notify-send");
+	strlist_add(&argv, "--app-name=workrex");
+	strlist_add(&argv, title);
+	strlist_add(&argv, body);
+	ui_run_quiet(ui, &argv);
+	strlist_free(&argv);
 }
 
 void bridge_attention(struct ui *ui, struct agent *a, const char *what)

@@ -115,6 +115,38 @@ void ui_tty_write(struct ui *ui, const char *s, size_t len)
 	ui_dirty(ui);
 }
 
+static void quiet_exited(uv_process_t *p, int64_t status, int sig)
+{
+	(void)status;
+	(void)sig;
+	uv_close((uv_handle_t *)p, (uv_close_cb)free);
+}
+
+void ui_run_quiet(struct ui *ui, const struct strlist *argv)
+{
+	if (argv->n == 0)
+		return;
+	char **v = xcalloc(argv->n + 1, sizeof *v);
+	memcpy(v, argv->v, argv->n * sizeof *v);
+	uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_IGNORE},
+					 {.flags = UV_IGNORE}};
+	uv_process_options_t o = {.file = v[0],
+				  .args = v,
+				  .exit_cb = quiet_exited,
+				  .flags = UV_PROCESS_DETACHED,
+				  .stdio_count = 3,
+				  .stdio = stdio};
+	uv_process_t *p = xcalloc(1, sizeof *p);
+	int rc = uv_spawn(ui->loop, p, &o);
+	if (rc < 0) {
+		log_msg("%s: %s", v[0], uv_strerror(rc));
+		uv_close((uv_handle_t *)p, (uv_close_cb)free);
+	} else {
+		uv_unref((uv_handle_t *)p); /* it may outlive the loop */
+	}
+	free(v);
+}
+
 struct view *ui_view(struct wpane *wp)
 {
 	if (wp->view == NULL)

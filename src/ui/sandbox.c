@@ -36,40 +36,6 @@ bool sandbox_pane_wanted(struct ui *ui, const struct agent *a, bool agent_pane)
 				     "all") == 0);
 }
 
-static void detached_exit(uv_process_t *p, int64_t status, int sig)
-{
-	(void)status;
-	(void)sig;
-	uv_close((uv_handle_t *)p, (uv_close_cb)free);
-}
-
-/* Run argv in the background, output discarded, not waited for at exit. */
-static void run_detached(struct ui *ui, struct strlist *argv)
-{
-	if (argv->n == 0)
-		return;
-	char **v = xcalloc(argv->n + 1, sizeof *v);
-	for (size_t i = 0; i < argv->n; i++)
-		v[i] = argv->v[i];
-	uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_IGNORE},
-					 {.flags = UV_IGNORE}};
-	uv_process_options_t o = {.file = v[0],
-				  .args = v,
-				  .exit_cb = detached_exit,
-				  .flags = UV_PROCESS_DETACHED,
-				  .stdio_count = 3,
-				  .stdio = stdio};
-	uv_process_t *p = xcalloc(1, sizeof *p);
-	int rc = uv_spawn(ui->loop, p, &o);
-	if (rc < 0) {
-		log_msg("sandbox: %s: %s", v[0], uv_strerror(rc));
-		uv_close((uv_handle_t *)p, (uv_close_cb)free);
-	} else {
-		uv_unref((uv_handle_t *)p);
-	}
-	free(v);
-}
-
 void sandbox_start(struct ui *ui)
 {
 	ui->session_id = xasprintf("%ld-%llu", (long)getpid(), (unsigned long long)now_ms());
@@ -81,7 +47,7 @@ void sandbox_start(struct ui *ui)
 	if (any && ui->in_repo) {
 		struct strlist argv = {0};
 		container_cleanup_argv(&ui->cfg, ui->root, ui->session_id, &argv);
-		run_detached(ui, &argv);
+		ui_run_quiet(ui, &argv);
 		strlist_free(&argv);
 	}
 }
@@ -104,12 +70,7 @@ static int agent_socket(struct ui *ui, struct agent *a, char **cause)
 	char *ctl = xstrdup(ui->sock_path);
 	char *slash = strrchr(ctl, '/');
 	*slash = '\0';
-	uint32_t h = 2166136261u;
-	for (const char *p = ui->root; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	for (const char *p = a->handle; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	char *dir = xasprintf("%s/a-%08x", ctl, h);
+	char *dir = xasprintf("%s/a-%08x", ctl, str_hash(str_hash(WRX_HASH_INIT, ui->root), a->handle));
 	free(ctl);
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		*cause = xasprintf("%s: %s", dir, strerror(errno));
@@ -224,6 +185,6 @@ void sandbox_pane_gone(struct ui *ui, struct wpane *wp)
 	struct backend_pane p = {.cfg = &ui->cfg, .handle = wp->agent->handle, .n = wp->id};
 	struct strlist argv = {0};
 	b->stop_argv(&p, &argv);
-	run_detached(ui, &argv);
+	ui_run_quiet(ui, &argv);
 	strlist_free(&argv);
 }

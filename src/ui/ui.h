@@ -111,6 +111,8 @@ void ui_prompt(struct ui *ui, const char *label, bool yesno,
 void ui_action(struct ui *ui, enum wrx_action action, int arg);
 struct view *ui_view(struct wpane *wp);
 void ui_tty_write(struct ui *ui, const char *s, size_t len);
+/* Start argv in the background, output discarded, not waited for (may outlive us). */
+void ui_run_quiet(struct ui *ui, const struct strlist *argv);
 
 /* input.c */
 void input_init(struct ui *ui);

@@ -193,6 +193,13 @@ int file_read(const char *path, size_t max, char **out, char **cause)
 	return 0;
 }
 
+uint32_t str_hash(uint32_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
 uint64_t now_ms(void)
 {
 	struct timespec ts;

@@ -51,6 +51,9 @@ int utf8_encode(uint32_t cp, char *out);
 int file_read(const char *path, size_t max, char **out, char **cause);
 
 uint64_t now_ms(void);
+/* FNV-1a of s, continuing from h (start with WRX_HASH_INIT): short stable names for paths. */
+#define WRX_HASH_INIT 2166136261u
+uint32_t str_hash(uint32_t h, const char *s);
 /* Is prog an executable in a $PATH directory? */
 bool path_has(const char *prog);
 /* mkdir -p: missing parents and the leaf are made with mode. 0 or -errno. */

@@ -50,7 +50,8 @@ until_ok() {
 t_sandboxed_agent_sees_only_its_work() {
 	make_repo
 	plant_secrets
-	global_config "  enabled: true"
+	global_config "  enabled: true" "  container:" "    excluded_files: [secret.env]"
+	echo DB_PASSWORD=hunter2 >"$repo/secret.env"
 	# A project trying to widen its own sandbox: ignored, with warnings.
 	cat >"$repo/.workrex.yaml" <<-YAML
 		sandbox:
@@ -70,12 +71,15 @@ t_sandboxed_agent_sees_only_its_work() {
 	wait_for '^ 2 box'
 	local w=$repo/../proj__worktrees/box g=$repo/.git
 	w=$(cd "$w" && pwd)
+	echo DB_PASSWORD=hunter2 >"$w/secret.env"
+	wrx close box
+	wrx open box
 	until_ok 30 eval 'containers | grep -q "^wrx-box-"'
 	cat >"$w/probe.sh" <<-EOF
 		out=$w/result.txt
 		: >\$out
-		for f in $HOME/.ssh/id_ed25519 $HOME/.aws/credentials $HOME/.gnupg/x $HOME/.config/gh/hosts.yml $HOME/.bash_history ~/.ssh/id_ed25519 /etc/shadow-not-here; do
-			if cat "\$f" >/dev/null 2>&1; then echo "READABLE \$f"; else echo "hidden \$f"; fi
+		for f in $HOME/.ssh/id_ed25519 $HOME/.aws/credentials $HOME/.gnupg/x $HOME/.config/gh/hosts.yml $HOME/.bash_history ~/.ssh/id_ed25519 $w/secret.env $repo/secret.env; do
+			if grep -q . "\$f" 2>/dev/null; then echo "READABLE \$f"; else echo "hidden \$f"; fi
 		done >>\$out
 		echo "made inside" >made-inside.txt && echo wrote-worktree >>\$out
 		git add made-inside.txt && git commit -qm "from the sandbox" && echo commit-ok >>\$out
@@ -91,7 +95,7 @@ t_sandboxed_agent_sees_only_its_work() {
 	until_ok 30 grep -q probe-done "$w/result.txt" || { cat "$w/result.txt" >&2; screen >&2; return 1; }
 	cat "$w/result.txt" >"$E2E_TMP/result"
 	not grep -q READABLE "$E2E_TMP/result"
-	[ "$(grep -c '^hidden ' "$E2E_TMP/result")" -eq 7 ]
+	[ "$(grep -c '^hidden ' "$E2E_TMP/result")" -eq 8 ]
 	grep -q wrote-worktree "$E2E_TMP/result"
 	test "$(cat "$w/made-inside.txt")" = "made inside"
 	grep -q commit-ok "$E2E_TMP/result"

@@ -206,6 +206,9 @@ static void test_docker_argv(void **state)
 			 "readonly",
 		    gitdir, gitdir);
 	expect_line(got, "type=bind,source=%s,target=%s/config,readonly", snap, gitdir);
+	expect_line(got, "type=bind,source=%s/worktrees/box/config.worktree,target=%s/worktrees/box/"
+			 "config.worktree,readonly",
+		    gitdir, gitdir);
 	expect_line(got, "type=bind,source=%s/.git,target=%s/.git,readonly", wt, wt);
 	expect_line(got, "type=bind,source=%s,target=/run/workrex,readonly", rpcdir);
 	expect_line(got, "type=bind,source=%s,target=/opt/workrex/bin/workrex,readonly", guest);
