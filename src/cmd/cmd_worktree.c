@@ -179,6 +179,9 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 			    json_object_object_get_ex(o, "status", &st) && st)
 				status = json_object_get_string(st);
 		}
+		/* Where its agent runs: its own choice (add -S / --no-sandbox), else the config's. */
+		bool boxed = a->sandbox == 1 || (a->sandbox == -1 && ctx->cfg.sandbox.enabled);
+		const char *backend = boxed ? ctx->cfg.sandbox.backend : "host";
 		if (json) {
 			json_object *o = json_object_new_object();
 			json_object_object_add(o, "handle", json_object_new_string(a->handle));
@@ -186,7 +189,7 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 								      : NULL);
 			json_object_object_add(o, "status", status ? json_object_new_string(status) : NULL);
 			if (!status_only) {
-				json_object_object_add(o, "backend", json_object_new_string("host"));
+				json_object_object_add(o, "backend", json_object_new_string(backend));
 				json_object_object_add(o, "created", json_object_new_int64(a->created));
 				json_object_object_add(o, "unmerged", json_object_new_int64(ahead));
 				json_object_object_add(o, "base", a->base ? json_object_new_string(a->base)
@@ -203,7 +206,7 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 			age(a->created, ag, sizeof ag);
 			snprintf(un, sizeof un, ahead < 0 ? "?" : "%ld", ahead);
 			printf("%-20s %-24s %-8s %-9s %-5s %-8s %s\n", a->handle,
-			       a->branch ? a->branch : "(detached)", status ? status : "-", "host", ag, un,
+			       a->branch ? a->branch : "(detached)", status ? status : "-", backend, ag, un,
 			       a->path);
 		}
 	}

@@ -36,8 +36,8 @@ void overview_draw(struct ui *ui)
 		attr_set(A_REVERSE, 0, NULL);
 		mvhline(y0 + y, x0, ' ', w);
 	}
-	char *head = xasprintf(" %-3s %-20s %-12s %-4s %-5s %-16s %s", "#", "AGENT", "STATUS", "AGE",
-			       "PANES", "BRANCH", "TITLE");
+	char *head = xasprintf(" %-3s %-20s %-12s %-4s %-5s %-9s %-16s %s", "#", "AGENT", "STATUS",
+			       "AGE", "PANES", "BACKEND", "BRANCH", "TITLE");
 	mvaddnstr(y0, x0, head, w);
 	free(head);
 	int *order = xcalloc((size_t)WRX_MAX(n, 1), sizeof *order);
@@ -49,8 +49,9 @@ void overview_draw(struct ui *ui)
 		bridge_age(a, now, age, sizeof age);
 		const char *icon = ui_status_icon(ui, a, now);
 		char *status = xasprintf("%s%s%s", icon, *icon ? " " : "", ui_status_word(ui, a, now));
-		char *line = xasprintf(" %-3d %-20.20s %-12s %-4s %-5d %-16.16s %s", order[i] + 1,
+		char *line = xasprintf(" %-3d %-20.20s %-12s %-4s %-5d %-9s %-16.16s %s", order[i] + 1,
 				       a->handle, status, age, session_agent_panes(ui->s, a),
+				       sandbox_wanted(ui, a) ? ui->cfg.sandbox.backend : "host",
 				       a->branch ? a->branch : (a->worktree ? "?" : "(main)"),
 				       a->title ? a->title : a->note ? a->note : "");
 		free(status);

@@ -318,7 +318,9 @@ static void draw_sidebar(struct ui *ui, int h)
 		char *icon = status_prefix(ui, ag, now);
 		char age[16];
 		bridge_age(ag, now, age, sizeof age);
-		char *row = xasprintf(" %d %s%s%s%s%s", a + 1, icon, ag->handle, *age ? " " : "", age,
+		/* ▣: runs in a sandbox. */
+		char *row = xasprintf(" %d %s%s%s%s%s%s", a + 1, icon, ag->handle,
+				      sandbox_wanted(ui, ag) ? " \u25a3" : "", *age ? " " : "", age,
 				      ag->bell ? " !" : "");
 		free(icon);
 		ui->sidebar_rows[y] = session_agent_pane(s, ag);

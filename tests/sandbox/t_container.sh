@@ -106,8 +106,8 @@ t_sandboxed_agent_sees_only_its_work() {
 	grep -q status-ok "$E2E_TMP/result"
 	test ! -e "$repo/planted"
 	not grep -q evil "$g/config"
-	# The host saw the status.
-	wait_for '◆ box'
+	# The host saw the status; the agent is marked as sandboxed.
+	wait_for '◆ box ▣'
 	# The approval flag is never added outside a sandbox (the shell agent has none).
 	# The container goes with its panes.
 	wrx close box
@@ -180,6 +180,7 @@ t_sandbox_commands() {
 	plant_secrets
 	global_config
 	wrx add box -S -b >/dev/null
+	wrx list | grep -qE '^box +box +- +container '
 	local w
 	w=$(cd "$repo/../proj__worktrees/box" && pwd)
 	# init-dockerfile writes out the built-in one, and refuses to overwrite it.
