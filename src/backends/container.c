@@ -681,12 +681,14 @@ void container_cleanup_argv(const struct config *cfg, const char *project_root,
 	add(out, "-c");
 	add(out, "\"$1\" ps -a --filter \"label=workrex.project=$2\" "
 		 "--format '{{.Names}} {{index .Labels \"workrex.session\"}}' | "
-		 "while read -r n s; do [ \"$s\" = \"$3\" ] || \"$1\" rm -f \"$n\" >/dev/null 2>&1; "
+		 "while read -r n s; do [ \"$s\" = \"$3\" ] || \"$1\" rm -f $4 \"$n\" >/dev/null 2>&1; "
 		 "done");
 	add(out, "workrex-cleanup");
 	add(out, rt);
 	add(out, project_root);
 	add(out, session);
+	/* podman waits 10 s for a container that ignores SIGTERM; nobody waits for these. */
+	add(out, strcmp(rt, "podman") == 0 ? "--time=0" : "");
 }
 
 const struct backend backend_container = {

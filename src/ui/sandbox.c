@@ -131,9 +131,6 @@ int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *
 	int rc = agent_socket(ui, a, cause);
 	if (rc < 0)
 		return rc;
-	const char *rt = container_runtime(&ui->cfg);
-	if (rt && strcmp(rt, "container") == 0 && (rc = tcp_listener(ui, cause)) < 0)
-		return rc;
 	char *snapshot = NULL;
 	rc = backend_config_snapshot(ui->root, ui->gitdir, &snapshot, cause);
 	if (rc < 0)
@@ -160,6 +157,10 @@ int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *
 	};
 	struct strlist run = {0};
 	rc = b->check(&p, cause);
+	/* A runtime that cannot share a socket gets the TCP listener, once checked. */
+	const char *rt = container_runtime(&ui->cfg);
+	if (rc == 0 && rt && strcmp(rt, "container") == 0 && (rc = tcp_listener(ui, cause)) == 0)
+		p.rpc_port = ui->rpc_port;
 	if (rc == 0)
 		rc = b->argv(&p, &run, cause);
 	free(snapshot);

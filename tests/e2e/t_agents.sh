@@ -145,7 +145,7 @@ t_overview_and_cli_queries() {
 	wait_for '^ 3 two'
 	prefix w
 	wait_for '# +AGENT +STATUS'
-	screen | grep -qE ' 2 +one +- +0 +one'
+	screen | grep -qE ' 2 +one +- +0 +host +one'
 	keys j j Enter
 	wait_gone '# +AGENT'
 	wait_for 'two:'

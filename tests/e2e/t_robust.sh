@@ -143,6 +143,12 @@ t_terminal_hangup_ends_cleanly() {
 	start 100 30
 	wait_for 'wrx\$'
 	type_line 'sleep 1000 &'
+	# The job must have started before the hang-up, or there is nothing to pass on.
+	for _ in $(seq 50); do
+		pgrep -f '^sleep 1000$' >/dev/null && break
+		sleep 0.1
+	done
+	sleep 0.2
 	pid=$(workrex_pid)
 	kill -HUP "$pid"
 	wait_for 'WORKREX-EXITED 0'
