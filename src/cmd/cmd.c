@@ -115,7 +115,8 @@ int cmd_open_repo(struct cmd_ctx *ctx, const char *cmd)
 	if (!ctx->cfg_loaded) {
 		config_init(&ctx->cfg);
 		ctx->cfg_loaded = true;
-		if (config_load_all(&ctx->cfg, ctx->cwd, ctx->config_file, &cause) < 0) {
+		const char *dir = config_search_dir(ctx->cwd, repo_root(ctx->repo));
+		if (config_load_all(&ctx->cfg, dir, ctx->config_file, &cause) < 0) {
 			int rc = cmd_fail(cmd, "%s", cause);
 			free(cause);
 			return rc;

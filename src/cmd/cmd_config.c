@@ -76,7 +76,14 @@ int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "path")) {
 		char *g = config_global_path();
-		char *p = ctx->config_file ? xstrdup(ctx->config_file) : config_project_path(ctx->cwd);
+		struct repo *r = NULL;
+		char *cause = NULL;
+		if (repo_open(ctx->cwd, &r, &cause) < 0)
+			free(cause);
+		char *p = ctx->config_file ? xstrdup(ctx->config_file)
+					   : config_project_path(config_search_dir(
+						     ctx->cwd, r ? repo_root(r) : NULL));
+		repo_free(r);
 		printf("global:  %s\nproject: %s\n", g ? g : "(no HOME)", p ? p : "(none)");
 		free(g);
 		free(p);
@@ -87,7 +94,13 @@ int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 	struct config c;
 	char *err = NULL;
 	config_init(&c);
-	int rc = config_load_all(&c, ctx->cwd, ctx->config_file, &err);
+	struct repo *r = NULL;
+	char *cause = NULL;
+	if (repo_open(ctx->cwd, &r, &cause) < 0)
+		free(cause);
+	int rc = config_load_all(&c, config_search_dir(ctx->cwd, r ? repo_root(r) : NULL),
+				 ctx->config_file, &err);
+	repo_free(r);
 	for (size_t i = 0; i < c.nwarnings; i++)
 		fprintf(stderr, "warning: %s\n", c.warnings[i]);
 	if (rc < 0) {

@@ -825,6 +825,32 @@ char *config_project_path(const char *dir)
 	return NULL;
 }
 
+const char *config_search_dir(const char *cwd, const char *main_root)
+{
+	if (main_root == NULL)
+		return cwd;
+	char *d = xstrdup(cwd);
+	const char *out = cwd;
+	for (;;) {
+		struct stat st;
+		char *g = xasprintf("%s/.git", d);
+		int found = lstat(g, &st);
+		free(g);
+		if (found == 0) {
+			/* A .git file: a linked worktree (an agent's), not the project's own tree. */
+			if (!S_ISDIR(st.st_mode))
+				out = main_root;
+			break;
+		}
+		char *slash = strrchr(d, '/');
+		if (slash == NULL || slash == d)
+			break;
+		*slash = '\0';
+	}
+	free(d);
+	return out;
+}
+
 int config_load_all(struct config *c, const char *dir, const char *project_file, char **err)
 {
 	char *g = config_global_path();

@@ -107,6 +107,13 @@ char *config_global_path(void);
 char *config_project_path(const char *dir);
 
 /*
+ * Where to search for the project file: cwd, unless cwd is inside a linked
+ * worktree (an agent's, which its sandbox can write): then the main
+ * worktree, so an agent can never plant the hooks its own merge would run.
+ */
+const char *config_search_dir(const char *cwd, const char *main_root);
+
+/*
  * Load the global file, then the project file (explicit, or searched from
  * dir). Returns 0, or -1 with *err set.
  */

@@ -462,7 +462,8 @@ static void apply_config(struct ui *ui)
 static int load_config(struct ui *ui, const char *config_file, char **cause)
 {
 	config_init(&ui->cfg);
-	return config_load_all(&ui->cfg, ui->cwd, config_file, cause);
+	return config_load_all(&ui->cfg, config_search_dir(ui->cwd, ui->in_repo ? ui->root : NULL),
+			       config_file, cause);
 }
 
 static int terminal_open(struct ui *ui, char **cause)
@@ -557,16 +558,6 @@ int dashboard_run(const struct dashboard_opts *opts)
 	}
 	ui->sidebar = true;
 	ui->s = session_new(ui->loop, &hooks, ui);
-	if (load_config(ui, opts->config_file, &cause) < 0) {
-		fprintf(stderr, "workrex: %s\n", cause);
-		free(cause);
-		session_free(ui->s);
-		config_free(&ui->cfg);
-		free(ui->cwd);
-		return 1;
-	}
-	apply_config(ui);
-
 	struct repo *repo = NULL;
 	if (repo_open(ui->cwd, &repo, &cause) == 0) {
 		ui->root = xstrdup(repo_root(repo));
@@ -580,6 +571,18 @@ int dashboard_run(const struct dashboard_opts *opts)
 		cause = NULL;
 		ui->root = xstrdup(ui->cwd);
 	}
+	/* The project file comes from the main worktree when we stand in an agent's. */
+	if (load_config(ui, opts->config_file, &cause) < 0) {
+		fprintf(stderr, "workrex: %s\n", cause);
+		free(cause);
+		session_free(ui->s);
+		config_free(&ui->cfg);
+		free(ui->cwd);
+		free(ui->root);
+		sandbox_stop(ui);
+		return 1;
+	}
+	apply_config(ui);
 	ui->self_exe = realpath("/proc/self/exe", NULL);
 	if (ui->self_exe == NULL)
 		ui->self_exe = xstrdup("workrex");

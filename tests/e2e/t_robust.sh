@@ -153,10 +153,13 @@ t_terminal_hangup_ends_cleanly() {
 	kill -HUP "$pid"
 	wait_for 'WORKREX-EXITED 0'
 	# The pane's programs got the hang-up too (bash passes it on to its jobs).
-	for _ in $(seq 50); do
+	for _ in $(seq 100); do
 		pgrep -f '^sleep 1000$' >/dev/null || return 0
 		sleep 0.1
 	done
+	echo "--- sleep 1000 outlived the dashboard (pid $pid):" >&2
+	ps -eo pid,ppid,pgid,sid,stat,etime,cmd | grep -E 'sleep 1000|workrex|bash' | grep -v grep >&2
+	screen >&2
 	pkill -f '^sleep 1000$'
 	false
 }

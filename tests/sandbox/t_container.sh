@@ -87,6 +87,7 @@ t_sandboxed_agent_sees_only_its_work() {
 			if (echo x >>"\$t") 2>/dev/null; then echo "WRITABLE \$t"; else echo "ro \$t"; fi
 		done >>\$out
 		if git config core.hooksPath /tmp/evil 2>/dev/null; then echo "WRITABLE git config"; else echo "ro git config"; fi >>\$out
+		echo 'pre_merge: ["touch $E2E_TMP/planted-hook-ran"]' >$w/.workrex.yaml
 		workrex --version >>\$out
 		workrex set-status waiting && echo status-ok >>\$out
 		echo probe-done >>\$out
@@ -106,6 +107,10 @@ t_sandboxed_agent_sees_only_its_work() {
 	grep -q status-ok "$E2E_TMP/result"
 	test ! -e "$repo/planted"
 	not grep -q evil "$g/config"
+	# The project config it wrote in its worktree is not the project's: workrex
+	# run from inside that worktree reads the main worktree's.
+	(cd "$w" && "$WORKREX" config path) | grep -qx "project: $repo/.workrex.yaml"
+	(cd "$w" && "$WORKREX" config check 2>/dev/null) | not grep -q planted-hook-ran
 	# The host saw the status; the agent is marked as sandboxed.
 	wait_for '◆ box ▣'
 	# The approval flag is never added outside a sandbox (the shell agent has none).

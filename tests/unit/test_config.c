@@ -315,6 +315,34 @@ static void test_sandbox_keys(void **state)
 	free(p);
 }
 
+/* An agent's worktree never supplies the project file: its sandbox can write it. */
+static void test_search_dir_skips_linked_worktrees(void **state)
+{
+	(void)state;
+	char *main_dir = xasprintf("%s/m", dir), *wt = xasprintf("%s/w", dir);
+	char *cmd = xasprintf("git init -q %s && git -C %s -c user.name=a -c user.email=b commit -q "
+			      "--allow-empty -m i && git -C %s worktree add -q %s && mkdir -p %s/sub "
+			      "%s/sub && echo 'scrollback: 7' >%s/.workrex.yaml && "
+			      "echo 'post_create: [evil]' >%s/.workrex.yaml",
+			      main_dir, main_dir, main_dir, wt, main_dir, wt, main_dir, wt);
+	assert_int_equal(system(cmd), 0);
+	char *msub = xasprintf("%s/sub", main_dir), *wsub = xasprintf("%s/sub", wt);
+	assert_string_equal(config_search_dir(msub, main_dir), msub);
+	assert_string_equal(config_search_dir(wt, main_dir), main_dir);
+	assert_string_equal(config_search_dir(wsub, main_dir), main_dir);
+	assert_string_equal(config_search_dir("/tmp", NULL), "/tmp");
+	char *p = config_project_path(config_search_dir(wsub, main_dir));
+	char *want = xasprintf("%s/.workrex.yaml", main_dir);
+	assert_string_equal(p, want);
+	free(p);
+	free(want);
+	free(cmd);
+	free(msub);
+	free(wsub);
+	free(main_dir);
+	free(wt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_global_only_keys_ignored_in_project),
 		cmocka_unit_test(test_worktree_keys),
 		cmocka_unit_test(test_sandbox_keys),
+		cmocka_unit_test(test_search_dir_skips_linked_worktrees),
 	};
 	return cmocka_run_group_tests_name("config", tests, setup, teardown);
 }
