@@ -197,7 +197,8 @@ static void test_docker_argv(void **state)
 	/* The git metadata boundary. */
 	expect_line(got, "type=bind,source=%s,target=%s,readonly", repo, repo);
 	expect_line(got, "type=bind,source=%s,target=%s", wt, wt);
-	expect_line(got, "type=bind,source=%s,target=%s,readonly", gitdir, gitdir);
+	/* The git dir is inside the main worktree, whose read-only mount covers it. */
+	expect_no_line(got, "type=bind,source=%s,target=%s,readonly", gitdir, gitdir);
 	expect_line(got, "type=bind,source=%s/objects,target=%s/objects", gitdir, gitdir);
 	expect_line(got, "type=bind,source=%s/refs,target=%s/refs", gitdir, gitdir);
 	expect_line(got, "type=bind,source=%s/logs,target=%s/logs", gitdir, gitdir);
@@ -206,9 +207,10 @@ static void test_docker_argv(void **state)
 			 "readonly",
 		    gitdir, gitdir);
 	expect_line(got, "type=bind,source=%s,target=%s/config,readonly", snap, gitdir);
-	expect_line(got, "type=bind,source=%s/worktrees/box/config.worktree,target=%s/worktrees/box/"
-			 "config.worktree,readonly",
-		    gitdir, gitdir);
+	/* config.worktree matters only with extensions.worktreeConfig (tested below). */
+	expect_no_line(got, "type=bind,source=%s/worktrees/box/config.worktree,target=%s/worktrees/"
+			    "box/config.worktree,readonly",
+		       gitdir, gitdir);
 	expect_line(got, "type=bind,source=%s/.git,target=%s/.git,readonly", wt, wt);
 	expect_line(got, "type=bind,source=%s,target=/run/workrex,readonly", rpcdir);
 	expect_line(got, "type=bind,source=%s,target=/opt/workrex/bin/workrex,readonly", guest);
@@ -247,6 +249,30 @@ static void test_docker_argv(void **state)
 	free(got);
 	strlist_free(&argv);
 	config_free(&c);
+}
+
+static void test_worktree_config_pinned(void **state)
+{
+	(void)state;
+	sh("git -C %s config extensions.worktreeConfig true", repo);
+	struct config c;
+	with_runtime(&c, "docker");
+	struct backend_pane p = pane(&c);
+	char *cause = NULL;
+	struct strlist argv = {0};
+	assert_int_equal(backend_container.argv(&p, &argv, &cause), 0);
+	char *got = run_recorded(&argv);
+	/* Host git reads it now: it exists (made empty) and the sandbox cannot write it. */
+	expect_line(got, "type=bind,source=%s/worktrees/box/config.worktree,target=%s/worktrees/box/"
+			 "config.worktree,readonly",
+		    gitdir, gitdir);
+	char *f = xasprintf("%s/worktrees/box/config.worktree", gitdir);
+	assert_int_equal(access(f, F_OK), 0);
+	free(f);
+	free(got);
+	strlist_free(&argv);
+	config_free(&c);
+	sh("git -C %s config --unset extensions.worktreeConfig", repo);
 }
 
 static void test_apple_container_argv(void **state)
@@ -403,6 +429,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_docker_argv),
+		cmocka_unit_test(test_worktree_config_pinned),
 		cmocka_unit_test(test_apple_container_argv),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_no_runtime),
