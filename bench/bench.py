@@ -69,8 +69,14 @@ class Term:
                     return time.monotonic()
                 left = end - time.monotonic()
                 if left <= 0 or not self.alive:
-                    raise TimeoutError("no %r within %.0fs; last output: %r"
-                                       % (needle, timeout, bytes(self.out[-300:])))
+                    # Where the program is stuck, for the one who reads this.
+                    try:
+                        state = open("/proc/%d/stat" % self.pid).read().split()[2] + " in " + \
+                            open("/proc/%d/wchan" % self.pid).read()
+                    except OSError:
+                        state = "gone"
+                    raise TimeoutError("no %r within %.0fs (program %s); last output: %r"
+                                       % (needle, timeout, state, bytes(self.out[-300:])))
                 self.cv.wait(min(left, 0.5))
 
     def trim(self):
