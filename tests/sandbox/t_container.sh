@@ -225,6 +225,33 @@ t_sandbox_commands() {
 	grep -q '^FAIL  image: workrex-sandbox-test:shell is not here' "$E2E_TMP/doctor"
 }
 
+# A sandbox holding another agent's token still cannot speak for it.
+t_no_agent_speaks_for_another() {
+	make_repo
+	global_config "  enabled: true"
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add one -b >/dev/null
+	wrx add two -b >/dev/null
+	local w1 w2
+	w1=$(cd "$repo/../proj__worktrees/one" && pwd)
+	w2=$(cd "$repo/../proj__worktrees/two" && pwd)
+	until_ok 30 eval '[ "$(containers | grep -c "^wrx-")" -ge 2 ]'
+	# two's token leaks (through the host, here) into one's worktree.
+	wrx send two "printf %s \"\$WORKREX_RPC_TOKEN\" >$w2/token"
+	until_ok 30 test -s "$w2/token"
+	cp "$w2/token" "$w1/stolen"
+	wrx send one "ls /run/workrex >$w1/ls.txt; WORKREX_RPC_TOKEN=\$(cat stolen) workrex set-status done 2>$w1/err.txt; echo rc=\$? >>$w1/err.txt"
+	until_ok 30 grep -q rc= "$w1/err.txt"
+	# Its socket is its own: the stolen token is refused there, and two is untouched.
+	grep -qx rpc.sock "$w1/ls.txt"
+	[ "$(wc -l <"$w1/ls.txt")" -eq 1 ]
+	grep -q 'rc=1' "$w1/err.txt"
+	grep -q 'refused the token' "$w1/err.txt"
+	wrx status --json | python3 -c 'import json,sys; s={a["handle"]: a.get("status") for a in json.load(sys.stdin)}; assert s["two"] is None, s'
+	grep -q "token of another agent on an agent's socket" "$XDG_STATE_HOME/workrex/workrex.log"
+}
+
 # A stand-in for claude: reports its arguments and what it could write.
 t_known_agent_in_a_sandbox() {
 	make_repo
@@ -268,6 +295,7 @@ t_known_agent_in_a_sandbox() {
 
 run_test "a sandboxed agent sees only its work: secrets hidden, git metadata read-only, commits land, status works" t_sandboxed_agent_sees_only_its_work
 run_test "containers left by a killed dashboard are removed at the next start" t_containers_of_a_killed_dashboard_are_removed
+run_test "a sandbox holding another agent's token cannot speak for it" t_no_agent_speaks_for_another
 run_test "a known agent in a sandbox: approval flag, read-only settings, a private ~/.claude.json; none of it on the host" t_known_agent_in_a_sandbox
 run_test "sandbox init-dockerfile, build (from the dashboard's command line), shell, doctor" t_sandbox_commands
 run_test "refusals (cap_add, engine socket) and a missing runtime are clear; nothing starts" t_refusals_and_a_missing_runtime
