@@ -132,7 +132,7 @@ t_containers_of_a_killed_dashboard_are_removed() {
 	kill -9 "$(workrex_pid)"
 	sleep 2
 	echo "after kill -9: $(containers | tr '\n' ' ')"
-	tm kill-server
+	kill_server
 	start_repo 140 40
 	wait_for 'wrx\$'
 	# The new dashboard removes what the dead one left (nothing of its own opened yet).
