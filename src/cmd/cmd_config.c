@@ -65,6 +65,18 @@ static void print_list(const char *name, const struct strlist *l)
 		printf("  - %s\n", l->v[i]);
 }
 
+/* Where the project file is looked for (the main worktree's from inside an agent's). */
+static char *search_dir(struct cmd_ctx *ctx)
+{
+	struct repo *r = NULL;
+	char *cause = NULL;
+	if (repo_open(ctx->cwd, &r, &cause) < 0)
+		free(cause);
+	char *dir = xstrdup(config_search_dir(ctx->cwd, r ? repo_root(r) : NULL));
+	repo_free(r);
+	return dir;
+}
+
 int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const struct cmd *self = cmd_find("config");
@@ -75,15 +87,9 @@ int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "path")) {
-		char *g = config_global_path();
-		struct repo *r = NULL;
-		char *cause = NULL;
-		if (repo_open(ctx->cwd, &r, &cause) < 0)
-			free(cause);
-		char *p = ctx->config_file ? xstrdup(ctx->config_file)
-					   : config_project_path(config_search_dir(
-						     ctx->cwd, r ? repo_root(r) : NULL));
-		repo_free(r);
+		char *g = config_global_path(), *dir = search_dir(ctx);
+		char *p = ctx->config_file ? xstrdup(ctx->config_file) : config_project_path(dir);
+		free(dir);
 		printf("global:  %s\nproject: %s\n", g ? g : "(no HOME)", p ? p : "(none)");
 		free(g);
 		free(p);
@@ -94,13 +100,9 @@ int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 	struct config c;
 	char *err = NULL;
 	config_init(&c);
-	struct repo *r = NULL;
-	char *cause = NULL;
-	if (repo_open(ctx->cwd, &r, &cause) < 0)
-		free(cause);
-	int rc = config_load_all(&c, config_search_dir(ctx->cwd, r ? repo_root(r) : NULL),
-				 ctx->config_file, &err);
-	repo_free(r);
+	char *dir = search_dir(ctx);
+	int rc = config_load_all(&c, dir, ctx->config_file, &err);
+	free(dir);
 	for (size_t i = 0; i < c.nwarnings; i++)
 		fprintf(stderr, "warning: %s\n", c.warnings[i]);
 	if (rc < 0) {

@@ -113,19 +113,23 @@ static int tcp_listener(struct ui *ui, char **cause)
 	return 0;
 }
 
+/* The backend a pane runs in (NULL: configured but not built in). */
+static const struct backend *pane_backend(struct ui *ui, const struct wpane *wp)
+{
+	return backend_find(wp->sandboxed ? ui->cfg.sandbox.backend : "host");
+}
+
 int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *const *env,
 		      char ***out, char **cause)
 {
 	*out = NULL;
 	struct agent *a = wp->agent;
-	const char *name = !wp->sandboxed		? "host"
-			   : ui->cfg.sandbox.backend ? ui->cfg.sandbox.backend
-						     : "container";
-	const struct backend *b = backend_find(name);
+	const struct backend *b = pane_backend(ui, wp);
 	if (b == &backend_host)
 		return 0; /* its argv as it is: nothing to build */
 	if (b == NULL || ui->gitdir == NULL) {
-		*cause = xasprintf("sandbox.backend '%s' is not available in this build", name);
+		*cause = xasprintf("sandbox.backend '%s' is not available in this build",
+				   ui->cfg.sandbox.backend);
 		return -ENOTSUP;
 	}
 	int rc = agent_socket(ui, a, cause);
@@ -177,11 +181,8 @@ int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *
 
 void sandbox_pane_gone(struct ui *ui, struct wpane *wp)
 {
-	if (!wp->sandboxed)
-		return;
-	const char *name = ui->cfg.sandbox.backend ? ui->cfg.sandbox.backend : "container";
-	const struct backend *b = backend_find(name);
-	if (b == NULL)
+	const struct backend *b = pane_backend(ui, wp);
+	if (b == NULL || b == &backend_host)
 		return;
 	struct backend_pane p = {.cfg = &ui->cfg, .handle = wp->agent->handle, .n = wp->id};
 	struct strlist argv = {0};

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# Runs every tests/e2e/t_*.sh against $WORKREX and prints one summary line.
+# Runs every t_*.sh of a suite against $WORKREX and prints one summary line:
+#   run.sh              the e2e suite (this directory)
+#   run.sh DIR NAME     another suite built on lib.sh (tests/sandbox/run.sh)
+# Sanitizer reports of the binary under test fail the suite too.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+dir=${1:-$here} name=${2:-e2e}
 : "${WORKREX:?set WORKREX to the binary under test}"
 for tool in tmux python3; do
-	command -v "$tool" >/dev/null || { echo "e2e: $tool is required but not installed" >&2; exit 1; }
+	command -v "$tool" >/dev/null || { echo "$name: $tool is required but not installed" >&2; exit 1; }
 done
 passed=0 failed=0
 asan_dir=$(mktemp -d /tmp/wrx-asan.XXXXXX)
 export ASAN_OPTIONS="log_path=$asan_dir/asan:detect_leaks=0:abort_on_error=1"
 export UBSAN_OPTIONS="log_path=$asan_dir/ubsan:print_stacktrace=1:halt_on_error=1"
-for t in "$here"/t_*.sh; do
+for t in "$dir"/t_*.sh; do
 	out=$(bash "$t" 2>&1)
 	printf '%s\n' "$out"
 	passed=$((passed + $(printf '%s\n' "$out" | grep -c '^ok - ')))
@@ -22,5 +26,5 @@ if compgen -G "$asan_dir/*" >/dev/null; then
 	failed=$((failed + 1))
 fi
 rm -rf "$asan_dir"
-echo "e2e: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+echo "$name: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -96,16 +96,10 @@ static void test_codex_toml(void **state)
 
 static char *slurp(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	if (f == NULL)
-		return NULL;
-	struct buf b = {0};
-	char tmp[4096];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
-		buf_add(&b, tmp, n);
-	fclose(f);
-	return b.data ? b.data : xstrdup("");
+	char *text = NULL, *cause = NULL;
+	if (file_read(path, 1 << 20, &text, &cause) < 0)
+		free(cause);
+	return text;
 }
 
 static int count_backups(const char *dir)
