@@ -12,7 +12,10 @@ ifeq ($(CI),true)
 ALL_CFLAGS += -Werror
 endif
 ALL_CFLAGS += $(CFLAGS)
-LIBS    := $(PKG_LIBS) -lutil
+# certs.c replaces mbedTLS's certificate loaders for libgit2: export them so
+# the dynamic linker binds libgit2's calls to ours.
+LIBS    := $(PKG_LIBS) -lutil -Wl,--export-dynamic-symbol=mbedtls_x509_crt_parse_file \
+	   -Wl,--export-dynamic-symbol=mbedtls_x509_crt_parse_path
 
 BUILD   ?= build
 # The sandbox client: libc and json-c only, linked statically (see src/guest/main.c);

@@ -18,6 +18,9 @@
 
 struct repo;
 
+/* Start libgit2 once, without loading CA certificates (certs.c). */
+void git_lib_init(void);
+
 struct worktree_info {
 	char *path;   /* owned, absolute */
 	char *branch; /* owned; NULL when detached */

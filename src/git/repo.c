@@ -43,11 +43,7 @@ static char *strip_slash(const char *p)
 
 int repo_open(const char *dir, struct repo **out, char **cause)
 {
-	static bool inited;
-	if (!inited) {
-		git_libgit2_init();
-		inited = true;
-	}
+	git_lib_init();
 	git_buf found = {0};
 	if (git_repository_discover(&found, dir, 0, NULL) < 0) {
 		*cause = xasprintf("%s is not inside a git repository", dir);
