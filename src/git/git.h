@@ -55,6 +55,21 @@ int repo_changed_files(const char *path, char ***files, size_t *n, char **cause)
 int repo_worktrees(const struct repo *r, struct worktree_info **out, size_t *n, char **cause);
 void worktree_info_free(struct worktree_info *w, size_t n);
 
+/*
+ * What `git worktree add [-b branch] -- path base` does before its checkout,
+ * done in-process: branch made from base if new, the worktree's
+ * administrative files written (named name), nothing checked out. The
+ * caller then runs `git reset --hard` in path, as git itself does, so the
+ * checkout runs the user's filters. -EAGAIN, with nothing changed, where git
+ * would do more (a post-checkout hook, per-worktree config or sparse
+ * patterns to copy, an upstream to set) or would say no: run git's own
+ * `worktree add`. *made_branch tells whether branch was created.
+ */
+int repo_worktree_prepare(const struct repo *r, const char *name, const char *path,
+			  const char *branch, const char *base, bool *made_branch);
+/* Undo it after a failed checkout: the worktree, its files, and branch if not NULL. */
+void repo_worktree_discard(const struct repo *r, const char *name, const char *branch);
+
 /* The repository's config (the main one, shared by all worktrees). */
 char *repo_config_get(const struct repo *r, const char *key); /* caller frees; NULL if unset */
 int repo_config_set(const struct repo *r, const char *key, const char *value);

@@ -328,6 +328,132 @@ void worktree_info_free(struct worktree_info *w, size_t n)
 	free(w);
 }
 
+/* Is key set to true in the repository's config (as git reads it)? */
+static bool config_true(const struct repo *r, const char *key)
+{
+	char *v = repo_config_get(r, key);
+	int b = 0;
+	bool on = v && git_config_parse_bool(&b, v) == 0 && b;
+	free(v);
+	return on;
+}
+
+/*
+ * Where `git worktree add` does more than make the worktree's files and
+ * check it out: a post-checkout hook to run, config or sparse patterns it
+ * copies to the new worktree, an upstream it sets on a new branch, or a name
+ * of the administrative directory it would change.
+ */
+static bool git_would_do_more(const struct repo *r, const char *name, const char *base,
+			      bool new_branch)
+{
+	char *v = repo_config_get(r, "core.hooksPath");
+	bool more = v != NULL;
+	free(v);
+	if (!more) {
+		char *hook = xasprintf("%s/hooks/post-checkout", r->gitdir);
+		char *admin = xasprintf("%s/worktrees/%s", r->gitdir, name);
+		more = access(hook, F_OK) == 0 || access(admin, F_OK) == 0;
+		free(hook);
+		free(admin);
+	}
+	if (more || config_true(r, "extensions.worktreeConfig") ||
+	    config_true(r, "core.sparseCheckout"))
+		return true;
+	if (!new_branch)
+		return false;
+	char *setup = repo_config_get(r, "branch.autoSetupMerge");
+	more = setup && strcmp(setup, "true") != 0 && strcmp(setup, "false") != 0;
+	free(setup);
+	git_reference *remote = NULL;
+	if (!more && (strncmp(base, "refs/remotes/", 13) == 0 ||
+		      git_branch_lookup(&remote, r->git, base, GIT_BRANCH_REMOTE) == 0))
+		more = true;
+	git_reference_free(remote);
+	return more;
+}
+
+static int write_whole(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t n = strlen(text);
+	int rc = write(fd, text, n) == (ssize_t)n ? 0 : -EIO;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	return rc;
+}
+
+int repo_worktree_prepare(const struct repo *r, const char *name, const char *path,
+			  const char *branch, const char *base, bool *made_branch)
+{
+	*made_branch = false;
+	git_reference *ref = NULL;
+	bool exists = git_branch_lookup(&ref, r->git, branch, GIT_BRANCH_LOCAL) == 0;
+	if (git_would_do_more(r, name, base, !exists) ||
+	    (exists && git_branch_is_checked_out(ref) != 0)) {
+		git_reference_free(ref);
+		return -EAGAIN;
+	}
+	if (!exists) {
+		/* Annotated by base's name: the reflog says "Created from main", as git's. */
+		git_annotated_commit *from = NULL;
+		int rc = git_annotated_commit_from_revspec(&from, r->git, base);
+		if (rc == 0)
+			rc = git_branch_create_from_annotated(&ref, r->git, branch, from, 0);
+		git_annotated_commit_free(from);
+		if (rc < 0)
+			return -EAGAIN; /* git says what is wrong with base or branch */
+		*made_branch = true;
+	}
+	git_worktree_add_options o;
+	git_worktree_add_options_init(&o, GIT_WORKTREE_ADD_OPTIONS_VERSION);
+	o.ref = ref;
+	o.checkout_options.checkout_strategy = GIT_CHECKOUT_NONE;
+	git_worktree *wt = NULL;
+	int rc = git_worktree_add(&wt, r->git, name, path, &o);
+	git_worktree_free(wt);
+	if (rc == 0) {
+		/* As git writes them (libgit2 ends gitdir with a slash and makes
+		 * commondir absolute): other tools, and the sandbox, read these. */
+		char *admin = xasprintf("%s/worktrees/%s", r->gitdir, name);
+		char *dotgit = xasprintf("%s/.git", path);
+		char *common = xasprintf("%s/commondir", admin);
+		char *line = xasprintf("gitdir: %s\n", admin);
+		if (write_whole(dotgit, line) < 0 || write_whole(common, "../..\n") < 0)
+			rc = -1;
+		free(line);
+		free(common);
+		free(dotgit);
+		free(admin);
+		if (rc < 0)
+			repo_worktree_discard(r, name, NULL);
+	}
+	if (rc < 0 && *made_branch) {
+		git_branch_delete(ref);
+		*made_branch = false;
+	}
+	git_reference_free(ref);
+	return rc < 0 ? -EAGAIN : 0;
+}
+
+void repo_worktree_discard(const struct repo *r, const char *name, const char *branch)
+{
+	git_worktree *wt = NULL;
+	if (git_worktree_lookup(&wt, r->git, name) == 0) {
+		git_worktree_prune_options o;
+		git_worktree_prune_options_init(&o, GIT_WORKTREE_PRUNE_OPTIONS_VERSION);
+		o.flags = GIT_WORKTREE_PRUNE_VALID | GIT_WORKTREE_PRUNE_WORKING_TREE;
+		git_worktree_prune(wt, &o);
+		git_worktree_free(wt);
+	}
+	git_reference *ref = NULL;
+	if (branch && git_branch_lookup(&ref, r->git, branch, GIT_BRANCH_LOCAL) == 0)
+		git_branch_delete(ref);
+	git_reference_free(ref);
+}
+
 char *repo_config_get(const struct repo *r, const char *key)
 {
 	struct repo *m = (struct repo *)r; /* the snapshot is a cache */

@@ -305,8 +305,22 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 	if (base == NULL)
 		base = repo_head_branch(r);
 	struct buf err = {0};
-	int rc;
-	if (repo_branch_exists(r, o->branch)) {
+	bool made_branch;
+	int rc = repo_worktree_prepare(r, handle, path, o->branch, base ? base : "HEAD",
+				       &made_branch);
+	if (rc == 0) {
+		/* The checkout, as `git worktree add` runs it: the new worktree's
+		 * git dir and tree named, whatever GIT_DIR the caller has. */
+		char *admin = xasprintf("--git-dir=%s/worktrees/%s", repo_gitdir(r), handle);
+		char *tree = xasprintf("--work-tree=%s", path);
+		const char *argv[] = {admin, tree, "reset", "--hard", "--no-recurse-submodules",
+				      "--quiet", NULL};
+		rc = git_run(path, argv, NULL, &err, false);
+		free(admin);
+		free(tree);
+		if (rc != 0)
+			repo_worktree_discard(r, handle, made_branch ? o->branch : NULL);
+	} else if (repo_branch_exists(r, o->branch)) {
 		const char *argv[] = {"worktree", "add", "--", path, o->branch, NULL};
 		rc = git_run(repo_root(r), argv, NULL, &err, false);
 	} else {

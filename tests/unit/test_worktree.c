@@ -497,6 +497,120 @@ static void test_filters_and_merge_drivers_honoured(void **state)
 	agent_rec_free(&a);
 }
 
+/*
+ * Without a post-checkout hook and the like, add makes the worktree in-process
+ * and runs one `git reset --hard`; what it leaves must be what `git worktree
+ * add` leaves, file for file.
+ */
+static void test_fast_add_is_gits(void **state)
+{
+	struct fx *f = *state;
+	assert_int_equal(sh("git branch old && mkdir d && echo x > d/y && git add d && "
+			    "git commit -qm d && echo staged > s && git add s"),
+			 0);
+	/* A GIT_DIR in the caller's environment changes nothing (main's index kept). */
+	char *trace = xasprintf("%s/../trace", root);
+	setenv("GIT_DIR", ".git", 1);
+	setenv("GIT_TRACE2", trace, 1);
+	struct agent_rec a = add(f, "fast"), b = add(f, "old");
+	unsetenv("GIT_DIR");
+	unsetenv("GIT_TRACE2");
+	/* The only git run: the checkout, once per add. */
+	char *runs = out("grep -c ' start git ' %s; grep -c ' start git .*reset --hard' %s", trace,
+			 trace);
+	assert_string_equal(runs, "2\n2");
+	assert_int_equal(sh("git worktree add -q ../plain -b plain"), 0);
+	char *dotgit = out("cat %s/.git", a.path);
+	char *want = xasprintf("gitdir: %s/.git/worktrees/fast", root);
+	assert_string_equal(dotgit, want);
+	char *common = out("cat .git/worktrees/fast/commondir");
+	char *gcommon = out("cat .git/worktrees/plain/commondir");
+	assert_string_equal(common, gcommon);
+	char *gitdir = out("cat .git/worktrees/fast/gitdir"), *wgitdir = xasprintf("%s/.git", a.path);
+	assert_string_equal(gitdir, wgitdir);
+	char *st = out("git -C %s status --porcelain && git -C %s status --porcelain", a.path, b.path);
+	assert_string_equal(st, "");
+	char *y = out("cat %s/d/y", a.path);
+	assert_string_equal(y, "x");
+	char *log = out("git reflog show --format=%%gs fast");
+	assert_string_equal(log, "branch: Created from main");
+	char *staged = out("git diff --cached --name-only");
+	assert_string_equal(staged, "s");
+	char *oldb = out("git -C %s rev-parse --abbrev-ref HEAD", b.path);
+	assert_string_equal(oldb, "old");
+	assert_int_equal(sh("git worktree list --porcelain | grep -qx 'worktree %s' && "
+			    "git fsck --no-progress",
+			    a.path),
+			 0);
+	char *s[] = {trace, runs, dotgit, want, common, gcommon, gitdir,
+		     wgitdir, st, y, log, staged, oldb};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(s); i++)
+		free(s[i]);
+	agent_rec_free(&a);
+	agent_rec_free(&b);
+}
+
+/* Where git does more, git does it all: the hook runs, the upstream is set. */
+static void test_git_does_what_is_more(void **state)
+{
+	struct fx *f = *state;
+	assert_int_equal(sh("printf '#!/bin/sh\\necho \"$@\" > checked-out\\n' > "
+			    ".git/hooks/post-checkout && chmod +x .git/hooks/post-checkout"),
+			 0);
+	char *trace = xasprintf("%s/../trace", root);
+	setenv("GIT_TRACE2", trace, 1);
+	struct agent_rec a = add(f, "hooked");
+	unsetenv("GIT_TRACE2");
+	char *runs = out("grep -c ' start git worktree add' %s", trace);
+	assert_string_equal(runs, "1");
+	char *args = out("cat %s/checked-out", a.path), *head = out("git rev-parse HEAD");
+	char *want = xasprintf("0000000000000000000000000000000000000000 %s 1", head);
+	assert_string_equal(args, want);
+	assert_int_equal(sh("rm .git/hooks/post-checkout && git remote add origin /nonexistent && "
+			    "git update-ref refs/remotes/origin/dev HEAD"),
+			 0);
+	struct add_opts o = {.branch = "tracking", .base = "origin/dev", .cwd = root};
+	struct agent_rec b;
+	char *cause = NULL;
+	if (worktree_add(f->r, &f->c, &o, &b, &cause) < 0)
+		fail_msg("%s", cause);
+	char *up = out("git config branch.tracking.merge");
+	assert_string_equal(up, "refs/heads/dev");
+	char *s[] = {trace, runs, args, head, want, up};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(s); i++)
+		free(s[i]);
+	agent_rec_free(&a);
+	agent_rec_free(&b);
+}
+
+/* A checkout that fails (a required filter) leaves no worktree and no branch. */
+static void test_failed_checkout_leaves_nothing(void **state)
+{
+	struct fx *f = *state;
+	assert_int_equal(sh("git config filter.bad.smudge false && git config filter.bad.clean cat && "
+			    "git config filter.bad.required true && "
+			    "echo '*.bad filter=bad' > .gitattributes && echo x > x.bad && "
+			    "git add . && git commit -qm bad"),
+			 0);
+	struct add_opts o = {.branch = "broken", .cwd = root};
+	struct agent_rec a;
+	char *cause = NULL;
+	assert_int_not_equal(worktree_add(f->r, &f->c, &o, &a, &cause), 0);
+	assert_non_null(strstr(cause, "bad"));
+	assert_null(a.path);
+	assert_int_equal(sh("test -e ../proj__worktrees/broken"), 1);
+	assert_int_equal(sh("test -e .git/worktrees/broken"), 1);
+	assert_int_equal(sh("git rev-parse -q --verify refs/heads/broken"), 1);
+	free(cause);
+	/* A branch checked out elsewhere: git's own refusal. */
+	struct add_opts m = {.branch = "main", .handle = "m", .cwd = root};
+	cause = NULL;
+	assert_int_not_equal(worktree_add(f->r, &f->c, &m, &a, &cause), 0);
+	assert_non_null(strstr(cause, "main"));
+	free(cause);
+	agent_rec_free(&a);
+}
+
 static void count_stop(const struct agent_rec *a, void *arg)
 {
 	(void)a;
@@ -559,6 +673,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_files_copy_and_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filters_and_merge_drivers_honoured, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_only_when_going_ahead, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_add_is_gits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git_does_what_is_more, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_checkout_leaves_nothing, setup, teardown),
 	};
 	int rc = cmocka_run_group_tests_name("worktree", tests, NULL, NULL);
 	char *rm = xasprintf("rm -rf %s", top);
