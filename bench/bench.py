@@ -368,7 +368,6 @@ def timed(argv, cwd):
 def bench_add():
     repo = os.path.join(TMP, "big")
     os.makedirs(repo)
-    os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     git("init", "-q", "-b", "main", cwd=repo)
     for d in range(200):
         sub = os.path.join(repo, "d%03d" % d)
@@ -524,7 +523,7 @@ def bench_sandbox():
                 "sandbox:\n  image: %s\n" % (cmd, image))
     term = Term(["/bin/sh", "-c", "cd '%s' && exec '%s'" % (repo, WORKREX)], env)
     ref, wrx, adds = [], [], []
-    runs = 11
+    runs = 21
     try:
         term.wait_for(b"sbx")
         time.sleep(0.5)
@@ -536,14 +535,17 @@ def bench_sandbox():
             try:
                 ref.append(t.wait_for(marker.encode(), timeout=60) - t0)
             finally:
-                t.close()
+                # Removed first: the shell in it (PID 1) would ignore the SIGTERM.
                 subprocess.run(["podman", "rm", "-f", "--time=0", "wrx-bench-ref-%d" % i],
                                capture_output=True, env=env)
+                t.close()
             time.sleep(0.3)
             mark = term.mark()
             t0 = time.monotonic()
-            subprocess.run([WORKREX, "add", "s%d" % i, "-S", "-b"], cwd=repo,
-                           env=dict(genv(), CONTAINERS_CONF=conf), check=True, capture_output=True)
+            r = subprocess.run([WORKREX, "add", "s%d" % i, "-S", "-b"], cwd=repo,
+                               env=dict(genv(), CONTAINERS_CONF=conf), capture_output=True, text=True)
+            if r.returncode:
+                raise RuntimeError("workrex add failed: " + r.stderr.strip())
             adds.append(time.monotonic() - t0)
             wrx.append(term.wait_for(marker.encode(), mark, timeout=60) - t0)
             subprocess.run([WORKREX, "close", "s%d" % i], cwd=repo, env=genv(), capture_output=True)
@@ -568,6 +570,8 @@ def main():
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
     which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h"]
+    # The repositories made here need no identity or settings of the machine's.
+    os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
         WORKREX, subprocess.run(["tmux", "-V"], capture_output=True, text=True).stdout.strip(),
         COLS, ROWS))
