@@ -431,7 +431,7 @@ int repo_worktree_prepare(const struct repo *r, const char *name, const char *pa
 			repo_worktree_discard(r, name, NULL);
 	}
 	if (rc < 0 && *made_branch) {
-		git_branch_delete(ref);
+		git_reference_delete(ref);
 		*made_branch = false;
 	}
 	git_reference_free(ref);
@@ -448,9 +448,11 @@ void repo_worktree_discard(const struct repo *r, const char *name, const char *b
 		git_worktree_prune(wt, &o);
 		git_worktree_free(wt);
 	}
+	/* Only the ref and its log: a branch made just now has no config section
+	 * (and git_branch_delete leaks in libgit2 1.5's config regex search). */
 	git_reference *ref = NULL;
 	if (branch && git_branch_lookup(&ref, r->git, branch, GIT_BRANCH_LOCAL) == 0)
-		git_branch_delete(ref);
+		git_reference_delete(ref);
 	git_reference_free(ref);
 }
 
