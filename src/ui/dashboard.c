@@ -466,30 +466,46 @@ static int load_config(struct ui *ui, const char *config_file, char **cause)
 			       config_file, cause);
 }
 
+/*
+ * The terminal is opened twice: keys are read from one open file, polled
+ * (libuv makes it non-blocking), and frames are written to the other, which
+ * stays blocking. On a shared non-blocking file, a terminal that stops
+ * reading for a while would make curses spin on EAGAIN at full CPU, and
+ * drop the escape sequences written directly.
+ */
 static int terminal_open(struct ui *ui, char **cause)
 {
 	ui->ttyfd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (ui->ttyfd < 0) {
+	ui->outfd = ui->ttyfd < 0 ? -1 : open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (ui->ttyfd < 0 || ui->outfd < 0) {
 		*cause = xasprintf("the dashboard needs a terminal (/dev/tty: %s)", strerror(errno));
+		if (ui->ttyfd >= 0)
+			close(ui->ttyfd);
 		return -errno;
 	}
-	ui->ttyf = fdopen(ui->ttyfd, "r+");
-	if (ui->ttyf == NULL) {
+	ui->ttyf = fdopen(ui->ttyfd, "r");
+	ui->outf = ui->ttyf ? fdopen(ui->outfd, "w") : NULL;
+	if (ui->outf == NULL) {
 		*cause = xasprintf("/dev/tty: %s", strerror(errno));
-		close(ui->ttyfd);
+		if (ui->ttyf)
+			fclose(ui->ttyf);
+		else
+			close(ui->ttyfd);
+		close(ui->outfd);
 		return -errno;
 	}
 	const char *term = getenv("TERM");
 	if (term == NULL || *term == '\0')
 		term = "xterm-256color";
-	ui->scr = newterm(term, ui->ttyf, ui->ttyf);
+	ui->scr = newterm(term, ui->outf, ui->ttyf);
 	if (ui->scr == NULL) {
 		/* An unknown TERM (ssh from an exotic terminal): xterm is the safe guess. */
 		log_msg("terminal type '%s' unknown here; using xterm-256color", term);
-		ui->scr = newterm("xterm-256color", ui->ttyf, ui->ttyf);
+		ui->scr = newterm("xterm-256color", ui->outf, ui->ttyf);
 		if (ui->scr == NULL) {
 			*cause = xasprintf("cannot use terminal type '%s'", term);
 			fclose(ui->ttyf);
+			fclose(ui->outf);
 			return -EINVAL;
 		}
 	}
@@ -509,7 +525,7 @@ static int terminal_open(struct ui *ui, char **cause)
 	}
 	/* Bracketed paste and focus events from the outer terminal. */
 	static const char on[] = "\033[?2004h\033[?1004h";
-	if (write(ui->ttyfd, on, sizeof on - 1) < 0)
+	if (write(ui->outfd, on, sizeof on - 1) < 0)
 		log_msg("enabling paste mode: %s", strerror(errno));
 	input_init(ui);
 	return 0;
@@ -520,12 +536,13 @@ static void terminal_close(struct ui *ui)
 	if (ui->scr == NULL)
 		return;
 	static const char off[] = "\033[?2004l\033[?1004l\033[0 q";
-	if (write(ui->ttyfd, off, sizeof off - 1) < 0)
+	if (write(ui->outfd, off, sizeof off - 1) < 0)
 		log_msg("restoring the terminal: %s", strerror(errno));
 	endwin();
 	delscreen(ui->scr);
 	ui->scr = NULL;
 	fclose(ui->ttyf);
+	fclose(ui->outf);
 }
 
 void dashboard_stop(struct ui *ui)

@@ -14,6 +14,7 @@
 #include "terminfo.h"
 #include "ui.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -515,7 +516,9 @@ void render_frame(struct ui *ui)
 	if (ui->tty_out.len) {
 		size_t off = 0;
 		while (off < ui->tty_out.len) {
-			ssize_t w = write(ui->ttyfd, ui->tty_out.data + off, ui->tty_out.len - off);
+			ssize_t w = write(ui->outfd, ui->tty_out.data + off, ui->tty_out.len - off);
+			if (w < 0 && errno == EINTR)
+				continue;
 			if (w <= 0)
 				break;
 			off += (size_t)w;

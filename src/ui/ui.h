@@ -65,8 +65,10 @@ struct ui {
 	int rpc_port;     /* the TCP listener's port, once a runtime needed one */
 	char *self_exe; /* owned: this binary, for the commands keys run */
 
-	int ttyfd;
+	int ttyfd;  /* /dev/tty for keys: polled, non-blocking */
 	FILE *ttyf;
+	int outfd;  /* /dev/tty for frames: blocking */
+	FILE *outf;
 	SCREEN *scr;
 	WINDOW *inwin; /* a pad for reading keys: reading never refreshes */
 	uv_poll_t tty_poll;

@@ -6,6 +6,7 @@
 trap stop EXIT
 
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+here=$(cd "$(dirname "$0")" && pwd)
 
 t_flood_does_not_starve() {
 	start 120 40
@@ -164,6 +165,11 @@ t_terminal_hangup_ends_cleanly() {
 	false
 }
 
+# The outer terminal stops reading for 3 s while a pane floods (slow_terminal.py).
+t_slow_terminal() {
+	python3 "$here/slow_terminal.py" "$WORKREX" "$E2E_TMP/work"
+}
+
 run_test "a flooding pane does not starve another; memory bounded" t_flood_does_not_starve
 run_test "random bytes flood a pane; the dashboard survives" t_random_bytes_flood
 run_test "base64 of /dev/urandom for 10 s" t_base64_flood_for_ten_seconds
@@ -175,3 +181,4 @@ run_test "invalid UTF-8" t_invalid_utf8
 run_test "malformed config is a clear error" t_bad_config_is_a_clear_error
 run_test "unknown config key is a warning; prefix rebinds" t_unknown_key_is_a_warning
 run_test "SIGHUP ends the dashboard and its programs" t_terminal_hangup_ends_cleanly
+run_test "a terminal that stops reading: the dashboard waits, nothing lost" t_slow_terminal
