@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -373,15 +374,60 @@ static bool git_would_do_more(const struct repo *r, const char *name, const char
 	return more;
 }
 
-static int write_whole(const char *path, const char *text)
+static int write_new(const char *path, const char *text)
 {
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	size_t n = strlen(text);
 	int rc = write(fd, text, n) == (ssize_t)n ? 0 : -EIO;
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
+	return rc;
+}
+
+/*
+ * A linked worktree's administrative files, as `git worktree add` leaves
+ * them (gitrepository-layout(5)): <git>/worktrees/<name>/ with gitdir,
+ * commondir and HEAD, and <path>/.git pointing there. The name is claimed by
+ * mkdir; on any failure what was made is removed again.
+ */
+static int write_admin(const struct repo *r, const char *name, const char *path,
+		       const char *branch)
+{
+	char *wts = xasprintf("%s/worktrees", r->gitdir);
+	char *admin = xasprintf("%s/%s", wts, name);
+	char *f[4] = {xasprintf("%s/gitdir", admin), xasprintf("%s/commondir", admin),
+		      xasprintf("%s/HEAD", admin), xasprintf("%s/.git", path)};
+	char *text[4] = {xasprintf("%s/.git\n", path), xstrdup("../..\n"),
+			 xasprintf("ref: refs/heads/%s\n", branch), xasprintf("gitdir: %s\n", admin)};
+	char *parent = xstrdup(path);
+	*strrchr(parent, '/') = '\0';
+	mkdir(wts, 0755);
+	int rc = mkdir(admin, 0755) < 0 ? -errno : 0;
+	bool made_admin = rc == 0;
+	if (rc == 0 && (rc = mkdir_p(parent, 0755)) == 0)
+		rc = mkdir(path, 0755) < 0 ? -errno : 0;
+	bool made_dir = made_admin && rc == 0;
+	int written = 0;
+	for (; written < 4 && rc == 0; written++)
+		rc = write_new(f[written], text[written]);
+	if (rc < 0) {
+		/* Only files in the two directories made just now. */
+		for (int i = 0; i < written; i++)
+			unlink(f[i]);
+		if (made_dir)
+			rmdir(path);
+		if (made_admin)
+			rmdir(admin);
+	}
+	for (int i = 0; i < 4; i++) {
+		free(f[i]);
+		free(text[i]);
+	}
+	free(parent);
+	free(admin);
+	free(wts);
 	return rc;
 }
 
@@ -407,29 +453,7 @@ int repo_worktree_prepare(const struct repo *r, const char *name, const char *pa
 			return -EAGAIN; /* git says what is wrong with base or branch */
 		*made_branch = true;
 	}
-	git_worktree_add_options o;
-	git_worktree_add_options_init(&o, GIT_WORKTREE_ADD_OPTIONS_VERSION);
-	o.ref = ref;
-	o.checkout_options.checkout_strategy = GIT_CHECKOUT_NONE;
-	git_worktree *wt = NULL;
-	int rc = git_worktree_add(&wt, r->git, name, path, &o);
-	git_worktree_free(wt);
-	if (rc == 0) {
-		/* As git writes them (libgit2 ends gitdir with a slash and makes
-		 * commondir absolute): other tools, and the sandbox, read these. */
-		char *admin = xasprintf("%s/worktrees/%s", r->gitdir, name);
-		char *dotgit = xasprintf("%s/.git", path);
-		char *common = xasprintf("%s/commondir", admin);
-		char *line = xasprintf("gitdir: %s\n", admin);
-		if (write_whole(dotgit, line) < 0 || write_whole(common, "../..\n") < 0)
-			rc = -1;
-		free(line);
-		free(common);
-		free(dotgit);
-		free(admin);
-		if (rc < 0)
-			repo_worktree_discard(r, name, NULL);
-	}
+	int rc = write_admin(r, name, path, branch);
 	if (rc < 0 && *made_branch) {
 		git_reference_delete(ref);
 		*made_branch = false;
