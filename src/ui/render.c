@@ -513,6 +513,7 @@ void render_frame(struct ui *ui)
 	place_cursor(ui);
 	wnoutrefresh(stdscr);
 	doupdate();
+	ui_flush_terminal(ui);
 	if (ui->tty_out.len) {
 		size_t off = 0;
 		while (off < ui->tty_out.len) {

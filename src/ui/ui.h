@@ -19,6 +19,7 @@
 #include <curses.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <termios.h>
 #include <uv.h>
 
 #define SIDEBAR_WIDTH 24
@@ -65,10 +66,13 @@ struct ui {
 	int rpc_port;     /* the TCP listener's port, once a runtime needed one */
 	char *self_exe; /* owned: this binary, for the commands keys run */
 
-	int ttyfd;  /* /dev/tty for keys: polled, non-blocking */
+	int ttyfd;   /* /dev/tty for keys: polled, non-blocking */
 	FILE *ttyf;
-	int outfd;  /* /dev/tty for frames: blocking */
-	FILE *outf;
+	int outfd;   /* /dev/tty for frames: blocking */
+	int framefd; /* curses draws a frame into this memory file */
+	FILE *framef;
+	struct termios tio_saved; /* the terminal's modes before ours */
+	bool modes_set;
 	SCREEN *scr;
 	WINDOW *inwin; /* a pad for reading keys: reading never refreshes */
 	uv_poll_t tty_poll;
@@ -106,6 +110,7 @@ struct ui {
 /* dashboard.c */
 void ui_dirty(struct ui *ui);     /* schedule a frame */
 void ui_relayout(struct ui *ui);  /* sizes changed: relayout at the next frame */
+void ui_flush_terminal(struct ui *ui); /* what curses drew, to the terminal in one write */
 void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void ui_prompt(struct ui *ui, const char *label, bool yesno,
