@@ -170,6 +170,21 @@ t_quit_asks_while_running() {
 	wait_for 'WORKREX-EXITED 0'
 }
 
+# The dashboard sets the terminal's modes itself (curses draws into memory):
+# after it ends they are exactly as the shell had them.
+t_terminal_modes_restored() {
+	tm new-session -d -x 100 -y 30 -c "$E2E_TMP/work" "env TERM=tmux-256color bash --norc"
+	tm set -g status off
+	type_line "PS1='sh> '; stty -g > $E2E_TMP/before; $WORKREX; stty -g > $E2E_TMP/after; cmp $E2E_TMP/before $E2E_TMP/after && echo MODES-RE''STORED"
+	wait_for 'wrx\$'
+	prefix q
+	wait_for 'quit and end'
+	keys y
+	wait_for 'MODES-RESTORED'
+	type_line 'echo typed-back'
+	wait_for '^typed-back'
+}
+
 t_help_lists_bindings() {
 	start 100 40
 	wait_for 'wrx\$'
@@ -189,4 +204,5 @@ run_test "tile three panes, zoom, focus by number, close, layouts" t_tiling_zoom
 run_test "resize reaches the programs" t_resize_reaches_programs
 run_test "scroll mode shows scrolled-off lines and searches" t_scroll_mode_shows_history
 run_test "quit asks while programs run" t_quit_asks_while_running
+run_test "the terminal's modes are restored at the end" t_terminal_modes_restored
 run_test "help overlay lists bindings" t_help_lists_bindings
