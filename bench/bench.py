@@ -47,11 +47,13 @@ class Term:
         while True:
             try:
                 b = os.read(self.fd, 1 << 16)
-            except OSError:
-                b = b""
+                why = "end of file"
+            except OSError as e:
+                b, why = b"", str(e)
             with self.cv:
                 if not b:
                     self.alive = False
+                    self.end_reason = why
                     self.cv.notify_all()
                     return
                 self.out += b
@@ -62,7 +64,8 @@ class Term:
             return len(self.out)
 
     def wait_for(self, needle, start=0, timeout=60.0):
-        end = time.monotonic() + timeout
+        begin = time.monotonic()
+        end = begin + timeout
         with self.cv:
             while True:
                 if self.out.find(needle, start) >= 0:
@@ -75,8 +78,11 @@ class Term:
                             open("/proc/%d/wchan" % self.pid).read()
                     except OSError:
                         state = "gone"
-                    raise TimeoutError("no %r within %.0fs (program %s); last output: %r"
-                                       % (needle, timeout, state, bytes(self.out[-300:])))
+                    raise TimeoutError("no %r after %.1fs (%s; program %s); last output: %r"
+                                       % (needle, time.monotonic() - begin,
+                                          "still reading" if self.alive else
+                                          "its terminal closed: %s" % self.end_reason,
+                                          state, bytes(self.out[-300:])))
                 self.cv.wait(min(left, 0.5))
 
     def trim(self):
