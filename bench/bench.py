@@ -18,6 +18,10 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
   (h) sandbox start: `workrex add -S` until the agent's first output is on the
       outer terminal, against a bare `podman run --rm -it` of the same image
       and command (real podman, runc, the sandbox tests' own image).
+
+Sections can be named (`bench.py c d`). To look into a failure:
+WRX_BENCH_KEEP=1 keeps the scratch directory (the dashboards' logs),
+WRX_BENCH_GDB=1 prints the stuck program's stack when a wait times out.
 """
 import os, pty, random, select, signal, statistics, subprocess, sys, tempfile, threading, time
 
@@ -41,7 +45,8 @@ class Term:
         self.out = bytearray()
         self.cv = threading.Condition()
         self.alive = True
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
 
     def _read(self):
         while True:
@@ -78,6 +83,10 @@ class Term:
                             open("/proc/%d/wchan" % self.pid).read()
                     except OSError:
                         state = "gone"
+                    if os.environ.get("WRX_BENCH_GDB"):
+                        subprocess.run(["gdb", "-batch", "-p", str(self.pid), "-ex",
+                                        "thread apply all bt 20"], stdout=sys.stderr,
+                                       stderr=sys.stderr)
                     raise TimeoutError("no %r after %.1fs (%s; program %s); last output: %r"
                                        % (needle, time.monotonic() - begin,
                                           "still reading" if self.alive else
@@ -101,7 +110,12 @@ class Term:
             os.waitpid(self.pid, 0)
         except ChildProcessError:
             pass
-        os.close(self.fd)
+        # The reader must be done before the fd is closed: a later pty gets the
+        # same number, and a reader still running would steal its output (what
+        # looked like a dashboard that stopped drawing, in earlier runs).
+        self.reader.join(10)
+        if not self.reader.is_alive():
+            os.close(self.fd)
 
 
 def env_for(shell):
@@ -600,7 +614,10 @@ def main():
             bench_sandbox()
     finally:
         tmux("kill-server")
-        subprocess.run(["rm", "-rf", TMP])
+        if os.environ.get("WRX_BENCH_KEEP"):
+            print("bench: kept %s (logs in state/workrex/)" % TMP)
+        else:
+            subprocess.run(["rm", "-rf", TMP])
 
 
 if __name__ == "__main__":
