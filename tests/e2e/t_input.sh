@@ -14,7 +14,8 @@ t_keys_follow_modes() {
 	wait_for '│\^\[\[A\^\[\[15~\^\[x\^A *$'
 	keys C-c
 	# Application cursor keys, as vim and less ask for them.
-	type_line "printf '\\033[?1h'; cat -v"
+	type_line "printf '\\033[?1h'; echo mode-''on; cat -v"
+	wait_for '│mode-on *$'
 	keys Up Down
 	keys Enter
 	wait_for '│\^\[OA\^\[OB *$'
@@ -23,14 +24,17 @@ t_keys_follow_modes() {
 t_bracketed_paste() {
 	start 120 30
 	wait_for 'wrx\$'
-	type_line "printf '\\033[?2004h'; cat -v"
+	# The marker is drawn after the mode change: the dashboard has seen it.
+	type_line "printf '\\033[?2004h'; echo mode-''on; cat -v"
+	wait_for '│mode-on *$'
 	tm set-buffer 'pasted-text'
 	tm paste-buffer -p
 	keys Enter
 	wait_for '│\^\[\[200~pasted-text\^\[\[201~ *$'
 	keys C-c
 	# Without the mode the text arrives bare.
-	type_line "printf '\\033[?2004l'; cat -v"
+	type_line "printf '\\033[?2004l'; echo mode-''off; cat -v"
+	wait_for '│mode-off *$'
 	tm paste-buffer -p
 	keys Enter
 	wait_for '│pasted-text *$'
@@ -62,7 +66,8 @@ t_mouse() {
 	mouse 40 10 65
 	wait_gone '\[scroll'
 	# A program that asked for mouse events gets them instead.
-	type_line "printf '\\033[?1000h'; cat -v"
+	type_line "printf '\\033[?1000h'; echo mode-''on; cat -v"
+	wait_for '│mode-on *│'
 	mouse 30 5 0
 	keys Enter
 	wait_for '│\^\[\[M .*$'
