@@ -554,10 +554,8 @@ static int terminal_open(struct ui *ui, char **cause)
 		ui->ncolours = COLORS;
 	}
 	/* Bracketed paste and focus events from the outer terminal. */
-	static const char on[] = "\033[?2004h\033[?1004h";
+	buf_addstr(&ui->tty_out, "\033[?2004h\033[?1004h");
 	ui_flush_terminal(ui);
-	if (write(ui->outfd, on, sizeof on - 1) < 0)
-		log_msg("enabling paste mode: %s", strerror(errno));
 	input_init(ui);
 	return 0;
 fail:
@@ -580,6 +578,10 @@ fail:
 void ui_flush_terminal(struct ui *ui)
 {
 	fflush(ui->framef);
+	/* The sequences written besides curses (OSC 52, cursor shape) go after it. */
+	if (ui->tty_out.len && write(ui->framefd, ui->tty_out.data, ui->tty_out.len) < 0)
+		log_msg("frame buffer: %s", strerror(errno));
+	buf_consume(&ui->tty_out, ui->tty_out.len);
 	off_t len = lseek(ui->framefd, 0, SEEK_CUR);
 	char buf[1 << 16];
 	for (off_t off = 0; off < len;) {
@@ -605,10 +607,8 @@ static void terminal_close(struct ui *ui)
 {
 	if (ui->scr == NULL)
 		return;
-	static const char off[] = "\033[?2004l\033[?1004l\033[0 q";
-	if (write(ui->outfd, off, sizeof off - 1) < 0)
-		log_msg("restoring the terminal: %s", strerror(errno));
 	endwin();
+	buf_addstr(&ui->tty_out, "\033[?2004l\033[?1004l\033[0 q");
 	ui_flush_terminal(ui);
 	if (ui->modes_set)
 		tcsetattr(ui->ttyfd, TCSADRAIN, &ui->tio_saved);

@@ -14,7 +14,6 @@
 #include "terminfo.h"
 #include "ui.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -514,18 +513,6 @@ void render_frame(struct ui *ui)
 	wnoutrefresh(stdscr);
 	doupdate();
 	ui_flush_terminal(ui);
-	if (ui->tty_out.len) {
-		size_t off = 0;
-		while (off < ui->tty_out.len) {
-			ssize_t w = write(ui->outfd, ui->tty_out.data + off, ui->tty_out.len - off);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
-		buf_consume(&ui->tty_out, ui->tty_out.len);
-	}
 	if (pairs_reset_wanted) {
 		pairs_reset_wanted = false;
 		reset_colours();

@@ -110,7 +110,7 @@ struct ui {
 /* dashboard.c */
 void ui_dirty(struct ui *ui);     /* schedule a frame */
 void ui_relayout(struct ui *ui);  /* sizes changed: relayout at the next frame */
-void ui_flush_terminal(struct ui *ui); /* what curses drew, to the terminal in one write */
+void ui_flush_terminal(struct ui *ui); /* the frame and tty_out, to the terminal in one write */
 void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void ui_prompt(struct ui *ui, const char *label, bool yesno,
