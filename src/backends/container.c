@@ -329,15 +329,20 @@ static void add(struct strlist *l, const char *s)
 	strlist_add(l, s);
 }
 
+static void vaddf(struct strlist *l, const char *fmt, va_list ap)
+{
+	char *s = xvasprintf(fmt, ap);
+	strlist_add(l, s);
+	free(s);
+}
+
 static void addf(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void addf(struct strlist *l, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = xvasprintf(fmt, ap);
+	vaddf(l, fmt, ap);
 	va_end(ap);
-	strlist_add(l, s);
-	free(s);
 }
 
 static void mount_bind(struct strlist *l, const char *src, const char *dst, bool writable)
@@ -502,11 +507,9 @@ static void env(struct strlist *l, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = xvasprintf(fmt, ap);
-	va_end(ap);
 	strlist_add(l, "--env");
-	strlist_add(l, s);
-	free(s);
+	vaddf(l, fmt, ap);
+	va_end(ap);
 }
 
 /* Does the repository's config turn on extensions.worktreeConfig? */

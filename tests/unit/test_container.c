@@ -133,6 +133,17 @@ static char *run_recorded(struct strlist *argv)
 	return text;
 }
 
+/* The command that removes the pane's container, as the runtime got it. */
+static void expect_stop(const struct backend_pane *p, const char *want)
+{
+	struct strlist stop = {0};
+	backend_container.stop_argv(p, &stop);
+	char *s = run_recorded(&stop);
+	assert_string_equal(s, want);
+	free(s);
+	strlist_free(&stop);
+}
+
 static bool has_line(const char *text, const char *line)
 {
 	size_t n = strlen(line);
@@ -240,12 +251,7 @@ static void test_docker_argv(void **state)
 	/* Then the image and the command, after "--". */
 	assert_non_null(strstr(got, "--\nworkrex-sandbox:claude\n/bin/sh\n-c\nexec 'claude' "
 				    "--dangerously-skip-permissions\n"));
-	struct strlist stop = {0};
-	backend_container.stop_argv(&p, &stop);
-	char *s = run_recorded(&stop);
-	assert_string_equal(s, "rm\n-f\nwrx-box-7\n");
-	free(s);
-	strlist_free(&stop);
+	expect_stop(&p, "rm\n-f\nwrx-box-7\n");
 	free(got);
 	strlist_free(&argv);
 	config_free(&c);
@@ -296,12 +302,7 @@ static void test_apple_container_argv(void **state)
 	expect_no_line(got, "type=bind,source=%s,target=/run/workrex,readonly", rpcdir);
 	expect_line(got, "type=bind,source=%s/.git,target=%s/.git,readonly", wt, wt);
 	assert_non_null(strstr(got, "--\nghcr.io/me/agent:1\n/bin/sh\n"));
-	struct strlist stop = {0};
-	backend_container.stop_argv(&p, &stop);
-	char *s = run_recorded(&stop);
-	assert_string_equal(s, "delete\n--force\nwrx-box-7\n");
-	free(s);
-	strlist_free(&stop);
+	expect_stop(&p, "delete\n--force\nwrx-box-7\n");
 	free(got);
 	strlist_free(&argv);
 	config_free(&c);
