@@ -143,17 +143,25 @@ t_unknown_key_is_a_warning() {
 t_terminal_hangup_ends_cleanly() {
 	start 100 30
 	wait_for 'wrx\$'
+	# A background job in each of six panes: every shell must pass the
+	# hang-up on (one that got two SIGHUPs lost it now and then).
 	type_line 'sleep 1000 &'
-	# The job must have started before the hang-up, or there is nothing to pass on.
+	for i in 2 3 4 5 6; do
+		prefix c
+		wait_for "^ +$i bash"
+		wait_for '│wrx\$ *$'
+		type_line 'sleep 1000 &'
+	done
+	# The jobs must have started before the hang-up, or there is nothing to pass on.
 	for _ in $(seq 50); do
-		pgrep -f '^sleep 1000$' >/dev/null && break
+		[ "$(pgrep -c -f '^sleep 1000$')" -ge 6 ] && break
 		sleep 0.1
 	done
-	sleep 0.2
+	wait_for '^ +6 bash'
 	pid=$(workrex_pid)
 	kill -HUP "$pid"
 	wait_for 'WORKREX-EXITED 0'
-	# The pane's programs got the hang-up too (bash passes it on to its jobs).
+	# The panes' programs got the hang-up too (bash passes it on to its jobs).
 	for _ in $(seq 100); do
 		pgrep -f '^sleep 1000$' >/dev/null || return 0
 		sleep 0.1
