@@ -29,6 +29,7 @@ enum {
 struct wrx_cell {
 	uint32_t ch[WRX_CELL_CHARS]; /* base + combining; 0-terminated; ch[0]==0 blank */
 	uint8_t width;               /* 1, 2, or 0 for the right half of a wide char */
+	uint8_t protect;             /* DECSCA: kept by selective erase; not drawn */
 	uint16_t attrs;              /* WRX_ATTR_* */
 	uint32_t fg, bg;             /* WRX_COLOUR_* */
 };

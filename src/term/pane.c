@@ -1,16 +1,17 @@
 /*
- * pane.c - a libvterm screen with our own scrollback and dirty tracking.
+ * pane.c - a terminal: libvterm's state, our screen and scrollback, dirty rows.
  *
- * libvterm does the parsing; this file wires its callbacks to plain state
- * (dirty rows, cursor, title, modes), stores the lines it pushes off the top
- * in a scrollback ring. Program output passes through vtfilter first, which
- * keeps libvterm 0.1.4's parser bugs out of reach of what programs print;
- * a sequence that is still unfinished at the end of a read is held here
- * until the rest arrives.
+ * libvterm does the parsing; screen.c keeps the cells; this file wires the
+ * rest to plain state (dirty rows, cursor, title, modes) and stores the lines
+ * pushed off the top in a scrollback ring. Program output passes through
+ * vtfilter first, which keeps libvterm 0.1.4's parser bugs out of reach of
+ * what programs print; a sequence that is still unfinished at the end of a
+ * read is held here until the rest arrives.
  */
 #include "pane.h"
 
 #include "../util/util.h"
+#include "screen.h"
 #include "scrollback.h"
 #include "vtfilter.h"
 
@@ -38,7 +39,7 @@ enum { DISCARD_NONE, DISCARD_STRING, DISCARD_CSI };
 
 struct pane {
 	VTerm *vt;
-	VTermScreen *vs;
+	struct screen *scr;
 	int rows, cols;
 	struct sb *sb;
 	size_t sb_limit;
@@ -56,91 +57,13 @@ struct pane {
 	struct vtfilter filter;
 
 	char *title; /* owned */
-	VTermPos cursor;
 	bool cursor_visible;
 	int cursor_shape;
 	int mouse_mode;
 	bool alt_screen;
 	bool exited;
 	int exit_status;
-
-	struct wrx_cell *linebuf; /* scratch of linebuf_cap cells */
-	int linebuf_cap;
 };
-
-static uint32_t colour_from_vterm(const VTermColor *c, bool fg)
-{
-	if (fg ? VTERM_COLOR_IS_DEFAULT_FG(c) : VTERM_COLOR_IS_DEFAULT_BG(c))
-		return WRX_COLOUR_DEFAULT;
-	if (VTERM_COLOR_IS_INDEXED(c))
-		return WRX_COLOUR_INDEXED | c->indexed.idx;
-	return WRX_COLOUR_RGB | ((uint32_t)c->rgb.red << 16) | ((uint32_t)c->rgb.green << 8) |
-	       c->rgb.blue;
-}
-
-static void colour_to_vterm(uint32_t w, VTermColor *c, bool fg)
-{
-	switch (WRX_COLOUR_KIND(w)) {
-	case WRX_COLOUR_INDEXED:
-		vterm_color_indexed(c, (uint8_t)w);
-		break;
-	case WRX_COLOUR_RGB:
-		vterm_color_rgb(c, (uint8_t)(w >> 16), (uint8_t)(w >> 8), (uint8_t)w);
-		break;
-	default:
-		vterm_color_indexed(c, 0);
-		c->type = fg ? VTERM_COLOR_DEFAULT_FG : VTERM_COLOR_DEFAULT_BG;
-		c->type |= VTERM_COLOR_INDEXED;
-		break;
-	}
-}
-
-static void cell_from_vterm(const VTermScreenCell *v, struct wrx_cell *c)
-{
-	memcpy(c->ch, v->chars, sizeof c->ch);
-	if (v->chars[0] == (uint32_t)-1) {
-		memset(c->ch, 0, sizeof c->ch);
-		c->width = 0;
-	} else {
-		c->width = (uint8_t)(v->width > 0 ? v->width : 1);
-	}
-	c->attrs = 0;
-	if (v->attrs.bold)
-		c->attrs |= WRX_ATTR_BOLD;
-	if (v->attrs.underline == VTERM_UNDERLINE_DOUBLE)
-		c->attrs |= WRX_ATTR_DUNDERLINE;
-	else if (v->attrs.underline)
-		c->attrs |= WRX_ATTR_UNDERLINE;
-	if (v->attrs.italic)
-		c->attrs |= WRX_ATTR_ITALIC;
-	if (v->attrs.blink)
-		c->attrs |= WRX_ATTR_BLINK;
-	if (v->attrs.reverse)
-		c->attrs |= WRX_ATTR_REVERSE;
-	if (v->attrs.strike)
-		c->attrs |= WRX_ATTR_STRIKE;
-	c->fg = colour_from_vterm(&v->fg, true);
-	c->bg = colour_from_vterm(&v->bg, false);
-}
-
-static void cell_to_vterm(const struct wrx_cell *c, VTermScreenCell *v)
-{
-	memset(v, 0, sizeof *v);
-	memcpy(v->chars, c->ch, sizeof v->chars);
-	v->width = (char)(c->width ? c->width : 1);
-	if (c->width == 0)
-		v->chars[0] = (uint32_t)-1;
-	v->attrs.bold = !!(c->attrs & WRX_ATTR_BOLD);
-	v->attrs.underline = (c->attrs & WRX_ATTR_DUNDERLINE) ? VTERM_UNDERLINE_DOUBLE
-			     : (c->attrs & WRX_ATTR_UNDERLINE)   ? VTERM_UNDERLINE_SINGLE
-								 : 0;
-	v->attrs.italic = !!(c->attrs & WRX_ATTR_ITALIC);
-	v->attrs.blink = !!(c->attrs & WRX_ATTR_BLINK);
-	v->attrs.reverse = !!(c->attrs & WRX_ATTR_REVERSE);
-	v->attrs.strike = !!(c->attrs & WRX_ATTR_STRIKE);
-	colour_to_vterm(c->fg, &v->fg, true);
-	colour_to_vterm(c->bg, &v->bg, false);
-}
 
 static void mark_rows(struct pane *p, int start, int end)
 {
@@ -154,17 +77,9 @@ static void mark_rows(struct pane *p, int start, int end)
 	}
 }
 
-static int cb_damage(VTermRect r, void *user)
+static void on_damage(void *user, int start_row, int end_row)
 {
-	mark_rows(user, r.start_row, r.end_row);
-	return 1;
-}
-
-static int cb_moverect(VTermRect dest, VTermRect src, void *user)
-{
-	(void)src;
-	mark_rows(user, dest.start_row, dest.end_row);
-	return 1;
+	mark_rows(user, start_row, end_row);
 }
 
 static int cb_movecursor(VTermPos pos, VTermPos old, int visible, void *user)
@@ -173,7 +88,6 @@ static int cb_movecursor(VTermPos pos, VTermPos old, int visible, void *user)
 	(void)visible; /* the CURSORVISIBLE property is authoritative */
 	mark_rows(p, old.row, old.row + 1);
 	mark_rows(p, pos.row, pos.row + 1);
-	p->cursor = pos;
 	p->events |= PANE_EV_DAMAGE;
 	return 1;
 }
@@ -225,36 +139,25 @@ static int cb_bell(void *user)
 	return 1;
 }
 
-static int cb_sb_pushline(int cols, const VTermScreenCell *cells, void *user)
+static void on_push(void *user, const struct wrx_cell *cells, int cols)
 {
 	struct pane *p = user;
-	int n = WRX_MIN(cols, p->linebuf_cap);
-	for (int i = 0; i < n; i++)
-		cell_from_vterm(&cells[i], &p->linebuf[i]);
-	sb_push(p->sb, p->linebuf, n);
-	return 1;
+	sb_push(p->sb, cells, cols);
 }
 
-static int cb_sb_popline(int cols, VTermScreenCell *cells, void *user)
+static int on_pop(void *user, struct wrx_cell *cells, int cols)
 {
 	struct pane *p = user;
-	struct wrx_cell *tmp = xmalloc((size_t)cols * sizeof *tmp);
-	int rc = sb_pop(p->sb, tmp, cols);
-	if (rc == 0)
-		for (int i = 0; i < cols; i++)
-			cell_to_vterm(&tmp[i], &cells[i]);
-	free(tmp);
-	return rc == 0;
+	return sb_pop(p->sb, cells, cols);
 }
 
-static const VTermScreenCallbacks screen_cbs = {
-	.damage = cb_damage,
-	.moverect = cb_moverect,
+static const struct screen_hooks screen_hooks = {
+	.damage = on_damage,
+	.push = on_push,
+	.pop = on_pop,
 	.movecursor = cb_movecursor,
 	.settermprop = cb_settermprop,
 	.bell = cb_bell,
-	.sb_pushline = cb_sb_pushline,
-	.sb_popline = cb_sb_popline,
 };
 
 static void cb_output(const char *s, size_t len, void *user)
@@ -274,8 +177,6 @@ struct pane *pane_new(int rows, int cols, size_t scrollback, pane_event_fn *fn, 
 	p->sb_limit = scrollback;
 	p->sb = sb_new(scrollback);
 	p->dirty = xcalloc((size_t)p->rows, 1);
-	p->linebuf = xcalloc((size_t)p->cols, sizeof *p->linebuf);
-	p->linebuf_cap = p->cols;
 	p->title = xstrdup("");
 	p->cursor_visible = true;
 	p->cursor_shape = WRX_CURSOR_BLOCK;
@@ -285,11 +186,7 @@ struct pane *pane_new(int rows, int cols, size_t scrollback, pane_event_fn *fn, 
 		abort();
 	vterm_set_utf8(p->vt, 1);
 	vterm_output_set_callback(p->vt, cb_output, p);
-	p->vs = vterm_obtain_screen(p->vt);
-	vterm_screen_set_callbacks(p->vs, &screen_cbs, p);
-	vterm_screen_enable_altscreen(p->vs, 1);
-	vterm_screen_set_damage_merge(p->vs, VTERM_DAMAGE_SCROLL);
-	vterm_screen_reset(p->vs, 1);
+	p->scr = screen_new(p->vt, &screen_hooks, p);
 	mark_rows(p, 0, p->rows);
 	p->events = 0;
 	return p;
@@ -302,10 +199,10 @@ void pane_free(struct pane *p)
 	if (p->has_io && p->io.close)
 		p->io.close(p->io.ctx);
 	vterm_free(p->vt);
+	screen_free(p->scr);
 	sb_free(p->sb);
 	buf_free(&p->hold);
 	free(p->dirty);
-	free(p->linebuf);
 	free(p->title);
 	free(p);
 }
@@ -382,7 +279,6 @@ void pane_feed(struct pane *p, const char *buf, size_t len)
 			     : DISCARD_STRING;
 		buf_consume(&p->hold, p->hold.len);
 	}
-	vterm_screen_flush_damage(p->vs);
 	p->events |= PANE_EV_OUTPUT;
 	emit(p);
 }
@@ -401,17 +297,14 @@ void pane_resize(struct pane *p, int rows, int cols)
 	cols = WRX_MAX(cols, MIN_COLS);
 	if (rows == p->rows && cols == p->cols)
 		return;
-	if (cols > p->linebuf_cap) {
-		free(p->linebuf);
-		p->linebuf = xcalloc((size_t)cols, sizeof *p->linebuf);
-		p->linebuf_cap = cols;
-	}
+	bool shrank = rows < p->rows || cols < p->cols;
 	free(p->dirty);
 	p->dirty = xcalloc((size_t)rows, 1);
 	p->rows = rows;
 	p->cols = cols;
 	vterm_set_size(p->vt, rows, cols);
-	vterm_screen_flush_damage(p->vs);
+	if (shrank)
+		screen_fit(p->vt);
 	mark_rows(p, 0, rows);
 	if (p->has_io && p->io.resize)
 		p->io.resize(p->io.ctx, rows, cols);
@@ -479,8 +372,12 @@ const char *pane_title(const struct pane *p)
 
 void pane_cursor(const struct pane *p, int *row, int *col, bool *visible, int *shape)
 {
-	*row = p->cursor.row;
-	*col = p->cursor.col;
+	/* From libvterm: not every move it makes reaches movecursor (leaving the alternate screen). */
+	VTermPos pos;
+	vterm_state_get_cursorpos(vterm_obtain_state(p->vt), &pos);
+	/* libvterm 0.1.4 can restore a cursor saved on a bigger screen. */
+	*row = WRX_MIN(pos.row, p->rows - 1);
+	*col = WRX_MIN(pos.col, p->cols - 1);
 	*visible = p->cursor_visible;
 	*shape = p->cursor_shape;
 }
@@ -529,14 +426,13 @@ void pane_touch(struct pane *p)
 
 void pane_cell(const struct pane *p, int row, int col, struct wrx_cell *out)
 {
-	VTermScreenCell v;
-	VTermPos pos = {.row = row, .col = col};
-	if (!vterm_screen_get_cell(p->vs, pos, &v)) {
+	const struct wrx_cell *r = screen_row(p->scr, row);
+	if (r == NULL || col < 0 || col >= p->cols) {
 		memset(out, 0, sizeof *out);
 		out->width = 1;
 		return;
 	}
-	cell_from_vterm(&v, out);
+	*out = r[col];
 }
 
 int pane_line(const struct pane *p, int line, struct wrx_cell *cells, int ncols)
@@ -545,14 +441,8 @@ int pane_line(const struct pane *p, int line, struct wrx_cell *cells, int ncols)
 		return -1;
 	if (line < 0)
 		return sb_get(p->sb, (size_t)(-line - 1), cells, ncols) < 0 ? -1 : 0;
-	for (int c = 0; c < ncols; c++) {
-		if (c < p->cols) {
-			pane_cell(p, line, c, &cells[c]);
-		} else {
-			memset(&cells[c], 0, sizeof cells[c]);
-			cells[c].width = 1;
-		}
-	}
+	for (int c = 0; c < ncols; c++)
+		pane_cell(p, line, c, &cells[c]);
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 /*
  * scrollback.h - the lines that scrolled off the top of a pane.
  *
- * libvterm keeps no history, so every line it pushes off the screen lands
+ * The screen (screen.c) keeps no history, so every line it pushes off lands
  * here, in a ring of at most `limit` lines. Lines are stored compactly (UTF-8
  * text plus attribute runs, trailing blanks trimmed) because sixteen panes of
  * ten thousand lines each must cost megabytes, not hundreds of them.

@@ -1,0 +1,418 @@
+/*
+ * screen.c - a pane's cells on libvterm's state callbacks.
+ *
+ * libvterm's state says what happens (a glyph here, erase this, scroll that,
+ * the pen is now bold); this file does it to rows of wrx_cell. Full-width
+ * scrolls rotate row pointers; anything narrower is libvterm's own
+ * decomposition into moverect and erase. Resizing follows libvterm's screen:
+ * a shrinking main screen pushes the lines above the cursor into the
+ * scrollback, a growing one takes them back.
+ */
+#include "screen.h"
+
+#include "../util/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAIN, ALT };
+
+struct screen {
+	VTermState *st;
+	int rows, cols;
+	struct wrx_cell **buf[2]; /* rows of the main and the alternate screen */
+	int cur;
+	struct wrx_cell pen; /* attributes and colours of what is written next */
+	const struct screen_hooks *h;
+	void *user;
+};
+
+uint32_t screen_colour(const VTermColor *c, bool fg)
+{
+	if (fg ? VTERM_COLOR_IS_DEFAULT_FG(c) : VTERM_COLOR_IS_DEFAULT_BG(c))
+		return WRX_COLOUR_DEFAULT;
+	if (VTERM_COLOR_IS_INDEXED(c))
+		return WRX_COLOUR_INDEXED | c->indexed.idx;
+	return WRX_COLOUR_RGB | ((uint32_t)c->rgb.red << 16) | ((uint32_t)c->rgb.green << 8) |
+	       c->rgb.blue;
+}
+
+static void blank(struct screen *s, struct wrx_cell *c)
+{
+	memset(c->ch, 0, sizeof c->ch);
+	c->width = 1;
+	c->protect = 0;
+	c->attrs = s->pen.attrs;
+	c->fg = s->pen.fg;
+	c->bg = s->pen.bg;
+}
+
+static struct wrx_cell *row_new(struct screen *s, int cols)
+{
+	struct wrx_cell *r = xmalloc((size_t)cols * sizeof *r);
+	for (int c = 0; c < cols; c++)
+		blank(s, &r[c]);
+	return r;
+}
+
+static struct wrx_cell **rows_new(struct screen *s, int rows, int cols)
+{
+	struct wrx_cell **v = xmalloc((size_t)rows * sizeof *v);
+	for (int r = 0; r < rows; r++)
+		v[r] = row_new(s, cols);
+	return v;
+}
+
+static void rows_free(struct wrx_cell **v, int rows)
+{
+	for (int r = 0; v && r < rows; r++)
+		free(v[r]);
+	free(v);
+}
+
+static void damage(struct screen *s, int start, int end)
+{
+	if (start < 0)
+		start = 0;
+	if (end > s->rows)
+		end = s->rows;
+	if (start < end)
+		s->h->damage(s->user, start, end);
+}
+
+/*
+ * After cells c0..c1-1 of a row were replaced: a wide character that lost
+ * one half at either edge loses the other too.
+ */
+static void mend_edges(struct screen *s, struct wrx_cell *row, int c0, int c1)
+{
+	const int edge[2] = {c0, c1};
+	for (int e = 0; e < 2; e++) {
+		for (int c = WRX_MAX(edge[e] - 1, 0); c <= edge[e] && c < s->cols; c++) {
+			struct wrx_cell *x = &row[c];
+			if (x->width == 0 && (c == 0 || row[c - 1].width != 2))
+				blank(s, x);
+			else if (x->width == 2 && (c + 1 >= s->cols || row[c + 1].width != 0))
+				blank(s, x);
+		}
+	}
+}
+
+static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
+{
+	struct screen *s = user;
+	if (pos.row < 0 || pos.row >= s->rows || pos.col < 0 || pos.col >= s->cols)
+		return 0;
+	struct wrx_cell *row = s->buf[s->cur][pos.row];
+	int width = WRX_MAX(info->width, 1);
+	if (pos.col + width > s->cols)
+		width = 1;
+	struct wrx_cell *c = &row[pos.col];
+	int i = 0;
+	for (; i < WRX_CELL_CHARS && info->chars[i]; i++)
+		c->ch[i] = info->chars[i];
+	for (; i < WRX_CELL_CHARS; i++)
+		c->ch[i] = 0;
+	c->width = (uint8_t)width;
+	c->protect = info->protected_cell;
+	c->attrs = s->pen.attrs;
+	c->fg = s->pen.fg;
+	c->bg = s->pen.bg;
+	for (int k = 1; k < width; k++) {
+		row[pos.col + k] = *c;
+		memset(row[pos.col + k].ch, 0, sizeof c->ch);
+		row[pos.col + k].width = 0;
+	}
+	mend_edges(s, row, pos.col, pos.col + width);
+	damage(s, pos.row, pos.row + 1);
+	return 1;
+}
+
+static void erase_cells(struct screen *s, VTermRect r, bool selective)
+{
+	for (int row = WRX_MAX(r.start_row, 0); row < r.end_row && row < s->rows; row++) {
+		struct wrx_cell *line = s->buf[s->cur][row];
+		int c0 = WRX_MAX(r.start_col, 0), c1 = WRX_MIN(r.end_col, s->cols);
+		for (int c = c0; c < c1; c++)
+			if (!selective || !line[c].protect)
+				blank(s, &line[c]);
+		mend_edges(s, line, c0, c1);
+	}
+}
+
+static int cb_erase(VTermRect r, int selective, void *user)
+{
+	struct screen *s = user;
+	erase_cells(s, r, selective);
+	damage(s, r.start_row, r.end_row);
+	return 1;
+}
+
+static int cb_moverect(VTermRect dest, VTermRect src, void *user)
+{
+	struct screen *s = user;
+	int rows = dest.end_row - dest.start_row, cols = dest.end_col - dest.start_col;
+	if (rows <= 0 || cols <= 0 || dest.start_col < 0 || dest.end_col > s->cols ||
+	    src.start_col < 0 || src.start_col + cols > s->cols)
+		return 1;
+	/* Rows in the order that never reads a row already written. */
+	bool down = dest.start_row > src.start_row;
+	for (int i = 0; i < rows; i++) {
+		int k = down ? rows - 1 - i : i;
+		int dr = dest.start_row + k, sr = src.start_row + k;
+		if (dr < 0 || dr >= s->rows || sr < 0 || sr >= s->rows)
+			continue;
+		struct wrx_cell *d = s->buf[s->cur][dr], *from = s->buf[s->cur][sr];
+		memmove(&d[dest.start_col], &from[src.start_col], (size_t)cols * sizeof *d);
+		mend_edges(s, d, dest.start_col, dest.end_col);
+	}
+	damage(s, dest.start_row, dest.end_row);
+	return 1;
+}
+
+/* Whole rows up (downward > 0) or down, by turning their pointers. */
+static void scroll_rows(struct screen *s, int start, int end, int downward)
+{
+	struct wrx_cell **v = s->buf[s->cur];
+	int n = abs(downward), height = end - start;
+	struct wrx_cell **spare = xmalloc((size_t)n * sizeof *spare);
+	if (downward > 0) {
+		if (start == 0 && s->cur == MAIN && s->h->push)
+			for (int r = 0; r < n; r++)
+				s->h->push(s->user, v[r], s->cols);
+		memcpy(spare, &v[start], (size_t)n * sizeof *spare);
+		memmove(&v[start], &v[start + n], (size_t)(height - n) * sizeof *v);
+		memcpy(&v[end - n], spare, (size_t)n * sizeof *spare);
+		for (int r = end - n; r < end; r++)
+			for (int c = 0; c < s->cols; c++)
+				blank(s, &v[r][c]);
+	} else {
+		memcpy(spare, &v[end - n], (size_t)n * sizeof *spare);
+		memmove(&v[start + n], &v[start], (size_t)(height - n) * sizeof *v);
+		memcpy(&v[start], spare, (size_t)n * sizeof *spare);
+		for (int r = start; r < start + n; r++)
+			for (int c = 0; c < s->cols; c++)
+				blank(s, &v[r][c]);
+	}
+	free(spare);
+	damage(s, start, end);
+}
+
+static int cb_scrollrect(VTermRect r, int downward, int rightward, void *user)
+{
+	struct screen *s = user;
+	/*
+	 * Anything else libvterm does through moverect and erase below; a scroll
+	 * of the whole region is an erase there, with nothing kept (as before).
+	 */
+	if (rightward != 0 || r.start_col != 0 || r.end_col != s->cols || r.start_row < 0 ||
+	    r.end_row > s->rows || downward == 0 || abs(downward) >= r.end_row - r.start_row)
+		return 0;
+	scroll_rows(s, r.start_row, r.end_row, downward);
+	return 1;
+}
+
+static int cb_initpen(void *user)
+{
+	struct screen *s = user;
+	s->pen.attrs = 0;
+	s->pen.fg = s->pen.bg = WRX_COLOUR_DEFAULT;
+	return 1;
+}
+
+static void pen_flag(struct screen *s, uint16_t bit, bool on)
+{
+	s->pen.attrs = (uint16_t)(on ? s->pen.attrs | bit : s->pen.attrs & ~bit);
+}
+
+static int cb_setpenattr(VTermAttr attr, VTermValue *val, void *user)
+{
+	struct screen *s = user;
+	switch (attr) {
+	case VTERM_ATTR_BOLD:
+		pen_flag(s, WRX_ATTR_BOLD, val->boolean);
+		break;
+	case VTERM_ATTR_UNDERLINE:
+		pen_flag(s, WRX_ATTR_UNDERLINE, val->number && val->number != VTERM_UNDERLINE_DOUBLE);
+		pen_flag(s, WRX_ATTR_DUNDERLINE, val->number == VTERM_UNDERLINE_DOUBLE);
+		break;
+	case VTERM_ATTR_ITALIC:
+		pen_flag(s, WRX_ATTR_ITALIC, val->boolean);
+		break;
+	case VTERM_ATTR_BLINK:
+		pen_flag(s, WRX_ATTR_BLINK, val->boolean);
+		break;
+	case VTERM_ATTR_REVERSE:
+		pen_flag(s, WRX_ATTR_REVERSE, val->boolean);
+		break;
+	case VTERM_ATTR_STRIKE:
+		pen_flag(s, WRX_ATTR_STRIKE, val->boolean);
+		break;
+	case VTERM_ATTR_FOREGROUND:
+		s->pen.fg = screen_colour(&val->color, true);
+		break;
+	case VTERM_ATTR_BACKGROUND:
+		s->pen.bg = screen_colour(&val->color, false);
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+static int cb_settermprop(VTermProp prop, VTermValue *val, void *user)
+{
+	struct screen *s = user;
+	if (prop == VTERM_PROP_ALTSCREEN) {
+		s->cur = val->boolean ? ALT : MAIN;
+		/* Going in, libvterm erases the alternate screen (damage enough). */
+		if (!val->boolean)
+			damage(s, 0, s->rows);
+	}
+	return s->h->settermprop ? s->h->settermprop(prop, val, s->user) : 1;
+}
+
+static int cb_movecursor(VTermPos pos, VTermPos old, int visible, void *user)
+{
+	struct screen *s = user;
+	return s->h->movecursor ? s->h->movecursor(pos, old, visible, s->user) : 1;
+}
+
+static int cb_bell(void *user)
+{
+	struct screen *s = user;
+	return s->h->bell ? s->h->bell(s->user) : 1;
+}
+
+static bool row_blank_from(const struct wrx_cell *row, int col, int cols)
+{
+	for (int c = col; c < cols; c++)
+		if (row[c].ch[0] != 0)
+			return false;
+	return true;
+}
+
+/* The rows of one screen at a new size; new cells blank. */
+static struct wrx_cell **resized(struct screen *s, struct wrx_cell **old, int rows, int cols)
+{
+	struct wrx_cell **v = xmalloc((size_t)rows * sizeof *v);
+	for (int r = 0; r < rows; r++) {
+		if (r >= s->rows) {
+			v[r] = row_new(s, cols);
+			continue;
+		}
+		v[r] = old[r];
+		if (cols != s->cols) {
+			v[r] = xrealloc(v[r], (size_t)cols * sizeof **v);
+			for (int c = s->cols; c < cols; c++)
+				blank(s, &v[r][c]);
+		}
+	}
+	for (int r = rows; r < s->rows; r++)
+		free(old[r]);
+	free(old);
+	return v;
+}
+
+static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
+{
+	struct screen *s = user;
+	if (s->cur == MAIN && rows < s->rows) {
+		/* Keep the cursor's line: rows above it go to the scrollback. */
+		VTermPos cursor;
+		vterm_state_get_cursorpos(s->st, &cursor);
+		int r = s->rows - 1;
+		for (; r >= rows; r--)
+			if (!row_blank_from(s->buf[MAIN][r], 0, s->cols) || cursor.row == r)
+				break;
+		int first_blank = r + 1;
+		if (first_blank > rows) {
+			scroll_rows(s, 0, s->rows, first_blank - rows);
+			delta->row -= first_blank - rows;
+		}
+	}
+	int old_rows = s->rows;
+	for (int b = MAIN; b <= ALT; b++)
+		s->buf[b] = resized(s, s->buf[b], rows, cols);
+	s->rows = rows;
+	s->cols = cols;
+	for (int b = MAIN; b <= ALT; b++)
+		for (int r = 0; r < rows; r++)
+			mend_edges(s, s->buf[b][r], cols, cols);
+	if (s->cur == MAIN && rows > old_rows && s->h->pop) {
+		/* Take lines back from the scrollback, above what is shown. */
+		for (int n = rows - old_rows; n > 0; n--) {
+			struct wrx_cell *line = s->buf[MAIN][rows - 1];
+			if (s->h->pop(s->user, line, cols) < 0)
+				break;
+			memmove(&s->buf[MAIN][1], &s->buf[MAIN][0], (size_t)(rows - 1) * sizeof(line));
+			s->buf[MAIN][0] = line;
+			mend_edges(s, line, cols, cols);
+			delta->row++;
+		}
+	}
+	damage(s, 0, rows);
+	return 1;
+}
+
+static int cb_setlineinfo(int row, const VTermLineInfo *newinfo, const VTermLineInfo *oldinfo,
+			  void *user)
+{
+	(void)row, (void)newinfo, (void)oldinfo, (void)user;
+	return 1; /* double-width and double-height lines are drawn single */
+}
+
+static const VTermStateCallbacks state_cbs = {
+	.putglyph = cb_putglyph,
+	.movecursor = cb_movecursor,
+	.scrollrect = cb_scrollrect,
+	.moverect = cb_moverect,
+	.erase = cb_erase,
+	.initpen = cb_initpen,
+	.setpenattr = cb_setpenattr,
+	.settermprop = cb_settermprop,
+	.bell = cb_bell,
+	.resize = cb_resize,
+	.setlineinfo = cb_setlineinfo,
+};
+
+struct screen *screen_new(VTerm *vt, const struct screen_hooks *hooks, void *user)
+{
+	struct screen *s = xcalloc(1, sizeof *s);
+	s->h = hooks;
+	s->user = user;
+	vterm_get_size(vt, &s->rows, &s->cols);
+	cb_initpen(s);
+	s->buf[MAIN] = rows_new(s, s->rows, s->cols);
+	s->buf[ALT] = rows_new(s, s->rows, s->cols);
+	s->st = vterm_obtain_state(vt);
+	vterm_state_set_callbacks(s->st, &state_cbs, s);
+	vterm_state_reset(s->st, 1);
+	return s;
+}
+
+void screen_free(struct screen *s)
+{
+	if (s == NULL)
+		return;
+	rows_free(s->buf[MAIN], s->rows);
+	rows_free(s->buf[ALT], s->rows);
+	free(s);
+}
+
+void screen_fit(VTerm *vt)
+{
+	VTermPos cur;
+	vterm_state_get_cursorpos(vterm_obtain_state(vt), &cur);
+	/* DECSTBM and DECSLRM (always, in 0.1.4) to the whole screen, back, DECSC. */
+	char seq[48];
+	int n = snprintf(seq, sizeof seq, "\033[r\033[s\033[%d;%dH\0337", cur.row + 1,
+			 cur.col + 1);
+	vterm_input_write(vt, seq, (size_t)n);
+}
+
+const struct wrx_cell *screen_row(const struct screen *s, int row)
+{
+	return row >= 0 && row < s->rows ? s->buf[s->cur][row] : NULL;
+}

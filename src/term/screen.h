@@ -1,0 +1,54 @@
+/*
+ * screen.h - a pane's cells: libvterm's state layer drawn into our own rows.
+ *
+ * libvterm parses and keeps the terminal's state (cursor, modes, pen, scroll
+ * region); this layer keeps what is on the screen. Each row is its own array
+ * of wrx_cell, so scrolling moves row pointers instead of the whole screen
+ * (libvterm 0.1.4's own screen moves every cell for every line scrolled), and
+ * a line leaving the top goes to the scrollback as it is, without conversion.
+ *
+ * Wide characters stay whole: writing over either half of one blanks the
+ * other half, as xterm and tmux do.
+ */
+#ifndef WRX_SCREEN_H
+#define WRX_SCREEN_H
+
+#include "cell.h"
+
+#include <stdbool.h>
+#include <vterm.h>
+
+struct screen;
+
+struct screen_hooks {
+	void (*damage)(void *user, int start_row, int end_row);
+	/* A line scrolled off the top of the main screen. */
+	void (*push)(void *user, const struct wrx_cell *cells, int cols);
+	/* The newest scrollback line back into cells[0..cols); 0, or -1 if none. */
+	int (*pop)(void *user, struct wrx_cell *cells, int cols);
+	/* Passed on from libvterm's state; settermprop's answer is libvterm's. */
+	int (*movecursor)(VTermPos pos, VTermPos oldpos, int visible, void *user);
+	int (*settermprop)(VTermProp prop, VTermValue *val, void *user);
+	int (*bell)(void *user);
+};
+
+/* A screen of vt's size on vt's state, which it resets. */
+struct screen *screen_new(VTerm *vt, const struct screen_hooks *hooks, void *user);
+void screen_free(struct screen *s);
+
+/*
+ * After vt shrank. libvterm 0.1.4 keeps a scroll region and margins beyond
+ * the smaller screen, and writes past its arrays on the next scroll; it
+ * restores a cursor saved on the bigger screen outside the smaller one, and
+ * reads past them. Resets the region and margins (as xterm and tmux do on a
+ * resize) and saves the cursor where it is, so a later restore lands inside.
+ */
+void screen_fit(VTerm *vt);
+
+/* A libvterm colour as a WRX_COLOUR_* word. */
+uint32_t screen_colour(const VTermColor *c, bool fg);
+
+/* Row 0 .. rows-1 of what is shown (main or alternate screen); NULL outside. */
+const struct wrx_cell *screen_row(const struct screen *s, int row);
+
+#endif

@@ -1,0 +1,393 @@
+/*
+ * Tests for src/term/screen.c: our screen layer against libvterm's own
+ * screen, fed the same bytes. Random streams of text, controls, cursor
+ * movement, erases, inserts and deletes, scroll regions (with left and right
+ * margins), SGR, protected cells and selective erase, the alternate screen and
+ * resizes must leave the same cells, cursor and scrollback in both. Wide
+ * characters are tested on their own: there the two differ on purpose.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "term/pane.h"
+#include "term/screen.h"
+#include "term/scrollback.h"
+#include "term/vtfilter.h"
+#include "util/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* libvterm's own screen, its scrollback kept in the same compact form as ours. */
+struct ref {
+	VTerm *vt;
+	VTermScreen *vs;
+	struct sb *sb;
+	struct vtfilter filter;
+	struct wrx_cell line[512];
+};
+
+static void from_vterm(const VTermScreenCell *v, struct wrx_cell *c)
+{
+	memset(c, 0, sizeof *c);
+	if (v->chars[0] != (uint32_t)-1)
+		for (int i = 0; i < WRX_CELL_CHARS && v->chars[i]; i++)
+			c->ch[i] = v->chars[i];
+	c->width = v->chars[0] == (uint32_t)-1 ? 0 : (uint8_t)v->width;
+	c->attrs = (uint16_t)((v->attrs.bold ? WRX_ATTR_BOLD : 0) |
+			      (v->attrs.underline == VTERM_UNDERLINE_DOUBLE ? WRX_ATTR_DUNDERLINE
+			       : v->attrs.underline			 ? WRX_ATTR_UNDERLINE
+									 : 0) |
+			      (v->attrs.italic ? WRX_ATTR_ITALIC : 0) |
+			      (v->attrs.blink ? WRX_ATTR_BLINK : 0) |
+			      (v->attrs.reverse ? WRX_ATTR_REVERSE : 0) |
+			      (v->attrs.strike ? WRX_ATTR_STRIKE : 0));
+	c->fg = screen_colour(&v->fg, true);
+	c->bg = screen_colour(&v->bg, false);
+}
+
+static int ref_push(int cols, const VTermScreenCell *cells, void *user)
+{
+	struct ref *r = user;
+	for (int i = 0; i < cols && i < 512; i++)
+		from_vterm(&cells[i], &r->line[i]);
+	sb_push(r->sb, r->line, WRX_MIN(cols, 512));
+	return 1;
+}
+
+/* Lines come back only as text and colours of what the ASCII streams print. */
+static int ref_pop(int cols, VTermScreenCell *cells, void *user)
+{
+	struct ref *r = user;
+	if (sb_pop(r->sb, r->line, WRX_MIN(cols, 512)) < 0)
+		return 0;
+	for (int i = 0; i < cols; i++) {
+		VTermScreenCell *v = &cells[i];
+		const struct wrx_cell *c = &r->line[WRX_MIN(i, 511)];
+		memset(v, 0, sizeof *v);
+		memcpy(v->chars, c->ch, sizeof v->chars);
+		v->width = 1;
+		v->attrs.bold = !!(c->attrs & WRX_ATTR_BOLD);
+		v->attrs.underline = (c->attrs & WRX_ATTR_DUNDERLINE)  ? VTERM_UNDERLINE_DOUBLE
+				     : (c->attrs & WRX_ATTR_UNDERLINE) ? VTERM_UNDERLINE_SINGLE
+								       : 0;
+		v->attrs.italic = !!(c->attrs & WRX_ATTR_ITALIC);
+		v->attrs.blink = !!(c->attrs & WRX_ATTR_BLINK);
+		v->attrs.reverse = !!(c->attrs & WRX_ATTR_REVERSE);
+		v->attrs.strike = !!(c->attrs & WRX_ATTR_STRIKE);
+		for (int k = 0; k < 2; k++) {
+			uint32_t w = k ? c->bg : c->fg;
+			VTermColor *col = k ? &v->bg : &v->fg;
+			if (WRX_COLOUR_KIND(w) == WRX_COLOUR_INDEXED) {
+				vterm_color_indexed(col, (uint8_t)w);
+			} else if (WRX_COLOUR_KIND(w) == WRX_COLOUR_RGB) {
+				vterm_color_rgb(col, (uint8_t)(w >> 16), (uint8_t)(w >> 8), (uint8_t)w);
+			} else {
+				vterm_color_indexed(col, 0);
+				col->type |= k ? VTERM_COLOR_DEFAULT_BG : VTERM_COLOR_DEFAULT_FG;
+			}
+		}
+	}
+	return 1;
+}
+
+static const VTermScreenCallbacks ref_cbs = {.sb_pushline = ref_push, .sb_popline = ref_pop};
+
+static void ref_open(struct ref *r, int rows, int cols)
+{
+	memset(r, 0, sizeof *r);
+	r->sb = sb_new(1000);
+	r->vt = vterm_new(rows, cols);
+	vterm_set_utf8(r->vt, 1);
+	r->vs = vterm_obtain_screen(r->vt);
+	vterm_screen_set_callbacks(r->vs, &ref_cbs, r);
+	vterm_screen_enable_altscreen(r->vs, 1);
+	vterm_screen_reset(r->vs, 1);
+}
+
+static void ref_close(struct ref *r)
+{
+	vterm_free(r->vt);
+	sb_free(r->sb);
+}
+
+/* The bytes as the pane gives them to libvterm (vtfilter first). */
+static void ref_feed(struct ref *r, const char *s, size_t n)
+{
+	struct buf clean = {0};
+	size_t used = vtfilter(&r->filter, s, n, &clean);
+	assert_int_equal(used, n);
+	for (size_t off = 0; off < clean.len;)
+		off += vterm_input_write(r->vt, clean.data + off, clean.len - off);
+	vterm_screen_flush_damage(r->vs);
+	buf_free(&clean);
+}
+
+static const char *cell_text(const struct wrx_cell *c, char *out)
+{
+	size_t n = 0;
+	for (int i = 0; i < WRX_CELL_CHARS && c->ch[i]; i++)
+		n += (size_t)utf8_encode(c->ch[i], out + n);
+	out[n] = '\0';
+	return out;
+}
+
+static void same_cells(const struct wrx_cell *want, const struct wrx_cell *got, int cols,
+		       const char *where, int line)
+{
+	for (int c = 0; c < cols; c++) {
+		char a[32], b[32];
+		if (memcmp(want[c].ch, got[c].ch, sizeof want[c].ch) == 0 &&
+		    want[c].width == got[c].width && want[c].attrs == got[c].attrs &&
+		    want[c].fg == got[c].fg && want[c].bg == got[c].bg)
+			continue;
+		fail_msg("%s line %d col %d: libvterm '%s' w%d a%x fg%x bg%x, ours '%s' w%d a%x fg%x "
+			 "bg%x",
+			 where, line, c, cell_text(&want[c], a), want[c].width, want[c].attrs,
+			 want[c].fg, want[c].bg, cell_text(&got[c], b), got[c].width, got[c].attrs,
+			 got[c].fg, got[c].bg);
+	}
+}
+
+static void same_screen(struct ref *r, struct pane *p, const char *input)
+{
+	int rows, cols;
+	vterm_get_size(r->vt, &rows, &cols);
+	assert_int_equal(rows, pane_rows(p));
+	assert_int_equal(cols, pane_cols(p));
+	struct wrx_cell want[512], got[512];
+	for (int row = 0; row < rows; row++) {
+		for (int c = 0; c < cols; c++) {
+			VTermScreenCell v;
+			vterm_screen_get_cell(r->vs, (VTermPos){.row = row, .col = c}, &v);
+			from_vterm(&v, &want[c]);
+		}
+		assert_int_equal(pane_line(p, row, got, cols), 0);
+		same_cells(want, got, cols, input, row);
+	}
+	VTermPos cur;
+	vterm_state_get_cursorpos(vterm_obtain_state(r->vt), &cur);
+	int crow, ccol, shape;
+	bool visible;
+	pane_cursor(p, &crow, &ccol, &visible, &shape);
+	if (crow != cur.row || ccol != cur.col)
+		fail_msg("after %s: cursor libvterm %d,%d ours %d,%d", input, cur.row, cur.col, crow,
+			 ccol);
+	if (sb_count(r->sb) != pane_history(p))
+		fail_msg("after %s: history libvterm %zu ours %zu", input, sb_count(r->sb),
+			 pane_history(p));
+	for (size_t i = 0; i < sb_count(r->sb) && i < 40; i++) {
+		sb_get(r->sb, i, want, cols);
+		assert_int_equal(pane_line(p, -(int)i - 1, got, cols), 0);
+		same_cells(want, got, cols, "history", (int)i);
+	}
+}
+
+static void feeds(struct pane *p, const char *s)
+{
+	pane_feed(p, s, strlen(s));
+}
+
+/* One random piece of terminal output. */
+static void random_piece(unsigned *seed, int rows, int cols, struct buf *out)
+{
+	static const char *words[] = {"agent", "x", "merge", "worktree ", "  ", "status-line", "$"};
+	static const char *fixed[] = {
+		"\r\n", "\n", "\r", "\t", "\b", "\033M", "\033D", "\033E", "\033#8", "\033[?1049h",
+		"\033[?1049l", "\033[?47h", "\033[?47l", "\033[1\"q", "\033[0\"q", "\033[?J",
+		"\033[?1K", "\033[?2K", "\033[4h", "\033[4l", "\033[?7l", "\033[?7h", "\033[?6h",
+		"\033[?6l", "\033[?69h", "\033[?69l", "\033[r", "\033H", "\033[3g", "\0337", "\0338",
+		"\033[0m", "\033c", "\033[s", "\033[u"};
+	static const char verbs[] = "ABCDEFGHJKLMPSTX@`adefr";
+	unsigned r = (unsigned)rand_r(seed) % 100;
+	if (r < 35) {
+		buf_addstr(out, words[rand_r(seed) % (int)WRX_ARRAY_LEN(words)]);
+	} else if (r < 55) {
+		buf_addstr(out, fixed[rand_r(seed) % (int)WRX_ARRAY_LEN(fixed)]);
+	} else if (r < 75) {
+		char v = verbs[rand_r(seed) % (int)(sizeof verbs - 1)];
+		int a = rand_r(seed) % (WRX_MAX(rows, cols) + 2), b = rand_r(seed) % (cols + 2);
+		if (v == 'r' || v == 'H')
+			buf_addf(out, "\033[%d;%d%c", a % (rows + 1), 1 + b % (rows + 1), v);
+		else if (v == 'J' || v == 'K')
+			buf_addf(out, "\033[%d%c", a % 3, v);
+		else
+			buf_addf(out, "\033[%d%c", a, v);
+	} else if (r < 78) {
+		/* left and right margins (with ?69h) */
+		buf_addf(out, "\033[%d;%ds", 1 + rand_r(seed) % cols, 1 + rand_r(seed) % cols);
+	} else {
+		static const char *sgr[] = {"1", "4", "21", "3", "5", "7", "9", "22", "24", "27", "0",
+					    "31", "42", "39", "49", "97", "104"};
+		int k = rand_r(seed) % 4;
+		if (k == 0)
+			buf_addf(out, "\033[38;5;%dm", rand_r(seed) % 256);
+		else if (k == 1)
+			buf_addf(out, "\033[48;2;%d;%d;%dm", rand_r(seed) % 256, rand_r(seed) % 256,
+				 rand_r(seed) % 256);
+		else
+			buf_addf(out, "\033[%sm", sgr[rand_r(seed) % (int)WRX_ARRAY_LEN(sgr)]);
+	}
+}
+
+static void test_random_streams_match_libvterm(void **state)
+{
+	(void)state;
+	for (unsigned round = 0; round < 60; round++) {
+		unsigned seed = round * 7919 + 1;
+		int rows = 1 + (int)(round % 12) * 3, cols = 2 + (int)((round * 13) % 70);
+		struct ref r;
+		ref_open(&r, rows, cols);
+		struct pane *p = pane_new(rows, cols, 1000, NULL, NULL);
+		struct buf piece = {0};
+		for (int step = 0; step < 600; step++) {
+			buf_consume(&piece, piece.len);
+			if (rand_r(&seed) % 150 == 0) {
+				int was_rows = rows, was_cols = cols;
+				rows = 1 + rand_r(&seed) % 40;
+				cols = 2 + rand_r(&seed) % 90;
+				vterm_set_size(r.vt, rows, cols);
+				if (rows < was_rows || cols < was_cols)
+					screen_fit(r.vt);
+				vterm_screen_flush_damage(r.vs);
+				pane_resize(p, rows, cols);
+				buf_addf(&piece, "resize %dx%d", rows, cols);
+				same_screen(&r, p, piece.data);
+				continue;
+			}
+			random_piece(&seed, rows, cols, &piece);
+			pane_feed(p, piece.data, piece.len);
+			ref_feed(&r, piece.data, piece.len);
+			char where[96];
+			snprintf(where, sizeof where, "round %u step %d %.60s", round, step,
+				 piece.data);
+			for (char *c = where; *c; c++)
+				if (*c == '\033')
+					*c = '~';
+			same_screen(&r, p, where);
+		}
+		buf_free(&piece);
+		pane_free(p);
+		ref_close(&r);
+	}
+}
+
+static void expect_row(struct pane *p, int row, const char *want)
+{
+	char *got = pane_line_text(p, row);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* Writing over either half of a wide character blanks the other half. */
+static void test_wide_characters_stay_whole(void **state)
+{
+	(void)state;
+	struct pane *p = pane_new(3, 10, 100, NULL, NULL);
+	feeds(p, "\xe4\xb8\xad\xe6\x96\x87" "ab"); /* 中文ab */
+	struct wrx_cell c[10];
+	pane_line(p, 0, c, 10);
+	assert_int_equal(c[0].width, 2);
+	assert_int_equal(c[1].width, 0);
+	assert_int_equal(c[2].ch[0], 0x6587);
+	/* A narrow character on the left half of 中: its right half goes blank. */
+	feeds(p, "\r");
+	feeds(p, "X");
+	pane_line(p, 0, c, 10);
+	assert_int_equal(c[0].ch[0], 'X');
+	assert_int_equal(c[0].width, 1);
+	assert_int_equal(c[1].ch[0], 0);
+	assert_int_equal(c[1].width, 1);
+	expect_row(p, 0, "X \xe6\x96\x87" "ab");
+	/* On the right half of 文 (column 3): its left half goes blank. */
+	feeds(p, "\033[1;4HY");
+	pane_line(p, 0, c, 10);
+	assert_int_equal(c[2].ch[0], 0);
+	assert_int_equal(c[2].width, 1);
+	assert_int_equal(c[3].ch[0], 'Y');
+	expect_row(p, 0, "X  Yab");
+	/* Deleting a character that splits a wide one shifts no half alone. */
+	feeds(p, "\r\n\xe4\xb8\xad\xe6\x96\x87\r\033[P");
+	pane_line(p, 1, c, 10);
+	for (int i = 0; i < 10; i++)
+		assert_true(c[i].width != 0 || (i > 0 && c[i - 1].width == 2));
+	expect_row(p, 1, " \xe6\x96\x87");
+	/* Inserting pushes a wide character off the right edge: none left halved. */
+	feeds(p, "\r\n\033[9G\xe4\xb8\xad\r\033[@");
+	pane_line(p, 2, c, 10);
+	assert_true(c[9].width != 2);
+	/* A narrower screen cuts a wide character at its edge: blank, not half. */
+	feeds(p, "\033[2;1H\033[K\033[2;4H\xe4\xb8\xad");
+	pane_resize(p, 3, 4);
+	pane_line(p, 1, c, 4);
+	assert_int_equal(c[3].width, 1);
+	assert_int_equal(c[3].ch[0], 0);
+	pane_free(p);
+}
+
+/* Lines scrolled off go to the history; a taller screen takes them back. */
+static void test_scroll_and_resize_keep_lines(void **state)
+{
+	(void)state;
+	struct pane *p = pane_new(3, 8, 100, NULL, NULL);
+	feeds(p, "one\r\ntwo\r\nthree\r\nfour\r\nfive");
+	assert_int_equal(pane_history(p), 2);
+	expect_row(p, -1, "two");
+	expect_row(p, -2, "one");
+	expect_row(p, 0, "three");
+	pane_resize(p, 5, 8);
+	assert_int_equal(pane_history(p), 0);
+	expect_row(p, 0, "one");
+	expect_row(p, 4, "five");
+	int row, col, shape;
+	bool visible;
+	pane_cursor(p, &row, &col, &visible, &shape);
+	assert_int_equal(row, 4);
+	pane_resize(p, 2, 8);
+	expect_row(p, 0, "four");
+	expect_row(p, 1, "five");
+	assert_int_equal(pane_history(p), 3);
+	/* The alternate screen scrolls nothing into the history. */
+	feeds(p, "\033[?1049h");
+	for (int i = 0; i < 10; i++)
+		feeds(p, "alt\r\n");
+	assert_int_equal(pane_history(p), 3);
+	feeds(p, "\033[?1049l");
+	expect_row(p, 1, "five");
+	pane_free(p);
+}
+
+/*
+ * libvterm 0.1.4 restores a cursor saved on a bigger screen outside the
+ * smaller one; what is printed there must land nowhere, not past the rows.
+ */
+static void test_saved_cursor_beyond_a_shrunk_screen(void **state)
+{
+	(void)state;
+	struct pane *p = pane_new(24, 71, 100, NULL, NULL);
+	feeds(p, "\033[12;20r\033[39f\0337");
+	pane_resize(p, 18, 21);
+	feeds(p, "\033[4h\0338status-line\033[@\033[2L\033[P\r\nmore\033[14T\033[3S");
+	int row, col, shape;
+	bool visible;
+	pane_cursor(p, &row, &col, &visible, &shape);
+	assert_true(row >= 0 && row < 18 && col >= 0 && col < 21);
+	feeds(p, "\033[Hhome");
+	expect_row(p, 0, "home");
+	pane_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_random_streams_match_libvterm),
+		cmocka_unit_test(test_wide_characters_stay_whole),
+		cmocka_unit_test(test_scroll_and_resize_keep_lines),
+		cmocka_unit_test(test_saved_cursor_beyond_a_shrunk_screen),
+	};
+	return cmocka_run_group_tests_name("screen", tests, NULL, NULL);
+}
