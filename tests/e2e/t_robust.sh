@@ -111,6 +111,22 @@ t_huge_terminal() {
 	kill -0 "$(workrex_pid)"
 }
 
+# A program sets a scroll region and saves the cursor low on a tall pane;
+# the pane shrinks under it; then it scrolls, restores and prints in insert
+# mode. libvterm 0.1.4 kept the region and the cursor beyond the smaller
+# screen and wrote past its arrays (the dashboard crashed).
+t_shrink_under_a_scroll_region() {
+	start 100 40
+	wait_for 'wrx\$'
+	type_line "printf '\\033[20;38r\\033[37;1H\\0337'; sleep 1; printf '\\033[14T\\033[4h\\0338status\\033[3L\\r\\n'; echo shrink-\$((6*7))"
+	sleep 0.3
+	tm resize-window -x 100 -y 12
+	wait_for '│shrink-42 *$'
+	kill -0 "$(workrex_pid)"
+	type_line 'stty size'
+	wait_for '│10 75 *$'
+}
+
 t_invalid_utf8() {
 	start 100 30
 	wait_for 'wrx\$'
@@ -185,6 +201,7 @@ run_test "a child that exits at once or crashes" t_child_exits_at_once
 run_test "a shell that cannot start" t_shell_that_cannot_start
 run_test "1x1 terminal, then grown" t_one_by_one_terminal
 run_test "500x200 terminal" t_huge_terminal
+run_test "a pane shrinks under a scroll region and a saved cursor" t_shrink_under_a_scroll_region
 run_test "invalid UTF-8" t_invalid_utf8
 run_test "malformed config is a clear error" t_bad_config_is_a_clear_error
 run_test "unknown config key is a warning; prefix rebinds" t_unknown_key_is_a_warning
