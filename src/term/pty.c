@@ -39,6 +39,7 @@ struct pty {
 };
 
 static struct pty *ptys;
+static uint64_t echo_until; /* uv_hrtime() until which reads take turns quickly */
 
 static void on_poll(uv_poll_t *h, int status, int events);
 
@@ -82,7 +83,8 @@ static void read_some(struct pty *t)
 {
 	static char chunk[64 * 1024];
 	size_t budget = PTY_READ_BUDGET;
-	uint64_t until = uv_hrtime() + PTY_READ_NSEC;
+	uint64_t now = uv_hrtime();
+	uint64_t until = now + (now < echo_until ? PTY_READ_NSEC_ECHO : PTY_READ_NSEC);
 	while (budget > 0 && !t->eof && uv_hrtime() < until) {
 		ssize_t n = read(t->fd, chunk, sizeof chunk);
 		if (n > 0) {
@@ -97,6 +99,11 @@ static void read_some(struct pty *t)
 			return;
 		t->eof = true; /* EIO: every slave fd is closed */
 	}
+}
+
+void pty_expect_echo(uint64_t until_ns)
+{
+	echo_until = until_ns;
 }
 
 static void on_poll(uv_poll_t *h, int status, int events)

@@ -33,5 +33,14 @@ void pty_reap(void);
 /* Read budget per master per loop turn: bytes, and nanoseconds. */
 #define PTY_READ_BUDGET (256 * 1024)
 #define PTY_READ_NSEC (2 * 1000 * 1000)
+/* The time budget while a key's echo is awaited (see pty_expect_echo). */
+#define PTY_READ_NSEC_ECHO (500 * 1000)
+
+/*
+ * A key went to a pane and its echo is due: until uv_hrtime() reaches
+ * until_ns, a flooding pane holds the loop for PTY_READ_NSEC_ECHO at a time,
+ * so the echo is read (and drawn) sooner.
+ */
+void pty_expect_echo(uint64_t until_ns);
 
 #endif

@@ -31,11 +31,10 @@
 #define FRAME_MS 16
 /*
  * Right after a key the echo is what the user waits for: frames may then
- * come as soon as 4 ms apart, for 100 ms, so typing into one pane while
+ * come 1 ms apart, for TYPING_WINDOW_MS, so typing into one pane while
  * another floods answers at once instead of on the next 60 Hz tick.
  */
-#define TYPING_FRAME_MS 4
-#define TYPING_WINDOW_MS 100
+#define TYPING_FRAME_MS 1
 #define MESSAGE_MS 5000
 
 static void on_frame(uv_timer_t *t)

@@ -9,6 +9,7 @@
  * found through the terminal's extended capabilities at start-up.
  */
 #include "../term/pane.h"
+#include "../term/pty.h"
 #include "terminfo.h"
 #include "ui.h"
 
@@ -265,6 +266,7 @@ static void handle_key(struct ui *ui, int key, int mods)
 		return;
 	}
 	ui->last_input = now_ms();
+	pty_expect_echo(uv_hrtime() + (uint64_t)TYPING_WINDOW_MS * 1000000);
 	forward(focus, key, mods);
 }
 

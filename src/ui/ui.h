@@ -23,6 +23,8 @@
 #include <uv.h>
 
 #define SIDEBAR_WIDTH 24
+/* After a key forwarded to a pane, its echo is awaited this long (ms). */
+#define TYPING_WINDOW_MS 100
 
 /* Per-pane view state (wpane->view). */
 struct view {
