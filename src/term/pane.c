@@ -441,7 +441,11 @@ int pane_line(const struct pane *p, int line, struct wrx_cell *cells, int ncols)
 		return -1;
 	if (line < 0)
 		return sb_get(p->sb, (size_t)(-line - 1), cells, ncols) < 0 ? -1 : 0;
-	for (int c = 0; c < ncols; c++)
+	const struct wrx_cell *row = screen_row(p->scr, line);
+	int n = row ? WRX_MAX(WRX_MIN(ncols, p->cols), 0) : 0;
+	if (n > 0)
+		memcpy(cells, row, (size_t)n * sizeof *cells);
+	for (int c = n; c < ncols; c++)
 		pane_cell(p, line, c, &cells[c]);
 	return 0;
 }
