@@ -22,6 +22,7 @@ struct screen {
 	VTermState *st;
 	int rows, cols;
 	struct wrx_cell **buf[2]; /* rows of the main and the alternate screen */
+	struct wrx_cell **spare;  /* room for `rows` row pointers, for scrolling */
 	int cur;
 	struct wrx_cell pen; /* attributes and colours of what is written next */
 	const struct screen_hooks *h;
@@ -174,9 +175,8 @@ static int cb_moverect(VTermRect dest, VTermRect src, void *user)
 /* Whole rows up (downward > 0) or down, by turning their pointers. */
 static void scroll_rows(struct screen *s, int start, int end, int downward)
 {
-	struct wrx_cell **v = s->buf[s->cur];
+	struct wrx_cell **v = s->buf[s->cur], **spare = s->spare;
 	int n = abs(downward), height = end - start;
-	struct wrx_cell **spare = xmalloc((size_t)n * sizeof *spare);
 	if (downward > 0) {
 		if (start == 0 && s->cur == MAIN && s->h->push)
 			for (int r = 0; r < n; r++)
@@ -195,7 +195,6 @@ static void scroll_rows(struct screen *s, int start, int end, int downward)
 			for (int c = 0; c < s->cols; c++)
 				blank(s, &v[r][c]);
 	}
-	free(spare);
 	damage(s, start, end);
 }
 
@@ -337,6 +336,7 @@ static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 		s->buf[b] = resized(s, s->buf[b], rows, cols);
 	s->rows = rows;
 	s->cols = cols;
+	s->spare = xrealloc(s->spare, (size_t)rows * sizeof *s->spare);
 	for (int b = MAIN; b <= ALT; b++)
 		for (int r = 0; r < rows; r++)
 			mend_edges(s, s->buf[b][r], cols, cols);
@@ -386,6 +386,7 @@ struct screen *screen_new(VTerm *vt, const struct screen_hooks *hooks, void *use
 	cb_initpen(s);
 	s->buf[MAIN] = rows_new(s, s->rows, s->cols);
 	s->buf[ALT] = rows_new(s, s->rows, s->cols);
+	s->spare = xmalloc((size_t)s->rows * sizeof *s->spare);
 	s->st = vterm_obtain_state(vt);
 	vterm_state_set_callbacks(s->st, &state_cbs, s);
 	vterm_state_reset(s->st, 1);
@@ -398,6 +399,7 @@ void screen_free(struct screen *s)
 		return;
 	rows_free(s->buf[MAIN], s->rows);
 	rows_free(s->buf[ALT], s->rows);
+	free(s->spare);
 	free(s);
 }
 

@@ -2,7 +2,8 @@
  * fuzz_pane.c - libFuzzer target over the pane input path: program output
  * (split at fuzzer-chosen points, so OSC/DCS hold-back is exercised),
  * resizes, and input keys, then reading back every cell and history line
- * as the renderer and scroll mode do.
+ * as the renderer and scroll mode do. The screen's own promises are checked
+ * too: no half of a wide character without the other, the cursor inside.
  */
 #include "term/pane.h"
 
@@ -64,15 +65,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 	}
-	struct wrx_cell *cells = calloc((size_t)pane_cols(p), sizeof *cells);
+	int width = pane_cols(p);
+	struct wrx_cell *cells = calloc((size_t)width, sizeof *cells);
 	for (int l = -(int)pane_history(p); l < pane_rows(p); l++) {
-		pane_line(p, l, cells, pane_cols(p));
+		pane_line(p, l, cells, width);
 		free(pane_line_text(p, l));
+		for (int x = 0; l >= 0 && x < width; x++) {
+			if (cells[x].width == 0 && (x == 0 || cells[x - 1].width != 2))
+				abort(); /* a right half without its left */
+			if (cells[x].width == 2 && (x + 1 == width || cells[x + 1].width != 0))
+				abort(); /* a left half without its right */
+		}
 	}
 	free(cells);
 	int r, c, shape;
 	bool vis;
 	pane_cursor(p, &r, &c, &vis, &shape);
+	if (r < 0 || r >= pane_rows(p) || c < 0 || c >= pane_cols(p))
+		abort();
 	pane_free(p);
 	return 0;
 }
