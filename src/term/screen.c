@@ -49,11 +49,16 @@ static void blank(struct screen *s, struct wrx_cell *c)
 	c->bg = s->pen.bg;
 }
 
+static void blank_cells(struct screen *s, struct wrx_cell *row, int from, int to)
+{
+	for (int c = from; c < to; c++)
+		blank(s, &row[c]);
+}
+
 static struct wrx_cell *row_new(struct screen *s, int cols)
 {
 	struct wrx_cell *r = xmalloc((size_t)cols * sizeof *r);
-	for (int c = 0; c < cols; c++)
-		blank(s, &r[c]);
+	blank_cells(s, r, 0, cols);
 	return r;
 }
 
@@ -130,22 +135,17 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
 	return 1;
 }
 
-static void erase_cells(struct screen *s, VTermRect r, bool selective)
+static int cb_erase(VTermRect r, int selective, void *user)
 {
+	struct screen *s = user;
+	int c0 = WRX_MAX(r.start_col, 0), c1 = WRX_MIN(r.end_col, s->cols);
 	for (int row = WRX_MAX(r.start_row, 0); row < r.end_row && row < s->rows; row++) {
 		struct wrx_cell *line = s->buf[s->cur][row];
-		int c0 = WRX_MAX(r.start_col, 0), c1 = WRX_MIN(r.end_col, s->cols);
 		for (int c = c0; c < c1; c++)
 			if (!selective || !line[c].protect)
 				blank(s, &line[c]);
 		mend_edges(s, line, c0, c1);
 	}
-}
-
-static int cb_erase(VTermRect r, int selective, void *user)
-{
-	struct screen *s = user;
-	erase_cells(s, r, selective);
 	damage(s, r.start_row, r.end_row);
 	return 1;
 }
@@ -185,15 +185,13 @@ static void scroll_rows(struct screen *s, int start, int end, int downward)
 		memmove(&v[start], &v[start + n], (size_t)(height - n) * sizeof *v);
 		memcpy(&v[end - n], spare, (size_t)n * sizeof *spare);
 		for (int r = end - n; r < end; r++)
-			for (int c = 0; c < s->cols; c++)
-				blank(s, &v[r][c]);
+			blank_cells(s, v[r], 0, s->cols);
 	} else {
 		memcpy(spare, &v[end - n], (size_t)n * sizeof *spare);
 		memmove(&v[start + n], &v[start], (size_t)(height - n) * sizeof *v);
 		memcpy(&v[start], spare, (size_t)n * sizeof *spare);
 		for (int r = start; r < start + n; r++)
-			for (int c = 0; c < s->cols; c++)
-				blank(s, &v[r][c]);
+			blank_cells(s, v[r], 0, s->cols);
 	}
 	damage(s, start, end);
 }
@@ -304,8 +302,7 @@ static struct wrx_cell **resized(struct screen *s, struct wrx_cell **old, int ro
 		v[r] = old[r];
 		if (cols != s->cols) {
 			v[r] = xrealloc(v[r], (size_t)cols * sizeof **v);
-			for (int c = s->cols; c < cols; c++)
-				blank(s, &v[r][c]);
+			blank_cells(s, v[r], s->cols, cols);
 		}
 	}
 	for (int r = rows; r < s->rows; r++)
