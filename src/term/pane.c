@@ -265,7 +265,12 @@ void pane_feed(struct pane *p, const char *buf, size_t len)
 	static struct buf clean;
 	buf_consume(&clean, clean.len);
 	size_t used = vtfilter(&p->filter, buf, len, &clean);
-	vt_write(p, clean.data, clean.len);
+	for (size_t off = 0; off < clean.len;) {
+		size_t n = screen_restore_span(clean.data + off, clean.len - off);
+		vt_write(p, clean.data + off, n);
+		screen_keep_cursor(p->vt);
+		off += n;
+	}
 	if (p->hold.len > 0) {
 		buf_consume(&p->hold, used);
 	} else if (used < len) {

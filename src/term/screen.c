@@ -24,6 +24,7 @@ struct screen {
 	struct wrx_cell **buf[2]; /* rows of the main and the alternate screen */
 	struct wrx_cell **spare;  /* room for `rows` row pointers, for scrolling */
 	int cur;
+	int alt_pushed; /* main screen lines pushed while the alternate one is up */
 	struct wrx_cell pen; /* attributes and colours of what is written next */
 	const struct screen_hooks *h;
 	void *user;
@@ -172,13 +173,13 @@ static int cb_moverect(VTermRect dest, VTermRect src, void *user)
 	return 1;
 }
 
-/* Whole rows up (downward > 0) or down, by turning their pointers. */
-static void scroll_rows(struct screen *s, int start, int end, int downward)
+/* Whole rows of screen b up (downward > 0) or down, by turning their pointers. */
+static void scroll_rows(struct screen *s, int b, int start, int end, int downward)
 {
-	struct wrx_cell **v = s->buf[s->cur], **spare = s->spare;
+	struct wrx_cell **v = s->buf[b], **spare = s->spare;
 	int n = abs(downward), height = end - start;
 	if (downward > 0) {
-		if (start == 0 && s->cur == MAIN && s->h->push)
+		if (start == 0 && b == MAIN && s->h->push)
 			for (int r = 0; r < n; r++)
 				s->h->push(s->user, v[r], s->cols);
 		memcpy(spare, &v[start], (size_t)n * sizeof *spare);
@@ -193,7 +194,8 @@ static void scroll_rows(struct screen *s, int start, int end, int downward)
 		for (int r = start; r < start + n; r++)
 			blank_cells(s, v[r], 0, s->cols);
 	}
-	damage(s, start, end);
+	if (b == s->cur)
+		damage(s, start, end);
 }
 
 static int cb_scrollrect(VTermRect r, int downward, int rightward, void *user)
@@ -206,7 +208,7 @@ static int cb_scrollrect(VTermRect r, int downward, int rightward, void *user)
 	if (rightward != 0 || r.start_col != 0 || r.end_col != s->cols || r.start_row < 0 ||
 	    r.end_row > s->rows || downward == 0 || abs(downward) >= r.end_row - r.start_row)
 		return 0;
-	scroll_rows(s, r.start_row, r.end_row, downward);
+	scroll_rows(s, s->cur, r.start_row, r.end_row, downward);
 	return 1;
 }
 
@@ -263,6 +265,7 @@ static int cb_settermprop(VTermProp prop, VTermValue *val, void *user)
 	struct screen *s = user;
 	if (prop == VTERM_PROP_ALTSCREEN) {
 		s->cur = val->boolean ? ALT : MAIN;
+		s->alt_pushed = 0;
 		/* Going in, libvterm erases the alternate screen (damage enough). */
 		if (!val->boolean)
 			damage(s, 0, s->rows);
@@ -314,18 +317,27 @@ static struct wrx_cell **resized(struct screen *s, struct wrx_cell **old, int ro
 static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 {
 	struct screen *s = user;
-	if (s->cur == MAIN && rows < s->rows) {
-		/* Keep the cursor's line: rows above it go to the scrollback. */
+	if (rows < s->rows) {
+		/*
+		 * The main screen keeps its last written line and the cursor's; the
+		 * rows above them go to the scrollback. Under the alternate screen
+		 * too (libvterm cut the main screen's bottom there), where the main
+		 * cursor is not known: a shell leaves it on the line after the
+		 * program's command. The lines come back when the pane grows.
+		 */
 		VTermPos cursor;
 		vterm_state_get_cursorpos(s->st, &cursor);
-		int r = s->rows - 1;
-		for (; r >= rows; r--)
-			if (!row_blank_from(s->buf[MAIN][r], 0, s->cols) || cursor.row == r)
-				break;
-		int first_blank = r + 1;
-		if (first_blank > rows) {
-			scroll_rows(s, 0, s->rows, first_blank - rows);
-			delta->row -= first_blank - rows;
+		int last = s->rows - 1;
+		while (last >= 0 && row_blank_from(s->buf[MAIN][last], 0, s->cols))
+			last--;
+		int keep = s->cur == MAIN ? WRX_MAX(last, cursor.row) + 1
+					  : WRX_MIN(last + 2, s->rows);
+		if (keep > rows) {
+			scroll_rows(s, MAIN, 0, s->rows, keep - rows);
+			if (s->cur == MAIN)
+				delta->row -= keep - rows;
+			else
+				s->alt_pushed += keep - rows;
 		}
 	}
 	int old_rows = s->rows;
@@ -337,16 +349,22 @@ static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 	for (int b = MAIN; b <= ALT; b++)
 		for (int r = 0; r < rows; r++)
 			mend_edges(s, s->buf[b][r], cols, cols);
-	if (s->cur == MAIN && rows > old_rows && s->h->pop) {
-		/* Take lines back from the scrollback, above what is shown. */
-		for (int n = rows - old_rows; n > 0; n--) {
+	if (rows > old_rows && s->h->pop) {
+		/* Take lines back from the scrollback, above the main screen's. */
+		int n = rows - old_rows;
+		if (s->cur == ALT)
+			n = WRX_MIN(n, s->alt_pushed); /* its cursor stays where it was */
+		for (; n > 0; n--) {
 			struct wrx_cell *line = s->buf[MAIN][rows - 1];
 			if (s->h->pop(s->user, line, cols) < 0)
 				break;
 			memmove(&s->buf[MAIN][1], &s->buf[MAIN][0], (size_t)(rows - 1) * sizeof(line));
 			s->buf[MAIN][0] = line;
 			mend_edges(s, line, cols, cols);
-			delta->row++;
+			if (s->cur == MAIN)
+				delta->row++;
+			else
+				s->alt_pushed--;
 		}
 	}
 	damage(s, 0, rows);
@@ -404,10 +422,50 @@ void screen_fit(VTerm *vt)
 {
 	VTermPos cur;
 	vterm_state_get_cursorpos(vterm_obtain_state(vt), &cur);
-	/* DECSTBM and DECSLRM (always, in 0.1.4) to the whole screen, back, DECSC. */
+	/* DECSTBM and DECSLRM (always, in 0.1.4) to the whole screen, and back. */
 	char seq[48];
-	int n = snprintf(seq, sizeof seq, "\033[r\033[s\033[%d;%dH\0337", cur.row + 1,
-			 cur.col + 1);
+	int n = snprintf(seq, sizeof seq, "\033[r\033[s\033[%d;%dH", cur.row + 1, cur.col + 1);
+	vterm_input_write(vt, seq, (size_t)n);
+}
+
+size_t screen_restore_span(const char *d, size_t len)
+{
+	for (const char *e = memchr(d, 0x1b, len); e != NULL;
+	     e = memchr(e + 1, 0x1b, len - (size_t)(e - d) - 1)) {
+		size_t at = (size_t)(e - d);
+		if (at + 1 < len && e[1] == '8') /* DECRC */
+			return at + 2;
+		if (at + 2 >= len || e[1] != '[' || e[2] != '?')
+			continue;
+		/* CSI ? Pm l with 1048 or 1049 among the parameters */
+		bool hit = false;
+		long v = 0;
+		size_t i = at + 3;
+		for (; i < len && ((d[i] >= '0' && d[i] <= '9') || d[i] == ';'); i++) {
+			if (d[i] == ';') {
+				hit |= v == 1048 || v == 1049;
+				v = 0;
+			} else if (v < 100000) {
+				v = v * 10 + (d[i] - '0');
+			}
+		}
+		if (i < len && d[i] == 'l' && (hit || v == 1048 || v == 1049))
+			return i + 1;
+	}
+	return len;
+}
+
+void screen_keep_cursor(VTerm *vt)
+{
+	int rows, cols;
+	VTermPos cur;
+	vterm_get_size(vt, &rows, &cols);
+	vterm_state_get_cursorpos(vterm_obtain_state(vt), &cur);
+	if (cur.row < rows && cur.col < cols)
+		return;
+	char seq[32];
+	int n = snprintf(seq, sizeof seq, "\033[%d;%dH", WRX_MIN(cur.row, rows - 1) + 1,
+			 WRX_MIN(cur.col, cols - 1) + 1);
 	vterm_input_write(vt, seq, (size_t)n);
 }
 

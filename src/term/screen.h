@@ -37,13 +37,21 @@ struct screen *screen_new(VTerm *vt, const struct screen_hooks *hooks, void *use
 void screen_free(struct screen *s);
 
 /*
- * After vt shrank. libvterm 0.1.4 keeps a scroll region and margins beyond
- * the smaller screen, and writes past its arrays on the next scroll; it
- * restores a cursor saved on the bigger screen outside the smaller one, and
- * reads past them. Resets the region and margins (as xterm and tmux do on a
- * resize) and saves the cursor where it is, so a later restore lands inside.
+ * After vt shrank: libvterm 0.1.4 keeps a scroll region and margins beyond
+ * the smaller screen, and writes past its arrays on the next scroll. Resets
+ * both (as xterm and tmux do on a resize) and keeps the cursor.
  */
 void screen_fit(VTerm *vt);
+
+/*
+ * libvterm 0.1.4 also restores a cursor saved on a bigger screen outside the
+ * smaller one (DECRC, leaving the alternate screen), and reads past its
+ * arrays at the next character. Returns the length of data up to and with
+ * the first such restore (len if none); the caller feeds that much and then
+ * calls screen_keep_cursor, which brings the cursor back inside.
+ */
+size_t screen_restore_span(const char *data, size_t len);
+void screen_keep_cursor(VTerm *vt);
 
 /* A libvterm colour as a WRX_COLOUR_* word. */
 uint32_t screen_colour(const VTermColor *c, bool fg);

@@ -79,6 +79,38 @@ t_alternate_screen() {
 	wait_gone '│500 *$'
 }
 
+# The outer terminal shrinks and grows while less is up, then less quits
+# (once after the grow, once while small): the shell's lines come back in
+# place, the prompt after the command, nothing overwritten (as in tmux).
+t_resize_under_the_alternate_screen() {
+	seq 1 500 >"$E2E_TMP/work/numbers.txt"
+	start 100 40
+	wait_for 'wrx\$'
+	type_line 'seq 101 130'
+	wait_for '│130 *$'
+	type_line 'less numbers.txt'
+	wait_for '│1 *$'
+	tm resize-window -x 100 -y 12
+	wait_gone '│130 *$'
+	tm resize-window -x 100 -y 40
+	wait_for '│37 *$'
+	keys q
+	wait_for '│130 *$'
+	type_line 'echo after-$((6*7))'
+	wait_for '│after-42 *$'
+	screen | grep -A3 -E '│130 *$' | sed -n 2p | grep -q 'less numbers.txt'
+	screen | grep -qE '│101 *$'
+	type_line 'less numbers.txt'
+	wait_for '│1 *$'
+	tm resize-window -x 100 -y 12
+	wait_for '│9 *$'
+	keys q
+	wait_for 'less numbers.txt'
+	type_line 'echo small-$((6*7))'
+	wait_for '│small-42 *$'
+	screen | grep -A1 'less numbers.txt' | tail -1 | grep -q 'echo small-'
+}
+
 t_tiling_zoom_focus_close() {
 	start 120 40
 	wait_for 'wrx\$'
@@ -200,6 +232,7 @@ run_test "bold red X" t_bold_red
 run_test "24-bit colour" t_truecolour
 run_test "CJK, emoji and combining marks keep columns" t_wide_chars_keep_columns
 run_test "alternate screen draws and restores" t_alternate_screen
+run_test "resized under the alternate screen: the shell's lines come back" t_resize_under_the_alternate_screen
 run_test "tile three panes, zoom, focus by number, close, layouts" t_tiling_zoom_focus_close
 run_test "resize reaches the programs" t_resize_reaches_programs
 run_test "scroll mode shows scrolled-off lines and searches" t_scroll_mode_shows_history
