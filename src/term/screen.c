@@ -285,9 +285,9 @@ static int cb_bell(void *user)
 	return s->h->bell ? s->h->bell(s->user) : 1;
 }
 
-static bool row_blank_from(const struct wrx_cell *row, int col, int cols)
+static bool row_blank(const struct wrx_cell *row, int cols)
 {
-	for (int c = col; c < cols; c++)
+	for (int c = 0; c < cols; c++)
 		if (row[c].ch[0] != 0)
 			return false;
 	return true;
@@ -328,7 +328,7 @@ static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 		VTermPos cursor;
 		vterm_state_get_cursorpos(s->st, &cursor);
 		int last = s->rows - 1;
-		while (last >= 0 && row_blank_from(s->buf[MAIN][last], 0, s->cols))
+		while (last >= 0 && row_blank(s->buf[MAIN][last], s->cols))
 			last--;
 		int keep = s->cur == MAIN ? WRX_MAX(last, cursor.row) + 1
 					  : WRX_MIN(last + 2, s->rows);
