@@ -287,6 +287,15 @@ static void test_random_streams_match_libvterm(void **state)
 	}
 }
 
+static void expect_cursor(struct pane *p, int row, int col)
+{
+	int r, c, shape;
+	bool visible;
+	pane_cursor(p, &r, &c, &visible, &shape);
+	if (r != row || c != col)
+		fail_msg("cursor at %d,%d, not %d,%d", r, c, row, col);
+}
+
 static void expect_row(struct pane *p, int row, const char *want)
 {
 	char *got = pane_line_text(p, row);
@@ -354,10 +363,7 @@ static void test_scroll_and_resize_keep_lines(void **state)
 	assert_int_equal(pane_history(p), 0);
 	expect_row(p, 0, "one");
 	expect_row(p, 4, "five");
-	int row, col, shape;
-	bool visible;
-	pane_cursor(p, &row, &col, &visible, &shape);
-	assert_int_equal(row, 4);
+	expect_cursor(p, 4, 4);
 	pane_resize(p, 2, 8);
 	expect_row(p, 0, "four");
 	expect_row(p, 1, "five");
@@ -415,11 +421,7 @@ static void test_resize_under_the_alternate_screen(void **state)
 	expect_row(p, 0, "l1");
 	expect_row(p, 20, "wrx$ vim");
 	assert_int_equal(pane_history(p), 0);
-	int row, col, shape;
-	bool visible;
-	pane_cursor(p, &row, &col, &visible, &shape);
-	assert_int_equal(row, 21);
-	assert_int_equal(col, 0);
+	expect_cursor(p, 21, 0);
 
 	feeds(p, "\033[?1049hALT");
 	pane_resize(p, 10, 20);
@@ -428,9 +430,7 @@ static void test_resize_under_the_alternate_screen(void **state)
 	expect_row(p, 0, "l13");
 	assert_int_equal(pane_history(p), 12);
 	expect_row(p, -1, "l12");
-	pane_cursor(p, &row, &col, &visible, &shape);
-	assert_int_equal(row, 9);
-	assert_int_equal(col, 0);
+	expect_cursor(p, 9, 0);
 	feeds(p, "wrx$");
 	expect_row(p, 9, "wrx$");
 	/* Grown on the main screen: lines come back above, the cursor moves with them. */
