@@ -4,14 +4,18 @@
  */
 #include "backend.h"
 
+#include "../git/private.h"
+
 #include "../util/log.h"
 #include "../util/util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 char *backend_guest_path(void)
@@ -26,6 +30,50 @@ char *backend_guest_path(void)
 	char *g = xasprintf("%s/workrex-guest", self);
 	free(self);
 	return g;
+}
+
+/* Does the config key on this line (lower-cased) name a secret? */
+static bool secret_key(const char *line)
+{
+	const char *k = line + strspn(line, " \t");
+	size_t n = strcspn(k, " \t=");
+	char *key = xstrndup(k, n);
+	for (char *c = key; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	bool secret = !strcmp(key, "extraheader") || strstr(key, "token") || strstr(key, "password") ||
+		      strstr(key, "secret");
+	free(key);
+	return secret;
+}
+
+char *backend_strip_credentials(const char *text)
+{
+	struct buf out = {0};
+	bool in_credential = false;
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
+		char *line = xstrndup(p, len);
+		p += len;
+		const char *t = line + strspn(line, " \t");
+		if (*t == '[')
+			in_credential = strncasecmp(t + 1, "credential", 10) == 0 &&
+					strchr(" ].\"", t[11]);
+		if (in_credential || (*t != '[' && *t != '#' && *t != ';' && secret_key(line))) {
+			free(line);
+			continue;
+		}
+		/* scheme://user:secret@host -> scheme://host, in values and section names */
+		for (char *q = line; (q = strstr(q, "://")) != NULL;) {
+			q += 3;
+			size_t span = strcspn(q, "/@ \t\"\n");
+			if (q[span] == '@')
+				memmove(q, q + span + 1, strlen(q + span + 1) + 1);
+		}
+		buf_addstr(&out, line);
+		free(line);
+	}
+	return out.data ? out.data : xstrdup("");
 }
 
 int backend_config_snapshot(const char *project_root, const char *git_dir, char **out,
@@ -46,6 +94,9 @@ int backend_config_snapshot(const char *project_root, const char *git_dir, char 
 	int rc = file_read(src, 1u << 20, &text, cause);
 	free(src);
 	if (rc == 0) {
+		char *clean = backend_strip_credentials(text);
+		free(text);
+		text = clean;
 		char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
 		int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		size_t len = strlen(text);
@@ -102,4 +153,45 @@ const struct backend *backend_find(const char *name)
 		if (strcmp(table[i]->name, name) == 0)
 			return table[i];
 	return NULL;
+}
+
+int backend_git_prepare(const char *project_root, const char *handle, const char *branch,
+			struct backend_git *out, char **cause)
+{
+	memset(out, 0, sizeof *out);
+	if (branch == NULL) {
+		*cause = xasprintf("'%s' has no branch checked out; a sandboxed agent commits to "
+				   "its own branch",
+				   handle);
+		return -EINVAL;
+	}
+	struct repo *r = NULL;
+	int rc = repo_open(project_root, &r, cause);
+	if (rc < 0)
+		return rc;
+	char *text = NULL;
+	rc = backend_config_snapshot(project_root, repo_gitdir(r), &out->snapshot, cause);
+	if (rc == 0 && (rc = file_read(out->snapshot, 1u << 20, &text, cause)) == 0)
+		rc = private_prepare(r, handle, branch, text, &out->priv, cause);
+	free(text);
+	repo_free(r);
+	if (rc < 0)
+		backend_git_free(out);
+	return rc;
+}
+
+void backend_git_free(struct backend_git *g)
+{
+	if (g == NULL)
+		return;
+	free(g->snapshot);
+	private_git_free(&g->priv);
+	memset(g, 0, sizeof *g);
+}
+
+void backend_pane_git(struct backend_pane *p, const struct backend_git *g)
+{
+	p->snapshot = g->snapshot;
+	p->private_gitdir = g->priv.gitdir;
+	p->private_gitfile = g->priv.gitfile;
 }

@@ -14,6 +14,7 @@
 #define WRX_BACKEND_H
 
 #include "../config/config.h"
+#include "../git/private.h"
 
 #include <stdbool.h>
 
@@ -32,6 +33,8 @@ struct backend_pane {
 	int rpc_port;             /* the TCP listener, for runtimes that cannot share a socket */
 	const char *guest_bin;    /* the static guest client, mounted as workrex */
 	const char *snapshot;     /* a file holding the read-only copy of the git config */
+	const char *private_gitdir;  /* the agent's own git dir (git/private.h), read-write */
+	const char *private_gitfile; /* "gitdir: <private_gitdir>", over the worktree's .git */
 	const char *session;      /* this dashboard's id, a label on what it starts */
 	const char *git_name;     /* the host's user.name and user.email, or NULL */
 	const char *git_email;
@@ -54,11 +57,39 @@ extern const struct backend backend_container;
 /* The static guest client: $WORKREX_GUEST, else workrex-guest beside this binary. Caller frees. */
 char *backend_guest_path(void);
 /*
- * Copy the repository's git config (git_dir/config) to a private file under
+ * A git config's text without its secrets: credential sections, keys named
+ * like extraheader, *token*, *password*, *secret*, and user:password@ in
+ * URLs. Caller frees.
+ */
+char *backend_strip_credentials(const char *text);
+/*
+ * Copy the repository's git config (credentials stripped) (git_dir/config) to a private file under
  * the state directory, for the sandbox to read. *out: its path (caller frees).
  */
 int backend_config_snapshot(const char *project_root, const char *git_dir, char **out,
 			    char **cause);
+
+/* What a container pane needs from git, made before it starts. */
+struct backend_git {
+	char *snapshot;          /* owned: the git config without credentials */
+	struct private_git priv; /* the agent's private git dir */
+};
+/*
+ * The config snapshot and the agent's private git dir (git/private.h),
+ * brought up to date for a new container. 0 or -errno with *cause.
+ */
+int backend_git_prepare(const char *project_root, const char *handle, const char *branch,
+			struct backend_git *out, char **cause);
+void backend_git_free(struct backend_git *g);
+/* Point the pane's git fields at g (borrowed). */
+void backend_pane_git(struct backend_pane *p, const struct backend_git *g);
+
+/*
+ * podman's default seccomp profile without new user namespaces, written
+ * under the state directory (seccomp.c); NULL when there is no base
+ * profile to start from. Caller frees.
+ */
+char *seccomp_profile(void);
 
 /* "host", "container". NULL when unknown. */
 const struct backend *backend_find(const char *name);

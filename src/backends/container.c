@@ -3,15 +3,17 @@
  * container (podman, docker, Apple Container), named wrx-<handle>-<n>.
  *
  * What the agent sees is only what is mounted: its worktree read-write at
- * its own path; the main worktree read-only; of the git metadata, what it
- * needs to commit, branch and rebase (objects, refs, logs and its own
- * worktree admin dir writable) and nothing that the host would later run:
- * the config is a read-only snapshot, hooks/ and info/ are read-only, as
- * are the worktree's `.git` file and the admin dir's gitdir/commondir (which
- * decide where host git looks). HOME is an empty tmpfs holding only the
- * agent's own config dir, so ~/.ssh, ~/.aws, ~/.gnupg, shell history and
- * the rest of the host do not exist in there. The guest client and the
+ * its own path; the main worktree read-only; the host's git dir read-only
+ * as a whole (objects, refs, hooks, info, worktree admin dirs) with its
+ * config replaced by a credential-free snapshot, and the worktree's `.git`
+ * covered by a file naming the agent's private git dir (git/private.h),
+ * where its commits, refs and index live and which the host only imports
+ * from after hashing every object. HOME is an empty tmpfs holding only
+ * the agent's own config dir, so ~/.ssh, ~/.aws, ~/.gnupg, shell history
+ * and the rest of the host do not exist in there. The guest client and the
  * agent's RPC socket are mounted read-only; RPC needs no network on Linux.
+ * No capabilities, no new privileges, no user namespaces of its own
+ * (seccomp.c), pid and memory limits.
  *
  * Refused before anything starts: container-engine sockets in
  * extra_mounts (read-only does not stop connect()), cap_add ALL or
@@ -351,41 +353,6 @@ static void mount_bind(struct strlist *l, const char *src, const char *dst, bool
 	addf(l, "type=bind,source=%s,target=%s%s", src, dst, writable ? "" : ",readonly");
 }
 
-/* Bind src at the same path if it exists. */
-static void mount_if(struct strlist *l, const char *src, bool writable)
-{
-	if (access(src, F_OK) == 0)
-		mount_bind(l, src, src, writable);
-}
-
-/*
- * The worktree's admin dir inside git_dir/worktrees/, from its .git file
- * ("gitdir: <path>"). NULL if the file says anything else. Caller frees.
- */
-static char *admin_dir(const struct backend_pane *p)
-{
-	char *file = xasprintf("%s/.git", p->worktree), *text = NULL, *cause = NULL;
-	int rc = file_read(file, 4096, &text, &cause);
-	free(file);
-	free(cause);
-	if (rc < 0)
-		return NULL;
-	char *dir = NULL;
-	if (strncmp(text, "gitdir: ", 8) == 0) {
-		char *v = text + 8;
-		v[strcspn(v, "\r\n")] = '\0';
-		char *want = xasprintf("%s/worktrees/", p->git_dir);
-		/* Only a direct child of worktrees/: nothing else gets a writable mount. */
-		if (strncmp(v, want, strlen(want)) == 0 && v[strlen(want)] &&
-		    !strchr(v + strlen(want), '/') && strcmp(v + strlen(want), "..") != 0 &&
-		    strcmp(v + strlen(want), ".") != 0)
-			dir = xstrdup(v);
-		free(want);
-	}
-	free(text);
-	return dir;
-}
-
 /*
  * The agent's config dir under the sandbox's HOME (/tmp), writable: its
  * credentials and sessions live there. But the files in it that name
@@ -512,26 +479,12 @@ static void env(struct strlist *l, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Does the repository's config turn on extensions.worktreeConfig? */
-static bool worktree_config_on(const struct backend_pane *p)
-{
-	char *cfg = xasprintf("%s/config", p->git_dir), *text = NULL, *cause = NULL;
-	bool on = file_read(cfg, 1u << 20, &text, &cause) == 0 && strcasestr(text, "worktreeconfig");
-	free(cfg);
-	free(cause);
-	free(text);
-	return on;
-}
-
 static int container_argv(const struct backend_pane *p, struct strlist *l, char **cause)
 {
 	const struct sandbox_config *sb = &p->cfg->sandbox;
 	const char *rt = container_runtime(p->cfg);
-	char *admin = admin_dir(p);
-	if (admin == NULL) {
-		*cause = xasprintf("%s/.git does not point into %s/worktrees; refusing to guess what "
-				   "to mount",
-				   p->worktree, p->git_dir);
+	if (p->private_gitdir == NULL || p->private_gitfile == NULL) {
+		*cause = xstrdup("the sandbox's private git dir was not prepared");
 		return -EINVAL;
 	}
 	bool apple = is_apple(rt);
@@ -550,10 +503,21 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	else
 		addf(l, "--user=%ld:%ld", (long)getuid(), (long)getgid());
 	if (!apple) {
+		/* No capabilities, no setuid gains, no user namespaces of its own (seccomp.c). */
+		add(l, "--cap-drop=ALL");
 		add(l, "--security-opt=no-new-privileges");
 		addf(l, "--pids-limit=%ld", sb->container.pids_limit);
+		bool own_seccomp = false;
+		for (size_t i = 0; i < sb->container.security_opt.n; i++)
+			own_seccomp |= strncmp(sb->container.security_opt.v[i], "seccomp", 7) == 0;
+		char *profile = strcmp(rt, "podman") == 0 && !own_seccomp ? seccomp_profile() : NULL;
+		if (profile)
+			addf(l, "--security-opt=seccomp=%s", profile);
+		free(profile);
 	}
-	if (sb->container.memory)
+	if (strcmp(rt, "podman") == 0)
+		add(l, "--http-proxy=false"); /* the dashboard's proxy and its credentials stay out */
+	if (sb->container.memory && strcmp(sb->container.memory, "none") != 0)
 		addf(l, "--memory=%s", sb->container.memory);
 	if (sb->container.cpus)
 		addf(l, "--cpus=%s", sb->container.cpus);
@@ -575,43 +539,19 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	/* The code: the main worktree to read, the agent's to write. */
 	mount_bind(l, p->project_root, p->project_root, false);
 	mount_bind(l, p->worktree, p->worktree, true);
-	/* Git metadata: read-only, but for what a commit, branch or rebase writes. */
-	/* (Inside the main worktree, its read-only mount covers the git dir already.) */
+	/*
+	 * Git metadata: all of the host's read-only (private.h). The worktree's
+	 * .git names the agent's private git dir instead, where its commits go.
+	 * (Inside the main worktree, its read-only mount covers the git dir.)
+	 */
 	if (!path_within(p->git_dir, p->project_root))
 		mount_bind(l, p->git_dir, p->git_dir, false);
-	static const char *const writable[] = {"objects", "refs", "logs"};
-	for (size_t i = 0; i < WRX_ARRAY_LEN(writable); i++) {
-		char *d = xasprintf("%s/%s", p->git_dir, writable[i]);
-		mkdir_p(d, 0755);
-		mount_bind(l, d, d, true);
-		free(d);
-	}
-	mount_bind(l, admin, admin, true);
-	/*
-	 * What decides where host git looks, and what it runs: read-only. An
-	 * absent config.worktree is made (empty) first, or the sandbox could
-	 * create one that host git reads where extensions.worktreeConfig is on.
-	 */
-	static const char *const pinned[] = {"gitdir", "commondir", "config.worktree"};
-	for (size_t i = 0; i < WRX_ARRAY_LEN(pinned); i++) {
-		char *f = xasprintf("%s/%s", admin, pinned[i]);
-		if (i == 2 && access(f, F_OK) != 0 && !worktree_config_on(p)) {
-			free(f);
-			continue; /* host git does not read it: no mount (each costs ~2 ms) */
-		}
-		if (i == 2) {
-			int fd = open(f, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-			if (fd >= 0)
-				close(fd);
-		}
-		mount_if(l, f, false);
-		free(f);
-	}
 	char *cfgpath = xasprintf("%s/config", p->git_dir);
 	mount_bind(l, p->snapshot ? p->snapshot : cfgpath, cfgpath, false);
 	free(cfgpath);
+	mount_bind(l, p->private_gitdir, p->private_gitdir, true);
 	char *wgit = xasprintf("%s/.git", p->worktree);
-	mount_bind(l, wgit, wgit, false);
+	mount_bind(l, p->private_gitfile, wgit, false);
 	free(wgit);
 	/* The bridge and its client. */
 	if (!apple && p->rpc_dir)
@@ -665,7 +605,6 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	free(image);
 	for (char *const *a = p->argv; *a; a++)
 		add(l, *a);
-	free(admin);
 	free(name);
 	return 0;
 }

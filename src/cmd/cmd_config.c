@@ -45,7 +45,7 @@ static const char reference[] =
 	"  rpc_host: null           # global only: the host's address, for Apple Container\n"
 	"  container:\n"
 	"    runtime: null          # podman, docker, apple-container; detected in that order\n"
-	"    memory: null           # e.g. 8g\n"
+	"    memory: 8g             # none: no limit\n"
 	"    cpus: null             # e.g. 4\n"
 	"    pids_limit: 4096\n"
 	"    devices: []            # global only\n"

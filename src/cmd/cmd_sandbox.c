@@ -149,7 +149,7 @@ static int sandbox_pull(struct cmd_ctx *ctx)
 
 /* The pane a sandboxed agent would get, for shell and doctor. */
 static int agent_pane(struct cmd_ctx *ctx, const char *handle, struct agent_rec *a,
-		      struct backend_pane *p, char **snapshot, char **guest)
+		      struct backend_pane *p, struct backend_git *git, char **guest)
 {
 	char *cause = NULL;
 	if (agent_find(ctx->repo, handle, ctx->cwd, a, &cause) < 0) {
@@ -157,10 +157,10 @@ static int agent_pane(struct cmd_ctx *ctx, const char *handle, struct agent_rec 
 		free(cause);
 		return rc;
 	}
-	if (backend_config_snapshot(repo_root(ctx->repo), repo_gitdir(ctx->repo), snapshot,
-				    &cause) < 0) {
+	if (backend_git_prepare(repo_root(ctx->repo), a->handle, a->branch, git, &cause) < 0) {
 		int rc = cmd_fail("sandbox", "%s", cause);
 		free(cause);
+		agent_rec_free(a);
 		return rc;
 	}
 	*guest = backend_guest_path();
@@ -175,7 +175,7 @@ static int agent_pane(struct cmd_ctx *ctx, const char *handle, struct agent_rec 
 	p->agent = a->agent ? a->agent : agentcmd_default(&ctx->cfg);
 	p->env = env;
 	p->guest_bin = *guest;
-	p->snapshot = *snapshot;
+	backend_pane_git(p, git);
 	p->session = "shell";
 	p->tty = isatty(0) && isatty(1);
 	return 0;
@@ -191,8 +191,9 @@ static int sandbox_shell(struct cmd_ctx *ctx, int argc, char **argv)
 		i++;
 	struct agent_rec a = {0};
 	struct backend_pane p;
-	char *snapshot = NULL, *guest = NULL, *cause = NULL;
-	int rc = agent_pane(ctx, handle, &a, &p, &snapshot, &guest);
+	struct backend_git git;
+	char *guest = NULL, *cause = NULL;
+	int rc = agent_pane(ctx, handle, &a, &p, &git, &guest);
 	if (rc)
 		return rc;
 	const char *sh = "/bin/bash";
@@ -212,7 +213,7 @@ static int sandbox_shell(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	strlist_free(&l);
 	agent_rec_free(&a);
-	free(snapshot);
+	backend_git_free(&git);
 	free(guest);
 	return rc;
 }
@@ -265,8 +266,8 @@ static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 	if (handle) {
 		struct agent_rec a = {0};
 		struct backend_pane p;
-		char *snapshot = NULL;
-		if (agent_pane(ctx, handle, &a, &p, &snapshot, &guest) == 0) {
+		struct backend_git git;
+		if (agent_pane(ctx, handle, &a, &p, &git, &guest) == 0) {
 			char *av[] = {"/bin/bash", NULL};
 			p.argv = av;
 			struct strlist l = {0};
@@ -289,7 +290,7 @@ static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 			free(cause);
 			strlist_free(&l);
 			agent_rec_free(&a);
-			free(snapshot);
+			backend_git_free(&git);
 			free(guest);
 		}
 	} else {

@@ -7,6 +7,8 @@
  */
 #include "cmd.h"
 
+#include "../git/private.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
@@ -116,6 +118,24 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	return drc < 0 && drc != -ENOENT ? 1 : 0;
 }
 
+/*
+ * What the agent's sandbox committed, brought onto its branch (verified,
+ * git/private.h) before the host reads or changes the branch. 0, or -1
+ * after telling the user why it could not be.
+ */
+static int import_sandbox(struct cmd_ctx *ctx, const char *what, const struct agent_rec *a)
+{
+	char *note = NULL, *cause = NULL;
+	int rc = private_import(ctx->repo, a->handle, a->branch, a->path, &note, &cause);
+	if (note)
+		fprintf(stderr, "workrex: %s: %s\n", what, note);
+	if (rc < 0)
+		cmd_fail(what, "%s", cause);
+	free(note);
+	free(cause);
+	return rc < 0 ? -1 : 0;
+}
+
 static void age(long created, char *out, size_t n)
 {
 	if (created <= 0) {
@@ -169,6 +189,7 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 				 (a->branch && !strcmp(filter[k], a->branch));
 		if (!wanted)
 			continue;
+		import_sandbox(ctx, name, a);
 		const char *into = a->base && repo_branch_exists(ctx->repo, a->base) ? a->base : main;
 		long ahead = a->branch && into ? repo_ahead(ctx->repo, a->branch, into) : -1;
 		const char *status = NULL;
@@ -310,6 +331,10 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 		free(cause);
 		return rc;
 	}
+	if (import_sandbox(ctx, "merge", &a) < 0) {
+		agent_rec_free(&a);
+		return 1;
+	}
 	o.stop = stop_panes;
 	o.stop_arg = ctx;
 	if (worktree_merge(ctx->repo, &ctx->cfg, &a, &o, &note, &cause) < 0) {
@@ -387,6 +412,12 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
+		/* Unmerged commits made inside count as unmerged: import them first. */
+		if (import_sandbox(ctx, "remove", &as[i]) < 0 && !o.force) {
+			rc = 1;
+			agent_rec_free(&as[i]);
+			continue;
+		}
 		if (worktree_remove(ctx->repo, &ctx->cfg, &as[i], &o, &cause) < 0) {
 			rc = cmd_fail("remove", "%s", cause);
 			free(cause);

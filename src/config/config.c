@@ -708,6 +708,7 @@ void config_init(struct config *c)
 	c->sandbox.backend = xstrdup("container");
 	c->sandbox.target = xstrdup("agent");
 	c->sandbox.container.pids_limit = 4096;
+	c->sandbox.container.memory = xstrdup("8g");
 }
 
 void config_free(struct config *c)

@@ -43,6 +43,10 @@ bool repo_branch_exists(const struct repo *r, const char *branch);
 bool repo_branch_name_valid(const char *name);
 /* The branch checked out in the worktree around dir; caller frees; NULL if none. */
 char *repo_branch_at(const char *dir);
+/* The commit refs/heads/branch points at, in hex; NULL if none. Caller frees. */
+char *repo_branch_tip(const struct repo *r, const char *branch);
+/* The repository's branches and tags but skip_branch, as a packed-refs file. Caller frees. */
+char *repo_packed_refs(const struct repo *r, const char *skip_branch);
 /* Commits on branch that are not on into (0 when merged). -1 on error. */
 long repo_ahead(const struct repo *r, const char *branch, const char *into);
 

@@ -210,6 +210,44 @@ long repo_ahead(const struct repo *r, const char *branch, const char *into)
 	return (long)ahead;
 }
 
+char *repo_branch_tip(const struct repo *r, const char *branch)
+{
+	char *ref = xasprintf("refs/heads/%s", branch);
+	git_oid oid;
+	int rc = git_reference_name_to_id(&oid, r->git, ref);
+	free(ref);
+	if (rc < 0)
+		return NULL;
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid_tostr(hex, sizeof hex, &oid);
+	return xstrdup(hex);
+}
+
+static int add_packed(git_reference *ref, void *arg)
+{
+	void **a = arg;
+	struct buf *b = a[0];
+	const char *skip = a[1], *name = git_reference_name(ref);
+	if (git_reference_type(ref) == GIT_REFERENCE_DIRECT && strcmp(name, skip) != 0 &&
+	    (!strncmp(name, "refs/heads/", 11) || !strncmp(name, "refs/tags/", 10))) {
+		char hex[GIT_OID_HEXSZ + 1];
+		git_oid_tostr(hex, sizeof hex, git_reference_target(ref));
+		buf_addf(b, "%s %s\n", hex, name);
+	}
+	git_reference_free(ref);
+	return 0;
+}
+
+char *repo_packed_refs(const struct repo *r, const char *skip_branch)
+{
+	struct buf b = {0};
+	char *skip = xasprintf("refs/heads/%s", skip_branch);
+	void *arg[] = {&b, skip};
+	git_reference_foreach(r->git, add_packed, arg);
+	free(skip);
+	return b.data ? b.data : xstrdup("");
+}
+
 static int status_list(const char *path, git_status_list **list, bool untracked, char **cause)
 {
 	git_repository *g = NULL;

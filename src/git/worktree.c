@@ -9,8 +9,12 @@
  */
 #include "worktree.h"
 
+#include "../util/beneath.h"
+#include "private.h"
+
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdio.h>
@@ -136,22 +140,38 @@ static bool pattern_safe(const char *pat)
 	return strstr(pat, "/../") == NULL && !(strlen(pat) >= 3 && !strcmp(pat + strlen(pat) - 3, "/.."));
 }
 
-static int run_argv(char *const argv[])
+/*
+ * cp -a src into the directory dirfd as name, through /proc/self/fd: the
+ * destination's parents were opened without following links, and cp makes
+ * a name that did not exist with O_EXCL.
+ */
+static int copy_into(const char *src, int dirfd, const char *name)
 {
+	char *dst = xasprintf("/proc/self/fd/%d/%s", dirfd, name);
 	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
+	if (pid < 0) {
+		free(dst);
+		return -errno;
+	}
 	if (pid == 0) {
-		execvp(argv[0], argv);
+		fcntl(dirfd, F_SETFD, 0);
+		execlp("cp", "cp", "-a", "--", src, dst, (char *)NULL);
 		_exit(127);
 	}
+	free(dst);
 	int st;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+			return -errno;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
 }
 
+/*
+ * Copy or link each match into the new worktree. The worktree holds a
+ * branch that a sandbox may have written: a directory on the way that is
+ * a symlink is refused, never followed (the copy would land where the
+ * link points, outside the worktree or past excluded_files).
+ */
 static int place_files(const struct repo *r, const struct strlist *pats, bool symlink_them,
 		       const char *wt, char **cause)
 {
@@ -172,33 +192,30 @@ static int place_files(const struct repo *r, const struct strlist *pats, bool sy
 		}
 		for (size_t k = 0; k < g.gl_pathc; k++) {
 			const char *src = g.gl_pathv[k];
-			const char *rel = src + strlen(repo_root(r)) + 1;
-			char *dst = xasprintf("%s/%s", wt, rel);
+			const char *rel = src + strlen(repo_root(r)) + 1, *base;
+			int rc, dir = beneath_parent(wt, rel, true, &base);
 			struct stat st;
-			if (lstat(dst, &st) == 0) { /* git already put it there */
-				free(dst);
+			if (dir >= 0 && fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+				close(dir); /* git already put it there */
 				continue;
 			}
-			char *dir = xstrdup(dst);
-			*strrchr(dir, '/') = '\0';
-			mkdir_p(dir, 0755);
-			free(dir);
-			int rc;
-			if (symlink_them) {
-				rc = symlink(src, dst) < 0 ? -errno : 0;
-			} else {
-				char *const argv[] = {"cp", "-a", "--", (char *)src, dst, NULL};
-				rc = run_argv(argv) == 0 ? 0 : -EIO;
-			}
+			if (dir < 0)
+				rc = dir;
+			else if (symlink_them)
+				rc = symlinkat(src, dir, base) < 0 ? -errno : 0;
+			else
+				rc = copy_into(src, dir, base);
+			if (dir >= 0)
+				close(dir);
 			if (rc < 0) {
-				*cause = xasprintf("files: cannot %s %s: %s",
-						   symlink_them ? "symlink" : "copy", rel,
-						   strerror(rc == -EIO ? EIO : -rc));
-				free(dst);
+				*cause = xasprintf("files: cannot %s %s: %s%s",
+						   symlink_them ? "symlink" : "copy", rel, strerror(-rc),
+						   rc == -ELOOP || rc == -ENOTDIR
+							   ? " (a directory on the way is a symlink)"
+							   : "");
 				globfree(&g);
 				return rc;
 			}
-			free(dst);
 		}
 		globfree(&g);
 	}
@@ -239,28 +256,18 @@ int run_hooks(const struct strlist *hooks, const char *what, const struct repo *
 	return 0;
 }
 
+/* .workrex/PROMPT-<handle>.md, beside a .gitignore of "*": never through a symlink. */
 static int write_prompt(const char *wt, const char *handle, const char *prompt, char **cause)
 {
-	char *dir = xasprintf("%s/.workrex", wt);
-	char *ign = xasprintf("%s/.gitignore", dir);
-	char *file = xasprintf("%s/PROMPT-%s.md", dir, handle);
-	int rc = 0;
-	FILE *f;
-	mkdir(dir, 0755);
-	if ((f = fopen(ign, "w")) != NULL) {
-		fputs("*\n", f);
-		fclose(f);
-	}
-	f = fopen(file, "w");
-	if (f == NULL || fputs(prompt, f) < 0 || fputc('\n', f) < 0) {
-		*cause = xasprintf("cannot save the prompt to %s: %s", file, strerror(errno));
-		rc = -EIO;
-	}
-	if (f)
-		fclose(f);
-	free(dir);
-	free(ign);
-	free(file);
+	char *rel = xasprintf(".workrex/PROMPT-%s.md", handle);
+	char *text = xasprintf("%s\n", prompt);
+	int rc = beneath_write(wt, ".workrex/.gitignore", "*\n", 2, 0644);
+	if (rc == 0)
+		rc = beneath_write(wt, rel, text, strlen(text), 0644);
+	if (rc < 0)
+		*cause = xasprintf("cannot save the prompt to %s/%s: %s", wt, rel, strerror(-rc));
+	free(rel);
+	free(text);
 	return rc;
 }
 
@@ -301,6 +308,7 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 		return -EEXIST;
 	}
 
+	private_forget(r, handle); /* a sandbox's git dir from an agent of the same name before */
 	char *base = o->base ? xstrdup(o->base) : repo_branch_at(o->cwd ? o->cwd : repo_root(r));
 	if (base == NULL)
 		base = repo_head_branch(r);
@@ -511,7 +519,8 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 	if (o->run_hooks && (rc = run_hooks(&c->pre_remove, "pre_remove", r, a, cause)) < 0)
 		return rc;
 	struct buf err = {0};
-	const char *argv[] = {"worktree", "remove", "--force", "--", a->path, NULL};
+	/* Twice: a locked worktree (a lock file) is removed too. */
+	const char *argv[] = {"worktree", "remove", "--force", "--force", "--", a->path, NULL};
 	if (git_run(repo_root(r), argv, NULL, &err, true) != 0) {
 		*cause = git_error_line(&err, "git worktree remove failed");
 		buf_free(&err);
@@ -528,5 +537,6 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 	}
 	buf_free(&err);
 	unset_keys(r, a->handle, o->keep_branch ? NULL : a->branch);
+	private_forget(r, a->handle);
 	return 0;
 }

@@ -12,9 +12,11 @@
 #include "../core/agentcmd.h"
 #include "../git/worktree.h"
 #include "../rpc/control.h"
+#include "../util/beneath.h"
 #include "ui.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,23 +50,28 @@ void agents_load(struct ui *ui)
 	repo_free(r);
 }
 
-/* The prompt file for a first open, if one waits. Caller frees. */
+/*
+ * The prompt file for a first open, if one waits (caller frees). The
+ * worktree may be a sandbox's: neither file is followed through a symlink.
+ */
 static char *pending_prompt(struct agent *a)
 {
-	char *file = xasprintf("%s/.workrex/PROMPT-%s.md", a->path, a->handle);
-	char *used = xasprintf("%s/.workrex/.prompted", a->path);
-	struct stat st;
-	bool ok = stat(file, &st) == 0 && stat(used, &st) != 0;
-	if (ok) {
-		FILE *f = fopen(used, "w");
-		if (f)
-			fclose(f);
-	}
-	free(used);
-	if (!ok) {
-		free(file);
+	int dir = beneath_dir(a->path, ".workrex", false, 0);
+	if (dir < 0)
 		return NULL;
+	char *name = xasprintf("PROMPT-%s.md", a->handle);
+	struct stat st;
+	bool ok = fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+	if (ok) {
+		int fd = openat(dir, ".prompted", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				0644);
+		ok = fd >= 0; /* there already: it was used */
+		if (fd >= 0)
+			close(fd);
 	}
+	close(dir);
+	char *file = ok ? xasprintf("%s/.workrex/%s", a->path, name) : NULL;
+	free(name);
 	return file;
 }
 

@@ -135,8 +135,8 @@ int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *
 	int rc = agent_socket(ui, a, cause);
 	if (rc < 0)
 		return rc;
-	char *snapshot = NULL;
-	rc = backend_config_snapshot(ui->root, ui->gitdir, &snapshot, cause);
+	struct backend_git git;
+	rc = backend_git_prepare(ui->root, a->handle, a->branch, &git, cause);
 	if (rc < 0)
 		return rc;
 	struct backend_pane p = {
@@ -153,12 +153,12 @@ int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *
 		.rpc_dir = a->rpc_dir,
 		.rpc_port = ui->rpc_port,
 		.guest_bin = ui->guest_bin,
-		.snapshot = snapshot,
 		.session = ui->session_id,
 		.git_name = ui->git_name,
 		.git_email = ui->git_email,
 		.tty = true,
 	};
+	backend_pane_git(&p, &git);
 	struct strlist run = {0};
 	rc = b->check(&p, cause);
 	/* A runtime that cannot share a socket gets the TCP listener, once checked. */
@@ -167,7 +167,7 @@ int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *
 		p.rpc_port = ui->rpc_port;
 	if (rc == 0)
 		rc = b->argv(&p, &run, cause);
-	free(snapshot);
+	backend_git_free(&git);
 	if (rc < 0) {
 		strlist_free(&run);
 		return rc;

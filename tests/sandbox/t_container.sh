@@ -100,7 +100,11 @@ t_sandboxed_agent_sees_only_its_work() {
 	grep -q wrote-worktree "$E2E_TMP/result"
 	test "$(cat "$w/made-inside.txt")" = "made inside"
 	grep -q commit-ok "$E2E_TMP/result"
+	# The commit lives in the agent's private git dir until the host imports it.
+	not git -C "$repo" log -1 --format=%s box | grep -qx 'from the sandbox'
+	wrx list | grep -qE '^box +box .* 1 +'
 	git -C "$repo" log -1 --format='%s|%an|%ae' box | grep -qx 'from the sandbox|Host User|host@example.com'
+	test -z "$(git -C "$w" status --porcelain --untracked-files=no)"
 	not grep -q WRITABLE "$E2E_TMP/result"
 	[ "$(grep -c '^ro ' "$E2E_TMP/result")" -eq 6 ]
 	grep -q 'sandbox client' "$E2E_TMP/result"

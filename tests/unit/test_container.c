@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 static char top[] = "/tmp/wrx-ctr-XXXXXX";
-static char *repo, *gitdir, *wt, *bin, *guest, *rpcdir, *snap, *record;
+static char *repo, *gitdir, *wt, *bin, *guest, *rpcdir, *snap, *record, *priv, *gitfile;
 static char *saved_path;
 
 static void sh(const char *fmt, ...)
@@ -52,6 +52,8 @@ static int setup(void **state)
 	rpcdir = xasprintf("%s/rpc", top);
 	snap = xasprintf("%s/snapshot", top);
 	record = xasprintf("%s/argv", top);
+	priv = xasprintf("%s/private/git", top);
+	gitfile = xasprintf("%s/private/gitfile", top);
 	sh("git init -q -b main %s && cd %s && git -c user.name=T -c user.email=t@e commit -q "
 	   "--allow-empty -m i && git worktree add -q -b box %s",
 	   repo, repo, wt);
@@ -107,6 +109,8 @@ static struct backend_pane pane(const struct config *c)
 		.rpc_port = 40123,
 		.guest_bin = guest,
 		.snapshot = snap,
+		.private_gitdir = priv,
+		.private_gitfile = gitfile,
 		.session = "s1",
 		.git_name = "Host User",
 		.tty = true,
@@ -189,6 +193,7 @@ static void test_docker_argv(void **state)
 	(void)state;
 	struct config c;
 	with_runtime(&c, "docker");
+	free(c.sandbox.container.memory);
 	c.sandbox.container.memory = xstrdup("4g");
 	strlist_add(&c.sandbox.env, "FOO=bar");
 	struct backend_pane p = pane(&c);
@@ -210,19 +215,16 @@ static void test_docker_argv(void **state)
 	expect_line(got, "type=bind,source=%s,target=%s", wt, wt);
 	/* The git dir is inside the main worktree, whose read-only mount covers it. */
 	expect_no_line(got, "type=bind,source=%s,target=%s,readonly", gitdir, gitdir);
-	expect_line(got, "type=bind,source=%s/objects,target=%s/objects", gitdir, gitdir);
-	expect_line(got, "type=bind,source=%s/refs,target=%s/refs", gitdir, gitdir);
-	expect_line(got, "type=bind,source=%s/logs,target=%s/logs", gitdir, gitdir);
-	expect_line(got, "type=bind,source=%s/worktrees/box,target=%s/worktrees/box", gitdir, gitdir);
-	expect_line(got, "type=bind,source=%s/worktrees/box/gitdir,target=%s/worktrees/box/gitdir,"
-			 "readonly",
-		    gitdir, gitdir);
+	/* Nothing of the host's git dir is writable: commits go to the private dir. */
+	expect_no_line(got, "type=bind,source=%s/objects,target=%s/objects", gitdir, gitdir);
+	expect_no_line(got, "type=bind,source=%s/refs,target=%s/refs", gitdir, gitdir);
+	expect_no_line(got, "type=bind,source=%s/worktrees/box,target=%s/worktrees/box", gitdir, gitdir);
+	expect_line(got, "type=bind,source=%s,target=%s", priv, priv);
+	expect_line(got, "type=bind,source=%s,target=%s/.git,readonly", gitfile, wt);
 	expect_line(got, "type=bind,source=%s,target=%s/config,readonly", snap, gitdir);
-	/* config.worktree matters only with extensions.worktreeConfig (tested below). */
-	expect_no_line(got, "type=bind,source=%s/worktrees/box/config.worktree,target=%s/worktrees/"
-			    "box/config.worktree,readonly",
-		       gitdir, gitdir);
-	expect_line(got, "type=bind,source=%s/.git,target=%s/.git,readonly", wt, wt);
+	/* No capabilities, no new privileges, a memory limit by default. */
+	expect_line(got, "--cap-drop=ALL");
+	expect_line(got, "--security-opt=no-new-privileges");
 	expect_line(got, "type=bind,source=%s,target=/run/workrex,readonly", rpcdir);
 	expect_line(got, "type=bind,source=%s,target=/opt/workrex/bin/workrex,readonly", guest);
 	expect_line(got, "type=bind,source=%s/.claude,target=/tmp/.claude", top);
@@ -257,28 +259,52 @@ static void test_docker_argv(void **state)
 	config_free(&c);
 }
 
-static void test_worktree_config_pinned(void **state)
+/* podman: user namespaces taken away, its proxy variables kept out, 8g by default. */
+static void test_podman_argv(void **state)
 {
 	(void)state;
-	sh("git -C %s config extensions.worktreeConfig true", repo);
 	struct config c;
-	with_runtime(&c, "docker");
+	with_runtime(&c, "podman");
+	config_free(&c);
+	config_init(&c); /* the defaults, with the fake podman found on PATH */
 	struct backend_pane p = pane(&c);
 	char *cause = NULL;
 	struct strlist argv = {0};
 	assert_int_equal(backend_container.argv(&p, &argv, &cause), 0);
 	char *got = run_recorded(&argv);
-	/* Host git reads it now: it exists (made empty) and the sandbox cannot write it. */
-	expect_line(got, "type=bind,source=%s/worktrees/box/config.worktree,target=%s/worktrees/box/"
-			 "config.worktree,readonly",
-		    gitdir, gitdir);
-	char *f = xasprintf("%s/worktrees/box/config.worktree", gitdir);
-	assert_int_equal(access(f, F_OK), 0);
-	free(f);
+	expect_line(got, "--cap-drop=ALL");
+	expect_line(got, "--http-proxy=false");
+	expect_line(got, "--memory=8g");
+	if (access("/usr/share/containers/seccomp.json", R_OK) == 0)
+		expect_line(got, "--security-opt=seccomp=%s/.local/state/workrex/sandbox/seccomp.json",
+			    top);
 	free(got);
 	strlist_free(&argv);
 	config_free(&c);
-	sh("git -C %s config --unset extensions.worktreeConfig", repo);
+}
+
+/* The config snapshot a sandbox reads keeps no credential. */
+static void test_strip_credentials(void **state)
+{
+	(void)state;
+	const char *in = "[core]\n\tbare = false\n"
+			 "[remote \"origin\"]\n\turl = https://me:ghp_SECRET1@github.com/o/r.git\n"
+			 "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+			 "[http \"https://github.com/\"]\n\textraHeader = AUTHORIZATION: basic SECRET2\n"
+			 "[credential]\n\thelper = store\n\tusername = SECRET3\n"
+			 "[url \"https://x-access-token:SECRET4@github.com/\"]\n"
+			 "\tinsteadOf = https://github.com/\n"
+			 "[github]\n\toauth-token = SECRET5\n\tuser = me\n"
+			 "[user]\n\tname = Me\n";
+	char *out = backend_strip_credentials(in);
+	assert_null(strstr(out, "SECRET"));
+	assert_non_null(strstr(out, "url = https://github.com/o/r.git"));
+	assert_non_null(strstr(out, "fetch = +refs/heads/*"));
+	assert_non_null(strstr(out, "[url \"https://github.com/\"]"));
+	assert_non_null(strstr(out, "user = me"));
+	assert_non_null(strstr(out, "name = Me"));
+	assert_null(strstr(out, "helper"));
+	free(out);
 }
 
 static void test_apple_container_argv(void **state)
@@ -300,7 +326,7 @@ static void test_apple_container_argv(void **state)
 	expect_line(got, "WORKREX_RPC_PORT=40123");
 	expect_no_line(got, "WORKREX_RPC_SOCKET=/run/workrex/rpc.sock");
 	expect_no_line(got, "type=bind,source=%s,target=/run/workrex,readonly", rpcdir);
-	expect_line(got, "type=bind,source=%s/.git,target=%s/.git,readonly", wt, wt);
+	expect_line(got, "type=bind,source=%s,target=%s/.git,readonly", gitfile, wt);
 	assert_non_null(strstr(got, "--\nghcr.io/me/agent:1\n/bin/sh\n"));
 	expect_stop(&p, "delete\n--force\nwrx-box-7\n");
 	free(got);
@@ -392,17 +418,16 @@ static void test_refusals(void **state)
 	expect_refused(&c, "outside the repository");
 	config_free(&c);
 	sh("rm %s/hooks && mv %s/hooks.real %s/hooks", gitdir, gitdir, gitdir);
-	/* A forged .git file pointing elsewhere gets no writable mount. */
-	sh("cp %s %s.bak && echo 'gitdir: /etc' >%s", wgit, wgit, wgit);
+	/* Without its private git dir prepared, no container starts. */
 	with_runtime(&c, "docker");
 	p = pane(&c);
+	p.private_gitdir = NULL;
 	struct strlist argv = {0};
 	assert_int_equal(backend_container.argv(&p, &argv, &cause), -EINVAL);
-	assert_non_null(strstr(cause, "does not point into"));
+	assert_non_null(strstr(cause, "private git dir"));
 	free(cause);
 	strlist_free(&argv);
 	config_free(&c);
-	sh("mv %s.bak %s", wgit, wgit);
 	free(inside);
 	free(wgit);
 }
@@ -430,7 +455,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_docker_argv),
-		cmocka_unit_test(test_worktree_config_pinned),
+		cmocka_unit_test(test_podman_argv),
+		cmocka_unit_test(test_strip_credentials),
 		cmocka_unit_test(test_apple_container_argv),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_no_runtime),
