@@ -354,47 +354,102 @@ static void mount_bind(struct strlist *l, const char *src, const char *dst, bool
 }
 
 /*
- * The agent's config dir under the sandbox's HOME (/tmp), writable: its
- * credentials and sessions live there. But the files in it that name
- * commands the agent runs (hooks, MCP servers, notify programs) are
- * mounted read-only: a sandboxed agent must not plant what the same agent
- * run on the host would execute. Claude's ~/.claude.json (state, and MCP
- * servers) becomes a private copy that never flows back to the host.
+ * The agent's config dir under the sandbox's HOME (/tmp). The host's agent
+ * executes or obeys most of what is in there: settings and the scripts
+ * they name, hooks, CLAUDE.md/AGENTS.md, commands, agents, plugins, MCP
+ * servers. So the dir is mounted read-only as a whole (nothing can be
+ * added either), and only the agent's state is writable on top of it: its
+ * credentials, sessions, todos, histories and caches, each made first
+ * where missing and mounted only if it is a plain file or directory of the
+ * user's (never a symlink a sandbox left there). Claude's ~/.claude.json
+ * (state, but also MCP servers) is a private copy per agent that never
+ * flows back to the host.
  */
+struct agent_state {
+	const char *name;
+	bool dir;
+};
 static const struct agent_files {
 	const char *agent, *dir;
-	const char *readonly[3]; /* inside dir */
-	const char *home_file;   /* beside dir in HOME: copied, not shared */
+	struct agent_state state[10]; /* inside dir, writable */
+	const char *home_file;        /* beside dir in HOME: a private copy */
 } agent_files[] = {
-	{"claude", ".claude", {"settings.json", "settings.local.json", NULL}, ".claude.json"},
-	{"codex", ".codex", {"config.toml", "hooks.json", NULL}, NULL},
-	{"gemini", ".gemini", {"settings.json", NULL, NULL}, NULL},
-	{"opencode", ".config/opencode", {"opencode.json", "config.json", NULL}, NULL},
+	{"claude",
+	 ".claude",
+	 {{".credentials.json", false},
+	  {"projects", true},
+	  {"todos", true},
+	  {"statsig", true},
+	  {"shell-snapshots", true},
+	  {"session-env", true},
+	  {"file-history", true},
+	  {"plans", true},
+	  {"debug", true},
+	  {"history.jsonl", false}},
+	 ".claude.json"},
+	{"codex",
+	 ".codex",
+	 {{"auth.json", false}, {"sessions", true}, {"log", true}, {"history.jsonl", false}},
+	 NULL},
+	{"gemini",
+	 ".gemini",
+	 {{"oauth_creds.json", false},
+	  {"google_accounts.json", false},
+	  {"tmp", true},
+	  {"installation_id", false},
+	  {"user_id", false}},
+	 NULL},
+	{"opencode", ".config/opencode", {{NULL, false}}, NULL},
 };
 
-/* A private copy of home/name for the sandbox (made once; the host's is never written). */
-static char *private_copy(const char *home, const char *name)
+/* dir/name made if missing, then checked: a file or directory of ours, no link. */
+static bool state_entry(const char *dir, const struct agent_state *e)
 {
-	char *state = state_dir();
-	if (state == NULL)
+	int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d < 0)
+		return false;
+	/* Made where an empty one reads as "nothing yet": a directory, JSON, JSON lines. */
+	const char *dot = strrchr(e->name, '.');
+	if (e->dir) {
+		mkdirat(d, e->name, 0700);
+	} else if (dot && (!strcmp(dot, ".json") || !strcmp(dot, ".jsonl"))) {
+		int fd = openat(d, e->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 && !strcmp(dot, ".json") && write(fd, "{}\n", 3) != 3)
+			log_msg("sandbox: %s/%s: %s", dir, e->name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	struct stat st;
+	if (fstatat(d, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		close(d);
+		return false; /* not there, and not made: not mounted */
+	}
+	bool ok = st.st_uid == getuid() && (e->dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+	close(d);
+	if (!ok)
+		log_msg("sandbox: %s/%s is not a plain %s of yours; not mounted", dir, e->name,
+			e->dir ? "directory" : "file");
+	return ok;
+}
+
+/* The sandbox's own copy of home/name, one per agent (the host's is never written). */
+static char *private_copy(const struct backend_pane *p, const char *home, const char *name)
+{
+	char *dir = private_agent_dir(p->project_root, p->handle, true);
+	if (dir == NULL)
 		return NULL;
-	char *dir = xasprintf("%s/sandbox", state);
-	free(state);
-	mkdir_p(dir, 0700);
-	char *copy = xasprintf("%s/home-%s", dir, name[0] == '.' ? name + 1 : name);
+	char *copy = xasprintf("%s/%s", dir, name[0] == '.' ? name + 1 : name);
 	free(dir);
-	if (access(copy, F_OK) != 0) {
+	int fd = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0) {
 		char *src = xasprintf("%s/%s", home, name), *text = NULL, *cause = NULL;
 		if (file_read(src, 16u << 20, &text, &cause) < 0)
 			text = xstrdup("{}");
+		if (write(fd, text, strlen(text)) < 0)
+			log_msg("sandbox: %s: %s", copy, strerror(errno));
+		close(fd);
 		free(cause);
 		free(src);
-		int fd = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd >= 0) {
-			if (write(fd, text, strlen(text)) < 0)
-				unlink(copy);
-			close(fd);
-		}
 		free(text);
 	}
 	return copy;
@@ -413,12 +468,13 @@ static void mount_agent_config(const struct backend_pane *p, struct strlist *l)
 		char *src = dir ? xstrdup(dir) : xasprintf("%s/%s", home, k->dir);
 		char *dst = xasprintf("/tmp/%s", k->dir);
 		if (mkdir_p(src, 0700) == 0) {
-			mount_bind(l, src, dst, true);
-			for (size_t r = 0; r < WRX_ARRAY_LEN(k->readonly) && k->readonly[r]; r++) {
-				char *f = xasprintf("%s/%s", src, k->readonly[r]);
-				char *g = xasprintf("%s/%s", dst, k->readonly[r]);
-				if (access(f, F_OK) == 0)
-					mount_bind(l, f, g, false);
+			mount_bind(l, src, dst, false);
+			for (size_t s = 0; s < WRX_ARRAY_LEN(k->state) && k->state[s].name; s++) {
+				if (!state_entry(src, &k->state[s]))
+					continue;
+				char *f = xasprintf("%s/%s", src, k->state[s].name);
+				char *g = xasprintf("%s/%s", dst, k->state[s].name);
+				mount_bind(l, f, g, true);
 				free(f);
 				free(g);
 			}
@@ -426,7 +482,7 @@ static void mount_agent_config(const struct backend_pane *p, struct strlist *l)
 		free(src);
 		free(dst);
 		if (k->home_file) {
-			char *copy = private_copy(home, k->home_file);
+			char *copy = private_copy(p, home, k->home_file);
 			char *g = xasprintf("/tmp/%s", k->home_file);
 			if (copy)
 				mount_bind(l, copy, g, true);

@@ -23,20 +23,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* sandbox/git-<hash>/<handle> under the state directory (made). Caller frees. */
-static char *agent_dir(const struct repo *r, const char *handle, bool create)
+char *private_agent_dir(const char *project_root, const char *handle, bool create)
 {
 	char *state = state_dir();
 	if (state == NULL)
 		return NULL;
 	char *dir = xasprintf("%s/sandbox/git-%08x/%s", state,
-			      str_hash(WRX_HASH_INIT, repo_root(r)), handle);
+			      str_hash(WRX_HASH_INIT, project_root), handle);
 	free(state);
 	if (create && mkdir_p(dir, 0700) < 0) {
 		free(dir);
 		return NULL;
 	}
 	return dir;
+}
+
+static char *agent_dir(const struct repo *r, const char *handle, bool create)
+{
+	return private_agent_dir(repo_root(r), handle, create);
 }
 
 /* s is a whole object name: 40 or 64 lower-case hex digits. */

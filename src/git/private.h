@@ -31,6 +31,8 @@
 
 #include "git.h"
 
+#include <stdbool.h>
+
 struct private_git {
 	char *gitdir;  /* owned: the private git dir, mounted read-write at the same path */
 	char *gitfile; /* owned: "gitdir: <gitdir>", mounted over the worktree's .git */
@@ -55,7 +57,13 @@ void private_git_free(struct private_git *p);
 int private_import(const struct repo *r, const char *handle, const char *branch,
 		   const char *worktree, char **note, char **cause);
 
-/* The agent is gone: remove its private git dir. */
+/*
+ * The host-only directory kept for a sandboxed agent (its private git dir,
+ * its private copies of agent state files); made when create. Caller frees.
+ */
+char *private_agent_dir(const char *project_root, const char *handle, bool create);
+
+/* The agent is gone: remove its private git dir and everything kept for it. */
 void private_forget(const struct repo *r, const char *handle);
 
 #endif

@@ -86,7 +86,8 @@ t_sandboxed_agent_sees_only_its_work() {
 		for t in $g/config $g/hooks/x $w/.git $repo/planted $g/worktrees/box/gitdir; do
 			if (echo x >>"\$t") 2>/dev/null; then echo "WRITABLE \$t"; else echo "ro \$t"; fi
 		done >>\$out
-		if git config core.hooksPath /tmp/evil 2>/dev/null; then echo "WRITABLE git config"; else echo "ro git config"; fi >>\$out
+		# Its own git config is its own (the host never reads it); the host's is not.
+		if git config --file $g/config core.hooksPath /tmp/evil 2>/dev/null; then echo "WRITABLE git config"; else echo "ro git config"; fi >>\$out
 		echo 'pre_merge: ["touch $E2E_TMP/planted-hook-ran"]' >$w/.workrex.yaml
 		workrex --version >>\$out
 		workrex set-status waiting && echo status-ok >>\$out
@@ -101,10 +102,10 @@ t_sandboxed_agent_sees_only_its_work() {
 	test "$(cat "$w/made-inside.txt")" = "made inside"
 	grep -q commit-ok "$E2E_TMP/result"
 	# The commit lives in the agent's private git dir until the host imports it.
-	not git -C "$repo" log -1 --format=%s box | grep -qx 'from the sandbox'
+	[ "$(git -C "$repo" log -1 --format=%s box)" = 'a project config' ]
 	wrx list | grep -qE '^box +box .* 1 +'
 	git -C "$repo" log -1 --format='%s|%an|%ae' box | grep -qx 'from the sandbox|Host User|host@example.com'
-	test -z "$(git -C "$w" status --porcelain --untracked-files=no)"
+	test -z "$(git -C "$w" status --porcelain -- made-inside.txt)"
 	not grep -q WRITABLE "$E2E_TMP/result"
 	[ "$(grep -c '^ro ' "$E2E_TMP/result")" -eq 6 ]
 	grep -q 'sandbox client' "$E2E_TMP/result"
@@ -270,6 +271,12 @@ t_known_agent_in_a_sandbox() {
 		if echo '{"hooks":{"Stop":"evil"}}' >$HOME/.claude/settings.json 2>/dev/null; then echo "settings WRITABLE"; else echo "settings ro"; fi >>$out
 		if echo '{"mcpServers":{"evil":{}}}' >$HOME/.claude.json 2>/dev/null; then echo "claude.json written"; else echo "claude.json ro"; fi >>$out
 		if echo token >$HOME/.claude/.credentials.json 2>/dev/null; then echo "credentials writable"; else echo "credentials ro"; fi >>$out
+		# What the host's claude would obey or run: nothing can be planted, even where missing.
+		for f in CLAUDE.md commands/evil.md agents/evil.md settings.local.json statusline.sh plugins/x.json; do
+			mkdir -p "$(dirname "$HOME/.claude/$f")" 2>/dev/null
+			if echo evil >"$HOME/.claude/$f" 2>/dev/null || ln -s /etc/passwd "$HOME/.claude/$f" 2>/dev/null; then echo "PLANTED $f"; else echo "ro $f"; fi
+		done >>$out
+		if echo x >$HOME/.claude/projects/session.jsonl 2>/dev/null; then echo "sessions writable"; else echo "sessions ro"; fi >>$out
 		echo report-done >>$out
 		exec sleep 600
 	EOF
@@ -290,6 +297,10 @@ t_known_agent_in_a_sandbox() {
 	grep -qx 'settings ro' "$wb/claude-report.txt"
 	grep -qx 'claude.json written' "$wb/claude-report.txt"
 	grep -qx 'credentials writable' "$wb/claude-report.txt"
+	grep -qx 'sessions writable' "$wb/claude-report.txt"
+	not grep PLANTED "$wb/claude-report.txt"
+	[ "$(grep -c '^ro ' "$wb/claude-report.txt")" -eq 6 ]
+	for f in CLAUDE.md commands agents settings.local.json statusline.sh plugins; do test ! -e "$HOME/.claude/$f"; done
 	grep -q '"hooks": {}' "$HOME/.claude/settings.json"
 	grep -q '"mcpServers": {}' "$HOME/.claude.json"
 	test -f "$HOME/.claude/.credentials.json"

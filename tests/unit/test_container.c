@@ -227,15 +227,23 @@ static void test_docker_argv(void **state)
 	expect_line(got, "--security-opt=no-new-privileges");
 	expect_line(got, "type=bind,source=%s,target=/run/workrex,readonly", rpcdir);
 	expect_line(got, "type=bind,source=%s,target=/opt/workrex/bin/workrex,readonly", guest);
-	expect_line(got, "type=bind,source=%s/.claude,target=/tmp/.claude", top);
-	/* ...but not what the host's claude would run: its settings are read-only. */
-	expect_line(got, "type=bind,source=%s/.claude/settings.json,target=/tmp/.claude/settings.json,"
-			 "readonly",
+	/* The agent's config dir read-only as a whole: settings, hooks, commands, CLAUDE.md... */
+	expect_line(got, "type=bind,source=%s/.claude,target=/tmp/.claude,readonly", top);
+	expect_no_line(got, "type=bind,source=%s/.claude,target=/tmp/.claude", top);
+	/* ...only its state writable, made first where missing. */
+	expect_line(got, "type=bind,source=%s/.claude/.credentials.json,target=/tmp/.claude/"
+			 ".credentials.json",
 		    top);
-	/* ~/.claude.json is the sandbox's own copy, never the host's. */
-	expect_line(got, "type=bind,source=%s/.local/state/workrex/sandbox/home-claude.json,"
+	expect_line(got, "type=bind,source=%s/.claude/projects,target=/tmp/.claude/projects", top);
+	char *cred = xasprintf("%s/.claude/.credentials.json", top);
+	struct stat st;
+	assert_int_equal(lstat(cred, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	free(cred);
+	/* ~/.claude.json is this agent's own copy, never the host's. */
+	expect_line(got, "type=bind,source=%s/.local/state/workrex/sandbox/git-%08x/box/claude.json,"
 			 "target=/tmp/.claude.json",
-		    top);
+		    top, str_hash(WRX_HASH_INIT, repo));
 	expect_no_line(got, "type=bind,source=%s/.claude.json,target=/tmp/.claude.json", top);
 	expect_line(got, "type=tmpfs,target=/tmp,tmpfs-mode=1777");
 	/* HOME is the container's; nothing of the host's home is mounted. */
@@ -432,6 +440,26 @@ static void test_refusals(void **state)
 	free(wgit);
 }
 
+/* A state file or dir that is a symlink (a sandbox of an older build left it) is not mounted. */
+static void test_state_symlink_not_mounted(void **state)
+{
+	(void)state;
+	sh("rm -rf %s/.claude/todos && ln -s %s/.ssh %s/.claude/todos", top, top, top);
+	struct config c;
+	with_runtime(&c, "docker");
+	struct backend_pane p = pane(&c);
+	char *cause = NULL;
+	struct strlist argv = {0};
+	assert_int_equal(backend_container.argv(&p, &argv, &cause), 0);
+	char *got = run_recorded(&argv);
+	assert_null(strstr(got, "/.claude/todos"));
+	expect_line(got, "type=bind,source=%s/.claude/projects,target=/tmp/.claude/projects", top);
+	free(got);
+	strlist_free(&argv);
+	config_free(&c);
+	sh("rm %s/.claude/todos", top);
+}
+
 static void test_no_runtime(void **state)
 {
 	(void)state;
@@ -459,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_strip_credentials),
 		cmocka_unit_test(test_apple_container_argv),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_state_symlink_not_mounted),
 		cmocka_unit_test(test_no_runtime),
 	};
 	return cmocka_run_group_tests_name("container", tests, setup, teardown);
