@@ -26,7 +26,7 @@ static const struct cmd table[] = {
 	{"status", NULL, "status [handle...] [--json]", "agents and their status", cmd_status, NULL},
 	{"merge", NULL,
 	 "merge [handle] [--into BRANCH] [--rebase|--squash] [-k] [--ignore-uncommitted] "
-	 "[--no-verify]",
+	 "[--no-verify] [--preview]",
 	 "merge an agent's branch, then remove its worktree and branch", cmd_merge, rpc_cmd_merge},
 	{"remove", "rm", "remove [handle...] [-f] [-k|--keep-branch] [--all]",
 	 "remove agents' worktrees and branches without merging", cmd_remove, NULL},

@@ -32,7 +32,9 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		{"prompt-file", required_argument, NULL, 'P'}, {"agent", required_argument, NULL, 'a'},
 		{"name", required_argument, NULL, 'n'},   {"background", no_argument, NULL, 'b'},
 		{"sandbox", no_argument, NULL, 'S'},      {"no-sandbox", no_argument, NULL, 'N'},
-		{"help", no_argument, NULL, 'h'},         {0, 0, 0, 0},
+		{"help", no_argument, NULL, 'h'},
+		/* What a sandboxed agent's spawn_agent runs (bridge.c); not for users. */
+		{"from-sandbox", no_argument, NULL, 'F'}, {0, 0, 0, 0},
 	};
 	const struct cmd *self = cmd_find("add");
 	struct add_opts o = {.cwd = ctx->cwd, .sandbox = -1};
@@ -47,6 +49,9 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 			break;
 		case 'N':
 			o.sandbox = 0;
+			break;
+		case 'F':
+			o.setup_inside = true;
 			break;
 		case 'B':
 			o.base = optarg;
@@ -95,6 +100,22 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (o.agent == NULL)
 		o.agent = ctx->cfg.agent;
+	char *main_branch = NULL;
+	if (o.setup_inside) {
+		/*
+		 * Asked from inside a sandbox: sandboxed too, a new branch from the
+		 * base (never one the sandbox may have crafted), post_create inside.
+		 */
+		o.sandbox = 1;
+		o.base = main_branch = repo_main_branch(ctx->repo, ctx->cfg.main_branch);
+		if (repo_branch_exists(ctx->repo, o.branch)) {
+			free(main_branch);
+			free(prompt);
+			return cmd_fail("add", "'%s' exists; an agent in a sandbox may only spawn "
+					       "on a new branch",
+					o.branch);
+		}
+	}
 	struct agent_rec a;
 	char *cause = NULL;
 	if (worktree_add(ctx->repo, &ctx->cfg, &o, &a, &cause) < 0) {
@@ -107,8 +128,11 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		free(cause);
 		agent_rec_free(&a);
 		free(prompt);
+		free(main_branch);
 		return rc;
 	}
+	free(main_branch);
+	main_branch = NULL;
 	/* A running dashboard opens the panes at once; else the next one lists it. */
 	int drc = cmd_notify(ctx, "add", "open", &a, !background);
 	printf("created %s (%s) at %s%s\n", a.handle, a.branch, a.path,
@@ -280,16 +304,68 @@ static void stop_panes(const struct agent_rec *a, void *arg)
 	cmd_notify(arg, "stop", "close", a, false);
 }
 
+/* Paths whose change makes the host run something new: the project config, hooks. */
+static bool runs_on_host(const char *path, const char *hooks_path)
+{
+	static const char *const prefixes[] = {".workrex.yaml", ".workrex/", ".husky/", ".githooks/",
+					       ".git-hooks/", "lefthook", ".pre-commit-config.yaml"};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(prefixes); i++)
+		if (!strncmp(path, prefixes[i], strlen(prefixes[i])))
+			return true;
+	size_t n = hooks_path ? strlen(hooks_path) : 0;
+	return n && hooks_path[0] != '/' && !strncmp(path, hooks_path, n) &&
+	       (path[n] == '/' || path[n] == '\0');
+}
+
+/*
+ * merge --preview: what a merge would bring, on one line, for the user's yes
+ * to an agent's own merge request (bridge.c): the diffstat, and a warning
+ * naming what the host would later run.
+ */
+static int merge_preview(struct cmd_ctx *ctx, const struct agent_rec *a, const char *into)
+{
+	char *main = into ? NULL : repo_main_branch(ctx->repo, ctx->cfg.main_branch);
+	into = into ? into : main;
+	if (a->branch == NULL || into == NULL) {
+		free(main);
+		return cmd_fail("merge", "'%s' has no branch to merge", a->handle);
+	}
+	char *range = xasprintf("%s...%s", into, a->branch);
+	const char *stat[] = {"diff", "--shortstat", range, "--", NULL};
+	const char *names[] = {"diff", "--name-only", "-z", range, "--", NULL};
+	struct buf st = {0}, nm = {0};
+	git_run(repo_root(ctx->repo), stat, &st, NULL, true);
+	git_run(repo_root(ctx->repo), names, &nm, NULL, true);
+	char *hooks = repo_config_get(ctx->repo, "core.hooksPath");
+	struct buf warn = {0};
+	for (size_t off = 0; nm.data && off < nm.len; off += strlen(nm.data + off) + 1)
+		if (runs_on_host(nm.data + off, hooks))
+			buf_addf(&warn, "%s%s", warn.len ? ", " : "", nm.data + off);
+	char *s = st.data ? st.data + strspn(st.data, " ") : "no changes";
+	s[strcspn(s, "\n")] = '\0';
+	printf("%s into %s: %s%s%s\n", a->branch, into, *s ? s : "no changes",
+	       warn.len ? "; WARNING: changes what the host runs: " : "", warn.len ? warn.data : "");
+	buf_free(&st);
+	buf_free(&nm);
+	buf_free(&warn);
+	free(hooks);
+	free(range);
+	free(main);
+	return 0;
+}
+
 int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"into", required_argument, NULL, 'i'},     {"rebase", no_argument, NULL, 'r'},
 		{"squash", no_argument, NULL, 's'},         {"keep", no_argument, NULL, 'k'},
 		{"ignore-uncommitted", no_argument, NULL, 'u'}, {"no-verify", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, 'h'},           {0, 0, 0, 0},
+		{"help", no_argument, NULL, 'h'},           {"preview", no_argument, NULL, 'P'},
+		{0, 0, 0, 0},
 	};
 	const struct cmd *self = cmd_find("merge");
 	struct merge_opts o = {0};
+	bool preview = false;
 	int c;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "kh", opts, NULL)) != -1) {
@@ -311,6 +387,9 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 			break;
 		case 'V':
 			o.no_verify = true;
+			break;
+		case 'P':
+			preview = true;
 			break;
 		case 'h':
 			printf("usage: workrex %s\n", self->usage);
@@ -335,6 +414,13 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 		agent_rec_free(&a);
 		return 1;
 	}
+	if (preview) {
+		rc = merge_preview(ctx, &a, o.into);
+		agent_rec_free(&a);
+		return rc;
+	}
+	/* Git work done for a sandboxed agent runs no git hook (its branch wrote them). */
+	o.no_hooks = a.sandbox == 1 || (a.sandbox == -1 && ctx->cfg.sandbox.enabled);
 	o.stop = stop_panes;
 	o.stop_arg = ctx;
 	if (worktree_merge(ctx->repo, &ctx->cfg, &a, &o, &note, &cause) < 0) {

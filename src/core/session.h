@@ -33,6 +33,9 @@ struct agent {
 	bool worktree;         /* an agent's worktree (not the main directory) */
 	int sandbox;           /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
 	char *rpc_dir;         /* owned; its own RPC socket's directory once a sandbox needs it */
+	uint64_t spawn_window; /* now_ms() when its current minute of spawn_agent calls began */
+	int spawns;            /* spawn_agent calls in that minute */
+	bool merge_asked;      /* its own merge request waits for the user's yes */
 };
 
 /* A working agent whose pane printed nothing this long is shown interrupted. */

@@ -271,6 +271,51 @@ static int write_prompt(const char *wt, const char *handle, const char *prompt, 
 	return rc;
 }
 
+/* A word for sh -c, in single quotes. Caller frees. */
+static char *quoted(const char *w)
+{
+	struct buf b = {0};
+	buf_addch(&b, '\'');
+	for (; *w; w++)
+		*w == '\'' ? buf_addstr(&b, "'\\''") : buf_addch(&b, *w);
+	buf_addch(&b, '\'');
+	return b.data;
+}
+
+/*
+ * post_create for an agent spawned from a sandbox: never on the host (the
+ * new worktree holds what the sandbox asked for); the commands go to the
+ * agent's host-only dir, and its first sandboxed agent pane runs them
+ * inside the container before the agent (agents_open, private.h).
+ */
+static int setup_inside(const struct repo *r, const struct config *c, const struct agent_rec *a,
+			char **cause)
+{
+	if (c->post_create.n == 0)
+		return 0;
+	struct buf b = {0};
+	const char *names[] = {"WORKREX_HANDLE", "WORKREX_WORKTREE_PATH", "WORKREX_PROJECT_ROOT",
+			       "WORKREX_BRANCH"};
+	const char *vals[] = {a->handle, a->path, repo_root(r), a->branch};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(names); i++) {
+		char *q = quoted(vals[i]);
+		buf_addf(&b, "export %s=%s; ", names[i], q);
+		free(q);
+	}
+	for (size_t i = 0; i < c->post_create.n; i++) {
+		char *q = quoted(c->post_create.v[i]);
+		buf_addf(&b, "sh -c %s || echo \"workrex: post_create failed: \"%s >&2; ", q, q);
+		free(q);
+	}
+	char *dir = private_agent_dir(repo_root(r), a->handle, true);
+	int rc = dir ? beneath_write(dir, "setup", b.data, b.len, 0600) : -ENOENT;
+	if (rc < 0)
+		*cause = xasprintf("cannot keep post_create for the sandbox: %s", strerror(-rc));
+	free(dir);
+	buf_free(&b);
+	return rc;
+}
+
 int worktree_add(const struct repo *r, const struct config *c, const struct add_opts *o,
 		 struct agent_rec *out, char **cause)
 {
@@ -372,6 +417,8 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 		return rc;
 	if (o->prompt && (rc = write_prompt(path, handle, o->prompt, cause)) < 0)
 		return rc;
+	if (o->setup_inside)
+		return setup_inside(r, c, out, cause);
 	return run_hooks(&c->post_create, "post_create", r, out, cause);
 }
 

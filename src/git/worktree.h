@@ -41,6 +41,7 @@ struct add_opts {
 	const char *prompt; /* NULL: none */
 	const char *cwd;    /* where the user stands */
 	int sandbox;        /* 1, 0, or -1: as the config says */
+	bool setup_inside;  /* post_create runs in the agent's sandbox, not here */
 };
 
 /* Create branch + worktree, copy/symlink files, run post_create, save the prompt. */

@@ -10,6 +10,7 @@
  * the message on the status line.
  */
 #include "../core/agentcmd.h"
+#include "../git/private.h"
 #include "../git/worktree.h"
 #include "../rpc/control.h"
 #include "../util/beneath.h"
@@ -75,6 +76,27 @@ static char *pending_prompt(struct agent *a)
 	return file;
 }
 
+/*
+ * An agent spawned from a sandbox has its post_create waiting in its
+ * host-only dir (worktree.c): its first sandboxed agent pane runs it
+ * inside the container, then the agent. Caller frees; line is taken.
+ */
+static char *with_setup(struct ui *ui, struct agent *a, char *line)
+{
+	char *dir = private_agent_dir(ui->root, a->handle, false), *setup = NULL;
+	if (dir && beneath_read(dir, "setup", 1u << 20, &setup) == 0) {
+		char *f = xasprintf("%s/setup", dir);
+		unlink(f);
+		free(f);
+		char *both = xasprintf("%s%s", setup, line);
+		free(line);
+		line = both;
+	}
+	free(setup);
+	free(dir);
+	return line;
+}
+
 int agents_open(struct ui *ui, struct agent *a, bool focus, bool cont, char **cause)
 {
 	if (session_agent_panes(ui->s, a) > 0) {
@@ -95,6 +117,8 @@ int agents_open(struct ui *ui, struct agent *a, bool focus, bool cont, char **ca
 		bool boxed = sandbox_pane_wanted(ui, a, is_agent);
 		if (is_agent) {
 			line = agentcmd_build_sandboxed(&ui->cfg, name, prompt, cont, boxed);
+			if (boxed)
+				line = with_setup(ui, a, line);
 			label = name ? name : "shell";
 		} else if (spec) {
 			line = xasprintf("exec %s", spec);

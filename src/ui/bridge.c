@@ -20,6 +20,8 @@
 
 #include <errno.h>
 #include <stdlib.h>
+
+#define WRX_SPAWNS_PER_MINUTE 5
 #include <string.h>
 
 /* ---- notification ---- */
@@ -161,6 +163,88 @@ static struct agent *own_agent(struct ui *ui, struct rpc_call *call, struct agen
 	return caller;
 }
 
+/*
+ * An agent's own merge: nothing happens before the user says yes in the
+ * dashboard, to a question that shows what the merge brings (merge
+ * --preview: its diffstat, and a warning when it changes what the host
+ * runs: .workrex.yaml, .workrex/, hooks). One question per agent at a
+ * time, and never over a question the user is answering already: an agent
+ * cannot bury the user in prompts or swap the one they are typing into.
+ */
+struct merge_ask {
+	struct rpc_call *call;
+	struct agent *agent;
+	char *args[8];
+	int nargs;
+};
+
+static void merge_ask_free(struct merge_ask *m)
+{
+	m->agent->merge_asked = false;
+	free(m);
+}
+
+static void merge_answer(struct ui *ui, const char *answer, void *arg)
+{
+	struct merge_ask *m = arg;
+	if (answer && strcmp(answer, "y") == 0) {
+		agents_run_cli_then(ui, m->args, call_cli_done, m->call);
+	} else {
+		log_msg("rpc: %s: the user declined its merge", m->agent->handle);
+		rpc_call_finish(m->call, rpc_error("the user declined the merge"));
+	}
+	merge_ask_free(m);
+}
+
+static void merge_previewed(struct ui *ui, int status, const char *last, void *arg)
+{
+	struct merge_ask *m = arg;
+	if (status != 0 || ui->quitting) {
+		rpc_call_finish(m->call, rpc_error("%s", *last ? last : "merge: no preview"));
+		merge_ask_free(m);
+		return;
+	}
+	if (ui->prompt) {
+		rpc_call_finish(m->call, rpc_error("the user is answering another question; ask again "
+						   "later"));
+		merge_ask_free(m);
+		return;
+	}
+	char *q = xasprintf("agent %s asks to merge %s - allow? (y/n)", m->agent->handle, last);
+	ui_prompt(ui, q, true, merge_answer, m);
+	free(q);
+	bridge_attention(ui, m->agent, "asks to merge");
+}
+
+static void merge_request(struct ui *ui, struct rpc_call *call, struct agent *a,
+			  const struct rpc_req *req)
+{
+	if (a->merge_asked || ui->prompt) {
+		rpc_call_finish(call, rpc_error(a->merge_asked ? "a merge of this agent already "
+								 "waits for the user"
+							       : "the user is answering another "
+								 "question; ask again later"));
+		return;
+	}
+	struct merge_ask *m = xcalloc(1, sizeof *m);
+	m->call = call;
+	m->agent = a;
+	a->merge_asked = true;
+	/* Hooks off: the sandbox could have written the project's pre_merge. */
+	m->args[m->nargs++] = "merge";
+	m->args[m->nargs++] = "--no-verify";
+	if (req->rebase)
+		m->args[m->nargs++] = "--rebase";
+	if (req->squash)
+		m->args[m->nargs++] = "--squash";
+	if (req->keep)
+		m->args[m->nargs++] = "-k";
+	m->args[m->nargs++] = "--";
+	m->args[m->nargs++] = a->handle; /* lives as long as the agent */
+	char *preview[] = {"merge", "--preview", "--", a->handle, NULL};
+	agents_run_cli_then(ui, preview, merge_previewed, m);
+}
+
 static void on_request(struct rpc_call *call, const struct rpc_req *req, void *data)
 {
 	struct ui *ui = data;
@@ -196,9 +280,24 @@ static void on_request(struct rpc_call *call, const struct rpc_req *req, void *d
 							req->branch));
 			return;
 		}
-		char *args[8];
+		uint64_t now = now_ms();
+		if (now - a->spawn_window >= 60000) {
+			a->spawn_window = now;
+			a->spawns = 0;
+		}
+		if (++a->spawns > WRX_SPAWNS_PER_MINUTE) {
+			log_msg("rpc: %s: spawn_agent refused: more than %d in a minute", a->handle,
+				WRX_SPAWNS_PER_MINUTE);
+			rpc_call_finish(call, rpc_error("spawn_agent: at most %d agents a minute",
+							WRX_SPAWNS_PER_MINUTE));
+			return;
+		}
+		char *args[9];
 		int n = 0;
 		args[n++] = "add";
+		/* From a sandbox: sandboxed too, a new branch from the base, post_create inside. */
+		if (wp->sandboxed)
+			args[n++] = "--from-sandbox";
 		if (req->prompt && *req->prompt) {
 			args[n++] = "-p";
 			args[n++] = (char *)req->prompt;
@@ -213,23 +312,8 @@ static void on_request(struct rpc_call *call, const struct rpc_req *req, void *d
 	}
 	case RPC_MERGE: {
 		struct agent *m = own_agent(ui, call, a, req->handle, "merge");
-		if (m == NULL)
-			return;
-		/* Hooks off: the sandbox could have written the project's pre_merge. */
-		char *args[8];
-		int n = 0;
-		args[n++] = "merge";
-		args[n++] = "--no-verify";
-		if (req->rebase)
-			args[n++] = "--rebase";
-		if (req->squash)
-			args[n++] = "--squash";
-		if (req->keep)
-			args[n++] = "-k";
-		args[n++] = "--";
-		args[n++] = m->handle;
-		args[n] = NULL;
-		agents_run_cli_then(ui, args, call_cli_done, call);
+		if (m != NULL)
+			merge_request(ui, call, m, req);
 		return;
 	}
 	case RPC_CLOSE: {
