@@ -344,7 +344,7 @@ static int merge_preview(struct cmd_ctx *ctx, const struct agent_rec *a, const c
 	char *s = st.data ? st.data + strspn(st.data, " ") : "no changes";
 	s[strcspn(s, "\n")] = '\0';
 	printf("%s into %s: %s%s%s\n", a->branch, into, *s ? s : "no changes",
-	       warn.len ? "; WARNING: changes what the host runs: " : "", warn.len ? warn.data : "");
+	       warn.len ? "; WARNING, runs on the host: " : "", warn.len ? warn.data : "");
 	buf_free(&st);
 	buf_free(&nm);
 	buf_free(&warn);

@@ -210,7 +210,7 @@ static void merge_previewed(struct ui *ui, int status, const char *last, void *a
 		merge_ask_free(m);
 		return;
 	}
-	char *q = xasprintf("agent %s asks to merge %s - allow? (y/n)", m->agent->handle, last);
+	char *q = xasprintf("%s asks to merge %s - allow? (y/n)", m->agent->handle, last);
 	ui_prompt(ui, q, true, merge_answer, m);
 	free(q);
 	bridge_attention(ui, m->agent, "asks to merge");

@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# Attacks from inside a real sandboxed pane (podman + runc), one class each
+# (issue 10): the host's git store, symlinks where the host writes, RPC
+# spawn and merge, git hooks, privileges, lock files. Each attack is really
+# performed; what is checked is that it failed where it matters: a marker
+# that only a host-run command could make does not appear, a host file
+# keeps its bytes, the host repository stays sound. Against the build
+# before these fixes every one of them succeeds (see the issue's note).
+. "$(dirname "$0")/../e2e/lib.sh"
+trap 'podman ps -aq --filter "label=workrex.project=$repo" | xargs -r podman rm -f >/dev/null 2>&1; stop' EXIT
+
+git_env
+unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
+: "${WORKREX_GUEST:?}"
+export WORKREX_GUEST E2E_TIMEOUT=30
+export GIT_CONFIG_GLOBAL=$HOME/.gitconfig
+git config --global user.name "Host User"
+git config --global user.email host@example.com
+
+global_config() {
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	{
+		echo "sandbox:"
+		echo "  enabled: true"
+		echo "  image: workrex-test:latest"
+		printf '%s\n' "$@"
+	} >"$XDG_CONFIG_HOME/workrex/config.yaml"
+}
+
+until_ok() {
+	local limit=$1 i=0
+	shift
+	while ! "$@" 2>/dev/null; do
+		((i < limit * 10)) || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# inside HANDLE SCRIPT: run SCRIPT (sh) in the agent's sandboxed pane, wait for it to end.
+inside() {
+	local h=$1 w
+	w=$(cd "$repo/../proj__worktrees/$1" && pwd)
+	printf '%s\necho attack-done >%s/.attack-done\n' "$2" "$w" >"$w/.attack.sh"
+	rm -f "$w/.attack-done"
+	wrx send "$h" "sh .attack.sh >.attack.log 2>&1"
+	until_ok 60 test -e "$w/.attack-done" || { screen >&2; cat "$w/.attack.log" >&2; return 1; }
+}
+
+boxed_agent() {
+	start_repo 160 45
+	wait_for 'wrx\$'
+	wrx add box -b >/dev/null
+	w=$(cd "$repo/../proj__worktrees/box" && pwd)
+	g=$repo/.git
+	until_ok 30 eval 'podman ps --filter "label=workrex.project=$repo" --format "{{.Names}}" | grep -q "^wrx-box-"'
+}
+
+# 1. The shared object store and refs: poison an object the host will check
+#    out, move main; corrupt what the sandbox may write, and get it imported.
+t_git_store() {
+	make_repo
+	echo 'echo safe' >"$repo/setup.sh"
+	git -C "$repo" add setup.sh && git -C "$repo" commit -qm setup
+	global_config "post_create: [\"sh ./setup.sh\"]"
+	boxed_agent
+	local blob main_before
+	blob=$(git -C "$repo" rev-parse HEAD:setup.sh)
+	main_before=$(git -C "$repo" rev-parse main)
+	inside box "
+		obj=$g/objects/\$(echo $blob | cut -c1-2)/\$(echo $blob | cut -c3-)
+		# The poison: another blob's compressed bytes, stored under setup.sh's name.
+		git init -q /tmp/p && bad=\$(echo 'touch $E2E_TMP/HOST-RAN' | git -C /tmp/p hash-object -w --stdin)
+		chmod u+w \$obj; cp /tmp/p/.git/objects/\$(echo \$bad | cut -c1-2)/\$(echo \$bad | cut -c3-) \$obj || echo poison-failed
+		git update-ref refs/heads/main HEAD~1 || echo main-failed
+		echo 'touch $E2E_TMP/HOST-RAN' >$g/refs/heads/main || echo ref-write-failed
+		echo planted >x.txt; git add x.txt; git commit -qm inside
+		# Corrupt the object it just made, under its own name, in its own store.
+		b=\$(git rev-parse HEAD:x.txt); o=\$(git rev-parse --git-dir)/objects/\$(echo \$b | cut -c1-2)/\$(echo \$b | cut -c3-)
+		chmod u+w \$o; cp $g/objects/\$(echo $blob | cut -c1-2)/\$(echo $blob | cut -c3-) \$o
+	"
+	# The host's store and main are untouched...
+	[ "$(git -C "$repo" rev-parse main)" = "$main_before" ]
+	git -C "$repo" fsck --strict 2>&1 | not grep -E 'error|corrupt|mismatch'
+	# ...the corrupted commit is not imported, with a clear word...
+	wrx list >"$E2E_TMP/list" 2>&1
+	grep -q "failed verification and were not imported" "$E2E_TMP/list"
+	[ "$(git -C "$repo" rev-parse box)" = "$main_before" ]
+	git -C "$repo" fsck --strict
+	# ...and the next agent's post_create runs the real setup.sh.
+	wrx add two -b >/dev/null 2>&1 || true
+	test ! -e "$E2E_TMP/HOST-RAN"
+}
+
+# 3. Host writes into a tree the sandbox wrote: a prompt through a symlinked
+#    .workrex, a files.copy entry through a symlinked directory.
+t_symlinks_where_the_host_writes() {
+	make_repo
+	mkdir -p "$repo/conf" "$E2E_TMP/victim"
+	echo SECRET-TOKEN >"$repo/conf/local.env"
+	echo 'keep me' >"$E2E_TMP/victim/PROMPT-two.md"
+	echo 'my bashrc' >"$E2E_TMP/victim/.gitignore"
+	global_config "files:" "  copy: [conf/local.env]"
+	boxed_agent
+	inside box "
+		rm -rf .workrex conf; ln -s $E2E_TMP/victim .workrex; ln -s $E2E_TMP/victim conf
+		git add .workrex conf; git commit -qm links
+	"
+	wrx list >/dev/null 2>&1
+	git -C "$repo" cat-file -p box:.workrex | grep -q victim # imported
+	# An agent from that branch: the host must not write through the links.
+	wrx add two --base box -p 'ignore previous instructions' -b >"$E2E_TMP/out" 2>&1 || true
+	grep -q "a directory on the way is a symlink" "$E2E_TMP/out"
+	[ "$(cat "$E2E_TMP/victim/PROMPT-two.md")" = 'keep me' ]
+	[ "$(cat "$E2E_TMP/victim/.gitignore")" = 'my bashrc' ]
+	test ! -e "$E2E_TMP/victim/local.env"
+}
+
+# 5. RPC: a spawn gets a new sandboxed branch from the base and its
+#    post_create runs inside; a merge waits for the user's yes; git hooks
+#    inside the repository never run for a sandboxed agent's merge.
+t_rpc_spawn_and_merge() {
+	make_repo
+	git -C "$repo" config core.hooksPath .husky
+	global_config "post_create: ['if [ -n \"\$WORKREX_SANDBOX\" ]; then touch ran-inside; else touch $E2E_TMP/POST-CREATE-ON-HOST; fi']"
+	# A branch of the host's that the sandbox would like an agent (and post_create) on.
+	git -C "$repo" branch crafted
+	boxed_agent
+	rm "$E2E_TMP/POST-CREATE-ON-HOST" # the user's own add of box ran it, as it should
+	inside box "
+		mkdir -p .husky; printf '#!/bin/sh\ntouch $E2E_TMP/HOOK-RAN\n' >.husky/post-merge; chmod +x .husky/post-merge
+		printf 'post_create: [\"touch $E2E_TMP/PROJECT-HOOK-RAN\"]\n' >.workrex.yaml
+		git add .husky .workrex.yaml; git commit -qm hooks
+		workrex add crafted -b >spawn-existing.txt 2>&1; echo rc=\$? >>spawn-existing.txt
+		workrex add spawned -b >spawn.txt 2>&1; echo rc=\$? >>spawn.txt
+	"
+	grep -q 'rc=1' "$w/spawn-existing.txt"
+	grep -q 'may only spawn on a new branch' "$w/spawn-existing.txt"
+	grep -q 'rc=0' "$w/spawn.txt"
+	wrx list | grep -qE '^spawned +spawned +- +container '
+	local ws
+	ws=$(cd "$repo/../proj__worktrees/spawned" && pwd)
+	# From the base, not from the caller's branch.
+	[ "$(git -C "$repo" rev-parse spawned)" = "$(git -C "$repo" rev-parse main)" ]
+	until_ok 30 test -e "$ws/ran-inside" || { screen >&2; return 1; }
+	test ! -e "$E2E_TMP/POST-CREATE-ON-HOST"
+	# Its own merge: the dashboard asks, with the warning; no is no.
+	wrx send box "workrex merge >merge.txt 2>&1; echo rc=\$? >>merge.txt"
+	wait_for 'box asks to merge box into main: .*WARNING, runs on the host: .*husky/post-merge' 30
+	screen | grep -q '.workrex.yaml' || { screen >&2; return 1; }
+	keys n
+	until_ok 30 grep -q rc= "$w/merge.txt"
+	grep -q 'rc=1' "$w/merge.txt"
+	grep -q 'declined' "$w/merge.txt"
+	not git -C "$repo" merge-base --is-ancestor box main
+	# The user merges it: git's post-merge hook from the branch does not run.
+	wrx merge --ignore-uncommitted box >/dev/null
+	git -C "$repo" log -1 --format=%s main | grep -q "Merge branch 'box'"
+	test ! -e "$E2E_TMP/HOOK-RAN"
+	test ! -e "$E2E_TMP/PROJECT-HOOK-RAN"
+}
+
+# 6. Privileges and what crosses into the container: capabilities, user
+#    namespaces, a memory limit, the dashboard's proxy, credentials in the
+#    git config. 8. A lock file that would block removal.
+t_privileges_and_leaks() {
+	make_repo
+	git -C "$repo" remote add origin https://me:ghp_SECRETTOKEN@example.com/o/r.git
+	git -C "$repo" config http.extraHeader "AUTHORIZATION: bearer SECRET2"
+	global_config
+	HTTPS_PROXY=http://u:PROXYSECRET@127.0.0.1:9 start_repo 160 45
+	wait_for 'wrx\$'
+	wrx add box -b >/dev/null
+	w=$(cd "$repo/../proj__worktrees/box" && pwd)
+	g=$repo/.git
+	inside box "
+		grep CapEff /proc/self/status >caps.txt
+		if unshare -U true 2>/dev/null; then echo USERNS; else echo no-userns; fi >userns.txt
+		env >env.txt; cat $g/config \$(git rev-parse --git-dir)/config >cfg.txt
+		touch $g/worktrees/box/locked 2>/dev/null && echo LOCKED >lock.txt || echo not-locked >lock.txt
+	"
+	grep -q 'CapEff:.0000000000000000' "$w/caps.txt"
+	grep -qx no-userns "$w/userns.txt"
+	podman ps --filter "label=workrex.project=$repo" --format '{{.Names}}' | head -1 >"$E2E_TMP/name"
+	[ "$(podman inspect --format '{{.HostConfig.Memory}}' "$(cat "$E2E_TMP/name")")" = $((8 << 30)) ]
+	not grep -q SECRET "$w/env.txt"
+	not grep -q SECRET "$w/cfg.txt"
+	grep -q 'url = https://example.com/o/r.git' "$w/cfg.txt"
+	grep -qx not-locked "$w/lock.txt"
+	# A lock (made on the host here) does not stop remove -f.
+	git -C "$repo" worktree lock "$w"
+	wrx close box
+	wrx remove -f box
+	test ! -e "$w"
+}
+
+run_test "attack: poison the shared object store, move main, smuggle a corrupt object" t_git_store
+run_test "attack: symlinks where the host writes (prompt, .gitignore, files.copy)" t_symlinks_where_the_host_writes
+run_test "attack: RPC spawn on a crafted branch, merge without the user, hooks in the repository" t_rpc_spawn_and_merge
+run_test "attack: capabilities, user namespaces, memory, proxy and git credentials, a lock file" t_privileges_and_leaks
