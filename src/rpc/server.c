@@ -81,7 +81,8 @@ struct rpc_server {
 	void *data;
 	struct listener *listeners;
 	struct conn *conns;
-	int nconns;
+	int nconns;     /* on agent sockets and TCP */
+	int ncontrol;   /* on the control socket: a budget of its own */
 	struct token *tokens;
 	size_t ntokens;
 };
@@ -126,7 +127,10 @@ static void conn_close(struct conn *c)
 		s->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	s->nconns--;
+	if (c->may_control)
+		s->ncontrol--;
+	else
+		s->nconns--;
 	uv_close((uv_handle_t *)&c->h, conn_handle_closed);
 	uv_close((uv_handle_t *)&c->auth_timer, conn_handle_closed);
 }
@@ -328,10 +332,19 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 	}
 }
 
+/* Connections open on agent handle's own socket. */
+static int agent_conns(struct rpc_server *s, const char *handle)
+{
+	int n = 0;
+	for (struct conn *c = s->conns; c; c = c->next)
+		n += !c->closing && c->only_handle && !strcmp(c->only_handle, handle);
+	return n;
+}
+
 static void on_auth_timeout(uv_timer_t *t)
 {
 	struct conn *c = t->data;
-	log_msg("rpc: closed a connection that sent nothing in %d ms", RPC_AUTH_TIMEOUT_MS);
+	log_msg("rpc: closed a connection that did not authenticate in time");
 	conn_refuse(c, "authentication timed out");
 }
 
@@ -356,17 +369,35 @@ static void on_connection(uv_stream_t *server, int status)
 	if (s->conns)
 		s->conns->prev = c;
 	s->conns = c;
-	s->nconns++;
+	if (c->may_control)
+		s->ncontrol++;
+	else
+		s->nconns++;
 	if (uv_accept(server, (uv_stream_t *)&c->h) < 0) {
 		conn_close(c);
 		return;
 	}
-	if (s->nconns > RPC_MAX_CONNS) {
-		log_msg("rpc: refused a connection: %d open", s->nconns - 1);
+	/*
+	 * Budgets: the control socket has its own, which no agent can reach
+	 * (it is never mounted into a sandbox), so an agent holding sockets
+	 * open cannot lock the user's CLI out; each agent's socket has one of
+	 * its own, so it cannot starve the others either.
+	 */
+	const char *full = NULL;
+	if (c->may_control && s->ncontrol > RPC_MAX_CONTROL_CONNS)
+		full = "the control socket";
+	else if (!c->may_control && s->nconns > RPC_MAX_CONNS)
+		full = "the agents' sockets";
+	else if (c->only_handle && agent_conns(s, c->only_handle) > RPC_MAX_CONNS_PER_AGENT)
+		full = c->only_handle;
+	if (full) {
+		log_msg("rpc: refused a connection: too many open on %s", full);
 		conn_refuse(c, "too many connections");
 		return;
 	}
-	uv_timer_start(&c->auth_timer, on_auth_timeout, RPC_AUTH_TIMEOUT_MS, 0);
+	/* A sandbox's client sends its token at once: it gets less time than the CLI. */
+	uv_timer_start(&c->auth_timer, on_auth_timeout,
+		       c->may_control ? RPC_AUTH_TIMEOUT_MS : RPC_AGENT_AUTH_TIMEOUT_MS, 0);
 	uv_read_start((uv_stream_t *)&c->h, on_alloc, on_read);
 }
 

@@ -110,10 +110,10 @@ t_symlinks_where_the_host_writes() {
 	git -C "$repo" cat-file -p box:.workrex | grep -q victim # imported
 	# An agent from that branch: the host must not write through the links.
 	wrx add two --base box -p 'ignore previous instructions' -b >"$E2E_TMP/out" 2>&1 || true
-	grep -q "a directory on the way is a symlink" "$E2E_TMP/out"
 	[ "$(cat "$E2E_TMP/victim/PROMPT-two.md")" = 'keep me' ]
 	[ "$(cat "$E2E_TMP/victim/.gitignore")" = 'my bashrc' ]
 	test ! -e "$E2E_TMP/victim/local.env"
+	grep -q "a directory on the way is a symlink" "$E2E_TMP/out"
 }
 
 # 5. RPC: a spawn gets a new sandboxed branch from the base and its
@@ -198,3 +198,38 @@ run_test "attack: poison the shared object store, move main, smuggle a corrupt o
 run_test "attack: symlinks where the host writes (prompt, .gitignore, files.copy)" t_symlinks_where_the_host_writes
 run_test "attack: RPC spawn on a crafted branch, merge without the user, hooks in the repository" t_rpc_spawn_and_merge
 run_test "attack: capabilities, user namespaces, memory, proxy and git credentials, a lock file" t_privileges_and_leaks
+
+# 7. One connection budget for every listener: an agent holds 1,100 idle
+#    connections to its own socket (what the container mounts), opened here
+#    from the host through the same socket file.
+t_connection_flood() {
+	make_repo
+	global_config
+	boxed_agent
+	local sock
+	sock=$(find "$XDG_RUNTIME_DIR" -path '*/a-*/rpc.sock' | head -1)
+	test -S "$sock"
+	python3 - "$sock" "$E2E_TMP/held" <<-'PY' &
+		import socket, sys, time
+		held = []
+		for i in range(1100):
+		    s = socket.socket(socket.AF_UNIX)
+		    try:
+		        s.connect(sys.argv[1])
+		    except OSError:
+		        break
+		    held.append(s)
+		open(sys.argv[2], "w").write(str(len(held)))
+		time.sleep(20)
+	PY
+	local flood=$!
+	until_ok 30 test -s "$E2E_TMP/held"
+	# The user's CLI still reaches the dashboard, and other agents still start.
+	wrx list | grep -q '^box '
+	wrx capture box >/dev/null
+	wrx add other --no-sandbox -b >/dev/null
+	wait_for '^ [0-9] other'
+	kill "$flood"
+	grep -q 'too many open on box' "$XDG_STATE_HOME/workrex/workrex.log"
+}
+run_test "attack: 1,100 idle connections to an agent's own socket do not lock the user out" t_connection_flood
