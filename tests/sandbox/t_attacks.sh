@@ -6,36 +6,10 @@
 # that only a host-run command could make does not appear, a host file
 # keeps its bytes, the host repository stays sound. Against the build
 # before these fixes every one of them succeeds (see the issue's note).
-. "$(dirname "$0")/../e2e/lib.sh"
-trap 'podman ps -aq --filter "label=workrex.project=$repo" | xargs -r podman rm -f >/dev/null 2>&1; stop' EXIT
+. "$(dirname "$0")/lib.sh"
 
-git_env
-unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
-: "${WORKREX_GUEST:?}"
-export WORKREX_GUEST E2E_TIMEOUT=30
-export GIT_CONFIG_GLOBAL=$HOME/.gitconfig
-git config --global user.name "Host User"
-git config --global user.email host@example.com
-
-global_config() {
-	mkdir -p "$XDG_CONFIG_HOME/workrex"
-	{
-		echo "sandbox:"
-		echo "  enabled: true"
-		echo "  image: workrex-test:latest"
-		printf '%s\n' "$@"
-	} >"$XDG_CONFIG_HOME/workrex/config.yaml"
-}
-
-until_ok() {
-	local limit=$1 i=0
-	shift
-	while ! "$@" 2>/dev/null; do
-		((i < limit * 10)) || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
+# Every attack runs in a sandboxed agent.
+sandboxed() { global_config "  enabled: true" "$@"; }
 
 # inside HANDLE SCRIPT: run SCRIPT (sh) in the agent's sandboxed pane, wait for it to end.
 inside() {
@@ -62,7 +36,7 @@ t_git_store() {
 	make_repo
 	echo 'echo safe' >"$repo/setup.sh"
 	git -C "$repo" add setup.sh && git -C "$repo" commit -qm setup
-	global_config "post_create: [\"sh ./setup.sh\"]"
+	sandboxed "post_create: [\"sh ./setup.sh\"]"
 	boxed_agent
 	local blob main_before
 	blob=$(git -C "$repo" rev-parse HEAD:setup.sh)
@@ -100,7 +74,7 @@ t_symlinks_where_the_host_writes() {
 	echo SECRET-TOKEN >"$repo/conf/local.env"
 	echo 'keep me' >"$E2E_TMP/victim/PROMPT-two.md"
 	echo 'my bashrc' >"$E2E_TMP/victim/.gitignore"
-	global_config "files:" "  copy: [conf/local.env]"
+	sandboxed "files:" "  copy: [conf/local.env]"
 	boxed_agent
 	inside box "
 		rm -rf .workrex conf; ln -s $E2E_TMP/victim .workrex; ln -s $E2E_TMP/victim conf
@@ -122,7 +96,7 @@ t_symlinks_where_the_host_writes() {
 t_rpc_spawn_and_merge() {
 	make_repo
 	git -C "$repo" config core.hooksPath .husky
-	global_config "post_create: ['if [ -n \"\$WORKREX_SANDBOX\" ]; then touch ran-inside; else touch $E2E_TMP/POST-CREATE-ON-HOST; fi']"
+	sandboxed "post_create: ['if [ -n \"\$WORKREX_SANDBOX\" ]; then touch ran-inside; else touch $E2E_TMP/POST-CREATE-ON-HOST; fi']"
 	# A branch of the host's that the sandbox would like an agent (and post_create) on.
 	git -C "$repo" branch crafted
 	boxed_agent
@@ -167,7 +141,7 @@ t_privileges_and_leaks() {
 	make_repo
 	git -C "$repo" remote add origin https://me:ghp_SECRETTOKEN@example.com/o/r.git
 	git -C "$repo" config http.extraHeader "AUTHORIZATION: bearer SECRET2"
-	global_config
+	sandboxed
 	HTTPS_PROXY=http://u:PROXYSECRET@127.0.0.1:9 start_repo 160 45
 	wait_for 'wrx\$'
 	wrx add box -b >/dev/null
@@ -204,7 +178,7 @@ run_test "attack: capabilities, user namespaces, memory, proxy and git credentia
 #    from the host through the same socket file.
 t_connection_flood() {
 	make_repo
-	global_config
+	sandboxed
 	boxed_agent
 	local sock
 	sock=$(find "$XDG_RUNTIME_DIR" -path '*/a-*/rpc.sock' | head -1)

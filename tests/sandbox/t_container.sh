@@ -3,17 +3,7 @@
 # cannot see or write, status over the bridge, containers going with their
 # panes and after a dashboard was killed, refusals, and a project config
 # that tries to widen its own sandbox.
-. "$(dirname "$0")/../e2e/lib.sh"
-trap 'podman ps -aq --filter "label=workrex.project=$repo" | xargs -r podman rm -f >/dev/null 2>&1; stop' EXIT
-
-git_env
-unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
-: "${WORKREX_GUEST:?}"
-export WORKREX_GUEST E2E_TIMEOUT=30
-# The host's git identity, which the sandbox gets through GIT_CONFIG_*.
-export GIT_CONFIG_GLOBAL=$HOME/.gitconfig
-git config --global user.name "Host User"
-git config --global user.email host@example.com
+. "$(dirname "$0")/lib.sh"
 
 # Host secrets the sandbox must not see.
 plant_secrets() {
@@ -25,27 +15,7 @@ plant_secrets() {
 	echo 'curl -H "token: HISTORY-SECRET"' >"$HOME/.bash_history"
 }
 
-global_config() {
-	mkdir -p "$XDG_CONFIG_HOME/workrex"
-	{
-		echo "sandbox:"
-		echo "  image: workrex-test:latest"
-		printf '%s\n' "$@"
-	} >"$XDG_CONFIG_HOME/workrex/config.yaml"
-}
-
 containers() { podman ps -a --filter "label=workrex.project=$repo" --format '{{.Names}}'; }
-
-# until CMD succeeds, at most SECONDS
-until_ok() {
-	local limit=$1 i=0
-	shift
-	while ! "$@" 2>/dev/null; do
-		((i < limit * 10)) || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
 
 t_sandboxed_agent_sees_only_its_work() {
 	make_repo
