@@ -153,8 +153,12 @@ t_guest_client_over_rpc() {
 	wrx send inside "$g workrex merge spawned; echo merge-other-rc=\$?"
 	wait_for 'merge-other-rc=1'
 	wait_for 'may only merge'
-	# Its own merge: hooks off, the branch lands on main, its panes go.
+	# Its own merge waits for the user's yes; then hooks off, the branch lands
+	# on main, its panes go.
 	wrx send inside "echo new >new.txt && git add new.txt && git commit -qm new && $g workrex merge"
+	wait_for 'inside asks to merge inside into main: 1 file changed'
+	test ! -f "$repo/new.txt"
+	keys y
 	wait_gone '^ [0-9] . ?inside'
 	local i=0
 	while [ ! -f "$repo/new.txt" ] && ((i < 100)); do sleep 0.05; i=$((i + 1)); done
