@@ -18,6 +18,10 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
   (h) sandbox start: `workrex add -S` until the agent's first output is on the
       outer terminal, against a bare `podman run --rm -it` of the same image
       and command (real podman, runc, the sandbox tests' own image).
+  (i) import: `workrex list` bringing 100 commits made inside a sandbox into
+      the host repository (verified, git/private.c), against a plain
+      `git fetch` with transfer.fsckObjects of 100 such commits from a
+      local repository, and `workrex list` with nothing to import.
 
 Sections can be named (`bench.py c d`). To look into a failure:
 WRX_BENCH_KEEP=1 keeps the scratch directory (the dashboards' logs),
@@ -590,12 +594,55 @@ def bench_sandbox():
     print("    single runs: workrex %s; podman %s" % (
         " ".join("%.3f" % x for x in wrx[1:]), " ".join("%.3f" % x for x in ref[1:])))
 
+# ---- (i) importing a sandbox's commits ---------------------------------------------
+
+def bench_import():
+    here = os.path.dirname(os.path.abspath(__file__))
+    conf = os.path.join(here, "..", "tests", "sandbox", "containers.conf")
+    os.environ["CONTAINERS_CONF"] = conf
+    if subprocess.run([os.path.join(here, "..", "tests", "sandbox", "image.sh")]).returncode:
+        print("(i) import: skipped, the test image could not be built")
+        return
+    repo = os.path.join(TMP, "imp")
+    os.makedirs(repo)
+    git("init", "-q", "-b", "main", cwd=repo)
+    git("commit", "-q", "--allow-empty", "-m", "a", cwd=repo)
+    cfgdir = os.path.join(TMP, "cfg", "workrex")
+    os.makedirs(cfgdir, exist_ok=True)
+    with open(os.path.join(cfgdir, "config.yaml"), "w") as f:
+        f.write("sandbox:\n  image: workrex-test:latest\n")
+    env = dict(genv(), CONTAINERS_CONF=conf)
+    subprocess.run([WORKREX, "add", "imp", "-S", "-b"], cwd=repo, env=env, check=True,
+                   capture_output=True)
+    # The reference: a plain repository that gets 100 commits, fetched by plain git.
+    src = os.path.join(TMP, "imp-src")
+    subprocess.run(["git", "clone", "-q", repo, src], check=True, env=env, capture_output=True)
+    commits = ("for i in $(seq 100); do echo $i-$1 >f$i; git add f$i; "
+               "git -c user.name=a -c user.email=b commit -qm c$i-$1; done")
+    wrx, ref, idle = [], [], []
+    for r in range(5):
+        subprocess.run([WORKREX, "sandbox", "shell", "imp", "--", "sh", "-c", commits, "sh",
+                        str(r)], cwd=repo, env=env, check=True, capture_output=True)
+        subprocess.run(["sh", "-c", commits, "sh", str(r)], cwd=src, env=env, check=True,
+                       capture_output=True)
+        os.sync()
+        ref.append(timed(["git", "-c", "transfer.fsckObjects=true", "fetch", "-q", src,
+                          "+main:refs/bench/r%d" % r], repo))
+        wrx.append(timed([WORKREX, "list"], repo))
+        idle.append(timed([WORKREX, "list"], repo))
+    out = subprocess.run(["git", "rev-list", "--count", "imp"], cwd=repo, env=env,
+                         capture_output=True, text=True).stdout.strip()
+    wm, rm, im = statistics.median(wrx), statistics.median(ref), statistics.median(idle)
+    print("(i) import of 100 sandbox commits: workrex list %.1f ms (list alone %.1f ms), plain "
+          "git fetch --fsck %.1f ms (median of 5), ratio %s; the branch has %s commits"
+          % (wm * 1000, im * 1000, rm * 1000, ratio(wm, rm), out))
+
 
 def main():
     for tool in ("tmux",):
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
-    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h"]
+    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
     # The repositories made here need no identity or settings of the machine's.
     os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
@@ -618,6 +665,8 @@ def main():
             bench_status()
         if "h" in which:
             bench_sandbox()
+        if "i" in which:
+            bench_import()
     finally:
         tmux("kill-server")
         if os.environ.get("WRX_BENCH_KEEP"):

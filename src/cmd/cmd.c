@@ -52,6 +52,8 @@ static const struct cmd table[] = {
 	 "build the sandbox image, look inside, check it", cmd_sandbox, NULL},
 	{"config", NULL, "config path|check|reference", "show and check the configuration",
 	 cmd_config, NULL},
+	{"trust", NULL, "trust [--revoke]",
+	 "let the project's .workrex.yaml run its commands (as it is now)", cmd_trust, NULL},
 };
 
 /* The bridge commands need no repository: they go straight to RPC. */

@@ -47,6 +47,7 @@ int cmd_status(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_config(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_trust(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_open(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_close(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_send(struct cmd_ctx *ctx, int argc, char **argv);

@@ -3,6 +3,8 @@
  */
 #include "cmd.h"
 
+#include "../config/trust.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,4 +131,48 @@ int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 	printf("scrollback: %zu\nnotify: %s\n", c.scrollback, c.notify);
 	config_free(&c);
 	return c.nwarnings ? 0 : 0;
+}
+
+/*
+ * workrex trust [--revoke]: show the project config whose commands are
+ * ignored, and trust that exact content (it is what was just shown);
+ * --revoke forgets the trust.
+ */
+int cmd_trust(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const struct cmd *self = cmd_find("trust");
+	bool revoke = argc == 2 && !strcmp(argv[1], "--revoke");
+	if (argc > 2 || (argc == 2 && !revoke))
+		return cmd_usage(self);
+	struct config c;
+	char *err = NULL;
+	config_init(&c);
+	char *dir = search_dir(ctx);
+	char *p = ctx->config_file ? xstrdup(ctx->config_file) : config_project_path(dir);
+	int rc = config_load_all(&c, dir, ctx->config_file, &err);
+	free(dir);
+	if (rc < 0) {
+		rc = cmd_fail("trust", "%s", err);
+	} else if (p == NULL) {
+		rc = cmd_fail("trust", "no project config (.workrex.yaml) here");
+	} else if (revoke) {
+		trust_revoke(p);
+		printf("%s is no longer trusted: its commands will not run\n", p);
+	} else if (c.untrusted_path == NULL) {
+		printf("%s: nothing to trust (its commands run already, or it has none)\n", p);
+	} else {
+		printf("--- %s\n%s%s---\n", c.untrusted_path, c.untrusted_text,
+		       *c.untrusted_text && c.untrusted_text[strlen(c.untrusted_text) - 1] != '\n'
+			       ? "\n"
+			       : "");
+		if (config_trust(&c, &err) < 0)
+			rc = cmd_fail("trust", "%s", err);
+		else
+			printf("trusted: its commands (%s%s) run until it changes\n", c.untrusted.v[0],
+			       c.untrusted.n > 1 ? ", ..." : "");
+	}
+	free(err);
+	free(p);
+	config_free(&c);
+	return rc;
 }

@@ -6,6 +6,7 @@
  * so errors point at the offending node.
  */
 #include "config.h"
+#include "trust.h"
 
 #include "../ui/keys.h"
 #include "../util/util.h"
@@ -22,6 +23,7 @@ struct walk {
 	yaml_document_t *doc;
 	const char *path;
 	bool global;
+	bool untrusted; /* a project file the user has not trusted: its commands are ignored */
 	char *err; /* first error; owned */
 };
 
@@ -635,6 +637,17 @@ static void read_icons(struct walk *w, yaml_node_t *n)
 
 static const char *const strategies[] = {"merge", "rebase", "squash", NULL};
 
+/* The keys whose values the host runs as commands. */
+static bool is_command_key(const char *name)
+{
+	static const char *const keys[] = {"agent", "panes", "post_create", "pre_merge",
+					   "pre_remove"};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(keys); i++)
+		if (strcmp(name, keys[i]) == 0)
+			return true;
+	return false;
+}
+
 static void walk_root(struct walk *w, yaml_node_t *root)
 {
 	if (root == NULL)
@@ -664,6 +677,11 @@ static void walk_root(struct walk *w, yaml_node_t *root)
 		} else if (strcmp(name, "worktree_dir") == 0) {
 			if (want_scalar(w, v, name))
 				set_str(&w->c->worktree_dir, scalar(v));
+		} else if (w->untrusted && is_command_key(name)) {
+			warn(w, k, "'%s' runs commands, and this project config is not trusted; "
+				   "ignored (read it, then `workrex trust`)",
+			     name);
+			strlist_add(&w->c->untrusted, name);
 		} else if (strcmp(name, "agent") == 0) {
 			if (want_scalar(w, v, name))
 				set_str(&w->c->agent, scalar(v));
@@ -756,35 +774,51 @@ void config_free(struct config *c)
 	for (size_t i = 0; i < c->nwarnings; i++)
 		free(c->warnings[i]);
 	free(c->warnings);
+	free(c->untrusted_path);
+	free(c->untrusted_text);
+	strlist_free(&c->untrusted);
 	memset(c, 0, sizeof *c);
 }
 
 int config_load(struct config *c, const char *path, bool global, char **err)
 {
-	FILE *f = fopen(path, "rb");
-	if (f == NULL) {
-		if (errno == ENOENT)
+	/* Read once: what is parsed is exactly what trust was checked against. */
+	char *text = NULL, *cause = NULL;
+	int frc = file_read(path, 4u << 20, &text, &cause);
+	if (frc < 0) {
+		if (frc == -ENOENT) {
+			free(cause);
 			return 0;
-		*err = xasprintf("%s: %s", path, strerror(errno));
+		}
+		*err = cause;
 		return -1;
 	}
+	size_t len = strlen(text);
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
 		*err = xasprintf("%s:%zu:%zu: %s", path, parser.problem_mark.line + 1,
 				 parser.problem_mark.column + 1,
 				 parser.problem ? parser.problem : "malformed YAML");
 		yaml_parser_delete(&parser);
-		fclose(f);
+		free(text);
 		return -1;
 	}
 	struct walk w = {.c = c, .doc = &doc, .path = path, .global = global};
+	w.untrusted = !global && !trust_check(path, text, len);
+	size_t before = c->untrusted.n;
 	walk_root(&w, yaml_document_get_root_node(&doc));
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
-	fclose(f);
+	if (c->untrusted.n > before) {
+		set_str(&c->untrusted_path, path);
+		free(c->untrusted_text);
+		c->untrusted_text = text;
+		text = NULL;
+	}
+	free(text);
 	if (w.err) {
 		*err = w.err;
 		return -1;
@@ -863,6 +897,13 @@ int config_load_all(struct config *c, const char *dir, const char *project_file,
 	rc = p ? config_load(c, p, false, err) : 0;
 	free(p);
 	return rc;
+}
+
+int config_trust(const struct config *c, char **cause)
+{
+	if (c->untrusted_path == NULL)
+		return 0;
+	return trust_allow(c->untrusted_path, c->untrusted_text, strlen(c->untrusted_text), cause);
 }
 
 const struct agent_def *config_agent(const struct config *c, const char *name)

@@ -90,6 +90,15 @@ struct config {
 	struct sandbox_config sandbox;
 	char **warnings;    /* owned */
 	size_t nwarnings;
+	/*
+	 * A project file whose commands were ignored because the user has not
+	 * trusted its content (trust.h): its path, the exact text that was
+	 * read (what `trust` must record), and the keys ignored. NULL/empty
+	 * when every command counted.
+	 */
+	char *untrusted_path;      /* owned */
+	char *untrusted_text;      /* owned */
+	struct strlist untrusted;  /* the keys: post_create, panes, ... */
 };
 
 void config_init(struct config *c);
@@ -97,7 +106,9 @@ void config_free(struct config *c);
 
 /*
  * Read one file into c. A missing file is not an error (returns 0). On error
- * returns -1 with *err set ("file:line:col: message"; caller frees).
+ * returns -1 with *err set ("file:line:col: message"; caller frees). In a
+ * project file (global false) the keys that run commands (agent, panes,
+ * post_create, pre_merge, pre_remove) count only if its content is trusted.
  */
 int config_load(struct config *c, const char *path, bool global, char **err);
 
@@ -118,6 +129,9 @@ const char *config_search_dir(const char *cwd, const char *main_root);
  * dir). Returns 0, or -1 with *err set.
  */
 int config_load_all(struct config *c, const char *dir, const char *project_file, char **err);
+
+/* Trust what c->untrusted_path held when it was read. 0 or -errno with *cause. */
+int config_trust(const struct config *c, char **cause);
 
 const struct agent_def *config_agent(const struct config *c, const char *name);
 void strlist_add(struct strlist *l, const char *s);

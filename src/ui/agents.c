@@ -344,6 +344,7 @@ static void cli_maybe_done(struct cli_run *r)
 	buf_free(&r->text);
 	free(r->what);
 	free(r);
+	trust_ask(ui); /* a merge may have brought a new project config */
 }
 
 static void cli_closed(uv_handle_t *h)

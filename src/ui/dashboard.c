@@ -463,6 +463,7 @@ static void apply_config(struct ui *ui)
 static int load_config(struct ui *ui, const char *config_file, char **cause)
 {
 	config_init(&ui->cfg);
+	ui->config_file = config_file ? xstrdup(config_file) : NULL;
 	return config_load_all(&ui->cfg, config_search_dir(ui->cwd, ui->in_repo ? ui->root : NULL),
 			       config_file, cause);
 }
@@ -668,6 +669,7 @@ int dashboard_run(const struct dashboard_opts *opts)
 		free(cause);
 		session_free(ui->s);
 		config_free(&ui->cfg);
+		free(ui->config_file);
 		free(ui->cwd);
 		free(ui->root);
 		sandbox_stop(ui);
@@ -728,6 +730,8 @@ int dashboard_run(const struct dashboard_opts *opts)
 	ui->layout_dirty = true;
 	render_frame(ui); /* sizes the area before the first pane starts */
 	open_shell(ui, home);
+	if (ui->cfg.untrusted_path)
+		trust_ask(ui);
 
 	uv_run(ui->loop, UV_RUN_DEFAULT);
 	rc = 0;
@@ -735,6 +739,15 @@ int dashboard_run(const struct dashboard_opts *opts)
 	close_handle((uv_handle_t *)&ui->tty_poll);
 out:
 	ui->quitting = true;
+	if (ui->prompt) {
+		/* A question left open is a no: its owner cleans up while all still stands. */
+		struct prompt *p = ui->prompt;
+		ui->prompt = NULL;
+		p->done(ui, NULL, p->arg);
+		free(p->label);
+		buf_free(&p->input);
+		free(p);
+	}
 	session_free(ui->s);
 	ui->s = NULL;
 	bridge_stop(ui);
@@ -748,16 +761,13 @@ out:
 	close_handle((uv_handle_t *)&ui->tick_timer);
 	uv_run(ui->loop, UV_RUN_NOWAIT);
 	terminal_close(ui);
-	if (ui->prompt) {
-		free(ui->prompt->label);
-		buf_free(&ui->prompt->input);
-		free(ui->prompt);
-	}
 	free(ui->message);
 	free(ui->sidebar_rows);
 	buf_free(&ui->paste);
 	buf_free(&ui->tty_out);
 	config_free(&ui->cfg);
+	free(ui->config_file);
+	free(ui->trust_declined);
 	free(ui->cwd);
 	free(ui->root);
 	free(ui->self_exe);

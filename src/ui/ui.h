@@ -55,6 +55,8 @@ struct ui {
 	struct config cfg;
 	char *cwd;
 	char *root;    /* owned: the repository's main worktree, or cwd outside git */
+	char *config_file;    /* owned: --config, or NULL */
+	char *trust_declined; /* owned: the project config text the user would not trust */
 	bool in_repo;
 	struct rpc_server *rpc;
 	char *sock_path; /* owned: the control socket, also agents' RPC socket */
@@ -115,6 +117,8 @@ void ui_relayout(struct ui *ui);  /* sizes changed: relayout at the next frame *
 void ui_flush_terminal(struct ui *ui); /* the frame and tty_out, to the terminal in one write */
 void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Ask to trust the project's config if its commands were ignored (trustprompt.c). */
+void trust_ask(struct ui *ui);
 void ui_prompt(struct ui *ui, const char *label, bool yesno,
 	       void (*done)(struct ui *, const char *, void *), void *arg);
 void ui_action(struct ui *ui, enum wrx_action action, int arg);

@@ -179,6 +179,53 @@ PY
 	wrx capture two >/dev/null
 }
 
+# A project config's commands run only once the user trusted that content:
+# merged in by an agent, it runs nothing until allowed; allowed, it runs;
+# changed again, it is asked for again.
+t_project_trust() {
+	make_repo
+	start_repo 150 40
+	wait_for 'wrx\$'
+	wrx add feat -b --no-sandbox >/dev/null
+	local f
+	f=$(cd "$repo/../proj__worktrees/feat" && pwd)
+	printf 'post_create: ["touch %s/ran-1"]\n' "$E2E_TMP" >"$f/.workrex.yaml"
+	git -C "$f" add .workrex.yaml
+	git -C "$f" commit -qm "a post_create hook"
+	# The dashboard merges it (its command line), then asks about the new file.
+	prefix :
+	wait_for 'workrex'
+	tm send-keys -l 'merge feat'
+	keys Enter
+	wait_for '^.workrex.yaml is not trusted, so its post_create did not run: .*ran-1'
+	# Until the user says yes, it runs nothing.
+	wrx add before -b --no-sandbox >"$E2E_TMP/out" 2>&1
+	grep -q "'post_create' runs commands, and this project config is not trusted" "$E2E_TMP/out"
+	test ! -e "$E2E_TMP/ran-1"
+	keys y
+	wait_for 'trusted .*proj/.workrex.yaml'
+	wrx add after -b --no-sandbox >/dev/null 2>&1
+	test -e "$E2E_TMP/ran-1"
+	# Changed on main: asked again, and nothing runs meanwhile.
+	printf 'post_create: ["touch %s/ran-2"]\n' "$E2E_TMP" >"$repo/.workrex.yaml"
+	git -C "$repo" commit -qam "changed"
+	wrx add changed -b --no-sandbox >/dev/null 2>&1
+	test ! -e "$E2E_TMP/ran-2"
+	prefix :
+	wait_for 'workrex'
+	tm send-keys -l 'list'
+	keys Enter
+	wait_for '^.workrex.yaml is not trusted, so its post_create did not run: .*ran-2'
+	keys n
+	wrx add declined -b --no-sandbox >/dev/null 2>&1
+	test ! -e "$E2E_TMP/ran-2"
+	# workrex trust from a terminal shows the file and trusts it.
+	wrx trust >"$E2E_TMP/trust"
+	grep -q 'ran-2' "$E2E_TMP/trust"
+	wrx add trusted -b --no-sandbox >/dev/null 2>&1
+	test -e "$E2E_TMP/ran-2"
+}
+
 run_test "n creates a worktree and a pane in it" t_new_agent_key
 run_test "workrex add from another terminal opens panes in the dashboard" t_add_from_another_terminal
 run_test "m merges; the agent's panes go" t_merge_key_closes_panes
@@ -187,3 +234,4 @@ run_test "X removes; : runs a command" t_remove_key_and_command_line
 run_test "agents survive a restart and open on focus" t_agents_survive_restart
 run_test "a second dashboard for the project is refused" t_second_dashboard_refused
 run_test "overview table; status, list, wait; bad control input" t_overview_and_cli_queries
+run_test "a project config runs commands only once trusted; a change asks again" t_project_trust

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "config/config.h"
+#include "config/trust.h"
 #include "ui/keys.h"
 #include "util/util.h"
 
@@ -26,10 +27,23 @@ static char *write_file(const char *name, const char *text)
 	return p;
 }
 
+/* A project file the user has trusted (its commands count). */
+static char *trusted_file(const char *name, const char *text)
+{
+	char *p = write_file(name, text), *cause = NULL;
+	assert_int_equal(trust_allow(p, text, strlen(text), &cause), 0);
+	return p;
+}
+
 static int setup(void **state)
 {
 	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	char *st = xasprintf("%s/state", dir);
+	setenv("XDG_STATE_HOME", st, 1);
+	free(st);
+	return 0;
 }
 
 static void test_defaults_and_values(void **state)
@@ -158,7 +172,7 @@ static void test_global_splicing(void **state)
 	char *err = NULL;
 	config_init(&c);
 	char *g = write_file("gs.yaml", "post_create: [g1, g2]\nfiles:\n  copy: .env\n");
-	char *p = write_file("ps.yaml", "post_create: [p1, \"<global>\", p2]\n"
+	char *p = trusted_file("ps.yaml", "post_create: [p1, \"<global>\", p2]\n"
 					"files:\n  copy: [\"<global>\", .env.local]\n");
 	assert_int_equal(config_load(&c, g, true, &err), 0);
 	assert_int_equal(config_load(&c, p, false, &err), 0);
@@ -170,7 +184,7 @@ static void test_global_splicing(void **state)
 	assert_int_equal(c.files_copy.n, 2);
 	assert_string_equal(c.files_copy.v[1], ".env.local");
 	/* Without "<global>" the project list replaces the global one. */
-	char *p2 = write_file("ps2.yaml", "post_create: [only]\n");
+	char *p2 = trusted_file("ps2.yaml", "post_create: [only]\n");
 	assert_int_equal(config_load(&c, p2, false, &err), 0);
 	assert_int_equal(c.post_create.n, 1);
 	free(g);
@@ -230,7 +244,7 @@ static void test_worktree_keys(void **state)
 	char *err = NULL;
 	config_init(&c);
 	assert_string_equal(c.merge_strategy, "merge");
-	char *p = write_file("wt.yaml", "main_branch: trunk\nworktree_dir: ~/wt/{project}\n"
+	char *p = trusted_file("wt.yaml", "main_branch: trunk\nworktree_dir: ~/wt/{project}\n"
 					"agent: codex\nmerge_strategy: squash\n"
 					"panes:\n  - command: <agent>\n    focus: true\n"
 					"  - command: npm run dev\n    split: vertical\n    percentage: 30\n");
@@ -343,6 +357,60 @@ static void test_search_dir_skips_linked_worktrees(void **state)
 	free(wt);
 }
 
+/* A project file's commands count only for the exact content the user trusted. */
+static void test_untrusted_commands_ignored(void **state)
+{
+	(void)state;
+	struct config c;
+	char *err = NULL;
+	config_init(&c);
+	char *g = write_file("tg.yaml", "post_create: [global-one]\n");
+	const char *text = "post_create: [\"touch /tmp/x\"]\npre_merge: [evil]\nagent: evil\n"
+			   "panes:\n  - command: evil\nscrollback: 77\n";
+	char *p = write_file("tp.yaml", text);
+	assert_int_equal(config_load(&c, g, true, &err), 0);
+	assert_int_equal(config_load(&c, p, false, &err), 0);
+	/* Ignored, with a warning each; the rest of the file counts; the global list stays. */
+	assert_int_equal(c.scrollback, 77);
+	assert_int_equal(c.post_create.n, 1);
+	assert_string_equal(c.post_create.v[0], "global-one");
+	assert_int_equal(c.pre_merge.n, 0);
+	assert_null(c.agent);
+	assert_int_equal(c.npanes, 0);
+	assert_int_equal(c.untrusted.n, 4);
+	assert_string_equal(c.untrusted_path, p);
+	assert_string_equal(c.untrusted_text, text);
+	assert_int_equal(c.nwarnings, 4);
+	assert_non_null(strstr(c.warnings[0], "tp.yaml:1: 'post_create' runs commands, and this "
+					      "project config is not trusted"));
+	/* Trusted: they count. */
+	assert_int_equal(config_trust(&c, &err), 0);
+	config_free(&c);
+	config_init(&c);
+	assert_int_equal(config_load(&c, p, false, &err), 0);
+	assert_null(c.untrusted_path);
+	assert_string_equal(c.post_create.v[0], "touch /tmp/x");
+	assert_string_equal(c.agent, "evil");
+	config_free(&c);
+	/* One byte changed: asked again. */
+	free(write_file("tp.yaml", "post_create: [\"touch /tmp/y\"]\npre_merge: [evil]\nagent: evil\n"
+				   "panes:\n  - command: evil\nscrollback: 77\n"));
+	config_init(&c);
+	assert_int_equal(config_load(&c, p, false, &err), 0);
+	assert_int_equal(c.post_create.n, 0);
+	assert_non_null(c.untrusted_path);
+	config_free(&c);
+	/* Revoked: ignored again, even as it was. */
+	free(write_file("tp.yaml", text));
+	trust_revoke(p);
+	config_init(&c);
+	assert_int_equal(config_load(&c, p, false, &err), 0);
+	assert_int_equal(c.post_create.n, 0);
+	config_free(&c);
+	free(g);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_worktree_keys),
 		cmocka_unit_test(test_sandbox_keys),
 		cmocka_unit_test(test_search_dir_skips_linked_worktrees),
+		cmocka_unit_test(test_untrusted_commands_ignored),
 	};
 	return cmocka_run_group_tests_name("config", tests, setup, teardown);
 }
