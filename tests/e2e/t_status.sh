@@ -146,6 +146,10 @@ t_guest_client_over_rpc() {
 	wait_for 'sandbox client'
 	wait_for 'add-rc=0'
 	wait_for '^ [0-9] spawned'
+	# The project's pre_merge was never trusted: the dashboard asks; no.
+	wait_for '^.workrex.yaml is not trusted, so its pre_merge did not run'
+	keys n
+	wait_gone 'is not trusted'
 	grep -q 'from the sandbox' "$repo/../proj__worktrees/spawned/.workrex/PROMPT-spawned.md"
 	wait_for '◆ inside'
 	grep -q 'workrex: inside|waiting|' "$E2E_TMP/notified"
