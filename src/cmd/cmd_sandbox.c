@@ -177,6 +177,12 @@ static int agent_pane(struct cmd_ctx *ctx, const char *handle, struct agent_rec 
 	p->guest_bin = *guest;
 	backend_pane_git(p, git);
 	p->session = "shell";
+	/* The host's git identity, as the dashboard's panes get it (static: the process is short). */
+	static char *name, *email;
+	free(name);
+	free(email);
+	p->git_name = name = repo_config_get(ctx->repo, "user.name");
+	p->git_email = email = repo_config_get(ctx->repo, "user.email");
 	p->tty = isatty(0) && isatty(1);
 	return 0;
 }

@@ -131,6 +131,8 @@ t_rpc_spawn_and_merge() {
 	wrx merge --ignore-uncommitted box >/dev/null
 	git -C "$repo" log -1 --format=%s main | grep -q "Merge branch 'box'"
 	test ! -e "$E2E_TMP/HOOK-RAN"
+	# The .workrex.yaml it brought runs nothing until the user trusts it.
+	wrx add after-merge --no-sandbox -b >/dev/null 2>&1
 	test ! -e "$E2E_TMP/PROJECT-HOOK-RAN"
 }
 

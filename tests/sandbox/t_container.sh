@@ -278,9 +278,53 @@ t_known_agent_in_a_sandbox() {
 	grep -qx 'args: ' "$wp/claude-report.txt"
 }
 
+# Commits made inside (the private git dir) keep every guarantee of list,
+# merge (three strategies), conflicts and remove once imported.
+t_sandbox_commits_merge_three_ways() {
+	make_repo
+	global_config
+	local h
+	for h in m r q c; do wrx add "$h" -S -b >/dev/null; done
+	inside_commit() { wrx sandbox shell "$1" -- sh -c "echo $2 >$3 && git add $3 && git commit -qm $2" >/dev/null; }
+	inside_commit m one m.txt
+	inside_commit r one r.txt
+	inside_commit q one q.txt
+	inside_commit q two q2.txt
+	wrx list >"$E2E_TMP/list"
+	grep -qE '^m +m +- +container .* 1 +/' "$E2E_TMP/list"
+	grep -qE '^q +q +- +container .* 2 +/' "$E2E_TMP/list"
+	git -C "$repo" log -1 --format='%s|%an' q | grep -qx 'two|Host User'
+	wrx merge m >/dev/null
+	git -C "$repo" log -1 --format=%s main | grep -qx "Merge branch 'm'"
+	test -f "$repo/m.txt"
+	wrx merge --rebase r >/dev/null
+	git -C "$repo" log -1 --format=%s main | grep -qx one
+	test -f "$repo/r.txt"
+	wrx merge --squash q >/dev/null
+	git -C "$repo" log -1 --format=%s main | grep -qx "Squashed branch 'q'"
+	test -f "$repo/q2.txt"
+	# A conflict: nothing changes, the sandbox's commit stays on its branch.
+	inside_commit c theirs a.txt
+	echo ours >"$repo/a.txt"
+	git -C "$repo" commit -qam ours
+	local main_before
+	main_before=$(git -C "$repo" rev-parse main)
+	not wrx merge c 2>"$E2E_TMP/err"
+	grep -q 'conflict in a.txt; nothing was changed' "$E2E_TMP/err"
+	[ "$(git -C "$repo" rev-parse main)" = "$main_before" ]
+	git -C "$repo" log -1 --format=%s c | grep -qx theirs
+	# Unmerged work counts for remove too; -f removes it and its private git dir.
+	not wrx remove c 2>"$E2E_TMP/err"
+	grep -q "'c' has 1 commit not merged" "$E2E_TMP/err"
+	wrx remove -f c >/dev/null
+	not ls -d "$XDG_STATE_HOME"/workrex/sandbox/git-*/c 2>/dev/null
+	git -C "$repo" fsck --strict
+}
+
 run_test "a sandboxed agent sees only its work: secrets hidden, git metadata read-only, commits land, status works" t_sandboxed_agent_sees_only_its_work
 run_test "containers left by a killed dashboard are removed at the next start" t_containers_of_a_killed_dashboard_are_removed
 run_test "a sandbox holding another agent's token cannot speak for it" t_no_agent_speaks_for_another
 run_test "a known agent in a sandbox: approval flag, read-only settings, a private ~/.claude.json; none of it on the host" t_known_agent_in_a_sandbox
 run_test "sandbox init-dockerfile, build (from the dashboard's command line), shell, doctor" t_sandbox_commands
 run_test "refusals (cap_add, engine socket) and a missing runtime are clear; nothing starts" t_refusals_and_a_missing_runtime
+run_test "commits made inside: list, merge three ways, a conflict, remove" t_sandbox_commits_merge_three_ways
