@@ -45,6 +45,8 @@ bool repo_branch_name_valid(const char *name);
 char *repo_branch_at(const char *dir);
 /* The commit refs/heads/branch points at, in hex; NULL if none. Caller frees. */
 char *repo_branch_tip(const struct repo *r, const char *branch);
+/* Does the repository hold the object named hex (40 or 64 hex digits)? */
+bool repo_has_object(const struct repo *r, const char *hex);
 /* The repository's branches and tags but skip_branch, as a packed-refs file. Caller frees. */
 char *repo_packed_refs(const struct repo *r, const char *skip_branch);
 /* Commits on branch that are not on into (0 when merged). -1 on error. */

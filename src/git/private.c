@@ -20,8 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#define GIT_HEX_MAX 64 /* a SHA-256 object name */
 
 char *private_agent_dir(const char *project_root, const char *handle, bool create)
 {
@@ -218,54 +221,91 @@ void private_git_free(struct private_git *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* Copy the regular files of from/sub into to/sub (a new dir), links and the rest skipped. */
-static int copy_files(int from, int to, const char *sub, bool (*wanted)(const char *))
+/* Copy the open regular file in into dst/name. */
+static int copy_fd(int in, int dst, const char *name)
+{
+	int out = openat(dst, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (out < 0)
+		return -errno;
+	char buf[65536];
+	ssize_t n;
+	int rc = 0;
+	while (rc == 0 && (n = read(in, buf, sizeof buf)) != 0)
+		if (n < 0 || write(out, buf, (size_t)n) != n)
+			rc = -EIO;
+	close(out);
+	return rc;
+}
+
+/*
+ * Put the regular files of from/sub into to/sub, but those wanted(sub, name,
+ * arg) says no to: as hard links where the file system allows (no inode to
+ * allocate, no byte to copy), else as copies. A link is safe here: what git
+ * stores is what index-pack hashed while reading it, and a link is checked
+ * after it is made, in a directory only the host writes, to be a regular
+ * file, so a name the sandbox swapped for a symlink meanwhile is dropped.
+ */
+static int link_files(int from, int to, const char *sub,
+		      bool (*wanted)(const char *, const char *, const void *), const void *arg)
 {
 	int src = openat(from, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (src < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (mkdirat(to, sub, 0755) < 0 && errno != EEXIST) {
+	DIR *d = fdopendir(src);
+	if (d == NULL) {
 		close(src);
 		return -errno;
 	}
-	int dst = openat(to, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = dst >= 0 ? fdopendir(src) : NULL;
-	if (d == NULL) {
-		int err = errno;
-		close(src);
-		if (dst >= 0)
-			close(dst);
-		return -err;
-	}
-	int rc = 0;
+	int rc = 0, dst = -1;
 	struct dirent *e;
-	char buf[65536];
 	while (rc == 0 && (e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.' || (wanted && !wanted(e->d_name)))
+		if (e->d_name[0] == '.' || !wanted(sub, e->d_name, arg))
 			continue;
-		int in = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (dst < 0 && ((mkdirat(to, sub, 0755) < 0 && errno != EEXIST) ||
+				(dst = openat(to, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)) {
+			rc = -errno;
+			break;
+		}
 		struct stat st;
-		if (in < 0 || fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (linkat(dirfd(d), e->d_name, dst, e->d_name, 0) < 0) {
+			int in = openat(dirfd(d), e->d_name,
+					O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+			if (in >= 0 && fstat(in, &st) == 0 && S_ISREG(st.st_mode))
+				rc = copy_fd(in, dst, e->d_name);
 			if (in >= 0)
 				close(in);
-			continue;
+		} else if (fstatat(dst, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			   !S_ISREG(st.st_mode)) {
+			unlinkat(dst, e->d_name, 0);
 		}
-		int outfd = openat(dst, e->d_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				   0444);
-		if (outfd < 0)
-			rc = -errno;
-		ssize_t n;
-		while (rc == 0 && (n = read(in, buf, sizeof buf)) != 0) {
-			if (n < 0 || write(outfd, buf, (size_t)n) != n)
-				rc = -EIO;
-		}
-		close(in);
-		if (outfd >= 0)
-			close(outfd);
 	}
 	closedir(d);
-	close(dst);
+	if (dst >= 0)
+		close(dst);
 	return rc;
+}
+
+/* Empty the quarantine's object dirs (its links and copies), keeping the dirs. */
+static void empty_objects(int objects)
+{
+	DIR *d = fdopendir(dup(objects));
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "info"))
+			continue;
+		int sub = openat(objects, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *s = sub >= 0 ? fdopendir(sub) : NULL;
+		struct dirent *f;
+		while (s && (f = readdir(s)) != NULL)
+			if (f->d_name[0] != '.')
+				unlinkat(dirfd(s), f->d_name, 0);
+		if (s)
+			closedir(s);
+		else if (sub >= 0)
+			close(sub);
+	}
+	if (d)
+		closedir(d);
 }
 
 static bool loose_dir(const char *name)
@@ -274,17 +314,36 @@ static bool loose_dir(const char *name)
 	       isxdigit((unsigned char)name[1]);
 }
 
-static bool pack_file(const char *name)
+/* A loose object the host lacks (what it has already needs no copy, nor a check). */
+static bool new_object(const char *sub, const char *name, const void *arg)
 {
+	char hex[GIT_HEX_MAX + 1];
+	size_t a = strlen(sub), b = strlen(name);
+	if (a + b > GIT_HEX_MAX)
+		return false;
+	memcpy(hex, sub, a);
+	memcpy(hex + a, name, b + 1);
+	return is_oid(hex, strlen(hex)) && !repo_has_object(arg, hex);
+}
+
+static bool pack_file(const char *sub, const char *name, const void *arg)
+{
+	(void)sub;
+	(void)arg;
 	size_t n = strlen(name);
 	return !strncmp(name, "pack-", 5) && n > 4 &&
 	       (!strcmp(name + n - 5, ".pack") || !strcmp(name + n - 4, ".idx"));
 }
 
 /* The quarantine: a bare repository of the host's holding copies of the sandbox's objects. */
+/*
+ * The quarantine: a bare repository of the host's, kept between imports (its
+ * 256 object dirs are made once), holding links to (or copies of) the
+ * private dir's objects that the host lacks, and the tip as its one branch.
+ */
 static int quarantine(const struct repo *r, const char *gitdir, const char *q, const char *tip)
 {
-	if (mkdir(q, 0700) < 0)
+	if (mkdir(q, 0700) < 0 && errno != EEXIST)
 		return -errno;
 	char *alt = xasprintf("%s/objects\n", repo_gitdir(r));
 	char *ref = xasprintf("%s\n", tip);
@@ -307,15 +366,16 @@ static int quarantine(const struct repo *r, const char *gitdir, const char *q, c
 	if (from < 0 || to < 0) {
 		rc = from < 0 ? from : to;
 	} else {
+		empty_objects(to); /* what a run that died left */
 		DIR *d = fdopendir(dup(from));
 		struct dirent *e;
 		while (rc == 0 && d && (e = readdir(d)) != NULL)
 			if (loose_dir(e->d_name))
-				rc = copy_files(from, to, e->d_name, NULL);
+				rc = link_files(from, to, e->d_name, new_object, r);
 		if (d)
 			closedir(d);
 		if (rc == 0)
-			rc = copy_files(from, to, "pack", pack_file);
+			rc = link_files(from, to, "pack", pack_file, NULL);
 	}
 	if (from >= 0)
 		close(from);
@@ -336,11 +396,19 @@ int private_import(const struct repo *r, const char *handle, const char *branch,
 	char *gitdir = xasprintf("%s/git", dir);
 	char *tip = private_tip(gitdir, branch), *synced = read_oid(dir, "synced");
 	char *q = NULL, *hidden = NULL;
-	int rc = 0;
+	int rc = 0, lock = -1;
 	if (tip == NULL || synced == NULL || !strcmp(tip, synced))
 		goto out; /* nothing new inside (or never a sandbox) */
-	q = xasprintf("%s/import.%ld", dir, (long)getpid());
-	beneath_remove_tree(q);
+	/* One import at a time for this agent (two CLI commands may both want it). */
+	char *lockfile = xasprintf("%s/import.lock", dir);
+	lock = open(lockfile, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	free(lockfile);
+	if (lock < 0 || flock(lock, LOCK_EX) < 0) {
+		*cause = xasprintf("importing %s: cannot lock %s: %s", branch, dir, strerror(errno));
+		rc = -EIO;
+		goto out;
+	}
+	q = xasprintf("%s/import", dir);
 	if ((rc = quarantine(r, gitdir, q, tip)) < 0) {
 		*cause = xasprintf("importing %s from its sandbox: %s", branch, strerror(-rc));
 		goto out;
@@ -348,7 +416,8 @@ int private_import(const struct repo *r, const char *handle, const char *branch,
 	hidden = xasprintf("refs/workrex/import/%s", handle);
 	char *spec = xasprintf("+refs/heads/import:%s", hidden);
 	const char *fetch[] = {"-c", "transfer.fsckObjects=true", "-c", "fetch.fsckObjects=true",
-			       "-c", "fetch.writeCommitGraph=false", "fetch", "--no-tags",
+			       "-c", "fetch.writeCommitGraph=false", "-c", "maintenance.auto=false",
+			       "fetch", "--no-tags",
 			       "--no-write-fetch-head", "--quiet", "--", q, spec, NULL};
 	struct buf err = {0};
 	int grc = git_run(repo_root(r), fetch, NULL, &err, true);
@@ -390,8 +459,15 @@ int private_import(const struct repo *r, const char *handle, const char *branch,
 	buf_free(&err);
 	log_msg("import %s: %s now at %s", handle, branch, tip);
 out:
-	if (q)
-		beneath_remove_tree(q);
+	if (q) {
+		int objects = beneath_dir(q, "objects", false, 0);
+		if (objects >= 0) {
+			empty_objects(objects);
+			close(objects);
+		}
+	}
+	if (lock >= 0)
+		close(lock); /* and the lock with it */
 	free(q);
 	free(hidden);
 	free(tip);

@@ -223,6 +223,18 @@ char *repo_branch_tip(const struct repo *r, const char *branch)
 	return xstrdup(hex);
 }
 
+bool repo_has_object(const struct repo *r, const char *hex)
+{
+	git_oid oid;
+	git_odb *odb = NULL;
+	if (git_oid_fromstr(&oid, hex) < 0 || git_repository_odb(&odb, r->git) < 0)
+		return false;
+	/* No refresh on a miss: a miss is the common answer here (new objects). */
+	bool has = git_odb_exists_ext(odb, &oid, GIT_ODB_LOOKUP_NO_REFRESH) == 1;
+	git_odb_free(odb);
+	return has;
+}
+
 static int add_packed(git_reference *ref, void *arg)
 {
 	void **a = arg;
