@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 char *backend_guest_path(void)
@@ -76,32 +77,45 @@ char *backend_strip_credentials(const char *text)
 	return out.data ? out.data : xstrdup("");
 }
 
-int backend_config_snapshot(const char *project_root, const char *git_dir, char **out,
-			    char **cause)
+/* Where the project's config snapshot lives (the directory made). Caller frees. */
+static char *snapshot_path(const char *project_root)
 {
-	*out = NULL;
 	char *state = state_dir();
-	if (state == NULL) {
-		*cause = xstrdup("no state directory (set HOME or XDG_STATE_HOME)");
-		return -ENOENT;
-	}
+	if (state == NULL)
+		return NULL;
 	char *dir = xasprintf("%s/sandbox", state);
 	free(state);
 	mkdir_p(dir, 0700);
 	char *path = xasprintf("%s/gitconfig-%08x", dir, str_hash(WRX_HASH_INIT, project_root));
 	free(dir);
+	return path;
+}
+
+int backend_config_snapshot(const char *project_root, const char *git_dir, char **out,
+			    char **cause)
+{
+	*out = NULL;
+	char *path = snapshot_path(project_root);
+	if (path == NULL) {
+		*cause = xstrdup("no state directory (set HOME or XDG_STATE_HOME)");
+		return -ENOENT;
+	}
 	char *src = xasprintf("%s/config", git_dir), *text = NULL;
 	int rc = file_read(src, 1u << 20, &text, cause);
 	free(src);
 	if (rc == 0) {
-		char *clean = backend_strip_credentials(text);
+		char *clean = backend_strip_credentials(text), *old = NULL, *ignored = NULL;
 		free(text);
 		text = clean;
+		/* Unchanged (the usual case): nothing to write. */
+		bool same = file_read(path, 1u << 20, &old, &ignored) == 0 && strcmp(old, text) == 0;
+		free(old);
+		free(ignored);
 		char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		int fd = same ? -2 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		size_t len = strlen(text);
-		if (fd < 0 || write(fd, text, len) != (ssize_t)len || close(fd) < 0 ||
-		    rename(tmp, path) < 0) {
+		if (!same && (fd < 0 || write(fd, text, len) != (ssize_t)len || close(fd) < 0 ||
+			      rename(tmp, path) < 0)) {
 			*cause = xasprintf("%s: %s", path, strerror(errno));
 			unlink(tmp);
 			rc = -EIO;
@@ -178,6 +192,23 @@ int backend_git_prepare(const char *project_root, const char *handle, const char
 	if (rc < 0)
 		backend_git_free(out);
 	return rc;
+}
+
+int backend_git_ready(const char *project_root, const char *handle, struct backend_git *out)
+{
+	memset(out, 0, sizeof *out);
+	char *dir = private_agent_dir(project_root, handle, false);
+	out->snapshot = snapshot_path(project_root);
+	out->priv.gitdir = dir ? xasprintf("%s/git", dir) : NULL;
+	out->priv.gitfile = dir ? xasprintf("%s/gitfile", dir) : NULL;
+	free(dir);
+	struct stat st;
+	if (out->priv.gitfile == NULL || out->snapshot == NULL || lstat(out->priv.gitfile, &st) < 0 ||
+	    !S_ISREG(st.st_mode) || lstat(out->snapshot, &st) < 0) {
+		backend_git_free(out);
+		return -ENOENT;
+	}
+	return 0;
 }
 
 void backend_git_free(struct backend_git *g)

@@ -80,6 +80,12 @@ struct backend_git {
  */
 int backend_git_prepare(const char *project_root, const char *handle, const char *branch,
 			struct backend_git *out, char **cause);
+/*
+ * The same paths, for a pane whose agent `add` prepared a moment ago (no
+ * git read, nothing written: the dashboard's loop stays free). -ENOENT if
+ * something is missing; then prepare.
+ */
+int backend_git_ready(const char *project_root, const char *handle, struct backend_git *out);
 void backend_git_free(struct backend_git *g);
 /* Point the pane's git fields at g (borrowed). */
 void backend_pane_git(struct backend_pane *p, const struct backend_git *g);

@@ -7,6 +7,7 @@
  */
 #include "cmd.h"
 
+#include "../backends/backend.h"
 #include "../git/private.h"
 
 #include <errno.h>
@@ -133,8 +134,27 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	free(main_branch);
 	main_branch = NULL;
+	/*
+	 * A sandboxed agent's private git dir, made here rather than on the
+	 * dashboard's loop, which then finds it ready (reads, no writes). A
+	 * failure is the dashboard's to report when it opens the pane.
+	 */
+	bool git_ready = false;
+	if (a.sandbox == 1 || (a.sandbox == -1 && ctx->cfg.sandbox.enabled)) {
+		struct backend_git git;
+		char *why = NULL;
+		git_ready = backend_git_prepare(repo_root(ctx->repo), a.handle, a.branch, &git,
+						&why) == 0;
+		if (git_ready)
+			backend_git_free(&git);
+		free(why);
+	}
 	/* A running dashboard opens the panes at once; else the next one lists it. */
-	int drc = cmd_notify(ctx, "add", "open", &a, !background);
+	json_object *req = cmd_agent_request("open", &a);
+	json_object_object_add(req, "focus", json_object_new_boolean(!background));
+	json_object_object_add(req, "git_ready", json_object_new_boolean(git_ready));
+	int drc = cmd_dashboard(ctx, "add", req, NULL);
+	json_object_put(req);
 	printf("created %s (%s) at %s%s\n", a.handle, a.branch, a.path,
 	       drc == -ENOENT ? "; no dashboard runs, the next one lists it" : "");
 	agent_rec_free(&a);

@@ -36,6 +36,7 @@ struct agent {
 	uint64_t spawn_window; /* now_ms() when its current minute of spawn_agent calls began */
 	int spawns;            /* spawn_agent calls in that minute */
 	bool merge_asked;      /* its own merge request waits for the user's yes */
+	bool git_ready;        /* add prepared its private git dir just now (backends/) */
 };
 
 /* A working agent whose pane printed nothing this long is shown interrupted. */

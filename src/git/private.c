@@ -87,9 +87,18 @@ static char *private_tip(const char *gitdir, const char *branch)
 	return oid;
 }
 
+/*
+ * root/rel := text, unless it holds exactly that already: a pane's start
+ * then only reads (a new file costs an inode, a millisecond on some disks,
+ * and the dashboard does this on its loop).
+ */
 static int write_str(const char *root, const char *rel, const char *text)
 {
-	return beneath_write(root, rel, text, strlen(text), 0644);
+	char *old = NULL;
+	size_t len = strlen(text);
+	bool same = beneath_read(root, rel, len + 1, &old) == 0 && strcmp(old, text) == 0;
+	free(old);
+	return same ? 0 : beneath_write(root, rel, text, len, 0644);
 }
 
 /* Copy a host file (trusted, binary) into root/rel. */
@@ -160,16 +169,11 @@ int private_prepare(const struct repo *r, const char *handle, const char *branch
 			      ? xstrdup("")
 			      : xasprintf("[core]\n\thooksPath = %s/hooks\n", repo_gitdir(r));
 	char *config = xasprintf("%s\n[core]\n\tbare = false\n%s", config_text, hooks);
-	static const char *const dirs[] = {"objects/pack", "refs/tags"};
-	for (size_t i = 0; i < WRX_ARRAY_LEN(dirs) && rc == 0; i++) {
-		int fd = beneath_dir(gitdir, dirs[i], true, 0755);
-		rc = fd < 0 ? fd : close(fd);
-	}
-	if (rc == 0)
-		rc = write_str(gitdir, "objects/info/alternates", alternates);
+	/* objects/ and refs/ come with the files below; git makes the rest when it needs them. */
+	rc = write_str(gitdir, "objects/info/alternates", alternates);
 	if (rc == 0)
 		rc = write_str(gitdir, "config", config);
-	if (rc == 0)
+	if (rc == 0 && (*packed || !fresh))
 		rc = write_str(gitdir, "packed-refs", packed);
 	if (rc == 0 && (fresh || follow))
 		rc = write_str(gitdir, "HEAD", head);

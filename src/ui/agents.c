@@ -264,6 +264,9 @@ json_object *agents_control(json_object *req, void *data)
 	if (handle == NULL)
 		return err("%s needs \"handle\"", cmd);
 	struct agent *a = lookup(ui, req, handle, strcmp(cmd, "open") == 0);
+	/* add made its sandbox's git dir a moment ago: its first pane need not. */
+	if (a && strcmp(cmd, "open") == 0 && bool_field(req, "git_ready"))
+		a->git_ready = true;
 	if (a == NULL)
 		return strcmp(cmd, "close") == 0 || strcmp(cmd, "forget") == 0
 			       ? NULL /* nothing open: nothing to do */

@@ -136,9 +136,12 @@ int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *
 	if (rc < 0)
 		return rc;
 	struct backend_git git;
-	rc = backend_git_prepare(ui->root, a->handle, a->branch, &git, cause);
-	if (rc < 0)
-		return rc;
+	if (!a->git_ready || backend_git_ready(ui->root, a->handle, &git) < 0) {
+		rc = backend_git_prepare(ui->root, a->handle, a->branch, &git, cause);
+		if (rc < 0)
+			return rc;
+	}
+	a->git_ready = false; /* once: later panes bring it up to date */
 	struct backend_pane p = {
 		.cfg = &ui->cfg,
 		.project_root = ui->root,

@@ -198,14 +198,15 @@ t_connection_flood() {
 		open(sys.argv[2], "w").write(str(len(held)))
 		time.sleep(20)
 	PY
-	local flood=$!
+	local flood=$! log=$XDG_STATE_HOME/workrex/workrex.log
 	until_ok 30 test -s "$E2E_TMP/held"
+	echo "flood: $(cat "$E2E_TMP/held") connections held" >&2
 	# The user's CLI still reaches the dashboard, and other agents still start.
-	wrx list | grep -q '^box '
-	wrx capture box >/dev/null
+	wrx list | grep -q '^box ' || { tail -5 "$log" >&2; return 1; }
+	wrx capture box >/dev/null || { tail -5 "$log" >&2; return 1; }
 	wrx add other --no-sandbox -b >/dev/null
 	wait_for '^ [0-9] other'
 	kill "$flood"
-	grep -q 'too many open on box' "$XDG_STATE_HOME/workrex/workrex.log"
+	grep -q 'too many open on box' "$log" || { grep rpc: "$log" | tail -5 >&2; return 1; }
 }
 run_test "attack: 1,100 idle connections to an agent's own socket do not lock the user out" t_connection_flood
