@@ -528,12 +528,20 @@ def bench_status():
 
 # ---- (h) sandboxed agent start ---------------------------------------------------
 
-def bench_sandbox():
+def sandbox_conf(section):
+    """The sandbox tests' podman settings and image (built once); None if it cannot be."""
     here = os.path.dirname(os.path.abspath(__file__))
     conf = os.path.join(here, "..", "tests", "sandbox", "containers.conf")
     os.environ["CONTAINERS_CONF"] = conf
     if subprocess.run([os.path.join(here, "..", "tests", "sandbox", "image.sh")]).returncode:
-        print("(h) sandbox start: skipped, the test image could not be built")
+        print("(%s) skipped: the test image could not be built" % section)
+        return None
+    return conf
+
+
+def bench_sandbox():
+    conf = sandbox_conf("h")
+    if conf is None:
         return
     image = "workrex-test:latest"
     marker = "READY-%d" % os.getpid()
@@ -597,11 +605,8 @@ def bench_sandbox():
 # ---- (i) importing a sandbox's commits ---------------------------------------------
 
 def bench_import():
-    here = os.path.dirname(os.path.abspath(__file__))
-    conf = os.path.join(here, "..", "tests", "sandbox", "containers.conf")
-    os.environ["CONTAINERS_CONF"] = conf
-    if subprocess.run([os.path.join(here, "..", "tests", "sandbox", "image.sh")]).returncode:
-        print("(i) import: skipped, the test image could not be built")
+    conf = sandbox_conf("i")
+    if conf is None:
         return
     repo = os.path.join(TMP, "imp")
     os.makedirs(repo)

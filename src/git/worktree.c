@@ -359,6 +359,8 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 		base = repo_head_branch(r);
 	struct buf err = {0};
 	bool made_branch;
+	/* Asked for by a sandbox: no git hook runs on the host for it (post-checkout). */
+	bool no_hooks = o->setup_inside;
 	int rc = repo_worktree_prepare(r, handle, path, o->branch, base ? base : "HEAD",
 				       &made_branch);
 	if (rc == 0) {
@@ -368,18 +370,18 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 		char *tree = xasprintf("--work-tree=%s", path);
 		const char *argv[] = {admin, tree, "reset", "--hard", "--no-recurse-submodules",
 				      "--quiet", NULL};
-		rc = git_run(path, argv, NULL, &err, false);
+		rc = git_run(path, argv, NULL, &err, no_hooks);
 		free(admin);
 		free(tree);
 		if (rc != 0)
 			repo_worktree_discard(r, handle, made_branch ? o->branch : NULL);
 	} else if (repo_branch_exists(r, o->branch)) {
 		const char *argv[] = {"worktree", "add", "--", path, o->branch, NULL};
-		rc = git_run(repo_root(r), argv, NULL, &err, false);
+		rc = git_run(repo_root(r), argv, NULL, &err, no_hooks);
 	} else {
 		const char *argv[] = {"worktree", "add", "-b", o->branch, "--", path,
 				      base ? base : "HEAD", NULL};
-		rc = git_run(repo_root(r), argv, NULL, &err, false);
+		rc = git_run(repo_root(r), argv, NULL, &err, no_hooks);
 	}
 	if (rc != 0) {
 		*cause = git_error_line(&err, "git worktree add failed");

@@ -90,17 +90,23 @@ void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 	ui_dirty(ui);
 }
 
+void ui_prompt_end(struct ui *ui, const char *answer)
+{
+	struct prompt *p = ui->prompt;
+	if (p == NULL)
+		return;
+	ui->prompt = NULL; /* first: done may ask something new */
+	p->done(ui, answer, p->arg);
+	free(p->label);
+	buf_free(&p->input);
+	free(p);
+	ui_dirty(ui);
+}
+
 void ui_prompt(struct ui *ui, const char *label, bool yesno,
 	       void (*done)(struct ui *, const char *, void *), void *arg)
 {
-	if (ui->prompt) {
-		struct prompt *old = ui->prompt;
-		ui->prompt = NULL;
-		old->done(ui, NULL, old->arg);
-		free(old->label);
-		buf_free(&old->input);
-		free(old);
-	}
+	ui_prompt_end(ui, NULL);
 	struct prompt *p = xcalloc(1, sizeof *p);
 	p->label = xstrdup(label);
 	p->yesno = yesno;
@@ -739,15 +745,8 @@ int dashboard_run(const struct dashboard_opts *opts)
 	close_handle((uv_handle_t *)&ui->tty_poll);
 out:
 	ui->quitting = true;
-	if (ui->prompt) {
-		/* A question left open is a no: its owner cleans up while all still stands. */
-		struct prompt *p = ui->prompt;
-		ui->prompt = NULL;
-		p->done(ui, NULL, p->arg);
-		free(p->label);
-		buf_free(&p->input);
-		free(p);
-	}
+	/* A question left open is a no: its owner cleans up while all still stands. */
+	ui_prompt_end(ui, NULL);
 	session_free(ui->s);
 	ui->s = NULL;
 	bridge_stop(ui);

@@ -175,32 +175,21 @@ static void forward(struct wpane *wp, int key, int mods)
 	pane_char(p, (uint32_t)key, 0);
 }
 
-static void prompt_finish(struct ui *ui, const char *answer)
-{
-	struct prompt *p = ui->prompt;
-	ui->prompt = NULL;
-	p->done(ui, answer, p->arg);
-	free(p->label);
-	buf_free(&p->input);
-	free(p);
-	ui_dirty(ui);
-}
-
 static void prompt_key(struct ui *ui, int key)
 {
 	struct prompt *p = ui->prompt;
 	if (p->yesno) {
 		if (key == 'y' || key == 'Y')
-			prompt_finish(ui, "y");
+			ui_prompt_end(ui, "y");
 		else
-			prompt_finish(ui, NULL);
+			ui_prompt_end(ui, NULL);
 		return;
 	}
 	if (key == 27 || key == 3 || key == 7) { /* Escape, C-c, C-g */
-		prompt_finish(ui, NULL);
+		ui_prompt_end(ui, NULL);
 	} else if (key == '\r' || key == '\n') {
 		char *answer = xstrdup(p->input.data ? p->input.data : "");
-		prompt_finish(ui, answer);
+		ui_prompt_end(ui, answer);
 		free(answer);
 	} else if (key == 127 || key == 8) {
 		while (p->input.len > 0 && (p->input.data[p->input.len - 1] & 0xc0) == 0x80)

@@ -117,6 +117,8 @@ void ui_relayout(struct ui *ui);  /* sizes changed: relayout at the next frame *
 void ui_flush_terminal(struct ui *ui); /* the frame and tty_out, to the terminal in one write */
 void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Close the open question with answer (NULL: cancelled), calling its done. */
+void ui_prompt_end(struct ui *ui, const char *answer);
 /* Ask to trust the project's config if its commands were ignored (trustprompt.c). */
 void trust_ask(struct ui *ui);
 void ui_prompt(struct ui *ui, const char *label, bool yesno,

@@ -174,7 +174,28 @@ t_guest_client_over_rpc() {
 	grep -q 'not available inside a sandbox' "$E2E_TMP/err"
 }
 
+# An agent may spawn at most 5 agents a minute (here from a host pane, through
+# the same RPC request a sandbox's client sends).
+t_spawn_rate_limit() {
+	: "${WORKREX_GUEST:?set WORKREX_GUEST to the static guest client}"
+	make_repo
+	mkdir -p "$E2E_TMP/guestbin"
+	ln -sf "$WORKREX_GUEST" "$E2E_TMP/guestbin/workrex"
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add parent -b >/dev/null
+	wait_for '^ 2 parent'
+	local g="PATH=$E2E_TMP/guestbin:\$PATH WORKREX_SANDBOX=1"
+	wrx send parent "for i in 1 2 3 4 5 6; do $g workrex add kid\$i -b >/dev/null 2>>\$HOME/spawn.err || echo refused-\$i; done; echo spawn-done"
+	wait_for 'spawn-done' 60
+	wait_for 'refused-6'
+	screen | not grep -q 'refused-[1-5]'
+	grep -q 'at most 5 agents a minute' "$HOME/spawn.err"
+	[ "$(wrx list | grep -c '^kid')" -eq 5 ]
+}
+
 run_test "setup's Claude hooks, run by a stand-in agent, change the icons" t_claude_hooks_change_icons
 run_test "status noticed without hooks: silence, exit; set-status outside a pane" t_status_without_hooks
 run_test "RPC protocol against the live dashboard" t_rpc_protocol_live
 run_test "the static guest client: status, add, merge over RPC; hooks off; no other agent" t_guest_client_over_rpc
+run_test "an agent spawns at most 5 agents a minute" t_spawn_rate_limit
