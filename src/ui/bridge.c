@@ -173,14 +173,17 @@ static struct agent *own_agent(struct ui *ui, struct rpc_call *call, struct agen
  */
 struct merge_ask {
 	struct rpc_call *call;
-	struct agent *agent;
+	char *handle; /* owned: the agent may be forgotten while the user thinks */
 	char *args[8];
 	int nargs;
 };
 
-static void merge_ask_free(struct merge_ask *m)
+static void merge_ask_free(struct ui *ui, struct merge_ask *m)
 {
-	m->agent->merge_asked = false;
+	struct agent *a = ui->s ? session_find_agent(ui->s, m->handle) : NULL;
+	if (a)
+		a->merge_asked = false;
+	free(m->handle);
 	free(m);
 }
 
@@ -190,10 +193,10 @@ static void merge_answer(struct ui *ui, const char *answer, void *arg)
 	if (answer && strcmp(answer, "y") == 0) {
 		agents_run_cli_then(ui, m->args, call_cli_done, m->call);
 	} else {
-		log_msg("rpc: %s: the user declined its merge", m->agent->handle);
+		log_msg("rpc: %s: the user declined its merge", m->handle);
 		rpc_call_finish(m->call, rpc_error("the user declined the merge"));
 	}
-	merge_ask_free(m);
+	merge_ask_free(ui, m);
 }
 
 static void merge_previewed(struct ui *ui, int status, const char *last, void *arg)
@@ -201,19 +204,25 @@ static void merge_previewed(struct ui *ui, int status, const char *last, void *a
 	struct merge_ask *m = arg;
 	if (status != 0 || ui->quitting) {
 		rpc_call_finish(m->call, rpc_error("%s", *last ? last : "merge: no preview"));
-		merge_ask_free(m);
+		merge_ask_free(ui, m);
 		return;
 	}
 	if (ui->prompt) {
 		rpc_call_finish(m->call, rpc_error("the user is answering another question; ask again "
 						   "later"));
-		merge_ask_free(m);
+		merge_ask_free(ui, m);
 		return;
 	}
-	char *q = xasprintf("%s asks to merge %s - allow? (y/n)", m->agent->handle, last);
+	struct agent *a = session_find_agent(ui->s, m->handle);
+	if (a == NULL) {
+		rpc_call_finish(m->call, rpc_error("the agent is gone"));
+		merge_ask_free(ui, m);
+		return;
+	}
+	char *q = xasprintf("%s asks to merge %s - allow? (y/n)", m->handle, last);
 	ui_prompt(ui, q, true, merge_answer, m);
 	free(q);
-	bridge_attention(ui, m->agent, "asks to merge");
+	bridge_attention(ui, a, "asks to merge");
 }
 
 static void merge_request(struct ui *ui, struct rpc_call *call, struct agent *a,
@@ -228,7 +237,7 @@ static void merge_request(struct ui *ui, struct rpc_call *call, struct agent *a,
 	}
 	struct merge_ask *m = xcalloc(1, sizeof *m);
 	m->call = call;
-	m->agent = a;
+	m->handle = xstrdup(a->handle);
 	a->merge_asked = true;
 	/* Hooks off: the sandbox could have written the project's pre_merge. */
 	m->args[m->nargs++] = "merge";
@@ -240,8 +249,8 @@ static void merge_request(struct ui *ui, struct rpc_call *call, struct agent *a,
 	if (req->keep)
 		m->args[m->nargs++] = "-k";
 	m->args[m->nargs++] = "--";
-	m->args[m->nargs++] = a->handle; /* lives as long as the agent */
-	char *preview[] = {"merge", "--preview", "--", a->handle, NULL};
+	m->args[m->nargs++] = m->handle;
+	char *preview[] = {"merge", "--preview", "--", m->handle, NULL};
 	agents_run_cli_then(ui, preview, merge_previewed, m);
 }
 

@@ -41,29 +41,33 @@ t_git_store() {
 	local blob main_before
 	blob=$(git -C "$repo" rev-parse HEAD:setup.sh)
 	main_before=$(git -C "$repo" rev-parse main)
+	# Poison the blob of setup.sh: another blob's compressed bytes under its name.
 	inside box "
 		obj=$g/objects/\$(echo $blob | cut -c1-2)/\$(echo $blob | cut -c3-)
-		# The poison: another blob's compressed bytes, stored under setup.sh's name.
 		git init -q /tmp/p && bad=\$(echo 'touch $E2E_TMP/HOST-RAN' | git -C /tmp/p hash-object -w --stdin)
 		chmod u+w \$obj; cp /tmp/p/.git/objects/\$(echo \$bad | cut -c1-2)/\$(echo \$bad | cut -c3-) \$obj || echo poison-failed
+	"
+	# The next agent's checkout, and the user's post_create in it, get the real setup.sh.
+	wrx add two -b >/dev/null 2>&1 || true
+	test ! -e "$E2E_TMP/HOST-RAN"
+	# Move main, by git and by hand.
+	inside box "
 		git update-ref refs/heads/main HEAD~1 || echo main-failed
 		echo 'touch $E2E_TMP/HOST-RAN' >$g/refs/heads/main || echo ref-write-failed
+	"
+	[ "$(git -C "$repo" rev-parse main)" = "$main_before" ]
+	git -C "$repo" fsck --strict 2>&1 | not grep -E 'error|corrupt|mismatch'
+	# Commit, then corrupt the object it made, under its own name, in what it may write.
+	inside box "
 		echo planted >x.txt; git add x.txt; git commit -qm inside
-		# Corrupt the object it just made, under its own name, in its own store.
 		b=\$(git rev-parse HEAD:x.txt); o=\$(git rev-parse --git-dir)/objects/\$(echo \$b | cut -c1-2)/\$(echo \$b | cut -c3-)
 		chmod u+w \$o; cp $g/objects/\$(echo $blob | cut -c1-2)/\$(echo $blob | cut -c3-) \$o
 	"
-	# The host's store and main are untouched...
-	[ "$(git -C "$repo" rev-parse main)" = "$main_before" ]
-	git -C "$repo" fsck --strict 2>&1 | not grep -E 'error|corrupt|mismatch'
-	# ...the corrupted commit is not imported, with a clear word...
+	# The corrupted commit is not imported, with a clear word; nothing changed.
 	wrx list >"$E2E_TMP/list" 2>&1
 	grep -q "failed verification and were not imported" "$E2E_TMP/list"
 	[ "$(git -C "$repo" rev-parse box)" = "$main_before" ]
 	git -C "$repo" fsck --strict
-	# ...and the next agent's post_create runs the real setup.sh.
-	wrx add two -b >/dev/null 2>&1 || true
-	test ! -e "$E2E_TMP/HOST-RAN"
 }
 
 # 3. Host writes into a tree the sandbox wrote: a prompt through a symlinked
