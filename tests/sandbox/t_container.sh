@@ -266,11 +266,11 @@ t_known_agent_in_a_sandbox() {
 	grep -qx 'args: --dangerously-skip-permissions' "$wb/claude-report.txt"
 	grep -qx 'settings ro' "$wb/claude-report.txt"
 	grep -qx 'claude.json written' "$wb/claude-report.txt"
-	grep -qx 'credentials writable' "$wb/claude-report.txt"
-	grep -qx 'sessions writable' "$wb/claude-report.txt"
 	not grep PLANTED "$wb/claude-report.txt"
 	[ "$(grep -c '^ro ' "$wb/claude-report.txt")" -eq 6 ]
 	for f in CLAUDE.md commands agents settings.local.json statusline.sh plugins; do test ! -e "$HOME/.claude/$f"; done
+	grep -qx 'credentials writable' "$wb/claude-report.txt"
+	grep -qx 'sessions writable' "$wb/claude-report.txt"
 	grep -q '"hooks": {}' "$HOME/.claude/settings.json"
 	grep -q '"mcpServers": {}' "$HOME/.claude.json"
 	test -f "$HOME/.claude/.credentials.json"
