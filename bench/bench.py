@@ -539,6 +539,16 @@ def sandbox_conf(section):
     return conf
 
 
+def sandbox_repo(name):
+    """A repository with one commit, and the global config's directory made."""
+    repo = os.path.join(TMP, name)
+    os.makedirs(repo)
+    git("init", "-q", "-b", "main", cwd=repo)
+    git("commit", "-q", "--allow-empty", "-m", "a", cwd=repo)
+    os.makedirs(os.path.join(TMP, "cfg", "workrex"), exist_ok=True)
+    return repo
+
+
 def bench_sandbox():
     conf = sandbox_conf("h")
     if conf is None:
@@ -549,13 +559,8 @@ def bench_sandbox():
     env = env_for("/bin/sh")
     env["CONTAINERS_CONF"] = conf
     # workrex: a dashboard in a repository; each add -S makes a worktree and a container.
-    repo = os.path.join(TMP, "sbx")
-    os.makedirs(repo)
-    git("init", "-q", "-b", "main", cwd=repo)
-    git("commit", "-q", "--allow-empty", "-m", "a", cwd=repo)
-    cfgdir = os.path.join(TMP, "cfg", "workrex")
-    os.makedirs(cfgdir, exist_ok=True)
-    with open(os.path.join(cfgdir, "config.yaml"), "w") as f:
+    repo = sandbox_repo("sbx")
+    with open(os.path.join(TMP, "cfg", "workrex", "config.yaml"), "w") as f:
         f.write("agent: marker\nagents:\n  marker:\n    command: sh\n"
                 "    args: [\"-c\", \"%s\"]\npanes: [\"<agent>\"]\n"
                 "sandbox:\n  image: %s\n" % (cmd, image))
@@ -608,13 +613,8 @@ def bench_import():
     conf = sandbox_conf("i")
     if conf is None:
         return
-    repo = os.path.join(TMP, "imp")
-    os.makedirs(repo)
-    git("init", "-q", "-b", "main", cwd=repo)
-    git("commit", "-q", "--allow-empty", "-m", "a", cwd=repo)
-    cfgdir = os.path.join(TMP, "cfg", "workrex")
-    os.makedirs(cfgdir, exist_ok=True)
-    with open(os.path.join(cfgdir, "config.yaml"), "w") as f:
+    repo = sandbox_repo("imp")
+    with open(os.path.join(TMP, "cfg", "workrex", "config.yaml"), "w") as f:
         f.write("sandbox:\n  image: workrex-test:latest\n")
     env = dict(genv(), CONTAINERS_CONF=conf)
     subprocess.run([WORKREX, "add", "imp", "-S", "-b"], cwd=repo, env=env, check=True,
