@@ -118,7 +118,7 @@ FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_
 
 fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do mkdir -p $(BUILD)/corpus/$$(basename $$f); \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(BUILD)/corpus/$$(basename $$f) tests/fuzz/seeds/$$(basename $$f) || exit 1; done
+		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 $(BUILD)/corpus/$$(basename $$f) tests/fuzz/seeds/$$(basename $$f) || exit 1; done
 
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$${FUZZ_SECONDS:-15}

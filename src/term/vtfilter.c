@@ -163,6 +163,16 @@ static size_t do_escape(const char *data, size_t j, size_t len, struct buf *out)
 		return t + 1;
 	if (f >= 0x7f)
 		return t; /* no valid final byte: drop the ESC */
+	/*
+	 * libvterm looks for '[' and the string introducers before it looks at
+	 * intermediates: to it ESC ! [ starts a CSI (and ESC SP ] an OSC) that
+	 * this filter never saw, so what follows would reach libvterm raw (a
+	 * bare REP: the endless loop; a string: the overflows above). In
+	 * ECMA-48 these are escape sequences of no meaning; xterm ignores them
+	 * and prints what follows. So do we: the sequence is dropped.
+	 */
+	if (t > j && (f == '[' || string_intro(f)))
+		return t + 1;
 	buf_addch(out, ESC);
 	emit_rest(data, j, t + 1, out);
 	return t + 1;

@@ -15,6 +15,9 @@
  *     control bytes in their body, ended by BEL or ESC \;
  *   - REP (CSI n b) is expanded here: libvterm loops forever on a REP with
  *     no character printed before it;
+ *   - an escape sequence with intermediates whose final byte is '[' or a
+ *     string introducer (ESC ! [, ESC SP ]) is dropped: libvterm would
+ *     start a CSI or a string there that this filter did not see;
  *   - an unfinished sequence at the end of the input is left for the next
  *     call (the caller holds it), so nothing is ever split.
  */

@@ -135,6 +135,21 @@ t_invalid_utf8() {
 	kill -0 "$(workrex_pid)"
 }
 
+# Escape sequences with intermediates before '[' or a string introducer:
+# libvterm 0.1.4 read ESC ! [ 5 b as a bare REP and looped forever (the
+# whole dashboard at 100 % CPU, deaf to SIGTERM). Each is printed, then the
+# pane must still echo, and SIGTERM still end the dashboard.
+t_intermediates_do_not_freeze() {
+	start 100 30
+	wait_for 'wrx\$'
+	type_line "printf '\\033![5b\\033 [3b\\033#]0;t\\007\\033\"P1\\033\\\\'; echo after-them"
+	wait_for '│5b3b0;t1after-them *$' 5
+	type_line 'echo still-alive'
+	wait_for '│still-alive *$' 5
+	kill -TERM "$(workrex_pid)"
+	wait_for 'WORKREX-EXITED' 5
+}
+
 t_bad_config_is_a_clear_error() {
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
 	printf 'scrollback: 10\nkeys: [\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
@@ -203,6 +218,7 @@ run_test "1x1 terminal, then grown" t_one_by_one_terminal
 run_test "500x200 terminal" t_huge_terminal
 run_test "a pane shrinks under a scroll region and a saved cursor" t_shrink_under_a_scroll_region
 run_test "invalid UTF-8" t_invalid_utf8
+run_test "escape intermediates before [ or a string introducer do not freeze it" t_intermediates_do_not_freeze
 run_test "malformed config is a clear error" t_bad_config_is_a_clear_error
 run_test "unknown config key is a warning; prefix rebinds" t_unknown_key_is_a_warning
 run_test "SIGHUP ends the dashboard and its programs" t_terminal_hangup_ends_cleanly

@@ -7,6 +7,7 @@
 
 #include "term/vtfilter.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Filter s; return the output and set *used. */
@@ -113,6 +114,34 @@ static void test_rep_is_expanded(void **state)
 	(void)u;
 }
 
+/*
+ * ESC + intermediates + '[' (or a string introducer) is a CSI (a string) to
+ * libvterm: printf '\033![5b' froze the dashboard (a bare REP). Every
+ * intermediate with every such final byte is dropped; what follows is text.
+ */
+static void test_intermediates_before_csi_or_string_dropped(void **state)
+{
+	(void)state;
+	const char finals[] = {'[', ']', 'P', '_', '^', 'X'};
+	for (int im = 0x20; im <= 0x2f; im++) {
+		for (size_t k = 0; k < sizeof finals; k++) {
+			struct vtfilter f = {0};
+			struct buf out = {0};
+			char in[16];
+			int n = snprintf(in, sizeof in, "\033%c%c5b", im, finals[k]);
+			assert_int_equal(vtfilter(&f, in, (size_t)n, &out), (size_t)n);
+			assert_string_equal(out.data, "5b");
+			buf_free(&out);
+		}
+	}
+	/* ...but ordinary escapes with intermediates still pass (charset, DECALN). */
+	struct vtfilter f = {0};
+	struct buf out = {0};
+	vtfilter(&f, "\033(B\033#8", 6, &out);
+	assert_string_equal(out.data, "\033(B\033#8");
+	buf_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -123,6 +152,7 @@ int main(void)
 		cmocka_unit_test(test_too_many_csi_args_dropped),
 		cmocka_unit_test(test_cancel_and_void_escapes),
 		cmocka_unit_test(test_rep_is_expanded),
+		cmocka_unit_test(test_intermediates_before_csi_or_string_dropped),
 	};
 	return cmocka_run_group_tests_name("vtfilter", tests, NULL, NULL);
 }
