@@ -249,9 +249,11 @@ int worktree_merge(const struct repo *r, const struct config *c, const struct ag
 			goto out;
 		if (!o.no_verify && (rc = run_hooks(&c->pre_merge, "pre_merge", r, a, cause)) < 0)
 			goto out;
-		if (o.stop)
-			o.stop(a, o.stop_arg);
-		o.stop = NULL; /* once */
+		/*
+		 * The agent keeps running through the merge: a conflict or a
+		 * failing hook leaves it as it was, and -k keeps it. Its panes
+		 * close only when its worktree goes (worktree_remove, below).
+		 */
 		if ((rc = do_merge(target, a, &o, cause)) < 0)
 			goto out;
 	}

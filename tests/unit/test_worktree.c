@@ -640,6 +640,21 @@ static void test_stop_only_when_going_ahead(void **state)
 	free(cause);
 	assert_int_equal(stops, 0);
 	strlist_free(&f->c.pre_merge);
+	/* A conflict: the agent keeps running (issue 11: it was stopped first). */
+	assert_int_equal(sh("echo main-side > h.txt && git add h.txt && git commit -qm main"), 0);
+	assert_int_not_equal(worktree_merge(f->r, &f->c, &a, &mo, &note, &cause), 0);
+	assert_non_null(strstr(cause, "conflict in h.txt"));
+	free(cause);
+	assert_int_equal(stops, 0);
+	assert_int_equal(sh("git reset -q --hard HEAD~1"), 0);
+	/* -k: merged, worktree kept, agent running. */
+	struct merge_opts keep = mo;
+	keep.keep = true;
+	assert_int_equal(worktree_merge(f->r, &f->c, &a, &keep, &note, &cause), 0);
+	assert_int_equal(stops, 0);
+	free(note);
+	assert_int_equal(sh("git reset -q --hard HEAD~1"), 0);
+	/* Merged and removed: stopped, once. */
 	assert_int_equal(worktree_merge(f->r, &f->c, &a, &mo, &note, &cause), 0);
 	assert_int_equal(stops, 1);
 	free(note);
