@@ -183,6 +183,8 @@ json_object *cmd_agent_request(const char *verb, const struct agent_rec *a)
 	json_object_object_add(req, "path", json_object_new_string(a->path));
 	if (a->branch)
 		json_object_object_add(req, "branch", json_object_new_string(a->branch));
+	if (a->agent)
+		json_object_object_add(req, "agent", json_object_new_string(a->agent));
 	if (a->sandbox >= 0)
 		json_object_object_add(req, "sandbox", json_object_new_boolean(a->sandbox));
 	return req;

@@ -51,6 +51,7 @@ static void agent_free(struct agent *a)
 	free(a->handle);
 	free(a->path);
 	free(a->branch);
+	free(a->agent);
 	free(a->title);
 	free(a->note);
 	free(a->rpc_dir);

@@ -30,6 +30,7 @@ struct agent {
 	char *title;           /* owned; set by the agent (set-title), or NULL */
 	char *note;            /* owned; last notify text, or NULL */
 	char *branch;          /* owned; NULL for the home directory */
+	char *agent;           /* owned; what add -a recorded, or NULL: the configured agent */
 	bool worktree;         /* an agent's worktree (not the main directory) */
 	int sandbox;           /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
 	char *rpc_dir;         /* owned; its own RPC socket's directory once a sandbox needs it */

@@ -39,6 +39,7 @@ void agents_load(struct ui *ui)
 				struct agent *a = session_add_agent(ui->s, as[i].handle, as[i].path);
 				a->worktree = true;
 				a->branch = as[i].branch ? xstrdup(as[i].branch) : NULL;
+				a->agent = as[i].agent ? xstrdup(as[i].agent) : NULL;
 				a->sandbox = as[i].sandbox;
 			}
 			agent_rec_free(&as[i]);
@@ -105,7 +106,8 @@ int agents_open(struct ui *ui, struct agent *a, bool focus, bool cont, char **ca
 		return 0;
 	}
 	int rows = WRX_MAX(ui->area.h - 1, 1), cols = WRX_MAX(ui->area.w, 1);
-	const char *name = agentcmd_default(&ui->cfg);
+	/* Its own (add -a), else the configured one. */
+	const char *name = a->agent ? a->agent : agentcmd_default(&ui->cfg);
 	char *prompt = a->worktree && !cont ? pending_prompt(a) : NULL;
 	size_t n = ui->cfg.npanes ? ui->cfg.npanes : 2;
 	struct wpane *first = NULL, *focused = NULL;
@@ -182,8 +184,9 @@ static struct agent *lookup(struct ui *ui, json_object *req, const char *handle,
 		return a;
 	a = session_add_agent(ui->s, handle, path);
 	a->worktree = true;
-	const char *branch = str_field(req, "branch");
+	const char *branch = str_field(req, "branch"), *agent = str_field(req, "agent");
 	a->branch = branch ? xstrdup(branch) : NULL;
+	a->agent = agent ? xstrdup(agent) : NULL;
 	json_object *sb;
 	if (json_object_object_get_ex(req, "sandbox", &sb) && json_object_is_type(sb, json_type_boolean))
 		a->sandbox = json_object_get_boolean(sb);

@@ -149,7 +149,7 @@ int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *
 		.worktree = a->path,
 		.handle = a->handle,
 		.n = wp->id,
-		.agent = agentcmd_default(&ui->cfg),
+		.agent = a->agent ? a->agent : agentcmd_default(&ui->cfg),
 		.agent_pane = session_agent_pane(ui->s, a) == NULL,
 		.argv = argv,
 		.env = env,

@@ -226,6 +226,27 @@ t_project_trust() {
 	test -e "$E2E_TMP/ran-2"
 }
 
+# add -a runs that agent, not the configured one (and again after a restart).
+t_add_with_agent() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<-'YAML'
+		agents:
+		  echoer: {command: sh, args: [-c, "echo I-AM-ECHOER; exec sleep 60"]}
+	YAML
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add picked -a echoer -b >/dev/null
+	wait_for '^ 2 picked'
+	local i=0
+	until wrx capture picked | grep -q I-AM-ECHOER; do
+		((i < 100)) || { wrx capture picked >&2; return 1; }
+		sleep 0.1
+		i=$((i + 1))
+	done
+	wrx list --json | python3 -c 'import json,sys; a={x["handle"]: x for x in json.load(sys.stdin)}; assert a["picked"]["agent"] == "echoer", a'
+}
+
 run_test "n creates a worktree and a pane in it" t_new_agent_key
 run_test "workrex add from another terminal opens panes in the dashboard" t_add_from_another_terminal
 run_test "m merges; the agent's panes go" t_merge_key_closes_panes
@@ -235,3 +256,4 @@ run_test "agents survive a restart and open on focus" t_agents_survive_restart
 run_test "a second dashboard for the project is refused" t_second_dashboard_refused
 run_test "overview table; status, list, wait; bad control input" t_overview_and_cli_queries
 run_test "a project config runs commands only once trusted; a change asks again" t_project_trust
+run_test "add -a runs that agent" t_add_with_agent
