@@ -46,7 +46,45 @@ static void stack(struct rect col, int first, int n, struct rect *out)
 	free(size);
 }
 
+/* Room for a pane: its border line and one line of it. */
+static bool shown(const struct rect *r)
+{
+	return r->w >= 1 && r->h >= 2;
+}
+
+/*
+ * More panes than rows in a stack leave the last ones without room. The
+ * focused pane is always shown, whatever its place: it takes the slot of
+ * the last pane that has room (a spawn focused past the last row, or keys
+ * sent to a pane nobody can see, were the alternative).
+ */
+static void show_focus(int n, int focus, struct rect *out)
+{
+	if (shown(&out[focus]))
+		return;
+	for (int j = n - 1; j >= 0; j--) {
+		if (j != focus && shown(&out[j])) {
+			struct rect t = out[j];
+			out[j] = out[focus];
+			out[focus] = t;
+			return;
+		}
+	}
+}
+
+static int compute(enum wrx_layout kind, bool zoom, int n, int focus, struct rect area,
+		   struct rect *out);
+
 int layout_compute(enum wrx_layout kind, bool zoom, int n, int focus, struct rect area,
+		   struct rect *out)
+{
+	int rc = compute(kind, zoom, n, focus, area, out);
+	if (rc > 0 && focus >= 0 && focus < n)
+		show_focus(n, focus, out);
+	return rc;
+}
+
+static int compute(enum wrx_layout kind, bool zoom, int n, int focus, struct rect area,
 		   struct rect *out)
 {
 	if (n <= 0)

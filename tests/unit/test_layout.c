@@ -99,9 +99,25 @@ static void test_neighbours(void **state)
 	assert_int_equal(layout_neighbour(r, 3, 0, -1, 0), -1);
 }
 
+/* More panes than the stack has rows: the focused one is always shown (issue 11). */
+static void test_focus_always_shown(void **state)
+{
+	(void)state;
+	enum { N = 50 };
+	struct rect r[N], area = {0, 0, 120, 40};
+	for (int kind = WRX_LAYOUT_TILE; kind <= WRX_LAYOUT_GRID; kind++) {
+		for (int focus = 0; focus < N; focus++) {
+			layout_compute((enum wrx_layout)kind, false, N, focus, area, r);
+			assert_true(r[focus].w >= 1 && r[focus].h >= 2);
+			no_overlap(r, N);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_focus_always_shown),
 		cmocka_unit_test(test_single_pane_fills),
 		cmocka_unit_test(test_tile_main_and_stack),
 		cmocka_unit_test(test_grid_is_square),
