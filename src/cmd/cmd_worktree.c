@@ -211,6 +211,19 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 		free(cause);
 		return rc;
 	}
+	/* Every name asked for must be an agent: an empty answer would say "no status". */
+	for (int k = 0; k < nfilter; k++) {
+		bool known = false;
+		for (size_t i = 0; i < n && !known; i++)
+			known = !strcmp(filter[k], as[i].handle) ||
+				(as[i].branch && !strcmp(filter[k], as[i].branch));
+		if (!known) {
+			for (size_t i = 0; i < n; i++)
+				agent_rec_free(&as[i]);
+			free(as);
+			return cmd_fail(name, "no agent '%s' (workrex list shows them)", filter[k]);
+		}
+	}
 	char *main = repo_main_branch(ctx->repo, ctx->cfg.main_branch);
 	json_object *arr = json_object_new_array();
 	/* Status lives in the running dashboard; without one there is none. */
@@ -691,6 +704,16 @@ int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv)
 	if (n == 0 || (strcmp(want, "working") && strcmp(want, "waiting") && strcmp(want, "done"))) {
 		free(names);
 		return cmd_usage(cmd_find("wait"));
+	}
+	/* Unknown agents never reach a status: say so instead of waiting forever. */
+	for (int k = 0; k < n; k++) {
+		struct agent_rec a;
+		int wrc = which_agent(ctx, "wait", names[k], &a);
+		agent_rec_free(&a);
+		if (wrc) {
+			free(names);
+			return wrc;
+		}
 	}
 	uint64_t deadline = timeout >= 0 ? now_ms() + (uint64_t)(timeout * 1000) : UINT64_MAX;
 	int rc = 1;

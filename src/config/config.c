@@ -893,6 +893,12 @@ int config_load_all(struct config *c, const char *dir, const char *project_file,
 	free(g);
 	if (rc < 0)
 		return rc;
+	struct stat st;
+	if (project_file && stat(project_file, &st) < 0) {
+		/* Named on the command line: missing is an error, not "no project file". */
+		*err = xasprintf("--config %s: %s", project_file, strerror(errno));
+		return -1;
+	}
 	char *p = project_file ? xstrdup(project_file) : config_project_path(dir);
 	rc = p ? config_load(c, p, false, err) : 0;
 	free(p);

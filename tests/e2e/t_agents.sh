@@ -247,6 +247,23 @@ t_add_with_agent() {
 	wrx list --json | python3 -c 'import json,sys; a={x["handle"]: x for x in json.load(sys.stdin)}; assert a["picked"]["agent"] == "echoer", a'
 }
 
+# Names that match nothing are errors, never an empty answer or a wait forever.
+t_unknown_names_are_errors() {
+	make_repo
+	start_repo
+	wait_for 'wrx\$'
+	not wrx status nosuch 2>"$E2E_TMP/err"
+	grep -q "status: no agent 'nosuch'" "$E2E_TMP/err"
+	local rc=0
+	(cd "$repo" && timeout 5 "$WORKREX" wait nosuch) 2>"$E2E_TMP/err" || rc=$?
+	[ "$rc" -eq 1 ]
+	grep -q "wait: no agent 'nosuch'" "$E2E_TMP/err"
+	not wrx --config /missing/workrex.yaml list 2>"$E2E_TMP/err"
+	grep -q -- '--config /missing/workrex.yaml: No such file' "$E2E_TMP/err"
+	not wrx --config /missing/workrex.yaml config check 2>"$E2E_TMP/err"
+	grep -q -- '--config /missing/workrex.yaml' "$E2E_TMP/err"
+}
+
 run_test "n creates a worktree and a pane in it" t_new_agent_key
 run_test "workrex add from another terminal opens panes in the dashboard" t_add_from_another_terminal
 run_test "m merges; the agent's panes go" t_merge_key_closes_panes
@@ -257,3 +274,4 @@ run_test "a second dashboard for the project is refused" t_second_dashboard_refu
 run_test "overview table; status, list, wait; bad control input" t_overview_and_cli_queries
 run_test "a project config runs commands only once trusted; a change asks again" t_project_trust
 run_test "add -a runs that agent" t_add_with_agent
+run_test "unknown names and a missing --config are errors" t_unknown_names_are_errors
