@@ -313,6 +313,12 @@ static int container_check(const struct backend_pane *p, char **cause)
 				   p->guest_bin ? p->guest_bin : "workrex-guest");
 		return -ENOENT;
 	}
+	if (p->cfg->sandbox.network_deny) {
+		*cause = xstrdup("sandbox.network.policy is deny, and the proxy that enforces it is "
+				 "not available yet: the agent would reach the whole network, so it "
+				 "does not start (set policy: allow, or run it without -S)");
+		return -ENOTSUP;
+	}
 	int rc;
 	if ((rc = check_caps(p, cause)) < 0 || (rc = check_mounts(p, cause)) < 0 ||
 	    (rc = check_hooks(p, cause)) < 0)

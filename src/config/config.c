@@ -36,14 +36,15 @@ static void warn(struct walk *w, yaml_node_t *n, const char *fmt, const char *ar
 	w->c->warnings[w->c->nwarnings++] = line;
 }
 
+/* An error; the walk goes on, so that one run names them all (one a line). */
 static void fail(struct walk *w, yaml_node_t *n, const char *fmt, const char *arg)
 {
-	if (w->err)
-		return;
 	char *msg = xasprintf(fmt, arg);
-	w->err = xasprintf("%s:%zu:%zu: %s", w->path, n->start_mark.line + 1,
-			   n->start_mark.column + 1, msg);
+	char *line = xasprintf("%s%s%s:%zu:%zu: %s", w->err ? w->err : "", w->err ? "\n" : "",
+			       w->path, n->start_mark.line + 1, n->start_mark.column + 1, msg);
 	free(msg);
+	free(w->err);
+	w->err = line;
 }
 
 static const char *scalar(yaml_node_t *n)
@@ -140,9 +141,13 @@ static void read_choice(struct walk *w, yaml_node_t *n, const char *key, const c
 			return;
 		}
 	}
-	char *msg = xasprintf("%s: '%%s' is not one of the choices (see workrex.yaml(5))", key);
+	struct buf choices = {0};
+	for (const char *const *o = ok; *o; o++)
+		buf_addf(&choices, "%s%s", o == ok ? "" : ", ", *o);
+	char *msg = xasprintf("%s: '%%s' is not one of %s", key, choices.data);
 	fail(w, n, msg, scalar(n));
 	free(msg);
+	buf_free(&choices);
 }
 
 static void read_agents(struct walk *w, yaml_node_t *n)
@@ -382,7 +387,7 @@ static void read_mounts(struct walk *w, yaml_node_t *n, struct sandbox_config *s
 			     "sandbox.extra_mounts");
 		}
 		if (m.host == NULL) {
-			if (!w->err)
+			if (v->type == YAML_MAPPING_NODE)
 				fail(w, v, "%s: an item needs host_path", "sandbox.extra_mounts");
 			free(m.guest);
 			return;
@@ -452,6 +457,42 @@ static void read_container(struct walk *w, yaml_node_t *n, struct sandbox_config
 	}
 }
 
+/*
+ * sandbox.network: the proxy that enforces "deny" is not built yet. The
+ * policy is read so that a sandbox configured for deny refuses to start
+ * (backends/container.c) rather than run with the network open.
+ */
+static void read_network(struct walk *w, yaml_node_t *n, struct sandbox_config *sb)
+{
+	static const char *const policies[] = {"allow", "deny", NULL};
+	if (n->type != YAML_MAPPING_NODE) {
+		fail(w, n, "%s must be a mapping", "sandbox.network");
+		return;
+	}
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
+		const char *name = scalar(k) ? scalar(k) : "?";
+		if (!strcmp(name, "policy")) {
+			char *policy = NULL;
+			read_choice(w, v, "sandbox.network.policy", policies, &policy);
+			if (policy) {
+				sb->network_deny = !strcmp(policy, "deny");
+				if (sb->network_deny)
+					warn(w, k, "'%s' is not available yet: sandboxed agents do not "
+						   "start while it is set",
+					     "sandbox.network.policy: deny");
+			}
+			free(policy);
+		} else if (!strcmp(name, "allowed_domains") || !strcmp(name, "max_connections")) {
+			warn(w, k, "'sandbox.network.%s' is not available yet; ignored", name);
+		} else {
+			warn(w, k, "unknown key 'sandbox.network.%s'", name);
+		}
+	}
+}
+
 static void read_sandbox(struct walk *w, yaml_node_t *n)
 {
 	static const char *const backends[] = {"container", "lima", NULL};
@@ -482,6 +523,9 @@ static void read_sandbox(struct walk *w, yaml_node_t *n)
 				sb->enabled = on;
 		} else if (!strcmp(name, "backend")) {
 			read_choice(w, v, "sandbox.backend", backends, &sb->backend);
+			if (sb->backend && !strcmp(sb->backend, "lima"))
+				warn(w, k, "'%s' is not available yet: sandboxed agents do not start",
+				     "sandbox.backend: lima");
 		} else if (!strcmp(name, "target")) {
 			read_choice(w, v, "sandbox.target", targets, &sb->target);
 		} else if (!strcmp(name, "image") && want_scalar(w, v, "sandbox.image")) {
@@ -494,12 +538,18 @@ static void read_sandbox(struct walk *w, yaml_node_t *n)
 			read_mounts(w, v, sb);
 		} else if (!strcmp(name, "host_commands")) {
 			read_strlist(w, v, "sandbox.host_commands", &sb->host_commands);
+			if (sb->host_commands.n)
+				warn(w, k, "'%s' is not available yet: no host command is run for a "
+					   "sandbox",
+				     "sandbox.host_commands");
 		} else if (!strcmp(name, "agent_config_dir")) {
 			read_path(w, v, "sandbox.agent_config_dir", &sb->agent_config_dir);
 		} else if (!strcmp(name, "rpc_host") && want_scalar(w, v, "sandbox.rpc_host")) {
 			set_str(&sb->rpc_host, scalar(v));
 		} else if (!strcmp(name, "container")) {
 			read_container(w, v, sb);
+		} else if (!strcmp(name, "network") && w->global) {
+			read_network(w, v, sb);
 		} else if (!strcmp(name, "lima") || !strcmp(name, "network") ||
 			   !strcmp(name, "dangerously_allow_unsandboxed_host_exec")) {
 			if (!w->global && v->type == YAML_MAPPING_NODE)
@@ -657,7 +707,7 @@ static void walk_root(struct walk *w, yaml_node_t *root)
 		return;
 	}
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
-	     p < root->data.mapping.pairs.top && !w->err; p++) {
+	     p < root->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
 		const char *name = scalar(k);
@@ -707,6 +757,9 @@ static void walk_root(struct walk *w, yaml_node_t *root)
 		} else if (strcmp(name, "remote") == 0) {
 			if (!w->global)
 				warn(w, k, "'%s' may only be set in the global config; ignored", name);
+			else
+				warn(w, k, "'%s' is not available yet: add --remote does not exist",
+				     "remote.hosts");
 		} else {
 			warn(w, k, "unknown key '%s'", name);
 		}

@@ -60,6 +60,7 @@ struct sandbox_config {
 	struct strlist host_commands; /* global-only */
 	char *agent_config_dir;       /* owned; global-only */
 	char *rpc_host;               /* owned; global-only */
+	bool network_deny;            /* network.policy: deny (global-only; not enforced yet) */
 	struct {
 		char *runtime; /* owned: podman, docker, apple-container; NULL: detect */
 		char *memory;  /* owned: "4g" */

@@ -220,7 +220,10 @@ static void test_global_only_keys_ignored_in_project(void **state)
 	config_free(&c);
 	config_init(&c);
 	assert_int_equal(config_load(&c, p, true, &err), 0);
-	assert_int_equal(c.nwarnings, 0);
+	/* (but for what is not built yet, which says so) */
+	assert_int_equal(c.nwarnings, 2);
+	assert_non_null(strstr(c.warnings[0], "'sandbox.host_commands' is not available yet"));
+	assert_non_null(strstr(c.warnings[1], "'remote.hosts' is not available yet"));
 	assert_int_equal(c.nagents, 1);
 	assert_string_equal(config_agent(&c, "claude")->command, "/tmp/evil");
 	free(p);
@@ -411,6 +414,44 @@ static void test_untrusted_commands_ignored(void **state)
 	free(p);
 }
 
+/* What is not built yet says so; deny is recorded so that nothing starts open (issue 11). */
+static void test_not_available_yet(void **state)
+{
+	(void)state;
+	struct config c;
+	char *err = NULL;
+	config_init(&c);
+	char *g = write_file("na.yaml", "sandbox:\n  backend: lima\n  network:\n    policy: deny\n"
+					"    allowed_domains: [example.com]\n");
+	assert_int_equal(config_load(&c, g, true, &err), 0);
+	assert_true(c.sandbox.network_deny);
+	assert_int_equal(c.nwarnings, 3);
+	assert_non_null(strstr(c.warnings[0], "'sandbox.backend: lima' is not available yet"));
+	assert_non_null(strstr(c.warnings[1], "'sandbox.network.policy: deny' is not available yet"));
+	assert_non_null(strstr(c.warnings[2], "'sandbox.network.allowed_domains' is not available"));
+	config_free(&c);
+	free(g);
+}
+
+/* Every error in a file, each with its place, choices named. */
+static void test_every_error_listed(void **state)
+{
+	(void)state;
+	struct config c;
+	char *err = NULL;
+	config_init(&c);
+	char *p = write_file("errs.yaml", "merge_strategy: octopus\nnotify: loud\nscrollback: -1\n");
+	assert_int_equal(config_load(&c, p, true, &err), -1);
+	assert_non_null(strstr(err, "errs.yaml:1:17: merge_strategy: 'octopus' is not one of merge, "
+				    "rebase, squash"));
+	assert_non_null(strstr(err, "\n"));
+	assert_non_null(strstr(err, "errs.yaml:2:"));
+	assert_non_null(strstr(err, "errs.yaml:3:"));
+	free(err);
+	config_free(&c);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -426,6 +467,8 @@ int main(void)
 		cmocka_unit_test(test_sandbox_keys),
 		cmocka_unit_test(test_search_dir_skips_linked_worktrees),
 		cmocka_unit_test(test_untrusted_commands_ignored),
+		cmocka_unit_test(test_not_available_yet),
+		cmocka_unit_test(test_every_error_listed),
 	};
 	return cmocka_run_group_tests_name("config", tests, setup, teardown);
 }

@@ -426,6 +426,11 @@ static void test_refusals(void **state)
 	expect_refused(&c, "outside the repository");
 	config_free(&c);
 	sh("rm %s/hooks && mv %s/hooks.real %s/hooks", gitdir, gitdir, gitdir);
+	/* network.policy: deny, whose proxy is not built yet: nothing starts open. */
+	with_runtime(&c, "docker");
+	c.sandbox.network_deny = true;
+	expect_refused(&c, "network.policy is deny");
+	config_free(&c);
 	/* Without its private git dir prepared, no container starts. */
 	with_runtime(&c, "docker");
 	p = pane(&c);
