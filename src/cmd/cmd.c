@@ -185,6 +185,8 @@ json_object *cmd_agent_request(const char *verb, const struct agent_rec *a)
 		json_object_object_add(req, "branch", json_object_new_string(a->branch));
 	if (a->agent)
 		json_object_object_add(req, "agent", json_object_new_string(a->agent));
+	if (a->number > 0)
+		json_object_object_add(req, "number", json_object_new_int(a->number));
 	if (a->sandbox >= 0)
 		json_object_object_add(req, "sandbox", json_object_new_boolean(a->sandbox));
 	return req;

@@ -94,10 +94,29 @@ static void changed(struct session *s)
 		s->hooks.changed(s->ui);
 }
 
+int session_agent_by_num(const struct session *s, int num)
+{
+	for (int i = 0; i < s->nagents; i++)
+		if (s->agents[i]->num == num)
+			return i;
+	return -1;
+}
+
+void session_set_agent_num(struct session *s, struct agent *a, int num)
+{
+	if (num > 0 && session_agent_by_num(s, num) < 0) {
+		a->num = num;
+		changed(s);
+	}
+}
+
 struct agent *session_add_agent(struct session *s, const char *handle, const char *path)
 {
 	struct agent *a = xcalloc(1, sizeof *a);
 	a->id = s->next_agent_id++;
+	a->num = 1;
+	while (session_agent_by_num(s, a->num) >= 0)
+		a->num++;
 	a->handle = xstrdup(handle);
 	a->path = xstrdup(path);
 	a->status_since = now_ms();

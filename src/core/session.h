@@ -21,6 +21,8 @@ enum wrx_status { WRX_STATUS_NONE, WRX_STATUS_WORKING, WRX_STATUS_WAITING, WRX_S
 
 struct agent {
 	int id;
+	int num;      /* its number (prefix 1..9, the sidebar): kept for its life, as tmux
+			 keeps a window's index; the lowest free one when it came */
 	char *handle; /* owned */
 	char *path;   /* owned; working directory of its panes */
 	enum wrx_status status;
@@ -80,6 +82,10 @@ void session_free(struct session *s);
 void session_set_scrollback(struct session *s, size_t lines);
 
 struct agent *session_add_agent(struct session *s, const char *handle, const char *path);
+/* Give a its recorded number, if no other agent has it. */
+void session_set_agent_num(struct session *s, struct agent *a, int num);
+/* The index of the agent numbered num, or -1. */
+int session_agent_by_num(const struct session *s, int num);
 struct agent *session_find_agent(const struct session *s, const char *handle);
 /* Close the agent's panes and drop it from the dashboard. */
 void session_remove_agent(struct session *s, struct agent *a);

@@ -119,7 +119,7 @@ static char *get_key(const struct repo *r, const char *handle, const char *field
 
 static void unset_keys(const struct repo *r, const char *handle, const char *branch)
 {
-	static const char *fields[] = {"branch", "path", "agent", "created", "sandbox"};
+	static const char *fields[] = {"branch", "path", "agent", "created", "sandbox", "number"};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
 		char *key = xasprintf("workrex.worktree.%s.%s", handle, fields[i]);
 		repo_config_unset(r, key);
@@ -406,6 +406,25 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 	set_key(r, handle, "agent", out->agent);
 	set_key(r, handle, "created", created);
 	out->sandbox = o->sandbox;
+	/* Its number for life: the lowest no other agent holds (1 is the project's own). */
+	struct agent_rec *all = NULL;
+	size_t nall = 0;
+	char *ignored = NULL;
+	out->number = 2;
+	if (agent_list(r, &all, &nall, &ignored) == 0) {
+		for (bool taken = true; taken; out->number += taken) {
+			taken = false;
+			for (size_t i = 0; i < nall && !taken; i++)
+				taken = all[i].number == out->number && strcmp(all[i].handle, handle);
+		}
+		for (size_t i = 0; i < nall; i++)
+			agent_rec_free(&all[i]);
+		free(all);
+	}
+	free(ignored);
+	char num[16];
+	snprintf(num, sizeof num, "%d", out->number);
+	set_key(r, handle, "number", num);
 	if (o->sandbox >= 0)
 		set_key(r, handle, "sandbox", o->sandbox ? "true" : "false");
 	if (base) {
@@ -451,6 +470,9 @@ static void rec_from_worktree(const struct repo *r, const struct worktree_info *
 	char *sb = get_key(r, a->handle, "sandbox");
 	a->sandbox = sb ? strcmp(sb, "true") == 0 : -1;
 	free(sb);
+	char *num = get_key(r, a->handle, "number");
+	a->number = num ? atoi(num) : 0;
+	free(num);
 	if (a->branch) {
 		char *key = xasprintf("branch.%s.workrex-base", a->branch);
 		a->base = repo_config_get(r, key);

@@ -23,6 +23,7 @@ struct agent_rec {
 	char *base;   /* owned; may be NULL */
 	long created; /* epoch seconds, 0 unknown */
 	int sandbox;  /* add -S: 1, --no-sandbox: 0, neither: -1 (the config decides) */
+	int number;   /* its number in the dashboard (2.., 1 is the project's own); 0 unknown */
 };
 
 /* "feature/auth" -> "feature-auth"; NULL if nothing usable is left. Caller frees. */

@@ -34,16 +34,22 @@ void agents_load(struct ui *ui)
 	struct agent_rec *as;
 	size_t n;
 	if (agent_list(r, &as, &n, &cause) == 0) {
-		for (size_t i = 0; i < n; i++) {
-			if (session_find_agent(ui->s, as[i].handle) == NULL) {
+		/* Those with a recorded number first, so that others cannot take it. */
+		for (int pass = 0; pass < 2; pass++) {
+			for (size_t i = 0; i < n; i++) {
+				if ((as[i].number > 0) != (pass == 0) ||
+				    session_find_agent(ui->s, as[i].handle))
+					continue;
 				struct agent *a = session_add_agent(ui->s, as[i].handle, as[i].path);
+				session_set_agent_num(ui->s, a, as[i].number);
 				a->worktree = true;
 				a->branch = as[i].branch ? xstrdup(as[i].branch) : NULL;
 				a->agent = as[i].agent ? xstrdup(as[i].agent) : NULL;
 				a->sandbox = as[i].sandbox;
 			}
-			agent_rec_free(&as[i]);
 		}
+		for (size_t i = 0; i < n; i++)
+			agent_rec_free(&as[i]);
 		free(as);
 	} else {
 		ui_message(ui, true, "listing agents: %s", cause);
@@ -187,6 +193,9 @@ static struct agent *lookup(struct ui *ui, json_object *req, const char *handle,
 	const char *branch = str_field(req, "branch"), *agent = str_field(req, "agent");
 	a->branch = branch ? xstrdup(branch) : NULL;
 	a->agent = agent ? xstrdup(agent) : NULL;
+	json_object *num;
+	if (json_object_object_get_ex(req, "number", &num) && json_object_is_type(num, json_type_int))
+		session_set_agent_num(ui->s, a, json_object_get_int(num));
 	json_object *sb;
 	if (json_object_object_get_ex(req, "sandbox", &sb) && json_object_is_type(sb, json_type_boolean))
 		a->sandbox = json_object_get_boolean(sb);

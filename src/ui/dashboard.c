@@ -292,12 +292,13 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 		}
 		break;
 	case ACT_FOCUS_AGENT: {
-		struct agent *a = session_agent(s, arg - 1);
+		int at = session_agent_by_num(s, arg);
+		struct agent *a = at >= 0 ? session_agent(s, at) : NULL;
 		char *cause = NULL;
 		if (a == NULL)
 			ui_message(ui, true, "no agent %d", arg);
 		else if (session_agent_panes(s, a) > 0)
-			session_focus_agent(s, arg - 1);
+			session_focus_agent(s, at);
 		else if (agents_open(ui, a, true, false, &cause) < 0) {
 			ui_message(ui, true, "%s", cause);
 			free(cause);

@@ -49,7 +49,7 @@ void overview_draw(struct ui *ui)
 		bridge_age(a, now, age, sizeof age);
 		const char *icon = ui_status_icon(ui, a, now);
 		char *status = xasprintf("%s%s%s", icon, *icon ? " " : "", ui_status_word(ui, a, now));
-		char *line = xasprintf(" %-3d %-20.20s %-12s %-4s %-5d %-9s %-16.16s %s", order[i] + 1,
+		char *line = xasprintf(" %-3d %-20.20s %-12s %-4s %-5d %-9s %-16.16s %s", a->num,
 				       a->handle, status, age, session_agent_panes(ui->s, a),
 				       sandbox_wanted(ui, a) ? ui->cfg.sandbox.backend : "host",
 				       a->branch ? a->branch : (a->worktree ? "?" : "(main)"),
@@ -88,7 +88,7 @@ void overview_key(struct ui *ui, int key)
 		ui->overview = false;
 		ui->full_redraw = true;
 		if (a)
-			ui_action(ui, ACT_FOCUS_AGENT, sel + 1);
+			ui_action(ui, ACT_FOCUS_AGENT, session_agent(ui->s, sel)->num);
 		break;
 	case 'm':
 	case 'X':

@@ -203,7 +203,7 @@ static char *status_prefix(struct ui *ui, const struct agent *a, uint64_t now)
 	return *icon ? xasprintf("%s ", icon) : xstrdup("");
 }
 
-static void draw_title(struct ui *ui, struct wpane *wp, int index)
+static void draw_title(struct ui *ui, struct wpane *wp)
 {
 	struct view *v = wp->view;
 	struct rect r = v->r;
@@ -217,7 +217,8 @@ static void draw_title(struct ui *ui, struct wpane *wp, int index)
 	/* The agent's own title (set-title) on its agent pane; the program's elsewhere. */
 	const char *title = ag->title && session_agent_pane(ui->s, ag) == wp ? ag->title
 									     : pane_title(wp->term);
-	char *left = xasprintf(" %d %s%s:%s%s%s", index + 1, icon, ag->handle, wp->label,
+	/* The pane's number is its WORKREX_PANE: the same for its whole life. */
+	char *left = xasprintf(" %d %s%s:%s%s%s", wp->id, icon, ag->handle, wp->label,
 			       *title ? " — " : "", title);
 	free(icon);
 	struct buf right = {0};
@@ -319,7 +320,7 @@ static void draw_sidebar(struct ui *ui, int h)
 		char age[16];
 		bridge_age(ag, now, age, sizeof age);
 		/* ▣: runs in a sandbox. */
-		char *row = xasprintf(" %d %s%s%s%s%s%s", a + 1, icon, ag->handle,
+		char *row = xasprintf(" %d %s%s%s%s%s%s", ag->num, icon, ag->handle,
 				      sandbox_wanted(ui, ag) ? " \u25a3" : "", *age ? " " : "", age,
 				      ag->bell ? " !" : "");
 		free(icon);
@@ -338,7 +339,7 @@ static void draw_sidebar(struct ui *ui, int h)
 			if (wp->agent != ag)
 				continue;
 			const char *t = pane_title(wp->term);
-			char *prow = xasprintf("   %d %s%s%s%s", i + 1, wp->label, *t ? " " : "", t,
+			char *prow = xasprintf("   %d %s%s%s%s", wp->id, wp->label, *t ? " " : "", t,
 					       pane_exited(wp->term, NULL) ? " (exited)" : "");
 			ui->sidebar_rows[y] = wp;
 			attr_t at = wp == session_focus(s) ? A_REVERSE : A_NORMAL;
@@ -487,7 +488,7 @@ void render_frame(struct ui *ui)
 		struct view *v = ui_view(wp);
 		if (v->r.w < 1 || v->r.h < 1)
 			continue;
-		draw_title(ui, wp, i);
+		draw_title(ui, wp);
 		draw_pane(ui, wp, full);
 		if (v->r.x + v->r.w < ui->area.x + ui->area.w) {
 			attr_set(A_DIM, 0, NULL);

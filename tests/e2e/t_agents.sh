@@ -264,6 +264,36 @@ t_unknown_names_are_errors() {
 	grep -q -- '--config /missing/workrex.yaml' "$E2E_TMP/err"
 }
 
+# Numbers stay for an agent's life and across restarts; a pane's number is
+# its WORKREX_PANE (issue 11: both changed after merges, new panes, restarts).
+t_numbers_are_stable() {
+	make_repo
+	start_repo 140 40
+	wait_for 'wrx\$'
+	local h
+	for h in aa bb cc; do wrx add "$h" -b >/dev/null; done
+	wait_for '^ 4 cc'
+	wrx remove bb >/dev/null
+	wait_gone '^ 3 bb'
+	screen | grep -qE '^ 2 aa'
+	screen | grep -qE '^ 4 cc'
+	# A new agent takes the lowest free number; cc keeps 4.
+	wrx add dd -b >/dev/null
+	wait_for '^ 3 dd'
+	prefix 4
+	type_line 'echo "pane=$WORKREX_PANE"'
+	wait_for '│pane=[0-9]+ *$'
+	local id
+	id=$(screen | grep -oE '│pane=[0-9]+' | head -1 | cut -d= -f2)
+	screen | grep -qE "│ $id [^│]*cc:" || { screen >&2; return 1; }
+	# After a restart, the same numbers.
+	kill_server
+	start_repo 140 40
+	wait_for '^ 4 cc'
+	screen | grep -qE '^ 2 aa'
+	screen | grep -qE '^ 3 dd'
+}
+
 run_test "n creates a worktree and a pane in it" t_new_agent_key
 run_test "workrex add from another terminal opens panes in the dashboard" t_add_from_another_terminal
 run_test "m merges; the agent's panes go" t_merge_key_closes_panes
@@ -275,3 +305,4 @@ run_test "overview table; status, list, wait; bad control input" t_overview_and_
 run_test "a project config runs commands only once trusted; a change asks again" t_project_trust
 run_test "add -a runs that agent" t_add_with_agent
 run_test "unknown names and a missing --config are errors" t_unknown_names_are_errors
+run_test "agent and pane numbers are stable" t_numbers_are_stable

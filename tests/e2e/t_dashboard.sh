@@ -138,8 +138,9 @@ t_tiling_zoom_focus_close() {
 	prefix x
 	wait_for 'close pane 1'
 	keys y
-	wait_gone '^ +3 bash'
-	[ "$(screen | grep -oE '│ [12] [^│]*work:bash' | wc -l)" -eq 2 ]
+	# The others keep their numbers (as tmux keeps window indexes): 2 and 3.
+	wait_gone '^ +1 bash'
+	[ "$(screen | grep -oE '│ [23] [^│]*work:bash' | wc -l)" -eq 2 ]
 	# Layouts cycle: grid, then full.
 	prefix Space
 	wait_for '\[grid\]'
