@@ -11,7 +11,12 @@
 
 struct known_agent {
 	const char *name;
-	const char *prompt_flag; /* NULL: the prompt is the last argument */
+	/*
+	 * How the prompt goes in: a flag that takes it with '=' (so a prompt
+	 * that starts with '-' stays a value), or NULL: after "--", as the
+	 * last argument (never read as flags).
+	 */
+	const char *prompt_flag;
 	const char *resume;      /* words added to continue; NULL: none */
 	const char *approve;     /* its no-questions flag, only ever added in a sandbox */
 };
@@ -19,8 +24,8 @@ struct known_agent {
 static const struct known_agent known[] = {
 	{"claude", NULL, "--continue", "--dangerously-skip-permissions"},
 	{"codex", NULL, "resume --last", "--yolo"},
-	{"gemini", "-i", NULL, "--yolo"},
-	{"opencode", "--prompt", "--continue", NULL},
+	{"gemini", "--prompt-interactive=", NULL, "--yolo"},
+	{"opencode", "--prompt=", "--continue", NULL},
 };
 
 static const struct known_agent *find_known(const char *cmd)
@@ -60,6 +65,66 @@ char *agentcmd_build(const struct config *c, const char *name, const char *promp
 	return agentcmd_build_sandboxed(c, name, prompt_file, cont, false);
 }
 
+/* Does the agent's command or arguments ask for the prompt itself ({prompt}, {prompt_file})? */
+static bool has_placeholder(const char *cmd, const struct agent_def *def)
+{
+	if (cmd && (strstr(cmd, "{prompt}") || strstr(cmd, "{prompt_file}")))
+		return true;
+	for (size_t i = 0; def && i < def->args.n; i++)
+		if (strstr(def->args.v[i], "{prompt}") || strstr(def->args.v[i], "{prompt_file}"))
+			return true;
+	return false;
+}
+
+/* The literal part of a word: quoted for the shell when quote. */
+static void add_literal(struct buf *b, struct buf *lit, bool quote)
+{
+	if (lit->len == 0)
+		return;
+	char *q = quote ? sh_quote(lit->data) : NULL;
+	buf_addstr(b, q ? q : lit->data);
+	free(q);
+	buf_consume(lit, lit->len);
+}
+
+/*
+ * Append word to b with {prompt} as "$(cat 'F')" and {prompt_file} as 'F'
+ * (both as nothing when there is no prompt), the rest as is, or quoted.
+ */
+static void add_word(struct buf *b, const char *word, bool quote, const char *prompt_file)
+{
+	char *file = prompt_file ? sh_quote(prompt_file) : NULL;
+	char *cat = file ? xasprintf("\"$(cat %s)\"", file) : NULL;
+	struct buf lit = {0};
+	for (const char *p = word; *p;) {
+		const char *with = NULL;
+		if (!strncmp(p, "{prompt}", 8))
+			with = cat ? cat : "", p += 8;
+		else if (!strncmp(p, "{prompt_file}", 13))
+			with = file ? file : "", p += 13;
+		if (with) {
+			add_literal(b, &lit, quote);
+			buf_addstr(b, with);
+		} else {
+			buf_addch(&lit, *p++);
+		}
+	}
+	add_literal(b, &lit, quote);
+	buf_free(&lit);
+	free(file);
+	free(cat);
+}
+
+bool agentcmd_takes_prompt(const struct config *c, const char *name)
+{
+	const struct agent_def *def = name ? config_agent(c, name) : NULL;
+	const char *cmd = def ? def->command : name;
+	if (cmd == NULL)
+		return false;
+	return has_placeholder(cmd, def) || find_known(def ? def->name : cmd) ||
+	       (def && find_known(def->command));
+}
+
 char *agentcmd_build_sandboxed(const struct config *c, const char *name, const char *prompt_file,
 			       bool cont, bool sandboxed)
 {
@@ -76,20 +141,20 @@ char *agentcmd_build_sandboxed(const struct config *c, const char *name, const c
 			buf_addf(&b, "export %s; ", q);
 			free(q);
 		}
-	buf_addstr(&b, "exec ");
-	/* A configured command is the user's shell words; a bare name is one word. */
-	if (def || strchr(cmd, ' ')) {
-		buf_addstr(&b, cmd);
-	} else {
-		char *q = sh_quote(cmd);
-		buf_addstr(&b, q);
+	/* Every agent can find the prompt: known or not, placeholder or not. */
+	if (prompt_file) {
+		char *q = sh_quote(prompt_file);
+		buf_addf(&b, "export WORKREX_PROMPT_FILE=%s; ", q);
 		free(q);
 	}
+	bool placeholder = has_placeholder(cmd, def);
+	buf_addstr(&b, "exec ");
+	/* A configured command is the user's shell words; a bare name is one word. */
+	add_word(&b, cmd, !(def || strchr(cmd, ' ')), prompt_file);
 	if (def)
 		for (size_t i = 0; i < def->args.n; i++) {
-			char *q = sh_quote(def->args.v[i]);
-			buf_addf(&b, " %s", q);
-			free(q);
+			buf_addch(&b, ' ');
+			add_word(&b, def->args.v[i], true, prompt_file);
 		}
 	const struct known_agent *k = find_known(def ? def->name : cmd);
 	if (k == NULL && def)
@@ -98,11 +163,9 @@ char *agentcmd_build_sandboxed(const struct config *c, const char *name, const c
 		buf_addf(&b, " %s", k->approve);
 	if (k && cont && k->resume) {
 		buf_addf(&b, " %s", k->resume);
-	} else if (k && prompt_file) {
+	} else if (k && prompt_file && !placeholder) {
 		char *q = sh_quote(prompt_file);
-		if (k->prompt_flag)
-			buf_addf(&b, " %s", k->prompt_flag);
-		buf_addf(&b, " \"$(cat %s)\"", q);
+		buf_addf(&b, " %s\"$(cat %s)\"", k->prompt_flag ? k->prompt_flag : "-- ", q);
 		free(q);
 	}
 	return b.data;

@@ -3,9 +3,13 @@
  *
  * Known agents (claude, codex, gemini, opencode) take their initial prompt
  * and their "continue the last session" flag each in their own way; this
- * table knows how. Other agents come from the global `agents` map or are a
- * plain command. The result is a /bin/sh -c line, with every word quoted,
- * that reads the prompt from .workrex/PROMPT-<handle>.md.
+ * table knows how (after "--", or as a flag's '=' value, so a prompt that
+ * starts with '-' is never read as flags). Other agents come from the
+ * global `agents` map or are a plain command; {prompt} ("$(cat F)") and
+ * {prompt_file} in their command or arguments place the prompt where they
+ * want it, and every agent gets WORKREX_PROMPT_FILE. The result is a
+ * /bin/sh -c line, with every word quoted, that reads the prompt from
+ * .workrex/PROMPT-<handle>.md.
  */
 #ifndef WRX_AGENTCMD_H
 #define WRX_AGENTCMD_H
@@ -27,6 +31,12 @@ char *agentcmd_build(const struct config *c, const char *name, const char *promp
 /* The same; sandboxed: known agents also get their approval flag (never outside a sandbox). */
 char *agentcmd_build_sandboxed(const struct config *c, const char *name, const char *prompt_file,
 			       bool cont, bool sandboxed);
+
+/*
+ * Does the agent take the prompt (a known agent, or {prompt}/{prompt_file}
+ * in its command or arguments)? Others only get WORKREX_PROMPT_FILE.
+ */
+bool agentcmd_takes_prompt(const struct config *c, const char *name);
 
 /* 'word' quoted for /bin/sh; caller frees. */
 char *sh_quote(const char *word);

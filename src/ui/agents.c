@@ -148,6 +148,10 @@ int agents_open(struct ui *ui, struct agent *a, bool focus, bool cont, char **ca
 		if (ui->cfg.npanes && ui->cfg.panes[i].focus)
 			focused = wp;
 	}
+	if (prompt && !agentcmd_takes_prompt(&ui->cfg, name))
+		ui_message(ui, false, "%s: %s takes no prompt argument; the prompt is in "
+				      "$WORKREX_PROMPT_FILE ({prompt} in its command passes it)",
+			   a->handle, name ? name : "the shell");
 	free(prompt);
 	if (focus)
 		session_set_focus(ui->s, focused ? focused : first);

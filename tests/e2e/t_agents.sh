@@ -294,6 +294,35 @@ t_numbers_are_stable() {
 	screen | grep -qE '^ 3 dd'
 }
 
+# -p reaches any agent: {prompt} where its command asks, WORKREX_PROMPT_FILE
+# for all; a prompt that starts with '-' stays a prompt (issue 11).
+t_prompt_reaches_any_agent() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<-'YAML'
+		agents:
+		  placed: {command: sh, args: [-c, 'printf "got[%s]\n" "$1"; exec sleep 60', sh, "{prompt}"]}
+		  plain: {command: sh, args: [-c, 'printf "file[%s]\n" "$(cat "$WORKREX_PROMPT_FILE")"; exec sleep 60']}
+	YAML
+	start_repo 160 40
+	wait_for 'wrx\$'
+	wrx add one -a placed -p '--help me; $(touch /tmp/no)' -b >/dev/null
+	wrx add two -a plain -p 'second prompt' -b >/dev/null
+	local i=0
+	until wrx capture one | grep -qF 'got[--help me; $(touch /tmp/no)]'; do
+		((i < 100)) || { wrx capture one >&2; return 1; }
+		sleep 0.1
+		i=$((i + 1))
+	done
+	i=0
+	until wrx capture two | grep -qF 'file[second prompt]'; do
+		((i < 100)) || { wrx capture two >&2; return 1; }
+		sleep 0.1
+		i=$((i + 1))
+	done
+	wait_for 'two: plain takes no prompt argument; the prompt is in \$WORKREX_PROMPT_FILE'
+}
+
 run_test "n creates a worktree and a pane in it" t_new_agent_key
 run_test "workrex add from another terminal opens panes in the dashboard" t_add_from_another_terminal
 run_test "m merges; the agent's panes go" t_merge_key_closes_panes
@@ -306,3 +335,4 @@ run_test "a project config runs commands only once trusted; a change asks again"
 run_test "add -a runs that agent" t_add_with_agent
 run_test "unknown names and a missing --config are errors" t_unknown_names_are_errors
 run_test "agent and pane numbers are stable" t_numbers_are_stable
+run_test "a prompt reaches any agent; one starting with - stays a prompt" t_prompt_reaches_any_agent

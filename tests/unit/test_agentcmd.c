@@ -24,14 +24,22 @@ static void test_known_agents(void **state)
 	(void)state;
 	struct config c;
 	config_init(&c);
-	check(&c, "claude", "/w/.workrex/P.md", false, "exec 'claude' \"$(cat '/w/.workrex/P.md')\"");
+	/* After "--" or as a flag's '=' value: a prompt starting with '-' is no flag. */
+	check(&c, "claude", "/w/.workrex/P.md", false,
+	      "export WORKREX_PROMPT_FILE='/w/.workrex/P.md'; exec 'claude' -- \"$(cat "
+	      "'/w/.workrex/P.md')\"");
 	check(&c, "claude", NULL, true, "exec 'claude' --continue");
-	check(&c, "codex", "/p", false, "exec 'codex' \"$(cat '/p')\"");
-	check(&c, "codex", "/p", true, "exec 'codex' resume --last");
-	check(&c, "gemini", "/p", false, "exec 'gemini' -i \"$(cat '/p')\"");
-	check(&c, "opencode", "/p", false, "exec 'opencode' --prompt \"$(cat '/p')\"");
-	/* Unknown agents get neither. */
-	check(&c, "aider", "/p", true, "exec 'aider'");
+	check(&c, "codex", "/p", false,
+	      "export WORKREX_PROMPT_FILE='/p'; exec 'codex' -- \"$(cat '/p')\"");
+	check(&c, "codex", "/p", true, "export WORKREX_PROMPT_FILE='/p'; exec 'codex' resume --last");
+	check(&c, "gemini", "/p", false,
+	      "export WORKREX_PROMPT_FILE='/p'; exec 'gemini' --prompt-interactive=\"$(cat '/p')\"");
+	check(&c, "opencode", "/p", false,
+	      "export WORKREX_PROMPT_FILE='/p'; exec 'opencode' --prompt=\"$(cat '/p')\"");
+	/* Unknown agents get neither, but the file's place in the environment. */
+	check(&c, "aider", "/p", true, "export WORKREX_PROMPT_FILE='/p'; exec 'aider'");
+	assert_false(agentcmd_takes_prompt(&c, "aider"));
+	assert_true(agentcmd_takes_prompt(&c, "claude"));
 	config_free(&c);
 }
 
@@ -48,7 +56,8 @@ static void test_configured_agents_and_quoting(void **state)
 	strlist_add(&c.agents[0].args, "it's-fast");
 	strlist_add(&c.agents[0].env, "FOO=a b");
 	check(&c, "fast", "/p q", false,
-	      "export 'FOO=a b'; exec claude '--model' 'it'\\''s-fast' \"$(cat '/p q')\"");
+	      "export 'FOO=a b'; export WORKREX_PROMPT_FILE='/p q'; exec claude '--model' "
+	      "'it'\\''s-fast' -- \"$(cat '/p q')\"");
 	setenv("SHELL", "/bin/zsh", 1);
 	check(&c, NULL, NULL, false, "exec '/bin/zsh'");
 	char *q = sh_quote("a'b");
@@ -57,11 +66,44 @@ static void test_configured_agents_and_quoting(void **state)
 	config_free(&c);
 }
 
+/* {prompt} and {prompt_file} put the prompt where an agent wants it. */
+static void test_placeholders(void **state)
+{
+	(void)state;
+	struct config c;
+	config_init(&c);
+	c.agents = calloc(2, sizeof *c.agents);
+	c.nagents = 2;
+	c.agents[0].name = strdup("aider");
+	c.agents[0].command = strdup("aider");
+	strlist_add(&c.agents[0].args, "--message={prompt}");
+	c.agents[1].name = strdup("reader");
+	c.agents[1].command = strdup("my-agent --task-file {prompt_file}");
+	check(&c, "aider", "/p", false,
+	      "export WORKREX_PROMPT_FILE='/p'; exec aider '--message='\"$(cat '/p')\"");
+	check(&c, "reader", "/p", false,
+	      "export WORKREX_PROMPT_FILE='/p'; exec my-agent --task-file '/p'");
+	/* No prompt: the placeholders are nothing. */
+	check(&c, "aider", NULL, false, "exec aider '--message='");
+	check(&c, "reader", NULL, false, "exec my-agent --task-file ");
+	assert_true(agentcmd_takes_prompt(&c, "aider"));
+	/* A placeholder in a known agent's arguments: the prompt goes only there. */
+	c.agents[1].command[0] = '\0';
+	free(c.agents[1].command);
+	c.agents[1].command = strdup("claude");
+	strlist_add(&c.agents[1].args, "--append-system-prompt={prompt}");
+	check(&c, "reader", "/p", false,
+	      "export WORKREX_PROMPT_FILE='/p'; exec claude '--append-system-prompt='\"$(cat "
+	      "'/p')\"");
+	config_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_agents),
 		cmocka_unit_test(test_configured_agents_and_quoting),
+		cmocka_unit_test(test_placeholders),
 	};
 	return cmocka_run_group_tests_name("agentcmd", tests, NULL, NULL);
 }
