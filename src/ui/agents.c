@@ -496,7 +496,17 @@ static void new_branch_answer(struct ui *ui, const char *answer, void *arg)
 	(void)arg;
 	if (answer == NULL || *answer == '\0')
 		return;
-	ui_prompt(ui, "prompt (Enter for none):", false, new_prompt_answer, xstrdup(answer));
+	/* What can be known without git, before the user writes a prompt for nothing. */
+	char *handle = handle_from_branch(answer);
+	if (!repo_branch_name_valid(answer))
+		ui_message(ui, true, "new agent: '%s' is not a valid branch name", answer);
+	else if (handle == NULL || !handle_valid(handle))
+		ui_message(ui, true, "new agent: '%s' cannot be a worktree name", answer);
+	else if (session_find_agent(ui->s, handle))
+		ui_message(ui, true, "new agent: an agent named '%s' exists already", handle);
+	else
+		ui_prompt(ui, "prompt (Enter for none):", false, new_prompt_answer, xstrdup(answer));
+	free(handle);
 }
 
 void agents_key_new(struct ui *ui)
