@@ -197,6 +197,94 @@ static void age(long created, char *out, size_t n)
 		snprintf(out, n, "%ldd", s / 86400);
 }
 
+/* A path for a table: relative to the project's parent directory, or with ~. Caller frees. */
+static char *short_path(const char *path, const char *root)
+{
+	char *parent = xstrdup(root);
+	char *slash = strrchr(parent, '/');
+	if (slash && slash != parent)
+		*slash = '\0';
+	size_t n = strlen(parent);
+	const char *home = getenv("HOME");
+	size_t h = home ? strlen(home) : 0;
+	char *out;
+	if (n > 1 && !strncmp(path, parent, n) && path[n] == '/')
+		out = xstrdup(path + n + 1);
+	else if (h > 1 && !strncmp(path, home, h) && path[h] == '/')
+		out = xasprintf("~%s", path + h);
+	else
+		out = xstrdup(path);
+	free(parent);
+	return out;
+}
+
+static const char *field(json_object *o, const char *key, const char *none)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : none;
+}
+
+/*
+ * The table, each column as wide as its widest cell (as git worktree list
+ * and tmux ls size theirs), so that ordinary agents fit 80 columns.
+ */
+static void print_table(json_object *arr, bool status_only, const char *root)
+{
+	enum { HANDLE, BRANCH, STATUS, BACKEND, AGE, UNMERGED, PATH, NCOLS };
+	static const char *const head[NCOLS] = {"HANDLE", "BRANCH",   "STATUS", "BACKEND",
+						"AGE",    "UNMERGED", "PATH"};
+	size_t rows = json_object_array_length(arr), ncols;
+	char **cell = xcalloc((rows + 1) * NCOLS, sizeof *cell);
+	for (size_t c = 0; c < NCOLS; c++)
+		cell[c] = xstrdup(head[c]);
+	for (size_t r = 0; r < rows; r++) {
+		json_object *o = json_object_array_get_idx(arr, r), *v;
+		char **row = cell + (r + 1) * NCOLS;
+		row[HANDLE] = xstrdup(field(o, "handle", "?"));
+		row[BRANCH] = xstrdup(field(o, "branch", "(detached)"));
+		row[STATUS] = xstrdup(field(o, "status", "-"));
+		if (status_only)
+			continue;
+		row[BACKEND] = xstrdup(field(o, "backend", "?"));
+		char ag[24];
+		age(json_object_object_get_ex(o, "created", &v) ? (long)json_object_get_int64(v) : 0,
+		    ag, sizeof ag);
+		row[AGE] = xstrdup(ag);
+		long ahead = json_object_object_get_ex(o, "unmerged", &v) ? json_object_get_int64(v) : -1;
+		row[UNMERGED] = ahead < 0 ? xstrdup("?") : xasprintf("%ld", ahead);
+		row[PATH] = short_path(field(o, "path", ""), root);
+	}
+	/*
+	 * status: handle and status only. PATH only when it says something: when
+	 * every agent lives in one directory under its own handle (the
+	 * worktree_dir), the column is that directory repeated (--json has it).
+	 */
+	bool paths_differ = false;
+	for (size_t r = 1; r <= rows && !status_only; r++) {
+		const char *p = cell[r * NCOLS + PATH], *first = cell[NCOLS + PATH];
+		const char *base = strrchr(p, '/'), *fbase = strrchr(first, '/');
+		size_t dir = base ? (size_t)(base - p) : 0, fdir = fbase ? (size_t)(fbase - first) : 0;
+		paths_differ |= !base || strcmp(base + 1, cell[r * NCOLS + HANDLE]) != 0 ||
+				dir != fdir || strncmp(p, first, dir) != 0;
+	}
+	static const size_t full[] = {HANDLE, BRANCH, STATUS, BACKEND, AGE, UNMERGED, PATH};
+	static const size_t brief[] = {HANDLE, STATUS};
+	const size_t *cols = status_only ? brief : full;
+	ncols = status_only ? WRX_ARRAY_LEN(brief) : WRX_ARRAY_LEN(full) - !paths_differ;
+	size_t width[NCOLS] = {0};
+	for (size_t r = 0; r <= rows; r++)
+		for (size_t k = 0; k < ncols; k++)
+			width[k] = WRX_MAX(width[k], strlen(cell[r * NCOLS + cols[k]]));
+	for (size_t r = 0; r <= rows; r++) {
+		for (size_t k = 0; k + 1 < ncols; k++)
+			printf("%-*s  ", (int)width[k], cell[r * NCOLS + cols[k]]);
+		printf("%s\n", cell[r * NCOLS + cols[ncols - 1]]);
+		for (size_t c = 0; c < NCOLS; c++)
+			free(cell[r * NCOLS + c]);
+	}
+	free(cell);
+}
+
 static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool status_only,
 		       int nfilter, char **filter)
 {
@@ -233,11 +321,6 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 	if (cmd_dashboard(ctx, name, lreq, &live) == 0)
 		json_object_object_get_ex(live, "agents", &live_agents);
 	json_object_put(lreq);
-	if (!json && !status_only)
-		printf("%-20s %-24s %-8s %-9s %-5s %-8s %s\n", "HANDLE", "BRANCH", "STATUS",
-		       "BACKEND", "AGE", "UNMERGED", "PATH");
-	else if (!json)
-		printf("%-20s %-8s\n", "HANDLE", "STATUS");
 	for (size_t i = 0; i < n; i++) {
 		struct agent_rec *a = &as[i];
 		bool wanted = nfilter == 0;
@@ -260,7 +343,7 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 		/* Where its agent runs: its own choice (add -S / --no-sandbox), else the config's. */
 		bool boxed = a->sandbox == 1 || (a->sandbox == -1 && ctx->cfg.sandbox.enabled);
 		const char *backend = boxed ? ctx->cfg.sandbox.backend : "host";
-		if (json) {
+		{
 			json_object *o = json_object_new_object();
 			json_object_object_add(o, "handle", json_object_new_string(a->handle));
 			json_object_object_add(o, "branch", a->branch ? json_object_new_string(a->branch)
@@ -277,20 +360,13 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 				json_object_object_add(o, "path", json_object_new_string(a->path));
 			}
 			json_object_array_add(arr, o);
-		} else if (status_only) {
-			printf("%-20s %-8s\n", a->handle, status ? status : "-");
-		} else {
-			char ag[24], un[24];
-			age(a->created, ag, sizeof ag);
-			snprintf(un, sizeof un, ahead < 0 ? "?" : "%ld", ahead);
-			printf("%-20s %-24s %-8s %-9s %-5s %-8s %s\n", a->handle,
-			       a->branch ? a->branch : "(detached)", status ? status : "-", backend, ag, un,
-			       a->path);
 		}
 	}
 	if (json)
 		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
 								   JSON_C_TO_STRING_NOSLASHESCAPE));
+	else
+		print_table(arr, status_only, repo_root(ctx->repo));
 	json_object_put(arr);
 	json_object_put(live);
 	for (size_t i = 0; i < n; i++)

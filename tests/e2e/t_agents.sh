@@ -330,6 +330,24 @@ t_prompt_reaches_any_agent() {
 	wait_for 'two: plain takes no prompt argument; the prompt is in \$WORKREX_PROMPT_FILE'
 }
 
+# list fits 80 columns for ordinary names (it was 121 wide).
+t_list_fits_80_columns() {
+	make_repo
+	wrx add feature/login-page -b >/dev/null
+	wrx add fix-1234 -b >/dev/null
+	wrx list >"$E2E_TMP/list"
+	cat "$E2E_TMP/list" >&2
+	[ "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$E2E_TMP/list")" -le 80 ]
+	# Every agent in the worktree dir under its handle: no PATH column (--json has it).
+	grep -qE '^HANDLE +BRANCH +STATUS +BACKEND +AGE +UNMERGED$' "$E2E_TMP/list"
+	grep -qE '^feature-login-page +feature/login-page +- +host +[0-9]+s +0$' "$E2E_TMP/list"
+	# One elsewhere: PATH, relative to the project's parent directory.
+	git -C "$repo" worktree add -q -b odd "$E2E_TMP/work/elsewhere"
+	wrx list >"$E2E_TMP/list"
+	grep -qE '^HANDLE +BRANCH +STATUS +BACKEND +AGE +UNMERGED +PATH$' "$E2E_TMP/list"
+	grep -qE '^elsewhere +odd +.* elsewhere$' "$E2E_TMP/list"
+}
+
 run_test "n creates a worktree and a pane in it" t_new_agent_key
 run_test "workrex add from another terminal opens panes in the dashboard" t_add_from_another_terminal
 run_test "m merges; the agent's panes go" t_merge_key_closes_panes
@@ -343,3 +361,4 @@ run_test "add -a runs that agent" t_add_with_agent
 run_test "unknown names and a missing --config are errors" t_unknown_names_are_errors
 run_test "agent and pane numbers are stable" t_numbers_are_stable
 run_test "a prompt reaches any agent; one starting with - stays a prompt" t_prompt_reaches_any_agent
+run_test "list fits 80 columns" t_list_fits_80_columns

@@ -73,7 +73,7 @@ t_sandboxed_agent_sees_only_its_work() {
 	grep -q commit-ok "$E2E_TMP/result"
 	# The commit lives in the agent's private git dir until the host imports it.
 	[ "$(git -C "$repo" log -1 --format=%s box)" = 'a project config' ]
-	wrx list | grep -qE '^box +box .* 1 +'
+	wrx list | grep -qE '^box +box .* 1$'
 	git -C "$repo" log -1 --format='%s|%an|%ae' box | grep -qx 'from the sandbox|Host User|host@example.com'
 	test -z "$(git -C "$w" status --porcelain -- made-inside.txt)"
 	not grep -q WRITABLE "$E2E_TMP/result"
@@ -291,8 +291,8 @@ t_sandbox_commits_merge_three_ways() {
 	inside_commit q one q.txt
 	inside_commit q two q2.txt
 	wrx list >"$E2E_TMP/list"
-	grep -qE '^m +m +- +container .* 1 +/' "$E2E_TMP/list"
-	grep -qE '^q +q +- +container .* 2 +/' "$E2E_TMP/list"
+	grep -qE '^m +m +- +container .* 1$' "$E2E_TMP/list"
+	grep -qE '^q +q +- +container .* 2$' "$E2E_TMP/list"
 	git -C "$repo" log -1 --format='%s|%an' q | grep -qx 'two|Host User'
 	wrx merge m >/dev/null
 	git -C "$repo" log -1 --format=%s main | grep -qx "Merge branch 'm'"
