@@ -628,7 +628,8 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	/* Environment: the pane's, then the sandbox's own. */
 	struct strlist set = {0};
 	for (char *const *e = p->env; e && *e; e++) {
-		if (strncmp(*e, "WORKREX_RPC_SOCKET=", 19) == 0)
+		/* The host's socket path and PATH mean nothing in there. */
+		if (strncmp(*e, "WORKREX_RPC_SOCKET=", 19) == 0 || strncmp(*e, "PATH=", 5) == 0)
 			continue;
 		env(l, "%s", *e);
 		strlist_add(&set, *e);

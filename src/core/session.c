@@ -230,6 +230,34 @@ static void free_strv(char **v)
 	free(v);
 }
 
+/*
+ * PATH for a pane: the running workrex's own directory first (unless PATH
+ * has it), so that the README's commands and the hooks `setup` installs
+ * (`workrex set-status ...`) work in panes of a workrex built from source
+ * and never installed. Caller frees.
+ */
+static char *pane_path(void)
+{
+	static char *dir;
+	if (dir == NULL) {
+		char *self = realpath("/proc/self/exe", NULL);
+		char *slash = self ? strrchr(self, '/') : NULL;
+		if (slash)
+			*slash = '\0';
+		dir = self ? self : xstrdup("");
+	}
+	const char *path = getenv("PATH");
+	path = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+	size_t n = strlen(dir);
+	for (const char *p = path; n && *p;) {
+		const char *e = strchrnul(p, ':');
+		if ((size_t)(e - p) == n && !strncmp(p, dir, n))
+			return xasprintf("PATH=%s", path);
+		p = *e ? e + 1 : e;
+	}
+	return n ? xasprintf("PATH=%s:%s", dir, path) : xasprintf("PATH=%s", path);
+}
+
 struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *const *argv,
 				   const char *label, int rows, int cols, bool focus, bool sandboxed,
 				   char **cause)
@@ -252,13 +280,14 @@ struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *con
 	size_t nextra = 0;
 	while (extra && extra[nextra])
 		nextra++;
-	char **env = xcalloc(nextra + 5, sizeof *env);
+	char **env = xcalloc(nextra + 6, sizeof *env);
 	env[0] = xstrdup("TERM=xterm-256color");
 	env[1] = xstrdup("COLORTERM=truecolor");
 	env[2] = xasprintf("WORKREX_PANE=%d", wp->id);
 	env[3] = xasprintf("WORKREX_HANDLE=%s", a->handle);
+	env[4] = pane_path();
 	for (size_t i = 0; i < nextra; i++)
-		env[4 + i] = extra[i];
+		env[5 + i] = extra[i];
 	free(extra);
 	char **run = NULL;
 	int rc = s->hooks.pane_argv ? s->hooks.pane_argv(s->ui, wp, argv, env, &run, cause) : 0;

@@ -228,6 +228,17 @@ t_help_lists_bindings() {
 	wait_gone 'keys after the prefix'
 }
 
+# The running workrex is on the panes' PATH, built from source or not, so
+# the hooks setup installs (workrex set-status) work in them (issue 11).
+t_workrex_on_the_panes_path() {
+	start 120 40
+	wait_for 'wrx\$'
+	type_line 'echo "at=$(command -v workrex)"'
+	wait_for "│at=$(dirname "$WORKREX")/workrex *\$"
+	type_line 'workrex set-status waiting && echo set-ok'
+	wait_for '│set-ok *$'
+}
+
 run_test "shell pane runs commands" t_shell_runs_commands
 run_test "bold red X" t_bold_red
 run_test "24-bit colour" t_truecolour
@@ -240,3 +251,4 @@ run_test "scroll mode shows scrolled-off lines and searches" t_scroll_mode_shows
 run_test "quit asks while programs run" t_quit_asks_while_running
 run_test "the terminal's modes are restored at the end" t_terminal_modes_restored
 run_test "help overlay lists bindings" t_help_lists_bindings
+run_test "the running workrex is on the panes' PATH" t_workrex_on_the_panes_path
