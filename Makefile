@@ -34,7 +34,8 @@ BIN     := $(BUILD)/workrex
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test-deps run test fuzz-smoke unit e2e sandbox-test asan fuzz bench format clean guest
+.PHONY: all deps test-deps run test fuzz-smoke unit e2e sandbox-test asan fuzz bench format clean guest \
+	install uninstall
 
 all: $(BIN) $(GUEST)
 
@@ -131,6 +132,21 @@ bench: $(BIN) $(GUEST) $(BUILD)/lg2_worktree_add
 
 format:
 	clang-format -i $(SRC) $(shell find src tests -name '*.h') $(UNIT_SRC) $(wildcard tests/fuzz/*.c)
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the sandbox client
+# beside it (where workrex looks for it), and the man pages.
+PREFIX  ?= /usr/local
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(BIN) $(GUEST) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 man/workrex.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/workrex.yaml.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/workrex $(DESTDIR)$(PREFIX)/bin/workrex-guest \
+		$(DESTDIR)$(PREFIX)/share/man/man1/workrex.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5/workrex.yaml.5
 
 clean:
 	rm -rf build build-asan
