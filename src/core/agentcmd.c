@@ -38,20 +38,6 @@ static const struct known_agent *find_known(const char *cmd)
 	return NULL;
 }
 
-char *sh_quote(const char *w)
-{
-	struct buf b = {0};
-	buf_addch(&b, '\'');
-	for (; *w; w++) {
-		if (*w == '\'')
-			buf_addstr(&b, "'\\''");
-		else
-			buf_addch(&b, *w);
-	}
-	buf_addch(&b, '\'');
-	return b.data;
-}
-
 const char *agentcmd_default(const struct config *c)
 {
 	if (c->agent && *c->agent)

@@ -38,7 +38,5 @@ char *agentcmd_build_sandboxed(const struct config *c, const char *name, const c
  */
 bool agentcmd_takes_prompt(const struct config *c, const char *name);
 
-/* 'word' quoted for /bin/sh; caller frees. */
-char *sh_quote(const char *word);
 
 #endif

@@ -271,17 +271,6 @@ static int write_prompt(const char *wt, const char *handle, const char *prompt, 
 	return rc;
 }
 
-/* A word for sh -c, in single quotes. Caller frees. */
-static char *quoted(const char *w)
-{
-	struct buf b = {0};
-	buf_addch(&b, '\'');
-	for (; *w; w++)
-		*w == '\'' ? buf_addstr(&b, "'\\''") : buf_addch(&b, *w);
-	buf_addch(&b, '\'');
-	return b.data;
-}
-
 /*
  * post_create for an agent spawned from a sandbox: never on the host (the
  * new worktree holds what the sandbox asked for); the commands go to the
@@ -298,12 +287,12 @@ static int setup_inside(const struct repo *r, const struct config *c, const stru
 			       "WORKREX_BRANCH"};
 	const char *vals[] = {a->handle, a->path, repo_root(r), a->branch};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(names); i++) {
-		char *q = quoted(vals[i]);
+		char *q = sh_quote(vals[i]);
 		buf_addf(&b, "export %s=%s; ", names[i], q);
 		free(q);
 	}
 	for (size_t i = 0; i < c->post_create.n; i++) {
-		char *q = quoted(c->post_create.v[i]);
+		char *q = sh_quote(c->post_create.v[i]);
 		buf_addf(&b, "sh -c %s || echo \"workrex: post_create failed: \"%s >&2; ", q, q);
 		free(q);
 	}

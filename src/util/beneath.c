@@ -135,30 +135,6 @@ int beneath_write(const char *root, const char *rel, const void *data, size_t le
 	return rc;
 }
 
-int beneath_touch(const char *root, const char *rel, mode_t mode)
-{
-	const char *base;
-	int dir = beneath_parent(root, rel, true, &base);
-	if (dir < 0)
-		return dir;
-	int fd = openat(dir, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	int rc = 0;
-	if (fd >= 0) {
-		close(fd);
-	} else if (errno == EEXIST) {
-		struct stat st;
-		/* There already: fine if it is a regular file, never if a link. */
-		if (fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			rc = -errno;
-		else if (!S_ISREG(st.st_mode))
-			rc = S_ISLNK(st.st_mode) ? -ELOOP : -EEXIST;
-	} else {
-		rc = -errno;
-	}
-	close(dir);
-	return rc;
-}
-
 int beneath_read(const char *root, const char *rel, size_t max, char **out)
 {
 	*out = NULL;

@@ -44,9 +44,6 @@ int beneath_parent(const char *root, const char *rel, bool create, const char **
  */
 int beneath_write(const char *root, const char *rel, const void *data, size_t len, mode_t mode);
 
-/* Create root/rel if it does not exist (O_EXCL; a symlink there is an error). 0 or -errno. */
-int beneath_touch(const char *root, const char *rel, mode_t mode);
-
 /*
  * Read root/rel, a regular file, at most max bytes, into *out (NUL-terminated;
  * caller frees). -EFBIG past max, -ELOOP for a symlink anywhere.

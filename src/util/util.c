@@ -255,3 +255,17 @@ bool path_has(const char *prog)
 	free(dirs);
 	return found;
 }
+
+char *sh_quote(const char *w)
+{
+	struct buf b = {0};
+	buf_addch(&b, '\'');
+	for (; *w; w++) {
+		if (*w == '\'')
+			buf_addstr(&b, "'\\''");
+		else
+			buf_addch(&b, *w);
+	}
+	buf_addch(&b, '\'');
+	return b.data;
+}

@@ -50,6 +50,9 @@ int utf8_encode(uint32_t cp, char *out);
  */
 int file_read(const char *path, size_t max, char **out, char **cause);
 
+/* 'word' quoted for /bin/sh; caller frees. */
+char *sh_quote(const char *word);
+
 uint64_t now_ms(void);
 /* FNV-1a of s, continuing from h (start with WRX_HASH_INIT): short stable names for paths. */
 #define WRX_HASH_INIT 2166136261u

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "core/agentcmd.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>
