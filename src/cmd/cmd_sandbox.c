@@ -147,42 +147,59 @@ static int sandbox_pull(struct cmd_ctx *ctx)
 	return rc == 0 ? 0 : cmd_fail("sandbox", "%s pull failed (exit %d)", rt, rc);
 }
 
-/* The pane a sandboxed agent would get, for shell and doctor. */
-static int agent_pane(struct cmd_ctx *ctx, const char *handle, struct agent_rec *a,
-		      struct backend_pane *p, struct backend_git *git, char **guest)
+/* The pane a sandboxed agent would get, for shell and doctor, and what it owns. */
+struct shell_pane {
+	struct agent_rec a;
+	struct backend_pane p;
+	struct backend_git git;
+	char *guest, *git_name, *git_email; /* owned; p points at them */
+};
+
+static void shell_pane_free(struct shell_pane *sp)
+{
+	agent_rec_free(&sp->a);
+	backend_git_free(&sp->git);
+	free(sp->guest);
+	free(sp->git_name);
+	free(sp->git_email);
+	memset(sp, 0, sizeof *sp);
+}
+
+static int agent_pane(struct cmd_ctx *ctx, const char *handle, struct shell_pane *sp)
 {
 	char *cause = NULL;
-	if (agent_find(ctx->repo, handle, ctx->cwd, a, &cause) < 0) {
+	memset(sp, 0, sizeof *sp);
+	if (agent_find(ctx->repo, handle, ctx->cwd, &sp->a, &cause) < 0) {
 		int rc = cmd_fail("sandbox", "%s", cause);
 		free(cause);
 		return rc;
 	}
-	if (backend_git_prepare(repo_root(ctx->repo), a->handle, a->branch, git, &cause) < 0) {
+	if (backend_git_prepare(repo_root(ctx->repo), sp->a.handle, sp->a.branch, &sp->git,
+				&cause) < 0) {
 		int rc = cmd_fail("sandbox", "%s", cause);
 		free(cause);
-		agent_rec_free(a);
+		shell_pane_free(sp);
 		return rc;
 	}
-	*guest = backend_guest_path();
 	static char *const env[] = {"TERM=xterm-256color", "COLORTERM=truecolor", NULL};
-	memset(p, 0, sizeof *p);
+	struct backend_pane *p = &sp->p;
+	sp->guest = backend_guest_path();
+	/* The host's git identity, as the dashboard's panes get it. */
+	sp->git_name = repo_config_get(ctx->repo, "user.name");
+	sp->git_email = repo_config_get(ctx->repo, "user.email");
 	p->cfg = &ctx->cfg;
 	p->project_root = repo_root(ctx->repo);
 	p->git_dir = repo_gitdir(ctx->repo);
-	p->worktree = a->path;
-	p->handle = a->handle;
+	p->worktree = sp->a.path;
+	p->handle = sp->a.handle;
 	p->n = (int)getpid();
-	p->agent = a->agent ? a->agent : agentcmd_default(&ctx->cfg);
+	p->agent = sp->a.agent ? sp->a.agent : agentcmd_default(&ctx->cfg);
 	p->env = env;
-	p->guest_bin = *guest;
-	backend_pane_git(p, git);
+	p->guest_bin = sp->guest;
+	backend_pane_git(p, &sp->git);
 	p->session = "shell";
-	/* The host's git identity, as the dashboard's panes get it (static: the process is short). */
-	static char *name, *email;
-	free(name);
-	free(email);
-	p->git_name = name = repo_config_get(ctx->repo, "user.name");
-	p->git_email = email = repo_config_get(ctx->repo, "user.email");
+	p->git_name = sp->git_name;
+	p->git_email = sp->git_email;
 	p->tty = isatty(0) && isatty(1);
 	return 0;
 }
@@ -195,19 +212,17 @@ static int sandbox_shell(struct cmd_ctx *ctx, int argc, char **argv)
 		handle = argv[i++];
 	if (i < argc && strcmp(argv[i], "--") == 0)
 		i++;
-	struct agent_rec a = {0};
-	struct backend_pane p;
-	struct backend_git git;
-	char *guest = NULL, *cause = NULL;
-	int rc = agent_pane(ctx, handle, &a, &p, &git, &guest);
+	struct shell_pane sp;
+	char *cause = NULL;
+	int rc = agent_pane(ctx, handle, &sp);
 	if (rc)
 		return rc;
 	const char *sh = "/bin/bash";
 	char *shell_argv[] = {(char *)sh, NULL};
-	p.argv = i < argc ? argv + i : shell_argv;
+	sp.p.argv = i < argc ? argv + i : shell_argv;
 	struct strlist l = {0};
-	if ((rc = backend_container.check(&p, &cause)) == 0)
-		rc = backend_container.argv(&p, &l, &cause);
+	if ((rc = backend_container.check(&sp.p, &cause)) == 0)
+		rc = backend_container.argv(&sp.p, &l, &cause);
 	if (rc < 0) {
 		rc = cmd_fail("sandbox", "%s", cause);
 		free(cause);
@@ -218,9 +233,7 @@ static int sandbox_shell(struct cmd_ctx *ctx, int argc, char **argv)
 		free(av);
 	}
 	strlist_free(&l);
-	agent_rec_free(&a);
-	backend_git_free(&git);
-	free(guest);
+	shell_pane_free(&sp);
 	return rc;
 }
 
@@ -270,18 +283,16 @@ static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 	free(cause);
 	cause = NULL;
 	if (handle) {
-		struct agent_rec a = {0};
-		struct backend_pane p;
-		struct backend_git git;
-		if (agent_pane(ctx, handle, &a, &p, &git, &guest) == 0) {
+		struct shell_pane sp;
+		if (agent_pane(ctx, handle, &sp) == 0) {
 			char *av[] = {"/bin/bash", NULL};
-			p.argv = av;
+			sp.p.argv = av;
 			struct strlist l = {0};
-			int rc = backend_container.check(&p, &cause);
+			int rc = backend_container.check(&sp.p, &cause);
 			if (rc < 0) {
 				printf("FAIL  %s: %s\n", handle, cause);
 				problems++;
-			} else if (backend_container.argv(&p, &l, &cause) == 0) {
+			} else if (backend_container.argv(&sp.p, &l, &cause) == 0) {
 				printf("ok    checks for %s (mounts, capabilities, hooks)\n\n", handle);
 				printf("what a sandboxed pane of %s sees:\n", handle);
 				for (size_t k = 0; k + 1 < l.n; k++)
@@ -295,9 +306,7 @@ static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 			}
 			free(cause);
 			strlist_free(&l);
-			agent_rec_free(&a);
-			backend_git_free(&git);
-			free(guest);
+			shell_pane_free(&sp);
 		}
 	} else {
 		printf("      (no agent yet: `workrex add NAME -S` makes one; doctor NAME shows its view)\n");
