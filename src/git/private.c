@@ -412,6 +412,13 @@ int private_import(const struct repo *r, const char *handle, const char *branch,
 		rc = -EIO;
 		goto out;
 	}
+	/* Whoever held the lock may have imported it already: read both again. */
+	free(tip);
+	free(synced);
+	tip = private_tip(gitdir, branch);
+	synced = read_oid(dir, "synced");
+	if (tip == NULL || synced == NULL || !strcmp(tip, synced))
+		goto out;
 	q = xasprintf("%s/import", dir);
 	if ((rc = quarantine(r, gitdir, q, tip)) < 0) {
 		*cause = xasprintf("importing %s from its sandbox: %s", branch, strerror(-rc));

@@ -109,7 +109,9 @@ FAILED=0
 run_test() {
 	local name=$1 fn=$2 rc
 	(
-		set -e
+		set -eE
+		# Say which command failed: a CI log is all there may be to go on.
+		trap 'echo "  failed: ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND" >&2' ERR
 		"$fn"
 	)
 	rc=$?

@@ -38,7 +38,7 @@ t_git_store() {
 	git -C "$repo" add setup.sh && git -C "$repo" commit -qm setup
 	sandboxed "post_create: [\"sh ./setup.sh\"]"
 	boxed_agent
-	local blob main_before
+	local blob main_before box_before
 	blob=$(git -C "$repo" rev-parse HEAD:setup.sh)
 	main_before=$(git -C "$repo" rev-parse main)
 	# Poison the blob of setup.sh: another blob's compressed bytes under its name.
@@ -57,6 +57,14 @@ t_git_store() {
 	"
 	[ "$(git -C "$repo" rev-parse main)" = "$main_before" ]
 	git -C "$repo" fsck --strict 2>&1 | not grep -E 'error|corrupt|mismatch'
+	# Four commands import the same commit at once: one does, the rest see it done.
+	inside box "echo fine >ok.txt; git add ok.txt; git commit -qm ok"
+	local i
+	for i in 1 2 3 4; do wrx list >"$E2E_TMP/list$i" 2>&1 & done
+	wait
+	cat "$E2E_TMP"/list? | not grep 'moved on the host'
+	git -C "$repo" cat-file -e box:ok.txt
+	box_before=$(git -C "$repo" rev-parse box)
 	# Commit, then corrupt the object it made, under its own name, in what it may write.
 	inside box "
 		echo planted >x.txt; git add x.txt; git commit -qm inside
@@ -66,7 +74,7 @@ t_git_store() {
 	# The corrupted commit is not imported, with a clear word; nothing changed.
 	wrx list >"$E2E_TMP/list" 2>&1
 	grep -q "failed verification and were not imported" "$E2E_TMP/list"
-	[ "$(git -C "$repo" rev-parse box)" = "$main_before" ]
+	[ "$(git -C "$repo" rev-parse box)" = "$box_before" ]
 	git -C "$repo" fsck --strict
 }
 
