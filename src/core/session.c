@@ -468,6 +468,8 @@ void session_set_status(struct session *s, struct agent *a, enum wrx_status st)
 		a->status_since = now_ms();
 	if ((st == WRX_STATUS_WAITING || st == WRX_STATUS_DONE) && !agent_focused(s, a)) {
 		bool raise = !a->attention || !same;
+		if (raise)
+			a->attention_since = now_ms();
 		a->attention = true;
 		if (raise && s->hooks.attention)
 			s->hooks.attention(s->ui, a, session_status_name(st));
@@ -490,6 +492,7 @@ void session_notify(struct session *s, struct agent *a, const char *text)
 	a->note = text && *text ? xstrdup(text) : NULL;
 	if (!agent_focused(s, a)) {
 		a->attention = true;
+		a->attention_since = now_ms();
 		if (s->hooks.attention)
 			s->hooks.attention(s->ui, a, text && *text ? text : "notification");
 	}

@@ -29,6 +29,7 @@ struct agent {
 	uint64_t status_since; /* now_ms() */
 	bool bell;             /* rang while not focused */
 	bool attention;        /* needs the user: waiting/done/notify while not focused */
+	uint64_t attention_since; /* now_ms() when it last came to need the user */
 	char *title;           /* owned; set by the agent (set-title), or NULL */
 	char *note;            /* owned; last notify text, or NULL */
 	char *branch;          /* owned; NULL for the home directory */

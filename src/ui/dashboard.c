@@ -267,6 +267,40 @@ static void focus_dir(struct ui *ui, int dx, int dy)
 		session_set_focus(ui->s, session_pane(ui->s, to));
 }
 
+/* Focus the agent's last pane, or open its panes. */
+static void focus_agent(struct ui *ui, int at)
+{
+	struct agent *a = session_agent(ui->s, at);
+	char *cause = NULL;
+	if (session_agent_panes(ui->s, a) > 0)
+		session_focus_agent(ui->s, at);
+	else if (agents_open(ui, a, true, false, &cause) < 0) {
+		ui_message(ui, true, "%s", cause);
+		free(cause);
+	}
+}
+
+/*
+ * The agent that most lately came to need the user (waiting, done, a
+ * notice). Focusing it answers it, so pressing again goes to the one before.
+ */
+static void focus_attention(struct ui *ui)
+{
+	int best = -1;
+	uint64_t when = 0;
+	for (int i = 0; i < session_agent_count(ui->s); i++) {
+		struct agent *a = session_agent(ui->s, i);
+		if (a->attention && (best < 0 || a->attention_since > when)) {
+			best = i;
+			when = a->attention_since;
+		}
+	}
+	if (best < 0)
+		ui_message(ui, false, "no agent has finished or waits for you");
+	else
+		focus_agent(ui, best);
+}
+
 void ui_action(struct ui *ui, enum wrx_action action, int arg)
 {
 	struct session *s = ui->s;
@@ -293,18 +327,15 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 		break;
 	case ACT_FOCUS_AGENT: {
 		int at = session_agent_by_num(s, arg);
-		struct agent *a = at >= 0 ? session_agent(s, at) : NULL;
-		char *cause = NULL;
-		if (a == NULL)
+		if (at < 0)
 			ui_message(ui, true, "no agent %d", arg);
-		else if (session_agent_panes(s, a) > 0)
-			session_focus_agent(s, at);
-		else if (agents_open(ui, a, true, false, &cause) < 0) {
-			ui_message(ui, true, "%s", cause);
-			free(cause);
-		}
+		else
+			focus_agent(ui, at);
 		break;
 	}
+	case ACT_ATTENTION:
+		focus_attention(ui);
+		break;
 	case ACT_NEXT_PANE:
 	case ACT_PREV_PANE:
 		if (n > 0 && focus) {

@@ -37,6 +37,8 @@ static const struct {
 	[ACT_CLOSE_PANE] = {"close-pane", "close the focused pane"},
 	[ACT_REMOVE_AGENT] = {"remove-agent", "remove the focused agent's worktree"},
 	[ACT_FOCUS_AGENT] = {"focus-agent", "focus agent N (again: its next pane)"},
+	[ACT_ATTENTION] = {"focus-attention",
+			   "focus the agent that last finished or waits (again: the one before)"},
 	[ACT_NEXT_PANE] = {"next-pane", "focus the next pane"},
 	[ACT_PREV_PANE] = {"prev-pane", "focus the previous pane"},
 	[ACT_PANE_LEFT] = {"pane-left", "focus the pane to the left"},
@@ -67,7 +69,7 @@ static const struct binding default_bindings[] = {
 	{' ', ACT_NEXT_LAYOUT, 0},     {'w', ACT_OVERVIEW, 0},      {'[', ACT_SCROLL, 0},
 	{'p', ACT_PASTE_IMAGE, 0},     {'s', ACT_SIDEBAR, 0},       {':', ACT_COMMAND, 0},
 	{'?', ACT_HELP, 0},            {'q', ACT_QUIT, 0},          {2, ACT_SEND_PREFIX, 0},
-	{'r', ACT_REDRAW, 0},
+	{'r', ACT_REDRAW, 0},          {'a', ACT_ATTENTION, 0},
 };
 
 static struct binding *table;

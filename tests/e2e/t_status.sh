@@ -194,8 +194,31 @@ t_spawn_rate_limit() {
 	[ "$(wrx list | grep -c '^kid')" -eq 5 ]
 }
 
+# prefix a: to the agent that last came to need the user, then the one before.
+t_attention_key() {
+	make_repo
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add aa -b >/dev/null
+	wrx add bb -b >/dev/null
+	wait_for '^ 3 bb'
+	wrx send aa 'workrex set-status waiting'
+	wait_for '^ 2 ◆ aa'
+	wrx send bb 'workrex set-status done'
+	wait_for '^ 3 ✓ bb'
+	prefix a
+	type_line 'echo "first=$WORKREX_HANDLE"'
+	wait_for 'first=bb'
+	prefix a
+	type_line 'echo "second=$WORKREX_HANDLE"'
+	wait_for 'second=aa'
+	prefix a
+	wait_for 'no agent has finished or waits for you'
+}
+
 run_test "setup's Claude hooks, run by a stand-in agent, change the icons" t_claude_hooks_change_icons
 run_test "status noticed without hooks: silence, exit; set-status outside a pane" t_status_without_hooks
+run_test "prefix a focuses the agent that last finished or waits" t_attention_key
 run_test "RPC protocol against the live dashboard" t_rpc_protocol_live
 run_test "the static guest client: status, add, merge over RPC; hooks off; no other agent" t_guest_client_over_rpc
 run_test "an agent spawns at most 5 agents a minute" t_spawn_rate_limit
