@@ -134,19 +134,26 @@ format:
 	clang-format -i $(SRC) $(shell find src tests -name '*.h') $(UNIT_SRC) $(wildcard tests/fuzz/*.c)
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the sandbox client
-# beside it (where workrex looks for it), and the man pages.
+# beside it (where workrex looks for it), the man pages, and the completion
+# scripts where bash-completion, zsh and fish look for them.
 PREFIX  ?= /usr/local
+SHARE    = $(DESTDIR)$(PREFIX)/share
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/man/man5
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/man/man1 $(SHARE)/man/man5 \
+		$(SHARE)/bash-completion/completions $(SHARE)/zsh/site-functions \
+		$(SHARE)/fish/vendor_completions.d
 	install -m 755 $(BIN) $(GUEST) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 man/workrex.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 644 man/workrex.yaml.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 man/workrex.1 $(SHARE)/man/man1/
+	install -m 644 man/workrex.yaml.5 $(SHARE)/man/man5/
+	$(abspath $(BIN)) completions bash >$(SHARE)/bash-completion/completions/workrex
+	$(abspath $(BIN)) completions zsh >$(SHARE)/zsh/site-functions/_workrex
+	$(abspath $(BIN)) completions fish >$(SHARE)/fish/vendor_completions.d/workrex.fish
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/workrex $(DESTDIR)$(PREFIX)/bin/workrex-guest \
-		$(DESTDIR)$(PREFIX)/share/man/man1/workrex.1 \
-		$(DESTDIR)$(PREFIX)/share/man/man5/workrex.yaml.5
+		$(SHARE)/man/man1/workrex.1 $(SHARE)/man/man5/workrex.yaml.5 \
+		$(SHARE)/bash-completion/completions/workrex $(SHARE)/zsh/site-functions/_workrex \
+		$(SHARE)/fish/vendor_completions.d/workrex.fish
 
 clean:
 	rm -rf build build-asan

@@ -4,6 +4,7 @@
  */
 #include "cmd.h"
 
+#include "../git/private.h"
 #include "../rpc/control.h"
 #include "cmd_rpc.h"
 
@@ -22,7 +23,7 @@ static const struct cmd table[] = {
 	 "add <branch> [--base REF] [-p TEXT | -P FILE] [-a AGENT] [--name HANDLE] [-b] "
 	 "[-S|--no-sandbox]",
 	 "create a branch and worktree for a new agent", cmd_add, rpc_cmd_add},
-	{"list", "ls", "list [--json]", "list the agents", cmd_list, NULL},
+	{"list", "ls", "list [--json | -q|--quiet]", "list the agents", cmd_list, NULL},
 	{"status", NULL, "status [handle...] [--json]", "agents and their status", cmd_status, NULL},
 	{"merge", NULL,
 	 "merge [handle] [--into BRANCH] [--rebase|--squash] [-k] [--ignore-uncommitted] "
@@ -30,6 +31,15 @@ static const struct cmd table[] = {
 	 "merge an agent's branch, then remove its worktree and branch", cmd_merge, rpc_cmd_merge},
 	{"remove", "rm", "remove [handle...] [-f] [-k|--keep-branch] [--all]",
 	 "remove agents' worktrees and branches without merging", cmd_remove, NULL},
+	{"rebase", NULL, "rebase [handle] [--onto BRANCH]",
+	 "rebase an agent's branch onto the main branch (a conflict changes nothing)", cmd_rebase,
+	 NULL},
+	{"rename", NULL, "rename <handle> <new-handle> [--branch NAME | -k|--keep-branch]",
+	 "rename an agent: handle, worktree directory, and its branch if named as it", cmd_rename,
+	 NULL},
+	{"path", NULL, "path [handle]", "print an agent's worktree directory", cmd_path, NULL},
+	{"sync-files", NULL, "sync-files [handle... | --all]",
+	 "copy files.copy and link files.symlink into worktrees again", cmd_sync_files, NULL},
 	{"open", NULL, "open [handle] [-c|--continue]", "open an agent's panes in the dashboard",
 	 cmd_open, NULL},
 	{"close", NULL, "close [handle]", "close an agent's panes, keep its worktree", cmd_close,
@@ -52,6 +62,10 @@ static const struct cmd table[] = {
 	 "build the sandbox image, look inside, check it", cmd_sandbox, NULL},
 	{"config", NULL, "config path|check|reference", "show and check the configuration",
 	 cmd_config, NULL},
+	{"completions", NULL, "completions bash|zsh|fish",
+	 "print the shell's completion script (make install puts them in place)", cmd_completions,
+	 NULL},
+	{"init", NULL, "init", "write a commented .workrex.yaml for this project", cmd_init, NULL},
 	{"trust", NULL, "trust [--revoke]",
 	 "let the project's .workrex.yaml run its commands (as it is now)", cmd_trust, NULL},
 };
@@ -81,6 +95,11 @@ const struct cmd *cmd_find(const char *name)
 		if (!strcmp(table[i].name, name) || (table[i].alias && !strcmp(table[i].alias, name)))
 			return &table[i];
 	return NULL;
+}
+
+const struct cmd *cmd_at(size_t i)
+{
+	return i < WRX_ARRAY_LEN(table) ? &table[i] : NULL;
 }
 
 void cmd_list_all(FILE *f)
@@ -200,4 +219,39 @@ int cmd_notify(struct cmd_ctx *ctx, const char *what, const char *verb, const st
 	int rc = cmd_dashboard(ctx, what, req, NULL);
 	json_object_put(req);
 	return rc;
+}
+
+/* The agent named, or the one whose worktree we stand in. 0, or the exit status. */
+int cmd_which_agent(struct cmd_ctx *ctx, const char *what, const char *name,
+		       struct agent_rec *a)
+{
+	int rc;
+	memset(a, 0, sizeof *a);
+	if ((rc = cmd_open_repo(ctx, what)) != 0)
+		return rc;
+	char *cause = NULL;
+	if (agent_find(ctx->repo, name, ctx->cwd, a, &cause) < 0) {
+		rc = cmd_fail(what, "%s", cause);
+		free(cause);
+		return rc;
+	}
+	return 0;
+}
+
+/*
+ * What the agent's sandbox committed, brought onto its branch (verified,
+ * git/private.h) before the host reads or changes the branch. 0, or -1
+ * after telling the user why it could not be.
+ */
+int cmd_import_sandbox(struct cmd_ctx *ctx, const char *what, const struct agent_rec *a)
+{
+	char *note = NULL, *cause = NULL;
+	int rc = private_import(ctx->repo, a->handle, a->branch, a->path, &note, &cause);
+	if (note)
+		fprintf(stderr, "workrex: %s: %s\n", what, note);
+	if (rc < 0)
+		cmd_fail(what, "%s", cause);
+	free(note);
+	free(cause);
+	return rc < 0 ? -1 : 0;
 }

@@ -34,6 +34,8 @@ struct cmd {
 
 const struct cmd *cmd_find(const char *name);
 void cmd_list_all(FILE *f);
+/* The i-th command of the table, or NULL past its end. */
+const struct cmd *cmd_at(size_t i);
 
 int cmd_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cmd_usage(const struct cmd *c);
@@ -55,6 +57,17 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_completions(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_init(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_path(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_rename(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_rebase(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_sync_files(struct cmd_ctx *ctx, int argc, char **argv);
+
+/* The agent named, or the one whose worktree we stand in. 0, or the exit status. */
+int cmd_which_agent(struct cmd_ctx *ctx, const char *what, const char *name, struct agent_rec *a);
+/* A sandboxed agent's commits, imported onto its branch; 0, or -1 after saying why not. */
+int cmd_import_sandbox(struct cmd_ctx *ctx, const char *what, const struct agent_rec *a);
 
 int cmd_dashboard(struct cmd_ctx *ctx, const char *what, json_object *req, json_object **reply);
 /* {"cmd": verb, "handle", "path", "branch"} for an agent; caller puts. */

@@ -1,13 +1,16 @@
 /*
- * cmd_config.c - workrex config path|check|reference.
+ * cmd_config.c - workrex config path|check|reference, init, trust.
  */
 #include "cmd.h"
 
 #include "../config/trust.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char reference[] =
 	"# workrex configuration: every key with its default. See workrex.yaml(5).\n"
@@ -131,6 +134,76 @@ int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 	printf("scrollback: %zu\nnotify: %s\n", c.scrollback, c.notify);
 	config_free(&c);
 	return c.nwarnings ? 0 : 0;
+}
+
+/* A hint for a file the project has: post_create and files.copy suggestions. */
+static const struct {
+	const char *file, *hint;
+} hints[] = {
+	{"package-lock.json", "post_create: [\"npm ci\"]"},
+	{"pnpm-lock.yaml", "post_create: [\"pnpm install --frozen-lockfile\"]"},
+	{"yarn.lock", "post_create: [\"yarn install --frozen-lockfile\"]"},
+	{"Cargo.toml", "post_create: [\"cargo fetch\"]"},
+	{"uv.lock", "post_create: [\"uv sync\"]"},
+	{"go.mod", "post_create: [\"go mod download\"]"},
+	{".env", "files: {copy: [.env]}"},
+	{".env.local", "files: {copy: [.env.local]}"},
+};
+
+/*
+ * workrex init: a .workrex.yaml in the project's root with every key a
+ * project may set, commented out at its default (the reference less what
+ * only the global file may hold), and what the project's own files suggest.
+ */
+int cmd_init(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1)
+		return cmd_usage(cmd_find("init"));
+	int rc = cmd_open_repo(ctx, "init");
+	if (rc)
+		return rc;
+	char *path = xasprintf("%s/.workrex.yaml", repo_root(ctx->repo));
+	struct buf b = {0};
+	buf_addf(&b, "# workrex project configuration (workrex.yaml(5)), made by `workrex init`.\n"
+		     "# Every key is at its default: uncomment what this project needs. The\n"
+		     "# commands (panes, post_create, pre_merge, pre_remove) run only once you\n"
+		     "# `workrex trust` the file, and again after each change.\n#\n");
+	bool hinted = false;
+	for (size_t i = 0; i < WRX_ARRAY_LEN(hints); i++) {
+		char *f = xasprintf("%s/%s", repo_root(ctx->repo), hints[i].file);
+		if (access(f, F_OK) == 0) {
+			buf_addf(&b, "%s# %-40s # this project has %s\n", hinted ? "" : "# Suggested:\n",
+				 hints[i].hint, hints[i].file);
+			hinted = true;
+		}
+		free(f);
+	}
+	if (hinted)
+		buf_addf(&b, "#\n");
+	/* The reference, past its two header lines, without the global-only keys. */
+	const char *line = strchr(strchr(reference, '\n') + 1, '\n') + 1;
+	while (*line) {
+		size_t n = strcspn(line, "\n");
+		if (!memmem(line, n, "global only", 11))
+			buf_addf(&b, "# %.*s\n", (int)n, line);
+		line += n + (line[n] == '\n');
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = cmd_fail("init", "%s: %s%s", path, strerror(errno),
+			      errno == EEXIST ? " (left as it is)" : "");
+	} else {
+		if (write(fd, b.data, b.len) != (ssize_t)b.len || close(fd) < 0)
+			rc = cmd_fail("init", "%s: %s", path, strerror(errno));
+		else
+			printf("wrote %s: uncomment what the project needs; `workrex config check` "
+			       "reads it\n",
+			       path);
+	}
+	buf_free(&b);
+	free(path);
+	return rc;
 }
 
 /*

@@ -162,24 +162,6 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	return drc < 0 && drc != -ENOENT ? 1 : 0;
 }
 
-/*
- * What the agent's sandbox committed, brought onto its branch (verified,
- * git/private.h) before the host reads or changes the branch. 0, or -1
- * after telling the user why it could not be.
- */
-static int import_sandbox(struct cmd_ctx *ctx, const char *what, const struct agent_rec *a)
-{
-	char *note = NULL, *cause = NULL;
-	int rc = private_import(ctx->repo, a->handle, a->branch, a->path, &note, &cause);
-	if (note)
-		fprintf(stderr, "workrex: %s: %s\n", what, note);
-	if (rc < 0)
-		cmd_fail(what, "%s", cause);
-	free(note);
-	free(cause);
-	return rc < 0 ? -1 : 0;
-}
-
 static void age(long created, char *out, size_t n)
 {
 	if (created <= 0) {
@@ -329,7 +311,7 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 				 (a->branch && !strcmp(filter[k], a->branch));
 		if (!wanted)
 			continue;
-		import_sandbox(ctx, name, a);
+		cmd_import_sandbox(ctx, name, a);
 		const char *into = a->base && repo_branch_exists(ctx->repo, a->base) ? a->base : main;
 		long ahead = a->branch && into ? repo_ahead(ctx->repo, a->branch, into) : -1;
 		const char *status = NULL;
@@ -376,15 +358,41 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 	return 0;
 }
 
+/* list -q: the handles alone, for scripts and shell completion; nothing imported. */
+static int list_handles(struct cmd_ctx *ctx)
+{
+	int rc = cmd_open_repo(ctx, "list");
+	if (rc)
+		return rc;
+	struct agent_rec *as;
+	size_t n;
+	char *cause = NULL;
+	if (agent_list(ctx->repo, &as, &n, &cause) < 0) {
+		rc = cmd_fail("list", "%s", cause);
+		free(cause);
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++) {
+		printf("%s\n", as[i].handle);
+		agent_rec_free(&as[i]);
+	}
+	free(as);
+	return 0;
+}
+
 int cmd_list(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	bool json = false;
+	bool json = false, quiet = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			json = true;
+		else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
+			quiet = true;
 		else
 			return cmd_usage(cmd_find("list"));
 	}
+	if (quiet && !json)
+		return list_handles(ctx);
 	return list_agents(ctx, "list", json, false, 0, NULL);
 }
 
@@ -519,7 +527,7 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 		free(cause);
 		return rc;
 	}
-	if (import_sandbox(ctx, "merge", &a) < 0) {
+	if (cmd_import_sandbox(ctx, "merge", &a) < 0) {
 		agent_rec_free(&a);
 		return 1;
 	}
@@ -608,7 +616,7 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	for (size_t i = 0; i < n; i++) {
 		/* Unmerged commits made inside count as unmerged: import them first. */
-		if (import_sandbox(ctx, "remove", &as[i]) < 0 && !o.force) {
+		if (cmd_import_sandbox(ctx, "remove", &as[i]) < 0 && !o.force) {
 			rc = 1;
 			agent_rec_free(&as[i]);
 			continue;
@@ -625,23 +633,6 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	free(as);
 	return rc;
-}
-
-/* The agent named, or the one whose worktree we stand in. 0, or the exit status. */
-static int which_agent(struct cmd_ctx *ctx, const char *what, const char *name,
-		       struct agent_rec *a)
-{
-	int rc;
-	memset(a, 0, sizeof *a);
-	if ((rc = cmd_open_repo(ctx, what)) != 0)
-		return rc;
-	char *cause = NULL;
-	if (agent_find(ctx->repo, name, ctx->cwd, a, &cause) < 0) {
-		rc = cmd_fail(what, "%s", cause);
-		free(cause);
-		return rc;
-	}
-	return 0;
 }
 
 static int no_dashboard(const char *what)
@@ -662,7 +653,7 @@ int cmd_open(struct cmd_ctx *ctx, int argc, char **argv)
 			name = argv[i];
 	}
 	struct agent_rec a;
-	int rc = which_agent(ctx, "open", name, &a);
+	int rc = cmd_which_agent(ctx, "open", name, &a);
 	if (rc)
 		return rc;
 	json_object *req = cmd_agent_request("open", &a);
@@ -679,7 +670,7 @@ int cmd_close(struct cmd_ctx *ctx, int argc, char **argv)
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
 		return cmd_usage(cmd_find("close"));
 	struct agent_rec a;
-	int rc = which_agent(ctx, "close", argc == 2 ? argv[1] : NULL, &a);
+	int rc = cmd_which_agent(ctx, "close", argc == 2 ? argv[1] : NULL, &a);
 	if (rc)
 		return rc;
 	rc = cmd_notify(ctx, "close", "close", &a, false);
@@ -692,7 +683,7 @@ int cmd_send(struct cmd_ctx *ctx, int argc, char **argv)
 	if (argc < 2 || argc > 3)
 		return cmd_usage(cmd_find("send"));
 	struct agent_rec a;
-	int rc = which_agent(ctx, "send", argv[1], &a);
+	int rc = cmd_which_agent(ctx, "send", argv[1], &a);
 	if (rc)
 		return rc;
 	char *text = NULL;
@@ -736,7 +727,7 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
 	if (name == NULL)
 		return cmd_usage(cmd_find("capture"));
 	struct agent_rec a;
-	int rc = which_agent(ctx, "capture", name, &a);
+	int rc = cmd_which_agent(ctx, "capture", name, &a);
 	if (rc)
 		return rc;
 	json_object *req = cmd_agent_request("capture", &a), *r = NULL;
@@ -784,7 +775,7 @@ int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv)
 	/* Unknown agents never reach a status: say so instead of waiting forever. */
 	for (int k = 0; k < n; k++) {
 		struct agent_rec a;
-		int wrc = which_agent(ctx, "wait", names[k], &a);
+		int wrc = cmd_which_agent(ctx, "wait", names[k], &a);
 		agent_rec_free(&a);
 		if (wrc) {
 			free(names);

@@ -47,15 +47,28 @@ static void fail(struct walk *w, yaml_node_t *n, const char *fmt, const char *ar
 	w->err = line;
 }
 
+/* A plain null, ~ or nothing: the key is left at its default (as the reference shows it). */
+static bool is_null(yaml_node_t *n)
+{
+	if (n == NULL || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	const char *v = (const char *)n->data.scalar.value;
+	return !strcmp(v, "") || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
+	       !strcmp(v, "NULL");
+}
+
 static const char *scalar(yaml_node_t *n)
 {
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+	return n && n->type == YAML_SCALAR_NODE && !is_null(n) ? (const char *)n->data.scalar.value
+							       : NULL;
 }
 
 static bool want_scalar(struct walk *w, yaml_node_t *n, const char *key)
 {
 	if (scalar(n))
 		return true;
+	if (is_null(n))
+		return false;
 	fail(w, n, "%s must be a single value", key);
 	return false;
 }
@@ -88,6 +101,8 @@ void strlist_free(struct strlist *l)
 static void read_strlist(struct walk *w, yaml_node_t *n, const char *key, struct strlist *dst)
 {
 	struct strlist out = {0};
+	if (is_null(n))
+		return;
 	if (scalar(n)) {
 		if (*scalar(n))
 			strlist_add(&out, scalar(n));
@@ -118,6 +133,8 @@ static void read_strlist(struct walk *w, yaml_node_t *n, const char *key, struct
 static bool read_bool(struct walk *w, yaml_node_t *n, const char *key, bool *out)
 {
 	const char *v = scalar(n);
+	if (is_null(n))
+		return false;
 	if (v && (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on"))) {
 		*out = true;
 		return true;

@@ -129,6 +129,20 @@ struct agent *session_add_agent(struct session *s, const char *handle, const cha
 	return a;
 }
 
+void session_rename_agent(struct session *s, struct agent *a, const char *handle, const char *path,
+			  const char *branch)
+{
+	free(a->handle);
+	free(a->path);
+	a->handle = xstrdup(handle);
+	a->path = xstrdup(path);
+	if (branch) {
+		free(a->branch);
+		a->branch = xstrdup(branch);
+	}
+	changed(s);
+}
+
 struct agent *session_find_agent(const struct session *s, const char *handle)
 {
 	for (int i = 0; i < s->nagents; i++)

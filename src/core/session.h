@@ -87,6 +87,9 @@ struct agent *session_add_agent(struct session *s, const char *handle, const cha
 void session_set_agent_num(struct session *s, struct agent *a, int num);
 /* The index of the agent numbered num, or -1. */
 int session_agent_by_num(const struct session *s, int num);
+/* The agent was renamed on disk (workrex rename): its handle, path, branch (NULL: same). */
+void session_rename_agent(struct session *s, struct agent *a, const char *handle, const char *path,
+			  const char *branch);
 struct agent *session_find_agent(const struct session *s, const char *handle);
 /* Close the agent's panes and drop it from the dashboard. */
 void session_remove_agent(struct session *s, struct agent *a);

@@ -112,6 +112,22 @@ static int git_in(const char *dir, const char *const *argv, bool no_hooks, char 
 	return rc == 0 ? 0 : -EIO;
 }
 
+/* Rebase the branch checked out in dir onto onto; on a conflict, abort: nothing changes. */
+static int rebase_or_abort(const char *dir, const char *onto, bool no_hooks, char **cause)
+{
+	const char *argv[] = {"rebase", "--", onto, NULL};
+	if (git_in(dir, argv, no_hooks, NULL, NULL) == 0)
+		return 0;
+	const char *cf[] = {"diff", "--name-only", "--diff-filter=U", NULL};
+	char *files = lines_joined(dir, cf);
+	const char *abort_[] = {"rebase", "--abort", NULL};
+	git_in(dir, abort_, true, NULL, NULL);
+	*cause = *files ? xasprintf("conflict in %s; nothing was changed", files)
+			: xstrdup("git rebase failed; nothing was changed");
+	free(files);
+	return -EIO;
+}
+
 static int do_merge(const char *target, const struct agent_rec *a, const struct merge_opts *o,
 		    char **cause)
 {
@@ -140,15 +156,7 @@ static int do_merge(const char *target, const struct agent_rec *a, const struct 
 	}
 	if (strcmp(o->strategy, "rebase") == 0) {
 		char *before = rev(a->path, "HEAD");
-		const char *argv[] = {"rebase", "--", o->into, NULL};
-		if (git_in(a->path, argv, o->no_hooks, NULL, NULL) < 0) {
-			const char *cf[] = {"diff", "--name-only", "--diff-filter=U", NULL};
-			char *files = lines_joined(a->path, cf);
-			const char *abort_[] = {"rebase", "--abort", NULL};
-			git_in(a->path, abort_, true, NULL, NULL);
-			*cause = *files ? xasprintf("conflict in %s; nothing was changed", files)
-					: xstrdup("git rebase failed; nothing was changed");
-			free(files);
+		if (rebase_or_abort(a->path, o->into, o->no_hooks, cause) < 0) {
 			free(before);
 			return -EIO;
 		}
@@ -281,6 +289,37 @@ out:
 		free(tmp);
 	}
 	free(target);
+	free(main);
+	return rc;
+}
+
+int worktree_rebase(const struct repo *r, const struct config *c, const struct agent_rec *a,
+		    const char *onto, bool no_hooks, char **note, char **cause)
+{
+	*note = NULL;
+	char *main = repo_main_branch(r, c->main_branch);
+	onto = onto ? onto : main;
+	int rc = 0;
+	bool dirty = false;
+	if (a->branch == NULL) {
+		*cause = xasprintf("'%s' has no branch checked out (detached HEAD)", a->handle);
+		rc = -EINVAL;
+	} else if (onto == NULL || !repo_branch_exists(r, onto)) {
+		*cause = xasprintf("no branch '%s' to rebase onto", onto ? onto : "(main)");
+		rc = -ENOENT;
+	} else if (strcmp(a->branch, onto) == 0) {
+		*cause = xasprintf("'%s' cannot be rebased onto itself", a->branch);
+		rc = -EINVAL;
+	} else if ((rc = repo_dirty(a->path, &dirty, cause)) == 0 && dirty) {
+		*cause = xasprintf("'%s' has uncommitted changes; commit them first (a rebase "
+				   "rewrites the branch under them)",
+				   a->handle);
+		rc = -EBUSY;
+	}
+	if (rc == 0 && repo_ahead(r, onto, a->branch) == 0)
+		*note = xasprintf("%s already has everything on %s", a->branch, onto);
+	else if (rc == 0 && (rc = rebase_or_abort(a->path, onto, no_hooks, cause)) == 0)
+		*note = xasprintf("%s is now on top of %s", a->branch, onto);
 	free(main);
 	return rc;
 }

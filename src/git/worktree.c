@@ -166,14 +166,89 @@ static int copy_into(const char *src, int dirfd, const char *name)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
 }
 
+/* Does dirfd/name hold the same bytes as src (both regular files)? */
+static bool same_file(const char *src, int dirfd, const char *name)
+{
+	int a = open(src, O_RDONLY | O_CLOEXEC), b = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat sa, sb;
+	bool same = a >= 0 && b >= 0 && fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
+		    S_ISREG(sa.st_mode) && S_ISREG(sb.st_mode) && sa.st_size == sb.st_size;
+	char x[8192], y[8192];
+	ssize_t n;
+	while (same && (n = read(a, x, sizeof x)) > 0)
+		same = read(b, y, (size_t)n) == n && memcmp(x, y, (size_t)n) == 0;
+	if (a >= 0)
+		close(a);
+	if (b >= 0)
+		close(b);
+	return same;
+}
+
+/* Is dirfd/base (st) already the link to src, or a copy of it, that sync would make? */
+static bool already(const char *src, int dirfd, const char *base, const struct stat *st,
+		    bool symlink_it)
+{
+	if (!symlink_it)
+		return same_file(src, dirfd, base);
+	char target[PATH_MAX];
+	ssize_t n = S_ISLNK(st->st_mode) ? readlinkat(dirfd, base, target, sizeof target - 1) : -1;
+	if (n >= 0)
+		target[n] = '\0';
+	return n >= 0 && strcmp(target, src) == 0;
+}
+
+/* Is rel (or anything under it) tracked in the worktree wt? */
+static bool tracked(const char *wt, const char *rel)
+{
+	const char *argv[] = {"ls-files", "--error-unmatch", "--", rel, NULL};
+	return git_run(wt, argv, NULL, NULL, true) == 0;
+}
+
 /*
- * Copy or link each match into the new worktree. The worktree holds a
- * branch that a sandbox may have written: a directory on the way that is
- * a symlink is refused, never followed (the copy would land where the
- * link points, outside the worktree or past excluded_files).
+ * Put a fresh copy (or link) of src in dirfd as base, over what is there:
+ * made under a temporary name, then swapped in by rename(2), which replaces
+ * the name itself, never what a link there points to.
+ */
+static int replace_with(const char *src, int dirfd, const char *base, bool symlink_it)
+{
+	char *tmp = xasprintf(".%s.workrex-sync", base);
+	struct stat st;
+	int rc = 0;
+	if (fstatat(dirfd, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		char *left = xasprintf("/proc/self/fd/%d/%s", dirfd, tmp);
+		rc = S_ISDIR(st.st_mode) ? beneath_remove_tree(left) : unlinkat(dirfd, tmp, 0);
+		free(left);
+	}
+	if (rc == 0)
+		rc = symlink_it ? (symlinkat(src, dirfd, tmp) < 0 ? -errno : 0)
+				: copy_into(src, dirfd, tmp);
+	bool dir = rc == 0 && fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+	if (rc == 0 && dir) {
+		/* A directory: swap the two, then remove the old one. */
+		rc = renameat2(dirfd, tmp, dirfd, base, RENAME_EXCHANGE) < 0 ? -errno : 0;
+		char *old = xasprintf("/proc/self/fd/%d/%s", dirfd, tmp);
+		if (rc == 0 && fstatat(dirfd, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+			beneath_remove_tree(old);
+		else if (rc == 0)
+			unlinkat(dirfd, tmp, 0);
+		free(old);
+	} else if (rc == 0) {
+		rc = renameat(dirfd, tmp, dirfd, base) < 0 ? -errno : 0;
+	}
+	free(tmp);
+	return rc;
+}
+
+/*
+ * Copy or link each match into the worktree. The worktree holds a branch
+ * that a sandbox may have written: a directory on the way that is a
+ * symlink is refused, never followed (the copy would land where the link
+ * points, outside the worktree or past excluded_files). Without sync, a
+ * name already there stays (git put it there); with sync, an untracked
+ * one that differs from the project's is replaced, counted in *done.
  */
 static int place_files(const struct repo *r, const struct strlist *pats, bool symlink_them,
-		       const char *wt, char **cause)
+		       const char *wt, bool sync, int *done, char **cause)
 {
 	for (size_t i = 0; i < pats->n; i++) {
 		if (!pattern_safe(pats->v[i])) {
@@ -193,18 +268,20 @@ static int place_files(const struct repo *r, const struct strlist *pats, bool sy
 		for (size_t k = 0; k < g.gl_pathc; k++) {
 			const char *src = g.gl_pathv[k];
 			const char *rel = src + strlen(repo_root(r)) + 1, *base;
-			int rc, dir = beneath_parent(wt, rel, true, &base);
+			int rc = 0, dir = beneath_parent(wt, rel, true, &base);
 			struct stat st;
-			if (dir >= 0 && fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-				close(dir); /* git already put it there */
-				continue;
-			}
 			if (dir < 0)
 				rc = dir;
-			else if (symlink_them)
-				rc = symlinkat(src, dir, base) < 0 ? -errno : 0;
+			else if (fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				rc = symlink_them ? (symlinkat(src, dir, base) < 0 ? -errno : 0)
+						  : copy_into(src, dir, base);
+			else if (!sync || tracked(wt, rel) || already(src, dir, base, &st, symlink_them))
+				rc = 1; /* git put it there, or it is what it should be */
 			else
-				rc = copy_into(src, dir, base);
+				rc = replace_with(src, dir, base, symlink_them);
+			if (rc == 0 && done)
+				(*done)++;
+			rc = WRX_MIN(rc, 0);
 			if (dir >= 0)
 				close(dir);
 			if (rc < 0) {
@@ -422,8 +499,8 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 		free(key);
 	}
 
-	if ((rc = place_files(r, &c->files_copy, false, path, cause)) < 0 ||
-	    (rc = place_files(r, &c->files_symlink, true, path, cause)) < 0)
+	if ((rc = place_files(r, &c->files_copy, false, path, false, NULL, cause)) < 0 ||
+	    (rc = place_files(r, &c->files_symlink, true, path, false, NULL, cause)) < 0)
 		return rc;
 	if (o->prompt && (rc = write_prompt(path, handle, o->prompt, cause)) < 0)
 		return rc;
@@ -599,4 +676,147 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 	unset_keys(r, a->handle, o->keep_branch ? NULL : a->branch);
 	private_forget(r, a->handle);
 	return 0;
+}
+
+int worktree_sync_files(const struct repo *r, const struct config *c, const struct agent_rec *a,
+			int *done, char **cause)
+{
+	*done = 0;
+	int rc = place_files(r, &c->files_copy, false, a->path, true, done, cause);
+	if (rc == 0)
+		rc = place_files(r, &c->files_symlink, true, a->path, true, done, cause);
+	return rc;
+}
+
+/* The directory holding path's last component, as a new string. */
+static char *parent_of(const char *path)
+{
+	char *p = xstrdup(path), *slash = strrchr(p, '/');
+	if (slash)
+		*slash = '\0';
+	return p;
+}
+
+/* The admin dir a linked worktree's .git file names (a host file, mounted over inside). */
+static char *admin_of(const char *wt)
+{
+	char *text = NULL;
+	if (beneath_read(wt, ".git", 4096, &text) < 0)
+		return NULL;
+	char *admin = NULL;
+	if (!strncmp(text, "gitdir: ", 8) && text[8] == '/') {
+		text[strcspn(text, "\n")] = '\0';
+		admin = xstrdup(text + 8);
+	}
+	free(text);
+	return admin;
+}
+
+int worktree_rename(const struct repo *r, const struct agent_rec *a, const char *handle,
+		    const char *branch, struct agent_rec *out, char **cause)
+{
+	memset(out, 0, sizeof *out);
+	if (!handle_valid(handle)) {
+		*cause = xasprintf("'%s' cannot be a worktree name: use letters, digits, '.', '_' "
+				   "and '-'", handle);
+		return -EINVAL;
+	}
+	if (branch && (!repo_branch_name_valid(branch) || repo_branch_exists(r, branch))) {
+		*cause = xasprintf(repo_branch_exists(r, branch) ? "a branch '%s' exists already"
+								 : "'%s' is not a valid branch name",
+				   branch);
+		return -EINVAL;
+	}
+	char *dir = parent_of(a->path), *path = xasprintf("%s/%s", dir, handle);
+	char *admin = admin_of(a->path), *admins = admin ? parent_of(admin) : NULL;
+	char *new_admin = admin ? xasprintf("%s/%s", admins, handle) : NULL;
+	char *existing = get_key(r, handle, "path");
+	struct stat st;
+	int rc = 0, step = 0;
+	if (admin == NULL) {
+		*cause = xasprintf("%s/.git does not name the worktree's git dir", a->path);
+		rc = -EINVAL;
+	} else if (existing || lstat(path, &st) == 0 || lstat(new_admin, &st) == 0) {
+		*cause = xasprintf("'%s' is taken: %s exists already", handle,
+				   existing ? existing : lstat(path, &st) == 0 ? path : new_admin);
+		rc = -EEXIST;
+	}
+	/* Each step undone, last first, if a later one fails. */
+	if (rc == 0 && branch) {
+		const char *argv[] = {"branch", "-m", "--", a->branch, branch, NULL};
+		struct buf err = {0};
+		if (git_run(repo_root(r), argv, NULL, &err, true) != 0) {
+			*cause = git_error_line(&err, "git branch -m failed");
+			rc = -EIO;
+		}
+		buf_free(&err);
+	}
+	step = rc == 0 ? 1 : 0;
+	if (rc == 0 && (rc = rename(a->path, path) < 0 ? -errno : 0) == 0)
+		step = 2;
+	if (rc == 0 && (rc = rename(admin, new_admin) < 0 ? -errno : 0) == 0)
+		step = 3;
+	if (rc == 0) {
+		char *gitfile = xasprintf("gitdir: %s\n", new_admin);
+		char *back = xasprintf("%s/.git\n", path);
+		rc = beneath_write(path, ".git", gitfile, strlen(gitfile), 0644);
+		if (rc == 0)
+			rc = beneath_write(new_admin, "gitdir", back, strlen(back), 0644);
+		free(gitfile);
+		free(back);
+		if (rc < 0) {
+			char *old = xasprintf("gitdir: %s\n", admin);
+			char *oldback = xasprintf("%s/.git\n", a->path);
+			beneath_write(path, ".git", old, strlen(old), 0644);
+			beneath_write(new_admin, "gitdir", oldback, strlen(oldback), 0644);
+			free(old);
+			free(oldback);
+		}
+	}
+	if (rc < 0 && !*cause)
+		*cause = xasprintf("renaming %s to %s: %s", a->path, path, strerror(-rc));
+	if (rc < 0) {
+		if (step >= 3)
+			rename(new_admin, admin);
+		if (step >= 2)
+			rename(path, a->path);
+		if (step >= 1) {
+			const char *argv[] = {"branch", "-m", "--", branch, a->branch, NULL};
+			git_run(repo_root(r), argv, NULL, NULL, true);
+		}
+		goto out;
+	}
+	/* The recorded keys follow; the branch's own config moved with git branch -m. */
+	static const char *fields[] = {"agent", "created", "sandbox", "number"};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
+		char *v = get_key(r, a->handle, fields[i]);
+		set_key(r, handle, fields[i], v);
+		free(v);
+	}
+	unset_keys(r, a->handle, NULL);
+	set_key(r, handle, "path", path);
+	set_key(r, handle, "branch", branch ? branch : a->branch);
+	/* A sandboxed agent's own dir (its git dir is made up to date at its next start). */
+	char *priv = private_agent_dir(repo_root(r), a->handle, false);
+	char *priv_new = private_agent_dir(repo_root(r), handle, false);
+	if (priv && priv_new && lstat(priv, &st) == 0 && lstat(priv_new, &st) != 0)
+		rename(priv, priv_new);
+	free(priv);
+	free(priv_new);
+	out->handle = xstrdup(handle);
+	out->path = xstrdup(path);
+	out->branch = xstrdup(branch ? branch : a->branch);
+	out->agent = a->agent ? xstrdup(a->agent) : NULL;
+	out->base = a->base ? xstrdup(a->base) : NULL;
+	out->created = a->created;
+	out->sandbox = a->sandbox;
+	out->number = a->number;
+out:
+	free(dir);
+	free(path);
+	free(admin);
+	free(admins);
+	free(new_admin);
+	free(existing);
+	return rc;
 }

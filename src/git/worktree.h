@@ -93,4 +93,28 @@ struct merge_opts {
 int worktree_merge(const struct repo *r, const struct config *c, const struct agent_rec *a,
 		   const struct merge_opts *o, char **note, char **cause);
 
+/*
+ * Rebase the agent's branch, in its worktree, onto onto (NULL: the main
+ * branch). A conflict aborts the rebase: nothing changed. *note says what
+ * happened (caller frees).
+ */
+int worktree_rebase(const struct repo *r, const struct config *c, const struct agent_rec *a,
+		    const char *onto, bool no_hooks, char **note, char **cause);
+
+/*
+ * Rename the agent: its handle, worktree directory and git admin dir, its
+ * recorded keys, and its branch to branch unless NULL. On failure nothing
+ * changed. out gets the agent as it is now.
+ */
+int worktree_rename(const struct repo *r, const struct agent_rec *a, const char *handle,
+		    const char *branch, struct agent_rec *out, char **cause);
+
+/*
+ * Apply files.copy and files.symlink again: copies the project has changed
+ * are copied again, missing links made; what the branch tracks is left
+ * alone. *done counts what was written.
+ */
+int worktree_sync_files(const struct repo *r, const struct config *c, const struct agent_rec *a,
+			int *done, char **cause);
+
 #endif

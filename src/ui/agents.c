@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -159,10 +160,14 @@ int agents_open(struct ui *ui, struct agent *a, bool focus, bool cont, char **ca
 	return 0;
 }
 
-static json_object *err(const char *fmt, const char *arg)
+static json_object *err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static json_object *err(const char *fmt, ...)
 {
 	json_object *r = json_object_new_object();
-	char *msg = xasprintf(fmt, arg);
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
 	json_object_object_add(r, "error", json_object_new_string(msg));
 	free(msg);
 	return r;
@@ -284,7 +289,8 @@ json_object *agents_control(json_object *req, void *data)
 	if (a && strcmp(cmd, "open") == 0 && bool_field(req, "git_ready"))
 		a->git_ready = true;
 	if (a == NULL)
-		return strcmp(cmd, "close") == 0 || strcmp(cmd, "forget") == 0
+		return strcmp(cmd, "close") == 0 || strcmp(cmd, "forget") == 0 ||
+				       strcmp(cmd, "rename") == 0
 			       ? NULL /* nothing open: nothing to do */
 			       : err("no agent '%s' in this dashboard", handle);
 	if (strcmp(cmd, "open") == 0) {
@@ -301,6 +307,20 @@ json_object *agents_control(json_object *req, void *data)
 		struct wpane *wp;
 		while ((wp = session_agent_pane(ui->s, a)) != NULL)
 			session_close_pane(ui->s, wp);
+		ui_relayout(ui);
+		return NULL;
+	}
+	if (strcmp(cmd, "rename") == 0) {
+		const char *to = str_field(req, "to"), *path = str_field(req, "to_path");
+		if (to == NULL || path == NULL || path[0] != '/')
+			return err("rename needs \"to\" and \"to_path\"");
+		/* Its programs run in the old directory, its sandbox has it mounted. */
+		if (session_agent_panes(ui->s, a) > 0)
+			return err("'%s' has open panes; close them first (workrex close %s)", handle,
+				   handle);
+		if (session_find_agent(ui->s, to))
+			return err("an agent named '%s' is in the dashboard already", to);
+		session_rename_agent(ui->s, a, to, path, str_field(req, "to_branch"));
 		ui_relayout(ui);
 		return NULL;
 	}

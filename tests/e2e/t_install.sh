@@ -16,10 +16,14 @@ t_make_install() {
 	test -x "$dest/usr/bin/workrex-guest"
 	test -f "$dest/usr/share/man/man1/workrex.1"
 	test -f "$dest/usr/share/man/man5/workrex.yaml.5"
+	grep -q '^complete -F _workrex workrex' "$dest/usr/share/bash-completion/completions/workrex"
+	grep -q '^#compdef workrex' "$dest/usr/share/zsh/site-functions/_workrex"
+	grep -q '^complete -c workrex' "$dest/usr/share/fish/vendor_completions.d/workrex.fish"
 	"$dest/usr/bin/workrex" --version | grep -q workrex
 	make -C "$root" --no-print-directory uninstall PREFIX=/usr DESTDIR="$dest" >/dev/null
 	test ! -e "$dest/usr/bin/workrex"
 	test ! -e "$dest/usr/share/man/man5/workrex.yaml.5"
+	test ! -e "$dest/usr/share/zsh/site-functions/_workrex"
 }
 
-run_test "make install puts the binary, its sandbox client and the man pages under PREFIX" t_make_install
+run_test "make install puts the binary, its sandbox client, man pages and completions under PREFIX" t_make_install

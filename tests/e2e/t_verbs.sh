@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# The verbs workmux users reach for (issue 11): path, sync-files, rebase,
+# rename, init, completions.
+. "$(dirname "$0")/lib.sh"
+trap stop EXIT
+
+git_env
+
+# A project whose files.copy / files.symlink entries are ignored by git.
+verbs_repo() {
+	make_repo
+	printf 'local.env\nshared\n' >"$repo/.gitignore"
+	git -C "$repo" add .gitignore && git -C "$repo" commit -qm ignore
+	echo v1 >"$repo/local.env"
+	mkdir "$repo/shared"
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'files:\n  copy: [local.env]\n  symlink: [shared]\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+}
+
+t_path_and_sync_files() {
+	verbs_repo
+	wrx add topic >/dev/null
+	local w=$E2E_TMP/work/proj__worktrees/topic
+	[ "$(wrx path topic)" = "$w" ]
+	[ "$(cd "$w" && "$WORKREX" path)" = "$w" ]
+	not wrx path nosuch 2>/dev/null
+	[ "$(cat "$w/local.env")" = v1 ]
+	# The project's copy changed, the link went: both come back; then nothing to do.
+	echo v2 >"$repo/local.env"
+	rm "$w/shared"
+	wrx sync-files topic | grep -qx 'topic: 2 files brought up to date'
+	[ "$(cat "$w/local.env")" = v2 ]
+	[ "$(readlink "$w/shared")" = "$repo/shared" ]
+	wrx sync-files --all | grep -qx 'topic: 0 files brought up to date'
+	# What the branch tracks is the branch's.
+	echo mine >"$w/local.env"
+	git -C "$w" add -f local.env && git -C "$w" commit -qm tracked
+	wrx sync-files topic | grep -qx 'topic: 0 files brought up to date'
+	[ "$(cat "$w/local.env")" = mine ]
+}
+
+t_rebase() {
+	verbs_repo
+	wrx add topic >/dev/null
+	local w=$E2E_TMP/work/proj__worktrees/topic
+	echo t >"$w/t.txt" && git -C "$w" add t.txt && git -C "$w" commit -qm topic
+	echo m >"$repo/m.txt" && git -C "$repo" add m.txt && git -C "$repo" commit -qm main
+	wrx rebase topic | grep -qx 'topic is now on top of main'
+	git -C "$repo" merge-base --is-ancestor main topic
+	wrx rebase topic | grep -qx 'topic already has everything on main'
+	# A conflict: the rebase is undone, the branch as it was.
+	echo topic-side >"$w/a.txt" && git -C "$w" commit -qam side
+	echo main-side >"$repo/a.txt" && git -C "$repo" commit -qam other
+	local before
+	before=$(git -C "$repo" rev-parse topic)
+	not wrx rebase topic 2>"$E2E_TMP/err"
+	grep -q 'conflict in a.txt; nothing was changed' "$E2E_TMP/err"
+	[ "$(git -C "$repo" rev-parse topic)" = "$before" ]
+	[ "$(cat "$w/a.txt")" = topic-side ]
+	git -C "$w" status | not grep -q 'rebase in progress'
+	# Uncommitted work is never rebased under.
+	echo wip >>"$w/t.txt"
+	not wrx rebase topic 2>"$E2E_TMP/err"
+	grep -q 'uncommitted changes' "$E2E_TMP/err"
+}
+
+t_rename() {
+	verbs_repo
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add topic -b >/dev/null
+	wait_for '^ 2 topic'
+	# Not while its programs run in the old directory.
+	not wrx rename topic better 2>"$E2E_TMP/err"
+	grep -q "'topic' has open panes; close them first" "$E2E_TMP/err"
+	wrx close topic
+	wrx rename topic better | grep -q '^renamed topic to better (better) at '
+	wait_for '^ 2 better'
+	local w=$E2E_TMP/work/proj__worktrees/better
+	test ! -e "$E2E_TMP/work/proj__worktrees/topic"
+	[ "$(git -C "$w" rev-parse --abbrev-ref HEAD)" = better ]
+	git -C "$repo" worktree list | grep -q "proj__worktrees/better .*\[better\]"
+	git -C "$repo" worktree list | not grep -q topic
+	wrx list | grep -q '^better '
+	# A branch not named as the handle keeps its name; a taken name is refused.
+	wrx add feature/x --name fx -b >/dev/null
+	wrx close fx
+	wrx rename fx fx2 | grep -q '^renamed fx to fx2 (feature/x)'
+	not wrx rename fx2 better 2>"$E2E_TMP/err"
+	grep -qE "'better' is taken|agent named 'better'" "$E2E_TMP/err"
+	# Its panes open in the new directory, with its number.
+	prefix 2
+	type_line 'basename "$PWD"'
+	wait_for '│better *$'
+	wrx merge better | grep -q 'merged better into main'
+}
+
+# init: a commented .workrex.yaml that loads as it is and uncommented.
+t_init() {
+	make_repo
+	touch "$repo/package-lock.json"
+	wrx init | grep -q "^wrote $repo/.workrex.yaml"
+	grep -q '^# post_create: \["npm ci"\] .*package-lock.json' "$repo/.workrex.yaml"
+	grep -q '^# merge_strategy: merge' "$repo/.workrex.yaml"
+	not grep -q 'global only' "$repo/.workrex.yaml"
+	wrx config check >/dev/null 2>"$E2E_TMP/err"
+	not grep -q . "$E2E_TMP/err"
+	# Never over a file that is there.
+	not wrx init 2>"$E2E_TMP/err"
+	grep -q 'File exists (left as it is)' "$E2E_TMP/err"
+	# Every key at its default, uncommented, is a valid config ("null" too).
+	sed -n '/^# main_branch/,$p' "$repo/.workrex.yaml" | sed 's/^# //' >"$E2E_TMP/all.yaml"
+	mv "$E2E_TMP/all.yaml" "$repo/.workrex.yaml"
+	wrx config check 2>&1 >/dev/null | not grep -v 'runs commands'
+	wrx config check 2>/dev/null | grep -q "^main_branch: (detected)"
+}
+
+# The completion scripts, loaded by each shell for real.
+t_completions() {
+	make_repo
+	wrx add topic >/dev/null
+	local d=$E2E_TMP/compl
+	mkdir -p "$d"
+	wrx completions bash >"$d/workrex.bash"
+	wrx completions zsh >"$d/_workrex"
+	wrx completions fish >"$d/workrex.fish"
+	not wrx completions tcsh 2>/dev/null
+	# bash: commands, a command's flags, agents.
+	local out
+	out=$(cd "$repo" && bash -c '. "$1"; COMP_WORDS=(workrex re); COMP_CWORD=1; _workrex; echo "${COMPREPLY[*]}"' _ "$d/workrex.bash")
+	[ "$(tr " " "\n" <<<"$out" | sort | xargs)" = "rebase remove rename" ]
+	out=$(cd "$repo" && bash -c '. "$1"; COMP_WORDS=(workrex merge --sq); COMP_CWORD=2; _workrex; echo "${COMPREPLY[*]}"' _ "$d/workrex.bash")
+	[ "$out" = "--squash" ]
+	out=$(cd "$repo" && PATH=$(dirname "$WORKREX"):$PATH bash -c '. "$1"; COMP_WORDS=(workrex merge t); COMP_CWORD=2; _workrex; echo "${COMPREPLY[*]}"' _ "$d/workrex.bash")
+	[ "$out" = "topic" ]
+	# fish
+	out=$(cd "$repo" && PATH=$(dirname "$WORKREX"):$PATH fish -c "source $d/workrex.fish; complete -C 'workrex path '")
+	[ "$out" = "topic" ]
+	(cd "$repo" && fish -c "source $d/workrex.fish; complete -C 'workrex config '") | grep -qx reference
+	# zsh, at a prompt in a terminal: <Tab> completes a command, then an agent.
+	tm new-session -d -x 100 -y 20 -c "$repo" "env PATH=$(dirname "$WORKREX"):$PATH zsh -f"
+	tm set -g status off
+	type_line "fpath=($d \$fpath); autoload -Uz compinit; compinit -u; PS1='zsh> '"
+	wait_for '^zsh> ?$'
+	tm send-keys -l 'workrex ren'
+	tm send-keys Tab
+	wait_for '^zsh> workrex rename ?$'
+	tm send-keys C-u
+	tm send-keys -l 'workrex open to'
+	tm send-keys Tab
+	wait_for '^zsh> workrex open topic ?$'
+}
+
+run_test "path prints a worktree; sync-files copies and links again" t_path_and_sync_files
+run_test "rebase onto main; a conflict or uncommitted work changes nothing" t_rebase
+run_test "init writes a commented config that loads, uncommented too" t_init
+run_test "completion scripts for bash, zsh and fish, loaded by each" t_completions
+run_test "rename: worktree, branch, dashboard; refused while it runs" t_rename
