@@ -357,6 +357,7 @@ struct cli_run {
 	char *what; /* owned */
 	cli_done_fn *done; /* or NULL: the outcome becomes a message */
 	void *done_arg;
+	char *shown; /* owned: the command line, when its whole output is to be shown */
 };
 
 static void cli_maybe_done(struct cli_run *r)
@@ -372,6 +373,10 @@ static void cli_maybe_done(struct cli_run *r)
 		last += 9;
 	if (r->done) {
 		r->done(ui, (int)r->status, last, r->done_arg);
+	} else if (r->shown && !ui->quitting && r->text.data && strchr(r->text.data, '\n')) {
+		char *title = xasprintf("%s%s", r->shown, r->status ? "  (failed)" : "");
+		textview_open(ui, title, r->text.data);
+		free(title);
 	} else if (!ui->quitting) {
 		if (r->status == 0 && *last)
 			ui_message(ui, false, "%s", last);
@@ -382,6 +387,7 @@ static void cli_maybe_done(struct cli_run *r)
 	}
 	buf_free(&r->text);
 	free(r->what);
+	free(r->shown);
 	free(r);
 	trust_ask(ui); /* a merge may have brought a new project config */
 }
@@ -434,12 +440,29 @@ static void cli_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 	}
 }
 
+static void run_cli(struct ui *ui, char *const args[], cli_done_fn *done, void *arg, char *shown);
+
 void agents_run_cli(struct ui *ui, char *const args[])
 {
-	agents_run_cli_then(ui, args, NULL, NULL);
+	run_cli(ui, args, NULL, NULL, NULL);
 }
 
 void agents_run_cli_then(struct ui *ui, char *const args[], cli_done_fn *done, void *arg)
+{
+	run_cli(ui, args, done, arg, NULL);
+}
+
+void agents_run_cli_shown(struct ui *ui, char *const args[])
+{
+	struct buf line = {0};
+	buf_addstr(&line, "workrex");
+	for (size_t i = 0; args[i]; i++)
+		buf_addf(&line, " %s", args[i]);
+	run_cli(ui, args, NULL, NULL, line.data);
+}
+
+/* shown (taken): the command line, to show an output of more than one line whole. */
+static void run_cli(struct ui *ui, char *const args[], cli_done_fn *done, void *arg, char *shown)
 {
 	size_t n = 0;
 	while (args[n])
@@ -453,6 +476,7 @@ void agents_run_cli_then(struct ui *ui, char *const args[], cli_done_fn *done, v
 	r->what = xasprintf("%s:", args[0]);
 	r->done = done;
 	r->done_arg = arg;
+	r->shown = shown;
 	uv_file fds[2];
 	int prc = uv_pipe(fds, 0, 0);
 	if (prc < 0) {
@@ -461,6 +485,7 @@ void agents_run_cli_then(struct ui *ui, char *const args[], cli_done_fn *done, v
 			done(ui, 127, uv_strerror(prc), arg);
 		free(argv);
 		free(r->what);
+		free(r->shown);
 		free(r);
 		return;
 	}
@@ -642,7 +667,7 @@ static void command_answer(struct ui *ui, const char *answer, void *arg)
 		return;
 	}
 	if (words[0])
-		agents_run_cli(ui, words);
+		agents_run_cli_shown(ui, words);
 	for (char **p = words; *p; p++)
 		free(*p);
 	free(words);

@@ -792,6 +792,7 @@ out:
 	close_handle((uv_handle_t *)&ui->tick_timer);
 	uv_run(ui->loop, UV_RUN_NOWAIT);
 	terminal_close(ui);
+	textview_close(ui);
 	free(ui->message);
 	free(ui->sidebar_rows);
 	buf_free(&ui->paste);

@@ -232,6 +232,10 @@ static void handle_key(struct ui *ui, int key, int mods)
 		prompt_key(ui, key);
 		return;
 	}
+	if (ui->textview) {
+		textview_key(ui, key);
+		return;
+	}
 	if (ui->overview) {
 		overview_key(ui, key);
 		return;

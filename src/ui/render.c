@@ -444,7 +444,7 @@ static void place_cursor(struct ui *ui)
 		return;
 	}
 	struct wpane *f = session_focus(ui->s);
-	if (f == NULL || ui->help) {
+	if (f == NULL || ui->help || ui->textview) {
 		curs_set(0);
 		return;
 	}
@@ -508,6 +508,8 @@ void render_frame(struct ui *ui)
 		draw_status(ui);
 	if (ui->overview)
 		overview_draw(ui);
+	if (ui->textview)
+		textview_draw(ui);
 	if (ui->help)
 		draw_help(ui);
 	place_cursor(ui);

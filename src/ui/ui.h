@@ -94,6 +94,7 @@ struct ui {
 	bool prefix_armed;
 	bool help;
 	bool overview; /* the agents table (prefix w) */
+	struct textview *textview; /* owned: a command's output shown whole, or NULL */
 	int ov_sel;
 	struct prompt *prompt; /* owned */
 	char *message;         /* owned */
@@ -148,6 +149,8 @@ int agents_open(struct ui *ui, struct agent *a, bool focus, bool cont, char **ca
 json_object *agents_control(json_object *req, void *data);
 /* Run `workrex args...` in the background; its outcome becomes a message. */
 void agents_run_cli(struct ui *ui, char *const args[]);
+/* The same, from the command line: an output of more than a line is shown whole. */
+void agents_run_cli_shown(struct ui *ui, char *const args[]);
 /* The same, handing the exit status and last output line to done instead. */
 typedef void cli_done_fn(struct ui *ui, int status, const char *last_line, void *arg);
 void agents_run_cli_then(struct ui *ui, char *const args[], cli_done_fn *done, void *arg);
@@ -177,6 +180,12 @@ int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *
 void sandbox_pane_gone(struct ui *ui, struct wpane *wp);
 
 /* overview.c */
+/* textview.c: text over the whole screen but the status line, until q. */
+void textview_open(struct ui *ui, const char *title, const char *text);
+void textview_close(struct ui *ui);
+void textview_draw(struct ui *ui);
+void textview_key(struct ui *ui, int key);
+
 void overview_draw(struct ui *ui);
 void overview_key(struct ui *ui, int key);
 

@@ -117,6 +117,43 @@ t_remove_key_and_command_line() {
 	wait_for '^ 2 via-colon'
 }
 
+# prefix : shows a command's whole output in a view; one line stays a message.
+t_command_output_view() {
+	make_repo
+	start_repo 120 30
+	wait_for 'wrx\$'
+	wrx add aa -b >/dev/null
+	wrx add bb -b >/dev/null
+	wait_for '^ 3 bb'
+	prefix :
+	wait_for 'workrex'
+	tm send-keys -l 'list'
+	keys Enter
+	wait_for '^ workrex list  \[1-3 of 3\]'
+	wait_for '^HANDLE +BRANCH'
+	wait_for '^aa +aa'
+	wait_for '^bb +bb'
+	keys q
+	wait_gone '^HANDLE +BRANCH'
+	# Longer than the screen: it scrolls, G to the end.
+	prefix :
+	tm send-keys -l 'config reference'
+	keys Enter
+	wait_for '^ workrex config reference  \[1-28 of [0-9]+\]'
+	wait_for '^# workrex configuration'
+	keys G
+	wait_gone '^# workrex configuration'
+	wait_for 'of ([0-9]+) of \1\]|-([0-9]+) of \2\]'
+	keys Escape
+	wait_gone 'workrex config reference'
+	# A one-line outcome is a message on the status line, as before.
+	prefix :
+	tm send-keys -l 'path aa'
+	keys Enter
+	wait_for 'proj__worktrees/aa'
+	screen | not grep -q 'workrex path aa  \['
+}
+
 t_agents_survive_restart() {
 	make_repo
 	wrx add later -p "do it later" | grep -q 'no dashboard runs'
@@ -353,6 +390,7 @@ run_test "workrex add from another terminal opens panes in the dashboard" t_add_
 run_test "m merges; the agent's panes go" t_merge_key_closes_panes
 run_test "a merge conflict is reported and changes nothing" t_merge_conflict_is_reported
 run_test "X removes; : runs a command" t_remove_key_and_command_line
+run_test "prefix : shows a command's whole output in a view" t_command_output_view
 run_test "agents survive a restart and open on focus" t_agents_survive_restart
 run_test "a second dashboard for the project is refused" t_second_dashboard_refused
 run_test "overview table; status, list, wait; bad control input" t_overview_and_cli_queries

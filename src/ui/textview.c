@@ -1,0 +1,115 @@
+/*
+ * textview.c - a command's whole output over the pane area (the command
+ * line, prefix :), as tmux shows a command's output in view mode. Up/Down
+ * (j/k), PgUp/PgDn (space), g/G scroll; q, Escape or Enter close it.
+ */
+#include "ui.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct textview {
+	char *title;  /* owned */
+	char **lines; /* owned */
+	int n;
+	int top;
+};
+
+void textview_open(struct ui *ui, const char *title, const char *text)
+{
+	textview_close(ui);
+	struct textview *t = xcalloc(1, sizeof *t);
+	t->title = xstrdup(title);
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+		t->lines = xrealloc(t->lines, (size_t)(t->n + 1) * sizeof *t->lines);
+		t->lines[t->n++] = xstrndup(p, len);
+		p += len + (p[len] == '\n');
+	}
+	ui->textview = t;
+	ui->full_redraw = true;
+	ui_dirty(ui);
+}
+
+void textview_close(struct ui *ui)
+{
+	struct textview *t = ui->textview;
+	if (t == NULL)
+		return;
+	for (int i = 0; i < t->n; i++)
+		free(t->lines[i]);
+	free(t->lines);
+	free(t->title);
+	free(t);
+	ui->textview = NULL;
+	ui->full_redraw = true;
+	if (!ui->quitting)
+		ui_dirty(ui);
+}
+
+/* Rows for text: the area less the title line. */
+static int body_rows(const struct ui *ui)
+{
+	return WRX_MAX(ui->rows - 2, 1);
+}
+
+void textview_draw(struct ui *ui)
+{
+	struct textview *t = ui->textview;
+	int rows = body_rows(ui);
+	if (ui->rows < 2 || ui->cols < 1)
+		return;
+	char *head = xasprintf(" %s  [%d-%d of %d]  q closes, arrows and PgUp/PgDn scroll", t->title,
+			       t->n ? t->top + 1 : 0, WRX_MIN(t->top + rows, t->n), t->n);
+	attr_set(A_REVERSE, 0, NULL);
+	mvhline(0, 0, ' ', ui->cols);
+	mvaddnstr(0, 0, head, ui->cols);
+	free(head);
+	attr_set(A_NORMAL, 0, NULL);
+	for (int y = 0; y < rows; y++) {
+		move(1 + y, 0);
+		clrtoeol();
+		if (t->top + y < t->n)
+			mvaddnstr(1 + y, 0, t->lines[t->top + y], ui->cols);
+	}
+}
+
+void textview_key(struct ui *ui, int key)
+{
+	struct textview *t = ui->textview;
+	int rows = body_rows(ui), last = WRX_MAX(t->n - rows, 0);
+	switch (key) {
+	case 'q':
+	case 27:
+	case '\r':
+		textview_close(ui);
+		return;
+	case 'j':
+	case WRX_K_DOWN:
+		t->top++;
+		break;
+	case 'k':
+	case WRX_K_UP:
+		t->top--;
+		break;
+	case ' ':
+	case WRX_K_NPAGE:
+		t->top += rows;
+		break;
+	case WRX_K_PPAGE:
+		t->top -= rows;
+		break;
+	case 'g':
+	case WRX_K_HOME:
+		t->top = 0;
+		break;
+	case 'G':
+	case WRX_K_END:
+		t->top = last;
+		break;
+	default:
+		return;
+	}
+	t->top = WRX_MAX(WRX_MIN(t->top, last), 0);
+	ui_dirty(ui);
+}
