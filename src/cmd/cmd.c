@@ -60,7 +60,7 @@ static const struct cmd table[] = {
 	 cmd_setup, NULL},
 	{"sandbox", NULL, "sandbox build|pull|init-dockerfile|shell|doctor|stop|prune",
 	 "build the sandbox image, look inside, check it", cmd_sandbox, NULL},
-	{"config", NULL, "config path|check|reference", "show and check the configuration",
+	{"config", NULL, "config path|check|reference|reload", "show and check the configuration",
 	 cmd_config, NULL},
 	{"completions", NULL, "completions bash|zsh|fish",
 	 "print the shell's completion script (make install puts them in place)", cmd_completions,

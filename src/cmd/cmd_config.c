@@ -82,6 +82,31 @@ static char *search_dir(struct cmd_ctx *ctx)
 	return dir;
 }
 
+/* config reload: the running dashboard reads its files again and says how it went. */
+static int reload_dashboard(struct cmd_ctx *ctx)
+{
+	char *cause = NULL;
+	/* The repository only: a config that does not load is for the dashboard to report. */
+	if (ctx->repo == NULL && repo_open(ctx->cwd, &ctx->repo, &cause) < 0)
+		free(cause);
+	json_object *req = json_object_new_object(), *reply = NULL, *w;
+	json_object_object_add(req, "cmd", json_object_new_string("reload"));
+	int rc = cmd_dashboard(ctx, "config reload", req, &reply);
+	json_object_put(req);
+	if (rc == -ENOENT)
+		return cmd_fail("config reload", "no dashboard is running for this project; it "
+						 "reads the files when it starts");
+	if (rc < 0)
+		return 1; /* said: the files do not load, the dashboard keeps its config */
+	if (json_object_object_get_ex(reply, "warnings", &w))
+		for (size_t i = 0; i < json_object_array_length(w); i++)
+			fprintf(stderr, "warning: %s\n",
+				json_object_get_string(json_object_array_get_idx(w, i)));
+	json_object_put(reply);
+	printf("the dashboard reloaded its config\n");
+	return 0;
+}
+
 int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const struct cmd *self = cmd_find("config");
@@ -91,6 +116,8 @@ int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 		fputs(reference, stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "reload"))
+		return reload_dashboard(ctx);
 	if (!strcmp(argv[1], "path")) {
 		char *g = config_global_path(), *dir = search_dir(ctx);
 		char *p = ctx->config_file ? xstrdup(ctx->config_file) : config_project_path(dir);

@@ -281,6 +281,24 @@ json_object *agents_control(json_object *req, void *data)
 		json_object_object_add(r, "agents", arr);
 		return r;
 	}
+	if (strcmp(cmd, "reload") == 0) {
+		struct strlist warnings = {0};
+		char *cause = NULL;
+		if (ui_config_reload(ui, &warnings, &cause) < 0) {
+			json_object *r = err("%s", cause);
+			free(cause);
+			return r;
+		}
+		json_object *r = json_object_new_object(), *arr = json_object_new_array();
+		for (size_t i = 0; i < warnings.n; i++)
+			json_object_array_add(arr, json_object_new_string(warnings.v[i]));
+		json_object_object_add(r, "ok", json_object_new_boolean(1));
+		json_object_object_add(r, "warnings", arr);
+		strlist_free(&warnings);
+		ui_message(ui, false, "config reloaded (workrex config reload)");
+		trust_ask(ui);
+		return r;
+	}
 	const char *handle = str_field(req, "handle");
 	if (handle == NULL)
 		return err("%s needs \"handle\"", cmd);

@@ -336,6 +336,9 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 	case ACT_ATTENTION:
 		focus_attention(ui);
 		break;
+	case ACT_RELOAD:
+		ui_reload_key(ui);
+		break;
 	case ACT_NEXT_PANE:
 	case ACT_PREV_PANE:
 		if (n > 0 && focus) {
@@ -486,7 +489,7 @@ static void set_utf8_locale(void)
 		setlocale(LC_CTYPE, "C.UTF-8");
 }
 
-static void apply_config(struct ui *ui)
+void ui_apply_config(struct ui *ui)
 {
 	bindings_reset();
 	if (ui->cfg.prefix != 2) {
@@ -713,7 +716,7 @@ int dashboard_run(const struct dashboard_opts *opts)
 		sandbox_stop(ui);
 		return 1;
 	}
-	apply_config(ui);
+	ui_apply_config(ui);
 	ui->self_exe = realpath("/proc/self/exe", NULL);
 	if (ui->self_exe == NULL)
 		ui->self_exe = xstrdup("workrex");
@@ -737,6 +740,7 @@ int dashboard_run(const struct dashboard_opts *opts)
 	uv_timer_init(ui->loop, &ui->msg_timer);
 	uv_timer_init(ui->loop, &ui->tick_timer);
 	ui->frame_timer.data = ui->msg_timer.data = ui->tick_timer.data = ui;
+	ui_watch_config(ui);
 
 	if (bridge_start(ui, &cause) < 0) {
 		fprintf(stderr, "workrex: %s\n", cause);
@@ -790,6 +794,7 @@ out:
 	close_handle((uv_handle_t *)&ui->frame_timer);
 	close_handle((uv_handle_t *)&ui->msg_timer);
 	close_handle((uv_handle_t *)&ui->tick_timer);
+	ui_unwatch_config(ui);
 	uv_run(ui->loop, UV_RUN_NOWAIT);
 	terminal_close(ui);
 	textview_close(ui);

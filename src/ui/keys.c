@@ -56,6 +56,7 @@ static const struct {
 	[ACT_QUIT] = {"quit", "quit workrex"},
 	[ACT_SEND_PREFIX] = {"send-prefix", "send the prefix key to the pane"},
 	[ACT_REDRAW] = {"redraw", "redraw the screen"},
+	[ACT_RELOAD] = {"reload-config", "read the config files again"},
 };
 
 static const struct binding default_bindings[] = {
@@ -70,6 +71,7 @@ static const struct binding default_bindings[] = {
 	{'p', ACT_PASTE_IMAGE, 0},     {'s', ACT_SIDEBAR, 0},       {':', ACT_COMMAND, 0},
 	{'?', ACT_HELP, 0},            {'q', ACT_QUIT, 0},          {2, ACT_SEND_PREFIX, 0},
 	{'r', ACT_REDRAW, 0},          {'a', ACT_ATTENTION, 0},
+	{'R', ACT_RELOAD, 0},
 };
 
 static struct binding *table;

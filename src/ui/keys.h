@@ -56,6 +56,7 @@ enum wrx_action {
 	ACT_QUIT,
 	ACT_SEND_PREFIX,
 	ACT_REDRAW,
+	ACT_RELOAD,
 	ACT_COUNT,
 };
 

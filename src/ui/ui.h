@@ -83,6 +83,9 @@ struct ui {
 	uv_signal_t sig_winch, sig_chld, sig_term, sig_hup;
 	uv_timer_t frame_timer;
 	uv_timer_t msg_timer;
+	uv_timer_t reload_timer; /* a config file changed: reload once the writes settle */
+	struct watch **watches;  /* owned: the config files' directories (reload.c) */
+	size_t nwatches;
 	bool frame_pending;
 	uint64_t frame_due;  /* when the pending frame fires (now_ms) */
 	uint64_t last_frame;
@@ -125,6 +128,8 @@ void trust_ask(struct ui *ui);
 void ui_prompt(struct ui *ui, const char *label, bool yesno,
 	       void (*done)(struct ui *, const char *, void *), void *arg);
 void ui_action(struct ui *ui, enum wrx_action action, int arg);
+/* ui->cfg's keys, prefix and scrollback, into the binding table and the session. */
+void ui_apply_config(struct ui *ui);
 struct view *ui_view(struct wpane *wp);
 void ui_tty_write(struct ui *ui, const char *s, size_t len);
 /* Start argv in the background, output discarded, not waited for (may outlive us). */
@@ -180,6 +185,12 @@ int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *
 void sandbox_pane_gone(struct ui *ui, struct wpane *wp);
 
 /* overview.c */
+/* reload.c: read the config files again; on an error the old config stays. */
+int ui_config_reload(struct ui *ui, struct strlist *warnings, char **cause);
+void ui_reload_key(struct ui *ui);
+void ui_watch_config(struct ui *ui);
+void ui_unwatch_config(struct ui *ui);
+
 /* textview.c: text over the whole screen but the status line, until q. */
 void textview_open(struct ui *ui, const char *title, const char *text);
 void textview_close(struct ui *ui);

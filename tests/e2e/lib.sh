@@ -89,6 +89,17 @@ wait_for() { screen_until yes "$1" "${2:-$E2E_TIMEOUT}"; }
 wait_gone() { screen_until no "$1" "${2:-$E2E_TIMEOUT}"; }
 
 keys() { tm send-keys "$@"; }
+# until_ok SECONDS CMD...: until CMD succeeds, at most SECONDS.
+until_ok() {
+	local limit=$1 i=0
+	shift
+	while ! "$@" 2>/dev/null; do
+		((i < limit * 10)) || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # not CMD...: succeeds when CMD fails (a bare `! cmd` never fails a test).
 not() { if "$@"; then return 1; fi; }
 type_line() { tm send-keys -l -- "$1"; tm send-keys Enter; }

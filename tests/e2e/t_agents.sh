@@ -154,6 +154,41 @@ t_command_output_view() {
 	screen | not grep -q 'workrex path aa  \['
 }
 
+# The dashboard reads its config again: prefix R, a file changed on disk,
+# workrex config reload; a file that does not load leaves the old config.
+t_config_reload() {
+	make_repo
+	local g=$XDG_CONFIG_HOME/workrex/config.yaml
+	start_repo 140 40
+	wait_for 'wrx\$'
+	# No global config dir when it started: prefix R reads the new file.
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: "echo AGENT-ONE; exec sh"\n' >"$g"
+	prefix R
+	wait_for 'config reloaded'
+	wrx add one -b >/dev/null
+	until_ok 10 eval 'wrx capture one | grep -q AGENT-ONE'
+	# Now watched: a change on disk is read without asking.
+	printf 'agent: "echo AGENT-TWO; exec sh"\n' >"$g"
+	sleep 1
+	wrx add two -b >/dev/null
+	until_ok 10 eval 'wrx capture two | grep -q AGENT-TWO'
+	# A file that does not load: said, and the old config stays.
+	printf 'agent: [\n' >"$g"
+	wait_for 'config not reloaded, the old one stays: .*config.yaml'
+	not wrx config reload 2>"$E2E_TMP/err"
+	grep -q 'config reload: .*config.yaml:2' "$E2E_TMP/err"
+	# The project file: added, then deleted.
+	: >"$g"
+	printf 'status_icons: {done: "D"}\n' >"$repo/.workrex.yaml"
+	sleep 1
+	wrx send two 'workrex set-status done'
+	wait_for '^ 3 D two'
+	rm "$repo/.workrex.yaml"
+	wait_for '^ 3 ✓ two'
+	wrx config reload | grep -qx 'the dashboard reloaded its config'
+}
+
 t_agents_survive_restart() {
 	make_repo
 	wrx add later -p "do it later" | grep -q 'no dashboard runs'
@@ -391,6 +426,7 @@ run_test "m merges; the agent's panes go" t_merge_key_closes_panes
 run_test "a merge conflict is reported and changes nothing" t_merge_conflict_is_reported
 run_test "X removes; : runs a command" t_remove_key_and_command_line
 run_test "prefix : shows a command's whole output in a view" t_command_output_view
+run_test "config reload: prefix R, a change on disk, workrex config reload" t_config_reload
 run_test "agents survive a restart and open on focus" t_agents_survive_restart
 run_test "a second dashboard for the project is refused" t_second_dashboard_refused
 run_test "overview table; status, list, wait; bad control input" t_overview_and_cli_queries

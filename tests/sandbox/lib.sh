@@ -23,13 +23,3 @@ global_config() {
 	} >"$XDG_CONFIG_HOME/workrex/config.yaml"
 }
 
-# until_ok SECONDS CMD...: until CMD succeeds, at most SECONDS.
-until_ok() {
-	local limit=$1 i=0
-	shift
-	while ! "$@" 2>/dev/null; do
-		((i < limit * 10)) || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
