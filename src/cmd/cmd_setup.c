@@ -1,6 +1,7 @@
 /*
  * cmd_setup.c - `workrex setup`: install the status hooks of the agent CLIs
- * found (Claude Code, Codex), so they call `workrex set-status`.
+ * found (Claude Code, Codex, Gemini CLI, OpenCode), so they call
+ * `workrex set-status`.
  *
  * Each agent's hook file is JSON of the same shape:
  *   {"hooks": {"<Event>": [{"matcher": "...", "hooks": [{"type": "command",
@@ -11,7 +12,9 @@
  * writing, the old file is copied to <file>.workrex-backup-<time>; the new
  * one replaces it atomically (temp file + rename) with the old mode. A file
  * that is not valid JSON, or whose "hooks" has another shape, is left alone
- * with an error.
+ * with an error. Gemini CLI's settings.json has that shape too (its
+ * timeouts in milliseconds, its hooks named). OpenCode has no hook file but
+ * plugins: a small one of ours, workrex-status.js, in its plugin directory.
  *
  * The hook command is plain `workrex set-status ...`, found on PATH: the
  * same settings file is read inside sandboxes (the agent's config dir is
@@ -33,20 +36,56 @@
 #include <unistd.h>
 
 static const struct hook_spec claude_hooks[] = {
-	{"UserPromptSubmit", NULL, "working"},
-	{"PostToolUse", NULL, "working"},
-	{"Notification", "permission_prompt|elicitation_dialog", "waiting"},
-	{"Stop", NULL, "done"},
-	{NULL, NULL, NULL},
+	{"UserPromptSubmit", NULL, "working", 10, NULL},
+	{"PostToolUse", NULL, "working", 10, NULL},
+	{"Notification", "permission_prompt|elicitation_dialog", "waiting", 10, NULL},
+	{"Stop", NULL, "done", 10, NULL},
+	{NULL, NULL, NULL, 0, NULL},
 };
 
 static const struct hook_spec codex_hooks[] = {
-	{"UserPromptSubmit", NULL, "working"},
-	{"PostToolUse", NULL, "working"},
-	{"PermissionRequest", NULL, "waiting"},
-	{"Stop", NULL, "done"},
-	{NULL, NULL, NULL},
+	{"UserPromptSubmit", NULL, "working", 10, NULL},
+	{"PostToolUse", NULL, "working", 10, NULL},
+	{"PermissionRequest", NULL, "waiting", 10, NULL},
+	{"Stop", NULL, "done", 10, NULL},
+	{NULL, NULL, NULL, 0, NULL},
 };
+
+/* Gemini CLI: a turn starts (BeforeAgent), tools run, it asks (Notification), it ends. */
+static const struct hook_spec gemini_hooks[] = {
+	{"BeforeAgent", NULL, "working", 10000, "workrex-status"},
+	{"AfterTool", NULL, "working", 10000, "workrex-status"},
+	{"Notification", NULL, "waiting", 10000, "workrex-status"},
+	{"AfterAgent", NULL, "done", 10000, "workrex-status"},
+	{NULL, NULL, NULL, 0, NULL},
+};
+
+/*
+ * OpenCode's plugin: busy is working, a permission asked is waiting, idle
+ * is done. set-status prints nothing and fails quietly outside a pane.
+ */
+static const char opencode_plugin[] =
+	"// workrex status for OpenCode: written by `workrex setup` (run it again to update).\n"
+	"// Calls `workrex set-status` as the session works, asks, and ends.\n"
+	"export const WorkrexStatus = async ({ $ }) => {\n"
+	"  const set = (status) => $`workrex set-status ${status}`.quiet().nothrow();\n"
+	"  return {\n"
+	"    event: async ({ event }) => {\n"
+	"      switch (event.type) {\n"
+	"        case \"session.status\":\n"
+	"          if (event.properties?.status?.type === \"busy\") await set(\"working\");\n"
+	"          break;\n"
+	"        case \"permission.asked\":\n"
+	"        case \"permission.updated\":\n"
+	"          await set(\"waiting\");\n"
+	"          break;\n"
+	"        case \"session.idle\":\n"
+	"          await set(\"done\");\n"
+	"          break;\n"
+	"      }\n"
+	"    },\n"
+	"  };\n"
+	"};\n";
 
 char *setup_hook_command(const char *status)
 {
@@ -110,9 +149,11 @@ int setup_merge(json_object *root, const struct hook_spec *specs, bool *changed,
 				    *h = json_object_new_object();
 			if (s->matcher)
 				json_object_object_add(g, "matcher", json_object_new_string(s->matcher));
+			if (s->name)
+				json_object_object_add(h, "name", json_object_new_string(s->name));
 			json_object_object_add(h, "type", json_object_new_string("command"));
 			json_object_object_add(h, "command", json_object_new_string(command));
-			json_object_object_add(h, "timeout", json_object_new_int(10));
+			json_object_object_add(h, "timeout", json_object_new_int(s->timeout));
 			json_object_array_add(list, h);
 			json_object_object_add(g, "hooks", list);
 			json_object_array_add(groups, g);
@@ -340,6 +381,35 @@ static int setup_codex_feature(const char *path, bool print)
 	return rc;
 }
 
+/* OpenCode: our plugin file, written when missing or not what this version writes. */
+static int setup_opencode(const char *dir, bool print)
+{
+	char *path = xasprintf("%s/workrex-status.js", dir), *cause = NULL;
+	bool existed;
+	char *text = slurp(path, &existed, &cause);
+	int rc = 0;
+	if (text == NULL) {
+		rc = cmd_fail("setup", "opencode: %s", cause);
+	} else if (strcmp(text, opencode_plugin) == 0) {
+		printf("opencode: %s already calls workrex set-status\n", path);
+	} else if (print) {
+		printf("opencode: would write %s:\n%s", path, opencode_plugin);
+	} else {
+		char *backup = NULL;
+		if (mkdir_p(dir, 0700) < 0 ||
+		    replace_file(path, opencode_plugin, existed, &backup, &cause) < 0)
+			rc = cmd_fail("setup", "opencode: %s", cause ? cause : "cannot create the directory");
+		else
+			printf("opencode: plugin written to %s%s%s%s\n", path, backup ? " (backup: " : "",
+			       backup ? backup : "", backup ? ")" : "");
+		free(backup);
+	}
+	free(cause);
+	free(text);
+	free(path);
+	return rc;
+}
+
 static bool dir_exists(const char *path)
 {
 	struct stat st;
@@ -379,14 +449,30 @@ int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv)
 		free(f);
 		found++;
 	}
-	if (path_has("gemini"))
-		printf("gemini: status hooks are not installed by this version; the dashboard still "
-		       "notices its bell, title and silence\n");
+	char *gemini_dir = xasprintf("%s/.gemini", home);
+	if (dir_exists(gemini_dir) || path_has("gemini")) {
+		char *f = xasprintf("%s/settings.json", gemini_dir);
+		rc |= setup_json_file("gemini", f, gemini_hooks, print);
+		free(f);
+		found++;
+	}
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	char *opencode_dir = xdg && *xdg == '/' ? xasprintf("%s/opencode", xdg)
+						: xasprintf("%s/.config/opencode", home);
+	if (dir_exists(opencode_dir) || path_has("opencode")) {
+		char *plugins = xasprintf("%s/plugins", opencode_dir);
+		rc |= setup_opencode(plugins, print);
+		free(plugins);
+		found++;
+	}
 	free(claude_dir);
 	free(codex_dir);
+	free(gemini_dir);
+	free(opencode_dir);
 	if (found == 0)
-		return cmd_fail("setup", "no agent CLI found (claude or codex on PATH, ~/.claude or "
-					 "~/.codex); nothing to set up");
+		return cmd_fail("setup", "no agent CLI found (claude, codex, gemini or opencode on PATH, "
+					 "or ~/.claude, ~/.codex, ~/.gemini, ~/.config/opencode); "
+					 "nothing to set up");
 	if (!path_has("workrex"))
 		fprintf(stderr, "workrex: setup: note: the hooks run `workrex`, which is not on PATH\n");
 	return rc ? 1 : 0;

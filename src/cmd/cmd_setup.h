@@ -12,6 +12,8 @@ struct hook_spec {
 	const char *event;   /* "Stop" */
 	const char *matcher; /* or NULL */
 	const char *status;  /* what set-status reports */
+	int timeout;         /* the agent's unit: Claude and Codex seconds, Gemini ms */
+	const char *name;    /* the hook's name (Gemini shows it), or NULL */
 };
 
 /* The command a hook runs for status; caller frees. */

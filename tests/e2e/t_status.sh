@@ -27,7 +27,7 @@ agent: fake
 agents:
   fake:
     command: python3
-    args: ["$here/fake_claude.py"]
+    args: ["$here/fake_agent.py", "claude"]
 YAML
 	start_repo 140 40
 	wait_for 'wrx\$'
@@ -194,6 +194,53 @@ t_spawn_rate_limit() {
 	[ "$(wrx list | grep -c '^kid')" -eq 5 ]
 }
 
+# setup for Gemini CLI (its settings.json hooks) and OpenCode (a plugin), run
+# by stand-ins that fire them as those CLIs do (fake_agent.py gemini,
+# fake_opencode.mjs, which loads the plugin as an ES module).
+t_gemini_and_opencode_hooks() {
+	make_repo
+	mkdir -p "$HOME/.gemini" "$XDG_CONFIG_HOME/opencode"
+	echo '{"theme": "GitHub"}' >"$HOME/.gemini/settings.json"
+	workrex setup >"$E2E_TMP/setup.out"
+	grep -q 'gemini: hooks added to' "$E2E_TMP/setup.out"
+	grep -q 'opencode: plugin written to' "$E2E_TMP/setup.out"
+	grep -q '"theme": "GitHub"' "$HOME/.gemini/settings.json"
+	grep -q '"timeout": 10000' "$HOME/.gemini/settings.json"
+	workrex setup >"$E2E_TMP/setup.out"
+	grep -q 'gemini: .* already calls workrex set-status' "$E2E_TMP/setup.out"
+	grep -q 'opencode: .* already calls workrex set-status' "$E2E_TMP/setup.out"
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<YAML
+agents:
+  gem:
+    command: python3
+    args: ["$here/fake_agent.py", "gemini"]
+  oc:
+    command: node
+    args: ["$here/fake_opencode.mjs"]
+YAML
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add g1 -a gem -b >/dev/null
+	wrx add o1 -a oc -b >/dev/null
+	wait_for 'fake gemini ready'
+	wait_for 'fake opencode ready'
+	local h
+	for h in g1 o1; do
+		wrx send $h go
+		wait_for "^ [23] ● $h"
+		wrx send $h ask
+		wait_for "^ [23] ◆ $h"
+		wrx send $h finish
+		wait_for "^ [23] ✓ $h"
+	done
+	wrx capture g1 | grep -q 'hook AfterAgent rc=0'
+	wrx capture o1 | grep -q 'plugin ran workrex set-status done rc=0'
+	wrx capture g1 | not grep -q 'bad stdout'
+	wrx capture g1 | not grep -q 'rc=[1-9]'
+	wrx capture o1 | not grep -q 'rc=[1-9]'
+}
+
 # prefix a: to the agent that last came to need the user, then the one before.
 t_attention_key() {
 	make_repo
@@ -218,6 +265,7 @@ t_attention_key() {
 
 run_test "setup's Claude hooks, run by a stand-in agent, change the icons" t_claude_hooks_change_icons
 run_test "status noticed without hooks: silence, exit; set-status outside a pane" t_status_without_hooks
+run_test "setup's Gemini CLI hooks and OpenCode plugin, run by stand-ins, change the icons" t_gemini_and_opencode_hooks
 run_test "prefix a focuses the agent that last finished or waits" t_attention_key
 run_test "RPC protocol against the live dashboard" t_rpc_protocol_live
 run_test "the static guest client: status, add, merge over RPC; hooks off; no other agent" t_guest_client_over_rpc

@@ -23,9 +23,9 @@
 #include <unistd.h>
 
 static const struct hook_spec specs[] = {
-	{"Stop", NULL, "done"},
-	{"Notification", "permission_prompt|elicitation_dialog", "waiting"},
-	{NULL, NULL, NULL},
+	{"Stop", NULL, "done", 10, NULL},
+	{"Notification", "permission_prompt|elicitation_dialog", "waiting", 10, NULL},
+	{NULL, NULL, NULL, 0, NULL},
 };
 
 static void test_merge_keeps_everything(void **state)

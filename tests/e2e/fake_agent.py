@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""A scripted stand-in for an agent CLI's hooks, for the status e2e tests:
+fake_agent.py claude | gemini.
+
+It reads the hooks `workrex setup` wrote ($CLAUDE_CONFIG_DIR/settings.json or
+~/.claude/settings.json; ~/.gemini/settings.json) and runs them the way the
+CLI does: each matching hook's "command" through `sh -c`, exactly as
+written, with the event's JSON on stdin, in the agent's environment. The
+test drives it by typing lines: "go" submits a prompt and runs a tool,
+"ask" asks for permission, "idle" is a notification that is not one,
+"finish" ends the turn, "quit" exits. Gemini reads a hook's stdout as
+JSON: anything else on it is reported as "bad stdout".
+"""
+import json, os, re, subprocess, sys
+
+kind = sys.argv[1] if len(sys.argv) > 1 else "claude"
+if kind == "claude":
+    conf = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.environ["HOME"], ".claude")
+    events = {"go": [("UserPromptSubmit", None, {"prompt": "go"}),
+                     ("PostToolUse", "Bash", {"tool_name": "Bash"})],
+              "ask": [("Notification", "permission_prompt",
+                       {"notification_type": "permission_prompt",
+                        "message": "Claude needs your permission to use Bash"})],
+              "idle": [("Notification", "idle_prompt", {"notification_type": "idle_prompt"})],
+              "finish": [("Stop", None, {"stop_hook_active": False})]}
+    timeout_unit = 1
+else:
+    conf = os.path.join(os.environ["HOME"], ".gemini")
+    events = {"go": [("BeforeAgent", None, {"prompt": "go"}),
+                     ("AfterTool", "run_shell_command", {"tool_name": "run_shell_command"})],
+              "ask": [("Notification", "ToolPermission", {"notification_type": "ToolPermission",
+                                                          "message": "Allow run_shell_command?"})],
+              "finish": [("AfterAgent", None, {"prompt_response": "done"})]}
+    timeout_unit = 1000
+with open(os.path.join(conf, "settings.json")) as f:
+    hooks = json.load(f).get("hooks", {})
+
+
+def fire(event, match_on, payload):
+    payload = dict(payload, hook_event_name=event, session_id="fake", cwd=os.getcwd())
+    for group in hooks.get(event, []):
+        m = group.get("matcher", "")
+        if m and m != "*" and match_on is not None and not re.fullmatch(m, match_on):
+            continue
+        for h in group.get("hooks", []):
+            if h.get("type") != "command":
+                continue
+            p = subprocess.run(["sh", "-c", h["command"]], input=json.dumps(payload).encode(),
+                               capture_output=True, timeout=h.get("timeout", 60) / timeout_unit)
+            print(f"hook {event} rc={p.returncode}", flush=True)
+            out = p.stdout.decode(errors="replace").strip()
+            if kind == "gemini" and out:
+                try:
+                    json.loads(out)
+                except ValueError:
+                    print(f"bad stdout: {out}", flush=True)
+            if p.stderr:
+                print(p.stderr.decode(errors="replace").strip(), flush=True)
+
+
+print(f"fake {kind} ready", flush=True)
+for line in sys.stdin:
+    word = line.strip()
+    if word == "quit":
+        break
+    for event, match_on, payload in events.get(word, []):
+        fire(event, match_on, payload)
+    if word == "go":
+        print("thinking...", flush=True)
