@@ -221,6 +221,17 @@ int cmd_notify(struct cmd_ctx *ctx, const char *what, const char *verb, const st
 	return rc;
 }
 
+int cmd_agents(struct cmd_ctx *ctx, const char *what, struct agent_rec **as, size_t *n)
+{
+	char *cause = NULL;
+	if (agent_list(ctx->repo, as, n, &cause) < 0) {
+		int rc = cmd_fail(what, "%s", cause);
+		free(cause);
+		return rc;
+	}
+	return 0;
+}
+
 /* The agent named, or the one whose worktree we stand in. 0, or the exit status. */
 int cmd_which_agent(struct cmd_ctx *ctx, const char *what, const char *name,
 		       struct agent_rec *a)

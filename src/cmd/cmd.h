@@ -64,6 +64,8 @@ int cmd_rename(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_rebase(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_sync_files(struct cmd_ctx *ctx, int argc, char **argv);
 
+/* Every agent of ctx's repository (open), or the exit status after saying why not. */
+int cmd_agents(struct cmd_ctx *ctx, const char *what, struct agent_rec **as, size_t *n);
 /* The agent named, or the one whose worktree we stand in. 0, or the exit status. */
 int cmd_which_agent(struct cmd_ctx *ctx, const char *what, const char *name, struct agent_rec *a);
 /* A sandboxed agent's commits, imported onto its branch; 0, or -1 after saying why not. */

@@ -204,11 +204,8 @@ int cmd_sync_files(struct cmd_ctx *ctx, int argc, char **argv)
 	size_t n = 0;
 	char *cause = NULL;
 	if (all) {
-		if (agent_list(ctx->repo, &as, &n, &cause) < 0) {
-			rc = cmd_fail("sync-files", "%s", cause);
-			free(cause);
+		if ((rc = cmd_agents(ctx, "sync-files", &as, &n)) != 0)
 			return rc;
-		}
 	} else {
 		n = argc > first ? (size_t)(argc - first) : 1;
 		as = xcalloc(n, sizeof *as);

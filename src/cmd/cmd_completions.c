@@ -59,6 +59,26 @@ static void parse_usage(const struct cmd *c, struct words *w)
 	}
 }
 
+/*
+ * The body of a shell `case` on the command word, for bash and zsh alike:
+ * each command sets flags and subs (quoted with open and close: a string
+ * or an array) and what its arguments are.
+ */
+static void put_cases(const char *open, const char *close)
+{
+	for (size_t i = 0; cmd_at(i); i++) {
+		const struct cmd *c = cmd_at(i);
+		struct words w;
+		parse_usage(c, &w);
+		printf("\t%s%s%s) flags=%s%s%s subs=%s%s%s what=%s ;;\n", c->name, c->alias ? "|" : "",
+		       c->alias ? c->alias : "", open, w.flags.data ? w.flags.data : "", close, open,
+		       w.subs.data ? w.subs.data : "", close,
+		       w.handles ? "handles" : w.branches ? "branches" : "none");
+		buf_free(&w.flags);
+		buf_free(&w.subs);
+	}
+}
+
 static void bash(void)
 {
 	puts("# bash completion for workrex (workrex completions bash)\n"
@@ -70,17 +90,7 @@ static void bash(void)
 	     "\t\treturn\n"
 	     "\tfi\n"
 	     "\tcase $cmd in");
-	for (size_t i = 0; cmd_at(i); i++) {
-		const struct cmd *c = cmd_at(i);
-		struct words w;
-		parse_usage(c, &w);
-		printf("\t%s%s%s) flags='%s' subs='%s' what=%s ;;\n", c->name, c->alias ? "|" : "",
-		       c->alias ? c->alias : "", w.flags.data ? w.flags.data : "",
-		       w.subs.data ? w.subs.data : "",
-		       w.handles ? "handles" : w.branches ? "branches" : "none");
-		buf_free(&w.flags);
-		buf_free(&w.subs);
-	}
+	put_cases("'", "'");
 	puts("\tesac\n"
 	     "\tif [[ $cur == -* ]]; then\n"
 	     "\t\tCOMPREPLY=($(compgen -W \"$flags\" -- \"$cur\"))\n"
@@ -133,17 +143,7 @@ static void zsh(void)
 	     "\t\treturn\n"
 	     "\tfi\n"
 	     "\tcase $words[2] in");
-	for (size_t i = 0; cmd_at(i); i++) {
-		const struct cmd *c = cmd_at(i);
-		struct words w;
-		parse_usage(c, &w);
-		printf("\t%s%s%s) flags=(%s) subs=(%s) what=%s ;;\n", c->name, c->alias ? "|" : "",
-		       c->alias ? c->alias : "", w.flags.data ? w.flags.data : "",
-		       w.subs.data ? w.subs.data : "",
-		       w.handles ? "handles" : w.branches ? "branches" : "none");
-		buf_free(&w.flags);
-		buf_free(&w.subs);
-	}
+	put_cases("(", ")");
 	puts("\tesac\n"
 	     "\tif [[ $PREFIX == -* ]]; then\n"
 	     "\t\tcompadd -a flags\n"

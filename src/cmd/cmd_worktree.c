@@ -275,12 +275,8 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 		return rc;
 	struct agent_rec *as;
 	size_t n;
-	char *cause = NULL;
-	if (agent_list(ctx->repo, &as, &n, &cause) < 0) {
-		rc = cmd_fail(name, "%s", cause);
-		free(cause);
+	if ((rc = cmd_agents(ctx, name, &as, &n)) != 0)
 		return rc;
-	}
 	/* Every name asked for must be an agent: an empty answer would say "no status". */
 	for (int k = 0; k < nfilter; k++) {
 		bool known = false;
@@ -366,12 +362,8 @@ static int list_handles(struct cmd_ctx *ctx)
 		return rc;
 	struct agent_rec *as;
 	size_t n;
-	char *cause = NULL;
-	if (agent_list(ctx->repo, &as, &n, &cause) < 0) {
-		rc = cmd_fail("list", "%s", cause);
-		free(cause);
+	if ((rc = cmd_agents(ctx, "list", &as, &n)) != 0)
 		return rc;
-	}
 	for (size_t i = 0; i < n; i++) {
 		printf("%s\n", as[i].handle);
 		agent_rec_free(&as[i]);
@@ -595,11 +587,8 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 	struct agent_rec *as = NULL;
 	size_t n = 0;
 	if (all) {
-		if (agent_list(ctx->repo, &as, &n, &cause) < 0) {
-			rc = cmd_fail("remove", "%s", cause);
-			free(cause);
+		if ((rc = cmd_agents(ctx, "remove", &as, &n)) != 0)
 			return rc;
-		}
 	} else {
 		int want = optind < argc ? argc - optind : 1;
 		as = xcalloc((size_t)want, sizeof *as);

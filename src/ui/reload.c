@@ -7,7 +7,8 @@
  * renaming a new one over it. Events are filtered by name and gathered for
  * a moment (an editor's save is several), then the files are read as at
  * start, with the same errors and warnings. A file that no longer loads
- * leaves the config as it was, and says why. What the new config changes
+ * leaves the config as it was, and says why. A file written again with the
+ * same bytes (git does that) is no change. What the new config changes
  * applies from then on: keys and prefix, icons, notify, scrollback at once;
  * the agent, panes and sandbox settings for the panes opened next.
  * Nothing runs while nothing changes: no timer is armed until an event.
@@ -32,8 +33,39 @@ static void watch_closed(uv_handle_t *h)
 	free(w);
 }
 
+/* What the config files hold now, each with its path: equal means unchanged. */
+static struct buf fingerprint(struct ui *ui)
+{
+	struct buf b = {0};
+	char *paths[2] = {config_global_path(), NULL};
+	paths[1] = ui->config_file ? xstrdup(ui->config_file)
+				   : config_project_path(config_search_dir(
+					     ui->cwd, ui->in_repo ? ui->root : NULL));
+	for (size_t i = 0; i < 2; i++) {
+		char *text = NULL, *cause = NULL;
+		if (paths[i] && file_read(paths[i], 1u << 20, &text, &cause) < 0)
+			free(cause);
+		buf_addf(&b, "%s\n%s", paths[i] ? paths[i] : "-", text ? text : "");
+		buf_addch(&b, '\0');
+		free(text);
+		free(paths[i]);
+	}
+	return b;
+}
+
+/* Is now what was read last? It is what was read last from here on. */
+static bool unchanged(struct ui *ui, struct buf now)
+{
+	bool same = ui->config_seen.len == now.len &&
+		    (now.len == 0 || !memcmp(ui->config_seen.data, now.data, now.len));
+	buf_free(&ui->config_seen);
+	ui->config_seen = now;
+	return same;
+}
+
 int ui_config_reload(struct ui *ui, struct strlist *warnings, char **cause)
 {
+	unchanged(ui, fingerprint(ui));
 	struct config c;
 	config_init(&c);
 	if (config_load_all(&c, config_search_dir(ui->cwd, ui->in_repo ? ui->root : NULL),
@@ -56,8 +88,8 @@ int ui_config_reload(struct ui *ui, struct strlist *warnings, char **cause)
 	return 0;
 }
 
-/* Reload, and say on the status line what came of it. */
-static void reload_and_say(struct ui *ui)
+/* Reload, and say on the status line what came of it; ask to trust the file when ask. */
+static void reload_and_say(struct ui *ui, bool ask)
 {
 	struct strlist warnings = {0};
 	char *cause = NULL;
@@ -71,24 +103,35 @@ static void reload_and_say(struct ui *ui)
 		ui_message(ui, false, "config reloaded");
 	}
 	strlist_free(&warnings);
-	trust_ask(ui); /* a changed project file asks again */
+	if (ask)
+		trust_ask(ui); /* a changed project file asks again */
 }
 
 void ui_reload_key(struct ui *ui)
 {
-	reload_and_say(ui);
+	reload_and_say(ui, true);
 }
 
 static void on_settled(uv_timer_t *t)
 {
-	reload_and_say(t->data);
+	struct ui *ui = t->data;
+	if (!unchanged(ui, fingerprint(ui)))
+		reload_and_say(ui, true);
+}
+
+void ui_reload_pending(struct ui *ui)
+{
+	if (ui->reload_timer.data && uv_is_active((uv_handle_t *)&ui->reload_timer)) {
+		uv_timer_stop(&ui->reload_timer);
+		if (!unchanged(ui, fingerprint(ui)))
+			reload_and_say(ui, false);
+	}
 }
 
 static void on_event(uv_fs_event_t *h, const char *filename, int events, int status)
 {
 	struct watch *w = (struct watch *)h;
 	struct ui *ui = h->data;
-	(void)events;
 	if (status < 0 || ui->quitting || (filename && strcmp(filename, w->name) != 0))
 		return;
 	uv_timer_start(&ui->reload_timer, on_settled, RELOAD_SETTLE_MS, 0);
@@ -134,6 +177,7 @@ void ui_watch_config(struct ui *ui)
 	if (ui->reload_timer.data == NULL) {
 		uv_timer_init(ui->loop, &ui->reload_timer);
 		ui->reload_timer.data = ui;
+		unchanged(ui, fingerprint(ui)); /* what the start read */
 	}
 	char *global = config_global_path();
 	if (global)
@@ -163,4 +207,5 @@ void ui_unwatch_config(struct ui *ui)
 	ui->nwatches = 0;
 	if (!uv_is_closing((uv_handle_t *)&ui->reload_timer))
 		uv_close((uv_handle_t *)&ui->reload_timer, NULL);
+	buf_free(&ui->config_seen);
 }

@@ -81,6 +81,11 @@ void trust_ask(struct ui *ui)
 {
 	if (ui->quitting)
 		return;
+	/*
+	 * A change the watch saw is read first (it asks in its turn): else its
+	 * reload would come after this question, and its word after the answer.
+	 */
+	ui_reload_pending(ui);
 	struct config *c = xcalloc(1, sizeof *c);
 	if (reload(ui, c) < 0 || c->untrusted_path == NULL) {
 		/* Trusted now (`workrex trust`), or nothing to ask: take its commands. */

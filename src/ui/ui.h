@@ -86,6 +86,7 @@ struct ui {
 	uv_timer_t reload_timer; /* a config file changed: reload once the writes settle */
 	struct watch **watches;  /* owned: the config files' directories (reload.c) */
 	size_t nwatches;
+	struct buf config_seen;  /* the config files' contents last read (reload.c) */
 	bool frame_pending;
 	uint64_t frame_due;  /* when the pending frame fires (now_ms) */
 	uint64_t last_frame;
@@ -188,6 +189,8 @@ void sandbox_pane_gone(struct ui *ui, struct wpane *wp);
 /* reload.c: read the config files again; on an error the old config stays. */
 int ui_config_reload(struct ui *ui, struct strlist *warnings, char **cause);
 void ui_reload_key(struct ui *ui);
+/* A change seen but not read yet (its writes settling) is read now, without asking to trust. */
+void ui_reload_pending(struct ui *ui);
 void ui_watch_config(struct ui *ui);
 void ui_unwatch_config(struct ui *ui);
 

@@ -282,7 +282,7 @@ t_project_trust() {
 	grep -q "'post_create' runs commands, and this project config is not trusted" "$E2E_TMP/out"
 	test ! -e "$E2E_TMP/ran-1"
 	keys y
-	wait_for 'trusted .*proj/.workrex.yaml'
+	wait_for 'trusted .*proj/.workrex.yaml' || { tail -20 "$XDG_STATE_HOME/workrex/workrex.log" >&2; return 1; }
 	wrx add after -b --no-sandbox >/dev/null 2>&1
 	test -e "$E2E_TMP/ran-1"
 	# Changed on main: asked again, and nothing runs meanwhile.

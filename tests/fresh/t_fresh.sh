@@ -35,7 +35,7 @@ t_readme_first_command() {
 	wait_for 'installing [0-9]+ Debian packages' 120
 	wait_for '^  Setting up make' 300
 	wait_for '\? help' 900 || { screen >&2; return 1; }
-	wait_for '^ 1 src'
+	wait_for '^ 1 src' 60
 	type_line 'echo fresh-$((6*7))'
 	wait_for 'fresh-42'
 	prefix q
