@@ -53,7 +53,7 @@ t_readme_test_command_nested() {
 		sh -c "$cmd" >"$log" 2>&1 || true
 	grep -E '^(e2e|sandbox):|PASSED|FAILED|make test' "$log" | sed 's/^/  nested: /' >&2
 	# The sandbox suite says why it cannot run, and what would make it.
-	grep -q 'podman cannot run here: its storage (overlay) would sit on an' "$log" ||
+	grep -q 'podman cannot store images here: its storage (overlay) would sit' "$log" ||
 		{ tail -30 "$log" >&2; return 1; }
 	grep -q 'printf .\[storage\]' "$log"
 	# The others ran and reported.
