@@ -8,7 +8,7 @@
 set -eu
 cd "$(dirname "$0")"
 case " $* " in
-*" test "* | *" asan "* | *" bench "*) sh scripts/deps.sh --test ;;
+*" test "* | *" test-deps "* | *" asan "* | *" bench "*) sh scripts/deps.sh --test ;;
 *) sh scripts/deps.sh ;;
 esac
 exec make "$@"
