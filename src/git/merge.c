@@ -112,20 +112,30 @@ static int git_in(const char *dir, const char *const *argv, bool no_hooks, char 
 	return rc == 0 ? 0 : -EIO;
 }
 
-/* Rebase the branch checked out in dir onto onto; on a conflict, abort: nothing changes. */
-static int rebase_or_abort(const char *dir, const char *onto, bool no_hooks, char **cause)
+/*
+ * Run git argv in dir (a merge, a squash, a rebase); if it fails, undo it
+ * with git undo and say which files conflicted: nothing has changed.
+ */
+static int run_or_undo(const char *dir, const char *what, const char *const *argv,
+		       const char *const *undo, bool no_hooks, char **cause)
 {
-	const char *argv[] = {"rebase", "--", onto, NULL};
 	if (git_in(dir, argv, no_hooks, NULL, NULL) == 0)
 		return 0;
 	const char *cf[] = {"diff", "--name-only", "--diff-filter=U", NULL};
 	char *files = lines_joined(dir, cf);
-	const char *abort_[] = {"rebase", "--abort", NULL};
-	git_in(dir, abort_, true, NULL, NULL);
+	git_in(dir, undo, true, NULL, NULL);
 	*cause = *files ? xasprintf("conflict in %s; nothing was changed", files)
-			: xstrdup("git rebase failed; nothing was changed");
+			: xasprintf("git %s failed; nothing was changed", what);
 	free(files);
 	return -EIO;
+}
+
+/* Rebase the branch checked out in dir onto onto; on a conflict, abort: nothing changes. */
+static int rebase_or_abort(const char *dir, const char *onto, bool no_hooks, char **cause)
+{
+	const char *argv[] = {"rebase", "--", onto, NULL};
+	const char *abort_[] = {"rebase", "--abort", NULL};
+	return run_or_undo(dir, "rebase", argv, abort_, no_hooks, cause);
 }
 
 static int do_merge(const char *target, const struct agent_rec *a, const struct merge_opts *o,
@@ -134,16 +144,9 @@ static int do_merge(const char *target, const struct agent_rec *a, const struct 
 	const char *branch = a->branch;
 	if (strcmp(o->strategy, "squash") == 0) {
 		const char *argv[] = {"merge", "--squash", "--", branch, NULL};
-		if (git_in(target, argv, o->no_hooks, NULL, NULL) < 0) {
-			const char *cf[] = {"diff", "--name-only", "--diff-filter=U", NULL};
-			char *files = lines_joined(target, cf);
-			const char *reset[] = {"reset", "--merge", NULL};
-			git_in(target, reset, true, NULL, NULL);
-			*cause = *files ? xasprintf("conflict in %s; nothing was changed", files)
-					: xstrdup("git merge --squash failed; nothing was changed");
-			free(files);
+		const char *undo[] = {"reset", "--merge", NULL};
+		if (run_or_undo(target, "merge --squash", argv, undo, o->no_hooks, cause) < 0)
 			return -EIO;
-		}
 		char *msg = xasprintf("Squashed branch '%s'", branch);
 		const char *commit[] = {"commit", "--no-edit", "-m", msg, NULL};
 		int rc = git_in(target, commit, o->no_hooks, cause, "git commit failed");
@@ -175,19 +178,10 @@ static int do_merge(const char *target, const struct agent_rec *a, const struct 
 	}
 	char *msg = xasprintf("Merge branch '%s'", branch);
 	const char *argv[] = {"merge", "--no-ff", "--no-edit", "-m", msg, "--", branch, NULL};
-	int rc = git_in(target, argv, o->no_hooks, NULL, NULL);
+	const char *abort_[] = {"merge", "--abort", NULL};
+	int rc = run_or_undo(target, "merge", argv, abort_, o->no_hooks, cause);
 	free(msg);
-	if (rc < 0) {
-		const char *cf[] = {"diff", "--name-only", "--diff-filter=U", NULL};
-		char *files = lines_joined(target, cf);
-		const char *abort_[] = {"merge", "--abort", NULL};
-		git_in(target, abort_, true, NULL, NULL);
-		*cause = *files ? xasprintf("conflict in %s; nothing was changed", files)
-				: xstrdup("git merge failed; nothing was changed");
-		free(files);
-		return -EIO;
-	}
-	return 0;
+	return rc;
 }
 
 int worktree_merge(const struct repo *r, const struct config *c, const struct agent_rec *a,
