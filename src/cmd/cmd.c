@@ -221,6 +221,35 @@ int cmd_notify(struct cmd_ctx *ctx, const char *what, const char *verb, const st
 	return rc;
 }
 
+bool cmd_sandboxed(const struct cmd_ctx *ctx, const struct agent_rec *a)
+{
+	return a->sandbox == 1 || (a->sandbox == -1 && ctx->cfg.sandbox.enabled);
+}
+
+int cmd_live_agents(struct cmd_ctx *ctx, const char *what, json_object **reply,
+		    json_object **agents)
+{
+	json_object *req = json_object_new_object();
+	json_object_object_add(req, "cmd", json_object_new_string("list"));
+	*reply = *agents = NULL;
+	int rc = cmd_dashboard(ctx, what, req, reply);
+	json_object_put(req);
+	if (rc == 0)
+		json_object_object_get_ex(*reply, "agents", agents);
+	return rc;
+}
+
+json_object *cmd_live_agent(json_object *agents, const char *handle, const char *field)
+{
+	for (size_t i = 0; agents && i < json_object_array_length(agents); i++) {
+		json_object *o = json_object_array_get_idx(agents, i), *h, *v;
+		if (json_object_object_get_ex(o, "handle", &h) &&
+		    !strcmp(json_object_get_string(h), handle))
+			return json_object_object_get_ex(o, field, &v) ? v : NULL;
+	}
+	return NULL;
+}
+
 int cmd_agents(struct cmd_ctx *ctx, const char *what, struct agent_rec **as, size_t *n)
 {
 	char *cause = NULL;

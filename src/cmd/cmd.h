@@ -64,6 +64,16 @@ int cmd_rename(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_rebase(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_sync_files(struct cmd_ctx *ctx, int argc, char **argv);
 
+/* Does the agent run in a sandbox: its own choice (add -S / --no-sandbox), else the config's. */
+bool cmd_sandboxed(const struct cmd_ctx *ctx, const struct agent_rec *a);
+/*
+ * The running dashboard's agents (its "list"): 0 with *reply (caller puts)
+ * and *agents in it, -ENOENT without a dashboard, <0 after saying why.
+ */
+int cmd_live_agents(struct cmd_ctx *ctx, const char *what, json_object **reply,
+		    json_object **agents);
+/* field of the agent handle in that list, or NULL. */
+json_object *cmd_live_agent(json_object *agents, const char *handle, const char *field);
 /* Every agent of ctx's repository (open), or the exit status after saying why not. */
 int cmd_agents(struct cmd_ctx *ctx, const char *what, struct agent_rec **as, size_t *n);
 /* The agent named, or the one whose worktree we stand in. 0, or the exit status. */

@@ -16,30 +16,13 @@
 /* The agent's open panes in the running dashboard: 0 without one, -1 when it cannot say. */
 static int open_panes(struct cmd_ctx *ctx, const char *what, const char *handle)
 {
-	json_object *req = json_object_new_object(), *reply = NULL, *agents, *v;
-	json_object_object_add(req, "cmd", json_object_new_string("list"));
-	int rc = cmd_dashboard(ctx, what, req, &reply);
-	json_object_put(req);
-	if (rc == -ENOENT)
-		return 0;
+	json_object *reply, *agents;
+	int rc = cmd_live_agents(ctx, what, &reply, &agents);
 	if (rc < 0)
-		return -1;
-	int panes = 0;
-	if (json_object_object_get_ex(reply, "agents", &agents))
-		for (size_t i = 0; i < json_object_array_length(agents); i++) {
-			json_object *o = json_object_array_get_idx(agents, i);
-			if (json_object_object_get_ex(o, "handle", &v) &&
-			    !strcmp(json_object_get_string(v), handle) &&
-			    json_object_object_get_ex(o, "panes", &v))
-				panes = json_object_get_int(v);
-		}
+		return rc == -ENOENT ? 0 : -1;
+	int panes = json_object_get_int(cmd_live_agent(agents, handle, "panes"));
 	json_object_put(reply);
 	return panes;
-}
-
-static bool sandboxed(const struct cmd_ctx *ctx, const struct agent_rec *a)
-{
-	return a->sandbox == 1 || (a->sandbox == -1 && ctx->cfg.sandbox.enabled);
 }
 
 int cmd_path(struct cmd_ctx *ctx, int argc, char **argv)
@@ -93,13 +76,10 @@ int cmd_rename(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	/* The dashboard first: it refuses while the agent's programs run. */
 	json_object *req = cmd_agent_request("rename", &a);
-	char *to_path = xstrdup(a.path);
-	char *slash = strrchr(to_path, '/');
-	if (slash)
-		slash[1] = '\0';
-	char *joined = xasprintf("%s%s", to_path, to);
+	char *parent = path_parent(a.path);
+	char *to_path = xasprintf("%s/%s", parent, to);
 	json_object_object_add(req, "to", json_object_new_string(to));
-	json_object_object_add(req, "to_path", json_object_new_string(joined));
+	json_object_object_add(req, "to_path", json_object_new_string(to_path));
 	if (branch)
 		json_object_object_add(req, "to_branch", json_object_new_string(branch));
 	int drc = cmd_dashboard(ctx, "rename", req, NULL);
@@ -114,12 +94,14 @@ int cmd_rename(struct cmd_ctx *ctx, int argc, char **argv)
 		free(cause);
 		if (drc == 0) {
 			/* Tell the dashboard it was not renamed after all. */
-			struct agent_rec back = {.handle = (char *)to, .path = joined, .branch = a.branch};
+			struct agent_rec back = {
+				.handle = (char *)to, .path = to_path, .branch = a.branch};
 			json_object *undo = cmd_agent_request("rename", &back);
 			json_object_object_add(undo, "to", json_object_new_string(a.handle));
 			json_object_object_add(undo, "to_path", json_object_new_string(a.path));
 			if (a.branch)
-				json_object_object_add(undo, "to_branch", json_object_new_string(a.branch));
+				json_object_object_add(undo, "to_branch",
+						       json_object_new_string(a.branch));
 			cmd_dashboard(ctx, "rename", undo, NULL);
 			json_object_put(undo);
 		}
@@ -128,8 +110,8 @@ int cmd_rename(struct cmd_ctx *ctx, int argc, char **argv)
 	printf("renamed %s to %s (%s) at %s\n", a.handle, now.handle, now.branch, now.path);
 	agent_rec_free(&now);
 out:
+	free(parent);
 	free(to_path);
-	free(joined);
 	agent_rec_free(&a);
 	return rc;
 }
@@ -156,7 +138,7 @@ int cmd_rebase(struct cmd_ctx *ctx, int argc, char **argv)
 	int rc = cmd_which_agent(ctx, "rebase", optind < argc ? argv[optind] : NULL, &a);
 	if (rc)
 		return rc;
-	bool boxed = sandboxed(ctx, &a);
+	bool boxed = cmd_sandboxed(ctx, &a);
 	/*
 	 * A running sandbox commits into its own git dir: rewriting the branch
 	 * under it would leave it on commits the host no longer has.
@@ -210,8 +192,9 @@ int cmd_sync_files(struct cmd_ctx *ctx, int argc, char **argv)
 		n = argc > first ? (size_t)(argc - first) : 1;
 		as = xcalloc(n, sizeof *as);
 		for (size_t i = 0; i < n; i++)
-			if ((rc = cmd_which_agent(ctx, "sync-files", argc > first ? argv[first + i] : NULL,
-						  &as[i])) != 0)
+			if ((rc = cmd_which_agent(ctx, "sync-files",
+						  argc > first ? argv[first + i] : NULL, &as[i])) !=
+			    0)
 				goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -222,7 +205,8 @@ int cmd_sync_files(struct cmd_ctx *ctx, int argc, char **argv)
 			cause = NULL;
 			continue;
 		}
-		printf("%s: %d file%s brought up to date\n", as[i].handle, done, done == 1 ? "" : "s");
+		printf("%s: %d file%s brought up to date\n", as[i].handle, done,
+		       done == 1 ? "" : "s");
 	}
 out:
 	for (size_t i = 0; i < n; i++)

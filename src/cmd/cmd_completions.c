@@ -50,7 +50,8 @@ static void parse_usage(const struct cmd *c, struct words *w)
 				break;
 			if (p[0] == '-')
 				add_word(&w->flags, p, k);
-			else if (first && !bracketed && memchr(u, '|', n) && islower((unsigned char)p[0]))
+			else if (first && !bracketed && memchr(u, '|', n) &&
+				 islower((unsigned char)p[0]))
 				add_word(&w->subs, p, k);
 			p += k;
 		}
@@ -70,10 +71,13 @@ static void put_cases(const char *open, const char *close)
 		const struct cmd *c = cmd_at(i);
 		struct words w;
 		parse_usage(c, &w);
-		printf("\t%s%s%s) flags=%s%s%s subs=%s%s%s what=%s ;;\n", c->name, c->alias ? "|" : "",
-		       c->alias ? c->alias : "", open, w.flags.data ? w.flags.data : "", close, open,
+		printf("\t%s%s%s) flags=%s%s%s subs=%s%s%s what=%s ;;\n", c->name,
+		       c->alias ? "|" : "", c->alias ? c->alias : "", open,
+		       w.flags.data ? w.flags.data : "", close, open,
 		       w.subs.data ? w.subs.data : "", close,
-		       w.handles ? "handles" : w.branches ? "branches" : "none");
+		       w.handles    ? "handles"
+		       : w.branches ? "branches"
+				    : "none");
 		buf_free(&w.flags);
 		buf_free(&w.subs);
 	}
@@ -120,6 +124,17 @@ static void put_quoted(const char *s)
 			putchar(*s);
 }
 
+/* A line per name of c (and its alias): before (with %s for the name), the summary quoted, '. */
+static void put_described(const struct cmd *c, const char *before)
+{
+	const char *names[] = {c->name, c->alias};
+	for (size_t k = 0; k < 2 && names[k]; k++) {
+		printf(before, names[k]);
+		put_quoted(c->summary);
+		puts("'");
+	}
+}
+
 static void zsh(void)
 {
 	puts("#compdef workrex\n"
@@ -128,15 +143,8 @@ static void zsh(void)
 	     "\tlocal -a commands flags subs\n"
 	     "\tlocal what\n"
 	     "\tcommands=(");
-	for (size_t i = 0; cmd_at(i); i++) {
-		const struct cmd *c = cmd_at(i);
-		const char *names[] = {c->name, c->alias};
-		for (size_t k = 0; k < 2 && names[k]; k++) {
-			printf("\t\t'%s:", names[k]);
-			put_quoted(c->summary);
-			puts("'");
-		}
-	}
+	for (size_t i = 0; cmd_at(i); i++)
+		put_described(cmd_at(i), "\t\t'%s:");
 	puts("\t)\n"
 	     "\tif (( CURRENT == 2 )); then\n"
 	     "\t\t_describe -t commands 'workrex command' commands\n"
@@ -169,12 +177,7 @@ static void fish(void)
 	     "complete -c workrex -f");
 	for (size_t i = 0; cmd_at(i); i++) {
 		const struct cmd *c = cmd_at(i);
-		const char *names[] = {c->name, c->alias};
-		for (size_t k = 0; k < 2 && names[k]; k++) {
-			printf("complete -c workrex -n __fish_use_subcommand -a %s -d '", names[k]);
-			put_quoted(c->summary);
-			puts("'");
-		}
+		put_described(c, "complete -c workrex -n __fish_use_subcommand -a %s -d '");
 		struct words w;
 		parse_usage(c, &w);
 		char *seen = xasprintf("__fish_seen_subcommand_from %s%s%s", c->name,
@@ -185,11 +188,13 @@ static void fish(void)
 			       "(commandline -ct)' -a '%s'\n",
 			       seen, w.flags.data);
 		if (w.subs.len)
-			printf("complete -c workrex -n '%s; and test (count (commandline -opc)) -eq 2' "
+			printf("complete -c workrex -n '%s; and test (count (commandline -opc)) "
+			       "-eq 2' "
 			       "-a '%s'\n",
 			       seen, w.subs.data);
 		if (w.handles)
-			printf("complete -c workrex -n '%s' -a '(workrex list -q 2>/dev/null)'\n", seen);
+			printf("complete -c workrex -n '%s' -a '(workrex list -q 2>/dev/null)'\n",
+			       seen);
 		else if (w.branches)
 			printf("complete -c workrex -n '%s' -a '(git for-each-ref "
 			       "--format=\"%%(refname:short)\" refs/heads 2>/dev/null)'\n",

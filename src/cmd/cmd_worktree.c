@@ -140,7 +140,7 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	 * failure is the dashboard's to report when it opens the pane.
 	 */
 	bool git_ready = false;
-	if (a.sandbox == 1 || (a.sandbox == -1 && ctx->cfg.sandbox.enabled)) {
+	if (cmd_sandboxed(ctx, &a)) {
 		struct backend_git git;
 		char *why = NULL;
 		git_ready = backend_git_prepare(repo_root(ctx->repo), a.handle, a.branch, &git,
@@ -293,12 +293,8 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 	char *main = repo_main_branch(ctx->repo, ctx->cfg.main_branch);
 	json_object *arr = json_object_new_array();
 	/* Status lives in the running dashboard; without one there is none. */
-	json_object *live = NULL, *live_agents = NULL;
-	json_object *lreq = json_object_new_object();
-	json_object_object_add(lreq, "cmd", json_object_new_string("list"));
-	if (cmd_dashboard(ctx, name, lreq, &live) == 0)
-		json_object_object_get_ex(live, "agents", &live_agents);
-	json_object_put(lreq);
+	json_object *live, *live_agents;
+	cmd_live_agents(ctx, name, &live, &live_agents);
 	for (size_t i = 0; i < n; i++) {
 		struct agent_rec *a = &as[i];
 		bool wanted = nfilter == 0;
@@ -310,17 +306,9 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 		cmd_import_sandbox(ctx, name, a);
 		const char *into = a->base && repo_branch_exists(ctx->repo, a->base) ? a->base : main;
 		long ahead = a->branch && into ? repo_ahead(ctx->repo, a->branch, into) : -1;
-		const char *status = NULL;
-		for (size_t k = 0; live_agents && k < json_object_array_length(live_agents); k++) {
-			json_object *o = json_object_array_get_idx(live_agents, k), *h, *st;
-			if (json_object_object_get_ex(o, "handle", &h) &&
-			    !strcmp(json_object_get_string(h), a->handle) &&
-			    json_object_object_get_ex(o, "status", &st) && st)
-				status = json_object_get_string(st);
-		}
-		/* Where its agent runs: its own choice (add -S / --no-sandbox), else the config's. */
-		bool boxed = a->sandbox == 1 || (a->sandbox == -1 && ctx->cfg.sandbox.enabled);
-		const char *backend = boxed ? ctx->cfg.sandbox.backend : "host";
+		json_object *st = cmd_live_agent(live_agents, a->handle, "status");
+		const char *status = st ? json_object_get_string(st) : NULL;
+		const char *backend = cmd_sandboxed(ctx, a) ? ctx->cfg.sandbox.backend : "host";
 		{
 			json_object *o = json_object_new_object();
 			json_object_object_add(o, "handle", json_object_new_string(a->handle));
@@ -529,7 +517,7 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 		return rc;
 	}
 	/* Git work done for a sandboxed agent runs no git hook (its branch wrote them). */
-	o.no_hooks = a.sandbox == 1 || (a.sandbox == -1 && ctx->cfg.sandbox.enabled);
+	o.no_hooks = cmd_sandboxed(ctx, &a);
 	o.stop = stop_panes;
 	o.stop_arg = ctx;
 	if (worktree_merge(ctx->repo, &ctx->cfg, &a, &o, &note, &cause) < 0) {
@@ -774,27 +762,18 @@ int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv)
 	uint64_t deadline = timeout >= 0 ? now_ms() + (uint64_t)(timeout * 1000) : UINT64_MAX;
 	int rc = 1;
 	for (;;) {
-		json_object *req = json_object_new_object(), *r = NULL, *agents = NULL;
-		json_object_object_add(req, "cmd", json_object_new_string("list"));
-		int drc = cmd_dashboard(ctx, "wait", req, &r);
-		json_object_put(req);
+		json_object *r, *agents;
+		int drc = cmd_live_agents(ctx, "wait", &r, &agents);
 		if (drc == -ENOENT) {
 			rc = no_dashboard("wait");
 			break;
 		}
 		if (drc < 0)
 			break;
-		json_object_object_get_ex(r, "agents", &agents);
 		int reached = 0;
 		for (int k = 0; k < n; k++) {
-			for (size_t j = 0; agents && j < json_object_array_length(agents); j++) {
-				json_object *o = json_object_array_get_idx(agents, j), *h, *st;
-				if (json_object_object_get_ex(o, "handle", &h) &&
-				    !strcmp(json_object_get_string(h), names[k]) &&
-				    json_object_object_get_ex(o, "status", &st) && st &&
-				    !strcmp(json_object_get_string(st), want))
-					reached++;
-			}
+			json_object *st = cmd_live_agent(agents, names[k], "status");
+			reached += st && !strcmp(json_object_get_string(st), want);
 		}
 		json_object_put(r);
 		if (reached == n || (any && reached > 0)) {

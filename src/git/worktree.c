@@ -688,15 +688,6 @@ int worktree_sync_files(const struct repo *r, const struct config *c, const stru
 	return rc;
 }
 
-/* The directory holding path's last component, as a new string. */
-static char *parent_of(const char *path)
-{
-	char *p = xstrdup(path), *slash = strrchr(p, '/');
-	if (slash)
-		*slash = '\0';
-	return p;
-}
-
 /* The admin dir a linked worktree's .git file names (a host file, mounted over inside). */
 static char *admin_of(const char *wt)
 {
@@ -727,8 +718,8 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 				   branch);
 		return -EINVAL;
 	}
-	char *dir = parent_of(a->path), *path = xasprintf("%s/%s", dir, handle);
-	char *admin = admin_of(a->path), *admins = admin ? parent_of(admin) : NULL;
+	char *dir = path_parent(a->path), *path = xasprintf("%s/%s", dir, handle);
+	char *admin = admin_of(a->path), *admins = admin ? path_parent(admin) : NULL;
 	char *new_admin = admin ? xasprintf("%s/%s", admins, handle) : NULL;
 	char *existing = get_key(r, handle, "path");
 	struct stat st;

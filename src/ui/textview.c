@@ -59,8 +59,8 @@ void textview_draw(struct ui *ui)
 	int rows = body_rows(ui);
 	if (ui->rows < 2 || ui->cols < 1)
 		return;
-	char *head = xasprintf(" %s  [%d-%d of %d]  q closes, arrows and PgUp/PgDn scroll", t->title,
-			       t->n ? t->top + 1 : 0, WRX_MIN(t->top + rows, t->n), t->n);
+	char *head = xasprintf(" %s  [%d-%d of %d]  q closes, arrows and PgUp/PgDn scroll",
+			       t->title, t->n ? t->top + 1 : 0, WRX_MIN(t->top + rows, t->n), t->n);
 	attr_set(A_REVERSE, 0, NULL);
 	mvhline(0, 0, ' ', ui->cols);
 	mvaddnstr(0, 0, head, ui->cols);

@@ -223,6 +223,14 @@ int fd_set_cloexec(int fd)
 	return 0;
 }
 
+char *path_parent(const char *path)
+{
+	char *p = xstrdup(path), *slash = strrchr(p, '/');
+	if (slash)
+		*slash = '\0';
+	return p;
+}
+
 int mkdir_p(const char *path, unsigned mode)
 {
 	char *p = xstrdup(path);

@@ -61,6 +61,8 @@ uint32_t str_hash(uint32_t h, const char *s);
 bool path_has(const char *prog);
 /* mkdir -p: missing parents and the leaf are made with mode. 0 or -errno. */
 int mkdir_p(const char *path, unsigned mode);
+/* The directory holding path's last component ("/a/b" -> "/a"), as a new string. */
+char *path_parent(const char *path);
 int fd_set_nonblock(int fd);
 int fd_set_cloexec(int fd);
 
