@@ -24,7 +24,7 @@ struct backend_pane {
 	const char *git_dir;      /* the repository's common .git directory */
 	const char *worktree;     /* the agent's worktree: the pane's directory */
 	const char *handle;
-	int n;                    /* the pane's number: containers are wrx-<handle>-<n> */
+	int n;                    /* the pane's number: containers are wrx-<handle>-<n>-<session> */
 	const char *agent;        /* the agent's name (claude, codex, ...), or NULL */
 	bool agent_pane;          /* the pane running the agent (approval flag goes here) */
 	char *const *argv;        /* what to run */
@@ -104,8 +104,12 @@ const struct backend *backend_find(const char *name);
 const char *container_runtime(const struct config *cfg);
 /* The sandbox image for an agent: sandbox.image, else workrex-sandbox:<agent>. Caller frees. */
 char *container_image(const struct config *cfg, const char *agent);
-/* The name of pane n's container. Caller frees. */
-char *container_name(const char *handle, int n);
+/*
+ * The name of pane n's container: its dashboard's session in it (hashed),
+ * so a container a dead dashboard left, still being removed, never holds
+ * the name the next one needs. Caller frees.
+ */
+char *container_name(const char *handle, int n, const char *session);
 /*
  * A command (argv) that removes this project's containers not started by
  * session: for a dashboard that died. Empty when no runtime is installed.

@@ -59,9 +59,10 @@ char *container_image(const struct config *cfg, const char *agent)
 	return xasprintf("workrex-sandbox:%s", agent && *agent ? agent : "shell");
 }
 
-char *container_name(const char *handle, int n)
+char *container_name(const char *handle, int n, const char *session)
 {
-	return xasprintf("wrx-%s-%d", handle, n);
+	return xasprintf("wrx-%s-%d-%06x", handle, n,
+			 str_hash(WRX_HASH_INIT, session ? session : "") & 0xffffff);
 }
 
 static bool is_apple(const char *rt)
@@ -550,7 +551,7 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 		return -EINVAL;
 	}
 	bool apple = is_apple(rt);
-	char *name = container_name(p->handle, p->n);
+	char *name = container_name(p->handle, p->n, p->session);
 	add(l, rt);
 	add(l, "run");
 	add(l, "--rm");
@@ -677,7 +678,7 @@ static void container_stop_argv(const struct backend_pane *p, struct strlist *ou
 	const char *rt = container_runtime(p->cfg);
 	if (rt == NULL)
 		return;
-	char *name = container_name(p->handle, p->n);
+	char *name = container_name(p->handle, p->n, p->session);
 	add(out, rt);
 	if (is_apple(rt)) {
 		add(out, "delete");

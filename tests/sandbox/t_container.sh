@@ -108,10 +108,21 @@ t_containers_of_a_killed_dashboard_are_removed() {
 	sleep 2
 	echo "after kill -9: $(containers | tr '\n' ' ')"
 	kill_server
+	local left
+	left=$(containers)
 	start_repo 140 40
 	wait_for 'wrx\$'
-	# The new dashboard removes what the dead one left (nothing of its own opened yet).
-	until_ok 30 eval '[ -z "$(containers)" ]' || { containers >&2; return 1; }
+	# Opened at once, while the dead one's container still stands: the new
+	# pane's container is its own, never a name still taken.
+	prefix 2
+	wait_for '^ 2 box ▣'
+	wrx send box 'echo inside-$((6*7))'
+	until_ok 30 eval 'wrx capture box | grep -q inside-42' ||
+		{ wrx capture box >&2; return 1; }
+	wrx capture box | not grep -q 'already in use'
+	# The new dashboard removes what the dead one left, and only that.
+	until_ok 30 eval '! containers | grep -qxF "$left"' || { containers >&2; return 1; }
+	containers | grep -q '^wrx-box-'
 }
 
 # refused "CONFIG LINES..." MESSAGE: with this global config, a sandboxed

@@ -203,7 +203,7 @@ static void test_docker_argv(void **state)
 	assert_int_equal(backend_container.argv(&p, &argv, &cause), 0);
 	char *got = run_recorded(&argv);
 	/* The command itself: run --rm -it, the name, the user, the limits. */
-	assert_true(strncmp(got, "run\n--rm\n-it\n--name\nwrx-box-7\n", 27) == 0);
+	assert_true(strncmp(got, "run\n--rm\n-it\n--name\nwrx-box-7-51b8c9\n", 37) == 0);
 	expect_line(got, "--user=%ld:%ld", (long)getuid(), (long)getgid());
 	expect_line(got, "--pids-limit=4096");
 	expect_line(got, "--memory=4g");
@@ -261,7 +261,7 @@ static void test_docker_argv(void **state)
 	/* Then the image and the command, after "--". */
 	assert_non_null(strstr(got, "--\nworkrex-sandbox:claude\n/bin/sh\n-c\nexec 'claude' "
 				    "--dangerously-skip-permissions\n"));
-	expect_stop(&p, "rm\n-f\nwrx-box-7\n");
+	expect_stop(&p, "rm\n-f\nwrx-box-7-51b8c9\n");
 	free(got);
 	strlist_free(&argv);
 	config_free(&c);
@@ -328,7 +328,7 @@ static void test_apple_container_argv(void **state)
 	assert_int_equal(backend_container.argv(&p, &argv, &cause), 0);
 	assert_string_equal(argv.v[0], "container");
 	char *got = run_recorded(&argv);
-	assert_true(strncmp(got, "run\n--rm\n-it\n--name\nwrx-box-7\n", 27) == 0);
+	assert_true(strncmp(got, "run\n--rm\n-it\n--name\nwrx-box-7-51b8c9\n", 37) == 0);
 	/* No socket crosses into its VM: the bridge is TCP, token-checked. */
 	expect_line(got, "WORKREX_RPC_HOST=192.168.64.1");
 	expect_line(got, "WORKREX_RPC_PORT=40123");
@@ -336,7 +336,7 @@ static void test_apple_container_argv(void **state)
 	expect_no_line(got, "type=bind,source=%s,target=/run/workrex,readonly", rpcdir);
 	expect_line(got, "type=bind,source=%s,target=%s/.git,readonly", gitfile, wt);
 	assert_non_null(strstr(got, "--\nghcr.io/me/agent:1\n/bin/sh\n"));
-	expect_stop(&p, "delete\n--force\nwrx-box-7\n");
+	expect_stop(&p, "delete\n--force\nwrx-box-7-51b8c9\n");
 	free(got);
 	strlist_free(&argv);
 	config_free(&c);
