@@ -20,7 +20,7 @@ LIBS    := $(PKG_LIBS) -lutil -Wl,--export-dynamic-symbol=mbedtls_x509_crt_parse
 BUILD   ?= build
 # The sandbox client: libc and json-c only, linked statically (see src/guest/main.c);
 # never with sanitizers, which cannot link statically.
-GUEST_SRC := src/guest/main.c src/cmd/cmd_rpc.c src/rpc/proto.c src/util/util.c
+GUEST_SRC := src/guest/main.c src/cmd/cmd_rpc.c src/rpc/proto.c src/rpc/status.c src/util/util.c
 GUEST   := $(BUILD)/workrex-guest
 
 
@@ -41,7 +41,7 @@ all: $(BIN) $(GUEST)
 
 guest: $(GUEST)
 
-$(GUEST): $(GUEST_SRC) $(wildcard src/cmd/cmd_rpc.h src/rpc/proto.h src/util/util.h)
+$(GUEST): $(GUEST_SRC) $(wildcard src/cmd/cmd_rpc.h src/rpc/proto.h src/rpc/status.h src/util/util.h)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(if $(filter true,$(CI)),-Werror) -O2 -g -static \
 		-o $@ $(GUEST_SRC) $(shell pkg-config --static --libs json-c)
 

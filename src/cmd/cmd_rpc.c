@@ -13,6 +13,7 @@
 #include "cmd_rpc.h"
 
 #include "../rpc/proto.h"
+#include "../rpc/status.h"
 #include "../util/util.h"
 
 #include <errno.h>
@@ -106,15 +107,13 @@ static json_object *request(const char *type)
 
 int rpc_cmd_set_status(int argc, char **argv)
 {
-	static const char *ok[] = {"working", "waiting", "done", "clear"};
-	if (argc != 2)
-		return usage("set-status working|waiting|done|clear");
-	size_t i;
-	for (i = 0; i < WRX_ARRAY_LEN(ok); i++)
-		if (strcmp(argv[1], ok[i]) == 0)
-			break;
-	if (i == WRX_ARRAY_LEN(ok))
-		return usage("set-status working|waiting|done|clear");
+	enum wrx_status st;
+	if (argc != 2 || status_parse(argv[1], &st) < 0) {
+		char *u = xasprintf("set-status %s", status_choices());
+		int rc = usage(u);
+		free(u);
+		return rc;
+	}
 	json_object *req = request("set_status");
 	json_object_object_add(req, "status", json_object_new_string(argv[1]));
 	return call("set-status", req, true, HOOK_TIMEOUT_MS);

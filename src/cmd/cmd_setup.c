@@ -24,6 +24,7 @@
 
 #include "../util/util.h"
 #include "cmd.h"
+#include "../rpc/status.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,27 +37,27 @@
 #include <unistd.h>
 
 static const struct hook_spec claude_hooks[] = {
-	{"UserPromptSubmit", NULL, "working", 10, NULL},
-	{"PostToolUse", NULL, "working", 10, NULL},
-	{"Notification", "permission_prompt|elicitation_dialog", "waiting", 10, NULL},
-	{"Stop", NULL, "done", 10, NULL},
+	{"UserPromptSubmit", NULL, STATUS_WORKING, 10, NULL},
+	{"PostToolUse", NULL, STATUS_WORKING, 10, NULL},
+	{"Notification", "permission_prompt|elicitation_dialog", STATUS_WAITING, 10, NULL},
+	{"Stop", NULL, STATUS_DONE, 10, NULL},
 	{NULL, NULL, NULL, 0, NULL},
 };
 
 static const struct hook_spec codex_hooks[] = {
-	{"UserPromptSubmit", NULL, "working", 10, NULL},
-	{"PostToolUse", NULL, "working", 10, NULL},
-	{"PermissionRequest", NULL, "waiting", 10, NULL},
-	{"Stop", NULL, "done", 10, NULL},
+	{"UserPromptSubmit", NULL, STATUS_WORKING, 10, NULL},
+	{"PostToolUse", NULL, STATUS_WORKING, 10, NULL},
+	{"PermissionRequest", NULL, STATUS_WAITING, 10, NULL},
+	{"Stop", NULL, STATUS_DONE, 10, NULL},
 	{NULL, NULL, NULL, 0, NULL},
 };
 
 /* Gemini CLI: a turn starts (BeforeAgent), tools run, it asks (Notification), it ends. */
 static const struct hook_spec gemini_hooks[] = {
-	{"BeforeAgent", NULL, "working", 10000, "workrex-status"},
-	{"AfterTool", NULL, "working", 10000, "workrex-status"},
-	{"Notification", NULL, "waiting", 10000, "workrex-status"},
-	{"AfterAgent", NULL, "done", 10000, "workrex-status"},
+	{"BeforeAgent", NULL, STATUS_WORKING, 10000, "workrex-status"},
+	{"AfterTool", NULL, STATUS_WORKING, 10000, "workrex-status"},
+	{"Notification", NULL, STATUS_WAITING, 10000, "workrex-status"},
+	{"AfterAgent", NULL, STATUS_DONE, 10000, "workrex-status"},
 	{NULL, NULL, NULL, 0, NULL},
 };
 

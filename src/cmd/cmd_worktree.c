@@ -745,7 +745,8 @@ int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv)
 		} else
 			names[n++] = argv[i];
 	}
-	if (n == 0 || (strcmp(want, "working") && strcmp(want, "waiting") && strcmp(want, "done"))) {
+	enum wrx_status want_st;
+	if (n == 0 || status_parse_reached(want, &want_st) < 0) {
 		free(names);
 		return cmd_usage(cmd_find("wait"));
 	}

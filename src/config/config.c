@@ -8,7 +8,7 @@
 #include "config.h"
 #include "trust.h"
 
-#include "../ui/keys.h"
+#include "keys.h"
 #include "../util/util.h"
 
 #include <errno.h>
@@ -680,7 +680,6 @@ static void read_keys(struct walk *w, yaml_node_t *n)
 
 static void read_icons(struct walk *w, yaml_node_t *n)
 {
-	static const char *names[] = {"working", "waiting", "done"};
 	if (n->type != YAML_MAPPING_NODE) {
 		fail(w, n, "%s must be a mapping", "status_icons");
 		return;
@@ -689,16 +688,13 @@ static void read_icons(struct walk *w, yaml_node_t *n)
 	     p++) {
 		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
-		int i;
-		for (i = 0; i < 3; i++)
-			if (scalar(k) && strcmp(scalar(k), names[i]) == 0)
-				break;
-		if (i == 3) {
+		enum wrx_status st;
+		if (status_parse_reached(scalar(k), &st) < 0) {
 			warn(w, k, "unknown key 'status_icons.%s'", scalar(k) ? scalar(k) : "?");
 			continue;
 		}
 		if (want_scalar(w, v, "a status icon"))
-			set_str(&w->c->icons[i], scalar(v));
+			set_str(&w->c->icons[st - 1], scalar(v));
 	}
 }
 
@@ -783,6 +779,13 @@ static void walk_root(struct walk *w, yaml_node_t *root)
 	}
 }
 
+const char *config_icon(const struct config *c, enum wrx_status st)
+{
+	if (st == WRX_STATUS_INTERRUPTED)
+		return "\u25cb"; /* a hollow "working" */
+	return st >= WRX_STATUS_WORKING && st <= WRX_STATUS_DONE ? c->icons[st - 1] : "";
+}
+
 void config_init(struct config *c)
 {
 	memset(c, 0, sizeof *c);
@@ -790,9 +793,9 @@ void config_init(struct config *c)
 	c->prefix = 2; /* C-b */
 	c->notify = xstrdup("bell");
 	c->merge_strategy = xstrdup("merge");
-	c->icons[0] = xstrdup("●");
-	c->icons[1] = xstrdup("◆");
-	c->icons[2] = xstrdup("✓");
+	c->icons[WRX_STATUS_WORKING - 1] = xstrdup("●");
+	c->icons[WRX_STATUS_WAITING - 1] = xstrdup("◆");
+	c->icons[WRX_STATUS_DONE - 1] = xstrdup("✓");
 	c->sandbox.backend = xstrdup("container");
 	c->sandbox.target = xstrdup("agent");
 	c->sandbox.container.pids_limit = 4096;

@@ -14,6 +14,8 @@
 #ifndef WRX_CONFIG_H
 #define WRX_CONFIG_H
 
+#include "../rpc/status.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -87,7 +89,7 @@ struct config {
 	struct config_bind *binds; /* owned */
 	size_t nbinds;
 	char *notify;       /* owned: off, bell, desktop, both */
-	char *icons[3];     /* owned: working, waiting, done */
+	char *icons[3]; /* owned: working, waiting, done (config_icon) */
 	struct sandbox_config sandbox;
 	char **warnings;    /* owned */
 	size_t nwarnings;
@@ -103,6 +105,8 @@ struct config {
 };
 
 void config_init(struct config *c);
+/* The sidebar's icon for st ("" for none). */
+const char *config_icon(const struct config *c, enum wrx_status st);
 void config_free(struct config *c);
 
 /*

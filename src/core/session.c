@@ -463,12 +463,6 @@ void session_toggle_zoom(struct session *s)
 	changed(s);
 }
 
-const char *session_status_name(enum wrx_status st)
-{
-	static const char *names[] = {"", "working", "waiting", "done"};
-	return (size_t)st < WRX_ARRAY_LEN(names) ? names[st] : "";
-}
-
 static bool agent_focused(const struct session *s, const struct agent *a)
 {
 	return s->focus && s->focus->agent == a;
@@ -486,7 +480,7 @@ void session_set_status(struct session *s, struct agent *a, enum wrx_status st)
 			a->attention_since = now_ms();
 		a->attention = true;
 		if (raise && s->hooks.attention)
-			s->hooks.attention(s->ui, a, session_status_name(st));
+			s->hooks.attention(s->ui, a, status_word(st));
 	} else if (st == WRX_STATUS_WORKING || st == WRX_STATUS_NONE) {
 		a->attention = false;
 	}

@@ -9,6 +9,7 @@
 #ifndef WRX_SESSION_H
 #define WRX_SESSION_H
 
+#include "../rpc/status.h"
 #include "../term/pane.h"
 
 #include <stdbool.h>
@@ -16,8 +17,6 @@
 #include <uv.h>
 
 enum wrx_layout { WRX_LAYOUT_TILE, WRX_LAYOUT_GRID, WRX_LAYOUT_FULL, WRX_LAYOUT_COUNT };
-
-enum wrx_status { WRX_STATUS_NONE, WRX_STATUS_WORKING, WRX_STATUS_WAITING, WRX_STATUS_DONE };
 
 struct agent {
 	int id;
@@ -141,7 +140,6 @@ void session_notify(struct session *s, struct agent *a, const char *text);
 /* Working, but its agent pane has been silent for WRX_SILENCE_MS at now (now_ms). */
 bool session_interrupted(const struct session *s, const struct agent *a, uint64_t now);
 struct wpane *session_find_pane(const struct session *s, int id);
-const char *session_status_name(enum wrx_status st);
 
 /* Panes whose program still runs. */
 int session_running(const struct session *s);

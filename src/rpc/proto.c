@@ -10,6 +10,7 @@
 #include "proto.h"
 
 #include "../util/util.h"
+#include "status.h"
 
 #include <errno.h>
 #include <arpa/inet.h>
@@ -170,10 +171,9 @@ static int decode_fields(json_object *o, struct rpc_req *r, const char **err)
 	case RPC_SET_STATUS: {
 		if (get_str(o, "status", REQUIRED, 16, &r->status, err) < 0)
 			return -EINVAL;
-		static const char *ok[] = {"working", "waiting", "done", "clear"};
-		for (size_t i = 0; i < WRX_ARRAY_LEN(ok); i++)
-			if (strcmp(r->status, ok[i]) == 0)
-				return 0;
+		enum wrx_status st;
+		if (status_parse(r->status, &st) == 0)
+			return 0;
 		*err = "status must be working, waiting, done or clear";
 		return -EINVAL;
 	}

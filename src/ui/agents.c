@@ -264,7 +264,7 @@ json_object *agents_control(json_object *req, void *data)
 			json_object_object_add(o, "handle", json_object_new_string(a->handle));
 			json_object_object_add(o, "status",
 					       a->status != WRX_STATUS_NONE
-						       ? json_object_new_string(session_status_name(a->status))
+						       ? json_object_new_string(status_word(a->status))
 						       : NULL);
 			json_object_object_add(o, "interrupted",
 					       json_object_new_boolean(session_interrupted(ui->s, a, now)));

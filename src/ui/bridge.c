@@ -116,18 +116,6 @@ static struct wpane *caller_pane(struct ui *ui, struct rpc_call *call)
 	return session_find_pane(ui->s, rpc_call_pane(call));
 }
 
-static const enum wrx_status status_of[] = {WRX_STATUS_WORKING, WRX_STATUS_WAITING,
-					    WRX_STATUS_DONE, WRX_STATUS_NONE};
-static const char *const status_words[] = {"working", "waiting", "done", "clear"};
-
-static enum wrx_status parse_status(const char *s)
-{
-	for (size_t i = 0; i < WRX_ARRAY_LEN(status_words); i++)
-		if (strcmp(s, status_words[i]) == 0)
-			return status_of[i];
-	return WRX_STATUS_NONE;
-}
-
 /* A command run for a call: its outcome is the reply. */
 static void call_cli_done(struct ui *ui, int status, const char *last, void *arg)
 {
@@ -267,7 +255,11 @@ static void on_request(struct rpc_call *call, const struct rpc_req *req, void *d
 	case RPC_HEARTBEAT:
 		break;
 	case RPC_SET_STATUS:
-		session_set_status(ui->s, a, parse_status(req->status));
+	{
+		enum wrx_status st = WRX_STATUS_NONE; /* rpc_decode checked the word */
+		status_parse(req->status, &st);
+		session_set_status(ui->s, a, st);
+	}
 		bridge_schedule_tick(ui);
 		break;
 	case RPC_SET_TITLE:

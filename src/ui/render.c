@@ -153,29 +153,15 @@ static void fill(int y, int x, int w, attr_t a, chtype ch)
 	attr_set(A_NORMAL, 0, NULL);
 }
 
-#define INTERRUPTED_ICON "\u25cb" /* a hollow "working" */
-
 const char *ui_status_icon(struct ui *ui, const struct agent *a, uint64_t now)
 {
-	if (session_interrupted(ui->s, a, now))
-		return INTERRUPTED_ICON;
-	switch (a->status) {
-	case WRX_STATUS_WORKING:
-		return ui->cfg.icons[0];
-	case WRX_STATUS_WAITING:
-		return ui->cfg.icons[1];
-	case WRX_STATUS_DONE:
-		return ui->cfg.icons[2];
-	default:
-		return "";
-	}
+	return config_icon(&ui->cfg,
+			   session_interrupted(ui->s, a, now) ? WRX_STATUS_INTERRUPTED : a->status);
 }
 
 const char *ui_status_word(struct ui *ui, const struct agent *a, uint64_t now)
 {
-	if (session_interrupted(ui->s, a, now))
-		return "interrupted";
-	return a->status == WRX_STATUS_NONE ? "-" : session_status_name(a->status);
+	return status_word(session_interrupted(ui->s, a, now) ? WRX_STATUS_INTERRUPTED : a->status);
 }
 
 /* Agents needing the user first (waiting, then done, then other calls), else in order. */

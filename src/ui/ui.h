@@ -11,7 +11,7 @@
 #include "../config/config.h"
 #include "../core/session.h"
 #include "../util/util.h"
-#include "keys.h"
+#include "../config/keys.h"
 #include "layout.h"
 
 #include <json-c/json.h>

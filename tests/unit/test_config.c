@@ -7,7 +7,7 @@
 
 #include "config/config.h"
 #include "config/trust.h"
-#include "ui/keys.h"
+#include "config/keys.h"
 #include "util/util.h"
 
 #include <stdio.h>

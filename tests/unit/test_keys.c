@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "ui/keys.h"
+#include "config/keys.h"
 
 #include <string.h>
 

@@ -1,0 +1,43 @@
+/*
+ * status.h - the one vocabulary of an agent's status: the enum and the
+ * words for it, in one table (status.c).
+ *
+ * The words are what `workrex set-status` and the set_status request take,
+ * what `list` and `wait --status` show and accept, and the names under
+ * `status_icons` in the config. Everything that spells a status asks here;
+ * the static guest client links this file too.
+ */
+#ifndef WRX_STATUS_H
+#define WRX_STATUS_H
+
+#include <stdbool.h>
+
+enum wrx_status {
+	WRX_STATUS_NONE,
+	WRX_STATUS_WORKING,
+	WRX_STATUS_WAITING,
+	WRX_STATUS_DONE,
+	/* Shown only: working, but its pane has been silent (session.h). */
+	WRX_STATUS_INTERRUPTED,
+	WRX_STATUS_COUNT,
+};
+
+/* The words, for tables that need them as constants (hook specs); status.c has them all. */
+#define STATUS_WORKING "working"
+#define STATUS_WAITING "waiting"
+#define STATUS_DONE "done"
+#define STATUS_CLEAR "clear" /* an agent reports none */
+
+/* What an agent reports or the dashboard shows for st: "working", ... ; none: "-". */
+const char *status_word(enum wrx_status st);
+/*
+ * The status an agent may report by word: working, waiting, done, or
+ * clear (none). 0, or -1 for any other word.
+ */
+int status_parse(const char *word, enum wrx_status *st);
+/* A status an agent reaches (working, waiting, done): what wait and the icons name. */
+int status_parse_reached(const char *word, enum wrx_status *st);
+/* "working|waiting|done|clear", for usage and error messages. */
+const char *status_choices(void);
+
+#endif
