@@ -9,6 +9,7 @@
  * xclip/wl-copy when one is installed.
  */
 #include "../term/pane.h"
+#include "../core/run.h"
 #include "ui.h"
 
 #include <stdlib.h>
@@ -172,60 +173,13 @@ static void base64(struct buf *out, const unsigned char *s, size_t n)
 	}
 }
 
-static void on_copier_exit(uv_process_t *p, int64_t status, int sig)
-{
-	(void)status;
-	(void)sig;
-	uv_close((uv_handle_t *)p, (uv_close_cb)free);
-}
-
-static void on_pipe_closed(uv_handle_t *h)
-{
-	free(h);
-}
-
-struct copier_write {
-	uv_write_t req;
-	char *data;
-};
-
-static void on_copier_written(uv_write_t *req, int status)
-{
-	struct copier_write *w = (struct copier_write *)req;
-	(void)status;
-	uv_close((uv_handle_t *)req->handle, on_pipe_closed);
-	free(w->data);
-	free(w);
-}
-
 /* Hand text to a clipboard program on the host, without blocking the loop. */
 static bool run_copier(struct ui *ui, const char *prog, char *const args[], const char *text)
 {
 	if (!path_has(prog))
 		return false;
-	uv_pipe_t *in = xcalloc(1, sizeof *in);
-	uv_process_t *proc = xcalloc(1, sizeof *proc);
-	uv_pipe_init(ui->loop, in, 0);
-	uv_stdio_container_t stdio[3] = {
-		{.flags = UV_CREATE_PIPE | UV_READABLE_PIPE, .data.stream = (uv_stream_t *)in},
-		{.flags = UV_IGNORE},
-		{.flags = UV_IGNORE},
-	};
-	uv_process_options_t o = {.file = prog,
-				  .args = (char **)args,
-				  .exit_cb = on_copier_exit,
-				  .stdio_count = 3,
-				  .stdio = stdio};
-	if (uv_spawn(ui->loop, proc, &o) < 0) {
-		free(proc);
-		uv_close((uv_handle_t *)in, on_pipe_closed);
-		return false;
-	}
-	struct copier_write *w = xcalloc(1, sizeof *w);
-	w->data = xstrdup(text);
-	uv_buf_t b = uv_buf_init(w->data, (unsigned)strlen(w->data));
-	uv_write(&w->req, (uv_stream_t *)in, &b, 1, on_copier_written);
-	return true;
+	struct run_opts o = {.argv = args, .input = text};
+	return run_start(ui->w->loop, &o) == 0;
 }
 
 void copy_to_clipboard(struct ui *ui, const char *text)
@@ -306,7 +260,7 @@ static char *last_search;
 static void search_answer(struct ui *ui, const char *answer, void *arg)
 {
 	(void)arg;
-	struct wpane *wp = session_focus(ui->s);
+	struct wpane *wp = session_focus(ui->w->s);
 	if (answer == NULL || *answer == '\0' || wp == NULL || !ui_view(wp)->copy)
 		return;
 	free(last_search);

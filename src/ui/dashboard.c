@@ -10,7 +10,7 @@
  */
 #include "dashboard.h"
 
-#include "../git/git.h"
+#include "../core/actions.h"
 #include "../term/pty.h"
 #include "../util/log.h"
 #include "ui.h"
@@ -43,7 +43,7 @@ static void on_frame(uv_timer_t *t)
 	ui->frame_pending = false;
 	ui->last_frame = now_ms();
 	render_frame(ui);
-	bridge_schedule_tick(ui);
+	clock_schedule_tick(ui);
 }
 
 void ui_dirty(struct ui *ui)
@@ -122,38 +122,6 @@ void ui_tty_write(struct ui *ui, const char *s, size_t len)
 	ui_dirty(ui);
 }
 
-static void quiet_exited(uv_process_t *p, int64_t status, int sig)
-{
-	(void)status;
-	(void)sig;
-	uv_close((uv_handle_t *)p, (uv_close_cb)free);
-}
-
-void ui_run_quiet(struct ui *ui, const struct strlist *argv)
-{
-	if (argv->n == 0)
-		return;
-	char **v = xcalloc(argv->n + 1, sizeof *v);
-	memcpy(v, argv->v, argv->n * sizeof *v);
-	uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_IGNORE},
-					 {.flags = UV_IGNORE}};
-	uv_process_options_t o = {.file = v[0],
-				  .args = v,
-				  .exit_cb = quiet_exited,
-				  .flags = UV_PROCESS_DETACHED,
-				  .stdio_count = 3,
-				  .stdio = stdio};
-	uv_process_t *p = xcalloc(1, sizeof *p);
-	int rc = uv_spawn(ui->loop, p, &o);
-	if (rc < 0) {
-		log_msg("%s: %s", v[0], uv_strerror(rc));
-		uv_close((uv_handle_t *)p, (uv_close_cb)free);
-	} else {
-		uv_unref((uv_handle_t *)p); /* it may outlive the loop */
-	}
-	free(v);
-}
-
 struct view *ui_view(struct wpane *wp)
 {
 	if (wp->view == NULL)
@@ -161,62 +129,101 @@ struct view *ui_view(struct wpane *wp)
 	return wp->view;
 }
 
-/* ---- session hooks ---- */
+/* ---- the core's hooks ---- */
 
 static void hook_changed(void *data)
 {
 	ui_dirty(data);
 }
 
+static void hook_relayout(void *data)
+{
+	ui_relayout(data);
+}
+
+static void hook_message(void *data, bool error, const char *text)
+{
+	ui_message(data, error, "%s", text);
+}
+
+static void hook_show(void *data, const char *title, const char *text)
+{
+	textview_open(data, title, text);
+}
+
+static void hook_ring(void *data)
+{
+	ui_tty_write(data, "\a", 1);
+}
+
 static void hook_pane_gone(void *data, struct wpane *wp)
 {
 	struct ui *ui = data;
-	bridge_pane_gone(ui, wp);
-	sandbox_pane_gone(ui, wp);
 	free(wp->view);
 	wp->view = NULL;
 	for (int i = 0; i < ui->nsidebar_rows; i++)
 		if (ui->sidebar_rows[i] == wp)
 			ui->sidebar_rows[i] = NULL;
-	ui_relayout(ui);
 }
 
-static void hook_bell(void *data, struct wpane *wp)
+static bool hook_asking(void *data)
+{
+	return ((struct ui *)data)->prompt != NULL;
+}
+
+struct ask {
+	wrx_answer_fn *done;
+	void *arg;
+};
+
+static void asked(struct ui *ui, const char *answer, void *arg)
+{
+	struct ask k = *(struct ask *)arg;
+	free(arg);
+	k.done(ui->w, answer && strcmp(answer, "y") == 0, k.arg);
+}
+
+static int hook_ask(void *data, const char *question, wrx_answer_fn *done, void *arg)
 {
 	struct ui *ui = data;
-	if (wp == session_focus(ui->s))
-		return;
-	wp->bell = true;
-	wp->agent->bell = true;
-	wp->agent->attention = true;
-	ui_relayout(ui);
-	if (strcmp(ui->cfg.notify, "bell") == 0 || strcmp(ui->cfg.notify, "both") == 0)
-		ui_tty_write(ui, "\a", 1);
+	if (ui->prompt || ui->quitting)
+		return -EBUSY;
+	struct ask *k = xcalloc(1, sizeof *k);
+	k->done = done;
+	k->arg = arg;
+	ui_prompt(ui, question, true, asked, k);
+	return 0;
 }
 
-static void hook_attention(void *data, struct agent *a, const char *what)
+static void hook_pane_size(void *data, int *rows, int *cols)
 {
-	bridge_attention(data, a, what);
+	struct ui *ui = data;
+	*rows = WRX_MAX(ui->area.h - 1, 1); /* its title bar */
+	*cols = WRX_MAX(ui->area.w, 1);
 }
 
-static char **hook_pane_env(void *data, struct wpane *wp)
+static void hook_config_changed(void *data)
 {
-	return bridge_pane_env(data, wp);
+	ui_config_changed(data);
 }
 
-static int hook_pane_argv(void *data, struct wpane *wp, char *const *argv, char *const *env,
-			  char ***out, char **cause)
+static void hook_trust(void *data)
 {
-	return sandbox_pane_argv(data, wp, argv, env, out, cause);
+	trust_ask(data);
 }
 
-static const struct session_hooks hooks = {
+static const struct wrx_hooks hooks = {
 	.changed = hook_changed,
+	.relayout = hook_relayout,
+	.message = hook_message,
+	.show = hook_show,
+	.ring = hook_ring,
 	.pane_gone = hook_pane_gone,
-	.bell = hook_bell,
-	.attention = hook_attention,
-	.pane_env = hook_pane_env,
-	.pane_argv = hook_pane_argv,
+	.asking = hook_asking,
+	.ask = hook_ask,
+	.pane_size = hook_pane_size,
+	.config_changed = hook_config_changed,
+	.trust = hook_trust,
 };
 
 /* ---- actions ---- */
@@ -225,7 +232,7 @@ static struct wpane *open_shell(struct ui *ui, struct agent *a)
 {
 	char *cause = NULL;
 	int rows = WRX_MAX(ui->area.h - 1, 1), cols = WRX_MAX(ui->area.w, 1);
-	struct wpane *wp = session_open_pane(ui->s, a, NULL, rows, cols, true, &cause);
+	struct wpane *wp = session_open_pane(ui->w->s, a, NULL, rows, cols, true, &cause);
 	if (wp == NULL) {
 		ui_message(ui, true, "%s", cause);
 		free(cause);
@@ -239,10 +246,10 @@ static void close_answer(struct ui *ui, const char *answer, void *arg)
 	int id = (int)(intptr_t)arg;
 	if (answer == NULL || strcmp(answer, "y") != 0)
 		return;
-	for (int i = 0; i < session_pane_count(ui->s); i++) {
-		struct wpane *wp = session_pane(ui->s, i);
+	for (int i = 0; i < session_pane_count(ui->w->s); i++) {
+		struct wpane *wp = session_pane(ui->w->s, i);
 		if (wp->id == id) {
-			session_close_pane(ui->s, wp);
+			session_close_pane(ui->w->s, wp);
 			return;
 		}
 	}
@@ -257,27 +264,32 @@ static void quit_answer(struct ui *ui, const char *answer, void *arg)
 
 static void focus_dir(struct ui *ui, int dx, int dy)
 {
-	int n = session_pane_count(ui->s);
+	int n = session_pane_count(ui->w->s);
 	struct rect *r = xcalloc((size_t)WRX_MAX(n, 1), sizeof *r);
 	for (int i = 0; i < n; i++)
-		r[i] = ui_view(session_pane(ui->s, i))->r;
-	int to = layout_neighbour(r, n, session_pane_index(ui->s, session_focus(ui->s)), dx, dy);
+		r[i] = ui_view(session_pane(ui->w->s, i))->r;
+	int to = layout_neighbour(r, n, session_pane_index(ui->w->s, session_focus(ui->w->s)), dx, dy);
 	free(r);
 	if (to >= 0)
-		session_set_focus(ui->s, session_pane(ui->s, to));
+		session_set_focus(ui->w->s, session_pane(ui->w->s, to));
+}
+
+void ui_open_agent(struct ui *ui, struct agent *a)
+{
+	json_object *args = json_object_new_object();
+	json_object_object_add(args, "handle", json_object_new_string(a->handle));
+	json_object_object_add(args, "focus", json_object_new_boolean(1));
+	actions_call(ui->w, "open", args, DOOR_UI, 0, NULL, NULL);
 }
 
 /* Focus the agent's last pane, or open its panes. */
 static void focus_agent(struct ui *ui, int at)
 {
-	struct agent *a = session_agent(ui->s, at);
-	char *cause = NULL;
-	if (session_agent_panes(ui->s, a) > 0)
-		session_focus_agent(ui->s, at);
-	else if (agents_open(ui, a, true, false, &cause) < 0) {
-		ui_message(ui, true, "%s", cause);
-		free(cause);
-	}
+	struct agent *a = session_agent(ui->w->s, at);
+	if (session_agent_panes(ui->w->s, a) > 0)
+		session_focus_agent(ui->w->s, at);
+	else
+		ui_open_agent(ui, a);
 }
 
 /*
@@ -288,8 +300,8 @@ static void focus_attention(struct ui *ui)
 {
 	int best = -1;
 	uint64_t when = 0;
-	for (int i = 0; i < session_agent_count(ui->s); i++) {
-		struct agent *a = session_agent(ui->s, i);
+	for (int i = 0; i < session_agent_count(ui->w->s); i++) {
+		struct agent *a = session_agent(ui->w->s, i);
 		if (a->attention && (best < 0 || a->attention_since > when)) {
 			best = i;
 			when = a->attention_since;
@@ -303,7 +315,7 @@ static void focus_attention(struct ui *ui)
 
 void ui_action(struct ui *ui, enum wrx_action action, int arg)
 {
-	struct session *s = ui->s;
+	struct session *s = ui->w->s;
 	struct wpane *focus = session_focus(s);
 	int n = session_pane_count(s);
 	switch (action) {
@@ -396,8 +408,8 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 	}
 	case ACT_SEND_PREFIX:
 		if (focus) {
-			int k = ui->cfg.prefix & ~WRX_K_META;
-			if (ui->cfg.prefix & WRX_K_META)
+			int k = ui->w->cfg.prefix & ~WRX_K_META;
+			if (ui->w->cfg.prefix & WRX_K_META)
 				pane_write(focus->term, "\x1b", 1);
 			if (k < WRX_K_BASE)
 				pane_char(focus->term, (uint32_t)k, 0);
@@ -408,16 +420,16 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 		ui_relayout(ui);
 		break;
 	case ACT_NEW_AGENT:
-		agents_key_new(ui);
+		prompts_new_agent(ui);
 		break;
 	case ACT_MERGE:
-		agents_key_merge(ui);
+		prompts_agent_verb(ui, "merge");
 		break;
 	case ACT_REMOVE_AGENT:
-		agents_key_remove(ui);
+		prompts_agent_verb(ui, "remove");
 		break;
 	case ACT_COMMAND:
-		agents_key_command(ui);
+		prompts_command(ui);
 		break;
 	case ACT_OVERVIEW:
 		ui->overview = true;
@@ -434,7 +446,7 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 		ui_dirty(ui);
 		break;
 	case ACT_PASTE_IMAGE:
-		ui_message(ui, true, "%s: not available in this dashboard yet", action_name(action));
+		actions_call(ui->w, "paste-image", NULL, DOOR_UI, 0, NULL, NULL);
 		break;
 	case ACT_NONE:
 	case ACT_COUNT:
@@ -481,184 +493,16 @@ static void on_tty(uv_poll_t *h, int status, int events)
 	input_read(ui);
 }
 
-static void set_utf8_locale(void)
-{
-	setlocale(LC_ALL, "");
-	const char *cs = nl_langinfo(CODESET);
-	if (cs == NULL || strcmp(cs, "UTF-8") != 0)
-		setlocale(LC_CTYPE, "C.UTF-8");
-}
-
 void ui_apply_config(struct ui *ui)
 {
 	bindings_reset();
-	if (ui->cfg.prefix != 2) {
+	if (ui->w->cfg.prefix != 2) {
 		bindings_unset(2);
-		bindings_set(ui->cfg.prefix & ~WRX_K_META, ACT_SEND_PREFIX, 0);
+		bindings_set(ui->w->cfg.prefix & ~WRX_K_META, ACT_SEND_PREFIX, 0);
 	}
-	for (size_t i = 0; i < ui->cfg.nbinds; i++)
-		bindings_set(ui->cfg.binds[i].key, ui->cfg.binds[i].action, ui->cfg.binds[i].arg);
-	session_set_scrollback(ui->s, ui->cfg.scrollback);
-}
-
-static int load_config(struct ui *ui, const char *config_file, char **cause)
-{
-	config_init(&ui->cfg);
-	ui->config_file = config_file ? xstrdup(config_file) : NULL;
-	return config_load_all(&ui->cfg, config_search_dir(ui->cwd, ui->in_repo ? ui->root : NULL),
-			       config_file, cause);
-}
-
-/*
- * Keys are read from /dev/tty, polled (libuv makes that file non-blocking).
- * Frames are written to a second, blocking open of it, and each frame in one
- * write: curses draws into a memory file, which render_frame() hands over
- * whole (ui_flush_terminal). ncurses 6.4 flushes after every cursor movement,
- * so drawing to the terminal directly sent hundreds of small writes a frame:
- * a wake-up each for the terminal, and half-drawn frames on its screen. And
- * on a non-blocking file, a terminal that stopped reading made curses spin.
- *
- * Curses cannot set the terminal's modes through a memory file, so they are
- * set here: raw, no echo, no output processing (curses then assumes none),
- * and put back as they were when the dashboard ends.
- */
-static int terminal_modes(struct ui *ui)
-{
-	if (tcgetattr(ui->ttyfd, &ui->tio_saved) < 0)
-		return -errno;
-	struct termios t = ui->tio_saved;
-	cfmakeraw(&t);
-	t.c_cc[VMIN] = 1;
-	t.c_cc[VTIME] = 0;
-	return tcsetattr(ui->ttyfd, TCSADRAIN, &t) < 0 ? -errno : 0;
-}
-
-static int terminal_open(struct ui *ui, char **cause)
-{
-	ui->ttyfd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (ui->ttyfd < 0) {
-		*cause = xasprintf("the dashboard needs a terminal (/dev/tty: %s)", strerror(errno));
-		return -errno;
-	}
-	ui->outfd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC);
-	ui->framefd = memfd_create("workrex-frame", MFD_CLOEXEC);
-	ui->ttyf = fdopen(ui->ttyfd, "r");
-	ui->framef = ui->framefd >= 0 ? fdopen(ui->framefd, "w") : NULL;
-	int rc = ui->outfd < 0 || ui->ttyf == NULL || ui->framef == NULL ? -errno : 0;
-	if (rc == 0)
-		rc = terminal_modes(ui);
-	if (rc < 0) {
-		*cause = xasprintf("/dev/tty: %s", strerror(-rc));
-		goto fail;
-	}
-	ui->modes_set = true;
-	const char *term = getenv("TERM");
-	if (term == NULL || *term == '\0')
-		term = "xterm-256color";
-	/* Its size: curses cannot ask a memory file, but reads LINES and COLUMNS. */
-	struct winsize ws;
-	bool sized = ioctl(ui->ttyfd, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0;
-	char *lines = getenv("LINES") ? xstrdup(getenv("LINES")) : NULL;
-	char *columns = getenv("COLUMNS") ? xstrdup(getenv("COLUMNS")) : NULL;
-	if (sized) {
-		char v[16];
-		snprintf(v, sizeof v, "%u", ws.ws_row);
-		setenv("LINES", v, 1);
-		snprintf(v, sizeof v, "%u", ws.ws_col);
-		setenv("COLUMNS", v, 1);
-	}
-	ui->scr = newterm(term, ui->framef, ui->ttyf);
-	if (ui->scr == NULL) {
-		/* An unknown TERM (ssh from an exotic terminal): xterm is the safe guess. */
-		log_msg("terminal type '%s' unknown here; using xterm-256color", term);
-		ui->scr = newterm("xterm-256color", ui->framef, ui->ttyf);
-	}
-	/* Put back as they were: the panes' programs inherit them. */
-	lines ? setenv("LINES", lines, 1) : unsetenv("LINES");
-	columns ? setenv("COLUMNS", columns, 1) : unsetenv("COLUMNS");
-	free(lines);
-	free(columns);
-	if (ui->scr == NULL) {
-		*cause = xasprintf("cannot use terminal type '%s'", term);
-		rc = -EINVAL;
-		goto fail;
-	}
-	set_term(ui->scr);
-	intrflush(stdscr, FALSE);
-	/* Never cut a frame short for pending input: the loop reads it next. */
-	typeahead(-1);
-	set_escdelay(25);
-	curs_set(0);
-	if (has_colors()) {
-		start_color();
-		use_default_colors();
-		ui->ncolours = COLORS;
-	}
-	/* Bracketed paste and focus events from the outer terminal. */
-	buf_addstr(&ui->tty_out, "\033[?2004h\033[?1004h");
-	ui_flush_terminal(ui);
-	input_init(ui);
-	return 0;
-fail:
-	if (ui->modes_set)
-		tcsetattr(ui->ttyfd, TCSADRAIN, &ui->tio_saved);
-	ui->modes_set = false;
-	if (ui->ttyf)
-		fclose(ui->ttyf);
-	else
-		close(ui->ttyfd);
-	if (ui->framef)
-		fclose(ui->framef);
-	else if (ui->framefd >= 0)
-		close(ui->framefd);
-	if (ui->outfd >= 0)
-		close(ui->outfd);
-	return rc;
-}
-
-void ui_flush_terminal(struct ui *ui)
-{
-	fflush(ui->framef);
-	/* The sequences written besides curses (OSC 52, cursor shape) go after it. */
-	if (ui->tty_out.len && write(ui->framefd, ui->tty_out.data, ui->tty_out.len) < 0)
-		log_msg("frame buffer: %s", strerror(errno));
-	buf_consume(&ui->tty_out, ui->tty_out.len);
-	off_t len = lseek(ui->framefd, 0, SEEK_CUR);
-	char buf[1 << 16];
-	for (off_t off = 0; off < len;) {
-		ssize_t n = pread(ui->framefd, buf, sizeof buf, off);
-		if (n <= 0)
-			break;
-		for (ssize_t done = 0; done < n;) {
-			ssize_t w = write(ui->outfd, buf + done, (size_t)(n - done));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				goto out; /* the terminal is gone: nothing more to show */
-			done += w;
-		}
-		off += n;
-	}
-out:
-	if (ftruncate(ui->framefd, 0) < 0 || lseek(ui->framefd, 0, SEEK_SET) < 0)
-		log_msg("frame buffer: %s", strerror(errno));
-}
-
-static void terminal_close(struct ui *ui)
-{
-	if (ui->scr == NULL)
-		return;
-	endwin();
-	buf_addstr(&ui->tty_out, "\033[?2004l\033[?1004l\033[0 q");
-	ui_flush_terminal(ui);
-	if (ui->modes_set)
-		tcsetattr(ui->ttyfd, TCSADRAIN, &ui->tio_saved);
-	ui->modes_set = false;
-	delscreen(ui->scr);
-	ui->scr = NULL;
-	fclose(ui->ttyf);
-	fclose(ui->framef);
-	close(ui->outfd);
+	for (size_t i = 0; i < ui->w->cfg.nbinds; i++)
+		bindings_set(ui->w->cfg.binds[i].key, ui->w->cfg.binds[i].action, ui->w->cfg.binds[i].arg);
+	session_set_scrollback(ui->w->s, ui->w->cfg.scrollback);
 }
 
 void dashboard_stop(struct ui *ui)
@@ -666,7 +510,8 @@ void dashboard_stop(struct ui *ui)
 	if (ui->quitting)
 		return;
 	ui->quitting = true;
-	uv_stop(ui->loop);
+	ui->w->quitting = true;
+	uv_stop(ui->w->loop);
 }
 
 static void close_handle(uv_handle_t *h)
@@ -678,48 +523,23 @@ static void close_handle(uv_handle_t *h)
 int dashboard_run(const struct dashboard_opts *opts)
 {
 	struct ui ui_storage = {0}, *ui = &ui_storage;
+	struct wrx core;
 	char *cause = NULL;
 	int rc;
 
-	set_utf8_locale();
+	tty_utf8_locale();
 	log_open();
-	ui->loop = uv_default_loop();
-	ui->cwd = getcwd(NULL, 0);
-	if (ui->cwd == NULL) {
-		fprintf(stderr, "workrex: cannot read the current directory: %s\n", strerror(errno));
-		return 1;
-	}
-	ui->sidebar = true;
-	ui->s = session_new(ui->loop, &hooks, ui);
-	struct repo *repo = NULL;
-	if (repo_open(ui->cwd, &repo, &cause) == 0) {
-		ui->root = xstrdup(repo_root(repo));
-		ui->gitdir = xstrdup(repo_gitdir(repo));
-		ui->git_name = repo_config_get(repo, "user.name");
-		ui->git_email = repo_config_get(repo, "user.email");
-		ui->in_repo = true;
-		repo_free(repo);
-	} else {
-		free(cause);
-		cause = NULL;
-		ui->root = xstrdup(ui->cwd);
-	}
-	/* The project file comes from the main worktree when we stand in an agent's. */
-	if (load_config(ui, opts->config_file, &cause) < 0) {
+	uv_loop_t *loop = uv_default_loop();
+	struct wrx_opts o = {.config_file = opts->config_file};
+	if (wrx_open(&core, loop, &o, &hooks, ui, &cause) < 0) {
 		fprintf(stderr, "workrex: %s\n", cause);
 		free(cause);
-		session_free(ui->s);
-		config_free(&ui->cfg);
-		free(ui->config_file);
-		free(ui->cwd);
-		free(ui->root);
-		sandbox_stop(ui);
+		log_close();
 		return 1;
 	}
+	ui->w = &core;
+	ui->sidebar = true;
 	ui_apply_config(ui);
-	ui->self_exe = realpath("/proc/self/exe", NULL);
-	if (ui->self_exe == NULL)
-		ui->self_exe = xstrdup("workrex");
 	/*
 	 * A client that hangs up before its reply is written must cost that
 	 * write an EPIPE, not the dashboard its life. (Children get SIG_DFL
@@ -727,66 +547,56 @@ int dashboard_run(const struct dashboard_opts *opts)
 	 */
 	signal(SIGPIPE, SIG_IGN);
 	/* Signals before newterm(), so curses leaves SIGWINCH to us. */
-	uv_signal_init(ui->loop, &ui->sig_winch);
-	uv_signal_init(ui->loop, &ui->sig_chld);
-	uv_signal_init(ui->loop, &ui->sig_term);
-	uv_signal_init(ui->loop, &ui->sig_hup);
+	uv_signal_init(loop, &ui->sig_winch);
+	uv_signal_init(loop, &ui->sig_chld);
+	uv_signal_init(loop, &ui->sig_term);
+	uv_signal_init(loop, &ui->sig_hup);
 	ui->sig_winch.data = ui->sig_chld.data = ui->sig_term.data = ui->sig_hup.data = ui;
 	uv_signal_start(&ui->sig_winch, on_winch, SIGWINCH);
 	uv_signal_start(&ui->sig_chld, on_chld, SIGCHLD);
 	uv_signal_start(&ui->sig_term, on_term, SIGTERM);
 	uv_signal_start(&ui->sig_hup, on_term, SIGHUP);
-	uv_timer_init(ui->loop, &ui->frame_timer);
-	uv_timer_init(ui->loop, &ui->msg_timer);
-	uv_timer_init(ui->loop, &ui->tick_timer);
+	uv_timer_init(loop, &ui->frame_timer);
+	uv_timer_init(loop, &ui->msg_timer);
+	uv_timer_init(loop, &ui->tick_timer);
 	ui->frame_timer.data = ui->msg_timer.data = ui->tick_timer.data = ui;
 	ui_watch_config(ui);
 
-	if (bridge_start(ui, &cause) < 0) {
+	/* The control socket first: a second dashboard of the project stops here. */
+	if (wrx_start(ui->w, &cause) < 0) {
 		fprintf(stderr, "workrex: %s\n", cause);
 		free(cause);
 		rc = 1;
 		goto out;
 	}
-
-	if (terminal_open(ui, &cause) < 0) {
+	if (tty_open(ui, &cause) < 0) {
 		fprintf(stderr, "workrex: %s\n", cause);
 		free(cause);
 		rc = 1;
 		goto out;
 	}
-	uv_poll_init(ui->loop, &ui->tty_poll, ui->ttyfd);
+	uv_poll_init(loop, &ui->tty_poll, ui->ttyfd);
 	ui->tty_poll.data = ui;
 	uv_poll_start(&ui->tty_poll, UV_READABLE | UV_DISCONNECT, on_tty);
 
-	for (size_t i = 0; i < ui->cfg.nwarnings; i++)
-		log_msg("config: %s", ui->cfg.warnings[i]);
-	if (ui->cfg.nwarnings)
-		ui_message(ui, true, "config: %s", ui->cfg.warnings[0]);
+	if (ui->w->cfg.nwarnings)
+		ui_message(ui, true, "config: %s", ui->w->cfg.warnings[0]);
 
-	const char *base = strrchr(ui->root, '/');
-	struct agent *home = session_add_agent(ui->s, base && base[1] ? base + 1 : ui->root, ui->cwd);
-	if (ui->in_repo)
-		agents_load(ui);
-	sandbox_start(ui);
 	ui->layout_dirty = true;
 	render_frame(ui); /* sizes the area before the first pane starts */
-	open_shell(ui, home);
-	if (ui->cfg.untrusted_path)
+	open_shell(ui, session_agent(ui->w->s, 0));
+	if (ui->w->cfg.untrusted_path)
 		trust_ask(ui);
 
-	uv_run(ui->loop, UV_RUN_DEFAULT);
+	uv_run(loop, UV_RUN_DEFAULT);
 	rc = 0;
 	uv_poll_stop(&ui->tty_poll);
 	close_handle((uv_handle_t *)&ui->tty_poll);
 out:
-	ui->quitting = true;
+	ui->quitting = core.quitting = true;
 	/* A question left open is a no: its owner cleans up while all still stands. */
 	ui_prompt_end(ui, NULL);
-	session_free(ui->s);
-	ui->s = NULL;
-	bridge_stop(ui);
-	sandbox_stop(ui);
+	wrx_close(ui->w);
 	close_handle((uv_handle_t *)&ui->sig_winch);
 	close_handle((uv_handle_t *)&ui->sig_chld);
 	close_handle((uv_handle_t *)&ui->sig_term);
@@ -795,20 +605,15 @@ out:
 	close_handle((uv_handle_t *)&ui->msg_timer);
 	close_handle((uv_handle_t *)&ui->tick_timer);
 	ui_unwatch_config(ui);
-	uv_run(ui->loop, UV_RUN_NOWAIT);
-	terminal_close(ui);
+	uv_run(loop, UV_RUN_NOWAIT);
+	tty_close(ui);
 	textview_close(ui);
 	free(ui->message);
 	free(ui->sidebar_rows);
 	buf_free(&ui->paste);
 	buf_free(&ui->tty_out);
-	config_free(&ui->cfg);
-	free(ui->config_file);
 	free(ui->trust_declined);
-	free(ui->cwd);
-	free(ui->root);
-	free(ui->self_exe);
-	uv_loop_close(ui->loop);
+	uv_loop_close(loop);
 	log_close();
 	return rc;
 }

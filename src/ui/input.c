@@ -220,7 +220,7 @@ static void run_binding(struct ui *ui, int key)
 
 static void handle_key(struct ui *ui, int key, int mods)
 {
-	struct wpane *focus = session_focus(ui->s);
+	struct wpane *focus = session_focus(ui->w->s);
 	int bkey = key | ((mods & WRX_MOD_ALT) ? WRX_K_META : 0);
 	if (ui->help) {
 		ui->help = false;
@@ -246,7 +246,7 @@ static void handle_key(struct ui *ui, int key, int mods)
 		run_binding(ui, bkey);
 		return;
 	}
-	if (bkey == ui->cfg.prefix) {
+	if (bkey == ui->w->cfg.prefix) {
 		ui->prefix_armed = true;
 		ui_dirty(ui);
 		return;
@@ -265,8 +265,8 @@ static void handle_key(struct ui *ui, int key, int mods)
 
 static struct wpane *pane_at(struct ui *ui, int y, int x)
 {
-	for (int i = 0; i < session_pane_count(ui->s); i++) {
-		struct wpane *wp = session_pane(ui->s, i);
+	for (int i = 0; i < session_pane_count(ui->w->s); i++) {
+		struct wpane *wp = session_pane(ui->w->s, i);
 		struct rect r = ui_view(wp)->r;
 		if (r.w > 0 && x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h)
 			return wp;
@@ -286,7 +286,7 @@ static void handle_mouse(struct ui *ui)
 
 	if (ui->sidebar && ev.x < ui->area.x - 1) {
 		if (press && ev.y >= 0 && ev.y < ui->nsidebar_rows && ui->sidebar_rows[ev.y])
-			session_set_focus(ui->s, ui->sidebar_rows[ev.y]);
+			session_set_focus(ui->w->s, ui->sidebar_rows[ev.y]);
 		return;
 	}
 	struct wpane *wp = pane_at(ui, ev.y, ev.x);
@@ -296,8 +296,8 @@ static void handle_mouse(struct ui *ui)
 	int row = ev.y - v->r.y - 1, col = ev.x - v->r.x;
 	bool wheel_up = b & BUTTON4_PRESSED, wheel_down = b & BUTTON5_PRESSED;
 
-	if (press && wp != session_focus(ui->s))
-		session_set_focus(ui->s, wp);
+	if (press && wp != session_focus(ui->w->s))
+		session_set_focus(ui->w->s, wp);
 	if (pane_mouse_mode(wp->term) != WRX_MOUSE_NONE && !v->copy && row >= 0) {
 		int button = 0;
 		bool down = true;
@@ -344,7 +344,7 @@ void input_read(struct ui *ui)
 			}
 			if (code == KEY_WRX_PASTE_END) {
 				ui->pasting = false;
-				struct wpane *f = session_focus(ui->s);
+				struct wpane *f = session_focus(ui->w->s);
 				if (ui->prompt) {
 					for (size_t i = 0; i < ui->paste.len; i++)
 						if ((unsigned char)ui->paste.data[i] >= 0x20)
@@ -357,7 +357,7 @@ void input_read(struct ui *ui)
 				continue;
 			}
 			if (code == KEY_WRX_FOCUS_IN || code == KEY_WRX_FOCUS_OUT) {
-				struct wpane *f = session_focus(ui->s);
+				struct wpane *f = session_focus(ui->w->s);
 				if (f)
 					pane_focus(f->term, code == KEY_WRX_FOCUS_IN);
 				continue;

@@ -11,7 +11,7 @@
 /* The agent index shown on row ui->ov_sel (rows are in display order). */
 static int selected_agent(struct ui *ui)
 {
-	int n = session_agent_count(ui->s);
+	int n = session_agent_count(ui->w->s);
 	if (ui->ov_sel < 0 || ui->ov_sel >= n)
 		return -1;
 	int *order = xcalloc((size_t)n, sizeof *order);
@@ -23,7 +23,7 @@ static int selected_agent(struct ui *ui)
 
 void overview_draw(struct ui *ui)
 {
-	int n = session_agent_count(ui->s);
+	int n = session_agent_count(ui->w->s);
 	int w = WRX_MIN(ui->cols, 90), h = WRX_MIN(ui->rows - 1, n + 4);
 	if (w < 10 || h < 3)
 		return;
@@ -44,14 +44,14 @@ void overview_draw(struct ui *ui)
 	ui_agent_order(ui, order);
 	uint64_t now = now_ms();
 	for (int i = 0; i < n && i + 1 < h - 1; i++) {
-		struct agent *a = session_agent(ui->s, order[i]);
+		struct agent *a = session_agent(ui->w->s, order[i]);
 		char age[16];
-		bridge_age(a, now, age, sizeof age);
+		clock_age(a, now, age, sizeof age);
 		const char *icon = ui_status_icon(ui, a, now);
 		char *status = xasprintf("%s%s%s", icon, *icon ? " " : "", ui_status_word(ui, a, now));
 		char *line = xasprintf(" %-3d %-20.20s %-12s %-4s %-5d %-9s %-16.16s %s", a->num,
-				       a->handle, status, age, session_agent_panes(ui->s, a),
-				       sandbox_wanted(ui, a) ? ui->cfg.sandbox.backend : "host",
+				       a->handle, status, age, session_agent_panes(ui->w->s, a),
+				       sandbox_wanted(ui->w, a) ? ui->w->cfg.sandbox.backend : "host",
 				       a->branch ? a->branch : (a->worktree ? "?" : "(main)"),
 				       a->title ? a->title : a->note ? a->note : "");
 		free(status);
@@ -69,9 +69,9 @@ void overview_draw(struct ui *ui)
 
 void overview_key(struct ui *ui, int key)
 {
-	int n = session_agent_count(ui->s);
+	int n = session_agent_count(ui->w->s);
 	int sel = selected_agent(ui);
-	struct agent *a = session_agent(ui->s, sel);
+	struct agent *a = session_agent(ui->w->s, sel);
 	switch (key) {
 	case 'j':
 	case WRX_K_DOWN:
@@ -88,28 +88,23 @@ void overview_key(struct ui *ui, int key)
 		ui->overview = false;
 		ui->full_redraw = true;
 		if (a)
-			ui_action(ui, ACT_FOCUS_AGENT, session_agent(ui->s, sel)->num);
+			ui_action(ui, ACT_FOCUS_AGENT, session_agent(ui->w->s, sel)->num);
 		break;
 	case 'm':
 	case 'X':
 		ui->overview = false;
 		ui->full_redraw = true;
-		if (a && session_agent_panes(ui->s, a) == 0) {
-			char *cause = NULL;
-			if (agents_open(ui, a, true, false, &cause) < 0)
-				free(cause);
+		if (a && session_agent_panes(ui->w->s, a) == 0) {
+			ui_open_agent(ui, a);
 		} else if (a) {
-			session_focus_agent(ui->s, sel);
+			session_focus_agent(ui->w->s, sel);
 		}
-		if (key == 'm')
-			agents_key_merge(ui);
-		else
-			agents_key_remove(ui);
+		prompts_agent_verb(ui, key == 'm' ? "merge" : "remove");
 		break;
 	case 'n':
 		ui->overview = false;
 		ui->full_redraw = true;
-		agents_key_new(ui);
+		prompts_new_agent(ui);
 		break;
 	case 'q':
 	case 27:

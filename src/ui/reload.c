@@ -13,6 +13,7 @@
  * the agent, panes and sandbox settings for the panes opened next.
  * Nothing runs while nothing changes: no timer is armed until an event.
  */
+#include "../core/actions.h"
 #include "../util/log.h"
 #include "ui.h"
 
@@ -38,9 +39,9 @@ static struct buf fingerprint(struct ui *ui)
 {
 	struct buf b = {0};
 	char *paths[2] = {config_global_path(), NULL};
-	paths[1] = ui->config_file ? xstrdup(ui->config_file)
+	paths[1] = ui->w->config_file ? xstrdup(ui->w->config_file)
 				   : config_project_path(config_search_dir(
-					     ui->cwd, ui->in_repo ? ui->root : NULL));
+					     ui->w->cwd, ui->w->in_repo ? ui->w->root : NULL));
 	for (size_t i = 0; i < 2; i++) {
 		char *text = NULL, *cause = NULL;
 		if (paths[i] && file_read(paths[i], 1u << 20, &text, &cause) < 0)
@@ -63,46 +64,19 @@ static bool unchanged(struct ui *ui, struct buf now)
 	return same;
 }
 
-int ui_config_reload(struct ui *ui, struct strlist *warnings, char **cause)
+void ui_config_changed(struct ui *ui)
 {
-	unchanged(ui, fingerprint(ui));
-	struct config c;
-	config_init(&c);
-	if (config_load_all(&c, config_search_dir(ui->cwd, ui->in_repo ? ui->root : NULL),
-			    ui->config_file, cause) < 0) {
-		config_free(&c);
-		log_msg("config reload: %s", *cause);
-		return -1;
-	}
-	for (size_t i = 0; i < c.nwarnings; i++) {
-		log_msg("config: %s", c.warnings[i]);
-		if (warnings)
-			strlist_add(warnings, c.warnings[i]);
-	}
-	config_free(&ui->cfg);
-	ui->cfg = c;
+	unchanged(ui, fingerprint(ui)); /* what was read is what is seen */
 	ui_apply_config(ui);
 	ui_watch_config(ui); /* a directory made since (the global one) is watched from now */
 	ui->full_redraw = true;
 	ui_relayout(ui);
-	return 0;
 }
 
-/* Reload, and say on the status line what came of it; ask to trust the file when ask. */
+/* Reload (the action says on the status line what came of it); ask to trust the file when ask. */
 static void reload_and_say(struct ui *ui, bool ask)
 {
-	struct strlist warnings = {0};
-	char *cause = NULL;
-	if (ui_config_reload(ui, &warnings, &cause) < 0) {
-		ui_message(ui, true, "config not reloaded, the old one stays: %s", cause);
-		free(cause);
-	} else if (warnings.n) {
-		ui_message(ui, true, "config reloaded; %s%s", warnings.v[0],
-			   warnings.n > 1 ? " (and more: workrex config check)" : "");
-	} else {
-		ui_message(ui, false, "config reloaded");
-	}
-	strlist_free(&warnings);
+	actions_call(ui->w, "reload", NULL, DOOR_UI, 0, NULL, NULL);
 	if (ask)
 		trust_ask(ui); /* a changed project file asks again */
 }
@@ -149,7 +123,7 @@ static void watch_dir(struct ui *ui, const char *dir, const char *name)
 	}
 	struct watch *w = xcalloc(1, sizeof *w);
 	w->name = xstrdup(name);
-	uv_fs_event_init(ui->loop, &w->ev);
+	uv_fs_event_init(ui->w->loop, &w->ev);
 	w->ev.data = ui;
 	int rc = uv_fs_event_start(&w->ev, on_event, dir, 0);
 	if (rc < 0) {
@@ -175,7 +149,7 @@ static void watch_file(struct ui *ui, const char *path)
 void ui_watch_config(struct ui *ui)
 {
 	if (ui->reload_timer.data == NULL) {
-		uv_timer_init(ui->loop, &ui->reload_timer);
+		uv_timer_init(ui->w->loop, &ui->reload_timer);
 		ui->reload_timer.data = ui;
 		unchanged(ui, fingerprint(ui)); /* what the start read */
 	}
@@ -183,17 +157,17 @@ void ui_watch_config(struct ui *ui)
 	if (global)
 		watch_file(ui, global);
 	free(global);
-	if (ui->config_file) {
-		char *real = realpath(ui->config_file, NULL);
-		watch_file(ui, real ? real : ui->config_file);
+	if (ui->w->config_file) {
+		char *real = realpath(ui->w->config_file, NULL);
+		watch_file(ui, real ? real : ui->w->config_file);
 		free(real);
 		return;
 	}
 	/* The project file: where the search starts, and the project's root. */
-	const char *dir = config_search_dir(ui->cwd, ui->in_repo ? ui->root : NULL);
+	const char *dir = config_search_dir(ui->w->cwd, ui->w->in_repo ? ui->w->root : NULL);
 	watch_dir(ui, dir, ".workrex.yaml");
-	if (ui->in_repo)
-		watch_dir(ui, ui->root, ".workrex.yaml");
+	if (ui->w->in_repo)
+		watch_dir(ui, ui->w->root, ".workrex.yaml");
 }
 
 void ui_unwatch_config(struct ui *ui)

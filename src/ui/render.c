@@ -155,13 +155,13 @@ static void fill(int y, int x, int w, attr_t a, chtype ch)
 
 const char *ui_status_icon(struct ui *ui, const struct agent *a, uint64_t now)
 {
-	return config_icon(&ui->cfg,
-			   session_interrupted(ui->s, a, now) ? WRX_STATUS_INTERRUPTED : a->status);
+	return config_icon(&ui->w->cfg,
+			   session_interrupted(ui->w->s, a, now) ? WRX_STATUS_INTERRUPTED : a->status);
 }
 
 const char *ui_status_word(struct ui *ui, const struct agent *a, uint64_t now)
 {
-	return status_word(session_interrupted(ui->s, a, now) ? WRX_STATUS_INTERRUPTED : a->status);
+	return status_word(session_interrupted(ui->w->s, a, now) ? WRX_STATUS_INTERRUPTED : a->status);
 }
 
 /* Agents needing the user first (waiting, then done, then other calls), else in order. */
@@ -174,10 +174,10 @@ static int attention_rank(const struct agent *a)
 
 int ui_agent_order(struct ui *ui, int *order)
 {
-	int n = session_agent_count(ui->s), k = 0;
+	int n = session_agent_count(ui->w->s), k = 0;
 	for (int rank = 0; rank <= 3; rank++)
 		for (int i = 0; i < n; i++)
-			if (attention_rank(session_agent(ui->s, i)) == rank)
+			if (attention_rank(session_agent(ui->w->s, i)) == rank)
 				order[k++] = i;
 	return n;
 }
@@ -193,7 +193,7 @@ static void draw_title(struct ui *ui, struct wpane *wp)
 {
 	struct view *v = wp->view;
 	struct rect r = v->r;
-	bool focused = wp == session_focus(ui->s);
+	bool focused = wp == session_focus(ui->w->s);
 	attr_t a = focused ? (A_REVERSE | A_BOLD) : A_REVERSE;
 	if (r.h < 1 || r.w < 1)
 		return;
@@ -201,7 +201,7 @@ static void draw_title(struct ui *ui, struct wpane *wp)
 	struct agent *ag = wp->agent;
 	char *icon = status_prefix(ui, ag, now_ms());
 	/* The agent's own title (set-title) on its agent pane; the program's elsewhere. */
-	const char *title = ag->title && session_agent_pane(ui->s, ag) == wp ? ag->title
+	const char *title = ag->title && session_agent_pane(ui->w->s, ag) == wp ? ag->title
 									     : pane_title(wp->term);
 	/* The pane's number is its WORKREX_PANE: the same for its whole life. */
 	char *left = xasprintf(" %d %s%s:%s%s%s", wp->id, icon, ag->handle, wp->label,
@@ -211,16 +211,16 @@ static void draw_title(struct ui *ui, struct wpane *wp)
 	int status;
 	if (wp->bell)
 		buf_addstr(&right, " [bell]");
-	if (ag->status != WRX_STATUS_NONE && session_agent_pane(ui->s, ag) == wp) {
+	if (ag->status != WRX_STATUS_NONE && session_agent_pane(ui->w->s, ag) == wp) {
 		char age[16];
-		bridge_age(ag, now_ms(), age, sizeof age);
+		clock_age(ag, now_ms(), age, sizeof age);
 		/* The icon says the status; the marker its age (and what no icon says). */
-		if (session_interrupted(ui->s, ag, now_ms()))
+		if (session_interrupted(ui->w->s, ag, now_ms()))
 			buf_addf(&right, " [interrupted %s]", age);
 		else
 			buf_addf(&right, " [%s]", age);
 	}
-	if (session_zoomed(ui->s) && focused)
+	if (session_zoomed(ui->w->s) && focused)
 		buf_addstr(&right, " [zoom]");
 	if (v->copy)
 		buf_addf(&right, " [scroll %d/%zu]", v->top, pane_history(wp->term));
@@ -282,7 +282,7 @@ static void draw_pane(struct ui *ui, struct wpane *wp, bool full)
 static void draw_sidebar(struct ui *ui, int h)
 {
 	int w = SIDEBAR_WIDTH;
-	struct session *s = ui->s;
+	struct session *s = ui->w->s;
 	if (h != ui->nsidebar_rows) {
 		free(ui->sidebar_rows);
 		ui->sidebar_rows = xcalloc((size_t)WRX_MAX(h, 1), sizeof *ui->sidebar_rows);
@@ -304,10 +304,10 @@ static void draw_sidebar(struct ui *ui, int h)
 		struct agent *ag = session_agent(s, a);
 		char *icon = status_prefix(ui, ag, now);
 		char age[16];
-		bridge_age(ag, now, age, sizeof age);
+		clock_age(ag, now, age, sizeof age);
 		/* ▣: runs in a sandbox. */
 		char *row = xasprintf(" %d %s%s%s%s%s%s", ag->num, icon, ag->handle,
-				      sandbox_wanted(ui, ag) ? " \u25a3" : "", *age ? " " : "", age,
+				      sandbox_wanted(ui->w, ag) ? " \u25a3" : "", *age ? " " : "", age,
 				      ag->bell ? " !" : "");
 		free(icon);
 		ui->sidebar_rows[y] = session_agent_pane(s, ag);
@@ -347,7 +347,7 @@ static void draw_status(struct ui *ui)
 	fill(y, 0, ui->cols, A_NORMAL, ' ');
 	char right[64], name[32];
 	snprintf(right, sizeof right, "%s[%s] %s ? help ", ui->prefix_armed ? "PREFIX " : "",
-		 layout_name(session_layout(ui->s)), keys_name(ui->cfg.prefix, name, sizeof name));
+		 layout_name(session_layout(ui->w->s)), keys_name(ui->w->cfg.prefix, name, sizeof name));
 	int rw = (int)strlen(right);
 	int leftw = ui->cols - rw - 1;
 	if (leftw < 0) {
@@ -384,7 +384,7 @@ static void draw_help(struct ui *ui)
 		fill(y0 + y, x0, w, A_REVERSE, ' ');
 	char prefix[32];
 	char *head = xasprintf(" keys after the prefix %s (any key closes)",
-			       keys_name(ui->cfg.prefix, prefix, sizeof prefix));
+			       keys_name(ui->w->cfg.prefix, prefix, sizeof prefix));
 	put_text(y0, x0, w, head, A_REVERSE | A_BOLD);
 	free(head);
 	for (size_t i = 0; i < n && (int)i + 2 < h; i++) {
@@ -402,7 +402,7 @@ static void draw_help(struct ui *ui)
 
 static void do_layout(struct ui *ui)
 {
-	struct session *s = ui->s;
+	struct session *s = ui->w->s;
 	getmaxyx(stdscr, ui->rows, ui->cols);
 	int sw = ui->sidebar && ui->cols >= SIDEBAR_WIDTH + 20 ? SIDEBAR_WIDTH + 1 : 0;
 	ui->area = (struct rect){sw, 0, ui->cols - sw, ui->rows - 1};
@@ -429,7 +429,7 @@ static void place_cursor(struct ui *ui)
 		curs_set(1);
 		return;
 	}
-	struct wpane *f = session_focus(ui->s);
+	struct wpane *f = session_focus(ui->w->s);
 	if (f == NULL || ui->help || ui->textview) {
 		curs_set(0);
 		return;
@@ -461,7 +461,7 @@ static void place_cursor(struct ui *ui)
 
 void render_frame(struct ui *ui)
 {
-	struct session *s = ui->s;
+	struct session *s = ui->w->s;
 	if (ui->layout_dirty)
 		do_layout(ui);
 	bool full = ui->full_redraw;

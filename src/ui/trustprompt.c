@@ -20,7 +20,7 @@
 /* The commands the dashboard itself uses (agent, panes) and the rest, taken from c. */
 static void adopt_commands(struct ui *ui, struct config *c)
 {
-	struct config *u = &ui->cfg;
+	struct config *u = &ui->w->cfg;
 #define SWAP(f)                                                                                    \
 	do {                                                                                       \
 		__typeof__(u->f) t_ = u->f;                                                        \
@@ -43,8 +43,8 @@ static int reload(struct ui *ui, struct config *c)
 {
 	char *cause = NULL;
 	config_init(c);
-	int rc = config_load_all(c, config_search_dir(ui->cwd, ui->in_repo ? ui->root : NULL),
-				 ui->config_file, &cause);
+	int rc = config_load_all(c, config_search_dir(ui->w->cwd, ui->w->in_repo ? ui->w->root : NULL),
+				 ui->w->config_file, &cause);
 	if (rc < 0) {
 		log_msg("trust: %s", cause);
 		free(cause);
@@ -89,7 +89,7 @@ void trust_ask(struct ui *ui)
 	struct config *c = xcalloc(1, sizeof *c);
 	if (reload(ui, c) < 0 || c->untrusted_path == NULL) {
 		/* Trusted now (`workrex trust`), or nothing to ask: take its commands. */
-		if (c->untrusted_path == NULL && ui->cfg.untrusted_path != NULL)
+		if (c->untrusted_path == NULL && ui->w->cfg.untrusted_path != NULL)
 			adopt_commands(ui, c);
 		config_free(c);
 		free(c);
@@ -102,9 +102,9 @@ void trust_ask(struct ui *ui)
 		return;
 	}
 	struct buf q = {0};
-	size_t n = strlen(ui->root);
+	size_t n = strlen(ui->w->root);
 	const char *name = c->untrusted_path;
-	if (!strncmp(name, ui->root, n) && name[n] == '/')
+	if (!strncmp(name, ui->w->root, n) && name[n] == '/')
 		name += n + 1; /* .workrex.yaml: the status line is one line */
 	buf_addf(&q, "%s is not trusted, so its ", name);
 	for (size_t i = 0; i < c->untrusted.n; i++)

@@ -1,15 +1,18 @@
 /*
  * ui.h - the dashboard's private state, shared by the files of src/ui/.
  *
- * dashboard.c owns the loop handles and the actions, input.c turns keys and
- * mouse events into actions or pane input, render.c draws a frame, copy.c is
- * scroll mode. Nothing outside src/ui/ includes this.
+ * The application is ui->w (core/wrx.h); this is the screen's part only.
+ * dashboard.c owns the loop handles and the key actions, tty.c the outer
+ * terminal, input.c turns keys and mouse events into actions or pane input,
+ * render.c draws a frame, copy.c is scroll mode. Nothing outside src/ui/
+ * includes this.
  */
 #ifndef WRX_UI_H
 #define WRX_UI_H
 
 #include "../config/config.h"
 #include "../core/session.h"
+#include "../core/wrx.h"
 #include "../util/util.h"
 #include "../config/keys.h"
 #include "layout.h"
@@ -50,25 +53,9 @@ struct prompt {
 };
 
 struct ui {
-	uv_loop_t *loop;
-	struct session *s;
-	struct config cfg;
-	char *cwd;
-	char *root;    /* owned: the repository's main worktree, or cwd outside git */
-	char *config_file;    /* owned: --config, or NULL */
+	struct wrx *w;        /* the application this dashboard shows */
 	char *trust_declined; /* owned: the project config text the user would not trust */
-	bool in_repo;
-	struct rpc_server *rpc;
-	char *sock_path; /* owned: the control socket, also agents' RPC socket */
 	uv_timer_t tick_timer; /* status ages and the silence of working agents */
-	/* For sandboxes, read once at start (sandbox.c): */
-	char *gitdir;     /* owned: the repository's common .git directory */
-	char *git_name;   /* owned: user.name, or NULL */
-	char *git_email;  /* owned: user.email, or NULL */
-	char *guest_bin;  /* owned: the static guest client */
-	char *session_id; /* owned: labels what this dashboard starts */
-	int rpc_port;     /* the TCP listener's port, once a runtime needed one */
-	char *self_exe; /* owned: this binary, for the commands keys run */
 
 	int ttyfd;   /* /dev/tty for keys: polled, non-blocking */
 	FILE *ttyf;
@@ -133,8 +120,14 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg);
 void ui_apply_config(struct ui *ui);
 struct view *ui_view(struct wpane *wp);
 void ui_tty_write(struct ui *ui, const char *s, size_t len);
-/* Start argv in the background, output discarded, not waited for (may outlive us). */
-void ui_run_quiet(struct ui *ui, const struct strlist *argv);
+
+/* tty.c: the outer terminal */
+void tty_utf8_locale(void);
+int tty_open(struct ui *ui, char **cause);
+void tty_close(struct ui *ui);
+
+/* Open agent a's panes, focused (the open action). */
+void ui_open_agent(struct ui *ui, struct agent *a);
 
 /* input.c */
 void input_init(struct ui *ui);
@@ -149,46 +142,22 @@ const char *ui_status_word(struct ui *ui, const struct agent *a, uint64_t now);
 /* Agent indexes in display order (those needing the user first); returns the count. */
 int ui_agent_order(struct ui *ui, int *order);
 
-/* agents.c */
-void agents_load(struct ui *ui);
-int agents_open(struct ui *ui, struct agent *a, bool focus, bool cont, char **cause);
-json_object *agents_control(json_object *req, void *data);
-/* Run `workrex args...` in the background; its outcome becomes a message. */
-void agents_run_cli(struct ui *ui, char *const args[]);
-/* The same, from the command line: an output of more than a line is shown whole. */
-void agents_run_cli_shown(struct ui *ui, char *const args[]);
-/* The same, handing the exit status and last output line to done instead. */
-typedef void cli_done_fn(struct ui *ui, int status, const char *last_line, void *arg);
-void agents_run_cli_then(struct ui *ui, char *const args[], cli_done_fn *done, void *arg);
-void agents_key_new(struct ui *ui);
-void agents_key_merge(struct ui *ui);
-void agents_key_remove(struct ui *ui);
-void agents_key_command(struct ui *ui);
+/* prompts.c: the questions keys ask before their action */
+void prompts_new_agent(struct ui *ui);
+void prompts_agent_verb(struct ui *ui, const char *verb); /* "merge", "remove" */
+void prompts_command(struct ui *ui);
 
-/* bridge.c: agents' RPC requests, their status, notifications */
-int bridge_start(struct ui *ui, char **cause);
-void bridge_stop(struct ui *ui);
-char **bridge_pane_env(struct ui *ui, struct wpane *wp);
-void bridge_pane_gone(struct ui *ui, struct wpane *wp);
-void bridge_attention(struct ui *ui, struct agent *a, const char *what);
+/* clock.c: status ages and the silence of working agents */
 /* Re-arm the tick for the next status-age or silence change; from each frame. */
-void bridge_schedule_tick(struct ui *ui);
+void clock_schedule_tick(struct ui *ui);
 /* "3m" since the status changed, or "" (buf of 16). */
-void bridge_age(const struct agent *a, uint64_t now, char *out, size_t len);
-
-/* sandbox.c: panes that run in a backend */
-void sandbox_start(struct ui *ui);
-void sandbox_stop(struct ui *ui);
-bool sandbox_wanted(struct ui *ui, const struct agent *a);
-bool sandbox_pane_wanted(struct ui *ui, const struct agent *a, bool agent_pane);
-int sandbox_pane_argv(struct ui *ui, struct wpane *wp, char *const *argv, char *const *env,
-		      char ***out, char **cause);
-void sandbox_pane_gone(struct ui *ui, struct wpane *wp);
+void clock_age(const struct agent *a, uint64_t now, char *out, size_t len);
 
 /* overview.c */
-/* reload.c: read the config files again; on an error the old config stays. */
-int ui_config_reload(struct ui *ui, struct strlist *warnings, char **cause);
+/* reload.c: the config files watched, read again through the reload action. */
 void ui_reload_key(struct ui *ui);
+/* The config was read again (the core's config_changed hook). */
+void ui_config_changed(struct ui *ui);
 /* A change seen but not read yet (its writes settling) is read now, without asking to trust. */
 void ui_reload_pending(struct ui *ui);
 void ui_watch_config(struct ui *ui);

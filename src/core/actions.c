@@ -1,0 +1,837 @@
+/*
+ * actions.c - the verbs (actions.h): one table, and each verb's body.
+ *
+ * The table says, for each verb, what arguments it takes (checked before
+ * it runs), which doors may call it, whose calls wait for the user's yes,
+ * whose act on the caller's own agent only, and the rest of its policy
+ * (an agent's spawns are counted; a sandbox's spawn is sandboxed). A verb's
+ * body finds all of that checked: c->a is its agent, c->confirm says
+ * whether to ask, and it ends with one reply (act_ok, act_fail).
+ */
+#include "actions.h"
+
+#include "../util/log.h"
+#include "../util/util.h"
+#include "run.h"
+#include "wrx.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An agent may spawn this many agents a minute. */
+#define SPAWNS_PER_MINUTE 5
+
+enum arg_type { ARG_STR, ARG_BOOL, ARG_INT };
+
+struct arg_spec {
+	const char *name;
+	enum arg_type type;
+	bool required;
+};
+
+enum {
+	ACT_AGENT = 1 << 0,    /* "handle" names an agent of this dashboard: c->a */
+	ACT_LEARN = 1 << 1,    /* ...or one it learns from the arguments (c->a NULL) */
+	ACT_GONE_OK = 1 << 2,  /* ...and none is nothing to do: ok */
+	ACT_LIMITED = 1 << 3,  /* the agent door: SPAWNS_PER_MINUTE per agent */
+	ACT_INHERIT = 1 << 4,  /* the agent door: a sandboxed caller's verb is sandboxed */
+	ACT_CHILD = 1 << 5,    /* runs `workrex <verb>` as a child: never synchronous */
+};
+
+struct act_call;
+
+struct action {
+	const char *name;
+	const char *rpc; /* the RPC request (proto.h) that calls it, or NULL */
+	const struct arg_spec *args;
+	unsigned doors;   /* who may call it */
+	unsigned confirm; /* whose calls wait for the user's yes */
+	unsigned own;     /* whose calls act on the caller's own agent, a worktree, only */
+	unsigned flags;
+	void (*run)(struct act_call *c);
+};
+
+struct act_call {
+	struct wrx *w;
+	const struct action *act;
+	json_object *args; /* owned */
+	enum door door;
+	int pane;          /* the agent door: the calling pane */
+	bool sandboxed;    /* ...which runs in a sandbox */
+	bool confirm;      /* this call waits for the user's yes */
+	bool said;         /* its outcome is on the status line already */
+	struct agent *a;
+	char *handle;      /* owned: a's, kept while the user thinks (a may go) */
+	act_reply_fn *reply;
+	void *reply_arg;
+	struct strlist argv; /* a child's arguments after `workrex` */
+};
+
+/* ---- arguments ---- */
+
+static json_object *arg(const struct act_call *c, const char *key)
+{
+	json_object *v;
+	return c->args && json_object_object_get_ex(c->args, key, &v) ? v : NULL;
+}
+
+static const char *str_arg(const struct act_call *c, const char *key)
+{
+	json_object *v = arg(c, key);
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static bool bool_arg(const struct act_call *c, const char *key)
+{
+	json_object *v = arg(c, key);
+	return v && json_object_get_boolean(v);
+}
+
+/* How the caller names the verb: an agent by its RPC request. */
+static const char *verb_name(const struct act_call *c)
+{
+	return c->door == DOOR_AGENT && c->act->rpc ? c->act->rpc : c->act->name;
+}
+
+/* ---- the reply ---- */
+
+static void act_end(struct act_call *c, json_object *r)
+{
+	if (c->reply)
+		c->reply(c->w, r, c->reply_arg);
+	else
+		json_object_put(r);
+	json_object_put(c->args);
+	strlist_free(&c->argv);
+	free(c->handle);
+	free(c);
+}
+
+/* Done; fields (taken, or NULL) go into the reply. */
+static void act_ok(struct act_call *c, json_object *fields)
+{
+	json_object *r = json_object_new_object();
+	json_object_object_add(r, "ok", json_object_new_boolean(1));
+	if (fields) {
+		json_object_object_foreach(fields, k, v)
+			json_object_object_add(r, k, json_object_get(v));
+		json_object_put(fields);
+	}
+	json_object *m;
+	if (c->door == DOOR_UI && !c->said && json_object_object_get_ex(r, "message", &m))
+		wrx_message(c->w, false, "%s", json_object_get_string(m));
+	act_end(c, r);
+}
+
+static void act_fail(struct act_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void act_fail(struct act_call *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (c->door == DOOR_UI && !c->said)
+		wrx_message(c->w, true, "%s", msg);
+	json_object *r = json_object_new_object();
+	json_object_object_add(r, "ok", json_object_new_boolean(0));
+	json_object_object_add(r, "error", json_object_new_string(msg));
+	free(msg);
+	act_end(c, r);
+}
+
+const char *actions_error(json_object *reply)
+{
+	json_object *e;
+	if (reply == NULL || !json_object_object_get_ex(reply, "error", &e))
+		return NULL;
+	return json_object_get_string(e);
+}
+
+/* ---- asking the user ---- */
+
+typedef void then_fn(struct act_call *c);
+
+struct confirm {
+	struct act_call *c;
+	then_fn *then;
+};
+
+static void confirmed(struct wrx *w, bool yes, void *arg)
+{
+	struct confirm *k = arg;
+	struct act_call *c = k->c;
+	then_fn *then = k->then;
+	free(k);
+	if (c->a && session_find_agent(w->s, c->handle) == NULL)
+		c->a = NULL;
+	if (c->a)
+		c->a->merge_asked = false;
+	if (!yes) {
+		log_msg("%s: %s: the user declined", c->handle ? c->handle : "-", c->act->name);
+		c->said = true; /* a no needs no message */
+		act_fail(c, "the user declined the %s", c->act->name);
+		return;
+	}
+	then(c);
+}
+
+/* Run then(c) once the user says yes, when the table says this call must ask. */
+static void confirm_then(struct act_call *c, const char *question, then_fn *then)
+{
+	if (!c->confirm) {
+		then(c);
+		return;
+	}
+	struct wrx *w = c->w;
+	if (w->hooks->ask == NULL) {
+		act_fail(c, "%s: nobody here to confirm it", c->act->name);
+		return;
+	}
+	struct confirm *k = xcalloc(1, sizeof *k);
+	k->c = c;
+	k->then = then;
+	if (w->hooks->ask(w->ui, question, confirmed, k) < 0) {
+		free(k);
+		act_fail(c, "the user is answering another question; ask again later");
+	}
+}
+
+static bool asking(struct wrx *w)
+{
+	return w->hooks->asking && w->hooks->asking(w->ui);
+}
+
+/* ---- `workrex <verb>` as a child ---- */
+
+static void child_progress(void *arg, const char *line, size_t len)
+{
+	struct act_call *c = arg;
+	if (c->door == DOOR_UI)
+		wrx_message(c->w, false, "%s: %.*s", c->act->name, (int)WRX_MIN(len, 200), line);
+}
+
+static void child_done(void *arg, int status, const char *output, const char *last)
+{
+	struct act_call *c = arg;
+	struct wrx *w = c->w;
+	(void)output;
+	if (strncmp(last, "workrex: ", 9) == 0)
+		last += 9;
+	if (*last)
+		wrx_message(w, status != 0, "%s", last);
+	else if (c->door == DOOR_UI)
+		status == 0 ? wrx_message(w, false, "%s: done", c->act->name)
+			    : wrx_message(w, true, "failed");
+	c->said = true;
+	if (status == 0) {
+		json_object *f = NULL;
+		if (*last) {
+			f = json_object_new_object();
+			json_object_object_add(f, "message", json_object_new_string(last));
+		}
+		act_ok(c, f);
+	} else {
+		act_fail(c, "%s", *last ? last : "failed");
+	}
+	if (w->hooks->trust && !w->quitting)
+		w->hooks->trust(w->ui); /* a merge may have brought a new project config */
+}
+
+/* Run `workrex` with c->argv; its outcome is the reply, its last line the message. */
+static void run_child(struct act_call *c)
+{
+	struct wrx *w = c->w;
+	char **argv = xcalloc(c->argv.n + 2, sizeof *argv);
+	argv[0] = w->self_exe;
+	memcpy(argv + 1, c->argv.v, c->argv.n * sizeof *argv);
+	struct run_opts o = {.argv = argv,
+			     .cwd = w->root,
+			     .done = child_done,
+			     .progress = child_progress,
+			     .arg = c};
+	int rc = run_start(w->loop, &o);
+	free(argv);
+	if (rc < 0)
+		act_fail(c, "cannot run workrex %s: %s", c->act->name, uv_strerror(rc));
+}
+
+/* ---- the verbs ---- */
+
+static void do_ok(struct act_call *c)
+{
+	act_ok(c, NULL);
+}
+
+static void do_not_yet(struct act_call *c)
+{
+	if (c->door == DOOR_AGENT)
+		act_fail(c, "%s is not available in this dashboard yet", verb_name(c));
+	else
+		act_fail(c, "%s: not available in this dashboard yet", verb_name(c));
+}
+
+static void do_list(struct act_call *c)
+{
+	struct session *s = c->w->s;
+	json_object *arr = json_object_new_array();
+	uint64_t now = now_ms();
+	for (int i = 0; i < session_agent_count(s); i++) {
+		struct agent *a = session_agent(s, i);
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "handle", json_object_new_string(a->handle));
+		json_object_object_add(o, "status",
+				       a->status != WRX_STATUS_NONE
+					       ? json_object_new_string(status_word(a->status))
+					       : NULL);
+		json_object_object_add(o, "interrupted",
+				       json_object_new_boolean(session_interrupted(s, a, now)));
+		json_object_object_add(o, "since_ms",
+				       json_object_new_int64(
+					       (int64_t)(now - WRX_MIN(now, a->status_since))));
+		if (a->title)
+			json_object_object_add(o, "title", json_object_new_string(a->title));
+		json_object_object_add(o, "panes", json_object_new_int(session_agent_panes(s, a)));
+		json_object_array_add(arr, o);
+	}
+	json_object *f = json_object_new_object();
+	json_object_object_add(f, "agents", arr);
+	act_ok(c, f);
+}
+
+static void do_reload(struct act_call *c)
+{
+	struct wrx *w = c->w;
+	struct strlist warnings = {0};
+	char *cause = NULL;
+	if (wrx_config_reload(w, &warnings, &cause) < 0) {
+		act_fail(c, "config not reloaded, the old one stays: %s", cause);
+		free(cause);
+		return;
+	}
+	json_object *f = json_object_new_object(), *arr = json_object_new_array();
+	for (size_t i = 0; i < warnings.n; i++)
+		json_object_array_add(arr, json_object_new_string(warnings.v[i]));
+	json_object_object_add(f, "warnings", arr);
+	if (c->door != DOOR_UI)
+		wrx_message(w, false, "config reloaded (workrex %s)", "config reload");
+	else if (warnings.n)
+		wrx_message(w, true, "config reloaded; %s%s", warnings.v[0],
+			    warnings.n > 1 ? " (and more: workrex config check)" : "");
+	else
+		wrx_message(w, false, "config reloaded");
+	c->said = true;
+	strlist_free(&warnings);
+	enum door door = c->door;
+	act_ok(c, f);
+	/* A changed project file asks again (the dashboard's own reload asks when it will). */
+	if (door != DOOR_UI && w->hooks->trust)
+		w->hooks->trust(w->ui);
+}
+
+/* An agent `workrex add` made just now: what it sent says all, no git is read. */
+static struct agent *learn(struct act_call *c)
+{
+	struct session *s = c->w->s;
+	const char *path = str_arg(c, "path");
+	if (path == NULL || path[0] != '/')
+		return NULL;
+	struct agent *a = session_add_agent(s, str_arg(c, "handle"), path);
+	a->worktree = true;
+	const char *branch = str_arg(c, "branch"), *agent = str_arg(c, "agent");
+	a->branch = branch ? xstrdup(branch) : NULL;
+	a->agent = agent ? xstrdup(agent) : NULL;
+	json_object *num = arg(c, "number");
+	if (num && json_object_is_type(num, json_type_int))
+		session_set_agent_num(s, a, json_object_get_int(num));
+	json_object *sb = arg(c, "sandbox");
+	if (sb && json_object_is_type(sb, json_type_boolean))
+		a->sandbox = json_object_get_boolean(sb);
+	return a;
+}
+
+static void do_open(struct act_call *c)
+{
+	struct agent *a = c->a ? c->a : learn(c);
+	if (a == NULL) {
+		act_fail(c, "no agent '%s' in this dashboard", str_arg(c, "handle"));
+		return;
+	}
+	/* add made its sandbox's git dir a moment ago: its first pane need not. */
+	if (bool_arg(c, "git_ready"))
+		a->git_ready = true;
+	char *cause = NULL;
+	if (agents_open(c->w, a, bool_arg(c, "focus"), bool_arg(c, "continue"), &cause) < 0) {
+		act_fail(c, "%s", cause);
+		free(cause);
+		return;
+	}
+	act_ok(c, NULL);
+}
+
+/* Close every pane of the agent: the one way it is done. */
+static void do_close(struct act_call *c)
+{
+	struct wrx *w = c->w;
+	struct agent *a = c->a;
+	/* Answer first: closing ends an agent caller's own connection. */
+	act_ok(c, NULL);
+	struct wpane *wp;
+	while ((wp = session_agent_pane(w->s, a)) != NULL)
+		session_close_pane(w->s, wp);
+	wrx_relayout(w);
+}
+
+static void do_forget(struct act_call *c)
+{
+	session_remove_agent(c->w->s, c->a);
+	wrx_relayout(c->w);
+	act_ok(c, NULL);
+}
+
+static void do_rename(struct act_call *c)
+{
+	struct session *s = c->w->s;
+	const char *to = str_arg(c, "to"), *path = str_arg(c, "to_path");
+	if (path[0] != '/') {
+		act_fail(c, "rename needs \"to\" and \"to_path\"");
+		return;
+	}
+	/* Its programs run in the old directory, its sandbox has it mounted. */
+	if (session_agent_panes(s, c->a) > 0) {
+		act_fail(c, "'%s' has open panes; close them first (workrex close %s)", c->handle,
+			 c->handle);
+		return;
+	}
+	if (session_find_agent(s, to)) {
+		act_fail(c, "an agent named '%s' is in the dashboard already", to);
+		return;
+	}
+	session_rename_agent(s, c->a, to, path, str_arg(c, "to_branch"));
+	wrx_relayout(c->w);
+	act_ok(c, NULL);
+}
+
+static void do_send(struct act_call *c)
+{
+	struct wpane *wp = session_agent_pane(c->w->s, c->a);
+	if (wp == NULL) {
+		act_fail(c, "'%s' has no open pane", c->handle);
+		return;
+	}
+	const char *text = str_arg(c, "text");
+	if (text)
+		pane_paste(wp->term, text, strlen(text));
+	if (bool_arg(c, "enter"))
+		pane_write(wp->term, "\r", 1);
+	act_ok(c, NULL);
+}
+
+static void do_capture(struct act_call *c)
+{
+	struct wpane *wp = session_agent_pane(c->w->s, c->a);
+	if (wp == NULL) {
+		act_fail(c, "'%s' has no open pane", c->handle);
+		return;
+	}
+	json_object *v = arg(c, "lines");
+	int lines = v ? json_object_get_int(v) : -1;
+	int hist = (int)pane_history(wp->term), rows = pane_rows(wp->term);
+	/* The screen without its trailing blank lines. */
+	int last = rows - 1;
+	for (; last >= 0; last--) {
+		char *t = pane_line_text(wp->term, last);
+		bool blank = *t == '\0';
+		free(t);
+		if (!blank)
+			break;
+	}
+	int from = -hist;
+	if (lines >= 0 && last + 1 - lines > from)
+		from = last + 1 - lines;
+	struct buf b = {0};
+	bool colour = bool_arg(c, "colour");
+	for (int l = from; l <= last; l++) {
+		if (colour)
+			pane_line_append_sgr(wp->term, l, &b);
+		else
+			pane_line_append(wp->term, l, 0, 4095, &b);
+		buf_addch(&b, '\n');
+	}
+	json_object *f = json_object_new_object();
+	json_object_object_add(f, "data", json_object_new_string(b.data ? b.data : ""));
+	buf_free(&b);
+	act_ok(c, f);
+}
+
+static void do_set_status(struct act_call *c)
+{
+	enum wrx_status st = WRX_STATUS_NONE;
+	if (status_parse(str_arg(c, "status"), &st) < 0) {
+		act_fail(c, "status must be %s", status_choices());
+		return;
+	}
+	session_set_status(c->w->s, c->a, st);
+	act_ok(c, NULL);
+}
+
+static void do_set_title(struct act_call *c)
+{
+	session_set_title(c->w->s, c->a, str_arg(c, "title"));
+	act_ok(c, NULL);
+}
+
+static void do_notify(struct act_call *c)
+{
+	const char *text = str_arg(c, "text");
+	session_notify(c->w->s, c->a, text);
+	wrx_message(c->w, false, "%s: %s", c->a->handle, text && *text ? text : "notification");
+	act_ok(c, NULL);
+}
+
+static void do_add(struct act_call *c)
+{
+	struct wrx *w = c->w;
+	const char *branch = str_arg(c, "branch"), *prompt = str_arg(c, "prompt");
+	if (!w->in_repo) {
+		act_fail(c, "%s: %s is not a git repository", verb_name(c), w->root);
+		return;
+	}
+	if (branch[0] == '-' || branch[0] == '\0') {
+		act_fail(c, "%s: '%s' is not a branch name", verb_name(c), branch);
+		return;
+	}
+	strlist_add(&c->argv, "add");
+	/* From a sandbox: sandboxed too, a new branch from the base, post_create inside. */
+	if (c->sandboxed && (c->act->flags & ACT_INHERIT))
+		strlist_add(&c->argv, "--from-sandbox");
+	if (prompt && *prompt) {
+		strlist_add(&c->argv, "-p");
+		strlist_add(&c->argv, prompt);
+	}
+	if (bool_arg(c, "background"))
+		strlist_add(&c->argv, "-b");
+	strlist_add(&c->argv, "--");
+	strlist_add(&c->argv, branch);
+	run_child(c);
+}
+
+static void merge_run(struct act_call *c)
+{
+	strlist_add(&c->argv, "merge");
+	/* Hooks off for an agent: the sandbox could have written the project's pre_merge. */
+	if (c->door == DOOR_AGENT)
+		strlist_add(&c->argv, "--no-verify");
+	if (bool_arg(c, "rebase"))
+		strlist_add(&c->argv, "--rebase");
+	if (bool_arg(c, "squash"))
+		strlist_add(&c->argv, "--squash");
+	if (bool_arg(c, "keep"))
+		strlist_add(&c->argv, "-k");
+	strlist_add(&c->argv, "--");
+	strlist_add(&c->argv, c->handle);
+	run_child(c);
+}
+
+/*
+ * An agent's own merge: nothing happens before the user says yes, to a
+ * question that shows what the merge brings (merge --preview: its
+ * diffstat, and a warning when it changes what the host runs). One
+ * question per agent at a time, and never over a question the user is
+ * answering already: an agent cannot bury the user in prompts or swap
+ * the one they are typing into.
+ */
+static void merge_previewed(void *arg, int status, const char *output, const char *last)
+{
+	struct act_call *c = arg;
+	struct wrx *w = c->w;
+	(void)output;
+	if (strncmp(last, "workrex: ", 9) == 0)
+		last += 9;
+	c->a = session_find_agent(w->s, c->handle);
+	if (status != 0 || w->quitting || c->a == NULL || asking(w)) {
+		if (c->a)
+			c->a->merge_asked = false;
+		if (status != 0 || w->quitting)
+			act_fail(c, "%s", *last ? last : "merge: no preview");
+		else if (c->a == NULL)
+			act_fail(c, "the agent is gone");
+		else
+			act_fail(c, "the user is answering another question; ask again later");
+		return;
+	}
+	char *q = xasprintf("%s asks to merge %s - allow? (y/n)", c->handle, last);
+	struct agent *a = c->a;
+	confirm_then(c, q, merge_run);
+	free(q);
+	wrx_attention(w, a, "asks to merge");
+}
+
+static void do_merge(struct act_call *c)
+{
+	struct wrx *w = c->w;
+	struct agent *a = c->a;
+	if (!a->worktree) {
+		act_fail(c, "%s: '%s' is the main worktree", verb_name(c), c->handle);
+		return;
+	}
+	if (c->door != DOOR_AGENT) {
+		char *q = xasprintf("merge %s and remove its worktree? (y/n)",
+				    a->branch ? a->branch : a->handle);
+		confirm_then(c, q, merge_run);
+		free(q);
+		return;
+	}
+	if (a->merge_asked || asking(w)) {
+		act_fail(c, a->merge_asked ? "a merge of this agent already waits for the user"
+					   : "the user is answering another question; ask again later");
+		return;
+	}
+	a->merge_asked = true;
+	char *const argv[] = {w->self_exe, "merge", "--preview", "--", c->handle, NULL};
+	struct run_opts o = {.argv = argv, .cwd = w->root, .done = merge_previewed, .arg = c};
+	int rc = run_start(w->loop, &o);
+	if (rc < 0) {
+		a->merge_asked = false;
+		act_fail(c, "cannot run workrex merge: %s", uv_strerror(rc));
+	}
+}
+
+static void remove_run(struct act_call *c)
+{
+	strlist_add(&c->argv, "remove");
+	strlist_add(&c->argv, "--");
+	strlist_add(&c->argv, c->handle);
+	run_child(c);
+}
+
+static void do_remove(struct act_call *c)
+{
+	if (!c->a->worktree) {
+		act_fail(c, "%s: '%s' is the main worktree", verb_name(c), c->handle);
+		return;
+	}
+	char *q = xasprintf("remove the worktree and branch of %s? (y/n)", c->handle);
+	confirm_then(c, q, remove_run);
+	free(q);
+}
+
+/* ---- the table ---- */
+
+#define ARGS(...) ((const struct arg_spec[]){__VA_ARGS__, {NULL, ARG_STR, false}})
+#define HANDLE {"handle", ARG_STR, true}
+#define NO_ARGS ((const struct arg_spec[]){{NULL, ARG_STR, false}})
+#define ANYONE (DOOR_UI | DOOR_CONTROL | DOOR_AGENT)
+
+static const struct action table[] = {
+	{"ping", NULL, NO_ARGS, DOOR_CONTROL, 0, 0, 0, do_ok},
+	{"heartbeat", "heartbeat", NO_ARGS, DOOR_AGENT, 0, DOOR_AGENT, 0, do_ok},
+	{"list", NULL, NO_ARGS, DOOR_CONTROL, 0, 0, 0, do_list},
+	{"reload", NULL, NO_ARGS, DOOR_UI | DOOR_CONTROL, 0, 0, 0, do_reload},
+	{"open", NULL,
+	 ARGS(HANDLE, {"path", ARG_STR, false}, {"branch", ARG_STR, false},
+	      {"agent", ARG_STR, false}, {"number", ARG_INT, false}, {"sandbox", ARG_BOOL, false},
+	      {"git_ready", ARG_BOOL, false}, {"focus", ARG_BOOL, false},
+	      {"continue", ARG_BOOL, false}),
+	 DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT | ACT_LEARN, do_open},
+	{"close", "close", ARGS(HANDLE), DOOR_CONTROL | DOOR_AGENT, 0, DOOR_AGENT,
+	 ACT_AGENT | ACT_GONE_OK, do_close},
+	{"forget", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, ACT_AGENT | ACT_GONE_OK, do_forget},
+	{"rename", NULL,
+	 ARGS(HANDLE, {"to", ARG_STR, true}, {"to_path", ARG_STR, true},
+	      {"to_branch", ARG_STR, false}),
+	 DOOR_CONTROL, 0, 0, ACT_AGENT | ACT_GONE_OK, do_rename},
+	{"send", NULL, ARGS(HANDLE, {"text", ARG_STR, false}, {"enter", ARG_BOOL, false}),
+	 DOOR_CONTROL, 0, 0, ACT_AGENT, do_send},
+	{"capture", NULL, ARGS(HANDLE, {"lines", ARG_INT, false}, {"colour", ARG_BOOL, false}),
+	 DOOR_CONTROL, 0, 0, ACT_AGENT, do_capture},
+	{"set-status", "set_status", ARGS({"status", ARG_STR, true}), DOOR_AGENT, 0, DOOR_AGENT,
+	 0, do_set_status},
+	{"set-title", "set_title", ARGS({"title", ARG_STR, true}), DOOR_AGENT, 0, DOOR_AGENT, 0,
+	 do_set_title},
+	{"notify", "notify", ARGS({"text", ARG_STR, false}), DOOR_AGENT, 0, DOOR_AGENT, 0,
+	 do_notify},
+	{"add", "spawn_agent",
+	 ARGS({"branch", ARG_STR, true}, {"prompt", ARG_STR, false},
+	      {"background", ARG_BOOL, false}),
+	 DOOR_UI | DOOR_AGENT, 0, 0, ACT_LIMITED | ACT_INHERIT | ACT_CHILD, do_add},
+	{"merge", "merge",
+	 ARGS(HANDLE, {"rebase", ARG_BOOL, false}, {"squash", ARG_BOOL, false},
+	      {"keep", ARG_BOOL, false}),
+	 DOOR_UI | DOOR_AGENT, DOOR_UI | DOOR_AGENT, DOOR_AGENT, ACT_AGENT | ACT_CHILD, do_merge},
+	{"remove", NULL, ARGS(HANDLE), DOOR_UI, DOOR_UI, 0, ACT_AGENT | ACT_CHILD, do_remove},
+	{"paste-image", NULL, NO_ARGS, DOOR_UI, 0, 0, 0, do_not_yet},
+	{"host-exec", "exec", NO_ARGS, DOOR_AGENT, 0, DOOR_AGENT, 0, do_not_yet},
+	{"clipboard-read", "clipboard_read", NO_ARGS, DOOR_AGENT, 0, DOOR_AGENT, 0, do_not_yet},
+};
+
+static const struct action *find(const char *verb)
+{
+	for (size_t i = 0; i < WRX_ARRAY_LEN(table); i++)
+		if (strcmp(table[i].name, verb) == 0)
+			return &table[i];
+	return NULL;
+}
+
+const char *actions_for_rpc(const char *type)
+{
+	for (size_t i = 0; i < WRX_ARRAY_LEN(table); i++)
+		if (table[i].rpc && strcmp(table[i].rpc, type) == 0)
+			return table[i].name;
+	return NULL;
+}
+
+/* ---- the engine: what the table says, before the verb runs ---- */
+
+static bool type_ok(json_object *v, enum arg_type t)
+{
+	switch (t) {
+	case ARG_STR:
+		return json_object_is_type(v, json_type_string);
+	case ARG_BOOL:
+		return json_object_is_type(v, json_type_boolean) ||
+		       json_object_is_type(v, json_type_int);
+	case ARG_INT:
+		return json_object_is_type(v, json_type_int);
+	}
+	return false;
+}
+
+/* The arguments as the table says; 0, or -1 having replied. */
+static int check_args(struct act_call *c)
+{
+	for (const struct arg_spec *s = c->act->args; s->name; s++) {
+		json_object *v = arg(c, s->name);
+		if (v == NULL || json_object_is_type(v, json_type_null)) {
+			if (s->required && !(strcmp(s->name, "handle") == 0 &&
+					     (c->act->own & c->door))) {
+				act_fail(c, "%s needs \"%s\"", c->act->name, s->name);
+				return -1;
+			}
+			continue;
+		}
+		if (!type_ok(v, s->type)) {
+			act_fail(c, "%s: \"%s\" must be %s", c->act->name, s->name,
+				 s->type == ARG_STR ? "a string"
+				 : s->type == ARG_INT ? "a number"
+						      : "true or false");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The agent door: the caller's own agent, as the table allows. 0, or -1 having replied. */
+static int check_caller(struct act_call *c, struct agent *caller)
+{
+	if (c->act->flags & ACT_LIMITED) {
+		uint64_t now = now_ms();
+		if (now - caller->spawn_window >= 60000) {
+			caller->spawn_window = now;
+			caller->spawns = 0;
+		}
+		if (++caller->spawns > SPAWNS_PER_MINUTE) {
+			log_msg("rpc: %s: %s refused: more than %d in a minute", caller->handle,
+				verb_name(c), SPAWNS_PER_MINUTE);
+			act_fail(c, "%s: at most %d agents a minute", verb_name(c),
+				 SPAWNS_PER_MINUTE);
+			return -1;
+		}
+	}
+	if (!(c->act->own & DOOR_AGENT))
+		return 0;
+	const char *handle = str_arg(c, "handle");
+	if (handle && strcmp(handle, caller->handle) != 0) {
+		log_msg("rpc: pane %d (%s) asked to %s '%s': refused", c->pane, caller->handle,
+			verb_name(c), handle);
+		act_fail(c, "an agent may only %s itself, not '%s'", verb_name(c), handle);
+		return -1;
+	}
+	if ((c->act->flags & ACT_AGENT) && !caller->worktree) {
+		act_fail(c, "%s: '%s' is the main worktree", verb_name(c), caller->handle);
+		return -1;
+	}
+	c->a = caller;
+	return 0;
+}
+
+void actions_call(struct wrx *w, const char *verb, json_object *args, enum door door,
+		  int caller_pane, act_reply_fn *reply, void *reply_arg)
+{
+	struct act_call *c = xcalloc(1, sizeof *c);
+	c->w = w;
+	c->args = args;
+	c->door = door;
+	c->pane = caller_pane;
+	c->reply = reply;
+	c->reply_arg = reply_arg;
+	c->act = verb ? find(verb) : NULL;
+	if (c->act == NULL || !(c->act->doors & door)) {
+		static const struct arg_spec none[] = {{NULL, ARG_STR, false}};
+		static const struct action unknown = {"?", NULL, none, 0, 0, 0, 0, NULL};
+		c->act = &unknown;
+		act_fail(c, "unknown command '%s'", verb ? verb : "");
+		return;
+	}
+	c->confirm = (c->act->confirm & door) != 0;
+	if (check_args(c) < 0)
+		return;
+	if (door == DOOR_AGENT) {
+		struct wpane *wp = session_find_pane(w->s, caller_pane);
+		if (wp == NULL) {
+			act_fail(c, "this pane is gone");
+			return;
+		}
+		c->sandboxed = wp->sandboxed;
+		if (check_caller(c, wp->agent) < 0)
+			return;
+	}
+	if ((c->act->flags & ACT_AGENT) && c->a == NULL) {
+		const char *handle = str_arg(c, "handle");
+		c->a = session_find_agent(w->s, handle);
+		if (c->a == NULL && !(c->act->flags & ACT_LEARN)) {
+			if (c->act->flags & ACT_GONE_OK)
+				act_ok(c, NULL); /* nothing open: nothing to do */
+			else
+				act_fail(c, "no agent '%s' in this dashboard", handle);
+			return;
+		}
+	}
+	if (c->a)
+		c->handle = xstrdup(c->a->handle);
+	c->act->run(c);
+}
+
+/* ---- the control door ---- */
+
+static void keep_reply(struct wrx *w, json_object *r, void *arg)
+{
+	(void)w;
+	*(json_object **)arg = r;
+}
+
+json_object *actions_control(json_object *req, void *data)
+{
+	struct wrx *w = data;
+	json_object *v;
+	const char *cmd = json_object_object_get_ex(req, "cmd", &v) ? json_object_get_string(v)
+								      : NULL;
+	json_object *r = NULL;
+	/* The control door's verbs reply at once: none of them runs a child or asks. */
+	actions_call(w, cmd, json_object_get(req), DOOR_CONTROL, 0, keep_reply, &r);
+	if (r == NULL) {
+		log_msg("control: %s did not reply at once", cmd);
+		r = json_object_new_object();
+		json_object_object_add(r, "ok", json_object_new_boolean(1));
+	}
+	/* The control socket's wire: {"ok": true, ...} or {"error": "why"}. */
+	const char *e = actions_error(r);
+	if (e) {
+		json_object *er = json_object_new_object();
+		json_object_object_add(er, "error", json_object_new_string(e));
+		json_object_put(r);
+		return er;
+	}
+	return r;
+}

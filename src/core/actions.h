@@ -1,0 +1,53 @@
+/*
+ * actions.h - every verb the application does for somebody, in one table
+ * (actions.c): its arguments, who may call it, and what it needs first.
+ *
+ * A door decodes its caller's request into a verb and a JSON object of
+ * arguments and calls actions_call; nothing else does the verb. The doors:
+ *   ui       the dashboard: the user's keys (after the questions a key asks
+ *            first: the branch of a new agent) and what it does on its own
+ *            (a config file saved);
+ *   control  the control socket: a workrex CLI command of the same user;
+ *   agent    an agent's pane over RPC, authenticated by its token: it acts
+ *            for that pane's agent, and only where the table lets it.
+ * The git verbs (add, merge, remove) live in the CLI: their action runs
+ * `workrex <verb>` as a child, so libgit2 never blocks the loop, and it is
+ * the one place that builds that argv.
+ *
+ * Every call ends in one reply, one envelope whatever the door:
+ * {"ok": true, ...fields} or {"ok": false, "error": "why"}. Each door
+ * encodes it for its own wire (control.h, proto.h).
+ */
+#ifndef WRX_ACTIONS_H
+#define WRX_ACTIONS_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+
+struct wrx;
+
+enum door {
+	DOOR_UI = 1 << 0,
+	DOOR_CONTROL = 1 << 1,
+	DOOR_AGENT = 1 << 2,
+};
+
+/* The reply (taken). */
+typedef void act_reply_fn(struct wrx *w, json_object *reply, void *arg);
+
+/*
+ * Do verb with args (taken; NULL: none) for door; from the agent door,
+ * caller_pane is the calling pane. reply (NULL: none wanted) is called
+ * once, now or later.
+ */
+void actions_call(struct wrx *w, const char *verb, json_object *args, enum door door,
+		  int caller_pane, act_reply_fn *reply, void *arg);
+/* The control door (rpc_ops.control): a request {"cmd": verb, ...args}. */
+json_object *actions_control(json_object *req, void *w);
+/* The verb an RPC request type (its wire name) calls, or NULL. */
+const char *actions_for_rpc(const char *type);
+
+/* The envelope's error, or NULL when it says ok. */
+const char *actions_error(json_object *reply);
+
+#endif

@@ -1,0 +1,155 @@
+/*
+ * agents.c - a project's agents: listing them at start, and opening an
+ * agent's panes (its agent, the configured panes, a prompt waiting for a
+ * first open, a sandbox's set-up).
+ */
+#include "../git/private.h"
+#include "../git/worktree.h"
+#include "../util/beneath.h"
+#include "../util/util.h"
+#include "agentcmd.h"
+#include "wrx.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void agents_load(struct wrx *w)
+{
+	struct repo *r = NULL;
+	char *cause = NULL;
+	if (repo_open(w->root, &r, &cause) < 0) {
+		free(cause);
+		return;
+	}
+	struct agent_rec *as;
+	size_t n;
+	if (agent_list(r, &as, &n, &cause) == 0) {
+		/* Those with a recorded number first, so that others cannot take it. */
+		for (int pass = 0; pass < 2; pass++) {
+			for (size_t i = 0; i < n; i++) {
+				if ((as[i].number > 0) != (pass == 0) ||
+				    session_find_agent(w->s, as[i].handle))
+					continue;
+				struct agent *a = session_add_agent(w->s, as[i].handle, as[i].path);
+				session_set_agent_num(w->s, a, as[i].number);
+				a->worktree = true;
+				a->branch = as[i].branch ? xstrdup(as[i].branch) : NULL;
+				a->agent = as[i].agent ? xstrdup(as[i].agent) : NULL;
+				a->sandbox = as[i].sandbox;
+			}
+		}
+		for (size_t i = 0; i < n; i++)
+			agent_rec_free(&as[i]);
+		free(as);
+	} else {
+		wrx_message(w, true, "listing agents: %s", cause);
+		free(cause);
+	}
+	repo_free(r);
+}
+
+/*
+ * The prompt file for a first open, if one waits (caller frees). The
+ * worktree may be a sandbox's: neither file is followed through a symlink.
+ */
+static char *pending_prompt(struct agent *a)
+{
+	int dir = beneath_dir(a->path, ".workrex", false, 0);
+	if (dir < 0)
+		return NULL;
+	char *name = xasprintf("PROMPT-%s.md", a->handle);
+	struct stat st;
+	bool ok = fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+	if (ok) {
+		int fd = openat(dir, ".prompted", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				0644);
+		ok = fd >= 0; /* there already: it was used */
+		if (fd >= 0)
+			close(fd);
+	}
+	close(dir);
+	char *file = ok ? xasprintf("%s/.workrex/%s", a->path, name) : NULL;
+	free(name);
+	return file;
+}
+
+/*
+ * An agent spawned from a sandbox has its post_create waiting in its
+ * host-only dir (worktree.c): its first sandboxed agent pane runs it
+ * inside the container, then the agent. Caller frees; line is taken.
+ */
+static char *with_setup(struct wrx *w, struct agent *a, char *line)
+{
+	char *dir = private_agent_dir(w->root, a->handle, false), *setup = NULL;
+	if (dir && beneath_read(dir, "setup", 1u << 20, &setup) == 0) {
+		char *f = xasprintf("%s/setup", dir);
+		unlink(f);
+		free(f);
+		char *both = xasprintf("%s%s", setup, line);
+		free(line);
+		line = both;
+	}
+	free(setup);
+	free(dir);
+	return line;
+}
+
+int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **cause)
+{
+	if (session_agent_panes(w->s, a) > 0) {
+		if (focus)
+			session_set_focus(w->s, session_agent_pane(w->s, a));
+		return 0;
+	}
+	int rows, cols;
+	wrx_pane_size(w, &rows, &cols);
+	/* Its own (add -a), else the configured one. */
+	const char *name = a->agent ? a->agent : agentcmd_default(&w->cfg);
+	char *prompt = a->worktree && !cont ? pending_prompt(a) : NULL;
+	size_t n = w->cfg.npanes ? w->cfg.npanes : 2;
+	struct wpane *first = NULL, *focused = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *spec = w->cfg.npanes ? w->cfg.panes[i].command : (i == 0 ? "<agent>" : NULL);
+		char *line;
+		const char *label;
+		bool is_agent = spec && strcmp(spec, "<agent>") == 0;
+		bool boxed = sandbox_pane_wanted(w, a, is_agent);
+		if (is_agent) {
+			line = agentcmd_build_sandboxed(&w->cfg, name, prompt, cont, boxed);
+			if (boxed)
+				line = with_setup(w, a, line);
+			label = name ? name : "shell";
+		} else if (spec) {
+			line = xasprintf("exec %s", spec);
+			label = spec;
+		} else {
+			line = agentcmd_build(&w->cfg, NULL, NULL, false); /* the user's shell */
+			label = "shell";
+		}
+		char *argv[] = {"/bin/sh", "-c", line, NULL};
+		struct wpane *wp = session_open_pane_ex(w->s, a, argv, label, rows, cols, false, boxed,
+							cause);
+		free(line);
+		if (wp == NULL) {
+			free(prompt);
+			return -EIO;
+		}
+		if (first == NULL)
+			first = wp;
+		if (w->cfg.npanes && w->cfg.panes[i].focus)
+			focused = wp;
+	}
+	if (prompt && !agentcmd_takes_prompt(&w->cfg, name))
+		wrx_message(w, false, "%s: %s takes no prompt argument; the prompt is in "
+				      "$WORKREX_PROMPT_FILE ({prompt} in its command passes it)",
+			   a->handle, name ? name : "the shell");
+	free(prompt);
+	if (focus)
+		session_set_focus(w->s, focused ? focused : first);
+	wrx_relayout(w);
+	return 0;
+}

@@ -1,0 +1,186 @@
+/*
+ * run.c - child processes on the loop (run.h).
+ *
+ * A run is done when the process has exited and its output pipe is
+ * closed, whichever comes last: only then is the output whole.
+ */
+#include "run.h"
+
+#include "../util/log.h"
+#include "../util/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct run {
+	uv_process_t proc; /* proc.data = this */
+	uv_pipe_t out;     /* output, when somebody waits */
+	uv_pipe_t in;      /* input, when given */
+	uv_write_t wreq;
+	char *input;       /* owned */
+	struct buf text;
+	int open;          /* handles not closed yet */
+	int status;
+	run_done_fn *done;
+	run_progress_fn *progress;
+	void *arg;
+};
+
+static void finish(struct run *r)
+{
+	if (--r->open > 0)
+		return;
+	if (r->done) {
+		while (r->text.len && r->text.data[r->text.len - 1] == '\n')
+			r->text.data[--r->text.len] = '\0';
+		const char *out = r->text.data ? r->text.data : "";
+		const char *last = strrchr(out, '\n');
+		r->done(r->arg, r->status, out, last ? last + 1 : out);
+	}
+	buf_free(&r->text);
+	free(r->input);
+	free(r);
+}
+
+static void closed(uv_handle_t *h)
+{
+	finish(h->data);
+}
+
+static void exited(uv_process_t *p, int64_t status, int sig)
+{
+	struct run *r = p->data;
+	r->status = sig ? 128 + sig : (int)status;
+	uv_close((uv_handle_t *)p, closed);
+}
+
+static void alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
+{
+	(void)h;
+	(void)hint;
+	static char slab[16384];
+	*b = uv_buf_init(slab, sizeof slab);
+}
+
+static void readable(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+	struct run *r = s->data;
+	if (n < 0) {
+		uv_close((uv_handle_t *)s, closed);
+		return;
+	}
+	if (n == 0)
+		return;
+	buf_add(&r->text, b->base, (size_t)n);
+	if (r->text.len > RUN_KEEP)
+		buf_consume(&r->text, r->text.len - RUN_KEEP / 2);
+	if (r->progress) {
+		char *end = r->text.data + r->text.len;
+		while (end > r->text.data && (end[-1] == '\n' || end[-1] == '\r'))
+			end--;
+		char *start = end;
+		while (start > r->text.data && start[-1] != '\n' && start[-1] != '\r')
+			start--;
+		if (end > start)
+			r->progress(r->arg, start, (size_t)(end - start));
+	}
+}
+
+static void written(uv_write_t *req, int status)
+{
+	(void)status;
+	uv_close((uv_handle_t *)req->handle, closed);
+}
+
+static void detached_exit(uv_process_t *p, int64_t status, int sig)
+{
+	(void)status;
+	(void)sig;
+	uv_close((uv_handle_t *)p, (uv_close_cb)free);
+}
+
+static int start_detached(uv_loop_t *loop, const struct run_opts *o)
+{
+	uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_IGNORE},
+					 {.flags = UV_IGNORE}};
+	uv_process_options_t po = {.file = o->argv[0],
+				   .args = (char **)o->argv,
+				   .cwd = o->cwd,
+				   .exit_cb = detached_exit,
+				   .flags = UV_PROCESS_DETACHED,
+				   .stdio_count = 3,
+				   .stdio = stdio};
+	uv_process_t *p = xcalloc(1, sizeof *p);
+	int rc = uv_spawn(loop, p, &po);
+	if (rc < 0) {
+		uv_close((uv_handle_t *)p, (uv_close_cb)free);
+		return rc;
+	}
+	uv_unref((uv_handle_t *)p); /* it may outlive the loop */
+	return 0;
+}
+
+int run_start(uv_loop_t *loop, const struct run_opts *o)
+{
+	if (o->detach)
+		return start_detached(loop, o);
+	struct run *r = xcalloc(1, sizeof *r);
+	r->done = o->done;
+	r->progress = o->progress;
+	r->arg = o->arg;
+	uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_IGNORE},
+					 {.flags = UV_IGNORE}};
+	uv_file fds[2] = {-1, -1};
+	int rc;
+	if (o->done) {
+		/* One pipe for both: the command's last line is its outcome, whichever stream. */
+		if ((rc = uv_pipe(fds, 0, 0)) < 0) {
+			free(r);
+			return rc;
+		}
+		stdio[1] = stdio[2] = (uv_stdio_container_t){.flags = UV_INHERIT_FD,
+							    .data.fd = fds[1]};
+		uv_pipe_init(loop, &r->out, 0);
+		uv_pipe_open(&r->out, fds[0]);
+		r->out.data = r;
+		r->open++;
+	}
+	if (o->input) {
+		uv_pipe_init(loop, &r->in, 0);
+		r->in.data = r;
+		stdio[0] = (uv_stdio_container_t){.flags = UV_CREATE_PIPE | UV_READABLE_PIPE,
+						  .data.stream = (uv_stream_t *)&r->in};
+		r->open++;
+	}
+	uv_process_options_t po = {.file = o->argv[0],
+				   .args = (char **)o->argv,
+				   .cwd = o->cwd,
+				   .exit_cb = exited,
+				   .stdio_count = 3,
+				   .stdio = stdio};
+	r->proc.data = r;
+	rc = uv_spawn(loop, &r->proc, &po);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	r->open++; /* the process handle: initialised, started or not */
+	if (rc < 0) {
+		/* Every handle closes; nothing is reported through done. */
+		r->done = NULL;
+		uv_close((uv_handle_t *)&r->proc, closed);
+		if (o->done)
+			uv_close((uv_handle_t *)&r->out, closed);
+		if (o->input)
+			uv_close((uv_handle_t *)&r->in, closed);
+		return rc;
+	}
+	if (o->done)
+		uv_read_start((uv_stream_t *)&r->out, alloc, readable);
+	if (o->input) {
+		r->input = xstrdup(o->input);
+		uv_buf_t b = uv_buf_init(r->input, (unsigned)strlen(r->input));
+		if (uv_write(&r->wreq, (uv_stream_t *)&r->in, &b, 1, written) < 0)
+			uv_close((uv_handle_t *)&r->in, closed);
+	}
+	return 0;
+}

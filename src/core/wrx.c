@@ -1,0 +1,250 @@
+/*
+ * wrx.c - the application's life: open a project, start serving it, and
+ * the session's hooks, which the core answers itself (tokens, sandboxes,
+ * notifications) before it tells its face (wrx.h).
+ */
+#include "wrx.h"
+
+#include "../git/git.h"
+#include "../util/log.h"
+#include "../util/util.h"
+#include "run.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void wrx_message(struct wrx *w, bool error, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (w->hooks->message && !w->quitting)
+		w->hooks->message(w->ui, error, text);
+	else if (error)
+		log_msg("%s", text);
+	free(text);
+}
+
+void wrx_relayout(struct wrx *w)
+{
+	if (w->hooks->relayout)
+		w->hooks->relayout(w->ui);
+}
+
+void wrx_pane_size(struct wrx *w, int *rows, int *cols)
+{
+	*rows = 24;
+	*cols = 80;
+	if (w->hooks->pane_size)
+		w->hooks->pane_size(w->ui, rows, cols);
+}
+
+/* ---- notification ---- */
+
+static bool notify_has(const struct wrx *w, const char *how)
+{
+	return strcmp(w->cfg.notify, how) == 0 || strcmp(w->cfg.notify, "both") == 0;
+}
+
+static void notify_desktop(struct wrx *w, const char *title, const char *body)
+{
+	static bool warned;
+	if (!path_has("notify-send")) {
+		if (!warned)
+			log_msg("notify: notify-send is not installed; desktop notifications are off");
+		warned = true;
+		return;
+	}
+	char *const argv[] = {"notify-send", "--app-name=workrex", (char *)title, (char *)body,
+			      NULL};
+	struct run_opts o = {.argv = argv, .detach = true};
+	int rc = run_start(w->loop, &o);
+	if (rc < 0)
+		log_msg("notify-send: %s", uv_strerror(rc));
+}
+
+void wrx_attention(struct wrx *w, struct agent *a, const char *what)
+{
+	if (notify_has(w, "bell") && w->hooks->ring)
+		w->hooks->ring(w->ui);
+	if (notify_has(w, "desktop")) {
+		char *title = xasprintf("workrex: %s", a->handle);
+		notify_desktop(w, title, what);
+		free(title);
+	}
+	wrx_relayout(w); /* its row moves up */
+}
+
+/* ---- the session's hooks ---- */
+
+static void hook_changed(void *data)
+{
+	struct wrx *w = data;
+	if (w->hooks->changed)
+		w->hooks->changed(w->ui);
+}
+
+static void hook_pane_gone(void *data, struct wpane *wp)
+{
+	struct wrx *w = data;
+	bridge_pane_gone(w, wp);
+	sandbox_pane_gone(w, wp);
+	if (w->hooks->pane_gone)
+		w->hooks->pane_gone(w->ui, wp);
+	wrx_relayout(w);
+}
+
+static void hook_bell(void *data, struct wpane *wp)
+{
+	struct wrx *w = data;
+	if (wp == session_focus(w->s))
+		return;
+	wp->bell = true;
+	wp->agent->bell = true;
+	wp->agent->attention = true;
+	wrx_relayout(w);
+	if (notify_has(w, "bell") && w->hooks->ring)
+		w->hooks->ring(w->ui);
+}
+
+static void hook_attention(void *data, struct agent *a, const char *what)
+{
+	wrx_attention(data, a, what);
+}
+
+static char **hook_pane_env(void *data, struct wpane *wp)
+{
+	return bridge_pane_env(data, wp);
+}
+
+static int hook_pane_argv(void *data, struct wpane *wp, char *const *argv, char *const *env,
+			  char ***out, char **cause)
+{
+	return sandbox_pane_argv(data, wp, argv, env, out, cause);
+}
+
+static const struct session_hooks session_hooks = {
+	.changed = hook_changed,
+	.pane_gone = hook_pane_gone,
+	.bell = hook_bell,
+	.attention = hook_attention,
+	.pane_env = hook_pane_env,
+	.pane_argv = hook_pane_argv,
+};
+
+/* ---- life ---- */
+
+static int load_config(struct wrx *w, char **cause)
+{
+	config_init(&w->cfg);
+	return config_load_all(&w->cfg, config_search_dir(w->cwd, w->in_repo ? w->root : NULL),
+			       w->config_file, cause);
+}
+
+static void free_identity(struct wrx *w)
+{
+	free(w->cwd);
+	free(w->root);
+	free(w->config_file);
+	free(w->self_exe);
+	free(w->gitdir);
+	free(w->git_name);
+	free(w->git_email);
+	w->cwd = w->root = w->config_file = w->self_exe = NULL;
+	w->gitdir = w->git_name = w->git_email = NULL;
+}
+
+int wrx_open(struct wrx *w, uv_loop_t *loop, const struct wrx_opts *o,
+	     const struct wrx_hooks *hooks, void *ui, char **cause)
+{
+	static const struct wrx_hooks none;
+	memset(w, 0, sizeof *w);
+	w->loop = loop;
+	w->hooks = hooks ? hooks : &none;
+	w->ui = ui;
+	w->cwd = o->cwd ? xstrdup(o->cwd) : getcwd(NULL, 0);
+	if (w->cwd == NULL) {
+		*cause = xasprintf("cannot read the current directory: %s", strerror(errno));
+		return -errno;
+	}
+	struct repo *repo = NULL;
+	char *why = NULL;
+	if (repo_open(w->cwd, &repo, &why) == 0) {
+		w->root = xstrdup(repo_root(repo));
+		w->gitdir = xstrdup(repo_gitdir(repo));
+		w->git_name = repo_config_get(repo, "user.name");
+		w->git_email = repo_config_get(repo, "user.email");
+		w->in_repo = true;
+		repo_free(repo);
+	} else {
+		free(why);
+		w->root = xstrdup(w->cwd);
+	}
+	w->config_file = o->config_file ? xstrdup(o->config_file) : NULL;
+	/* The project file comes from the main worktree when we stand in an agent's. */
+	if (load_config(w, cause) < 0) {
+		config_free(&w->cfg);
+		free_identity(w);
+		return -EINVAL;
+	}
+	w->self_exe = o->self_exe ? xstrdup(o->self_exe) : realpath("/proc/self/exe", NULL);
+	if (w->self_exe == NULL)
+		w->self_exe = xstrdup("workrex");
+	w->s = session_new(loop, &session_hooks, w);
+	session_set_scrollback(w->s, w->cfg.scrollback);
+	return 0;
+}
+
+int wrx_start(struct wrx *w, char **cause)
+{
+	int rc = bridge_start(w, cause);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < w->cfg.nwarnings; i++)
+		log_msg("config: %s", w->cfg.warnings[i]);
+	const char *base = strrchr(w->root, '/');
+	session_add_agent(w->s, base && base[1] ? base + 1 : w->root, w->cwd);
+	if (w->in_repo)
+		agents_load(w);
+	sandbox_start(w);
+	return 0;
+}
+
+void wrx_close(struct wrx *w)
+{
+	w->quitting = true;
+	session_free(w->s);
+	w->s = NULL;
+	bridge_stop(w);
+	sandbox_stop(w);
+	config_free(&w->cfg);
+	free_identity(w);
+}
+
+int wrx_config_reload(struct wrx *w, struct strlist *warnings, char **cause)
+{
+	struct config c;
+	config_init(&c);
+	if (config_load_all(&c, config_search_dir(w->cwd, w->in_repo ? w->root : NULL),
+			    w->config_file, cause) < 0) {
+		config_free(&c);
+		log_msg("config reload: %s", *cause);
+		return -1;
+	}
+	for (size_t i = 0; i < c.nwarnings; i++) {
+		log_msg("config: %s", c.warnings[i]);
+		if (warnings)
+			strlist_add(warnings, c.warnings[i]);
+	}
+	config_free(&w->cfg);
+	w->cfg = c;
+	session_set_scrollback(w->s, w->cfg.scrollback);
+	if (w->hooks->config_changed)
+		w->hooks->config_changed(w->ui);
+	wrx_relayout(w);
+	return 0;
+}

@@ -1,0 +1,119 @@
+/*
+ * wrx.h - the application: one project's agents and their panes, its
+ * config, the RPC bridge and the sandbox identity, on one libuv loop.
+ *
+ * The dashboard (src/ui/) is one face of it. The core draws nothing and
+ * includes no curses: it runs as well with no terminal at all (the
+ * headless unit test; the keepers to come). It tells its face what
+ * changed through wrx_hooks, as the session tells the core; every hook may
+ * be NULL. What the core does for a caller is a verb of actions.h.
+ */
+#ifndef WRX_WRX_H
+#define WRX_WRX_H
+
+#include "../config/config.h"
+#include "session.h"
+
+#include <stdbool.h>
+#include <uv.h>
+
+struct wrx;
+struct strlist;
+
+/* The user's answer to a yes/no question: yes false also when cancelled. */
+typedef void wrx_answer_fn(struct wrx *w, bool yes, void *arg);
+
+struct wrx_hooks {
+	void (*changed)(void *ui);  /* something to redraw */
+	void (*relayout)(void *ui); /* panes or agents came, went or changed order */
+	void (*message)(void *ui, bool error, const char *text); /* one line for the user */
+	void (*show)(void *ui, const char *title, const char *text); /* an output shown whole */
+	void (*ring)(void *ui);     /* the outer terminal's bell */
+	void (*pane_gone)(void *ui, struct wpane *wp); /* before the pane is freed */
+	/* Is the user answering a question now? */
+	bool (*asking)(void *ui);
+	/* Ask yes or no; done is called once, later. -EBUSY while asking. */
+	int (*ask)(void *ui, const char *question, wrx_answer_fn *done, void *arg);
+	/* The size a new pane starts at (the layout sizes it at the next frame). */
+	void (*pane_size)(void *ui, int *rows, int *cols);
+	void (*config_changed)(void *ui); /* reloaded: keys, prefix, icons */
+	void (*trust)(void *ui); /* the project's config may now ask to be trusted */
+};
+
+struct wrx {
+	uv_loop_t *loop;
+	struct session *s;
+	struct config cfg;
+	char *cwd;         /* owned */
+	char *root;        /* owned: the repository's main worktree, or cwd outside git */
+	char *config_file; /* owned: --config, or NULL */
+	bool in_repo;
+	char *self_exe;    /* owned: this binary, for the verbs that run as a child */
+	struct rpc_server *rpc;
+	char *sock_path;   /* owned: the control socket, also agents' RPC socket */
+	/* For sandboxes, read once at start (sandbox.c): */
+	char *gitdir;     /* owned: the repository's common .git directory */
+	char *git_name;   /* owned: user.name, or NULL */
+	char *git_email;  /* owned: user.email, or NULL */
+	char *guest_bin;  /* owned: the static guest client */
+	char *session_id; /* owned: labels what this process starts */
+	int rpc_port;     /* the TCP listener's port, once a runtime needed one */
+	bool quitting;
+	const struct wrx_hooks *hooks;
+	void *ui;
+};
+
+struct wrx_opts {
+	const char *cwd;         /* NULL: the current directory */
+	const char *config_file; /* --config, replaces the project file; NULL: search */
+	const char *self_exe;    /* NULL: this process's binary */
+};
+
+/*
+ * The project at o->cwd: its repository (read once, here) and its config.
+ * Nothing listens and nothing runs yet. 0, or -errno with *cause (w then
+ * holds nothing to free).
+ */
+int wrx_open(struct wrx *w, uv_loop_t *loop, const struct wrx_opts *o,
+	     const struct wrx_hooks *hooks, void *ui, char **cause);
+/*
+ * Listen on the control socket, list the project's agents (the main
+ * directory first: session agent 0) and clean up containers a dead
+ * process of this project left. 0, or -errno with *cause.
+ */
+int wrx_start(struct wrx *w, char **cause);
+/* Close every pane and listener and free all; the loop's handles close on its next run. */
+void wrx_close(struct wrx *w);
+
+/* A line for the user (the status line of the dashboard; the log headless). */
+void wrx_message(struct wrx *w, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void wrx_relayout(struct wrx *w);
+/* Read the config files again; on an error the old config stays. */
+int wrx_config_reload(struct wrx *w, struct strlist *warnings, char **cause);
+/* Agent a needs the user: the bell and the desktop, as `notify` says. */
+void wrx_attention(struct wrx *w, struct agent *a, const char *what);
+/* A new pane's size, from the face (24x80 with none). */
+void wrx_pane_size(struct wrx *w, int *rows, int *cols);
+
+/* agents.c: the project's agents and opening their panes. */
+void agents_load(struct wrx *w);
+/* Open a's panes (focus: focus one; cont: continue the agent's last session). */
+int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **cause);
+
+/* bridge.c: the RPC server, its tokens, and agents' requests into actions. */
+int bridge_start(struct wrx *w, char **cause);
+void bridge_stop(struct wrx *w);
+char **bridge_pane_env(struct wrx *w, struct wpane *wp);
+void bridge_pane_gone(struct wrx *w, struct wpane *wp);
+
+/* sandbox.c: panes that run in a backend. */
+void sandbox_start(struct wrx *w);
+void sandbox_stop(struct wrx *w);
+bool sandbox_wanted(struct wrx *w, const struct agent *a);
+bool sandbox_pane_wanted(struct wrx *w, const struct agent *a, bool agent_pane);
+int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *const *env,
+		      char ***out, char **cause);
+void sandbox_pane_gone(struct wrx *w, struct wpane *wp);
+
+#endif

@@ -1,0 +1,196 @@
+/*
+ * prompts.c - the questions some keys ask before their verb runs: n asks
+ * the new agent's branch and prompt, : a workrex command line. What the
+ * answers lead to is an action (core/actions.h), which asks its own yes or
+ * no where the table says so (m, X).
+ */
+#include "../core/actions.h"
+#include "../core/run.h"
+#include "../git/worktree.h"
+#include "ui.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* n: branch name, then an optional prompt. */
+static void new_prompt_answer(struct ui *ui, const char *answer, void *arg)
+{
+	char *branch = arg;
+	if (answer == NULL) {
+		free(branch);
+		return;
+	}
+	json_object *args = json_object_new_object();
+	json_object_object_add(args, "branch", json_object_new_string(branch));
+	if (*answer)
+		json_object_object_add(args, "prompt", json_object_new_string(answer));
+	actions_call(ui->w, "add", args, DOOR_UI, 0, NULL, NULL);
+	ui_message(ui, false, "creating %s...", branch);
+	free(branch);
+}
+
+static void new_branch_answer(struct ui *ui, const char *answer, void *arg)
+{
+	(void)arg;
+	if (answer == NULL || *answer == '\0')
+		return;
+	/* What can be known without git, before the user writes a prompt for nothing. */
+	char *handle = handle_from_branch(answer);
+	if (!repo_branch_name_valid(answer))
+		ui_message(ui, true, "new agent: '%s' is not a valid branch name", answer);
+	else if (handle == NULL || !handle_valid(handle))
+		ui_message(ui, true, "new agent: '%s' cannot be a worktree name", answer);
+	else if (session_find_agent(ui->w->s, handle))
+		ui_message(ui, true, "new agent: an agent named '%s' exists already", handle);
+	else
+		ui_prompt(ui, "prompt (Enter for none):", false, new_prompt_answer, xstrdup(answer));
+	free(handle);
+}
+
+void prompts_new_agent(struct ui *ui)
+{
+	if (!ui->w->in_repo) {
+		ui_message(ui, true, "new agent: %s is not a git repository", ui->w->root);
+		return;
+	}
+	ui_prompt(ui, "new agent, branch:", false, new_branch_answer, NULL);
+}
+
+/* m, X: the verb on the focused agent; the action asks the user. */
+void prompts_agent_verb(struct ui *ui, const char *verb)
+{
+	struct wpane *f = session_focus(ui->w->s);
+	struct agent *a = f ? f->agent : NULL;
+	if (a == NULL || !a->worktree) {
+		ui_message(ui, true, "%s: focus an agent's pane first (the main worktree is never %s)",
+			   verb, strcmp(verb, "merge") == 0 ? "merged" : "removed");
+		return;
+	}
+	json_object *args = json_object_new_object();
+	json_object_object_add(args, "handle", json_object_new_string(a->handle));
+	actions_call(ui->w, verb, args, DOOR_UI, 0, NULL, NULL);
+}
+
+/* ---- : a workrex command line, its output shown ---- */
+
+struct command {
+	struct ui *ui;
+	char *line; /* owned: "workrex ...", the title of a long output */
+	char *what; /* owned: "verb:" for progress */
+};
+
+static void command_progress(void *arg, const char *line, size_t len)
+{
+	struct command *k = arg;
+	if (!k->ui->quitting)
+		ui_message(k->ui, false, "%s %.*s", k->what, (int)WRX_MIN(len, 200), line);
+}
+
+static void command_done(void *arg, int status, const char *output, const char *last)
+{
+	struct command *k = arg;
+	struct ui *ui = k->ui;
+	if (strncmp(last, "workrex: ", 9) == 0)
+		last += 9;
+	if (ui->quitting) {
+		/* nothing to show it on */
+	} else if (strchr(output, '\n')) {
+		char *title = xasprintf("%s%s", k->line, status ? "  (failed)" : "");
+		textview_open(ui, title, output);
+		free(title);
+	} else if (status == 0) {
+		*last ? ui_message(ui, false, "%s", last) : ui_message(ui, false, "%s done", k->what);
+	} else {
+		ui_message(ui, true, "%s", *last ? last : "failed");
+	}
+	free(k->line);
+	free(k->what);
+	free(k);
+	trust_ask(ui); /* a merge may have brought a new project config */
+}
+
+/* Split a command line into words: spaces separate, quotes group. */
+static char **split_words(const char *s, char **cause)
+{
+	char **v = xcalloc(strlen(s) + 3, sizeof *v);
+	size_t n = 1; /* v[0]: the binary, filled in by the caller */
+	struct buf w = {0};
+	bool in_word = false;
+	char quote = 0;
+	for (; *s; s++) {
+		if (quote) {
+			if (*s == quote)
+				quote = 0;
+			else
+				buf_addch(&w, *s);
+		} else if (*s == '\'' || *s == '"') {
+			quote = *s;
+			in_word = true;
+		} else if (*s == ' ' || *s == '\t') {
+			if (in_word) {
+				v[n++] = w.data ? w.data : xstrdup("");
+				memset(&w, 0, sizeof w);
+				in_word = false;
+			}
+		} else {
+			buf_addch(&w, *s);
+			in_word = true;
+		}
+	}
+	if (quote) {
+		*cause = xstrdup("unterminated quote");
+		buf_free(&w);
+		for (size_t i = 1; i < n; i++)
+			free(v[i]);
+		free(v);
+		return NULL;
+	}
+	if (in_word)
+		v[n++] = w.data ? w.data : xstrdup("");
+	return v;
+}
+
+static void command_answer(struct ui *ui, const char *answer, void *arg)
+{
+	(void)arg;
+	if (answer == NULL || *answer == '\0')
+		return;
+	char *cause = NULL;
+	char **words = split_words(answer, &cause);
+	if (words == NULL) {
+		ui_message(ui, true, ": %s", cause);
+		free(cause);
+		return;
+	}
+	if (words[1]) {
+		struct command *k = xcalloc(1, sizeof *k);
+		k->ui = ui;
+		struct buf line = {0};
+		buf_addstr(&line, "workrex");
+		for (size_t i = 1; words[i]; i++)
+			buf_addf(&line, " %s", words[i]);
+		k->line = line.data;
+		k->what = xasprintf("%s:", words[1]);
+		words[0] = ui->w->self_exe;
+		struct run_opts o = {.argv = words,
+				     .cwd = ui->w->root,
+				     .done = command_done,
+				     .progress = command_progress,
+				     .arg = k};
+		int rc = run_start(ui->w->loop, &o);
+		if (rc < 0) {
+			ui_message(ui, true, "cannot run workrex %s: %s", words[1], uv_strerror(rc));
+			free(k->line);
+			free(k->what);
+			free(k);
+		}
+	}
+	for (char **p = words + 1; *p; p++)
+		free(*p);
+	free(words);
+}
+
+void prompts_command(struct ui *ui)
+{
+	ui_prompt(ui, "workrex", false, command_answer, NULL);
+}

@@ -1,0 +1,178 @@
+/*
+ * tty.c - the outer terminal: opening it for the dashboard, its modes,
+ * one write per frame, and putting it back as it was.
+ */
+#include "../util/log.h"
+#include "ui.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <termios.h>
+#include <unistd.h>
+
+void tty_utf8_locale(void)
+{
+	setlocale(LC_ALL, "");
+	const char *cs = nl_langinfo(CODESET);
+	if (cs == NULL || strcmp(cs, "UTF-8") != 0)
+		setlocale(LC_CTYPE, "C.UTF-8");
+}
+
+/*
+ * Keys are read from /dev/tty, polled (libuv makes that file non-blocking).
+ * Frames are written to a second, blocking open of it, and each frame in one
+ * write: curses draws into a memory file, which render_frame() hands over
+ * whole (ui_flush_terminal). ncurses 6.4 flushes after every cursor movement,
+ * so drawing to the terminal directly sent hundreds of small writes a frame:
+ * a wake-up each for the terminal, and half-drawn frames on its screen. And
+ * on a non-blocking file, a terminal that stopped reading made curses spin.
+ *
+ * Curses cannot set the terminal's modes through a memory file, so they are
+ * set here: raw, no echo, no output processing (curses then assumes none),
+ * and put back as they were when the dashboard ends.
+ */
+static int terminal_modes(struct ui *ui)
+{
+	if (tcgetattr(ui->ttyfd, &ui->tio_saved) < 0)
+		return -errno;
+	struct termios t = ui->tio_saved;
+	cfmakeraw(&t);
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	return tcsetattr(ui->ttyfd, TCSADRAIN, &t) < 0 ? -errno : 0;
+}
+
+int tty_open(struct ui *ui, char **cause)
+{
+	ui->ttyfd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (ui->ttyfd < 0) {
+		*cause = xasprintf("the dashboard needs a terminal (/dev/tty: %s)", strerror(errno));
+		return -errno;
+	}
+	ui->outfd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	ui->framefd = memfd_create("workrex-frame", MFD_CLOEXEC);
+	ui->ttyf = fdopen(ui->ttyfd, "r");
+	ui->framef = ui->framefd >= 0 ? fdopen(ui->framefd, "w") : NULL;
+	int rc = ui->outfd < 0 || ui->ttyf == NULL || ui->framef == NULL ? -errno : 0;
+	if (rc == 0)
+		rc = terminal_modes(ui);
+	if (rc < 0) {
+		*cause = xasprintf("/dev/tty: %s", strerror(-rc));
+		goto fail;
+	}
+	ui->modes_set = true;
+	const char *term = getenv("TERM");
+	if (term == NULL || *term == '\0')
+		term = "xterm-256color";
+	/* Its size: curses cannot ask a memory file, but reads LINES and COLUMNS. */
+	struct winsize ws;
+	bool sized = ioctl(ui->ttyfd, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0;
+	char *lines = getenv("LINES") ? xstrdup(getenv("LINES")) : NULL;
+	char *columns = getenv("COLUMNS") ? xstrdup(getenv("COLUMNS")) : NULL;
+	if (sized) {
+		char v[16];
+		snprintf(v, sizeof v, "%u", ws.ws_row);
+		setenv("LINES", v, 1);
+		snprintf(v, sizeof v, "%u", ws.ws_col);
+		setenv("COLUMNS", v, 1);
+	}
+	ui->scr = newterm(term, ui->framef, ui->ttyf);
+	if (ui->scr == NULL) {
+		/* An unknown TERM (ssh from an exotic terminal): xterm is the safe guess. */
+		log_msg("terminal type '%s' unknown here; using xterm-256color", term);
+		ui->scr = newterm("xterm-256color", ui->framef, ui->ttyf);
+	}
+	/* Put back as they were: the panes' programs inherit them. */
+	lines ? setenv("LINES", lines, 1) : unsetenv("LINES");
+	columns ? setenv("COLUMNS", columns, 1) : unsetenv("COLUMNS");
+	free(lines);
+	free(columns);
+	if (ui->scr == NULL) {
+		*cause = xasprintf("cannot use terminal type '%s'", term);
+		rc = -EINVAL;
+		goto fail;
+	}
+	set_term(ui->scr);
+	intrflush(stdscr, FALSE);
+	/* Never cut a frame short for pending input: the loop reads it next. */
+	typeahead(-1);
+	set_escdelay(25);
+	curs_set(0);
+	if (has_colors()) {
+		start_color();
+		use_default_colors();
+		ui->ncolours = COLORS;
+	}
+	/* Bracketed paste and focus events from the outer terminal. */
+	buf_addstr(&ui->tty_out, "\033[?2004h\033[?1004h");
+	ui_flush_terminal(ui);
+	input_init(ui);
+	return 0;
+fail:
+	if (ui->modes_set)
+		tcsetattr(ui->ttyfd, TCSADRAIN, &ui->tio_saved);
+	ui->modes_set = false;
+	if (ui->ttyf)
+		fclose(ui->ttyf);
+	else
+		close(ui->ttyfd);
+	if (ui->framef)
+		fclose(ui->framef);
+	else if (ui->framefd >= 0)
+		close(ui->framefd);
+	if (ui->outfd >= 0)
+		close(ui->outfd);
+	return rc;
+}
+
+void ui_flush_terminal(struct ui *ui)
+{
+	fflush(ui->framef);
+	/* The sequences written besides curses (OSC 52, cursor shape) go after it. */
+	if (ui->tty_out.len && write(ui->framefd, ui->tty_out.data, ui->tty_out.len) < 0)
+		log_msg("frame buffer: %s", strerror(errno));
+	buf_consume(&ui->tty_out, ui->tty_out.len);
+	off_t len = lseek(ui->framefd, 0, SEEK_CUR);
+	char buf[1 << 16];
+	for (off_t off = 0; off < len;) {
+		ssize_t n = pread(ui->framefd, buf, sizeof buf, off);
+		if (n <= 0)
+			break;
+		for (ssize_t done = 0; done < n;) {
+			ssize_t w = write(ui->outfd, buf + done, (size_t)(n - done));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				goto out; /* the terminal is gone: nothing more to show */
+			done += w;
+		}
+		off += n;
+	}
+out:
+	if (ftruncate(ui->framefd, 0) < 0 || lseek(ui->framefd, 0, SEEK_SET) < 0)
+		log_msg("frame buffer: %s", strerror(errno));
+}
+
+void tty_close(struct ui *ui)
+{
+	if (ui->scr == NULL)
+		return;
+	endwin();
+	buf_addstr(&ui->tty_out, "\033[?2004l\033[?1004l\033[0 q");
+	ui_flush_terminal(ui);
+	if (ui->modes_set)
+		tcsetattr(ui->ttyfd, TCSADRAIN, &ui->tio_saved);
+	ui->modes_set = false;
+	delscreen(ui->scr);
+	ui->scr = NULL;
+	fclose(ui->ttyf);
+	fclose(ui->framef);
+	close(ui->outfd);
+}
+
