@@ -11,6 +11,7 @@
 #include "../backends/assets.h"
 #include "../backends/backend.h"
 #include "../core/agentcmd.h"
+#include "../util/proc.h"
 #include "cmd.h"
 
 #include <errno.h>
@@ -28,20 +29,8 @@ static const char usage_text[] =
 /* Run argv in the foreground, as it is; returns its exit status. */
 static int run(char **argv)
 {
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid < 0)
-		return 127;
-	if (pid == 0) {
-		execvp(argv[0], argv);
-		fprintf(stderr, "workrex: sandbox: %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return 127;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	int st = proc_run(argv, NULL);
+	return st < 0 ? 127 : st;
 }
 
 static const char *runtime_or_fail(struct cmd_ctx *ctx, const char *what)
@@ -252,17 +241,9 @@ static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 	char *image = container_image(&ctx->cfg, agent);
 	if (rt && path_has(rt)) {
 		char *av[] = {(char *)rt, "image", "inspect", image, NULL};
-		fflush(stdout);
-		pid_t pid = fork();
-		if (pid == 0) {
-			freopen("/dev/null", "w", stdout);
-			freopen("/dev/null", "w", stderr);
-			execvp(av[0], av);
-			_exit(127);
-		}
-		int st = 0;
-		waitpid(pid, &st, 0);
-		bool have = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		struct proc_opts o = PROC_OPTS_DEFAULT;
+		o.out = o.err = PROC_NULL;
+		bool have = proc_run(av, &o) == 0;
 		printf("%s  image: %s%s\n", have ? "ok  " : "FAIL", image,
 		       have ? "" : " is not here (workrex sandbox build, or pull)");
 		problems += !have;

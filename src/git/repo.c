@@ -7,6 +7,8 @@
  */
 #include "git.h"
 
+#include "../util/proc.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <git2.h>
@@ -633,34 +635,19 @@ int git_run(const char *dir, const char *const *argv, struct buf *out, struct bu
 	}
 	for (size_t i = 0; i < n; i++)
 		av[k++] = argv[i];
-	pid_t pid = fork();
-	if (pid < 0) {
-		free(av);
-		return -1;
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-		dup2(devnull, 0);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		if (dir && chdir(dir) < 0)
-			_exit(128);
-		setenv("GIT_TERMINAL_PROMPT", "0", 1);
-		execvp("git", (char *const *)av);
-		fprintf(stderr, "cannot run git: %s\n", strerror(errno));
-		_exit(127);
-	}
+	char *env[] = {"GIT_TERMINAL_PROMPT=0", NULL};
+	struct proc_opts o = {.dir = dir, .env = env, .in = PROC_NULL, .out = po[1], .err = pe[1],
+			      .keep = -1};
+	pid_t pid = proc_spawn((char *const *)av, &o);
 	free(av);
 	close(po[1]);
 	close(pe[1]);
-	drain2(po[0], out, pe[0], err);
+	if (pid > 0)
+		drain2(po[0], out, pe[0], err);
 	close(po[0]);
 	close(pe[0]);
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	int status = pid > 0 ? proc_wait(pid) : -1;
+	return status < 0 ? -1 : status;
 }
 
 char *git_error_line(struct buf *err, const char *fallback)

@@ -10,6 +10,7 @@
 #include "worktree.h"
 
 #include "../util/beneath.h"
+#include "../util/proc.h"
 #include "private.h"
 
 #include <ctype.h>
@@ -148,22 +149,12 @@ static bool pattern_safe(const char *pat)
 static int copy_into(const char *src, int dirfd, const char *name)
 {
 	char *dst = xasprintf("/proc/self/fd/%d/%s", dirfd, name);
-	pid_t pid = fork();
-	if (pid < 0) {
-		free(dst);
-		return -errno;
-	}
-	if (pid == 0) {
-		fcntl(dirfd, F_SETFD, 0);
-		execlp("cp", "cp", "-a", "--", src, dst, (char *)NULL);
-		_exit(127);
-	}
+	char *const argv[] = {"cp", "-a", "--", (char *)src, dst, NULL};
+	struct proc_opts o = PROC_OPTS_DEFAULT;
+	o.keep = dirfd;
+	int rc = proc_run(argv, &o);
 	free(dst);
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+	return rc < 0 ? rc : rc == 0 ? 0 : -EIO;
 }
 
 /* Does dirfd/name hold the same bytes as src (both regular files)? */
@@ -303,30 +294,24 @@ int run_hooks(const struct strlist *hooks, const char *what, const struct repo *
 	      const struct agent_rec *a, char **cause)
 {
 	for (size_t i = 0; i < hooks->n; i++) {
-		pid_t pid = fork();
-		if (pid < 0) {
-			*cause = xasprintf("%s: fork: %s", what, strerror(errno));
-			return -errno;
+		char *env[] = {xasprintf("WORKREX_HANDLE=%s", a->handle),
+			       xasprintf("WORKREX_WORKTREE_PATH=%s", a->path),
+			       xasprintf("WORKREX_PROJECT_ROOT=%s", repo_root(r)),
+			       xasprintf("WORKREX_BRANCH=%s", a->branch), NULL};
+		char *const argv[] = {"/bin/sh", "-c", hooks->v[i], NULL};
+		struct proc_opts o = PROC_OPTS_DEFAULT;
+		o.dir = a->path;
+		o.env = env;
+		o.out = 2; /* hook output is for the user: keep it off our stdout (JSON, tables) */
+		int st = proc_run(argv, &o);
+		for (char **e = env; *e; e++)
+			free(*e);
+		if (st < 0) {
+			*cause = xasprintf("%s: %s", what, strerror(-st));
+			return st;
 		}
-		if (pid == 0) {
-			setenv("WORKREX_HANDLE", a->handle, 1);
-			setenv("WORKREX_WORKTREE_PATH", a->path, 1);
-			setenv("WORKREX_PROJECT_ROOT", repo_root(r), 1);
-			setenv("WORKREX_BRANCH", a->branch, 1);
-			if (chdir(a->path) < 0)
-				_exit(126);
-			/* Hook output is for the user: keep it off our stdout (JSON, tables). */
-			dup2(2, 1);
-			execl("/bin/sh", "sh", "-c", hooks->v[i], (char *)NULL);
-			_exit(127);
-		}
-		int st;
-		while (waitpid(pid, &st, 0) < 0)
-			if (errno != EINTR)
-				break;
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			*cause = xasprintf("%s hook failed (exit %d): %s", what,
-					   WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), hooks->v[i]);
+		if (st != 0) {
+			*cause = xasprintf("%s hook failed (exit %d): %s", what, st, hooks->v[i]);
 			return -EIO;
 		}
 	}
