@@ -1,0 +1,199 @@
+/*
+ * cmd_control.c - open, close, send, capture and wait: the commands that
+ * act on a running dashboard of the project through its control socket
+ * (rpc/control.h). Each is one request; the dashboard's actions table
+ * (core/actions.c) does the verb. No git here.
+ */
+#include "cmd.h"
+
+#include "../rpc/control.h"
+#include "../rpc/status.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int no_dashboard(const char *what)
+{
+	return cmd_fail(what, "no dashboard is running for this project (start one with `workrex`)");
+}
+
+int cmd_open(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	bool cont = false;
+	const char *name = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--continue"))
+			cont = true;
+		else if (argv[i][0] == '-' || name)
+			return cmd_usage(cmd_find("open"));
+		else
+			name = argv[i];
+	}
+	struct agent_rec a;
+	int rc = cmd_which_agent(ctx, "open", name, &a);
+	if (rc)
+		return rc;
+	json_object *req = cmd_agent_request("open", &a);
+	json_object_object_add(req, "focus", json_object_new_boolean(1));
+	json_object_object_add(req, "continue", json_object_new_boolean(cont));
+	rc = cmd_dashboard(ctx, "open", req, NULL);
+	json_object_put(req);
+	agent_rec_free(&a);
+	return rc == -ENOENT ? no_dashboard("open") : rc < 0 ? 1 : 0;
+}
+
+int cmd_close(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
+		return cmd_usage(cmd_find("close"));
+	struct agent_rec a;
+	int rc = cmd_which_agent(ctx, "close", argc == 2 ? argv[1] : NULL, &a);
+	if (rc)
+		return rc;
+	rc = cmd_notify(ctx, "close", "close", &a, false);
+	agent_rec_free(&a);
+	return rc == -ENOENT ? no_dashboard("close") : rc < 0 ? 1 : 0;
+}
+
+int cmd_send(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	if (argc < 2 || argc > 3)
+		return cmd_usage(cmd_find("send"));
+	struct agent_rec a;
+	int rc = cmd_which_agent(ctx, "send", argv[1], &a);
+	if (rc)
+		return rc;
+	char *text = NULL;
+	if (argc == 3) {
+		text = xstrdup(argv[2]);
+	} else {
+		struct buf b = {0};
+		char tmp[4096];
+		size_t n;
+		while ((n = fread(tmp, 1, sizeof tmp, stdin)) > 0)
+			buf_add(&b, tmp, n);
+		while (b.len && b.data[b.len - 1] == '\n')
+			b.data[--b.len] = '\0';
+		text = b.data ? b.data : xstrdup("");
+	}
+	json_object *req = cmd_agent_request("send", &a);
+	json_object_object_add(req, "text", json_object_new_string(text));
+	json_object_object_add(req, "enter", json_object_new_boolean(1));
+	rc = cmd_dashboard(ctx, "send", req, NULL);
+	json_object_put(req);
+	free(text);
+	agent_rec_free(&a);
+	return rc == -ENOENT ? no_dashboard("send") : rc < 0 ? 1 : 0;
+}
+
+int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const char *name = NULL;
+	int lines = -1;
+	bool colour = false;
+	for (int i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "-n") || !strcmp(argv[i], "--lines")) && i + 1 < argc)
+			lines = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "-e"))
+			colour = true;
+		else if (argv[i][0] == '-' || name)
+			return cmd_usage(cmd_find("capture"));
+		else
+			name = argv[i];
+	}
+	if (name == NULL)
+		return cmd_usage(cmd_find("capture"));
+	struct agent_rec a;
+	int rc = cmd_which_agent(ctx, "capture", name, &a);
+	if (rc)
+		return rc;
+	json_object *req = cmd_agent_request("capture", &a), *r = NULL;
+	json_object_object_add(req, "lines", json_object_new_int(lines));
+	json_object_object_add(req, "colour", json_object_new_boolean(colour));
+	rc = cmd_dashboard(ctx, "capture", req, &r);
+	json_object_put(req);
+	agent_rec_free(&a);
+	if (rc == -ENOENT)
+		return no_dashboard("capture");
+	if (rc < 0)
+		return 1;
+	json_object *d;
+	if (json_object_object_get_ex(r, "data", &d))
+		fputs(json_object_get_string(d), stdout);
+	json_object_put(r);
+	return 0;
+}
+
+/* Block until the agents reach a status (polling the dashboard). */
+int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const char *want = "done";
+	double timeout = -1;
+	bool any = false;
+	char **names = xcalloc((size_t)argc, sizeof *names);
+	int n = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--status") && i + 1 < argc)
+			want = argv[++i];
+		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
+			timeout = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--any"))
+			any = true;
+		else if (argv[i][0] == '-') {
+			free(names);
+			return cmd_usage(cmd_find("wait"));
+		} else
+			names[n++] = argv[i];
+	}
+	enum wrx_status want_st;
+	if (n == 0 || status_parse_reached(want, &want_st) < 0) {
+		free(names);
+		return cmd_usage(cmd_find("wait"));
+	}
+	/* Unknown agents never reach a status: say so instead of waiting forever. */
+	for (int k = 0; k < n; k++) {
+		struct agent_rec a;
+		int wrc = cmd_which_agent(ctx, "wait", names[k], &a);
+		agent_rec_free(&a);
+		if (wrc) {
+			free(names);
+			return wrc;
+		}
+	}
+	uint64_t deadline = timeout >= 0 ? now_ms() + (uint64_t)(timeout * 1000) : UINT64_MAX;
+	int rc = 1;
+	for (;;) {
+		json_object *r, *agents;
+		int drc = cmd_live_agents(ctx, "wait", &r, &agents);
+		if (drc == -ENOENT) {
+			rc = no_dashboard("wait");
+			break;
+		}
+		if (drc < 0)
+			break;
+		int reached = 0;
+		for (int k = 0; k < n; k++) {
+			json_object *st = cmd_live_agent(agents, names[k], "status");
+			reached += st && !strcmp(json_object_get_string(st), want);
+		}
+		json_object_put(r);
+		if (reached == n || (any && reached > 0)) {
+			rc = 0;
+			break;
+		}
+		if (now_ms() >= deadline) {
+			rc = cmd_fail("wait", "timed out before %s reached '%s'", n == 1 ? names[0] : "the agents",
+				      want);
+			break;
+		}
+		struct timespec ts = {0, 200 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	free(names);
+	return rc;
+}
