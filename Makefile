@@ -34,7 +34,8 @@ BIN     := $(BUILD)/workrex
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test-deps run test fresh-test fuzz-smoke unit e2e sandbox-test asan fuzz bench format clean guest \
+.PHONY: all deps test-deps run test fresh-test fuzz-smoke unit e2e sandbox-test asan fuzz bench format \
+	format-check check-layers clean guest \
 	install uninstall
 
 all: $(BIN) $(GUEST)
@@ -94,7 +95,7 @@ sandbox-test: $(BIN) $(GUEST)
 # suite in a container without nested podman) says why, the others report.
 test: test-deps
 	@$(MAKE) --no-print-directory all
-	@failed=; for s in unit e2e sandbox-test fuzz-smoke; do \
+	@failed=; for s in check-layers format-check unit e2e sandbox-test fuzz-smoke; do \
 		$(MAKE) --no-print-directory $$s || failed="$$failed $$s"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
@@ -138,8 +139,18 @@ $(BUILD)/lg2_worktree_add: bench/lg2_worktree_add.c
 bench: $(BIN) $(GUEST) $(BUILD)/lg2_worktree_add
 	@WORKREX=$(abspath $(BIN)) WORKREX_GUEST=$(abspath $(GUEST)) LG2_ADD=$(abspath $(BUILD)/lg2_worktree_add) python3 bench/bench.py
 
+# The house style (docs/STYLE.md): make format applies .clang-format, format-check
+# fails on any file it would change. check-layers: docs/ARCHITECTURE.md's layers.
+FORMAT_FILES = $(shell find src tests bench -name '*.[ch]' | sort)
 format:
-	clang-format -i $(SRC) $(shell find src tests -name '*.h') $(UNIT_SRC) $(wildcard tests/fuzz/*.c)
+	clang-format -i $(FORMAT_FILES)
+
+format-check:
+	@clang-format --dry-run --Werror $(FORMAT_FILES) && \
+		echo "format-check: $(words $(FORMAT_FILES)) files as .clang-format says"
+
+check-layers:
+	@scripts/check-layers.sh
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the sandbox client
 # beside it (where workrex looks for it), the man pages, and the completion
