@@ -68,7 +68,8 @@ int main(int argc, char **argv)
 	if (i < argc) {
 		const struct cmd *c = cmd_find(argv[i]);
 		if (c == NULL) {
-			fprintf(stderr, "workrex: unknown command '%s' (see workrex --help)\n", argv[i]);
+			fprintf(stderr, "workrex: unknown command '%s' (see workrex --help)\n",
+				argv[i]);
 			return 2;
 		}
 		if (c->sandboxed && rpc_cmd_in_sandbox())

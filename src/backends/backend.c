@@ -41,8 +41,8 @@ static bool secret_key(const char *line)
 	char *key = xstrndup(k, n);
 	for (char *c = key; *c; c++)
 		*c = (char)tolower((unsigned char)*c);
-	bool secret = !strcmp(key, "extraheader") || strstr(key, "token") || strstr(key, "password") ||
-		      strstr(key, "secret");
+	bool secret = !strcmp(key, "extraheader") || strstr(key, "token") ||
+		      strstr(key, "password") || strstr(key, "secret");
 	free(key);
 	return secret;
 }
@@ -58,8 +58,8 @@ char *backend_strip_credentials(const char *text)
 		p += len;
 		const char *t = line + strspn(line, " \t");
 		if (*t == '[')
-			in_credential = strncasecmp(t + 1, "credential", 10) == 0 &&
-					strchr(" ].\"", t[11]);
+			in_credential =
+				strncasecmp(t + 1, "credential", 10) == 0 && strchr(" ].\"", t[11]);
 		if (in_credential || (*t != '[' && *t != '#' && *t != ';' && secret_key(line))) {
 			free(line);
 			continue;
@@ -91,8 +91,7 @@ static char *snapshot_path(const char *project_root)
 	return path;
 }
 
-int backend_config_snapshot(const char *project_root, const char *git_dir, char **out,
-			    char **cause)
+int backend_config_snapshot(const char *project_root, const char *git_dir, char **out, char **cause)
 {
 	*out = NULL;
 	char *path = snapshot_path(project_root);
@@ -108,7 +107,8 @@ int backend_config_snapshot(const char *project_root, const char *git_dir, char 
 		free(text);
 		text = clean;
 		/* Unchanged (the usual case): nothing to write. */
-		bool same = file_read(path, 1u << 20, &old, &ignored) == 0 && strcmp(old, text) == 0;
+		bool same =
+			file_read(path, 1u << 20, &old, &ignored) == 0 && strcmp(old, text) == 0;
 		free(old);
 		free(ignored);
 		char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
@@ -203,8 +203,9 @@ int backend_git_ready(const char *project_root, const char *handle, struct backe
 	out->priv.gitfile = dir ? xasprintf("%s/gitfile", dir) : NULL;
 	free(dir);
 	struct stat st;
-	if (out->priv.gitfile == NULL || out->snapshot == NULL || lstat(out->priv.gitfile, &st) < 0 ||
-	    !S_ISREG(st.st_mode) || lstat(out->snapshot, &st) < 0) {
+	if (out->priv.gitfile == NULL || out->snapshot == NULL ||
+	    lstat(out->priv.gitfile, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    lstat(out->snapshot, &st) < 0) {
 		backend_git_free(out);
 		return -ENOENT;
 	}

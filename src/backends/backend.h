@@ -24,21 +24,21 @@ struct backend_pane {
 	const char *git_dir;      /* the repository's common .git directory */
 	const char *worktree;     /* the agent's worktree: the pane's directory */
 	const char *handle;
-	int n;                    /* the pane's number: containers are wrx-<handle>-<n>-<session> */
-	const char *agent;        /* the agent's name (claude, codex, ...), or NULL */
-	bool agent_pane;          /* the pane running the agent (approval flag goes here) */
-	char *const *argv;        /* what to run */
-	char *const *env;         /* "NAME=value" for the program (WORKREX_*, TERM, ...) */
-	const char *rpc_dir;      /* host directory holding the agent's RPC socket "rpc.sock" */
-	int rpc_port;             /* the TCP listener, for runtimes that cannot share a socket */
-	const char *guest_bin;    /* the static guest client, mounted as workrex */
-	const char *snapshot;     /* a file holding the read-only copy of the git config */
+	int n;                 /* the pane's number: containers are wrx-<handle>-<n>-<session> */
+	const char *agent;     /* the agent's name (claude, codex, ...), or NULL */
+	bool agent_pane;       /* the pane running the agent (approval flag goes here) */
+	char *const *argv;     /* what to run */
+	char *const *env;      /* "NAME=value" for the program (WORKREX_*, TERM, ...) */
+	const char *rpc_dir;   /* host directory holding the agent's RPC socket "rpc.sock" */
+	int rpc_port;          /* the TCP listener, for runtimes that cannot share a socket */
+	const char *guest_bin; /* the static guest client, mounted as workrex */
+	const char *snapshot;  /* a file holding the read-only copy of the git config */
 	const char *private_gitdir;  /* the agent's own git dir (git/private.h), read-write */
 	const char *private_gitfile; /* "gitdir: <private_gitdir>", over the worktree's .git */
-	const char *session;      /* this dashboard's id, a label on what it starts */
-	const char *git_name;     /* the host's user.name and user.email, or NULL */
+	const char *session;         /* this dashboard's id, a label on what it starts */
+	const char *git_name;        /* the host's user.name and user.email, or NULL */
 	const char *git_email;
-	bool tty;                 /* the pane is a terminal (-t) */
+	bool tty; /* the pane is a terminal (-t) */
 };
 
 struct backend {
@@ -114,7 +114,7 @@ char *container_name(const char *handle, int n, const char *session);
  * A command (argv) that removes this project's containers not started by
  * session: for a dashboard that died. Empty when no runtime is installed.
  */
-void container_cleanup_argv(const struct config *cfg, const char *project_root,
-			    const char *session, struct strlist *out);
+void container_cleanup_argv(const struct config *cfg, const char *project_root, const char *session,
+			    struct strlist *out);
 
 #endif

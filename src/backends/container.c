@@ -127,21 +127,25 @@ static int check_mounts(const struct backend_pane *p, char **cause)
 		char real[PATH_MAX];
 		const char *host = realpath(m->host, real) ? real : m->host;
 		if (holds_engine_socket(host)) {
-			*cause = xasprintf("sandbox.extra_mounts: %s gives access to a container engine "
-					   "socket, which controls the host; refused (read-only does "
-					   "not stop a socket being used)",
-					   m->host);
+			*cause = xasprintf(
+				"sandbox.extra_mounts: %s gives access to a container engine "
+				"socket, which controls the host; refused (read-only does "
+				"not stop a socket being used)",
+				m->host);
 			rc = -EPERM;
-		} else if (m->writable && (overlaps(host, p->git_dir) || overlaps(host, wgit) ||
-					   overlaps(m->guest, p->git_dir) || overlaps(m->guest, wgit))) {
-			*cause = xasprintf("sandbox.extra_mounts: %s is writable and overlaps the git "
-					   "metadata (%s); refused: the sandbox could plant hooks or "
-					   "config the host runs",
-					   m->host, p->git_dir);
+		} else if (m->writable &&
+			   (overlaps(host, p->git_dir) || overlaps(host, wgit) ||
+			    overlaps(m->guest, p->git_dir) || overlaps(m->guest, wgit))) {
+			*cause = xasprintf(
+				"sandbox.extra_mounts: %s is writable and overlaps the git "
+				"metadata (%s); refused: the sandbox could plant hooks or "
+				"config the host runs",
+				m->host, p->git_dir);
 			rc = -EPERM;
 		} else if (strchr(m->host, ',') || strchr(m->guest, ',')) {
-			*cause = xasprintf("sandbox.extra_mounts: %s: paths with ',' cannot be mounted",
-					   m->host);
+			*cause = xasprintf(
+				"sandbox.extra_mounts: %s: paths with ',' cannot be mounted",
+				m->host);
 			rc = -EINVAL;
 		}
 	}
@@ -157,9 +161,10 @@ static int check_caps(const struct backend_pane *p, char **cause)
 		if (strncasecmp(c, "CAP_", 4) == 0)
 			c += 4;
 		if (strcasecmp(c, "ALL") == 0 || strcasecmp(c, "SYS_ADMIN") == 0) {
-			*cause = xasprintf("sandbox.container.cap_add: %s would let the agent out of "
-					   "its container; refused",
-					   caps->v[i]);
+			*cause = xasprintf(
+				"sandbox.container.cap_add: %s would let the agent out of "
+				"its container; refused",
+				caps->v[i]);
 			return -EPERM;
 		}
 	}
@@ -262,8 +267,9 @@ static int check_hooks(const struct backend_pane *p, char **cause)
 	if (lstat(hooks, &st) == 0 && S_ISLNK(st.st_mode)) {
 		char *t = link_target(hooks), *why = hook_escapes(p, t, repo, git);
 		if (why) {
-			*cause = xasprintf("%s is a symlink to %s; refused (the host runs these hooks)",
-					   hooks, why);
+			*cause = xasprintf(
+				"%s is a symlink to %s; refused (the host runs these hooks)", hooks,
+				why);
 			rc = -EPERM;
 		}
 		free(why);
@@ -279,9 +285,10 @@ static int check_hooks(const struct backend_pane *p, char **cause)
 		if (lstat(f, &fs) == 0 && S_ISLNK(fs.st_mode)) {
 			char *t = link_target(f), *why = hook_escapes(p, t, repo, git);
 			if (why) {
-				*cause = xasprintf("hook %s is a symlink to %s; refused (the host runs "
-						   "it)",
-						   f, why);
+				*cause = xasprintf(
+					"hook %s is a symlink to %s; refused (the host runs "
+					"it)",
+					f, why);
 				rc = -EPERM;
 			}
 			free(why);
@@ -315,9 +322,10 @@ static int container_check(const struct backend_pane *p, char **cause)
 		return -ENOENT;
 	}
 	if (p->cfg->sandbox.network_deny) {
-		*cause = xstrdup("sandbox.network.policy is deny, and the proxy that enforces it is "
-				 "not available yet: the agent would reach the whole network, so it "
-				 "does not start (set policy: allow, or run it without -S)");
+		*cause =
+			xstrdup("sandbox.network.policy is deny, and the proxy that enforces it is "
+				"not available yet: the agent would reach the whole network, so it "
+				"does not start (set policy: allow, or run it without -S)");
 		return -ENOTSUP;
 	}
 	int rc;
@@ -420,7 +428,8 @@ static bool state_entry(const char *dir, const struct agent_state *e)
 	if (e->dir) {
 		mkdirat(d, e->name, 0700);
 	} else if (dot && (!strcmp(dot, ".json") || !strcmp(dot, ".jsonl"))) {
-		int fd = openat(d, e->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		int fd = openat(d, e->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				0600);
 		if (fd >= 0 && !strcmp(dot, ".json") && write(fd, "{}\n", 3) != 3)
 			log_msg("sandbox: %s/%s: %s", dir, e->name, strerror(errno));
 		if (fd >= 0)
@@ -573,13 +582,15 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 		bool own_seccomp = false;
 		for (size_t i = 0; i < sb->container.security_opt.n; i++)
 			own_seccomp |= strncmp(sb->container.security_opt.v[i], "seccomp", 7) == 0;
-		char *profile = strcmp(rt, "podman") == 0 && !own_seccomp ? seccomp_profile() : NULL;
+		char *profile =
+			strcmp(rt, "podman") == 0 && !own_seccomp ? seccomp_profile() : NULL;
 		if (profile)
 			addf(l, "--security-opt=seccomp=%s", profile);
 		free(profile);
 	}
 	if (strcmp(rt, "podman") == 0)
-		add(l, "--http-proxy=false"); /* the dashboard's proxy and its credentials stay out */
+		add(l,
+		    "--http-proxy=false"); /* the dashboard's proxy and its credentials stay out */
 	if (sb->container.memory && strcmp(sb->container.memory, "none") != 0)
 		addf(l, "--memory=%s", sb->container.memory);
 	if (sb->container.cpus)
@@ -693,8 +704,8 @@ static void container_stop_argv(const struct backend_pane *p, struct strlist *ou
 	free(name);
 }
 
-void container_cleanup_argv(const struct config *cfg, const char *project_root,
-			    const char *session, struct strlist *out)
+void container_cleanup_argv(const struct config *cfg, const char *project_root, const char *session,
+			    struct strlist *out)
 {
 	const char *rt = container_runtime(cfg);
 	if (rt == NULL || is_apple(rt) || !path_has(rt))
@@ -702,10 +713,11 @@ void container_cleanup_argv(const struct config *cfg, const char *project_root,
 	/* Remove this project's containers that another (dead) dashboard started. */
 	add(out, "/bin/sh");
 	add(out, "-c");
-	add(out, "\"$1\" ps -a --filter \"label=workrex.project=$2\" "
-		 "--format '{{.Names}} {{index .Labels \"workrex.session\"}}' | "
-		 "while read -r n s; do [ \"$s\" = \"$3\" ] || \"$1\" rm -f $4 \"$n\" >/dev/null 2>&1; "
-		 "done");
+	add(out,
+	    "\"$1\" ps -a --filter \"label=workrex.project=$2\" "
+	    "--format '{{.Names}} {{index .Labels \"workrex.session\"}}' | "
+	    "while read -r n s; do [ \"$s\" = \"$3\" ] || \"$1\" rm -f $4 \"$n\" >/dev/null 2>&1; "
+	    "done");
 	add(out, "workrex-cleanup");
 	add(out, rt);
 	add(out, project_root);

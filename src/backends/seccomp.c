@@ -50,7 +50,8 @@ static json_object *rule(const char *action, int errno_ret, int flag, const char
 		json_object *a = json_object_new_object();
 		json_object_object_add(a, "index", json_object_new_int(0));
 		json_object_object_add(a, "value", json_object_new_int64(CLONE_NEWUSER));
-		json_object_object_add(a, "valueTwo", json_object_new_int64(flag ? CLONE_NEWUSER : 0));
+		json_object_object_add(a, "valueTwo",
+				       json_object_new_int64(flag ? CLONE_NEWUSER : 0));
 		json_object_object_add(a, "op", json_object_new_string("SCMP_CMP_MASKED_EQ"));
 		json_object_array_add(args, a);
 	}
@@ -67,7 +68,8 @@ static void drop_allowed(json_object *syscalls, const char *name)
 		    !json_object_is_type(names, json_type_array))
 			continue;
 		for (size_t k = json_object_array_length(names); k-- > 0;)
-			if (!strcmp(json_object_get_string(json_object_array_get_idx(names, k)), name))
+			if (!strcmp(json_object_get_string(json_object_array_get_idx(names, k)),
+				    name))
 				json_object_array_del_idx(names, k, 1);
 	}
 }

@@ -24,7 +24,8 @@ static const struct cmd table[] = {
 	 "[-S|--no-sandbox]",
 	 "create a branch and worktree for a new agent", cmd_add, rpc_cmd_add},
 	{"list", "ls", "list [--json | -q|--quiet]", "list the agents", cmd_list, NULL},
-	{"status", NULL, "status [handle...] [--json]", "agents and their status", cmd_status, NULL},
+	{"status", NULL, "status [handle...] [--json]", "agents and their status", cmd_status,
+	 NULL},
 	{"merge", NULL,
 	 "merge [handle] [--into BRANCH] [--rebase|--squash] [-k] [--ignore-uncommitted] "
 	 "[--no-verify] [--preview]",
@@ -44,10 +45,10 @@ static const struct cmd table[] = {
 	 cmd_open, NULL},
 	{"close", NULL, "close [handle]", "close an agent's panes, keep its worktree", cmd_close,
 	 rpc_cmd_close},
-	{"send", NULL, "send <handle> [text]", "type text (or stdin) into the agent's pane, then Enter",
-	 cmd_send, NULL},
-	{"capture", NULL, "capture <handle> [-n LINES] [-e]", "print the agent pane's screen and history",
-	 cmd_capture, NULL},
+	{"send", NULL, "send <handle> [text]",
+	 "type text (or stdin) into the agent's pane, then Enter", cmd_send, NULL},
+	{"capture", NULL, "capture <handle> [-n LINES] [-e]",
+	 "print the agent pane's screen and history", cmd_capture, NULL},
 	{"wait", NULL, "wait <handle...> [--status working|waiting|done] [--timeout SEC] [--any]",
 	 "block until the agents reach a status", cmd_wait, NULL},
 	{"set-status", NULL, "set-status working|waiting|done|clear",
@@ -92,7 +93,8 @@ static int cmd_notify_user(struct cmd_ctx *ctx, int argc, char **argv)
 const struct cmd *cmd_find(const char *name)
 {
 	for (size_t i = 0; i < WRX_ARRAY_LEN(table); i++)
-		if (!strcmp(table[i].name, name) || (table[i].alias && !strcmp(table[i].alias, name)))
+		if (!strcmp(table[i].name, name) ||
+		    (table[i].alias && !strcmp(table[i].alias, name)))
 			return &table[i];
 	return NULL;
 }
@@ -262,8 +264,7 @@ int cmd_agents(struct cmd_ctx *ctx, const char *what, struct agent_rec **as, siz
 }
 
 /* The agent named, or the one whose worktree we stand in. 0, or the exit status. */
-int cmd_which_agent(struct cmd_ctx *ctx, const char *what, const char *name,
-		       struct agent_rec *a)
+int cmd_which_agent(struct cmd_ctx *ctx, const char *what, const char *name, struct agent_rec *a)
 {
 	int rc;
 	memset(a, 0, sizeof *a);

@@ -44,7 +44,8 @@ static const char reference[] =
 	"  image: null              # workrex-sandbox:<agent>, made by `workrex sandbox build`\n"
 	"  env: {}                  # global only: NAME: value\n"
 	"  env_passthrough: []      # global only: host variables passed in\n"
-	"  extra_mounts: []         # global only: path (read-only) or {host_path, guest_path, writable}\n"
+	"  extra_mounts: []         # global only: path (read-only) or {host_path, guest_path, "
+	"writable}\n"
 	"  host_commands: []        # global only\n"
 	"  agent_config_dir: null   # global only: ~/.claude, ~/.codex, ... per agent\n"
 	"  rpc_host: null           # global only: the host's address, for Apple Container\n"
@@ -200,8 +201,8 @@ int cmd_init(struct cmd_ctx *ctx, int argc, char **argv)
 	for (size_t i = 0; i < WRX_ARRAY_LEN(hints); i++) {
 		char *f = xasprintf("%s/%s", repo_root(ctx->repo), hints[i].file);
 		if (access(f, F_OK) == 0) {
-			buf_addf(&b, "%s# %-40s # this project has %s\n", hinted ? "" : "# Suggested:\n",
-				 hints[i].hint, hints[i].file);
+			buf_addf(&b, "%s# %-40s # this project has %s\n",
+				 hinted ? "" : "# Suggested:\n", hints[i].hint, hints[i].file);
 			hinted = true;
 		}
 		free(f);
@@ -268,8 +269,8 @@ int cmd_trust(struct cmd_ctx *ctx, int argc, char **argv)
 		if (config_trust(&c, &err) < 0)
 			rc = cmd_fail("trust", "%s", err);
 		else
-			printf("trusted: its commands (%s%s) run until it changes\n", c.untrusted.v[0],
-			       c.untrusted.n > 1 ? ", ..." : "");
+			printf("trusted: its commands (%s%s) run until it changes\n",
+			       c.untrusted.v[0], c.untrusted.n > 1 ? ", ..." : "");
 	}
 	free(err);
 	free(p);

@@ -19,7 +19,8 @@
 
 static int no_dashboard(const char *what)
 {
-	return cmd_fail(what, "no dashboard is running for this project (start one with `workrex`)");
+	return cmd_fail(what,
+			"no dashboard is running for this project (start one with `workrex`)");
 }
 
 int cmd_open(struct cmd_ctx *ctx, int argc, char **argv)
@@ -187,8 +188,8 @@ int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv)
 			break;
 		}
 		if (now_ms() >= deadline) {
-			rc = cmd_fail("wait", "timed out before %s reached '%s'", n == 1 ? names[0] : "the agents",
-				      want);
+			rc = cmd_fail("wait", "timed out before %s reached '%s'",
+				      n == 1 ? names[0] : "the agents", want);
 			break;
 		}
 		struct timespec ts = {0, 200 * 1000 * 1000};

@@ -53,18 +53,21 @@ static int call(const char *cmd, json_object *req, bool quiet_outside, int timeo
 {
 	struct rpc_client *c = NULL;
 	char *cause = NULL;
-	int rc = rpc_client_open_env(&c, timeout_ms < HOOK_TIMEOUT_MS ? timeout_ms : HOOK_TIMEOUT_MS,
-				     &cause);
+	int rc = rpc_client_open_env(
+		&c, timeout_ms < HOOK_TIMEOUT_MS ? timeout_ms : HOOK_TIMEOUT_MS, &cause);
 	if (rc == -ENOENT) {
 		json_object_put(req);
 		if (rpc_cmd_in_sandbox())
-			return fail(cmd, "WORKREX_RPC_TOKEN and WORKREX_RPC_SOCKET (or _HOST/_PORT) "
-					 "are not set; the sandbox has no bridge to the dashboard");
+			return fail(cmd,
+				    "WORKREX_RPC_TOKEN and WORKREX_RPC_SOCKET (or _HOST/_PORT) "
+				    "are not set; the sandbox has no bridge to the dashboard");
 		if (getenv("WORKREX_PANE"))
-			return fail(cmd, "this pane has no RPC token (WORKREX_RPC_TOKEN); restart it");
+			return fail(cmd,
+				    "this pane has no RPC token (WORKREX_RPC_TOKEN); restart it");
 		if (quiet_outside) {
 			if (isatty(2))
-				fprintf(stderr, "workrex: %s: not inside a workrex pane; nothing to do\n",
+				fprintf(stderr,
+					"workrex: %s: not inside a workrex pane; nothing to do\n",
 					cmd);
 			return 0;
 		}
@@ -88,8 +91,8 @@ static int call(const char *cmd, json_object *req, bool quiet_outside, int timeo
 	json_object *t, *m;
 	bool ok = json_object_object_get_ex(r, "type", &t) &&
 		  strcmp(json_object_get_string(t), "ok") == 0;
-	const char *msg = json_object_object_get_ex(r, "message", &m) ? json_object_get_string(m)
-								       : NULL;
+	const char *msg =
+		json_object_object_get_ex(r, "message", &m) ? json_object_get_string(m) : NULL;
 	if (!ok)
 		rc = fail(cmd, msg ? msg : "refused");
 	else if (msg && *msg)

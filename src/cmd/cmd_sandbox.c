@@ -22,9 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char usage_text[] =
-	"sandbox build [--agent NAME] | pull | init-dockerfile [--force] | shell [handle] [-- command...] "
-	"| doctor [handle] | stop | prune";
+static const char usage_text[] = "sandbox build [--agent NAME] | pull | init-dockerfile [--force] "
+				 "| shell [handle] [-- command...] "
+				 "| doctor [handle] | stop | prune";
 
 /* Run argv in the foreground, as it is; returns its exit status. */
 static int run(char **argv)
@@ -37,9 +37,10 @@ static const char *runtime_or_fail(struct cmd_ctx *ctx, const char *what)
 {
 	const char *rt = container_runtime(&ctx->cfg);
 	if (rt == NULL || !path_has(rt)) {
-		cmd_fail(what, rt ? "%s is not installed (sandbox.container.runtime)"
-				  : "no container runtime found: install podman (apt-get install "
-				    "podman) or docker%s",
+		cmd_fail(what,
+			 rt ? "%s is not installed (sandbox.container.runtime)"
+			    : "no container runtime found: install podman (apt-get install "
+			      "podman) or docker%s",
 			 rt ? rt : "");
 		return NULL;
 	}
@@ -108,7 +109,8 @@ static int sandbox_build(struct cmd_ctx *ctx, int argc, char **argv)
 	char *image = container_image(&ctx->cfg, agent);
 	char *arg = xasprintf("AGENT=%s", agent ? agent : "shell");
 	printf("building %s from %s with %s\n", image, own ? mine : "workrex's Dockerfile", rt);
-	char *av[] = {(char *)rt, "build", "-t", image, "--build-arg", arg, "-f", file, ctxdir, NULL};
+	char *av[] = {(char *)rt, "build", "-t", image,  "--build-arg",
+		      arg,        "-f",    file, ctxdir, NULL};
 	int rc = run(av);
 	unlink(file);
 	rmdir(ctxdir);
@@ -129,8 +131,9 @@ static int sandbox_pull(struct cmd_ctx *ctx)
 	if (rt == NULL)
 		return 1;
 	if (ctx->cfg.sandbox.image == NULL)
-		return cmd_fail("sandbox", "no sandbox.image is configured to pull; `workrex sandbox "
-					   "build` makes the default one");
+		return cmd_fail("sandbox",
+				"no sandbox.image is configured to pull; `workrex sandbox "
+				"build` makes the default one");
 	char *av[] = {(char *)rt, "pull", ctx->cfg.sandbox.image, NULL};
 	int rc = run(av);
 	return rc == 0 ? 0 : cmd_fail("sandbox", "%s pull failed (exit %d)", rt, rc);
@@ -274,7 +277,8 @@ static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 				printf("FAIL  %s: %s\n", handle, cause);
 				problems++;
 			} else if (backend_container.argv(&sp.p, &l, &cause) == 0) {
-				printf("ok    checks for %s (mounts, capabilities, hooks)\n\n", handle);
+				printf("ok    checks for %s (mounts, capabilities, hooks)\n\n",
+				       handle);
 				printf("what a sandboxed pane of %s sees:\n", handle);
 				for (size_t k = 0; k + 1 < l.n; k++)
 					if (strcmp(l.v[k], "--mount") == 0)
@@ -290,7 +294,8 @@ static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 			shell_pane_free(&sp);
 		}
 	} else {
-		printf("      (no agent yet: `workrex add NAME -S` makes one; doctor NAME shows its view)\n");
+		printf("      (no agent yet: `workrex add NAME -S` makes one; doctor NAME shows "
+		       "its view)\n");
 	}
 	for (size_t k = 0; k < n; k++)
 		agent_rec_free(&all[k]);
@@ -313,7 +318,8 @@ static int sandbox_stop_prune(struct cmd_ctx *ctx, bool prune)
 	int rc = run(av);
 	free(script);
 	free(filter);
-	return rc == 0 ? 0 : cmd_fail("sandbox", "%s failed (exit %d)", prune ? "prune" : "stop", rc);
+	return rc == 0 ? 0
+		       : cmd_fail("sandbox", "%s failed (exit %d)", prune ? "prune" : "stop", rc);
 }
 
 int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv)

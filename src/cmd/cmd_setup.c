@@ -149,7 +149,8 @@ int setup_merge(json_object *root, const struct hook_spec *specs, bool *changed,
 			json_object *g = json_object_new_object(), *list = json_object_new_array(),
 				    *h = json_object_new_object();
 			if (s->matcher)
-				json_object_object_add(g, "matcher", json_object_new_string(s->matcher));
+				json_object_object_add(g, "matcher",
+						       json_object_new_string(s->matcher));
 			if (s->name)
 				json_object_object_add(h, "name", json_object_new_string(s->name));
 			json_object_object_add(h, "type", json_object_new_string("command"));
@@ -266,7 +267,8 @@ static int setup_json_file(const char *agent, const char *path, const struct hoo
 		if (root == NULL || bad) {
 			json_object_put(root);
 			free(text);
-			return cmd_fail("setup", "%s: %s is not valid JSON; left unchanged", agent, path);
+			return cmd_fail("setup", "%s: %s is not valid JSON; left unchanged", agent,
+					path);
 		}
 	}
 	free(text);
@@ -281,10 +283,10 @@ static int setup_json_file(const char *agent, const char *path, const struct hoo
 	if (!changed) {
 		printf("%s: %s already calls workrex set-status\n", agent, path);
 	} else {
-		char *out = xasprintf("%s\n", json_object_to_json_string_ext(
-						      root, JSON_C_TO_STRING_PRETTY |
-								    JSON_C_TO_STRING_SPACED |
-								    JSON_C_TO_STRING_NOSLASHESCAPE));
+		char *out = xasprintf(
+			"%s\n", json_object_to_json_string_ext(
+					root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						      JSON_C_TO_STRING_NOSLASHESCAPE));
 		if (print) {
 			printf("%s: would write %s:\n%s", agent, path, out);
 		} else {
@@ -325,7 +327,8 @@ int setup_codex_toml(const char *text, char **out)
 			const char *v = p + 11;
 			while (*v == ' ' || *v == '\t' || *v == '=')
 				v++;
-			return strncmp(v, "true", 4) == 0 ? 0 : -EPERM; /* off by the user's choice */
+			return strncmp(v, "true", 4) == 0 ? 0
+							  : -EPERM; /* off by the user's choice */
 		}
 		if (strncmp(p, "[features]", 10) == 0)
 			features = l + len + (end ? 1 : 0);
@@ -362,19 +365,21 @@ static int setup_codex_feature(const char *path, bool print)
 	int r = setup_codex_toml(text, &out), rc = 0;
 	free(text);
 	if (r == -EPERM) {
-		printf("codex: %s turns codex_hooks off; hooks will not run until it is true\n", path);
+		printf("codex: %s turns codex_hooks off; hooks will not run until it is true\n",
+		       path);
 	} else if (r == 0) {
 		printf("codex: %s already enables codex_hooks\n", path);
 	} else if (print) {
-		printf("codex: would enable codex_hooks in %s ([features] codex_hooks = true)\n", path);
+		printf("codex: would enable codex_hooks in %s ([features] codex_hooks = true)\n",
+		       path);
 	} else {
 		char *backup = NULL;
 		if (replace_file(path, out, existed, &backup, &cause) < 0) {
 			rc = cmd_fail("setup", "codex: %s", cause);
 			free(cause);
 		} else {
-			printf("codex: codex_hooks enabled in %s%s%s%s\n", path, backup ? " (backup: " : "",
-			       backup ? backup : "", backup ? ")" : "");
+			printf("codex: codex_hooks enabled in %s%s%s%s\n", path,
+			       backup ? " (backup: " : "", backup ? backup : "", backup ? ")" : "");
 		}
 		free(backup);
 	}
@@ -399,10 +404,11 @@ static int setup_opencode(const char *dir, bool print)
 		char *backup = NULL;
 		if (mkdir_p(dir, 0700) < 0 ||
 		    replace_file(path, opencode_plugin, existed, &backup, &cause) < 0)
-			rc = cmd_fail("setup", "opencode: %s", cause ? cause : "cannot create the directory");
+			rc = cmd_fail("setup", "opencode: %s",
+				      cause ? cause : "cannot create the directory");
 		else
-			printf("opencode: plugin written to %s%s%s%s\n", path, backup ? " (backup: " : "",
-			       backup ? backup : "", backup ? ")" : "");
+			printf("opencode: plugin written to %s%s%s%s\n", path,
+			       backup ? " (backup: " : "", backup ? backup : "", backup ? ")" : "");
 		free(backup);
 	}
 	free(cause);
@@ -431,9 +437,10 @@ int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv)
 	if (home == NULL || *home != '/')
 		return cmd_fail("setup", "HOME is not set");
 	const char *env_claude = getenv("CLAUDE_CONFIG_DIR"), *env_codex = getenv("CODEX_HOME");
-	char *claude_dir = env_claude && *env_claude ? xstrdup(env_claude)
-						     : xasprintf("%s/.claude", home);
-	char *codex_dir = env_codex && *env_codex ? xstrdup(env_codex) : xasprintf("%s/.codex", home);
+	char *claude_dir =
+		env_claude && *env_claude ? xstrdup(env_claude) : xasprintf("%s/.claude", home);
+	char *codex_dir =
+		env_codex && *env_codex ? xstrdup(env_codex) : xasprintf("%s/.codex", home);
 	int rc = 0, found = 0;
 	if (dir_exists(claude_dir) || path_has("claude")) {
 		char *f = xasprintf("%s/settings.json", claude_dir);
@@ -471,10 +478,12 @@ int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv)
 	free(gemini_dir);
 	free(opencode_dir);
 	if (found == 0)
-		return cmd_fail("setup", "no agent CLI found (claude, codex, gemini or opencode on PATH, "
-					 "or ~/.claude, ~/.codex, ~/.gemini, ~/.config/opencode); "
-					 "nothing to set up");
+		return cmd_fail("setup",
+				"no agent CLI found (claude, codex, gemini or opencode on PATH, "
+				"or ~/.claude, ~/.codex, ~/.gemini, ~/.config/opencode); "
+				"nothing to set up");
 	if (!path_has("workrex"))
-		fprintf(stderr, "workrex: setup: note: the hooks run `workrex`, which is not on PATH\n");
+		fprintf(stderr,
+			"workrex: setup: note: the hooks run `workrex`, which is not on PATH\n");
 	return rc ? 1 : 0;
 }

@@ -30,13 +30,18 @@ static char *read_file(const char *path, char **cause)
 int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"base", required_argument, NULL, 'B'},   {"prompt", required_argument, NULL, 'p'},
-		{"prompt-file", required_argument, NULL, 'P'}, {"agent", required_argument, NULL, 'a'},
-		{"name", required_argument, NULL, 'n'},   {"background", no_argument, NULL, 'b'},
-		{"sandbox", no_argument, NULL, 'S'},      {"no-sandbox", no_argument, NULL, 'N'},
+		{"base", required_argument, NULL, 'B'},
+		{"prompt", required_argument, NULL, 'p'},
+		{"prompt-file", required_argument, NULL, 'P'},
+		{"agent", required_argument, NULL, 'a'},
+		{"name", required_argument, NULL, 'n'},
+		{"background", no_argument, NULL, 'b'},
+		{"sandbox", no_argument, NULL, 'S'},
+		{"no-sandbox", no_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
 		/* What a sandboxed agent's spawn_agent runs (bridge.c); not for users. */
-		{"from-sandbox", no_argument, NULL, 'F'}, {0, 0, 0, 0},
+		{"from-sandbox", no_argument, NULL, 'F'},
+		{0, 0, 0, 0},
 	};
 	const struct cmd *self = cmd_find("add");
 	struct add_opts o = {.cwd = ctx->cwd, .sandbox = -1};
@@ -113,8 +118,9 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		if (repo_branch_exists(ctx->repo, o.branch)) {
 			free(main_branch);
 			free(prompt);
-			return cmd_fail("add", "'%s' exists; an agent in a sandbox may only spawn "
-					       "on a new branch",
+			return cmd_fail("add",
+					"'%s' exists; an agent in a sandbox may only spawn "
+					"on a new branch",
 					o.branch);
 		}
 	}
@@ -122,8 +128,9 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	char *cause = NULL;
 	if (worktree_add(ctx->repo, &ctx->cfg, &o, &a, &cause) < 0) {
 		if (a.path)
-			rc = cmd_fail("add", "%s (the worktree %s was created; `workrex rm %s` removes "
-					     "it)",
+			rc = cmd_fail("add",
+				      "%s (the worktree %s was created; `workrex rm %s` removes "
+				      "it)",
 				      cause, a.path, a.handle);
 		else
 			rc = cmd_fail("add", "%s", cause);
@@ -230,10 +237,12 @@ static void print_table(json_object *arr, bool status_only, const char *root)
 			continue;
 		row[BACKEND] = xstrdup(field(o, "backend", "?"));
 		char ag[24];
-		age(json_object_object_get_ex(o, "created", &v) ? (long)json_object_get_int64(v) : 0,
+		age(json_object_object_get_ex(o, "created", &v) ? (long)json_object_get_int64(v)
+								: 0,
 		    ag, sizeof ag);
 		row[AGE] = xstrdup(ag);
-		long ahead = json_object_object_get_ex(o, "unmerged", &v) ? json_object_get_int64(v) : -1;
+		long ahead = json_object_object_get_ex(o, "unmerged", &v) ? json_object_get_int64(v)
+									  : -1;
 		row[UNMERGED] = ahead < 0 ? xstrdup("?") : xasprintf("%ld", ahead);
 		row[PATH] = short_path(field(o, "path", ""), root);
 	}
@@ -246,7 +255,8 @@ static void print_table(json_object *arr, bool status_only, const char *root)
 	for (size_t r = 1; r <= rows && !status_only; r++) {
 		const char *p = cell[r * NCOLS + PATH], *first = cell[NCOLS + PATH];
 		const char *base = strrchr(p, '/'), *fbase = strrchr(first, '/');
-		size_t dir = base ? (size_t)(base - p) : 0, fdir = fbase ? (size_t)(fbase - first) : 0;
+		size_t dir = base ? (size_t)(base - p) : 0,
+		       fdir = fbase ? (size_t)(fbase - first) : 0;
 		paths_differ |= !base || strcmp(base + 1, cell[r * NCOLS + HANDLE]) != 0 ||
 				dir != fdir || strncmp(p, first, dir) != 0;
 	}
@@ -305,7 +315,8 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 		if (!wanted)
 			continue;
 		cmd_import_sandbox(ctx, name, a);
-		const char *into = a->base && repo_branch_exists(ctx->repo, a->base) ? a->base : main;
+		const char *into =
+			a->base && repo_branch_exists(ctx->repo, a->base) ? a->base : main;
 		long ahead = a->branch && into ? repo_ahead(ctx->repo, a->branch, into) : -1;
 		json_object *st = cmd_live_agent(live_agents, a->handle, "status");
 		const char *status = st ? json_object_get_string(st) : NULL;
@@ -313,24 +324,30 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 		{
 			json_object *o = json_object_new_object();
 			json_object_object_add(o, "handle", json_object_new_string(a->handle));
-			json_object_object_add(o, "branch", a->branch ? json_object_new_string(a->branch)
-								      : NULL);
-			json_object_object_add(o, "status", status ? json_object_new_string(status) : NULL);
+			json_object_object_add(
+				o, "branch", a->branch ? json_object_new_string(a->branch) : NULL);
+			json_object_object_add(o, "status",
+					       status ? json_object_new_string(status) : NULL);
 			if (!status_only) {
-				json_object_object_add(o, "backend", json_object_new_string(backend));
-				json_object_object_add(o, "created", json_object_new_int64(a->created));
+				json_object_object_add(o, "backend",
+						       json_object_new_string(backend));
+				json_object_object_add(o, "created",
+						       json_object_new_int64(a->created));
 				json_object_object_add(o, "unmerged", json_object_new_int64(ahead));
-				json_object_object_add(o, "base", a->base ? json_object_new_string(a->base)
-									  : NULL);
-				json_object_object_add(o, "agent", a->agent ? json_object_new_string(a->agent)
-									    : NULL);
+				json_object_object_add(o, "base",
+						       a->base ? json_object_new_string(a->base)
+							       : NULL);
+				json_object_object_add(o, "agent",
+						       a->agent ? json_object_new_string(a->agent)
+								: NULL);
 				json_object_object_add(o, "path", json_object_new_string(a->path));
 			}
 			json_object_array_add(arr, o);
 		}
 	}
 	if (json)
-		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
+		printf("%s\n",
+		       json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
 								   JSON_C_TO_STRING_NOSLASHESCAPE));
 	else
 		print_table(arr, status_only, repo_root(ctx->repo));
@@ -405,8 +422,13 @@ static void stop_panes(const struct agent_rec *a, void *arg)
 /* Paths whose change makes the host run something new: the project config, hooks. */
 static bool runs_on_host(const char *path, const char *hooks_path)
 {
-	static const char *const prefixes[] = {".workrex.yaml", ".workrex/", ".husky/", ".githooks/",
-					       ".git-hooks/", "lefthook", ".pre-commit-config.yaml"};
+	static const char *const prefixes[] = {".workrex.yaml",
+					       ".workrex/",
+					       ".husky/",
+					       ".githooks/",
+					       ".git-hooks/",
+					       "lefthook",
+					       ".pre-commit-config.yaml"};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(prefixes); i++)
 		if (!strncmp(path, prefixes[i], strlen(prefixes[i])))
 			return true;
@@ -455,10 +477,14 @@ static int merge_preview(struct cmd_ctx *ctx, const struct agent_rec *a, const c
 int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"into", required_argument, NULL, 'i'},     {"rebase", no_argument, NULL, 'r'},
-		{"squash", no_argument, NULL, 's'},         {"keep", no_argument, NULL, 'k'},
-		{"ignore-uncommitted", no_argument, NULL, 'u'}, {"no-verify", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, 'h'},           {"preview", no_argument, NULL, 'P'},
+		{"into", required_argument, NULL, 'i'},
+		{"rebase", no_argument, NULL, 'r'},
+		{"squash", no_argument, NULL, 's'},
+		{"keep", no_argument, NULL, 'k'},
+		{"ignore-uncommitted", no_argument, NULL, 'u'},
+		{"no-verify", no_argument, NULL, 'V'},
+		{"help", no_argument, NULL, 'h'},
+		{"preview", no_argument, NULL, 'P'},
 		{0, 0, 0, 0},
 	};
 	const struct cmd *self = cmd_find("merge");
@@ -528,7 +554,10 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 		if (!o.keep && access(a.path, F_OK) != 0)
 			cmd_notify(ctx, "merge", "forget", &a, false);
 		char *main = repo_main_branch(ctx->repo, ctx->cfg.main_branch);
-		printf("merged %s into %s%s%s\n", a.branch, o.into ? o.into : main ? main : "main",
+		printf("merged %s into %s%s%s\n", a.branch,
+		       o.into ? o.into
+		       : main ? main
+			      : "main",
 		       note ? ": " : "", note ? note : "");
 		free(main);
 	}
@@ -540,8 +569,10 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"force", no_argument, NULL, 'f'}, {"keep-branch", no_argument, NULL, 'k'},
-		{"all", no_argument, NULL, 'A'},   {"help", no_argument, NULL, 'h'},
+		{"force", no_argument, NULL, 'f'},
+		{"keep-branch", no_argument, NULL, 'k'},
+		{"all", no_argument, NULL, 'A'},
+		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
 	const struct cmd *self = cmd_find("remove");

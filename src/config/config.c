@@ -24,7 +24,7 @@ struct walk {
 	const char *path;
 	bool global;
 	bool untrusted; /* a project file the user has not trusted: its commands are ignored */
-	char *err; /* first error; owned */
+	char *err;      /* first error; owned */
 };
 
 static void warn(struct walk *w, yaml_node_t *n, const char *fmt, const char *arg)
@@ -50,7 +50,8 @@ static void fail(struct walk *w, yaml_node_t *n, const char *fmt, const char *ar
 /* A plain null, ~ or nothing: the key is left at its default (as the reference shows it). */
 static bool is_null(yaml_node_t *n)
 {
-	if (n == NULL || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+	if (n == NULL || n->type != YAML_SCALAR_NODE ||
+	    n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return false;
 	const char *v = (const char *)n->data.scalar.value;
 	return !strcmp(v, "") || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
@@ -188,15 +189,18 @@ static void read_agents(struct walk *w, yaml_node_t *n)
 				yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
 				yaml_node_t *qv = yaml_document_get_node(w->doc, q->value);
 				const char *name = scalar(qk) ? scalar(qk) : "?";
-				if (!strcmp(name, "command") && want_scalar(w, qv, "agents.*.command")) {
+				if (!strcmp(name, "command") &&
+				    want_scalar(w, qv, "agents.*.command")) {
 					set_str(&d.command, scalar(qv));
 				} else if (!strcmp(name, "args")) {
 					read_strlist(w, qv, "agents.*.args", &d.args);
 				} else if (!strcmp(name, "env") && qv->type == YAML_MAPPING_NODE) {
 					for (yaml_node_pair_t *e = qv->data.mapping.pairs.start;
 					     e < qv->data.mapping.pairs.top; e++) {
-						const char *ek = scalar(yaml_document_get_node(w->doc, e->key));
-						const char *ev = scalar(yaml_document_get_node(w->doc, e->value));
+						const char *ek = scalar(
+							yaml_document_get_node(w->doc, e->key));
+						const char *ev = scalar(
+							yaml_document_get_node(w->doc, e->value));
 						if (ek && ev) {
 							char *kv = xasprintf("%s=%s", ek, ev);
 							strlist_add(&d.env, kv);
@@ -229,7 +233,8 @@ static void free_panes(struct config *c)
 static void read_panes(struct walk *w, yaml_node_t *n)
 {
 	if (n->type != YAML_SEQUENCE_NODE) {
-		fail(w, n, "%s must be a list of {command, split, size|percentage, focus}", "panes");
+		fail(w, n, "%s must be a list of {command, split, size|percentage, focus}",
+		     "panes");
 		return;
 	}
 	free_panes(w->c);
@@ -246,18 +251,25 @@ static void read_panes(struct walk *w, yaml_node_t *n)
 				yaml_node_t *qv = yaml_document_get_node(w->doc, q->value);
 				const char *name = scalar(qk) ? scalar(qk) : "?";
 				const char *val = scalar(qv);
-				if (!strcmp(name, "command") && want_scalar(w, qv, "panes.command")) {
+				if (!strcmp(name, "command") &&
+				    want_scalar(w, qv, "panes.command")) {
 					set_str(&d.command, val);
-				} else if (!strcmp(name, "split") && want_scalar(w, qv, "panes.split")) {
+				} else if (!strcmp(name, "split") &&
+					   want_scalar(w, qv, "panes.split")) {
 					if (strcmp(val, "horizontal") && strcmp(val, "vertical"))
-						fail(w, qv, "panes.split must be horizontal or vertical, not '%s'", val);
+						fail(w, qv,
+						     "panes.split must be horizontal or vertical, "
+						     "not '%s'",
+						     val);
 					d.vertical = !strcmp(val, "vertical");
 				} else if ((!strcmp(name, "percentage") || !strcmp(name, "size")) &&
 					   want_scalar(w, qv, "panes.percentage")) {
 					char *end;
 					long pc = strtol(val, &end, 10);
 					if (*end || pc < 1 || pc > 99)
-						fail(w, qv, "panes.percentage must be 1 to 99, not '%s'", val);
+						fail(w, qv,
+						     "panes.percentage must be 1 to 99, not '%s'",
+						     val);
 					d.percentage = (int)pc;
 				} else if (!strcmp(name, "focus")) {
 					read_bool(w, qv, "panes.focus", &d.focus);
@@ -303,9 +315,14 @@ static const char *sandbox_project_ok[] = {
 	"enabled", "backend", "target", "image", "container", "lima", NULL,
 };
 static const char *sandbox_global_only_sub[] = {
-	"container.devices", "container.group_add", "container.excluded_files",
-	"container.oci_runtime", "container.cap_add", "container.security_opt",
-	"lima.accept_reduced_git_metadata_isolation", NULL,
+	"container.devices",
+	"container.group_add",
+	"container.excluded_files",
+	"container.oci_runtime",
+	"container.cap_add",
+	"container.security_opt",
+	"lima.accept_reduced_git_metadata_isolation",
+	NULL,
 };
 
 static bool in_list(const char *const *l, const char *s)
@@ -393,9 +410,11 @@ static void read_mounts(struct walk *w, yaml_node_t *n, struct sandbox_config *s
 				if (!strcmp(name, "host_path"))
 					read_path(w, qv, "sandbox.extra_mounts.host_path", &m.host);
 				else if (!strcmp(name, "guest_path"))
-					read_path(w, qv, "sandbox.extra_mounts.guest_path", &m.guest);
+					read_path(w, qv, "sandbox.extra_mounts.guest_path",
+						  &m.guest);
 				else if (!strcmp(name, "writable"))
-					read_bool(w, qv, "sandbox.extra_mounts.writable", &m.writable);
+					read_bool(w, qv, "sandbox.extra_mounts.writable",
+						  &m.writable);
 				else
 					warn(w, qk, "unknown key 'sandbox.extra_mounts.%s'", name);
 			}
@@ -433,13 +452,16 @@ static void read_container(struct walk *w, yaml_node_t *n, struct sandbox_config
 		bool global_only = in_list(sandbox_global_only_sub, full);
 		free(full);
 		if (global_only && !w->global) {
-			warn(w, k, "'sandbox.container.%s' may only be set in the global config; ignored",
+			warn(w, k,
+			     "'sandbox.container.%s' may only be set in the global config; ignored",
 			     name);
 			continue;
 		}
 		if (!strcmp(name, "runtime")) {
-			read_choice(w, v, "sandbox.container.runtime", runtimes, &sb->container.runtime);
-		} else if (!strcmp(name, "memory") && want_scalar(w, v, "sandbox.container.memory")) {
+			read_choice(w, v, "sandbox.container.runtime", runtimes,
+				    &sb->container.runtime);
+		} else if (!strcmp(name, "memory") &&
+			   want_scalar(w, v, "sandbox.container.memory")) {
 			set_str(&sb->container.memory, scalar(v));
 		} else if (!strcmp(name, "cpus") && want_scalar(w, v, "sandbox.container.cpus")) {
 			set_str(&sb->container.cpus, scalar(v));
@@ -448,7 +470,8 @@ static void read_container(struct walk *w, yaml_node_t *n, struct sandbox_config
 			char *end;
 			long l = strtol(scalar(v), &end, 10);
 			if (*end || l < 16 || l > 1000000)
-				fail(w, v, "sandbox.container.pids_limit must be 16..1000000, not '%s'",
+				fail(w, v,
+				     "sandbox.container.pids_limit must be 16..1000000, not '%s'",
 				     scalar(v));
 			else
 				sb->container.pids_limit = l;
@@ -497,8 +520,9 @@ static void read_network(struct walk *w, yaml_node_t *n, struct sandbox_config *
 			if (policy) {
 				sb->network_deny = !strcmp(policy, "deny");
 				if (sb->network_deny)
-					warn(w, k, "'%s' is not available yet: sandboxed agents do not "
-						   "start while it is set",
+					warn(w, k,
+					     "'%s' is not available yet: sandboxed agents do not "
+					     "start while it is set",
 					     "sandbox.network.policy: deny");
 			}
 			free(policy);
@@ -525,7 +549,8 @@ static void read_sandbox(struct walk *w, yaml_node_t *n)
 		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
 		const char *name = scalar(k) ? scalar(k) : "?";
 		if (!w->global && !in_list(sandbox_project_ok, name)) {
-			warn(w, k, "'sandbox.%s' may only be set in the global config; ignored", name);
+			warn(w, k, "'sandbox.%s' may only be set in the global config; ignored",
+			     name);
 			continue;
 		}
 		if (!strcmp(name, "enabled")) {
@@ -534,14 +559,17 @@ static void read_sandbox(struct walk *w, yaml_node_t *n)
 				continue;
 			/* A project may ask for the sandbox, never switch the user's off. */
 			if (!w->global && !on && sb->enabled)
-				warn(w, k, "'sandbox.%s: false' in a project cannot turn off the global "
-					   "sandbox; ignored", name);
+				warn(w, k,
+				     "'sandbox.%s: false' in a project cannot turn off the global "
+				     "sandbox; ignored",
+				     name);
 			else
 				sb->enabled = on;
 		} else if (!strcmp(name, "backend")) {
 			read_choice(w, v, "sandbox.backend", backends, &sb->backend);
 			if (sb->backend && !strcmp(sb->backend, "lima"))
-				warn(w, k, "'%s' is not available yet: sandboxed agents do not start",
+				warn(w, k,
+				     "'%s' is not available yet: sandboxed agents do not start",
 				     "sandbox.backend: lima");
 		} else if (!strcmp(name, "target")) {
 			read_choice(w, v, "sandbox.target", targets, &sb->target);
@@ -556,8 +584,9 @@ static void read_sandbox(struct walk *w, yaml_node_t *n)
 		} else if (!strcmp(name, "host_commands")) {
 			read_strlist(w, v, "sandbox.host_commands", &sb->host_commands);
 			if (sb->host_commands.n)
-				warn(w, k, "'%s' is not available yet: no host command is run for a "
-					   "sandbox",
+				warn(w, k,
+				     "'%s' is not available yet: no host command is run for a "
+				     "sandbox",
 				     "sandbox.host_commands");
 		} else if (!strcmp(name, "agent_config_dir")) {
 			read_path(w, v, "sandbox.agent_config_dir", &sb->agent_config_dir);
@@ -573,10 +602,13 @@ static void read_sandbox(struct walk *w, yaml_node_t *n)
 				for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
 				     q < v->data.mapping.pairs.top; q++) {
 					yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
-					char *full = xasprintf("%s.%s", name, scalar(qk) ? scalar(qk) : "?");
+					char *full = xasprintf("%s.%s", name,
+							       scalar(qk) ? scalar(qk) : "?");
 					if (in_list(sandbox_global_only_sub, full))
-						warn(w, qk, "'sandbox.%s' may only be set in the global "
-							    "config; ignored", full);
+						warn(w, qk,
+						     "'sandbox.%s' may only be set in the global "
+						     "config; ignored",
+						     full);
 					free(full);
 				}
 			/* Read by the backends that use them (later). */
@@ -656,7 +688,8 @@ static void read_keys(struct walk *w, yaml_node_t *n)
 			     b < v->data.mapping.pairs.top; b++) {
 				yaml_node_t *bk = yaml_document_get_node(w->doc, b->key);
 				yaml_node_t *bv = yaml_document_get_node(w->doc, b->value);
-				if (!want_scalar(w, bk, "a key") || !want_scalar(w, bv, "an action"))
+				if (!want_scalar(w, bk, "a key") ||
+				    !want_scalar(w, bv, "an action"))
 					return;
 				int key = keys_parse(scalar(bk));
 				if (key < 0) {
@@ -666,7 +699,8 @@ static void read_keys(struct walk *w, yaml_node_t *n)
 				enum wrx_action act;
 				int arg;
 				if (action_parse(scalar(bv), &act, &arg) < 0) {
-					fail(w, bv, "keys.bind: unknown action '%s' (see workrex(1))",
+					fail(w, bv,
+					     "keys.bind: unknown action '%s' (see workrex(1))",
 					     scalar(bv));
 					return;
 				}
@@ -719,8 +753,8 @@ static void walk_root(struct walk *w, yaml_node_t *root)
 		fail(w, root, "%s", "the top level must be a mapping of settings");
 		return;
 	}
-	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
-	     p < root->data.mapping.pairs.top; p++) {
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+	     p++) {
 		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
 		const char *name = scalar(k);
@@ -741,8 +775,9 @@ static void walk_root(struct walk *w, yaml_node_t *root)
 			if (want_scalar(w, v, name))
 				set_str(&w->c->worktree_dir, scalar(v));
 		} else if (w->untrusted && is_command_key(name)) {
-			warn(w, k, "'%s' runs commands, and this project config is not trusted; "
-				   "ignored (read it, then `workrex trust`)",
+			warn(w, k,
+			     "'%s' runs commands, and this project config is not trusted; "
+			     "ignored (read it, then `workrex trust`)",
 			     name);
 			strlist_add(&w->c->untrusted, name);
 		} else if (strcmp(name, "agent") == 0) {
@@ -752,7 +787,8 @@ static void walk_root(struct walk *w, yaml_node_t *root)
 			if (w->global)
 				read_agents(w, v);
 			else
-				warn(w, k, "'%s' may only be set in the global config; ignored", name);
+				warn(w, k, "'%s' may only be set in the global config; ignored",
+				     name);
 		} else if (strcmp(name, "panes") == 0) {
 			read_panes(w, v);
 		} else if (strcmp(name, "files") == 0) {
@@ -769,7 +805,8 @@ static void walk_root(struct walk *w, yaml_node_t *root)
 			read_sandbox(w, v);
 		} else if (strcmp(name, "remote") == 0) {
 			if (!w->global)
-				warn(w, k, "'%s' may only be set in the global config; ignored", name);
+				warn(w, k, "'%s' may only be set in the global config; ignored",
+				     name);
 			else
 				warn(w, k, "'%s' is not available yet: add --remote does not exist",
 				     "remote.hosts");

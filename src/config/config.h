@@ -52,10 +52,10 @@ struct mount_def {
 
 struct sandbox_config {
 	bool enabled;
-	char *backend; /* owned: container (lima later) */
-	char *target;  /* owned: agent or all */
-	char *image;   /* owned; NULL: workrex-sandbox:<agent> */
-	struct strlist env; /* "NAME=value"; global-only */
+	char *backend;                  /* owned: container (lima later) */
+	char *target;                   /* owned: agent or all */
+	char *image;                    /* owned; NULL: workrex-sandbox:<agent> */
+	struct strlist env;             /* "NAME=value"; global-only */
 	struct strlist env_passthrough; /* global-only */
 	struct mount_def *extra_mounts; /* owned; global-only */
 	size_t nextra_mounts;
@@ -68,15 +68,16 @@ struct sandbox_config {
 		char *memory;  /* owned: "4g" */
 		char *cpus;    /* owned: "2" */
 		long pids_limit;
-		struct strlist devices, group_add, excluded_files, cap_add, security_opt; /* global */
-		char *oci_runtime; /* owned; global-only */
+		struct strlist devices, group_add, excluded_files, cap_add,
+			security_opt; /* global */
+		char *oci_runtime;    /* owned; global-only */
 	} container;
 };
 
 struct config {
-	char *main_branch;  /* owned; NULL: detect */
-	char *worktree_dir; /* owned; NULL: <repo-parent>/<project>__worktrees */
-	char *agent;        /* owned; NULL: claude if on PATH, else $SHELL */
+	char *main_branch;        /* owned; NULL: detect */
+	char *worktree_dir;       /* owned; NULL: <repo-parent>/<project>__worktrees */
+	char *agent;              /* owned; NULL: claude if on PATH, else $SHELL */
 	struct agent_def *agents; /* owned; global-only */
 	size_t nagents;
 	struct pane_def *panes; /* owned; NULL: agent pane + a shell pane */
@@ -85,13 +86,13 @@ struct config {
 	struct strlist post_create, pre_merge, pre_remove;
 	char *merge_strategy; /* owned: merge, rebase, squash */
 	size_t scrollback;
-	int prefix; /* key code, C-b by default */
+	int prefix;                /* key code, C-b by default */
 	struct config_bind *binds; /* owned */
 	size_t nbinds;
-	char *notify;       /* owned: off, bell, desktop, both */
+	char *notify;   /* owned: off, bell, desktop, both */
 	char *icons[3]; /* owned: working, waiting, done (config_icon) */
 	struct sandbox_config sandbox;
-	char **warnings;    /* owned */
+	char **warnings; /* owned */
 	size_t nwarnings;
 	/*
 	 * A project file whose commands were ignored because the user has not
@@ -99,9 +100,9 @@ struct config {
 	 * read (what `trust` must record), and the keys ignored. NULL/empty
 	 * when every command counted.
 	 */
-	char *untrusted_path;      /* owned */
-	char *untrusted_text;      /* owned */
-	struct strlist untrusted;  /* the keys: post_create, panes, ... */
+	char *untrusted_path;     /* owned */
+	char *untrusted_text;     /* owned */
+	struct strlist untrusted; /* the keys: post_create, panes, ... */
 };
 
 void config_init(struct config *c);

@@ -18,12 +18,12 @@ static const struct {
 	const char *name;
 	int key;
 } named_keys[] = {
-	{"Space", ' '},          {"Enter", '\r'},        {"Tab", '\t'},
-	{"Escape", 27},          {"BSpace", 127},        {"Up", WRX_K_UP},
-	{"Down", WRX_K_DOWN},    {"Left", WRX_K_LEFT},   {"Right", WRX_K_RIGHT},
-	{"Home", WRX_K_HOME},    {"End", WRX_K_END},     {"PageUp", WRX_K_PPAGE},
-	{"PPage", WRX_K_PPAGE},  {"PageDown", WRX_K_NPAGE}, {"NPage", WRX_K_NPAGE},
-	{"IC", WRX_K_IC},        {"DC", WRX_K_DC},       {"BTab", WRX_K_BTAB},
+	{"Space", ' '},         {"Enter", '\r'},           {"Tab", '\t'},
+	{"Escape", 27},         {"BSpace", 127},           {"Up", WRX_K_UP},
+	{"Down", WRX_K_DOWN},   {"Left", WRX_K_LEFT},      {"Right", WRX_K_RIGHT},
+	{"Home", WRX_K_HOME},   {"End", WRX_K_END},        {"PageUp", WRX_K_PPAGE},
+	{"PPage", WRX_K_PPAGE}, {"PageDown", WRX_K_NPAGE}, {"NPage", WRX_K_NPAGE},
+	{"IC", WRX_K_IC},       {"DC", WRX_K_DC},          {"BTab", WRX_K_BTAB},
 };
 
 static const struct {
@@ -60,17 +60,37 @@ static const struct {
 };
 
 static const struct binding default_bindings[] = {
-	{'n', ACT_NEW_AGENT, 0},       {'c', ACT_NEW_PANE, 0},      {'m', ACT_MERGE, 0},
-	{'x', ACT_CLOSE_PANE, 0},      {'X', ACT_REMOVE_AGENT, 0},  {'1', ACT_FOCUS_AGENT, 1},
-	{'2', ACT_FOCUS_AGENT, 2},     {'3', ACT_FOCUS_AGENT, 3},   {'4', ACT_FOCUS_AGENT, 4},
-	{'5', ACT_FOCUS_AGENT, 5},     {'6', ACT_FOCUS_AGENT, 6},   {'7', ACT_FOCUS_AGENT, 7},
-	{'8', ACT_FOCUS_AGENT, 8},     {'9', ACT_FOCUS_AGENT, 9},   {'o', ACT_NEXT_PANE, 0},
-	{WRX_K_LEFT, ACT_PANE_LEFT, 0}, {WRX_K_RIGHT, ACT_PANE_RIGHT, 0},
-	{WRX_K_UP, ACT_PANE_UP, 0},    {WRX_K_DOWN, ACT_PANE_DOWN, 0}, {'z', ACT_ZOOM, 0},
-	{' ', ACT_NEXT_LAYOUT, 0},     {'w', ACT_OVERVIEW, 0},      {'[', ACT_SCROLL, 0},
-	{'p', ACT_PASTE_IMAGE, 0},     {'s', ACT_SIDEBAR, 0},       {':', ACT_COMMAND, 0},
-	{'?', ACT_HELP, 0},            {'q', ACT_QUIT, 0},          {2, ACT_SEND_PREFIX, 0},
-	{'r', ACT_REDRAW, 0},          {'a', ACT_ATTENTION, 0},
+	{'n', ACT_NEW_AGENT, 0},
+	{'c', ACT_NEW_PANE, 0},
+	{'m', ACT_MERGE, 0},
+	{'x', ACT_CLOSE_PANE, 0},
+	{'X', ACT_REMOVE_AGENT, 0},
+	{'1', ACT_FOCUS_AGENT, 1},
+	{'2', ACT_FOCUS_AGENT, 2},
+	{'3', ACT_FOCUS_AGENT, 3},
+	{'4', ACT_FOCUS_AGENT, 4},
+	{'5', ACT_FOCUS_AGENT, 5},
+	{'6', ACT_FOCUS_AGENT, 6},
+	{'7', ACT_FOCUS_AGENT, 7},
+	{'8', ACT_FOCUS_AGENT, 8},
+	{'9', ACT_FOCUS_AGENT, 9},
+	{'o', ACT_NEXT_PANE, 0},
+	{WRX_K_LEFT, ACT_PANE_LEFT, 0},
+	{WRX_K_RIGHT, ACT_PANE_RIGHT, 0},
+	{WRX_K_UP, ACT_PANE_UP, 0},
+	{WRX_K_DOWN, ACT_PANE_DOWN, 0},
+	{'z', ACT_ZOOM, 0},
+	{' ', ACT_NEXT_LAYOUT, 0},
+	{'w', ACT_OVERVIEW, 0},
+	{'[', ACT_SCROLL, 0},
+	{'p', ACT_PASTE_IMAGE, 0},
+	{'s', ACT_SIDEBAR, 0},
+	{':', ACT_COMMAND, 0},
+	{'?', ACT_HELP, 0},
+	{'q', ACT_QUIT, 0},
+	{2, ACT_SEND_PREFIX, 0},
+	{'r', ACT_REDRAW, 0},
+	{'a', ACT_ATTENTION, 0},
 	{'R', ACT_RELOAD, 0},
 };
 

@@ -32,12 +32,12 @@ struct arg_spec {
 };
 
 enum {
-	ACT_AGENT = 1 << 0,    /* "handle" names an agent of this dashboard: c->a */
-	ACT_LEARN = 1 << 1,    /* ...or one it learns from the arguments (c->a NULL) */
-	ACT_GONE_OK = 1 << 2,  /* ...and none is nothing to do: ok */
-	ACT_LIMITED = 1 << 3,  /* the agent door: SPAWNS_PER_MINUTE per agent */
-	ACT_INHERIT = 1 << 4,  /* the agent door: a sandboxed caller's verb is sandboxed */
-	ACT_CHILD = 1 << 5,    /* runs `workrex <verb>` as a child: never synchronous */
+	ACT_AGENT = 1 << 0,   /* "handle" names an agent of this dashboard: c->a */
+	ACT_LEARN = 1 << 1,   /* ...or one it learns from the arguments (c->a NULL) */
+	ACT_GONE_OK = 1 << 2, /* ...and none is nothing to do: ok */
+	ACT_LIMITED = 1 << 3, /* the agent door: SPAWNS_PER_MINUTE per agent */
+	ACT_INHERIT = 1 << 4, /* the agent door: a sandboxed caller's verb is sandboxed */
+	ACT_CHILD = 1 << 5,   /* runs `workrex <verb>` as a child: never synchronous */
 };
 
 struct act_call;
@@ -58,12 +58,12 @@ struct act_call {
 	const struct action *act;
 	json_object *args; /* owned */
 	enum door door;
-	int pane;          /* the agent door: the calling pane */
-	bool sandboxed;    /* ...which runs in a sandbox */
-	bool confirm;      /* this call waits for the user's yes */
-	bool said;         /* its outcome is on the status line already */
+	int pane;       /* the agent door: the calling pane */
+	bool sandboxed; /* ...which runs in a sandbox */
+	bool confirm;   /* this call waits for the user's yes */
+	bool said;      /* its outcome is on the status line already */
 	struct agent *a;
-	char *handle;      /* owned: a's, kept while the user thinks (a may go) */
+	char *handle; /* owned: a's, kept while the user thinks (a may go) */
 	act_reply_fn *reply;
 	void *reply_arg;
 	struct strlist argv; /* a child's arguments after `workrex` */
@@ -125,7 +125,8 @@ static void act_ok(struct act_call *c, json_object *fields)
 	act_end(c, r);
 }
 
-static void act_fail(struct act_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void act_fail(struct act_call *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 static void act_fail(struct act_call *c, const char *fmt, ...)
 {
 	va_list ap;
@@ -287,9 +288,9 @@ static void do_list(struct act_call *c)
 					       : NULL);
 		json_object_object_add(o, "interrupted",
 				       json_object_new_boolean(session_interrupted(s, a, now)));
-		json_object_object_add(o, "since_ms",
-				       json_object_new_int64(
-					       (int64_t)(now - WRX_MIN(now, a->status_since))));
+		json_object_object_add(
+			o, "since_ms",
+			json_object_new_int64((int64_t)(now - WRX_MIN(now, a->status_since))));
 		if (a->title)
 			json_object_object_add(o, "title", json_object_new_string(a->title));
 		json_object_object_add(o, "panes", json_object_new_int(session_agent_panes(s, a)));
@@ -584,8 +585,9 @@ static void do_merge(struct act_call *c)
 		return;
 	}
 	if (a->merge_asked || asking(w)) {
-		act_fail(c, a->merge_asked ? "a merge of this agent already waits for the user"
-					   : "the user is answering another question; ask again later");
+		act_fail(c, a->merge_asked
+				    ? "a merge of this agent already waits for the user"
+				    : "the user is answering another question; ask again later");
 		return;
 	}
 	a->merge_asked = true;
@@ -620,7 +622,10 @@ static void do_remove(struct act_call *c)
 /* ---- the table ---- */
 
 #define ARGS(...) ((const struct arg_spec[]){__VA_ARGS__, {NULL, ARG_STR, false}})
-#define HANDLE {"handle", ARG_STR, true}
+#define HANDLE                                                                                     \
+	{                                                                                          \
+		"handle", ARG_STR, true                                                            \
+	}
 #define NO_ARGS ((const struct arg_spec[]){{NULL, ARG_STR, false}})
 #define ANYONE (DOOR_UI | DOOR_CONTROL | DOOR_AGENT)
 
@@ -646,8 +651,8 @@ static const struct action table[] = {
 	 DOOR_CONTROL, 0, 0, ACT_AGENT, do_send},
 	{"capture", NULL, ARGS(HANDLE, {"lines", ARG_INT, false}, {"colour", ARG_BOOL, false}),
 	 DOOR_CONTROL, 0, 0, ACT_AGENT, do_capture},
-	{"set-status", "set_status", ARGS({"status", ARG_STR, true}), DOOR_AGENT, 0, DOOR_AGENT,
-	 0, do_set_status},
+	{"set-status", "set_status", ARGS({"status", ARG_STR, true}), DOOR_AGENT, 0, DOOR_AGENT, 0,
+	 do_set_status},
 	{"set-title", "set_title", ARGS({"title", ARG_STR, true}), DOOR_AGENT, 0, DOOR_AGENT, 0,
 	 do_set_title},
 	{"notify", "notify", ARGS({"text", ARG_STR, false}), DOOR_AGENT, 0, DOOR_AGENT, 0,
@@ -704,8 +709,8 @@ static int check_args(struct act_call *c)
 	for (const struct arg_spec *s = c->act->args; s->name; s++) {
 		json_object *v = arg(c, s->name);
 		if (v == NULL || json_object_is_type(v, json_type_null)) {
-			if (s->required && !(strcmp(s->name, "handle") == 0 &&
-					     (c->act->own & c->door))) {
+			if (s->required &&
+			    !(strcmp(s->name, "handle") == 0 && (c->act->own & c->door))) {
 				act_fail(c, "%s needs \"%s\"", c->act->name, s->name);
 				return -1;
 			}
@@ -713,7 +718,7 @@ static int check_args(struct act_call *c)
 		}
 		if (!type_ok(v, s->type)) {
 			act_fail(c, "%s: \"%s\" must be %s", c->act->name, s->name,
-				 s->type == ARG_STR ? "a string"
+				 s->type == ARG_STR   ? "a string"
 				 : s->type == ARG_INT ? "a number"
 						      : "true or false");
 			return -1;
@@ -815,8 +820,8 @@ json_object *actions_control(json_object *req, void *data)
 {
 	struct wrx *w = data;
 	json_object *v;
-	const char *cmd = json_object_object_get_ex(req, "cmd", &v) ? json_object_get_string(v)
-								      : NULL;
+	const char *cmd =
+		json_object_object_get_ex(req, "cmd", &v) ? json_object_get_string(v) : NULL;
 	json_object *r = NULL;
 	/* The control door's verbs reply at once: none of them runs a child or asks. */
 	actions_call(w, cmd, json_object_get(req), DOOR_CONTROL, 0, keep_reply, &r);

@@ -17,8 +17,8 @@ struct known_agent {
 	 * last argument (never read as flags).
 	 */
 	const char *prompt_flag;
-	const char *resume;      /* words added to continue; NULL: none */
-	const char *approve;     /* its no-questions flag, only ever added in a sandbox */
+	const char *resume;  /* words added to continue; NULL: none */
+	const char *approve; /* its no-questions flag, only ever added in a sandbox */
 };
 
 static const struct known_agent known[] = {
@@ -45,8 +45,7 @@ const char *agentcmd_default(const struct config *c)
 	return path_has("claude") ? "claude" : NULL;
 }
 
-char *agentcmd_build(const struct config *c, const char *name, const char *prompt_file,
-		     bool cont)
+char *agentcmd_build(const struct config *c, const char *name, const char *prompt_file, bool cont)
 {
 	return agentcmd_build_sandboxed(c, name, prompt_file, cont, false);
 }

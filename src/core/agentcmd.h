@@ -25,8 +25,7 @@ const char *agentcmd_default(const struct config *c);
  * Shell command for agent `name` in worktree `path`: with the prompt file
  * when prompt_file is set, with the resume flag when cont. Caller frees.
  */
-char *agentcmd_build(const struct config *c, const char *name, const char *prompt_file,
-		     bool cont);
+char *agentcmd_build(const struct config *c, const char *name, const char *prompt_file, bool cont);
 
 /* The same; sandboxed: known agents also get their approval flag (never outside a sandbox). */
 char *agentcmd_build_sandboxed(const struct config *c, const char *name, const char *prompt_file,
@@ -37,6 +36,5 @@ char *agentcmd_build_sandboxed(const struct config *c, const char *name, const c
  * in its command or arguments)? Others only get WORKREX_PROMPT_FILE.
  */
 bool agentcmd_takes_prompt(const struct config *c, const char *name);
-
 
 #endif

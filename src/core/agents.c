@@ -65,8 +65,8 @@ static char *pending_prompt(struct agent *a)
 	struct stat st;
 	bool ok = fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 	if (ok) {
-		int fd = openat(dir, ".prompted", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				0644);
+		int fd = openat(dir, ".prompted",
+				O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		ok = fd >= 0; /* there already: it was used */
 		if (fd >= 0)
 			close(fd);
@@ -113,7 +113,8 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 	size_t n = w->cfg.npanes ? w->cfg.npanes : 2;
 	struct wpane *first = NULL, *focused = NULL;
 	for (size_t i = 0; i < n; i++) {
-		const char *spec = w->cfg.npanes ? w->cfg.panes[i].command : (i == 0 ? "<agent>" : NULL);
+		const char *spec =
+			w->cfg.npanes ? w->cfg.panes[i].command : (i == 0 ? "<agent>" : NULL);
 		char *line;
 		const char *label;
 		bool is_agent = spec && strcmp(spec, "<agent>") == 0;
@@ -131,8 +132,8 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 			label = "shell";
 		}
 		char *argv[] = {"/bin/sh", "-c", line, NULL};
-		struct wpane *wp = session_open_pane_ex(w->s, a, argv, label, rows, cols, false, boxed,
-							cause);
+		struct wpane *wp =
+			session_open_pane_ex(w->s, a, argv, label, rows, cols, false, boxed, cause);
 		free(line);
 		if (wp == NULL) {
 			free(prompt);
@@ -144,9 +145,10 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 			focused = wp;
 	}
 	if (prompt && !agentcmd_takes_prompt(&w->cfg, name))
-		wrx_message(w, false, "%s: %s takes no prompt argument; the prompt is in "
-				      "$WORKREX_PROMPT_FILE ({prompt} in its command passes it)",
-			   a->handle, name ? name : "the shell");
+		wrx_message(w, false,
+			    "%s: %s takes no prompt argument; the prompt is in "
+			    "$WORKREX_PROMPT_FILE ({prompt} in its command passes it)",
+			    a->handle, name ? name : "the shell");
 	free(prompt);
 	if (focus)
 		session_set_focus(w->s, focused ? focused : first);

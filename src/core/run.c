@@ -18,9 +18,9 @@ struct run {
 	uv_pipe_t out;     /* output, when somebody waits */
 	uv_pipe_t in;      /* input, when given */
 	uv_write_t wreq;
-	char *input;       /* owned */
+	char *input; /* owned */
 	struct buf text;
-	int open;          /* handles not closed yet */
+	int open; /* handles not closed yet */
 	int status;
 	run_done_fn *done;
 	run_progress_fn *progress;
@@ -102,8 +102,8 @@ static void detached_exit(uv_process_t *p, int64_t status, int sig)
 
 static int start_detached(uv_loop_t *loop, const struct run_opts *o)
 {
-	uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_IGNORE},
-					 {.flags = UV_IGNORE}};
+	uv_stdio_container_t stdio[3] = {
+		{.flags = UV_IGNORE}, {.flags = UV_IGNORE}, {.flags = UV_IGNORE}};
 	uv_process_options_t po = {.file = o->argv[0],
 				   .args = (char **)o->argv,
 				   .cwd = o->cwd,
@@ -129,8 +129,8 @@ int run_start(uv_loop_t *loop, const struct run_opts *o)
 	r->done = o->done;
 	r->progress = o->progress;
 	r->arg = o->arg;
-	uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_IGNORE},
-					 {.flags = UV_IGNORE}};
+	uv_stdio_container_t stdio[3] = {
+		{.flags = UV_IGNORE}, {.flags = UV_IGNORE}, {.flags = UV_IGNORE}};
 	uv_file fds[2] = {-1, -1};
 	int rc;
 	if (o->done) {
@@ -139,8 +139,8 @@ int run_start(uv_loop_t *loop, const struct run_opts *o)
 			free(r);
 			return rc;
 		}
-		stdio[1] = stdio[2] = (uv_stdio_container_t){.flags = UV_INHERIT_FD,
-							    .data.fd = fds[1]};
+		stdio[1] = stdio[2] =
+			(uv_stdio_container_t){.flags = UV_INHERIT_FD, .data.fd = fds[1]};
 		uv_pipe_init(loop, &r->out, 0);
 		uv_pipe_open(&r->out, fds[0]);
 		r->out.data = r;

@@ -23,11 +23,11 @@ typedef void run_done_fn(void *arg, int status, const char *output, const char *
 typedef void run_progress_fn(void *arg, const char *line, size_t len);
 
 struct run_opts {
-	char *const *argv;   /* argv[0]: a path, or a name looked up on PATH */
-	const char *cwd;     /* NULL: ours */
-	const char *input;   /* written to its stdin, then closed; NULL: none */
-	bool detach;         /* its own session; nothing read, nothing waited for */
-	run_done_fn *done;   /* NULL: its output is discarded */
+	char *const *argv; /* argv[0]: a path, or a name looked up on PATH */
+	const char *cwd;   /* NULL: ours */
+	const char *input; /* written to its stdin, then closed; NULL: none */
+	bool detach;       /* its own session; nothing read, nothing waited for */
+	run_done_fn *done; /* NULL: its output is discarded */
 	run_progress_fn *progress;
 	void *arg;
 };

@@ -48,8 +48,8 @@ bool sandbox_wanted(struct wrx *w, const struct agent *a)
 bool sandbox_pane_wanted(struct wrx *w, const struct agent *a, bool agent_pane)
 {
 	return sandbox_wanted(w, a) &&
-	       (agent_pane || strcmp(w->cfg.sandbox.target ? w->cfg.sandbox.target : "agent",
-				     "all") == 0);
+	       (agent_pane ||
+		strcmp(w->cfg.sandbox.target ? w->cfg.sandbox.target : "agent", "all") == 0);
 }
 
 void sandbox_start(struct wrx *w)
@@ -83,7 +83,8 @@ static int agent_socket(struct wrx *w, struct agent *a, char **cause)
 	char *ctl = xstrdup(w->sock_path);
 	char *slash = strrchr(ctl, '/');
 	*slash = '\0';
-	char *dir = xasprintf("%s/a-%08x", ctl, str_hash(str_hash(WRX_HASH_INIT, w->root), a->handle));
+	char *dir =
+		xasprintf("%s/a-%08x", ctl, str_hash(str_hash(WRX_HASH_INIT, w->root), a->handle));
 	free(ctl);
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		*cause = xasprintf("%s: %s", dir, strerror(errno));

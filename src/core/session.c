@@ -273,8 +273,8 @@ static char *pane_path(void)
 }
 
 struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *const *argv,
-				   const char *label, int rows, int cols, bool focus, bool sandboxed,
-				   char **cause)
+				   const char *label, int rows, int cols, bool focus,
+				   bool sandboxed, char **cause)
 {
 	char *shell_argv[] = {(char *)user_shell(), NULL};
 	if (argv == NULL)

@@ -25,16 +25,16 @@ struct agent {
 	char *handle; /* owned */
 	char *path;   /* owned; working directory of its panes */
 	enum wrx_status status;
-	uint64_t status_since; /* now_ms() */
-	bool bell;             /* rang while not focused */
-	bool attention;        /* needs the user: waiting/done/notify while not focused */
+	uint64_t status_since;    /* now_ms() */
+	bool bell;                /* rang while not focused */
+	bool attention;           /* needs the user: waiting/done/notify while not focused */
 	uint64_t attention_since; /* now_ms() when it last came to need the user */
-	char *title;           /* owned; set by the agent (set-title), or NULL */
-	char *note;            /* owned; last notify text, or NULL */
-	char *branch;          /* owned; NULL for the home directory */
-	char *agent;           /* owned; what add -a recorded, or NULL: the configured agent */
-	bool worktree;         /* an agent's worktree (not the main directory) */
-	int sandbox;           /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
+	char *title;              /* owned; set by the agent (set-title), or NULL */
+	char *note;               /* owned; last notify text, or NULL */
+	char *branch;             /* owned; NULL for the home directory */
+	char *agent;              /* owned; what add -a recorded, or NULL: the configured agent */
+	bool worktree;            /* an agent's worktree (not the main directory) */
+	int sandbox;              /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
 	char *rpc_dir;         /* owned; its own RPC socket's directory once a sandbox needs it */
 	uint64_t spawn_window; /* now_ms() when its current minute of spawn_agent calls began */
 	int spawns;            /* spawn_agent calls in that minute */
@@ -48,19 +48,19 @@ struct agent {
 struct session;
 
 struct wpane {
-	int id;             /* unique for the session's life; WORKREX_PANE */
-	struct pane *term;  /* owned */
-	struct agent *agent; /* borrowed */
+	int id;                  /* unique for the session's life; WORKREX_PANE */
+	struct pane *term;       /* owned */
+	struct agent *agent;     /* borrowed */
 	struct session *session; /* borrowed */
-	char *label;        /* owned; the command, for the border */
-	bool bell;          /* rang while not focused */
-	uint64_t last_output; /* now_ms() of the last output */
-	bool sandboxed;     /* runs in the agent's sandbox (the pane_argv hook decides how) */
-	void *view;         /* owned by the UI (scroll state), freed through ui hook */
+	char *label;             /* owned; the command, for the border */
+	bool bell;               /* rang while not focused */
+	uint64_t last_output;    /* now_ms() of the last output */
+	bool sandboxed;          /* runs in the agent's sandbox (the pane_argv hook decides how) */
+	void *view;              /* owned by the UI (scroll state), freed through ui hook */
 };
 
 struct session_hooks {
-	void (*changed)(void *ui);                  /* something to redraw */
+	void (*changed)(void *ui);                     /* something to redraw */
 	void (*pane_gone)(void *ui, struct wpane *wp); /* before a pane is freed */
 	void (*bell)(void *ui, struct wpane *wp);
 	/* An unfocused agent needs the user (waiting, done, notify): notify per config. */
@@ -108,8 +108,8 @@ struct wpane *session_open_pane_labelled(struct session *s, struct agent *a, cha
 					 char **cause);
 /* The same, run in the agent's sandbox when sandboxed. */
 struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *const *argv,
-				   const char *label, int rows, int cols, bool focus, bool sandboxed,
-				   char **cause);
+				   const char *label, int rows, int cols, bool focus,
+				   bool sandboxed, char **cause);
 void session_close_pane(struct session *s, struct wpane *wp);
 
 int session_pane_count(const struct session *s);

@@ -55,7 +55,8 @@ static void notify_desktop(struct wrx *w, const char *title, const char *body)
 	static bool warned;
 	if (!path_has("notify-send")) {
 		if (!warned)
-			log_msg("notify: notify-send is not installed; desktop notifications are off");
+			log_msg("notify: notify-send is not installed; desktop notifications are "
+				"off");
 		warned = true;
 		return;
 	}

@@ -26,10 +26,10 @@ typedef void wrx_answer_fn(struct wrx *w, bool yes, void *arg);
 struct wrx_hooks {
 	void (*changed)(void *ui);  /* something to redraw */
 	void (*relayout)(void *ui); /* panes or agents came, went or changed order */
-	void (*message)(void *ui, bool error, const char *text); /* one line for the user */
+	void (*message)(void *ui, bool error, const char *text);     /* one line for the user */
 	void (*show)(void *ui, const char *title, const char *text); /* an output shown whole */
-	void (*ring)(void *ui);     /* the outer terminal's bell */
-	void (*pane_gone)(void *ui, struct wpane *wp); /* before the pane is freed */
+	void (*ring)(void *ui);                                      /* the outer terminal's bell */
+	void (*pane_gone)(void *ui, struct wpane *wp);               /* before the pane is freed */
 	/* Is the user answering a question now? */
 	bool (*asking)(void *ui);
 	/* Ask yes or no; done is called once, later. -EBUSY while asking. */
@@ -37,7 +37,7 @@ struct wrx_hooks {
 	/* The size a new pane starts at (the layout sizes it at the next frame). */
 	void (*pane_size)(void *ui, int *rows, int *cols);
 	void (*config_changed)(void *ui); /* reloaded: keys, prefix, icons */
-	void (*trust)(void *ui); /* the project's config may now ask to be trusted */
+	void (*trust)(void *ui);          /* the project's config may now ask to be trusted */
 };
 
 struct wrx {
@@ -48,9 +48,9 @@ struct wrx {
 	char *root;        /* owned: the repository's main worktree, or cwd outside git */
 	char *config_file; /* owned: --config, or NULL */
 	bool in_repo;
-	char *self_exe;    /* owned: this binary, for the verbs that run as a child */
+	char *self_exe; /* owned: this binary, for the verbs that run as a child */
 	struct rpc_server *rpc;
-	char *sock_path;   /* owned: the control socket, also agents' RPC socket */
+	char *sock_path; /* owned: the control socket, also agents' RPC socket */
 	/* For sandboxes, read once at start (sandbox.c): */
 	char *gitdir;     /* owned: the repository's common .git directory */
 	char *git_name;   /* owned: user.name, or NULL */

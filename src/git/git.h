@@ -30,8 +30,8 @@ struct worktree_info {
 /* Open the repository around dir; always resolves to the main worktree. */
 int repo_open(const char *dir, struct repo **out, char **cause);
 void repo_free(struct repo *r);
-const char *repo_root(const struct repo *r); /* main worktree, absolute */
-const char *repo_name(const struct repo *r); /* its directory name */
+const char *repo_root(const struct repo *r);   /* main worktree, absolute */
+const char *repo_name(const struct repo *r);   /* its directory name */
 const char *repo_gitdir(const struct repo *r); /* the common .git directory */
 
 /* The branch checked out in the main worktree; caller frees. NULL if detached. */

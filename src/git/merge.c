@@ -92,9 +92,10 @@ static int check_target(const char *target, const char *into, const char *branch
 	free(changed);
 	buf_free(&touched);
 	if (clash.len) {
-		*cause = xasprintf("%s has uncommitted changes the merge would touch: %s; commit or "
-				   "stash them first",
-				   target, clash.data);
+		*cause =
+			xasprintf("%s has uncommitted changes the merge would touch: %s; commit or "
+				  "stash them first",
+				  target, clash.data);
 		buf_free(&clash);
 		return -EBUSY;
 	}
@@ -222,9 +223,10 @@ int worktree_merge(const struct repo *r, const struct config *c, const struct ag
 		goto out;
 	}
 	if (dirty && strcmp(o.strategy, "rebase") == 0) {
-		*cause = xasprintf("'%s' has uncommitted changes and cannot be rebased; commit them "
-				   "first or use another strategy",
-				   a->handle);
+		*cause =
+			xasprintf("'%s' has uncommitted changes and cannot be rebased; commit them "
+				  "first or use another strategy",
+				  a->handle);
 		rc = -EBUSY;
 		goto out;
 	}
@@ -243,7 +245,8 @@ int worktree_merge(const struct repo *r, const struct config *c, const struct ag
 			}
 			tmp = xasprintf("%s/%s", tmpl, o.into);
 			const char *argv[] = {"worktree", "add", "--", tmp, o.into, NULL};
-			if ((rc = git_in(repo_root(r), argv, true, cause, "git worktree add failed")) < 0)
+			if ((rc = git_in(repo_root(r), argv, true, cause,
+					 "git worktree add failed")) < 0)
 				goto out;
 			target = xstrdup(tmp);
 		}
@@ -260,9 +263,10 @@ int worktree_merge(const struct repo *r, const struct config *c, const struct ag
 			goto out;
 	}
 	if (!o.keep && dirty) {
-		*note = xasprintf("merged; the worktree %s keeps its uncommitted changes and was not "
-				  "removed",
-				  a->path);
+		*note = xasprintf(
+			"merged; the worktree %s keeps its uncommitted changes and was not "
+			"removed",
+			a->path);
 	} else if (!o.keep) {
 		/* Merged: the branch may go even after a squash. */
 		struct remove_opts ro = {.stop = o.stop,

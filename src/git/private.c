@@ -265,8 +265,10 @@ static int link_files(int from, int to, const char *sub,
 	while (rc == 0 && (e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.' || !wanted(sub, e->d_name, arg))
 			continue;
-		if (dst < 0 && ((mkdirat(to, sub, 0755) < 0 && errno != EEXIST) ||
-				(dst = openat(to, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)) {
+		if (dst < 0 &&
+		    ((mkdirat(to, sub, 0755) < 0 && errno != EEXIST) ||
+		     (dst = openat(to, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
+			     0)) {
 			rc = -errno;
 			break;
 		}
@@ -297,7 +299,8 @@ static void empty_objects(int objects)
 	while (d && (e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, "info"))
 			continue;
-		int sub = openat(objects, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int sub =
+			openat(objects, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		DIR *s = sub >= 0 ? fdopendir(sub) : NULL;
 		struct dirent *f;
 		while (s && (f = readdir(s)) != NULL)
@@ -351,9 +354,10 @@ static int quarantine(const struct repo *r, const char *gitdir, const char *q, c
 		return -errno;
 	char *alt = xasprintf("%s/objects\n", repo_gitdir(r));
 	char *ref = xasprintf("%s\n", tip);
-	const char *cfg = strlen(tip) == 64 ? "[core]\n\trepositoryformatversion = 1\n\tbare = true\n"
-					      "[extensions]\n\tobjectformat = sha256\n"
-					    : "[core]\n\trepositoryformatversion = 0\n\tbare = true\n";
+	const char *cfg = strlen(tip) == 64
+				  ? "[core]\n\trepositoryformatversion = 1\n\tbare = true\n"
+				    "[extensions]\n\tobjectformat = sha256\n"
+				  : "[core]\n\trepositoryformatversion = 0\n\tbare = true\n";
 	int rc = write_str(q, "config", cfg);
 	if (rc == 0)
 		rc = write_str(q, "HEAD", "ref: refs/heads/import\n");
@@ -408,7 +412,8 @@ int private_import(const struct repo *r, const char *handle, const char *branch,
 	lock = open(lockfile, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	free(lockfile);
 	if (lock < 0 || flock(lock, LOCK_EX) < 0) {
-		*cause = xasprintf("importing %s: cannot lock %s: %s", branch, dir, strerror(errno));
+		*cause =
+			xasprintf("importing %s: cannot lock %s: %s", branch, dir, strerror(errno));
 		rc = -EIO;
 		goto out;
 	}
@@ -426,10 +431,22 @@ int private_import(const struct repo *r, const char *handle, const char *branch,
 	}
 	hidden = xasprintf("refs/workrex/import/%s", handle);
 	char *spec = xasprintf("+refs/heads/import:%s", hidden);
-	const char *fetch[] = {"-c", "transfer.fsckObjects=true", "-c", "fetch.fsckObjects=true",
-			       "-c", "fetch.writeCommitGraph=false", "-c", "maintenance.auto=false",
-			       "fetch", "--no-tags",
-			       "--no-write-fetch-head", "--quiet", "--", q, spec, NULL};
+	const char *fetch[] = {"-c",
+			       "transfer.fsckObjects=true",
+			       "-c",
+			       "fetch.fsckObjects=true",
+			       "-c",
+			       "fetch.writeCommitGraph=false",
+			       "-c",
+			       "maintenance.auto=false",
+			       "fetch",
+			       "--no-tags",
+			       "--no-write-fetch-head",
+			       "--quiet",
+			       "--",
+			       q,
+			       spec,
+			       NULL};
 	struct buf err = {0};
 	int grc = git_run(repo_root(r), fetch, NULL, &err, true);
 	free(spec);
@@ -446,8 +463,9 @@ int private_import(const struct repo *r, const char *handle, const char *branch,
 	}
 	buf_consume(&err, err.len);
 	/* Move the branch only from where the sandbox started: nothing of the host's is lost. */
-	const char *move[] = {"update-ref", "-m", "workrex: commits from the sandbox", "--", NULL,
-			      tip, synced, NULL};
+	const char *move[] = {"update-ref", "-m", "workrex: commits from the sandbox",
+			      "--",         NULL, tip,
+			      synced,       NULL};
 	char *ref = xasprintf("refs/heads/%s", branch);
 	move[4] = ref;
 	if (git_run(repo_root(r), move, NULL, &err, true) != 0) {

@@ -24,9 +24,9 @@
 struct repo {
 	git_repository *git;
 	git_config *snap; /* read-only snapshot for reads; dropped on every write */
-	char *root;   /* owned */
-	char *name;   /* owned */
-	char *gitdir; /* owned */
+	char *root;       /* owned */
+	char *name;       /* owned */
+	char *gitdir;     /* owned */
 };
 
 static char *git_cause(const char *what)
@@ -294,7 +294,7 @@ int repo_dirty(const char *path, bool *dirty, char **cause)
 	for (size_t i = 0; i < n && !*dirty; i++) {
 		const git_status_entry *e = git_status_byindex(list, i);
 		const char *p = e->index_to_workdir ? e->index_to_workdir->new_file.path
-			      : e->head_to_index    ? e->head_to_index->new_file.path
+				: e->head_to_index  ? e->head_to_index->new_file.path
 						    : "";
 		/* workrex's own files in the worktree are not the user's work. */
 		if (strncmp(p, ".workrex/", 9) == 0)
@@ -316,7 +316,8 @@ int repo_changed_files(const char *path, char ***files, size_t *n, char **cause)
 	*n = 0;
 	for (size_t i = 0; i < cnt; i++) {
 		const git_status_entry *e = git_status_byindex(list, i);
-		const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
+		const git_diff_delta *d =
+			e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
 		if (d && e->status != GIT_STATUS_CURRENT)
 			(*files)[(*n)++] = xstrdup(d->new_file.path);
 	}
@@ -363,7 +364,8 @@ static void add_linked(struct worktree_info **out, size_t *n, const struct repo 
 	w->branch = NULL;
 	char *head = xasprintf("%s/worktrees/%s/HEAD", git_repository_commondir(r->git), name);
 	char *text = NULL, *cause = NULL;
-	if (file_read(head, 4096, &text, &cause) == 0 && strncmp(text, "ref: refs/heads/", 16) == 0) {
+	if (file_read(head, 4096, &text, &cause) == 0 &&
+	    strncmp(text, "ref: refs/heads/", 16) == 0) {
 		text[strcspn(text, "\r\n")] = '\0';
 		w->branch = xstrdup(text + 16);
 	}
@@ -466,15 +468,15 @@ static int write_new(const char *path, const char *text)
  * commondir and HEAD, and <path>/.git pointing there. The name is claimed by
  * mkdir; on any failure what was made is removed again.
  */
-static int write_admin(const struct repo *r, const char *name, const char *path,
-		       const char *branch)
+static int write_admin(const struct repo *r, const char *name, const char *path, const char *branch)
 {
 	char *wts = xasprintf("%s/worktrees", r->gitdir);
 	char *admin = xasprintf("%s/%s", wts, name);
 	char *f[4] = {xasprintf("%s/gitdir", admin), xasprintf("%s/commondir", admin),
 		      xasprintf("%s/HEAD", admin), xasprintf("%s/.git", path)};
 	char *text[4] = {xasprintf("%s/.git\n", path), xstrdup("../..\n"),
-			 xasprintf("ref: refs/heads/%s\n", branch), xasprintf("gitdir: %s\n", admin)};
+			 xasprintf("ref: refs/heads/%s\n", branch),
+			 xasprintf("gitdir: %s\n", admin)};
 	char *parent = xstrdup(path);
 	*strrchr(parent, '/') = '\0';
 	mkdir(wts, 0755);
@@ -658,8 +660,8 @@ int git_run(const char *dir, const char *const *argv, struct buf *out, struct bu
 	for (size_t i = 0; i < n; i++)
 		av[k++] = argv[i];
 	char *env[] = {"GIT_TERMINAL_PROMPT=0", NULL};
-	struct proc_opts o = {.dir = dir, .env = env, .in = PROC_NULL, .out = po[1], .err = pe[1],
-			      .keep = -1};
+	struct proc_opts o = {
+		.dir = dir, .env = env, .in = PROC_NULL, .out = po[1], .err = pe[1], .keep = -1};
 	pid_t pid = proc_spawn((char *const *)av, &o);
 	free(av);
 	close(po[1]);

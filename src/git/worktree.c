@@ -93,7 +93,8 @@ char *worktree_dir(const struct repo *r, const struct config *c, char **cause)
 	int rc = mkdir_p(b.data, 0755);
 	char real[PATH_MAX];
 	if (rc < 0 || realpath(b.data, real) == NULL) {
-		*cause = xasprintf("worktree directory %s: %s", b.data, strerror(rc < 0 ? -rc : errno));
+		*cause = xasprintf("worktree directory %s: %s", b.data,
+				   strerror(rc < 0 ? -rc : errno));
 		buf_free(&b);
 		return NULL;
 	}
@@ -138,7 +139,8 @@ static bool pattern_safe(const char *pat)
 {
 	if (pat[0] == '/' || strcmp(pat, "..") == 0 || strncmp(pat, "../", 3) == 0)
 		return false;
-	return strstr(pat, "/../") == NULL && !(strlen(pat) >= 3 && !strcmp(pat + strlen(pat) - 3, "/.."));
+	return strstr(pat, "/../") == NULL &&
+	       !(strlen(pat) >= 3 && !strcmp(pat + strlen(pat) - 3, "/.."));
 }
 
 /*
@@ -160,7 +162,8 @@ static int copy_into(const char *src, int dirfd, const char *name)
 /* Does dirfd/name hold the same bytes as src (both regular files)? */
 static bool same_file(const char *src, int dirfd, const char *name)
 {
-	int a = open(src, O_RDONLY | O_CLOEXEC), b = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int a = open(src, O_RDONLY | O_CLOEXEC),
+	    b = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat sa, sb;
 	bool same = a >= 0 && b >= 0 && fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
 		    S_ISREG(sa.st_mode) && S_ISREG(sb.st_mode) && sa.st_size == sb.st_size;
@@ -213,12 +216,14 @@ static int replace_with(const char *src, int dirfd, const char *base, bool symli
 	if (rc == 0)
 		rc = symlink_it ? (symlinkat(src, dirfd, tmp) < 0 ? -errno : 0)
 				: copy_into(src, dirfd, tmp);
-	bool dir = rc == 0 && fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+	bool dir = rc == 0 && fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		   S_ISDIR(st.st_mode);
 	if (rc == 0 && dir) {
 		/* A directory: swap the two, then remove the old one. */
 		rc = renameat2(dirfd, tmp, dirfd, base, RENAME_EXCHANGE) < 0 ? -errno : 0;
 		char *old = xasprintf("/proc/self/fd/%d/%s", dirfd, tmp);
-		if (rc == 0 && fstatat(dirfd, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+		if (rc == 0 && fstatat(dirfd, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
 			beneath_remove_tree(old);
 		else if (rc == 0)
 			unlinkat(dirfd, tmp, 0);
@@ -266,7 +271,8 @@ static int place_files(const struct repo *r, const struct strlist *pats, bool sy
 			else if (fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) != 0)
 				rc = symlink_them ? (symlinkat(src, dir, base) < 0 ? -errno : 0)
 						  : copy_into(src, dir, base);
-			else if (!sync || tracked(wt, rel) || already(src, dir, base, &st, symlink_them))
+			else if (!sync || tracked(wt, rel) ||
+				 already(src, dir, base, &st, symlink_them))
 				rc = 1; /* git put it there, or it is what it should be */
 			else
 				rc = replace_with(src, dir, base, symlink_them);
@@ -276,11 +282,12 @@ static int place_files(const struct repo *r, const struct strlist *pats, bool sy
 			if (dir >= 0)
 				close(dir);
 			if (rc < 0) {
-				*cause = xasprintf("files: cannot %s %s: %s%s",
-						   symlink_them ? "symlink" : "copy", rel, strerror(-rc),
-						   rc == -ELOOP || rc == -ENOTDIR
-							   ? " (a directory on the way is a symlink)"
-							   : "");
+				*cause = xasprintf(
+					"files: cannot %s %s: %s%s",
+					symlink_them ? "symlink" : "copy", rel, strerror(-rc),
+					rc == -ELOOP || rc == -ENOTDIR
+						? " (a directory on the way is a symlink)"
+						: "");
 				globfree(&g);
 				return rc;
 			}
@@ -378,7 +385,8 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 	char *handle = o->handle ? xstrdup(o->handle) : handle_from_branch(o->branch);
 	if (handle == NULL || !handle_valid(handle)) {
 		*cause = xasprintf("'%s' cannot be a worktree name: use letters, digits, '.', '_' "
-				   "and '-' (--name)", o->handle ? o->handle : o->branch);
+				   "and '-' (--name)",
+				   o->handle ? o->handle : o->branch);
 		free(handle);
 		return -EINVAL;
 	}
@@ -419,7 +427,7 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 		 * git dir and tree named, whatever GIT_DIR the caller has. */
 		char *admin = xasprintf("--git-dir=%s/worktrees/%s", repo_gitdir(r), handle);
 		char *tree = xasprintf("--work-tree=%s", path);
-		const char *argv[] = {admin, tree, "reset", "--hard", "--no-recurse-submodules",
+		const char *argv[] = {admin,     tree, "reset", "--hard", "--no-recurse-submodules",
 				      "--quiet", NULL};
 		rc = git_run(path, argv, NULL, &err, no_hooks);
 		free(admin);
@@ -430,7 +438,7 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 		const char *argv[] = {"worktree", "add", "--", path, o->branch, NULL};
 		rc = git_run(repo_root(r), argv, NULL, &err, no_hooks);
 	} else {
-		const char *argv[] = {"worktree", "add", "-b", o->branch, "--", path,
+		const char *argv[] = {"worktree",           "add", "-b", o->branch, "--", path,
 				      base ? base : "HEAD", NULL};
 		rc = git_run(repo_root(r), argv, NULL, &err, no_hooks);
 	}
@@ -466,7 +474,8 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 		for (bool taken = true; taken; out->number += taken) {
 			taken = false;
 			for (size_t i = 0; i < nall && !taken; i++)
-				taken = all[i].number == out->number && strcmp(all[i].handle, handle);
+				taken = all[i].number == out->number &&
+					strcmp(all[i].handle, handle);
 		}
 		for (size_t i = 0; i < nall; i++)
 			agent_rec_free(&all[i]);
@@ -593,8 +602,10 @@ int agent_find(const struct repo *r, const char *name, const char *cwd, struct a
 	}
 	if (hit == NULL) {
 		if (main_hit)
-			*cause = xasprintf("'%s' is the main worktree, which workrex never merges or "
-					   "removes", name ? name : repo_root(r));
+			*cause = xasprintf(
+				"'%s' is the main worktree, which workrex never merges or "
+				"removes",
+				name ? name : repo_root(r));
 		else if (name)
 			*cause = xasprintf("no agent '%s' (workrex list shows them)", name);
 		else
@@ -611,7 +622,8 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 		    const struct remove_opts *o, char **cause)
 {
 	if (same_path(a->path, repo_root(r))) {
-		*cause = xasprintf("'%s' is the main worktree, which workrex never removes", a->handle);
+		*cause = xasprintf("'%s' is the main worktree, which workrex never removes",
+				   a->handle);
 		return -EPERM;
 	}
 	bool dirty = false;
@@ -628,9 +640,10 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 		const char *into = a->base && repo_branch_exists(r, a->base) ? a->base : main;
 		long ahead = into ? repo_ahead(r, a->branch, into) : -1;
 		if (ahead > 0) {
-			*cause = xasprintf("'%s' has %ld commit%s not merged into %s; merge it, pass "
-					   "--keep-branch, or --force",
-					   a->branch, ahead, ahead == 1 ? "" : "s", into);
+			*cause = xasprintf(
+				"'%s' has %ld commit%s not merged into %s; merge it, pass "
+				"--keep-branch, or --force",
+				a->branch, ahead, ahead == 1 ? "" : "s", into);
 			free(main);
 			return -EBUSY;
 		}
@@ -694,13 +707,15 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 	memset(out, 0, sizeof *out);
 	if (!handle_valid(handle)) {
 		*cause = xasprintf("'%s' cannot be a worktree name: use letters, digits, '.', '_' "
-				   "and '-'", handle);
+				   "and '-'",
+				   handle);
 		return -EINVAL;
 	}
 	if (branch && (!repo_branch_name_valid(branch) || repo_branch_exists(r, branch))) {
-		*cause = xasprintf(repo_branch_exists(r, branch) ? "a branch '%s' exists already"
-								 : "'%s' is not a valid branch name",
-				   branch);
+		*cause =
+			xasprintf(repo_branch_exists(r, branch) ? "a branch '%s' exists already"
+								: "'%s' is not a valid branch name",
+				  branch);
 		return -EINVAL;
 	}
 	char *dir = path_parent(a->path), *path = xasprintf("%s/%s", dir, handle);
@@ -714,7 +729,9 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 		rc = -EINVAL;
 	} else if (existing || lstat(path, &st) == 0 || lstat(new_admin, &st) == 0) {
 		*cause = xasprintf("'%s' is taken: %s exists already", handle,
-				   existing ? existing : lstat(path, &st) == 0 ? path : new_admin);
+				   existing                ? existing
+				   : lstat(path, &st) == 0 ? path
+							   : new_admin);
 		rc = -EEXIST;
 	}
 	/* Each step undone, last first, if a later one fails. */

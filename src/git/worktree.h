@@ -66,9 +66,9 @@ typedef void agent_stop_fn(const struct agent_rec *a, void *arg);
 struct remove_opts {
 	agent_stop_fn *stop; /* may be NULL */
 	void *stop_arg;
-	bool force;       /* even with uncommitted or unmerged work */
+	bool force; /* even with uncommitted or unmerged work */
 	bool keep_branch;
-	bool run_hooks;   /* pre_remove */
+	bool run_hooks; /* pre_remove */
 };
 
 int worktree_remove(const struct repo *r, const struct config *c, const struct agent_rec *a,

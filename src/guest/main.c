@@ -50,6 +50,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
 		if (strcmp(argv[1], table[i].name) == 0)
 			return table[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "workrex: %s: not available inside a sandbox; run it on the host\n", argv[1]);
+	fprintf(stderr, "workrex: %s: not available inside a sandbox; run it on the host\n",
+		argv[1]);
 	return 2;
 }

@@ -93,7 +93,8 @@ json_object *rpc_parse_line(const char *line, size_t len, const char **err)
 		used++;
 	if (o == NULL || jerr != json_tokener_success || used != len) {
 		json_object_put(o);
-		*err = jerr == json_tokener_error_depth ? "JSON nested too deeply" : "malformed JSON";
+		*err = jerr == json_tokener_error_depth ? "JSON nested too deeply"
+							: "malformed JSON";
 		return NULL;
 	}
 	if (!json_object_is_type(o, json_type_object)) {
@@ -105,10 +106,14 @@ json_object *rpc_parse_line(const char *line, size_t len, const char **err)
 }
 
 static const char *const type_names[] = {
-	[RPC_HEARTBEAT] = "heartbeat",     [RPC_SET_STATUS] = "set_status",
-	[RPC_SET_TITLE] = "set_title",     [RPC_NOTIFY] = "notify",
-	[RPC_SPAWN_AGENT] = "spawn_agent", [RPC_MERGE] = "merge",
-	[RPC_CLOSE] = "close",             [RPC_EXEC] = "exec",
+	[RPC_HEARTBEAT] = "heartbeat",
+	[RPC_SET_STATUS] = "set_status",
+	[RPC_SET_TITLE] = "set_title",
+	[RPC_NOTIFY] = "notify",
+	[RPC_SPAWN_AGENT] = "spawn_agent",
+	[RPC_MERGE] = "merge",
+	[RPC_CLOSE] = "close",
+	[RPC_EXEC] = "exec",
 	[RPC_CLIPBOARD_READ] = "clipboard_read",
 };
 
@@ -205,7 +210,8 @@ static int decode_fields(json_object *o, struct rpc_req *r, const char **err)
 		json_object *a;
 		if (!json_object_object_get_ex(o, "args", &a) || a == NULL)
 			return 0;
-		if (!json_object_is_type(a, json_type_array) || json_object_array_length(a) > 4096) {
+		if (!json_object_is_type(a, json_type_array) ||
+		    json_object_array_length(a) > 4096) {
 			*err = "args must be an array of at most 4096 strings";
 			return -EINVAL;
 		}
@@ -214,7 +220,8 @@ static int decode_fields(json_object *o, struct rpc_req *r, const char **err)
 		for (size_t i = 0; i < n; i++) {
 			json_object *s = json_object_array_get_idx(a, i);
 			if (!json_object_is_type(s, json_type_string) ||
-			    strlen(json_object_get_string(s)) != (size_t)json_object_get_string_len(s)) {
+			    strlen(json_object_get_string(s)) !=
+				    (size_t)json_object_get_string_len(s)) {
 				*err = "args must be an array of strings";
 				return -EINVAL;
 			}
@@ -429,7 +436,8 @@ static int connect_tcp(const char *host, const char *port, char **cause)
 		return -EINVAL;
 	}
 	if (resolve(host, (int)p, &ss, &len) < 0) {
-		*cause = xasprintf("WORKREX_RPC_HOST '%s' is neither an address nor in /etc/hosts", host);
+		*cause = xasprintf("WORKREX_RPC_HOST '%s' is neither an address nor in /etc/hosts",
+				   host);
 		return -EHOSTUNREACH;
 	}
 	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);

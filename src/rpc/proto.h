@@ -46,9 +46,9 @@ enum rpc_type {
 /* A decoded request; strings are borrowed from the JSON object it came from. */
 struct rpc_req {
 	enum rpc_type type;
-	const char *status; /* set_status: working|waiting|done|clear */
-	const char *title;  /* set_title */
-	const char *text;   /* notify (may be NULL) */
+	const char *status;          /* set_status: working|waiting|done|clear */
+	const char *title;           /* set_title */
+	const char *text;            /* notify (may be NULL) */
 	const char *branch, *prompt; /* spawn_agent */
 	bool background;
 	const char *handle; /* merge, close: NULL means the caller's own agent */
@@ -56,7 +56,7 @@ struct rpc_req {
 	const char *command; /* exec */
 	const char **args;   /* exec; owned array of borrowed strings */
 	size_t nargs;
-	const char *mime;    /* clipboard_read */
+	const char *mime; /* clipboard_read */
 };
 
 /*

@@ -81,8 +81,8 @@ struct rpc_server {
 	void *data;
 	struct listener *listeners;
 	struct conn *conns;
-	int nconns;     /* on agent sockets and TCP */
-	int ncontrol;   /* on the control socket: a budget of its own */
+	int nconns;   /* on agent sockets and TCP */
+	int ncontrol; /* on the control socket: a budget of its own */
 	struct token *tokens;
 	size_t ntokens;
 };
@@ -196,10 +196,10 @@ static void conn_auth(struct conn *c, json_object *o)
 	}
 	if (match == NULL || (c->only_handle && strcmp(match->handle, c->only_handle) != 0)) {
 		log_msg("rpc: refused a connection: %s",
-			tok == NULL		      ? "no token"
+			tok == NULL                       ? "no token"
 			: !rpc_token_wellformed(tok, len) ? "malformed token"
-			: match == NULL		      ? "unknown token"
-						      : "token of another agent on an agent's socket");
+			: match == NULL                   ? "unknown token"
+					: "token of another agent on an agent's socket");
 		conn_refuse(c, "authentication failed");
 		return;
 	}
@@ -221,9 +221,11 @@ static void conn_auth(struct conn *c, json_object *o)
 static void conn_control(struct conn *c, json_object *o)
 {
 	json_object *cmd, *r;
-	if (!json_object_object_get_ex(o, "cmd", &cmd) || !json_object_is_type(cmd, json_type_string)) {
+	if (!json_object_object_get_ex(o, "cmd", &cmd) ||
+	    !json_object_is_type(cmd, json_type_string)) {
 		r = json_object_new_object();
-		json_object_object_add(r, "error", json_object_new_string("a request needs \"cmd\""));
+		json_object_object_add(r, "error",
+				       json_object_new_string("a request needs \"cmd\""));
 	} else {
 		r = c->srv->ops->control(o, c->srv->data);
 		if (r == NULL) {
@@ -314,7 +316,8 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 	buf_add(&c->in, b->base, (size_t)n);
 	while (!c->closing) {
 		/* Before a token, a sandbox-facing listener expects one short line. */
-		size_t cap = c->state == CONN_NEW && !c->may_control ? RPC_AUTH_LINE_MAX : RPC_LINE_MAX;
+		size_t cap =
+			c->state == CONN_NEW && !c->may_control ? RPC_AUTH_LINE_MAX : RPC_LINE_MAX;
 		const char *line;
 		size_t len;
 		int r = rpc_next_line(&c->in, cap, &line, &len);
@@ -523,7 +526,8 @@ int rpc_server_listen_unix(struct rpc_server *s, const char *path, bool control,
 			return -EEXIST;
 		}
 		if (socket_alive(path)) {
-			*cause = xasprintf("a dashboard is already running for this project (%s)", path);
+			*cause = xasprintf("a dashboard is already running for this project (%s)",
+					   path);
 			return -EADDRINUSE;
 		}
 		unlink(path); /* stale: its dashboard died */

@@ -22,10 +22,10 @@
 #include <stdbool.h>
 #include <uv.h>
 
-#define RPC_MAX_CONNS 1024          /* on agent sockets and TCP, authenticated or not */
-#define RPC_MAX_CONTROL_CONNS 256   /* on the control socket, which no sandbox reaches */
-#define RPC_MAX_CONNS_PER_AGENT 64  /* on one agent's own socket */
-#define RPC_MAX_CONNS_PER_PANE 64   /* authenticated with one token */
+#define RPC_MAX_CONNS 1024             /* on agent sockets and TCP, authenticated or not */
+#define RPC_MAX_CONTROL_CONNS 256      /* on the control socket, which no sandbox reaches */
+#define RPC_MAX_CONNS_PER_AGENT 64     /* on one agent's own socket */
+#define RPC_MAX_CONNS_PER_PANE 64      /* authenticated with one token */
 #define RPC_AGENT_AUTH_TIMEOUT_MS 2000 /* the first line on an agent socket or TCP */
 #define RPC_MAX_WRITE_QUEUE (8u << 20) /* replies a client leaves unread before it is dropped */
 

@@ -23,7 +23,8 @@
 
 static_assert((int)WRX_KEY_PAGEDOWN == (int)VTERM_KEY_PAGEDOWN, "key values follow libvterm");
 static_assert((int)WRX_KEY_F0 == (int)VTERM_KEY_FUNCTION_0, "key values follow libvterm");
-static_assert((int)WRX_MOD_CTRL == (int)VTERM_MOD_CTRL && (int)WRX_MOD_ALT == (int)VTERM_MOD_ALT, "mods");
+static_assert((int)WRX_MOD_CTRL == (int)VTERM_MOD_CTRL && (int)WRX_MOD_ALT == (int)VTERM_MOD_ALT,
+	      "mods");
 
 /*
  * libvterm 0.1.4 writes through a NULL pointer when a wide character is
@@ -279,9 +280,9 @@ void pane_feed(struct pane *p, const char *buf, size_t len)
 	if (p->hold.len > HOLD_MAX) {
 		/* An endless sequence: drop it to its end rather than grow or pass it on. */
 		p->discard = memchr(p->hold.data, '[', WRX_MIN(p->hold.len, 64)) &&
-				     !memchr(p->hold.data, ']', WRX_MIN(p->hold.len, 64))
-			     ? DISCARD_CSI
-			     : DISCARD_STRING;
+					     !memchr(p->hold.data, ']', WRX_MIN(p->hold.len, 64))
+				     ? DISCARD_CSI
+				     : DISCARD_STRING;
 		buf_consume(&p->hold, p->hold.len);
 	}
 	p->events |= PANE_EV_OUTPUT;
@@ -505,7 +506,8 @@ void pane_line_append_sgr(const struct pane *p, int line, struct buf *out)
 	struct wrx_cell *cells = xcalloc((size_t)ncols, sizeof *cells);
 	if (pane_line(p, line, cells, ncols) == 0) {
 		int last = ncols - 1;
-		while (last >= 0 && cells[last].ch[0] == 0 && cells[last].bg == WRX_COLOUR_DEFAULT &&
+		while (last >= 0 && cells[last].ch[0] == 0 &&
+		       cells[last].bg == WRX_COLOUR_DEFAULT &&
 		       !(cells[last].attrs & WRX_ATTR_REVERSE))
 			last--;
 		uint16_t attrs = 0;
@@ -518,9 +520,9 @@ void pane_line_append_sgr(const struct pane *p, int line, struct buf *out)
 				static const struct {
 					uint16_t bit;
 					int code;
-				} sgr[] = {{WRX_ATTR_BOLD, 1},  {WRX_ATTR_ITALIC, 3},
-					   {WRX_ATTR_UNDERLINE, 4}, {WRX_ATTR_BLINK, 5},
-					   {WRX_ATTR_REVERSE, 7}, {WRX_ATTR_STRIKE, 9},
+				} sgr[] = {{WRX_ATTR_BOLD, 1},       {WRX_ATTR_ITALIC, 3},
+					   {WRX_ATTR_UNDERLINE, 4},  {WRX_ATTR_BLINK, 5},
+					   {WRX_ATTR_REVERSE, 7},    {WRX_ATTR_STRIKE, 9},
 					   {WRX_ATTR_DUNDERLINE, 21}};
 				buf_addstr(out, "\033[0");
 				for (size_t k = 0; k < WRX_ARRAY_LEN(sgr); k++)

@@ -28,9 +28,9 @@
 #define WRITE_QUEUE_MAX (16 * 1024 * 1024)
 
 struct pty {
-	uv_poll_t poll; /* poll.data = this */
-	int fd;         /* master; -1 once closed */
-	pid_t pid;      /* -1 once reaped */
+	uv_poll_t poll;    /* poll.data = this */
+	int fd;            /* master; -1 once closed */
+	pid_t pid;         /* -1 once reaped */
 	struct pane *pane; /* borrowed; NULL once the pane let go */
 	struct buf wq;     /* bytes waiting for the master to take them */
 	int events;        /* UV_READABLE / UV_WRITABLE being polled */

@@ -24,7 +24,7 @@ struct screen {
 	struct wrx_cell **buf[2]; /* rows of the main and the alternate screen */
 	struct wrx_cell **spare;  /* room for `rows` row pointers, for scrolling */
 	int cur;
-	int alt_pushed; /* main screen lines pushed while the alternate one is up */
+	int alt_pushed;      /* main screen lines pushed while the alternate one is up */
 	struct wrx_cell pen; /* attributes and colours of what is written next */
 	const struct screen_hooks *h;
 	void *user;
@@ -233,7 +233,8 @@ static int cb_setpenattr(VTermAttr attr, VTermValue *val, void *user)
 		pen_flag(s, WRX_ATTR_BOLD, val->boolean);
 		break;
 	case VTERM_ATTR_UNDERLINE:
-		pen_flag(s, WRX_ATTR_UNDERLINE, val->number && val->number != VTERM_UNDERLINE_DOUBLE);
+		pen_flag(s, WRX_ATTR_UNDERLINE,
+			 val->number && val->number != VTERM_UNDERLINE_DOUBLE);
 		pen_flag(s, WRX_ATTR_DUNDERLINE, val->number == VTERM_UNDERLINE_DOUBLE);
 		break;
 	case VTERM_ATTR_ITALIC:
@@ -330,8 +331,8 @@ static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 		int last = s->rows - 1;
 		while (last >= 0 && row_blank(s->buf[MAIN][last], s->cols))
 			last--;
-		int keep = s->cur == MAIN ? WRX_MAX(last, cursor.row) + 1
-					  : WRX_MIN(last + 2, s->rows);
+		int keep =
+			s->cur == MAIN ? WRX_MAX(last, cursor.row) + 1 : WRX_MIN(last + 2, s->rows);
 		if (keep > rows) {
 			scroll_rows(s, MAIN, 0, s->rows, keep - rows);
 			if (s->cur == MAIN)
@@ -358,7 +359,8 @@ static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 			struct wrx_cell *line = s->buf[MAIN][rows - 1];
 			if (s->h->pop(s->user, line, cols) < 0)
 				break;
-			memmove(&s->buf[MAIN][1], &s->buf[MAIN][0], (size_t)(rows - 1) * sizeof(line));
+			memmove(&s->buf[MAIN][1], &s->buf[MAIN][0],
+				(size_t)(rows - 1) * sizeof(line));
 			s->buf[MAIN][0] = line;
 			mend_edges(s, line, cols, cols);
 			if (s->cur == MAIN)

@@ -86,7 +86,8 @@ int colour_for_terminal(uint32_t c, int ncolours)
 		/* Direct colour: 0-7 keep their ANSI meaning, the rest is RGB. */
 		if (kind == WRX_COLOUR_INDEXED && (c & 0xff) < 8)
 			return (int)(c & 0xff);
-		uint32_t rgb = kind == WRX_COLOUR_RGB ? (c & 0xffffff) : colour_256_to_rgb(c & 0xff);
+		uint32_t rgb =
+			kind == WRX_COLOUR_RGB ? (c & 0xffffff) : colour_256_to_rgb(c & 0xff);
 		/* Values 0-7 would read as palette entries; nudge to an RGB neighbour. */
 		return rgb < 8 ? 8 : (int)rgb;
 	}

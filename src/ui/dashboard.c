@@ -268,7 +268,8 @@ static void focus_dir(struct ui *ui, int dx, int dy)
 	struct rect *r = xcalloc((size_t)WRX_MAX(n, 1), sizeof *r);
 	for (int i = 0; i < n; i++)
 		r[i] = ui_view(session_pane(ui->w->s, i))->r;
-	int to = layout_neighbour(r, n, session_pane_index(ui->w->s, session_focus(ui->w->s)), dx, dy);
+	int to = layout_neighbour(r, n, session_pane_index(ui->w->s, session_focus(ui->w->s)), dx,
+				  dy);
 	free(r);
 	if (to >= 0)
 		session_set_focus(ui->w->s, session_pane(ui->w->s, to));
@@ -501,7 +502,8 @@ void ui_apply_config(struct ui *ui)
 		bindings_set(ui->w->cfg.prefix & ~WRX_K_META, ACT_SEND_PREFIX, 0);
 	}
 	for (size_t i = 0; i < ui->w->cfg.nbinds; i++)
-		bindings_set(ui->w->cfg.binds[i].key, ui->w->cfg.binds[i].action, ui->w->cfg.binds[i].arg);
+		bindings_set(ui->w->cfg.binds[i].key, ui->w->cfg.binds[i].action,
+			     ui->w->cfg.binds[i].arg);
 	session_set_scrollback(ui->w->s, ui->w->cfg.scrollback);
 }
 

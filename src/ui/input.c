@@ -63,8 +63,8 @@ static const struct {
 	const char *cap;
 	int key;
 } modkey_caps[] = {
-	{"kUP", WRX_K_UP},    {"kDN", WRX_K_DOWN},   {"kLFT", WRX_K_LEFT}, {"kRIT", WRX_K_RIGHT},
-	{"kHOM", WRX_K_HOME}, {"kEND", WRX_K_END},   {"kPRV", WRX_K_PPAGE}, {"kNXT", WRX_K_NPAGE},
+	{"kUP", WRX_K_UP},    {"kDN", WRX_K_DOWN}, {"kLFT", WRX_K_LEFT},  {"kRIT", WRX_K_RIGHT},
+	{"kHOM", WRX_K_HOME}, {"kEND", WRX_K_END}, {"kPRV", WRX_K_PPAGE}, {"kNXT", WRX_K_NPAGE},
 	{"kDC", WRX_K_DC},    {"kIC", WRX_K_IC},
 };
 
@@ -88,7 +88,8 @@ void input_init(struct ui *ui)
 			snprintf(name, sizeof name, "%s%d", modkey_caps[i].cap, m);
 			int code = terminfo_key_code(name);
 			if (code > 0)
-				modkeys[nmodkeys++] = (struct modkey){code, modkey_caps[i].key, m - 1};
+				modkeys[nmodkeys++] =
+					(struct modkey){code, modkey_caps[i].key, m - 1};
 		}
 	}
 }
@@ -111,8 +112,11 @@ static int decode_code(int code, int *mods)
 	}
 	if (code >= KEY_F(1) && code <= KEY_F(63)) {
 		/* xterm: F13-F24 are shifted F1-F12, F25-F36 control, ... */
-		static const int fmods[] = {0, WRX_MOD_SHIFT, WRX_MOD_CTRL,
-					    WRX_MOD_CTRL | WRX_MOD_SHIFT, WRX_MOD_ALT,
+		static const int fmods[] = {0,
+					    WRX_MOD_SHIFT,
+					    WRX_MOD_CTRL,
+					    WRX_MOD_CTRL | WRX_MOD_SHIFT,
+					    WRX_MOD_ALT,
 					    WRX_MOD_ALT | WRX_MOD_SHIFT};
 		int n = code - KEY_F(1);
 		*mods = fmods[n / 12];
@@ -212,7 +216,8 @@ static void run_binding(struct ui *ui, int key)
 	const struct binding *b = bindings_lookup(key);
 	if (b == NULL) {
 		char name[32];
-		ui_message(ui, true, "no binding for %s (C-b ? lists them)", keys_name(key, name, sizeof name));
+		ui_message(ui, true, "no binding for %s (C-b ? lists them)",
+			   keys_name(key, name, sizeof name));
 		return;
 	}
 	ui_action(ui, b->action, b->arg);
@@ -348,7 +353,8 @@ void input_read(struct ui *ui)
 				if (ui->prompt) {
 					for (size_t i = 0; i < ui->paste.len; i++)
 						if ((unsigned char)ui->paste.data[i] >= 0x20)
-							buf_addch(&ui->prompt->input, ui->paste.data[i]);
+							buf_addch(&ui->prompt->input,
+								  ui->paste.data[i]);
 					ui_dirty(ui);
 				} else if (f && !ui_view(f)->copy && ui->paste.len) {
 					pane_paste(f->term, ui->paste.data, ui->paste.len);

@@ -117,7 +117,8 @@ static int compute(enum wrx_layout kind, bool zoom, int n, int focus, struct rec
 	while (cols * cols < n)
 		cols++;
 	int rows = (n + cols - 1) / cols;
-	int *cpos = calloc((size_t)cols, sizeof *cpos), *csize = calloc((size_t)cols, sizeof *csize);
+	int *cpos = calloc((size_t)cols, sizeof *cpos),
+	    *csize = calloc((size_t)cols, sizeof *csize);
 	if (cpos == NULL || csize == NULL)
 		abort();
 	split(area.x, area.w, cols, 1, cpos, csize);

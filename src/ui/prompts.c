@@ -43,7 +43,8 @@ static void new_branch_answer(struct ui *ui, const char *answer, void *arg)
 	else if (session_find_agent(ui->w->s, handle))
 		ui_message(ui, true, "new agent: an agent named '%s' exists already", handle);
 	else
-		ui_prompt(ui, "prompt (Enter for none):", false, new_prompt_answer, xstrdup(answer));
+		ui_prompt(ui, "prompt (Enter for none):", false, new_prompt_answer,
+			  xstrdup(answer));
 	free(handle);
 }
 
@@ -62,8 +63,9 @@ void prompts_agent_verb(struct ui *ui, const char *verb)
 	struct wpane *f = session_focus(ui->w->s);
 	struct agent *a = f ? f->agent : NULL;
 	if (a == NULL || !a->worktree) {
-		ui_message(ui, true, "%s: focus an agent's pane first (the main worktree is never %s)",
-			   verb, strcmp(verb, "merge") == 0 ? "merged" : "removed");
+		ui_message(ui, true,
+			   "%s: focus an agent's pane first (the main worktree is never %s)", verb,
+			   strcmp(verb, "merge") == 0 ? "merged" : "removed");
 		return;
 	}
 	json_object *args = json_object_new_object();
@@ -99,7 +101,8 @@ static void command_done(void *arg, int status, const char *output, const char *
 		textview_open(ui, title, output);
 		free(title);
 	} else if (status == 0) {
-		*last ? ui_message(ui, false, "%s", last) : ui_message(ui, false, "%s done", k->what);
+		*last ? ui_message(ui, false, "%s", last)
+		      : ui_message(ui, false, "%s done", k->what);
 	} else {
 		ui_message(ui, true, "%s", *last ? last : "failed");
 	}
@@ -179,7 +182,8 @@ static void command_answer(struct ui *ui, const char *answer, void *arg)
 				     .arg = k};
 		int rc = run_start(ui->w->loop, &o);
 		if (rc < 0) {
-			ui_message(ui, true, "cannot run workrex %s: %s", words[1], uv_strerror(rc));
+			ui_message(ui, true, "cannot run workrex %s: %s", words[1],
+				   uv_strerror(rc));
 			free(k->line);
 			free(k->what);
 			free(k);

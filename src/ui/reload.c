@@ -40,8 +40,8 @@ static struct buf fingerprint(struct ui *ui)
 	struct buf b = {0};
 	char *paths[2] = {config_global_path(), NULL};
 	paths[1] = ui->w->config_file ? xstrdup(ui->w->config_file)
-				   : config_project_path(config_search_dir(
-					     ui->w->cwd, ui->w->in_repo ? ui->w->root : NULL));
+				      : config_project_path(config_search_dir(
+						ui->w->cwd, ui->w->in_repo ? ui->w->root : NULL));
 	for (size_t i = 0; i < 2; i++) {
 		char *text = NULL, *cause = NULL;
 		if (paths[i] && file_read(paths[i], 1u << 20, &text, &cause) < 0)

@@ -155,13 +155,15 @@ static void fill(int y, int x, int w, attr_t a, chtype ch)
 
 const char *ui_status_icon(struct ui *ui, const struct agent *a, uint64_t now)
 {
-	return config_icon(&ui->w->cfg,
-			   session_interrupted(ui->w->s, a, now) ? WRX_STATUS_INTERRUPTED : a->status);
+	return config_icon(&ui->w->cfg, session_interrupted(ui->w->s, a, now)
+						? WRX_STATUS_INTERRUPTED
+						: a->status);
 }
 
 const char *ui_status_word(struct ui *ui, const struct agent *a, uint64_t now)
 {
-	return status_word(session_interrupted(ui->w->s, a, now) ? WRX_STATUS_INTERRUPTED : a->status);
+	return status_word(session_interrupted(ui->w->s, a, now) ? WRX_STATUS_INTERRUPTED
+								 : a->status);
 }
 
 /* Agents needing the user first (waiting, then done, then other calls), else in order. */
@@ -201,8 +203,9 @@ static void draw_title(struct ui *ui, struct wpane *wp)
 	struct agent *ag = wp->agent;
 	char *icon = status_prefix(ui, ag, now_ms());
 	/* The agent's own title (set-title) on its agent pane; the program's elsewhere. */
-	const char *title = ag->title && session_agent_pane(ui->w->s, ag) == wp ? ag->title
-									     : pane_title(wp->term);
+	const char *title = ag->title && session_agent_pane(ui->w->s, ag) == wp
+				    ? ag->title
+				    : pane_title(wp->term);
 	/* The pane's number is its WORKREX_PANE: the same for its whole life. */
 	char *left = xasprintf(" %d %s%s:%s%s%s", wp->id, icon, ag->handle, wp->label,
 			       *title ? " — " : "", title);
@@ -307,8 +310,8 @@ static void draw_sidebar(struct ui *ui, int h)
 		clock_age(ag, now, age, sizeof age);
 		/* ▣: runs in a sandbox. */
 		char *row = xasprintf(" %d %s%s%s%s%s%s", ag->num, icon, ag->handle,
-				      sandbox_wanted(ui->w, ag) ? " \u25a3" : "", *age ? " " : "", age,
-				      ag->bell ? " !" : "");
+				      sandbox_wanted(ui->w, ag) ? " \u25a3" : "", *age ? " " : "",
+				      age, ag->bell ? " !" : "");
 		free(icon);
 		ui->sidebar_rows[y] = session_agent_pane(s, ag);
 		put_text(y++, 0, w, row, ag->attention ? (A_BOLD | A_REVERSE) : A_BOLD);
@@ -325,8 +328,8 @@ static void draw_sidebar(struct ui *ui, int h)
 			if (wp->agent != ag)
 				continue;
 			const char *t = pane_title(wp->term);
-			char *prow = xasprintf("   %d %s%s%s%s", wp->id, wp->label, *t ? " " : "", t,
-					       pane_exited(wp->term, NULL) ? " (exited)" : "");
+			char *prow = xasprintf("   %d %s%s%s%s", wp->id, wp->label, *t ? " " : "",
+					       t, pane_exited(wp->term, NULL) ? " (exited)" : "");
 			ui->sidebar_rows[y] = wp;
 			attr_t at = wp == session_focus(s) ? A_REVERSE : A_NORMAL;
 			if (at)
@@ -347,7 +350,8 @@ static void draw_status(struct ui *ui)
 	fill(y, 0, ui->cols, A_NORMAL, ' ');
 	char right[64], name[32];
 	snprintf(right, sizeof right, "%s[%s] %s ? help ", ui->prefix_armed ? "PREFIX " : "",
-		 layout_name(session_layout(ui->w->s)), keys_name(ui->w->cfg.prefix, name, sizeof name));
+		 layout_name(session_layout(ui->w->s)),
+		 keys_name(ui->w->cfg.prefix, name, sizeof name));
 	int rw = (int)strlen(right);
 	int leftw = ui->cols - rw - 1;
 	if (leftw < 0) {
@@ -392,7 +396,8 @@ static void draw_help(struct ui *ui)
 		char *line;
 		keys_name(b[i].key, name, sizeof name);
 		if (b[i].action == ACT_FOCUS_AGENT)
-			line = xasprintf("  %-8s focus agent %d (again: its next pane)", name, b[i].arg);
+			line = xasprintf("  %-8s focus agent %d (again: its next pane)", name,
+					 b[i].arg);
 		else
 			line = xasprintf("  %-8s %s", name, action_help(b[i].action));
 		put_text(y0 + 1 + (int)i, x0, w, line, A_REVERSE);
@@ -452,7 +457,8 @@ static void place_cursor(struct ui *ui)
 	curs_set(1);
 	if (shape != ui->cursor_shape_sent) {
 		static const int decscusr[] = {0, 2, 4, 6};
-		const char *seq = terminfo_cursor_style(decscusr[shape >= 1 && shape <= 3 ? shape : 1]);
+		const char *seq =
+			terminfo_cursor_style(decscusr[shape >= 1 && shape <= 3 ? shape : 1]);
 		if (seq)
 			buf_addstr(&ui->tty_out, seq);
 		ui->cursor_shape_sent = shape;

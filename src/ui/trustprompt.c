@@ -43,7 +43,8 @@ static int reload(struct ui *ui, struct config *c)
 {
 	char *cause = NULL;
 	config_init(c);
-	int rc = config_load_all(c, config_search_dir(ui->w->cwd, ui->w->in_repo ? ui->w->root : NULL),
+	int rc = config_load_all(c,
+				 config_search_dir(ui->w->cwd, ui->w->in_repo ? ui->w->root : NULL),
 				 ui->w->config_file, &cause);
 	if (rc < 0) {
 		log_msg("trust: %s", cause);
@@ -64,7 +65,8 @@ static void answered(struct ui *ui, const char *answer, void *arg)
 			struct config now;
 			if (reload(ui, &now) == 0) {
 				adopt_commands(ui, &now);
-				ui_message(ui, false, "trusted %s: its commands run until it changes",
+				ui_message(ui, false,
+					   "trusted %s: its commands run until it changes",
 					   c->untrusted_path);
 			}
 			config_free(&now);

@@ -52,7 +52,8 @@ int tty_open(struct ui *ui, char **cause)
 {
 	ui->ttyfd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (ui->ttyfd < 0) {
-		*cause = xasprintf("the dashboard needs a terminal (/dev/tty: %s)", strerror(errno));
+		*cause =
+			xasprintf("the dashboard needs a terminal (/dev/tty: %s)", strerror(errno));
 		return -errno;
 	}
 	ui->outfd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC);
@@ -175,4 +176,3 @@ void tty_close(struct ui *ui)
 	fclose(ui->framef);
 	close(ui->outfd);
 }
-

@@ -38,26 +38,26 @@ struct view {
 	size_t hist_seen;
 	int cy, cx; /* copy cursor: absolute line (history < 0), column */
 	bool sel;
-	int sy, sx; /* selection anchor */
+	int sy, sx;            /* selection anchor */
 	int mline, mcol, mlen; /* search match to highlight; mlen 0: none */
 };
 
 struct ui;
 
 struct prompt {
-	char *label;     /* owned */
+	char *label; /* owned */
 	struct buf input;
-	bool yesno;      /* answered by one key: y or n */
+	bool yesno; /* answered by one key: y or n */
 	void (*done)(struct ui *ui, const char *answer, void *arg); /* NULL answer: cancelled */
 	void *arg;
 };
 
 struct ui {
-	struct wrx *w;        /* the application this dashboard shows */
-	char *trust_declined; /* owned: the project config text the user would not trust */
+	struct wrx *w;         /* the application this dashboard shows */
+	char *trust_declined;  /* owned: the project config text the user would not trust */
 	uv_timer_t tick_timer; /* status ages and the silence of working agents */
 
-	int ttyfd;   /* /dev/tty for keys: polled, non-blocking */
+	int ttyfd; /* /dev/tty for keys: polled, non-blocking */
 	FILE *ttyf;
 	int outfd;   /* /dev/tty for frames: blocking */
 	int framefd; /* curses draws a frame into this memory file */
@@ -73,9 +73,9 @@ struct ui {
 	uv_timer_t reload_timer; /* a config file changed: reload once the writes settle */
 	struct watch **watches;  /* owned: the config files' directories (reload.c) */
 	size_t nwatches;
-	struct buf config_seen;  /* the config files' contents last read (reload.c) */
+	struct buf config_seen; /* the config files' contents last read (reload.c) */
 	bool frame_pending;
-	uint64_t frame_due;  /* when the pending frame fires (now_ms) */
+	uint64_t frame_due; /* when the pending frame fires (now_ms) */
 	uint64_t last_frame;
 	uint64_t last_input; /* now_ms() of the last key forwarded to a pane */
 
@@ -84,7 +84,7 @@ struct ui {
 	bool sidebar;
 	bool prefix_armed;
 	bool help;
-	bool overview; /* the agents table (prefix w) */
+	bool overview;             /* the agents table (prefix w) */
 	struct textview *textview; /* owned: a command's output shown whole, or NULL */
 	int ov_sel;
 	struct prompt *prompt; /* owned */
@@ -95,17 +95,17 @@ struct ui {
 	bool quitting;
 
 	int rows, cols;
-	struct rect area;     /* where panes go */
-	int ncolours;         /* the terminal's COLORS */
-	struct buf tty_out;   /* raw sequences written after the frame (OSC 52, cursor) */
+	struct rect area;   /* where panes go */
+	int ncolours;       /* the terminal's COLORS */
+	struct buf tty_out; /* raw sequences written after the frame (OSC 52, cursor) */
 	int cursor_shape_sent;
 	struct wpane **sidebar_rows; /* which pane each sidebar row shows; borrowed */
 	int nsidebar_rows;
 };
 
 /* dashboard.c */
-void ui_dirty(struct ui *ui);     /* schedule a frame */
-void ui_relayout(struct ui *ui);  /* sizes changed: relayout at the next frame */
+void ui_dirty(struct ui *ui);          /* schedule a frame */
+void ui_relayout(struct ui *ui);       /* sizes changed: relayout at the next frame */
 void ui_flush_terminal(struct ui *ui); /* the frame and tty_out, to the terminal in one write */
 void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -12,14 +12,16 @@
 #define PROC_NULL (-2)    /* /dev/null */
 
 struct proc_opts {
-	const char *dir;   /* chdir there first (126 if it cannot), or NULL */
-	char *const *env;  /* "NAME=value" set in the child, NULL-terminated, or NULL */
-	int in, out, err;  /* the child's 0, 1, 2: an fd, PROC_INHERIT or PROC_NULL */
-	int keep;          /* an fd left open across exec (cleared of FD_CLOEXEC), or -1 */
+	const char *dir;  /* chdir there first (126 if it cannot), or NULL */
+	char *const *env; /* "NAME=value" set in the child, NULL-terminated, or NULL */
+	int in, out, err; /* the child's 0, 1, 2: an fd, PROC_INHERIT or PROC_NULL */
+	int keep;         /* an fd left open across exec (cleared of FD_CLOEXEC), or -1 */
 };
 
 #define PROC_OPTS_DEFAULT                                                                          \
-	{.in = PROC_INHERIT, .out = PROC_INHERIT, .err = PROC_INHERIT, .keep = -1}
+	{                                                                                          \
+		.in = PROC_INHERIT, .out = PROC_INHERIT, .err = PROC_INHERIT, .keep = -1           \
+	}
 
 /*
  * Start argv (argv[0] looked up on PATH). Returns its pid, or -errno when

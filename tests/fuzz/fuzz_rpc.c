@@ -44,7 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (;;) {
 			const char *line, *err;
 			size_t len;
-			int r = rpc_next_line(&in, authed ? RPC_LINE_MAX : RPC_AUTH_LINE_MAX, &line, &len);
+			int r = rpc_next_line(&in, authed ? RPC_LINE_MAX : RPC_AUTH_LINE_MAX, &line,
+					      &len);
 			if (r < 0)
 				goto out; /* the server refuses and closes */
 			if (r == 0)

@@ -32,9 +32,11 @@ static void test_known_agents(void **state)
 	check(&c, "claude", NULL, true, "exec 'claude' --continue");
 	check(&c, "codex", "/p", false,
 	      "export WORKREX_PROMPT_FILE='/p'; exec 'codex' -- \"$(cat '/p')\"");
-	check(&c, "codex", "/p", true, "export WORKREX_PROMPT_FILE='/p'; exec 'codex' resume --last");
+	check(&c, "codex", "/p", true,
+	      "export WORKREX_PROMPT_FILE='/p'; exec 'codex' resume --last");
 	check(&c, "gemini", "/p", false,
-	      "export WORKREX_PROMPT_FILE='/p'; exec 'gemini' --prompt-interactive=\"$(cat '/p')\"");
+	      "export WORKREX_PROMPT_FILE='/p'; exec 'gemini' --prompt-interactive=\"$(cat "
+	      "'/p')\"");
 	check(&c, "opencode", "/p", false,
 	      "export WORKREX_PROMPT_FILE='/p'; exec 'opencode' --prompt=\"$(cat '/p')\"");
 	/* Unknown agents get neither, but the file's place in the environment. */

@@ -16,18 +16,17 @@
 #include <unistd.h>
 
 /* A self-signed certificate made for this test (CN=workrex test). */
-static const char pem[] =
-	"-----BEGIN CERTIFICATE-----\n"
-	"MIIBhDCCASugAwIBAgIUB8jBfRUWW/uUKB3k2NFyBNZ/Q/IwCgYIKoZIzj0EAwIw\n"
-	"FzEVMBMGA1UEAwwMd29ya3JleCB0ZXN0MCAXDTI2MTEzMDA3MjgzMFoYDzIxMjYx\n"
-	"MTA2MDcyODMwWjAXMRUwEwYDVQQDDAx3b3JrcmV4IHRlc3QwWTATBgcqhkjOPQIB\n"
-	"BggqhkjOPQMBBwNCAASJ3ZpezwGHsMnLb2WIAUJVpq2V9kN2HPpUHl4uhGElo0fW\n"
-	"OucXKjmdzmyVrbCpoXl+qFwdBhaSejdx3lBZuCxDo1MwUTAdBgNVHQ4EFgQUk1Xe\n"
-	"sLwktgiKOzqLBcPvynx+V+kwHwYDVR0jBBgwFoAUk1XesLwktgiKOzqLBcPvynx+\n"
-	"V+kwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNHADBEAiAzp+a4CAQblGwg\n"
-	"JujhjRpwH2DVHi+EL1/0QqVnG/8nDQIgH2yEPRS3k/R3+/X+ePNpw2Gg9XcfSwkY\n"
-	"Sh44bsyii1M=\n"
-	"-----END CERTIFICATE-----\n";
+static const char pem[] = "-----BEGIN CERTIFICATE-----\n"
+			  "MIIBhDCCASugAwIBAgIUB8jBfRUWW/uUKB3k2NFyBNZ/Q/IwCgYIKoZIzj0EAwIw\n"
+			  "FzEVMBMGA1UEAwwMd29ya3JleCB0ZXN0MCAXDTI2MTEzMDA3MjgzMFoYDzIxMjYx\n"
+			  "MTA2MDcyODMwWjAXMRUwEwYDVQQDDAx3b3JrcmV4IHRlc3QwWTATBgcqhkjOPQIB\n"
+			  "BggqhkjOPQMBBwNCAASJ3ZpezwGHsMnLb2WIAUJVpq2V9kN2HPpUHl4uhGElo0fW\n"
+			  "OucXKjmdzmyVrbCpoXl+qFwdBhaSejdx3lBZuCxDo1MwUTAdBgNVHQ4EFgQUk1Xe\n"
+			  "sLwktgiKOzqLBcPvynx+V+kwHwYDVR0jBBgwFoAUk1XesLwktgiKOzqLBcPvynx+\n"
+			  "V+kwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNHADBEAiAzp+a4CAQblGwg\n"
+			  "JujhjRpwH2DVHi+EL1/0QqVnG/8nDQIgH2yEPRS3k/R3+/X+ePNpw2Gg9XcfSwkY\n"
+			  "Sh44bsyii1M=\n"
+			  "-----END CERTIFICATE-----\n";
 
 static char *write_temp(const char *text)
 {

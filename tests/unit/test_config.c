@@ -173,7 +173,7 @@ static void test_global_splicing(void **state)
 	config_init(&c);
 	char *g = write_file("gs.yaml", "post_create: [g1, g2]\nfiles:\n  copy: .env\n");
 	char *p = trusted_file("ps.yaml", "post_create: [p1, \"<global>\", p2]\n"
-					"files:\n  copy: [\"<global>\", .env.local]\n");
+					  "files:\n  copy: [\"<global>\", .env.local]\n");
 	assert_int_equal(config_load(&c, g, true, &err), 0);
 	assert_int_equal(config_load(&c, p, false, &err), 0);
 	assert_int_equal(c.post_create.n, 4);
@@ -247,10 +247,11 @@ static void test_worktree_keys(void **state)
 	char *err = NULL;
 	config_init(&c);
 	assert_string_equal(c.merge_strategy, "merge");
-	char *p = trusted_file("wt.yaml", "main_branch: trunk\nworktree_dir: ~/wt/{project}\n"
-					"agent: codex\nmerge_strategy: squash\n"
-					"panes:\n  - command: <agent>\n    focus: true\n"
-					"  - command: npm run dev\n    split: vertical\n    percentage: 30\n");
+	char *p = trusted_file(
+		"wt.yaml", "main_branch: trunk\nworktree_dir: ~/wt/{project}\n"
+			   "agent: codex\nmerge_strategy: squash\n"
+			   "panes:\n  - command: <agent>\n    focus: true\n"
+			   "  - command: npm run dev\n    split: vertical\n    percentage: 30\n");
 	assert_int_equal(config_load(&c, p, false, &err), 0);
 	assert_string_equal(c.main_branch, "trunk");
 	assert_string_equal(c.worktree_dir, "~/wt/{project}");
@@ -286,12 +287,13 @@ static void test_sandbox_keys(void **state)
 	char *err = NULL;
 	config_init(&c);
 	setenv("HOME", "/home/u", 1);
-	char *g = write_file("sg.yaml", "sandbox:\n  enabled: true\n  image: img:1\n  target: all\n"
-					"  env: {A: b}\n  env_passthrough: [LANG]\n"
-					"  extra_mounts:\n    - ~/data\n"
-					"    - {host_path: /srv/x, guest_path: /x, writable: true}\n"
-					"  container:\n    runtime: docker\n    pids_limit: 100\n"
-					"    excluded_files: [.env]\n");
+	char *g =
+		write_file("sg.yaml", "sandbox:\n  enabled: true\n  image: img:1\n  target: all\n"
+				      "  env: {A: b}\n  env_passthrough: [LANG]\n"
+				      "  extra_mounts:\n    - ~/data\n"
+				      "    - {host_path: /srv/x, guest_path: /x, writable: true}\n"
+				      "  container:\n    runtime: docker\n    pids_limit: 100\n"
+				      "    excluded_files: [.env]\n");
 	assert_int_equal(config_load(&c, g, true, &err), 0);
 	assert_true(c.sandbox.enabled);
 	assert_string_equal(c.sandbox.image, "img:1");
@@ -337,11 +339,12 @@ static void test_search_dir_skips_linked_worktrees(void **state)
 {
 	(void)state;
 	char *main_dir = xasprintf("%s/m", dir), *wt = xasprintf("%s/w", dir);
-	char *cmd = xasprintf("git init -q %s && git -C %s -c user.name=a -c user.email=b commit -q "
-			      "--allow-empty -m i && git -C %s worktree add -q %s && mkdir -p %s/sub "
-			      "%s/sub && echo 'scrollback: 7' >%s/.workrex.yaml && "
-			      "echo 'post_create: [evil]' >%s/.workrex.yaml",
-			      main_dir, main_dir, main_dir, wt, main_dir, wt, main_dir, wt);
+	char *cmd =
+		xasprintf("git init -q %s && git -C %s -c user.name=a -c user.email=b commit -q "
+			  "--allow-empty -m i && git -C %s worktree add -q %s && mkdir -p %s/sub "
+			  "%s/sub && echo 'scrollback: 7' >%s/.workrex.yaml && "
+			  "echo 'post_create: [evil]' >%s/.workrex.yaml",
+			  main_dir, main_dir, main_dir, wt, main_dir, wt, main_dir, wt);
 	assert_int_equal(system(cmd), 0);
 	char *msub = xasprintf("%s/sub", main_dir), *wsub = xasprintf("%s/sub", wt);
 	assert_string_equal(config_search_dir(msub, main_dir), msub);
@@ -396,8 +399,9 @@ static void test_untrusted_commands_ignored(void **state)
 	assert_string_equal(c.agent, "evil");
 	config_free(&c);
 	/* One byte changed: asked again. */
-	free(write_file("tp.yaml", "post_create: [\"touch /tmp/y\"]\npre_merge: [evil]\nagent: evil\n"
-				   "panes:\n  - command: evil\nscrollback: 77\n"));
+	free(write_file("tp.yaml",
+			"post_create: [\"touch /tmp/y\"]\npre_merge: [evil]\nagent: evil\n"
+			"panes:\n  - command: evil\nscrollback: 77\n"));
 	config_init(&c);
 	assert_int_equal(config_load(&c, p, false, &err), 0);
 	assert_int_equal(c.post_create.n, 0);
@@ -427,8 +431,10 @@ static void test_not_available_yet(void **state)
 	assert_true(c.sandbox.network_deny);
 	assert_int_equal(c.nwarnings, 3);
 	assert_non_null(strstr(c.warnings[0], "'sandbox.backend: lima' is not available yet"));
-	assert_non_null(strstr(c.warnings[1], "'sandbox.network.policy: deny' is not available yet"));
-	assert_non_null(strstr(c.warnings[2], "'sandbox.network.allowed_domains' is not available"));
+	assert_non_null(
+		strstr(c.warnings[1], "'sandbox.network.policy: deny' is not available yet"));
+	assert_non_null(
+		strstr(c.warnings[2], "'sandbox.network.allowed_domains' is not available"));
 	config_free(&c);
 	free(g);
 }
@@ -440,10 +446,12 @@ static void test_every_error_listed(void **state)
 	struct config c;
 	char *err = NULL;
 	config_init(&c);
-	char *p = write_file("errs.yaml", "merge_strategy: octopus\nnotify: loud\nscrollback: -1\n");
+	char *p =
+		write_file("errs.yaml", "merge_strategy: octopus\nnotify: loud\nscrollback: -1\n");
 	assert_int_equal(config_load(&c, p, true, &err), -1);
-	assert_non_null(strstr(err, "errs.yaml:1:17: merge_strategy: 'octopus' is not one of merge, "
-				    "rebase, squash"));
+	assert_non_null(strstr(err,
+			       "errs.yaml:1:17: merge_strategy: 'octopus' is not one of merge, "
+			       "rebase, squash"));
 	assert_non_null(strstr(err, "\n"));
 	assert_non_null(strstr(err, "errs.yaml:2:"));
 	assert_non_null(strstr(err, "errs.yaml:3:"));

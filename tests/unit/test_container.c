@@ -71,7 +71,8 @@ static int setup(void **state)
 	saved_path = xstrdup(getenv("PATH"));
 	setenv("HOME", top, 1);
 	unsetenv("XDG_STATE_HOME");
-	sh("mkdir -p %s/.claude && echo '{}' >%s/.claude/settings.json && echo '{\"mcpServers\":{}}' "
+	sh("mkdir -p %s/.claude && echo '{}' >%s/.claude/settings.json && echo "
+	   "'{\"mcpServers\":{}}' "
 	   ">%s/.claude.json",
 	   top, top, top);
 	return 0;
@@ -90,7 +91,8 @@ static int teardown(void **state)
 static char *const pane_argv[] = {"/bin/sh", "-c", "exec 'claude' --dangerously-skip-permissions",
 				  NULL};
 static char *const pane_env[] = {"TERM=xterm-256color", "WORKREX_PANE=7",
-				 "WORKREX_RPC_SOCKET=/host/path.sock", "WORKREX_RPC_TOKEN=abc", NULL};
+				 "WORKREX_RPC_SOCKET=/host/path.sock", "WORKREX_RPC_TOKEN=abc",
+				 NULL};
 
 static struct backend_pane pane(const struct config *c)
 {
@@ -218,7 +220,8 @@ static void test_docker_argv(void **state)
 	/* Nothing of the host's git dir is writable: commits go to the private dir. */
 	expect_no_line(got, "type=bind,source=%s/objects,target=%s/objects", gitdir, gitdir);
 	expect_no_line(got, "type=bind,source=%s/refs,target=%s/refs", gitdir, gitdir);
-	expect_no_line(got, "type=bind,source=%s/worktrees/box,target=%s/worktrees/box", gitdir, gitdir);
+	expect_no_line(got, "type=bind,source=%s/worktrees/box,target=%s/worktrees/box", gitdir,
+		       gitdir);
 	expect_line(got, "type=bind,source=%s,target=%s", priv, priv);
 	expect_line(got, "type=bind,source=%s,target=%s/.git,readonly", gitfile, wt);
 	expect_line(got, "type=bind,source=%s,target=%s/config,readonly", snap, gitdir);
@@ -231,8 +234,9 @@ static void test_docker_argv(void **state)
 	expect_line(got, "type=bind,source=%s/.claude,target=/tmp/.claude,readonly", top);
 	expect_no_line(got, "type=bind,source=%s/.claude,target=/tmp/.claude", top);
 	/* ...only its state writable, made first where missing. */
-	expect_line(got, "type=bind,source=%s/.claude/.credentials.json,target=/tmp/.claude/"
-			 ".credentials.json",
+	expect_line(got,
+		    "type=bind,source=%s/.claude/.credentials.json,target=/tmp/.claude/"
+		    ".credentials.json",
 		    top);
 	expect_line(got, "type=bind,source=%s/.claude/projects,target=/tmp/.claude/projects", top);
 	char *cred = xasprintf("%s/.claude/.credentials.json", top);
@@ -241,8 +245,9 @@ static void test_docker_argv(void **state)
 	assert_true(S_ISREG(st.st_mode));
 	free(cred);
 	/* ~/.claude.json is this agent's own copy, never the host's. */
-	expect_line(got, "type=bind,source=%s/.local/state/workrex/sandbox/git-%08x/box/claude.json,"
-			 "target=/tmp/.claude.json",
+	expect_line(got,
+		    "type=bind,source=%s/.local/state/workrex/sandbox/git-%08x/box/claude.json,"
+		    "target=/tmp/.claude.json",
 		    top, str_hash(WRX_HASH_INIT, repo));
 	expect_no_line(got, "type=bind,source=%s/.claude.json,target=/tmp/.claude.json", top);
 	expect_line(got, "type=tmpfs,target=/tmp,tmpfs-mode=1777");
@@ -284,7 +289,8 @@ static void test_podman_argv(void **state)
 	expect_line(got, "--http-proxy=false");
 	expect_line(got, "--memory=8g");
 	if (access("/usr/share/containers/seccomp.json", R_OK) == 0)
-		expect_line(got, "--security-opt=seccomp=%s/.local/state/workrex/sandbox/seccomp.json",
+		expect_line(got,
+			    "--security-opt=seccomp=%s/.local/state/workrex/sandbox/seccomp.json",
 			    top);
 	free(got);
 	strlist_free(&argv);
@@ -295,15 +301,16 @@ static void test_podman_argv(void **state)
 static void test_strip_credentials(void **state)
 {
 	(void)state;
-	const char *in = "[core]\n\tbare = false\n"
-			 "[remote \"origin\"]\n\turl = https://me:ghp_SECRET1@github.com/o/r.git\n"
-			 "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
-			 "[http \"https://github.com/\"]\n\textraHeader = AUTHORIZATION: basic SECRET2\n"
-			 "[credential]\n\thelper = store\n\tusername = SECRET3\n"
-			 "[url \"https://x-access-token:SECRET4@github.com/\"]\n"
-			 "\tinsteadOf = https://github.com/\n"
-			 "[github]\n\toauth-token = SECRET5\n\tuser = me\n"
-			 "[user]\n\tname = Me\n";
+	const char *in =
+		"[core]\n\tbare = false\n"
+		"[remote \"origin\"]\n\turl = https://me:ghp_SECRET1@github.com/o/r.git\n"
+		"\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+		"[http \"https://github.com/\"]\n\textraHeader = AUTHORIZATION: basic SECRET2\n"
+		"[credential]\n\thelper = store\n\tusername = SECRET3\n"
+		"[url \"https://x-access-token:SECRET4@github.com/\"]\n"
+		"\tinsteadOf = https://github.com/\n"
+		"[github]\n\toauth-token = SECRET5\n\tuser = me\n"
+		"[user]\n\tname = Me\n";
 	char *out = backend_strip_credentials(in);
 	assert_null(strstr(out, "SECRET"));
 	assert_non_null(strstr(out, "url = https://github.com/o/r.git"));
@@ -356,7 +363,8 @@ static void expect_refused(struct config *c, const char *needle)
 static void add_mount(struct config *c, const char *host, bool writable)
 {
 	struct sandbox_config *sb = &c->sandbox;
-	sb->extra_mounts = realloc(sb->extra_mounts, (sb->nextra_mounts + 1) * sizeof *sb->extra_mounts);
+	sb->extra_mounts =
+		realloc(sb->extra_mounts, (sb->nextra_mounts + 1) * sizeof *sb->extra_mounts);
 	sb->extra_mounts[sb->nextra_mounts].host = xstrdup(host);
 	sb->extra_mounts[sb->nextra_mounts].guest = xstrdup(host);
 	sb->extra_mounts[sb->nextra_mounts].writable = writable;
@@ -416,7 +424,8 @@ static void test_refusals(void **state)
 	with_runtime(&c, "docker");
 	expect_refused(&c, "box/evil");
 	config_free(&c);
-	sh("rm %s/hooks/post-checkout && ln -s ../worktrees/box/x %s/hooks/post-merge", gitdir, gitdir);
+	sh("rm %s/hooks/post-checkout && ln -s ../worktrees/box/x %s/hooks/post-merge", gitdir,
+	   gitdir);
 	with_runtime(&c, "docker");
 	expect_refused(&c, "which the sandbox can write");
 	config_free(&c);
@@ -478,7 +487,8 @@ static void test_no_runtime(void **state)
 	free(cause);
 	c.sandbox.container.runtime = xstrdup("docker");
 	assert_int_equal(backend_container.check(&p, &cause), -ENOENT);
-	assert_string_equal(cause, "sandbox.container.runtime is docker, but docker is not installed");
+	assert_string_equal(cause,
+			    "sandbox.container.runtime is docker, but docker is not installed");
 	free(cause);
 	setenv("PATH", saved_path, 1);
 	config_free(&c);

@@ -69,12 +69,23 @@ static void test_default_bindings_follow_spec(void **state)
 	struct {
 		int key;
 		enum wrx_action act;
-	} spec[] = {{'n', ACT_NEW_AGENT},  {'c', ACT_NEW_PANE},     {'m', ACT_MERGE},
-		    {'x', ACT_CLOSE_PANE}, {'X', ACT_REMOVE_AGENT}, {'o', ACT_NEXT_PANE},
-		    {'z', ACT_ZOOM},       {' ', ACT_NEXT_LAYOUT},  {'w', ACT_OVERVIEW},
-		    {'[', ACT_SCROLL},     {'p', ACT_PASTE_IMAGE},  {'s', ACT_SIDEBAR},
-		    {':', ACT_COMMAND},    {'?', ACT_HELP},         {'q', ACT_QUIT},
-		    {2, ACT_SEND_PREFIX},  {WRX_K_LEFT, ACT_PANE_LEFT}};
+	} spec[] = {{'n', ACT_NEW_AGENT},
+		    {'c', ACT_NEW_PANE},
+		    {'m', ACT_MERGE},
+		    {'x', ACT_CLOSE_PANE},
+		    {'X', ACT_REMOVE_AGENT},
+		    {'o', ACT_NEXT_PANE},
+		    {'z', ACT_ZOOM},
+		    {' ', ACT_NEXT_LAYOUT},
+		    {'w', ACT_OVERVIEW},
+		    {'[', ACT_SCROLL},
+		    {'p', ACT_PASTE_IMAGE},
+		    {'s', ACT_SIDEBAR},
+		    {':', ACT_COMMAND},
+		    {'?', ACT_HELP},
+		    {'q', ACT_QUIT},
+		    {2, ACT_SEND_PREFIX},
+		    {WRX_K_LEFT, ACT_PANE_LEFT}};
 	for (size_t i = 0; i < sizeof spec / sizeof *spec; i++) {
 		const struct binding *b = bindings_lookup(spec[i].key);
 		assert_non_null(b);

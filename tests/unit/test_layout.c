@@ -84,7 +84,8 @@ static void test_tiny_areas_never_negative(void **state)
 					assert_true(r[i].y + r[i].h <= h);
 				}
 			}
-	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, false, 0, 0, (struct rect){0, 0, 9, 9}, r), 0);
+	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, false, 0, 0, (struct rect){0, 0, 9, 9}, r),
+			 0);
 }
 
 static void test_neighbours(void **state)

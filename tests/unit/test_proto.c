@@ -83,8 +83,8 @@ static void test_decode_bad(void **state)
 	assert_non_null(decode("{\"type\":\"set_status\"}", &t));
 	assert_non_null(decode("{\"type\":\"set_status\",\"status\":5}", &t));
 	assert_non_null(decode("{\"type\":\"set_status\",\"status\":\"sleeping\"}", &t));
-	assert_non_null(decode("{\"type\":\"spawn_agent\",\"branch\":\"x\",\"background\":\"yes\"}",
-			       &t));
+	assert_non_null(
+		decode("{\"type\":\"spawn_agent\",\"branch\":\"x\",\"background\":\"yes\"}", &t));
 	assert_non_null(decode("{\"type\":\"merge\",\"rebase\":true,\"squash\":true}", &t));
 	assert_non_null(decode("{\"type\":\"exec\",\"command\":\"x\",\"args\":[1]}", &t));
 	assert_non_null(decode("{\"type\":\"set_title\",\"title\":\"a\\u0000b\"}", &t));

@@ -40,8 +40,8 @@ static void from_vterm(const VTermScreenCell *v, struct wrx_cell *c)
 	c->width = v->chars[0] == (uint32_t)-1 ? 0 : (uint8_t)v->width;
 	c->attrs = (uint16_t)((v->attrs.bold ? WRX_ATTR_BOLD : 0) |
 			      (v->attrs.underline == VTERM_UNDERLINE_DOUBLE ? WRX_ATTR_DUNDERLINE
-			       : v->attrs.underline			 ? WRX_ATTR_UNDERLINE
-									 : 0) |
+			       : v->attrs.underline                         ? WRX_ATTR_UNDERLINE
+									    : 0) |
 			      (v->attrs.italic ? WRX_ATTR_ITALIC : 0) |
 			      (v->attrs.blink ? WRX_ATTR_BLINK : 0) |
 			      (v->attrs.reverse ? WRX_ATTR_REVERSE : 0) |
@@ -85,7 +85,8 @@ static int ref_pop(int cols, VTermScreenCell *cells, void *user)
 			if (WRX_COLOUR_KIND(w) == WRX_COLOUR_INDEXED) {
 				vterm_color_indexed(col, (uint8_t)w);
 			} else if (WRX_COLOUR_KIND(w) == WRX_COLOUR_RGB) {
-				vterm_color_rgb(col, (uint8_t)(w >> 16), (uint8_t)(w >> 8), (uint8_t)w);
+				vterm_color_rgb(col, (uint8_t)(w >> 16), (uint8_t)(w >> 8),
+						(uint8_t)w);
 			} else {
 				vterm_color_indexed(col, 0);
 				col->type |= k ? VTERM_COLOR_DEFAULT_BG : VTERM_COLOR_DEFAULT_FG;
@@ -145,7 +146,8 @@ static void same_cells(const struct wrx_cell *want, const struct wrx_cell *got, 
 		    want[c].width == got[c].width && want[c].attrs == got[c].attrs &&
 		    want[c].fg == got[c].fg && want[c].bg == got[c].bg)
 			continue;
-		fail_msg("%s line %d col %d: libvterm '%s' w%d a%x fg%x bg%x, ours '%s' w%d a%x fg%x "
+		fail_msg("%s line %d col %d: libvterm '%s' w%d a%x fg%x bg%x, ours '%s' w%d a%x "
+			 "fg%x "
 			 "bg%x",
 			 where, line, c, cell_text(&want[c], a), want[c].width, want[c].attrs,
 			 want[c].fg, want[c].bg, cell_text(&got[c], b), got[c].width, got[c].attrs,
@@ -175,8 +177,8 @@ static void same_screen(struct ref *r, struct pane *p, const char *input)
 	bool visible;
 	pane_cursor(p, &crow, &ccol, &visible, &shape);
 	if (crow != cur.row || ccol != cur.col)
-		fail_msg("after %s: cursor libvterm %d,%d ours %d,%d", input, cur.row, cur.col, crow,
-			 ccol);
+		fail_msg("after %s: cursor libvterm %d,%d ours %d,%d", input, cur.row, cur.col,
+			 crow, ccol);
 	if (sb_count(r->sb) != pane_history(p))
 		fail_msg("after %s: history libvterm %zu ours %zu", input, sb_count(r->sb),
 			 pane_history(p));
@@ -197,11 +199,12 @@ static void random_piece(unsigned *seed, int rows, int cols, struct buf *out)
 {
 	static const char *words[] = {"agent", "x", "merge", "worktree ", "  ", "status-line", "$"};
 	static const char *fixed[] = {
-		"\r\n", "\n", "\r", "\t", "\b", "\033M", "\033D", "\033E", "\033#8", "\033[?1049h",
-		"\033[?1049l", "\033[?47h", "\033[?47l", "\033[1\"q", "\033[0\"q", "\033[?J",
-		"\033[?1K", "\033[?2K", "\033[4h", "\033[4l", "\033[?7l", "\033[?7h", "\033[?6h",
-		"\033[?6l", "\033[?69h", "\033[?69l", "\033[r", "\033H", "\033[3g", "\0337", "\0338",
-		"\033[0m", "\033c", "\033[s", "\033[u"};
+		"\r\n",      "\n",        "\r",        "\t",          "\b",          "\033M",
+		"\033D",     "\033E",     "\033#8",    "\033[?1049h", "\033[?1049l", "\033[?47h",
+		"\033[?47l", "\033[1\"q", "\033[0\"q", "\033[?J",     "\033[?1K",    "\033[?2K",
+		"\033[4h",   "\033[4l",   "\033[?7l",  "\033[?7h",    "\033[?6h",    "\033[?6l",
+		"\033[?69h", "\033[?69l", "\033[r",    "\033H",       "\033[3g",     "\0337",
+		"\0338",     "\033[0m",   "\033c",     "\033[s",      "\033[u"};
 	static const char verbs[] = "ABCDEFGHJKLMPSTX@`adefr";
 	unsigned r = (unsigned)rand_r(seed) % 100;
 	if (r < 35) {
@@ -221,8 +224,8 @@ static void random_piece(unsigned *seed, int rows, int cols, struct buf *out)
 		/* left and right margins (with ?69h) */
 		buf_addf(out, "\033[%d;%ds", 1 + rand_r(seed) % cols, 1 + rand_r(seed) % cols);
 	} else {
-		static const char *sgr[] = {"1", "4", "21", "3", "5", "7", "9", "22", "24", "27", "0",
-					    "31", "42", "39", "49", "97", "104"};
+		static const char *sgr[] = {"1",  "4", "21", "3",  "5",  "7",  "9",  "22", "24",
+					    "27", "0", "31", "42", "39", "49", "97", "104"};
 		int k = rand_r(seed) % 4;
 		if (k == 0)
 			buf_addf(out, "\033[38;5;%dm", rand_r(seed) % 256);
@@ -308,7 +311,8 @@ static void test_wide_characters_stay_whole(void **state)
 {
 	(void)state;
 	struct pane *p = pane_new(3, 10, 100, NULL, NULL);
-	feeds(p, "\xe4\xb8\xad\xe6\x96\x87" "ab"); /* 中文ab */
+	feeds(p, "\xe4\xb8\xad\xe6\x96\x87"
+		 "ab"); /* 中文ab */
 	struct wrx_cell c[10];
 	pane_line(p, 0, c, 10);
 	assert_int_equal(c[0].width, 2);
@@ -322,7 +326,9 @@ static void test_wide_characters_stay_whole(void **state)
 	assert_int_equal(c[0].width, 1);
 	assert_int_equal(c[1].ch[0], 0);
 	assert_int_equal(c[1].width, 1);
-	expect_row(p, 0, "X \xe6\x96\x87" "ab");
+	expect_row(p, 0,
+		   "X \xe6\x96\x87"
+		   "ab");
 	/* On the right half of 文 (column 3): its left half goes blank. */
 	feeds(p, "\033[1;4HY");
 	pane_line(p, 0, c, 10);

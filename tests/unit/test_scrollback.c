@@ -104,7 +104,8 @@ static void test_memory_is_compact(void **state)
 	(void)state;
 	struct sb *sb = sb_new(10000);
 	struct wrx_cell c[80];
-	fill_text(c, 80, "the quick brown fox jumps over the lazy dog 0123456789 the quick brown fox");
+	fill_text(c, 80,
+		  "the quick brown fox jumps over the lazy dog 0123456789 the quick brown fox");
 	for (int i = 0; i < 10000; i++)
 		sb_push(sb, c, 80);
 	/* 80 wide cells would be ~3 MB as libvterm cells; we keep it near the text size. */

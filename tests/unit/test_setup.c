@@ -31,9 +31,10 @@ static const struct hook_spec specs[] = {
 static void test_merge_keeps_everything(void **state)
 {
 	(void)state;
-	const char *before = "{\"model\":\"opus\",\"env\":{\"A\":\"1\"},\"hooks\":{\"Stop\":[{\"hooks\":"
-			     "[{\"type\":\"command\",\"command\":\"say done\"}]}],"
-			     "\"PreToolUse\":[{\"matcher\":\"Bash\",\"hooks\":[]}]}}";
+	const char *before =
+		"{\"model\":\"opus\",\"env\":{\"A\":\"1\"},\"hooks\":{\"Stop\":[{\"hooks\":"
+		"[{\"type\":\"command\",\"command\":\"say done\"}]}],"
+		"\"PreToolUse\":[{\"matcher\":\"Bash\",\"hooks\":[]}]}}";
 	json_object *root = json_tokener_parse(before);
 	bool changed;
 	char *cause = NULL;

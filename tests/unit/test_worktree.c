@@ -66,10 +66,11 @@ static int setup(void **state)
 	struct fx *f = xcalloc(1, sizeof *f);
 	free(root);
 	root = xasprintf("%s/p%d/proj", top, ++serial);
-	char *mk = xasprintf("mkdir -p %s && cd %s && git init -q -b main && git config user.email "
-			     "t@example.com && git config user.name T && printf 'one\\ntwo\\nthree\\n' "
-			     ">a.txt && git add a.txt && git commit -qm init",
-			     root, root);
+	char *mk = xasprintf(
+		"mkdir -p %s && cd %s && git init -q -b main && git config user.email "
+		"t@example.com && git config user.name T && printf 'one\\ntwo\\nthree\\n' "
+		">a.txt && git add a.txt && git commit -qm init",
+		root, root);
 	assert_int_equal(system(mk), 0);
 	free(mk);
 	char *cause = NULL;
@@ -212,7 +213,7 @@ static void merge_with(struct fx *f, const char *strategy)
 	/* merge: a merge commit (2 parents); rebase: fast-forward; squash: one commit. */
 	assert_string_equal(parents, strcmp(strategy, "merge") == 0 ? "3" : "2");
 	char *count = out("git rev-list --count HEAD");
-	assert_string_equal(count, strcmp(strategy, "merge") == 0	 ? "4"
+	assert_string_equal(count, strcmp(strategy, "merge") == 0    ? "4"
 				   : strcmp(strategy, "rebase") == 0 ? "3"
 								     : "2");
 	char *rec = out("git config workrex.worktree.work.path");
@@ -279,7 +280,8 @@ static void test_dirty_worktree_and_dirty_main(void **state)
 	struct merge_opts o = {0};
 	char *note = NULL, *cause = NULL;
 	assert_int_not_equal(worktree_merge(f->r, &f->c, &a, &o, &note, &cause), 0);
-	assert_non_null(strstr(cause, "uncommitted changes; commit them or pass --ignore-uncommitted"));
+	assert_non_null(
+		strstr(cause, "uncommitted changes; commit them or pass --ignore-uncommitted"));
 	free(cause);
 	/* Main has uncommitted changes in a file the merge touches: refused. */
 	assert_int_equal(sh("git -C %s checkout -q a.txt && echo local >> a.txt", a.path), 0);
@@ -399,9 +401,10 @@ static void test_hooks_env_and_failing_pre_merge(void **state)
 {
 	struct fx *f = *state;
 	char *log = xasprintf("%s/../hook.log", root);
-	char *hook = xasprintf("echo \"$WORKREX_HANDLE|$WORKREX_BRANCH|$WORKREX_PROJECT_ROOT|$PWD\" "
-			       ">> %s",
-			       log);
+	char *hook =
+		xasprintf("echo \"$WORKREX_HANDLE|$WORKREX_BRANCH|$WORKREX_PROJECT_ROOT|$PWD\" "
+			  ">> %s",
+			  log);
 	strlist_add(&f->c.post_create, hook);
 	strlist_add(&f->c.pre_merge, "exit 3");
 	struct agent_rec a = add(f, "hooked");
@@ -441,9 +444,8 @@ static void test_files_copy_and_symlink(void **state)
 	strlist_add(&f->c.files_symlink, "node_modules");
 	struct agent_rec a = add(f, "files");
 	assert_int_equal(sh("test -f %s/.env && ! test -L %s/.env", a.path, a.path), 0);
-	assert_int_equal(sh("test -L %s/node_modules && test -f %s/node_modules/x/i.js", a.path,
-			    a.path),
-			 0);
+	assert_int_equal(
+		sh("test -L %s/node_modules && test -f %s/node_modules/x/i.js", a.path, a.path), 0);
 	/* A pattern leaving the repository is refused. */
 	strlist_add(&f->c.files_copy, "../../etc/passwd");
 	struct add_opts o = {.branch = "files2", .cwd = root};
@@ -463,11 +465,12 @@ static void test_files_copy_and_symlink(void **state)
 static void test_filters_and_merge_drivers_honoured(void **state)
 {
 	struct fx *f = *state;
-	assert_int_equal(sh("git config filter.up.smudge 'tr a-z A-Z' && git config filter.up.clean "
-			    "'tr A-Z a-z' && git config merge.keepours.driver true && printf '*.up "
-			    "filter=up\\n*.ours merge=keepours\\n' > .gitattributes && echo hello > "
-			    "x.up && echo base > y.ours && git add . && git commit -qm attrs"),
-			 0);
+	assert_int_equal(
+		sh("git config filter.up.smudge 'tr a-z A-Z' && git config filter.up.clean "
+		   "'tr A-Z a-z' && git config merge.keepours.driver true && printf '*.up "
+		   "filter=up\\n*.ours merge=keepours\\n' > .gitattributes && echo hello > "
+		   "x.up && echo base > y.ours && git add . && git commit -qm attrs"),
+		0);
 	struct agent_rec a = add(f, "filtered");
 	assert_int_equal(sh("git worktree add -q ../plain -b plain"), 0);
 	char *ours = out("cat %s/x.up", a.path), *theirs = out("cat ../plain/x.up");
@@ -486,7 +489,8 @@ static void test_filters_and_merge_drivers_honoured(void **state)
 		fail_msg("%s", cause);
 	char *y = out("cat y.ours");
 	assert_string_equal(y, "main");
-	char *tree = out("git rev-parse 'main^{tree}'"), *ref = out("git rev-parse 'refmain^{tree}'");
+	char *tree = out("git rev-parse 'main^{tree}'"),
+	     *ref = out("git rev-parse 'refmain^{tree}'");
 	assert_string_equal(tree, ref);
 	free(tree);
 	free(ref);
@@ -526,9 +530,11 @@ static void test_fast_add_is_gits(void **state)
 	char *common = out("cat .git/worktrees/fast/commondir");
 	char *gcommon = out("cat .git/worktrees/plain/commondir");
 	assert_string_equal(common, gcommon);
-	char *gitdir = out("cat .git/worktrees/fast/gitdir"), *wgitdir = xasprintf("%s/.git", a.path);
+	char *gitdir = out("cat .git/worktrees/fast/gitdir"),
+	     *wgitdir = xasprintf("%s/.git", a.path);
 	assert_string_equal(gitdir, wgitdir);
-	char *st = out("git -C %s status --porcelain && git -C %s status --porcelain", a.path, b.path);
+	char *st =
+		out("git -C %s status --porcelain && git -C %s status --porcelain", a.path, b.path);
 	assert_string_equal(st, "");
 	char *y = out("cat %s/d/y", a.path);
 	assert_string_equal(y, "x");
@@ -542,8 +548,8 @@ static void test_fast_add_is_gits(void **state)
 			    "git fsck --no-progress",
 			    a.path),
 			 0);
-	char *s[] = {trace, runs, dotgit, want, common, gcommon, gitdir,
-		     wgitdir, st, y, log, staged, oldb};
+	char *s[] = {trace,   runs, dotgit, want, common, gcommon, gitdir,
+		     wgitdir, st,   y,      log,  staged, oldb};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(s); i++)
 		free(s[i]);
 	agent_rec_free(&a);
@@ -587,11 +593,12 @@ static void test_git_does_what_is_more(void **state)
 static void test_failed_checkout_leaves_nothing(void **state)
 {
 	struct fx *f = *state;
-	assert_int_equal(sh("git config filter.bad.smudge false && git config filter.bad.clean cat && "
-			    "git config filter.bad.required true && "
-			    "echo '*.bad filter=bad' > .gitattributes && echo x > x.bad && "
-			    "git add . && git commit -qm bad"),
-			 0);
+	assert_int_equal(
+		sh("git config filter.bad.smudge false && git config filter.bad.clean cat && "
+		   "git config filter.bad.required true && "
+		   "echo '*.bad filter=bad' > .gitattributes && echo x > x.bad && "
+		   "git add . && git commit -qm bad"),
+		0);
 	struct add_opts o = {.branch = "broken", .cwd = root};
 	struct agent_rec a;
 	char *cause = NULL;
@@ -673,24 +680,30 @@ int main(void)
 	setenv("GIT_COMMITTER_EMAIL", "t@example.com", 1);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_handles),
-		cmocka_unit_test_setup_teardown(test_add_records_and_agrees_with_git, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_add_records_and_agrees_with_git, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_names_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_commit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_rebase, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_squash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conflict_changes_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dirty_worktree_and_dirty_main, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ignore_uncommitted_keeps_worktree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dirty_worktree_and_dirty_main, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_ignore_uncommitted_keeps_worktree, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_remove_guards, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_main_worktree_untouchable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_into_other_branch, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hooks_env_and_failing_pre_merge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hooks_env_and_failing_pre_merge, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_files_copy_and_symlink, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_filters_and_merge_drivers_honoured, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filters_and_merge_drivers_honoured, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_stop_only_when_going_ahead, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_add_is_gits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_git_does_what_is_more, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_failed_checkout_leaves_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_checkout_leaves_nothing, setup,
+						teardown),
 	};
 	int rc = cmocka_run_group_tests_name("worktree", tests, NULL, NULL);
 	char *rm = xasprintf("rm -rf %s", top);

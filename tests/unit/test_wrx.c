@@ -106,8 +106,8 @@ static void test_headless(void **state)
 	(void)state;
 	char dir[] = "/tmp/wrx-core-XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	char *cmd = xasprintf("git init -q %s && git -C %s commit -q --allow-empty -m init", dir,
-			      dir);
+	char *cmd =
+		xasprintf("git init -q %s && git -C %s commit -q --allow-empty -m init", dir, dir);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
 	/* Its own runtime dir and home: the control socket and config are the test's. */
