@@ -133,7 +133,7 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
 /* Block until the agents reach a status (polling the dashboard). */
 int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	const char *want = "done";
+	const char *want = STATUS_DONE;
 	double timeout = -1;
 	bool any = false;
 	char **names = xcalloc((size_t)argc, sizeof *names);
