@@ -107,7 +107,9 @@ static void test_headless(void **state)
 	char dir[] = "/tmp/wrx-core-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	char *cmd =
-		xasprintf("git init -q %s && git -C %s commit -q --allow-empty -m init", dir, dir);
+		xasprintf("git init -q %s && git -C %s -c user.name=t -c user.email=t@t.invalid "
+			  "commit -q --allow-empty -m init",
+			  dir, dir);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
 	/* Its own runtime dir and home: the control socket and config are the test's. */
