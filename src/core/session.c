@@ -307,7 +307,8 @@ struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *con
 	int rc = s->hooks.pane_argv ? s->hooks.pane_argv(s->ui, wp, argv, env, &run, cause) : 0;
 	if (rc == 0) {
 		struct pty_spawn sp = {.argv = run ? run : argv, .cwd = a->path, .env = env};
-		rc = pty_start(s->loop, wp->term, &sp, cause);
+		rc = s->hooks.pane_start ? s->hooks.pane_start(s->ui, wp, &sp, cause)
+					 : pty_start(s->loop, wp->term, &sp, cause);
 	}
 	/* putenv() in the child only: the parent's copies can go. */
 	free_strv(env);

@@ -11,6 +11,7 @@
 
 #include "../rpc/status.h"
 #include "../term/pane.h"
+#include "../term/pty.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -74,6 +75,13 @@ struct session_hooks {
 	 */
 	int (*pane_argv)(void *ui, struct wpane *wp, char *const *argv, char *const *env,
 			 char ***out, char **cause);
+	/*
+	 * Where the pane's bytes come from and go: attach a pane_io to wp->term
+	 * (pane_set_io) and feed it output (pane_feed). NULL: a pty running the
+	 * program (pty_start). The seam the session's tests, and the keepers'
+	 * sockets later, use. 0, or -errno with *cause.
+	 */
+	int (*pane_start)(void *ui, struct wpane *wp, const struct pty_spawn *sp, char **cause);
 };
 
 struct session *session_new(uv_loop_t *loop, const struct session_hooks *hooks, void *ui);
