@@ -37,7 +37,6 @@ enum {
 	ACT_GONE_OK = 1 << 2, /* ...and none is nothing to do: ok */
 	ACT_LIMITED = 1 << 3, /* the agent door: SPAWNS_PER_MINUTE per agent */
 	ACT_INHERIT = 1 << 4, /* the agent door: a sandboxed caller's verb is sandboxed */
-	ACT_CHILD = 1 << 5,   /* runs `workrex <verb>` as a child: never synchronous */
 };
 
 struct act_call;
@@ -218,8 +217,7 @@ static void child_done(void *arg, int status, const char *output, const char *la
 	struct act_call *c = arg;
 	struct wrx *w = c->w;
 	(void)output;
-	if (strncmp(last, "workrex: ", 9) == 0)
-		last += 9;
+	last = wrx_outcome(last);
 	if (*last)
 		wrx_message(w, status != 0, "%s", last);
 	else if (c->door == DOOR_UI)
@@ -414,13 +412,20 @@ static void do_rename(struct act_call *c)
 	act_ok(c, NULL);
 }
 
-static void do_send(struct act_call *c)
+/* The agent's pane, or NULL having replied. */
+static struct wpane *open_pane_or_fail(struct act_call *c)
 {
 	struct wpane *wp = session_agent_pane(c->w->s, c->a);
-	if (wp == NULL) {
+	if (wp == NULL)
 		act_fail(c, "'%s' has no open pane", c->handle);
+	return wp;
+}
+
+static void do_send(struct act_call *c)
+{
+	struct wpane *wp = open_pane_or_fail(c);
+	if (wp == NULL)
 		return;
-	}
 	const char *text = str_arg(c, "text");
 	if (text)
 		pane_paste(wp->term, text, strlen(text));
@@ -431,11 +436,9 @@ static void do_send(struct act_call *c)
 
 static void do_capture(struct act_call *c)
 {
-	struct wpane *wp = session_agent_pane(c->w->s, c->a);
-	if (wp == NULL) {
-		act_fail(c, "'%s' has no open pane", c->handle);
+	struct wpane *wp = open_pane_or_fail(c);
+	if (wp == NULL)
 		return;
-	}
 	json_object *v = arg(c, "lines");
 	int lines = v ? json_object_get_int(v) : -1;
 	int hist = (int)pane_history(wp->term), rows = pane_rows(wp->term);
@@ -548,8 +551,7 @@ static void merge_previewed(void *arg, int status, const char *output, const cha
 	struct act_call *c = arg;
 	struct wrx *w = c->w;
 	(void)output;
-	if (strncmp(last, "workrex: ", 9) == 0)
-		last += 9;
+	last = wrx_outcome(last);
 	c->a = session_find_agent(w->s, c->handle);
 	if (status != 0 || w->quitting || c->a == NULL || asking(w)) {
 		if (c->a)
@@ -660,12 +662,12 @@ static const struct action table[] = {
 	{"add", "spawn_agent",
 	 ARGS({"branch", ARG_STR, true}, {"prompt", ARG_STR, false},
 	      {"background", ARG_BOOL, false}),
-	 DOOR_UI | DOOR_AGENT, 0, 0, ACT_LIMITED | ACT_INHERIT | ACT_CHILD, do_add},
+	 DOOR_UI | DOOR_AGENT, 0, 0, ACT_LIMITED | ACT_INHERIT, do_add},
 	{"merge", "merge",
 	 ARGS(HANDLE, {"rebase", ARG_BOOL, false}, {"squash", ARG_BOOL, false},
 	      {"keep", ARG_BOOL, false}),
-	 DOOR_UI | DOOR_AGENT, DOOR_UI | DOOR_AGENT, DOOR_AGENT, ACT_AGENT | ACT_CHILD, do_merge},
-	{"remove", NULL, ARGS(HANDLE), DOOR_UI, DOOR_UI, 0, ACT_AGENT | ACT_CHILD, do_remove},
+	 DOOR_UI | DOOR_AGENT, DOOR_UI | DOOR_AGENT, DOOR_AGENT, ACT_AGENT, do_merge},
+	{"remove", NULL, ARGS(HANDLE), DOOR_UI, DOOR_UI, 0, ACT_AGENT, do_remove},
 	{"paste-image", NULL, NO_ARGS, DOOR_UI, 0, 0, 0, do_not_yet},
 	{"host-exec", "exec", NO_ARGS, DOOR_AGENT, 0, DOOR_AGENT, 0, do_not_yet},
 	{"clipboard-read", "clipboard_read", NO_ARGS, DOOR_AGENT, 0, DOOR_AGENT, 0, do_not_yet},

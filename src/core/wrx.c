@@ -139,11 +139,16 @@ static const struct session_hooks session_hooks = {
 
 /* ---- life ---- */
 
-static int load_config(struct wrx *w, char **cause)
+int wrx_config_read(const struct wrx *w, struct config *c, char **cause)
 {
-	config_init(&w->cfg);
-	return config_load_all(&w->cfg, config_search_dir(w->cwd, w->in_repo ? w->root : NULL),
+	config_init(c);
+	return config_load_all(c, config_search_dir(w->cwd, w->in_repo ? w->root : NULL),
 			       w->config_file, cause);
+}
+
+const char *wrx_outcome(const char *last)
+{
+	return strncmp(last, "workrex: ", 9) == 0 ? last + 9 : last;
 }
 
 static void free_identity(struct wrx *w)
@@ -187,7 +192,7 @@ int wrx_open(struct wrx *w, uv_loop_t *loop, const struct wrx_opts *o,
 	}
 	w->config_file = o->config_file ? xstrdup(o->config_file) : NULL;
 	/* The project file comes from the main worktree when we stand in an agent's. */
-	if (load_config(w, cause) < 0) {
+	if (wrx_config_read(w, &w->cfg, cause) < 0) {
 		config_free(&w->cfg);
 		free_identity(w);
 		return -EINVAL;
@@ -229,9 +234,7 @@ void wrx_close(struct wrx *w)
 int wrx_config_reload(struct wrx *w, struct strlist *warnings, char **cause)
 {
 	struct config c;
-	config_init(&c);
-	if (config_load_all(&c, config_search_dir(w->cwd, w->in_repo ? w->root : NULL),
-			    w->config_file, cause) < 0) {
+	if (wrx_config_read(w, &c, cause) < 0) {
 		config_free(&c);
 		log_msg("config reload: %s", *cause);
 		return -1;

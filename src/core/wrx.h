@@ -89,6 +89,10 @@ void wrx_close(struct wrx *w);
 void wrx_message(struct wrx *w, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void wrx_relayout(struct wrx *w);
+/* Read the config files (global, then the project's or --config) into c, as at start. */
+int wrx_config_read(const struct wrx *w, struct config *c, char **cause);
+/* A workrex child's last line without its "workrex: " prefix: the outcome shown. */
+const char *wrx_outcome(const char *last);
 /* Read the config files again; on an error the old config stays. */
 int wrx_config_reload(struct wrx *w, struct strlist *warnings, char **cause);
 /* Agent a needs the user: the bell and the desktop, as `notify` says. */

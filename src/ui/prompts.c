@@ -92,8 +92,7 @@ static void command_done(void *arg, int status, const char *output, const char *
 {
 	struct command *k = arg;
 	struct ui *ui = k->ui;
-	if (strncmp(last, "workrex: ", 9) == 0)
-		last += 9;
+	last = wrx_outcome(last);
 	if (ui->quitting) {
 		/* nothing to show it on */
 	} else if (strchr(output, '\n')) {

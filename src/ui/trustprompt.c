@@ -42,10 +42,7 @@ static void adopt_commands(struct ui *ui, struct config *c)
 static int reload(struct ui *ui, struct config *c)
 {
 	char *cause = NULL;
-	config_init(c);
-	int rc = config_load_all(c,
-				 config_search_dir(ui->w->cwd, ui->w->in_repo ? ui->w->root : NULL),
-				 ui->w->config_file, &cause);
+	int rc = wrx_config_read(ui->w, c, &cause);
 	if (rc < 0) {
 		log_msg("trust: %s", cause);
 		free(cause);
