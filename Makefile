@@ -35,7 +35,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps test-deps run test fresh-test fuzz-smoke unit e2e sandbox-test asan fuzz bench format \
-	format-check check-layers clean guest \
+	format-check check-layers clean guest man \
 	install uninstall
 
 all: $(BIN) $(GUEST)
@@ -100,6 +100,10 @@ test: test-deps
 	done; \
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
 	echo "make test: every suite passed"
+
+# workrex.yaml(5)'s KEY REFERENCE, written from the key table (src/config/table.c).
+man: $(BIN)
+	@scripts/man-keys.sh ./$(BIN)
 
 # The README's first command on a Debian 12 root with nothing but git
 # (debootstrap minbase, in podman), then its test command there, nested.

@@ -321,7 +321,7 @@ static int container_check(const struct backend_pane *p, char **cause)
 				   p->guest_bin ? p->guest_bin : "workrex-guest");
 		return -ENOENT;
 	}
-	if (p->cfg->sandbox.network_deny) {
+	if (!strcmp(p->cfg->sandbox.network.policy, "deny")) {
 		*cause =
 			xstrdup("sandbox.network.policy is deny, and the proxy that enforces it is "
 				"not available yet: the agent would reach the whole network, so it "

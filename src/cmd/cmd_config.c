@@ -12,65 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char reference[] =
-	"# workrex configuration: every key with its default. See workrex.yaml(5).\n"
-	"# Global file: $XDG_CONFIG_HOME/workrex/config.yaml; project: .workrex.yaml\n"
-	"main_branch: null          # detected: origin/HEAD, main, master\n"
-	"worktree_dir: null         # <repo-parent>/<project>__worktrees; ~ and {project} expand\n"
-	"agent: null                # claude if on PATH, else $SHELL\n"
-	"agents: {}                 # global only: name: {command, args, env}\n"
-	"panes:                     # <agent> stands for the agent command\n"
-	"  - command: <agent>\n"
-	"    focus: true\n"
-	"  - command: $SHELL\n"
-	"    split: horizontal\n"
-	"files:\n"
-	"  copy: []                 # globs copied from the main worktree\n"
-	"  symlink: []              # globs symlinked from the main worktree\n"
-	"post_create: []            # shell commands; \"<global>\" splices the global list\n"
-	"pre_merge: []\n"
-	"pre_remove: []\n"
-	"merge_strategy: merge      # merge, rebase, squash\n"
-	"status_icons: {working: \"●\", waiting: \"◆\", done: \"✓\"}\n"
-	"keys:\n"
-	"  prefix: C-b\n"
-	"  bind: {}                 # key: action (workrex(1))\n"
-	"scrollback: 10000\n"
-	"notify: bell               # off, bell, desktop, both\n"
-	"sandbox:\n"
-	"  enabled: false           # also add -S; a project may turn it on, never off\n"
-	"  backend: container       # container (lima later)\n"
-	"  target: agent            # agent (only agent panes) or all\n"
-	"  image: null              # workrex-sandbox:<agent>, made by `workrex sandbox build`\n"
-	"  env: {}                  # global only: NAME: value\n"
-	"  env_passthrough: []      # global only: host variables passed in\n"
-	"  extra_mounts: []         # global only: path (read-only) or {host_path, guest_path, "
-	"writable}\n"
-	"  host_commands: []        # global only\n"
-	"  agent_config_dir: null   # global only: ~/.claude, ~/.codex, ... per agent\n"
-	"  rpc_host: null           # global only: the host's address, for Apple Container\n"
-	"  container:\n"
-	"    runtime: null          # podman, docker, apple-container; detected in that order\n"
-	"    memory: 8g             # none: no limit\n"
-	"    cpus: null             # e.g. 4\n"
-	"    pids_limit: 4096\n"
-	"    devices: []            # global only\n"
-	"    group_add: []          # global only\n"
-	"    excluded_files: []     # global only: paths in the worktree hidden from the sandbox\n"
-	"    oci_runtime: null      # global only\n"
-	"    cap_add: []            # global only; ALL and SYS_ADMIN are refused\n"
-	"    security_opt: []       # global only\n";
-
-static void print_list(const char *name, const struct strlist *l)
-{
-	printf("%s:", name);
-	if (l->n == 0)
-		printf(" []");
-	printf("\n");
-	for (size_t i = 0; i < l->n; i++)
-		printf("  - %s\n", l->v[i]);
-}
-
 /* Where the project file is looked for (the main worktree's from inside an agent's). */
 static char *search_dir(struct cmd_ctx *ctx)
 {
@@ -111,10 +52,24 @@ static int reload_dashboard(struct cmd_ctx *ctx)
 int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const struct cmd *self = cmd_find("config");
+	if (argc == 3 && !strcmp(argv[1], "reference") && !strcmp(argv[2], "--man")) {
+		struct buf b = {0};
+		config_reference_man(&b);
+		fwrite(b.data, 1, b.len, stdout);
+		buf_free(&b);
+		return 0;
+	}
 	if (argc != 2)
 		return cmd_usage(self);
 	if (!strcmp(argv[1], "reference")) {
-		fputs(reference, stdout);
+		struct buf b = {0};
+		config_reference(&b, NULL, 0);
+		printf("# workrex configuration: every key with its default. See workrex.yaml(5).\n"
+		       "# Global file: $XDG_CONFIG_HOME/workrex/config.yaml; project: "
+		       ".workrex.yaml\n"
+		       "%s",
+		       b.data);
+		buf_free(&b);
 		return 0;
 	}
 	if (!strcmp(argv[1], "reload"))
@@ -144,24 +99,12 @@ int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 		config_free(&c);
 		return 1;
 	}
-	printf("main_branch: %s\n", c.main_branch ? c.main_branch : "(detected)");
-	printf("worktree_dir: %s\n", c.worktree_dir ? c.worktree_dir : "(default)");
-	printf("agent: %s\n", c.agent ? c.agent : "(default)");
-	printf("agents:%s\n", c.nagents ? "" : " {}");
-	for (size_t i = 0; i < c.nagents; i++)
-		printf("  %s: %s\n", c.agents[i].name, c.agents[i].command);
-	printf("panes:%s\n", c.npanes ? "" : " (agent pane + a shell pane)");
-	for (size_t i = 0; i < c.npanes; i++)
-		printf("  - %s%s\n", c.panes[i].command, c.panes[i].focus ? " (focus)" : "");
-	print_list("files.copy", &c.files_copy);
-	print_list("files.symlink", &c.files_symlink);
-	print_list("post_create", &c.post_create);
-	print_list("pre_merge", &c.pre_merge);
-	print_list("pre_remove", &c.pre_remove);
-	printf("merge_strategy: %s\n", c.merge_strategy);
-	printf("scrollback: %zu\nnotify: %s\n", c.scrollback, c.notify);
+	struct buf b = {0};
+	config_reference(&b, &c, 0);
+	fwrite(b.data, 1, b.len, stdout);
+	buf_free(&b);
 	config_free(&c);
-	return c.nwarnings ? 0 : 0;
+	return 0;
 }
 
 /* A hint for a file the project has: post_create and files.copy suggestions. */
@@ -209,14 +152,15 @@ int cmd_init(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (hinted)
 		buf_addf(&b, "#\n");
-	/* The reference, past its two header lines, without the global-only keys. */
-	const char *line = strchr(strchr(reference, '\n') + 1, '\n') + 1;
-	while (*line) {
+	/* The reference without the global-only keys, each line commented out. */
+	struct buf ref = {0};
+	config_reference(&ref, NULL, CONFIG_REF_PROJECT);
+	for (const char *line = ref.data; *line;) {
 		size_t n = strcspn(line, "\n");
-		if (!memmem(line, n, "global only", 11))
-			buf_addf(&b, "# %.*s\n", (int)n, line);
+		buf_addf(&b, "# %.*s\n", (int)n, line);
 		line += n + (line[n] == '\n');
 	}
+	buf_free(&ref);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		rc = cmd_fail("init", "%s: %s%s", path, strerror(errno),

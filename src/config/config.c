@@ -2,13 +2,17 @@
  * config.c - libyaml document walk into struct config.
  *
  * The whole file is loaded as a libyaml document (files are small), then
- * walked with a table of known keys. Values are checked where they are read
- * so errors point at the offending node.
+ * walked mapping by mapping: each key is looked up in the table (table.c),
+ * whose row says whether this file may set it, whether it needs trust, and
+ * how to read its value. Values are checked where they are read so errors
+ * point at the offending node; the walk goes on after one, so that a run
+ * names them all.
  */
 #include "config.h"
 #include "trust.h"
 
 #include "keys.h"
+#include "table.h"
 #include "../util/util.h"
 
 #include <errno.h>
@@ -24,7 +28,8 @@ struct walk {
 	const char *path;
 	bool global;
 	bool untrusted; /* a project file the user has not trusted: its commands are ignored */
-	char *err;      /* first error; owned */
+	char *err;      /* every error, a line each; owned */
+	int nerr;
 };
 
 static void warn(struct walk *w, yaml_node_t *n, const char *fmt, const char *arg)
@@ -45,6 +50,7 @@ static void fail(struct walk *w, yaml_node_t *n, const char *fmt, const char *ar
 	free(msg);
 	free(w->err);
 	w->err = line;
+	w->nerr++;
 }
 
 /* A plain null, ~ or nothing: the key is left at its default (as the reference shows it). */
@@ -56,6 +62,21 @@ static bool is_null(yaml_node_t *n)
 	const char *v = (const char *)n->data.scalar.value;
 	return !strcmp(v, "") || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
 	       !strcmp(v, "NULL");
+}
+
+/* Nothing in it: "", [] or {}. */
+static bool is_empty(yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_SCALAR_NODE:
+		return n->data.scalar.length == 0;
+	case YAML_SEQUENCE_NODE:
+		return n->data.sequence.items.top == n->data.sequence.items.start;
+	case YAML_MAPPING_NODE:
+		return n->data.mapping.pairs.top == n->data.mapping.pairs.start;
+	default:
+		return true;
+	}
 }
 
 static const char *scalar(yaml_node_t *n)
@@ -287,53 +308,6 @@ static void read_panes(struct walk *w, yaml_node_t *n)
 	}
 }
 
-static void read_files(struct walk *w, yaml_node_t *n)
-{
-	if (n->type != YAML_MAPPING_NODE) {
-		fail(w, n, "%s must be a mapping with copy and symlink", "files");
-		return;
-	}
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
-		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
-		const char *name = scalar(k) ? scalar(k) : "?";
-		if (!strcmp(name, "copy"))
-			read_strlist(w, v, "files.copy", &w->c->files_copy);
-		else if (!strcmp(name, "symlink"))
-			read_strlist(w, v, "files.symlink", &w->c->files_symlink);
-		else
-			warn(w, k, "unknown key 'files.%s'", name);
-	}
-}
-
-/*
- * sandbox.*: which keys a project file may set. The rest are global-only
- * (SPEC.md section 3): a cloned repository must not widen its own sandbox.
- */
-static const char *sandbox_project_ok[] = {
-	"enabled", "backend", "target", "image", "container", "lima", NULL,
-};
-static const char *sandbox_global_only_sub[] = {
-	"container.devices",
-	"container.group_add",
-	"container.excluded_files",
-	"container.oci_runtime",
-	"container.cap_add",
-	"container.security_opt",
-	"lima.accept_reduced_git_metadata_isolation",
-	NULL,
-};
-
-static bool in_list(const char *const *l, const char *s)
-{
-	for (; *l; l++)
-		if (strcmp(*l, s) == 0)
-			return true;
-	return false;
-}
-
-/* "~/x" against $HOME; other paths as they are. Caller frees. */
 static char *expand_home(const char *p)
 {
 	const char *home = getenv("HOME");
@@ -356,10 +330,10 @@ static void read_path(struct walk *w, yaml_node_t *n, const char *key, char **ds
 	*dst = p;
 }
 
-static void read_env_map(struct walk *w, yaml_node_t *n, struct strlist *dst)
+static void read_env_map(struct walk *w, yaml_node_t *n, const char *key, struct strlist *dst)
 {
 	if (n->type != YAML_MAPPING_NODE) {
-		fail(w, n, "%s must be a mapping of NAME: value", "sandbox.env");
+		fail(w, n, "%s must be a mapping of NAME: value", key);
 		return;
 	}
 	strlist_free(dst);
@@ -368,7 +342,7 @@ static void read_env_map(struct walk *w, yaml_node_t *n, struct strlist *dst)
 		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
 		if (!scalar(k) || !scalar(v) || !*scalar(k) || strchr(scalar(k), '=')) {
-			fail(w, k, "%s: each entry must be NAME: value", "sandbox.env");
+			fail(w, k, "%s: each entry must be NAME: value", key);
 			return;
 		}
 		char *e = xasprintf("%s=%s", scalar(k), scalar(v));
@@ -436,215 +410,6 @@ static void read_mounts(struct walk *w, yaml_node_t *n, struct sandbox_config *s
 	}
 }
 
-static void read_container(struct walk *w, yaml_node_t *n, struct sandbox_config *sb)
-{
-	static const char *const runtimes[] = {"podman", "docker", "apple-container", NULL};
-	if (n->type != YAML_MAPPING_NODE) {
-		fail(w, n, "%s must be a mapping", "sandbox.container");
-		return;
-	}
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
-		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
-		const char *name = scalar(k) ? scalar(k) : "?";
-		char *full = xasprintf("container.%s", name);
-		bool global_only = in_list(sandbox_global_only_sub, full);
-		free(full);
-		if (global_only && !w->global) {
-			warn(w, k,
-			     "'sandbox.container.%s' may only be set in the global config; ignored",
-			     name);
-			continue;
-		}
-		if (!strcmp(name, "runtime")) {
-			read_choice(w, v, "sandbox.container.runtime", runtimes,
-				    &sb->container.runtime);
-		} else if (!strcmp(name, "memory") &&
-			   want_scalar(w, v, "sandbox.container.memory")) {
-			set_str(&sb->container.memory, scalar(v));
-		} else if (!strcmp(name, "cpus") && want_scalar(w, v, "sandbox.container.cpus")) {
-			set_str(&sb->container.cpus, scalar(v));
-		} else if (!strcmp(name, "pids_limit") &&
-			   want_scalar(w, v, "sandbox.container.pids_limit")) {
-			char *end;
-			long l = strtol(scalar(v), &end, 10);
-			if (*end || l < 16 || l > 1000000)
-				fail(w, v,
-				     "sandbox.container.pids_limit must be 16..1000000, not '%s'",
-				     scalar(v));
-			else
-				sb->container.pids_limit = l;
-		} else if (!strcmp(name, "devices")) {
-			read_strlist(w, v, "sandbox.container.devices", &sb->container.devices);
-		} else if (!strcmp(name, "group_add")) {
-			read_strlist(w, v, "sandbox.container.group_add", &sb->container.group_add);
-		} else if (!strcmp(name, "excluded_files")) {
-			read_strlist(w, v, "sandbox.container.excluded_files",
-				     &sb->container.excluded_files);
-		} else if (!strcmp(name, "cap_add")) {
-			read_strlist(w, v, "sandbox.container.cap_add", &sb->container.cap_add);
-		} else if (!strcmp(name, "security_opt")) {
-			read_strlist(w, v, "sandbox.container.security_opt",
-				     &sb->container.security_opt);
-		} else if (!strcmp(name, "oci_runtime") &&
-			   want_scalar(w, v, "sandbox.container.oci_runtime")) {
-			set_str(&sb->container.oci_runtime, scalar(v));
-		} else if (strcmp(name, "memory") && strcmp(name, "cpus") &&
-			   strcmp(name, "pids_limit") && strcmp(name, "oci_runtime")) {
-			warn(w, k, "unknown key 'sandbox.container.%s'", name);
-		}
-	}
-}
-
-/*
- * sandbox.network: the proxy that enforces "deny" is not built yet. The
- * policy is read so that a sandbox configured for deny refuses to start
- * (backends/container.c) rather than run with the network open.
- */
-static void read_network(struct walk *w, yaml_node_t *n, struct sandbox_config *sb)
-{
-	static const char *const policies[] = {"allow", "deny", NULL};
-	if (n->type != YAML_MAPPING_NODE) {
-		fail(w, n, "%s must be a mapping", "sandbox.network");
-		return;
-	}
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
-		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
-		const char *name = scalar(k) ? scalar(k) : "?";
-		if (!strcmp(name, "policy")) {
-			char *policy = NULL;
-			read_choice(w, v, "sandbox.network.policy", policies, &policy);
-			if (policy) {
-				sb->network_deny = !strcmp(policy, "deny");
-				if (sb->network_deny)
-					warn(w, k,
-					     "'%s' is not available yet: sandboxed agents do not "
-					     "start while it is set",
-					     "sandbox.network.policy: deny");
-			}
-			free(policy);
-		} else if (!strcmp(name, "allowed_domains") || !strcmp(name, "max_connections")) {
-			warn(w, k, "'sandbox.network.%s' is not available yet; ignored", name);
-		} else {
-			warn(w, k, "unknown key 'sandbox.network.%s'", name);
-		}
-	}
-}
-
-static void read_sandbox(struct walk *w, yaml_node_t *n)
-{
-	static const char *const backends[] = {"container", "lima", NULL};
-	static const char *const targets[] = {"agent", "all", NULL};
-	struct sandbox_config *sb = &w->c->sandbox;
-	if (n->type != YAML_MAPPING_NODE) {
-		fail(w, n, "%s must be a mapping", "sandbox");
-		return;
-	}
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
-		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
-		const char *name = scalar(k) ? scalar(k) : "?";
-		if (!w->global && !in_list(sandbox_project_ok, name)) {
-			warn(w, k, "'sandbox.%s' may only be set in the global config; ignored",
-			     name);
-			continue;
-		}
-		if (!strcmp(name, "enabled")) {
-			bool on;
-			if (!read_bool(w, v, "sandbox.enabled", &on))
-				continue;
-			/* A project may ask for the sandbox, never switch the user's off. */
-			if (!w->global && !on && sb->enabled)
-				warn(w, k,
-				     "'sandbox.%s: false' in a project cannot turn off the global "
-				     "sandbox; ignored",
-				     name);
-			else
-				sb->enabled = on;
-		} else if (!strcmp(name, "backend")) {
-			read_choice(w, v, "sandbox.backend", backends, &sb->backend);
-			if (sb->backend && !strcmp(sb->backend, "lima"))
-				warn(w, k,
-				     "'%s' is not available yet: sandboxed agents do not start",
-				     "sandbox.backend: lima");
-		} else if (!strcmp(name, "target")) {
-			read_choice(w, v, "sandbox.target", targets, &sb->target);
-		} else if (!strcmp(name, "image") && want_scalar(w, v, "sandbox.image")) {
-			set_str(&sb->image, scalar(v));
-		} else if (!strcmp(name, "env")) {
-			read_env_map(w, v, &sb->env);
-		} else if (!strcmp(name, "env_passthrough")) {
-			read_strlist(w, v, "sandbox.env_passthrough", &sb->env_passthrough);
-		} else if (!strcmp(name, "extra_mounts")) {
-			read_mounts(w, v, sb);
-		} else if (!strcmp(name, "host_commands")) {
-			read_strlist(w, v, "sandbox.host_commands", &sb->host_commands);
-			if (sb->host_commands.n)
-				warn(w, k,
-				     "'%s' is not available yet: no host command is run for a "
-				     "sandbox",
-				     "sandbox.host_commands");
-		} else if (!strcmp(name, "agent_config_dir")) {
-			read_path(w, v, "sandbox.agent_config_dir", &sb->agent_config_dir);
-		} else if (!strcmp(name, "rpc_host") && want_scalar(w, v, "sandbox.rpc_host")) {
-			set_str(&sb->rpc_host, scalar(v));
-		} else if (!strcmp(name, "container")) {
-			read_container(w, v, sb);
-		} else if (!strcmp(name, "network") && w->global) {
-			read_network(w, v, sb);
-		} else if (!strcmp(name, "lima") || !strcmp(name, "network") ||
-			   !strcmp(name, "dangerously_allow_unsandboxed_host_exec")) {
-			if (!w->global && v->type == YAML_MAPPING_NODE)
-				for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
-				     q < v->data.mapping.pairs.top; q++) {
-					yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
-					char *full = xasprintf("%s.%s", name,
-							       scalar(qk) ? scalar(qk) : "?");
-					if (in_list(sandbox_global_only_sub, full))
-						warn(w, qk,
-						     "'sandbox.%s' may only be set in the global "
-						     "config; ignored",
-						     full);
-					free(full);
-				}
-			/* Read by the backends that use them (later). */
-		} else if (strcmp(name, "image")) {
-			warn(w, k, "unknown key 'sandbox.%s'", name);
-		}
-	}
-}
-
-static void read_scrollback(struct walk *w, yaml_node_t *n)
-{
-	if (!want_scalar(w, n, "scrollback"))
-		return;
-	char *end;
-	errno = 0;
-	long v = strtol(scalar(n), &end, 10);
-	if (errno || *end || v < 0 || v > 1000000) {
-		fail(w, n, "scrollback must be a number of lines from 0 to 1000000, not '%s'",
-		     scalar(n));
-		return;
-	}
-	w->c->scrollback = (size_t)v;
-}
-
-static void read_notify(struct walk *w, yaml_node_t *n)
-{
-	if (!want_scalar(w, n, "notify"))
-		return;
-	const char *v = scalar(n);
-	if (strcmp(v, "off") && strcmp(v, "bell") && strcmp(v, "desktop") && strcmp(v, "both")) {
-		fail(w, n, "notify must be off, bell, desktop or both, not '%s'", v);
-		return;
-	}
-	set_str(&w->c->notify, v);
-}
-
 static void add_bind(struct config *c, int key, int action, int arg)
 {
 	for (size_t i = 0; i < c->nbinds; i++) {
@@ -658,162 +423,196 @@ static void add_bind(struct config *c, int key, int action, int arg)
 	c->binds[c->nbinds++] = (struct config_bind){key, action, arg};
 }
 
-static void read_keys(struct walk *w, yaml_node_t *n)
+/* keys.bind: key: action, each changing or adding one binding. */
+static void read_binds(struct walk *w, yaml_node_t *n, const char *path)
 {
 	if (n->type != YAML_MAPPING_NODE) {
-		fail(w, n, "%s must be a mapping", "keys");
+		fail(w, n, "%s must be a mapping of key: action", path);
 		return;
 	}
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
-		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
-		const char *name = scalar(k);
-		if (name && strcmp(name, "prefix") == 0) {
-			if (!want_scalar(w, v, "keys.prefix"))
-				return;
-			int key = keys_parse(scalar(v));
-			if (key < 0) {
-				fail(w, v, "keys.prefix: unknown key '%s' (try C-b, C-a, M-Space)",
-				     scalar(v));
-				return;
-			}
-			w->c->prefix = key;
-		} else if (name && strcmp(name, "bind") == 0) {
-			if (v->type != YAML_MAPPING_NODE) {
-				fail(w, v, "%s must be a mapping of key: action", "keys.bind");
-				return;
-			}
-			for (yaml_node_pair_t *b = v->data.mapping.pairs.start;
-			     b < v->data.mapping.pairs.top; b++) {
-				yaml_node_t *bk = yaml_document_get_node(w->doc, b->key);
-				yaml_node_t *bv = yaml_document_get_node(w->doc, b->value);
-				if (!want_scalar(w, bk, "a key") ||
-				    !want_scalar(w, bv, "an action"))
-					return;
-				int key = keys_parse(scalar(bk));
-				if (key < 0) {
-					fail(w, bk, "keys.bind: unknown key '%s'", scalar(bk));
-					return;
-				}
-				enum wrx_action act;
-				int arg;
-				if (action_parse(scalar(bv), &act, &arg) < 0) {
-					fail(w, bv,
-					     "keys.bind: unknown action '%s' (see workrex(1))",
-					     scalar(bv));
-					return;
-				}
-				add_bind(w->c, key, act, arg);
-			}
-		} else {
-			warn(w, k, "unknown key 'keys.%s'", name ? name : "?");
+	for (yaml_node_pair_t *b = n->data.mapping.pairs.start; b < n->data.mapping.pairs.top;
+	     b++) {
+		yaml_node_t *bk = yaml_document_get_node(w->doc, b->key);
+		yaml_node_t *bv = yaml_document_get_node(w->doc, b->value);
+		if (!want_scalar(w, bk, "a key") || !want_scalar(w, bv, "an action"))
+			return;
+		int key = keys_parse(scalar(bk));
+		if (key < 0) {
+			fail(w, bk, "keys.bind: unknown key '%s'", scalar(bk));
+			return;
 		}
+		enum wrx_action act;
+		int arg;
+		if (action_parse(scalar(bv), &act, &arg) < 0) {
+			fail(w, bv, "keys.bind: unknown action '%s' (see workrex(1))", scalar(bv));
+			return;
+		}
+		add_bind(w->c, key, act, arg);
 	}
 }
 
-static void read_icons(struct walk *w, yaml_node_t *n)
+static void read_number(struct walk *w, yaml_node_t *n, const struct config_key *k, long *dst)
 {
-	if (n->type != YAML_MAPPING_NODE) {
-		fail(w, n, "%s must be a mapping", "status_icons");
+	if (!want_scalar(w, n, k->path))
+		return;
+	char *end;
+	errno = 0;
+	long v = strtol(scalar(n), &end, 10);
+	if (errno || end == scalar(n) || *end || v < k->min || v > k->max) {
+		char *msg = xasprintf("%s must be a number from %ld to %ld, not '%%s'", k->path,
+				      k->min, k->max);
+		fail(w, n, msg, scalar(n));
+		free(msg);
 		return;
 	}
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	*dst = v;
+}
+
+static void walk_map(struct walk *w, yaml_node_t *map, const char *prefix);
+
+/* One key's value, by its row's type, into its field of struct config. */
+static void read_value(struct walk *w, const struct config_key *k, yaml_node_t *kn, yaml_node_t *v)
+{
+	void *field = (char *)w->c + k->offset;
+	int nerr = w->nerr;
+	switch (k->type) {
+	case CONFIG_SECTION:
+		if (v->type != YAML_MAPPING_NODE) {
+			fail(w, v, "%s must be a mapping", k->path);
+			return;
+		}
+		char *prefix = xasprintf("%s.", k->path);
+		walk_map(w, v, prefix);
+		free(prefix);
+		return;
+	case CONFIG_STRING:
+		if (want_scalar(w, v, k->path))
+			set_str(field, scalar(v));
+		break;
+	case CONFIG_PATH:
+		read_path(w, v, k->path, field);
+		break;
+	case CONFIG_BOOL: {
+		bool on;
+		if (!read_bool(w, v, k->path, &on))
+			return;
+		if ((k->flags & CONFIG_ONLY_ON) && !w->global && !on && *(bool *)field) {
+			const char *dot = strrchr(k->path, '.'); /* "the global sandbox" */
+			int n = dot ? (int)(dot - k->path) : (int)strlen(k->path);
+			char *msg = xasprintf("'%s: false' in a project cannot turn off the global "
+					      "%.*s; ignored",
+					      k->path, n, k->path);
+			warn(w, kn, "%s", msg);
+			free(msg);
+			return;
+		}
+		*(bool *)field = on;
+		break;
+	}
+	case CONFIG_NUMBER:
+		read_number(w, v, k, field);
+		break;
+	case CONFIG_CHOICE:
+		read_choice(w, v, k->path, k->choices, field);
+		break;
+	case CONFIG_LIST:
+		read_strlist(w, v, k->path, field);
+		break;
+	case CONFIG_ENV:
+		read_env_map(w, v, k->path, field);
+		break;
+	case CONFIG_KEY: {
+		if (!want_scalar(w, v, k->path))
+			return;
+		int key = keys_parse(scalar(v));
+		if (key < 0) {
+			char *msg =
+				xasprintf("%s: unknown key '%%s' (try C-b, C-a, M-Space)", k->path);
+			fail(w, v, msg, scalar(v));
+			free(msg);
+			return;
+		}
+		*(int *)field = key;
+		break;
+	}
+	case CONFIG_AGENTS:
+		read_agents(w, v);
+		break;
+	case CONFIG_PANES:
+		read_panes(w, v);
+		break;
+	case CONFIG_MOUNTS:
+		read_mounts(w, v, &w->c->sandbox);
+		break;
+	case CONFIG_BINDS:
+		read_binds(w, v, k->path);
+		break;
+	case CONFIG_ANY:
+		break;
+	}
+	if (k->not_yet == NULL || w->nerr > nerr)
+		return;
+	/*
+	 * What is not built yet says so when it is asked for: set to other than
+	 * its default, or at all where nothing reads it.
+	 */
+	const char *val = scalar(v);
+	bool asked = k->type == CONFIG_ANY ||
+		     (!is_empty(v) && (val == NULL || k->type == CONFIG_LIST || k->def == NULL ||
+				       strcmp(val, k->def) != 0));
+	if (!asked)
+		return;
+	char *what = val && k->type != CONFIG_LIST && k->type != CONFIG_ANY
+			     ? xasprintf("%s: %s", k->path, val)
+			     : xstrdup(k->path);
+	char *msg = xasprintf("'%s' is not available yet%s", what, k->not_yet);
+	warn(w, kn, "%s", msg);
+	free(msg);
+	free(what);
+}
+
+/*
+ * A mapping of keys under prefix ("" at the top, "sandbox." below it): each
+ * looked up in the table, so that the rules of its row apply before its
+ * value is read.
+ */
+static void walk_map(struct walk *w, yaml_node_t *map, const char *prefix)
+{
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
 	     p++) {
-		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
+		yaml_node_t *kn = yaml_document_get_node(w->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
-		enum wrx_status st;
-		if (status_parse_reached(scalar(k), &st) < 0) {
-			warn(w, k, "unknown key 'status_icons.%s'", scalar(k) ? scalar(k) : "?");
+		if (scalar(kn) == NULL) {
+			fail(w, kn, "%s", "setting names must be plain words");
 			continue;
 		}
-		if (want_scalar(w, v, "a status icon"))
-			set_str(&w->c->icons[st - 1], scalar(v));
+		char *path = xasprintf("%s%s", prefix, scalar(kn));
+		const struct config_key *k = config_key_find(path);
+		if (k == NULL)
+			warn(w, kn, "unknown key '%s'", path);
+		else if ((k->flags & CONFIG_GLOBAL_ONLY) && !w->global)
+			warn(w, kn, "'%s' may only be set in the global config; ignored", path);
+		else if ((k->flags & CONFIG_COMMAND) && w->untrusted) {
+			warn(w, kn,
+			     "'%s' runs commands, and this project config is not trusted; "
+			     "ignored (read it, then `workrex trust`)",
+			     path);
+			strlist_add(&w->c->untrusted, path);
+		} else if (!is_null(v))
+			read_value(w, k, kn, v);
+		free(path);
 	}
-}
-
-static const char *const strategies[] = {"merge", "rebase", "squash", NULL};
-
-/* The keys whose values the host runs as commands. */
-static bool is_command_key(const char *name)
-{
-	static const char *const keys[] = {"agent", "panes", "post_create", "pre_merge",
-					   "pre_remove"};
-	for (size_t i = 0; i < WRX_ARRAY_LEN(keys); i++)
-		if (strcmp(name, keys[i]) == 0)
-			return true;
-	return false;
 }
 
 static void walk_root(struct walk *w, yaml_node_t *root)
 {
-	if (root == NULL)
+	if (root == NULL || is_null(root))
 		return; /* empty file */
 	if (root->type != YAML_MAPPING_NODE) {
 		fail(w, root, "%s", "the top level must be a mapping of settings");
 		return;
 	}
-	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
-		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
-		const char *name = scalar(k);
-		if (name == NULL) {
-			fail(w, k, "%s", "setting names must be plain words");
-		} else if (strcmp(name, "scrollback") == 0) {
-			read_scrollback(w, v);
-		} else if (strcmp(name, "notify") == 0) {
-			read_notify(w, v);
-		} else if (strcmp(name, "keys") == 0) {
-			read_keys(w, v);
-		} else if (strcmp(name, "status_icons") == 0) {
-			read_icons(w, v);
-		} else if (strcmp(name, "main_branch") == 0) {
-			if (want_scalar(w, v, name))
-				set_str(&w->c->main_branch, scalar(v));
-		} else if (strcmp(name, "worktree_dir") == 0) {
-			if (want_scalar(w, v, name))
-				set_str(&w->c->worktree_dir, scalar(v));
-		} else if (w->untrusted && is_command_key(name)) {
-			warn(w, k,
-			     "'%s' runs commands, and this project config is not trusted; "
-			     "ignored (read it, then `workrex trust`)",
-			     name);
-			strlist_add(&w->c->untrusted, name);
-		} else if (strcmp(name, "agent") == 0) {
-			if (want_scalar(w, v, name))
-				set_str(&w->c->agent, scalar(v));
-		} else if (strcmp(name, "agents") == 0) {
-			if (w->global)
-				read_agents(w, v);
-			else
-				warn(w, k, "'%s' may only be set in the global config; ignored",
-				     name);
-		} else if (strcmp(name, "panes") == 0) {
-			read_panes(w, v);
-		} else if (strcmp(name, "files") == 0) {
-			read_files(w, v);
-		} else if (strcmp(name, "post_create") == 0) {
-			read_strlist(w, v, name, &w->c->post_create);
-		} else if (strcmp(name, "pre_merge") == 0) {
-			read_strlist(w, v, name, &w->c->pre_merge);
-		} else if (strcmp(name, "pre_remove") == 0) {
-			read_strlist(w, v, name, &w->c->pre_remove);
-		} else if (strcmp(name, "merge_strategy") == 0) {
-			read_choice(w, v, name, strategies, &w->c->merge_strategy);
-		} else if (strcmp(name, "sandbox") == 0) {
-			read_sandbox(w, v);
-		} else if (strcmp(name, "remote") == 0) {
-			if (!w->global)
-				warn(w, k, "'%s' may only be set in the global config; ignored",
-				     name);
-			else
-				warn(w, k, "'%s' is not available yet: add --remote does not exist",
-				     "remote.hosts");
-		} else {
-			warn(w, k, "unknown key '%s'", name);
-		}
-	}
+	walk_map(w, root, "");
 }
 
 const char *config_icon(const struct config *c, enum wrx_status st)
@@ -826,24 +625,51 @@ const char *config_icon(const struct config *c, enum wrx_status st)
 void config_init(struct config *c)
 {
 	memset(c, 0, sizeof *c);
-	c->scrollback = 10000;
-	c->prefix = 2; /* C-b */
-	c->notify = xstrdup("bell");
-	c->merge_strategy = xstrdup("merge");
-	c->icons[WRX_STATUS_WORKING - 1] = xstrdup("●");
-	c->icons[WRX_STATUS_WAITING - 1] = xstrdup("◆");
-	c->icons[WRX_STATUS_DONE - 1] = xstrdup("✓");
-	c->sandbox.backend = xstrdup("container");
-	c->sandbox.target = xstrdup("agent");
-	c->sandbox.container.pids_limit = 4096;
-	c->sandbox.container.memory = xstrdup("8g");
+	for (size_t i = 0; i < config_nkeys; i++) {
+		const struct config_key *k = &config_keys[i];
+		void *field = (char *)c + k->offset;
+		if (k->def == NULL)
+			continue;
+		switch (k->type) {
+		case CONFIG_STRING:
+		case CONFIG_PATH:
+		case CONFIG_CHOICE:
+			*(char **)field = xstrdup(k->def);
+			break;
+		case CONFIG_BOOL:
+			*(bool *)field = strcmp(k->def, "true") == 0;
+			break;
+		case CONFIG_NUMBER:
+			*(long *)field = strtol(k->def, NULL, 10);
+			break;
+		case CONFIG_KEY:
+			*(int *)field = keys_parse(k->def);
+			break;
+		default: /* the collections start empty; their default says so */
+			break;
+		}
+	}
 }
 
 void config_free(struct config *c)
 {
-	free(c->main_branch);
-	free(c->worktree_dir);
-	free(c->agent);
+	for (size_t i = 0; i < config_nkeys; i++) {
+		const struct config_key *k = &config_keys[i];
+		void *field = (char *)c + k->offset;
+		switch (k->type) {
+		case CONFIG_STRING:
+		case CONFIG_PATH:
+		case CONFIG_CHOICE:
+			free(*(char **)field);
+			break;
+		case CONFIG_LIST:
+		case CONFIG_ENV:
+			strlist_free(field);
+			break;
+		default:
+			break;
+		}
+	}
 	for (size_t i = 0; i < c->nagents; i++) {
 		free(c->agents[i].name);
 		free(c->agents[i].command);
@@ -852,35 +678,8 @@ void config_free(struct config *c)
 	}
 	free(c->agents);
 	free_panes(c);
-	strlist_free(&c->files_copy);
-	strlist_free(&c->files_symlink);
-	strlist_free(&c->post_create);
-	strlist_free(&c->pre_merge);
-	strlist_free(&c->pre_remove);
-	free(c->merge_strategy);
+	free_mounts(&c->sandbox);
 	free(c->binds);
-	free(c->notify);
-	for (int i = 0; i < 3; i++)
-		free(c->icons[i]);
-	struct sandbox_config *sb = &c->sandbox;
-	free(sb->backend);
-	free(sb->target);
-	free(sb->image);
-	strlist_free(&sb->env);
-	strlist_free(&sb->env_passthrough);
-	free_mounts(sb);
-	strlist_free(&sb->host_commands);
-	free(sb->agent_config_dir);
-	free(sb->rpc_host);
-	free(sb->container.runtime);
-	free(sb->container.memory);
-	free(sb->container.cpus);
-	strlist_free(&sb->container.devices);
-	strlist_free(&sb->container.group_add);
-	strlist_free(&sb->container.excluded_files);
-	strlist_free(&sb->container.cap_add);
-	strlist_free(&sb->container.security_opt);
-	free(sb->container.oci_runtime);
 	for (size_t i = 0; i < c->nwarnings; i++)
 		free(c->warnings[i]);
 	free(c->warnings);

@@ -8,8 +8,7 @@
  * Keys that would let a cloned repository widen its own sandbox are
  * global-only: a project file that sets them gets a warning and is ignored.
  * In the hook and file lists, the item "<global>" splices the global list.
- * sandbox.* and remote.* are accepted (with the global-only rule) and read
- * by the parts of workrex that use them.
+ * Every key, its type, default and rules are one row of table.c.
  */
 #ifndef WRX_CONFIG_H
 #define WRX_CONFIG_H
@@ -59,10 +58,10 @@ struct sandbox_config {
 	struct strlist env_passthrough; /* global-only */
 	struct mount_def *extra_mounts; /* owned; global-only */
 	size_t nextra_mounts;
-	struct strlist host_commands; /* global-only */
-	char *agent_config_dir;       /* owned; global-only */
-	char *rpc_host;               /* owned; global-only */
-	bool network_deny;            /* network.policy: deny (global-only; not enforced yet) */
+	struct strlist host_commands;                 /* global-only */
+	char *agent_config_dir;                       /* owned; global-only */
+	char *rpc_host;                               /* owned; global-only */
+	bool dangerously_allow_unsandboxed_host_exec; /* global-only; not built yet */
 	struct {
 		char *runtime; /* owned: podman, docker, apple-container; NULL: detect */
 		char *memory;  /* owned: "4g" */
@@ -72,6 +71,16 @@ struct sandbox_config {
 			security_opt; /* global */
 		char *oci_runtime;    /* owned; global-only */
 	} container;
+	struct {
+		char *policy; /* owned: allow, deny (deny: no sandbox starts yet) */
+		long max_connections;
+	} network; /* global-only */
+	struct {
+		char *isolation, *memory, *disk, *provision, *toolchain; /* owned */
+		long cpus;
+		bool skip_default_provision;
+		bool accept_reduced_git_metadata_isolation; /* global-only */
+	} lima; /* read by the lima backend (not built yet) */
 };
 
 struct config {
@@ -85,7 +94,7 @@ struct config {
 	struct strlist files_copy, files_symlink;
 	struct strlist post_create, pre_merge, pre_remove;
 	char *merge_strategy; /* owned: merge, rebase, squash */
-	size_t scrollback;
+	long scrollback;
 	int prefix;                /* key code, C-b by default */
 	struct config_bind *binds; /* owned */
 	size_t nbinds;
@@ -138,6 +147,17 @@ int config_load_all(struct config *c, const char *dir, const char *project_file,
 
 /* Trust what c->untrusted_path held when it was read. 0 or -errno with *cause. */
 int config_trust(const struct config *c, char **cause);
+
+/*
+ * The keys as YAML, in the table's order (reference.c): each at its default
+ * with its help (`config reference`), or, given c, at c's values (`config
+ * check`). CONFIG_REF_PROJECT leaves out what only the global file may set.
+ */
+enum { CONFIG_REF_PROJECT = 1 };
+struct buf;
+void config_reference(struct buf *out, const struct config *c, unsigned flags);
+/* workrex.yaml(5)'s KEY REFERENCE section, as roff. */
+void config_reference_man(struct buf *out);
 
 const struct agent_def *config_agent(const struct config *c, const char *name);
 void strlist_add(struct strlist *l, const char *s);

@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "config/trust.h"
 #include "config/keys.h"
+#include "config/table.h"
 #include "util/util.h"
 
 #include <stdio.h>
@@ -111,7 +112,8 @@ static void test_errors_have_position(void **state)
 	} cases[] = {
 		{"scrollback: [1\n", "bad.yaml:2:1"},
 		{"scrollback: lots\n", "bad.yaml:1:13: scrollback must be a number"},
-		{"notify: loud\n", "bad.yaml:1:9: notify must be"},
+		{"notify: loud\n",
+		 "bad.yaml:1:9: notify: 'loud' is not one of off, bell, desktop, both"},
 		{"keys:\n  prefix: C-\xc3\xa9x\n", "bad.yaml:2:11: keys.prefix: unknown key"},
 		{"keys:\n  bind:\n    q: explode\n", "bad.yaml:3:8: keys.bind: unknown action"},
 		{"- a\n- b\n", "bad.yaml:1:1: the top level must be a mapping"},
@@ -428,7 +430,7 @@ static void test_not_available_yet(void **state)
 	char *g = write_file("na.yaml", "sandbox:\n  backend: lima\n  network:\n    policy: deny\n"
 					"    allowed_domains: [example.com]\n");
 	assert_int_equal(config_load(&c, g, true, &err), 0);
-	assert_true(c.sandbox.network_deny);
+	assert_string_equal(c.sandbox.network.policy, "deny");
 	assert_int_equal(c.nwarnings, 3);
 	assert_non_null(strstr(c.warnings[0], "'sandbox.backend: lima' is not available yet"));
 	assert_non_null(
@@ -460,6 +462,195 @@ static void test_every_error_listed(void **state)
 	free(p);
 }
 
+/* Line n of s (from 0), as a new string. */
+static char *line_of(const char *s, size_t n)
+{
+	for (; n && s; n--)
+		s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL;
+	assert_non_null(s);
+	return xstrndup(s, strcspn(s, "\n"));
+}
+
+static char *values_of(const struct config *c)
+{
+	struct buf b = {0};
+	config_reference(&b, c, 0);
+	return b.data;
+}
+
+/*
+ * The table drives the defaults and the reference: the reference, loaded as
+ * a global file, says nothing and leaves every key at its default; the
+ * project form (what `workrex init` writes) is a valid project file.
+ */
+static void test_reference_loads_as_defaults(void **state)
+{
+	(void)state;
+	struct config def, c;
+	char *err = NULL;
+	config_init(&def);
+	struct buf ref = {0};
+	config_reference(&ref, NULL, 0);
+	char *p = write_file("ref.yaml", ref.data);
+	config_init(&c);
+	assert_int_equal(config_load(&c, p, true, &err), 0);
+	for (size_t i = 0; i < c.nwarnings; i++)
+		fail_msg("the reference warns: %s", c.warnings[i]);
+	char *want = values_of(&def), *got = values_of(&c);
+	assert_string_equal(got, want);
+	free(want);
+	free(got);
+	config_free(&c);
+	free(p);
+	buf_free(&ref);
+
+	config_reference(&ref, NULL, CONFIG_REF_PROJECT);
+	assert_null(strstr(ref.data, "global only"));
+	p = trusted_file("refp.yaml", ref.data);
+	config_init(&c);
+	assert_int_equal(config_load(&c, p, false, &err), 0);
+	for (size_t i = 0; i < c.nwarnings; i++)
+		fail_msg("the project reference warns: %s", c.warnings[i]);
+	config_free(&c);
+	config_free(&def);
+	free(p);
+	buf_free(&ref);
+}
+
+/* A value for a key that is not its default, as YAML, at the key's place. */
+static char *other_value(const struct config_key *k)
+{
+	switch (k->type) {
+	case CONFIG_STRING:
+		return xstrdup("other");
+	case CONFIG_PATH:
+		return xstrdup("/other");
+	case CONFIG_BOOL:
+		return xstrdup("true");
+	case CONFIG_NUMBER:
+		return xasprintf("%ld", k->min + 1);
+	case CONFIG_CHOICE:
+		for (const char *const *o = k->choices; *o; o++)
+			if (k->def == NULL || strcmp(*o, k->def))
+				return xstrdup(*o);
+		return NULL;
+	case CONFIG_LIST:
+		return xstrdup("[other]");
+	case CONFIG_ENV:
+		return xstrdup("{A: b}");
+	case CONFIG_KEY:
+		return xstrdup("C-a");
+	case CONFIG_AGENTS:
+		return xstrdup("{x: y}");
+	case CONFIG_PANES:
+		return xstrdup("[z]");
+	case CONFIG_MOUNTS:
+		return xstrdup("[/tmp]");
+	case CONFIG_BINDS:
+		return xstrdup("{Q: quit}");
+	default:
+		return NULL; /* sections; CONFIG_ANY, which nothing reads */
+	}
+}
+
+/*
+ * The walk reads every key of the table into its own field: set any one
+ * key, and its line of `config check`, and only its line, changes. (One
+ * line per row, in the table's order.)
+ */
+static void test_every_key_reaches_its_field(void **state)
+{
+	(void)state;
+	struct config def;
+	config_init(&def);
+	char *want = values_of(&def);
+	for (size_t i = 0; i < config_nkeys; i++) {
+		const struct config_key *k = &config_keys[i];
+		char *v = other_value(k);
+		if (v == NULL)
+			continue;
+		/* "a.b.c: v" as nested YAML. */
+		struct buf y = {0};
+		int depth = 0;
+		for (const char *s = k->path, *dot; *s; s = dot + 1, depth++) {
+			dot = strchr(s, '.');
+			if (dot == NULL) {
+				buf_addf(&y, "%*s%s: %s\n", 2 * depth, "", s, v);
+				break;
+			}
+			buf_addf(&y, "%*s%.*s:\n", 2 * depth, "", (int)(dot - s), s);
+		}
+		char *p = write_file("one.yaml", y.data), *err = NULL;
+		struct config c;
+		config_init(&c);
+		if (config_load(&c, p, true, &err) < 0)
+			fail_msg("%s: %s", k->path, err);
+		char *got = values_of(&c);
+		for (size_t l = 0; l < config_nkeys; l++) {
+			char *a = line_of(want, l), *b = line_of(got, l);
+			if ((strcmp(a, b) == 0) == (l == i))
+				fail_msg("setting %s to %s: line %zu is '%s' (default '%s')",
+					 k->path, v, l, b, a);
+			free(a);
+			free(b);
+		}
+		free(got);
+		config_free(&c);
+		free(p);
+		buf_free(&y);
+		free(v);
+	}
+	free(want);
+	config_free(&def);
+}
+
+/* Sections come before their keys, and a section's keys stand together. */
+static void test_table_in_tree_order(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < config_nkeys; i++) {
+		const char *path = config_keys[i].path, *dot = strrchr(path, '.');
+		assert_ptr_equal(config_key_find(path), &config_keys[i]);
+		if (dot == NULL)
+			continue;
+		char *parent = xstrndup(path, (size_t)(dot - path));
+		const struct config_key *s = config_key_find(parent);
+		if (s == NULL || s->type != CONFIG_SECTION || s > &config_keys[i])
+			fail_msg("%s: no section %s before it", path, parent);
+		for (const struct config_key *k = s + 1; k < &config_keys[i]; k++)
+			if (strncmp(k->path, parent, strlen(parent)) ||
+			    k->path[strlen(parent)] != '.')
+				fail_msg("%s is not with the other keys of %s (%s is between)",
+					 path, parent, k->path);
+		free(parent);
+	}
+}
+
+/* workrex.yaml(5) holds exactly the KEY REFERENCE the table writes. */
+static void test_man_page_has_the_table(void **state)
+{
+	(void)state;
+	char *man = NULL, *cause = NULL;
+	const char *src = getenv("WRX_SRCDIR");
+	char *path = xasprintf("%s/man/workrex.yaml.5", src ? src : ".");
+	if (file_read(path, 1 << 20, &man, &cause) < 0)
+		fail_msg("%s", cause);
+	struct buf want = {0};
+	config_reference_man(&want);
+	const char *begin = strstr(man, ".\\\" BEGIN KEY REFERENCE");
+	const char *end = begin ? strstr(begin, ".\\\" END KEY REFERENCE\n") : NULL;
+	if (end == NULL)
+		fail_msg("%s has no KEY REFERENCE section: run make man", path);
+	end += strlen(".\\\" END KEY REFERENCE\n");
+	char *got = xstrndup(begin, (size_t)(end - begin));
+	if (strcmp(got, want.data) != 0)
+		fail_msg("%s: the KEY REFERENCE section is not the table's: run make man", path);
+	free(got);
+	buf_free(&want);
+	free(man);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +668,10 @@ int main(void)
 		cmocka_unit_test(test_untrusted_commands_ignored),
 		cmocka_unit_test(test_not_available_yet),
 		cmocka_unit_test(test_every_error_listed),
+		cmocka_unit_test(test_reference_loads_as_defaults),
+		cmocka_unit_test(test_every_key_reaches_its_field),
+		cmocka_unit_test(test_table_in_tree_order),
+		cmocka_unit_test(test_man_page_has_the_table),
 	};
 	return cmocka_run_group_tests_name("config", tests, setup, teardown);
 }

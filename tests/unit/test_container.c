@@ -437,7 +437,8 @@ static void test_refusals(void **state)
 	sh("rm %s/hooks && mv %s/hooks.real %s/hooks", gitdir, gitdir, gitdir);
 	/* network.policy: deny, whose proxy is not built yet: nothing starts open. */
 	with_runtime(&c, "docker");
-	c.sandbox.network_deny = true;
+	free(c.sandbox.network.policy);
+	c.sandbox.network.policy = xstrdup("deny");
 	expect_refused(&c, "network.policy is deny");
 	config_free(&c);
 	/* Without its private git dir prepared, no container starts. */

@@ -1,0 +1,168 @@
+/*
+ * table.c - the configuration keys (see table.h): SPEC.md section 3 as rows.
+ *
+ * Adding a key is adding a row here and its field in struct config; the
+ * walk, the defaults, `config reference`, `config check`, `workrex init`
+ * and workrex.yaml(5)'s KEY REFERENCE follow from the row.
+ */
+#include "table.h"
+#include "config.h"
+
+#include <string.h>
+
+#define AT(field) offsetof(struct config, field)
+#define SB(field) offsetof(struct config, sandbox.field)
+
+static const char *const strategies[] = {"merge", "rebase", "squash", NULL};
+static const char *const notifies[] = {"off", "bell", "desktop", "both", NULL};
+static const char *const backends[] = {"container", "lima", NULL};
+static const char *const targets[] = {"agent", "all", NULL};
+static const char *const runtimes[] = {"podman", "docker", "apple-container", NULL};
+static const char *const policies[] = {"allow", "deny", NULL};
+static const char *const toolchains[] = {"auto", "off", "devbox", "flake", NULL};
+
+/* A row: its path, type and field; then only what differs from nothing. */
+// clang-format off
+#define KEY(p, t, field, ...) {.path = (p), .type = (t), .offset = (field), __VA_ARGS__}
+#define SECTION(p, ...) {.path = (p), .type = CONFIG_SECTION, __VA_ARGS__}
+// clang-format on
+#define GLOBAL .flags = CONFIG_GLOBAL_ONLY
+
+const struct config_key config_keys[] = {
+	KEY("main_branch", CONFIG_STRING, AT(main_branch), .unset = "detected",
+	    .help = "what merge merges into: origin/HEAD, main or master"),
+	KEY("worktree_dir", CONFIG_STRING, AT(worktree_dir),
+	    .unset = "<repo-parent>/<project>__worktrees",
+	    .help = "~ and {project} expand; a relative path is the repository's"),
+	KEY("agent", CONFIG_STRING, AT(agent), .flags = CONFIG_COMMAND,
+	    .unset = "claude if on PATH, else $SHELL",
+	    .help = "a name from agents, a known CLI or a command"),
+	KEY("agents", CONFIG_AGENTS, AT(agents), GLOBAL, .def = "{}",
+	    .help = "name: {command, args, env}"),
+	KEY("panes", CONFIG_PANES, AT(panes), .flags = CONFIG_COMMAND,
+	    .unset = "the agent's pane and a shell",
+	    .help = "a list of {command, split: horizontal|vertical, size, focus}; "
+		    "<agent> is the agent"),
+	SECTION("files"),
+	KEY("files.copy", CONFIG_LIST, AT(files_copy), .def = "[]",
+	    .help = "globs copied from the main worktree"),
+	KEY("files.symlink", CONFIG_LIST, AT(files_symlink), .def = "[]",
+	    .help = "globs symlinked from the main worktree"),
+	KEY("post_create", CONFIG_LIST, AT(post_create), .flags = CONFIG_COMMAND, .def = "[]",
+	    .help = "shell commands; \"<global>\" splices the global list"),
+	KEY("pre_merge", CONFIG_LIST, AT(pre_merge), .flags = CONFIG_COMMAND, .def = "[]",
+	    .help = "a failing one aborts the merge"),
+	KEY("pre_remove", CONFIG_LIST, AT(pre_remove), .flags = CONFIG_COMMAND, .def = "[]",
+	    .help = "run before a worktree is removed"),
+	KEY("merge_strategy", CONFIG_CHOICE, AT(merge_strategy), .def = "merge",
+	    .choices = strategies, .help = "how merge brings the branch back"),
+	SECTION("status_icons", .help = "the sidebar's icon for each status"),
+	KEY("status_icons.working", CONFIG_STRING, AT(icons[WRX_STATUS_WORKING - 1]), .def = "●"),
+	KEY("status_icons.waiting", CONFIG_STRING, AT(icons[WRX_STATUS_WAITING - 1]), .def = "◆"),
+	KEY("status_icons.done", CONFIG_STRING, AT(icons[WRX_STATUS_DONE - 1]), .def = "✓"),
+	SECTION("keys"),
+	KEY("keys.prefix", CONFIG_KEY, AT(prefix), .def = "C-b",
+	    .help = "C-x, M-x, a character, Space, F1..F12, ..."),
+	KEY("keys.bind", CONFIG_BINDS, AT(binds), .def = "{}",
+	    .help = "key: action (workrex(1)); none removes a binding"),
+	KEY("scrollback", CONFIG_NUMBER, AT(scrollback), .def = "10000", .min = 0, .max = 1000000,
+	    .help = "lines of history kept per pane"),
+	KEY("notify", CONFIG_CHOICE, AT(notify), .def = "bell", .choices = notifies,
+	    .help = "how an agent that needs you is announced"),
+	SECTION("sandbox"),
+	KEY("sandbox.enabled", CONFIG_BOOL, SB(enabled), .flags = CONFIG_ONLY_ON, .def = "false",
+	    .help = "also add -S"),
+	KEY("sandbox.backend", CONFIG_CHOICE, SB(backend), .def = "container", .choices = backends,
+	    .not_yet = ": sandboxed agents do not start"),
+	KEY("sandbox.target", CONFIG_CHOICE, SB(target), .def = "agent", .choices = targets,
+	    .help = "agent: only the agent's pane; all: every pane"),
+	KEY("sandbox.image", CONFIG_STRING, SB(image), .unset = "workrex-sandbox:<agent>",
+	    .help = "made by `workrex sandbox build`"),
+	KEY("sandbox.env", CONFIG_ENV, SB(env), GLOBAL, .def = "{}", .help = "NAME: value"),
+	KEY("sandbox.env_passthrough", CONFIG_LIST, SB(env_passthrough), GLOBAL, .def = "[]",
+	    .help = "host variables passed in"),
+	KEY("sandbox.extra_mounts", CONFIG_MOUNTS, SB(extra_mounts), GLOBAL, .def = "[]",
+	    .help = "path (read-only) or {host_path, guest_path, writable}"),
+	KEY("sandbox.host_commands", CONFIG_LIST, SB(host_commands), GLOBAL, .def = "[]",
+	    .not_yet = ": no host command is run for a sandbox",
+	    .help = "commands a sandbox may run on the host"),
+	KEY("sandbox.agent_config_dir", CONFIG_PATH, SB(agent_config_dir), GLOBAL,
+	    .unset = "per agent", .help = "~/.claude, ~/.codex, ~/.gemini, ~/.config/opencode"),
+	KEY("sandbox.rpc_host", CONFIG_STRING, SB(rpc_host), GLOBAL, .unset = "192.168.64.1",
+	    .help = "the host's address, for Apple Container"),
+	KEY("sandbox.dangerously_allow_unsandboxed_host_exec", CONFIG_BOOL,
+	    SB(dangerously_allow_unsandboxed_host_exec), GLOBAL, .def = "false",
+	    .not_yet = ": no host command is run for a sandbox"),
+	SECTION("sandbox.container"),
+	KEY("sandbox.container.runtime", CONFIG_CHOICE, SB(container.runtime), .choices = runtimes,
+	    .unset = "detected", .help = "the first of these installed"),
+	KEY("sandbox.container.memory", CONFIG_STRING, SB(container.memory), .def = "8g",
+	    .help = "none: no limit"),
+	KEY("sandbox.container.cpus", CONFIG_STRING, SB(container.cpus), .unset = "no limit",
+	    .help = "e.g. 4"),
+	KEY("sandbox.container.pids_limit", CONFIG_NUMBER, SB(container.pids_limit), .def = "4096",
+	    .min = 16, .max = 1000000),
+	KEY("sandbox.container.devices", CONFIG_LIST, SB(container.devices), GLOBAL, .def = "[]"),
+	KEY("sandbox.container.group_add", CONFIG_LIST, SB(container.group_add), GLOBAL,
+	    .def = "[]"),
+	KEY("sandbox.container.excluded_files", CONFIG_LIST, SB(container.excluded_files), GLOBAL,
+	    .def = "[]", .help = "paths in the worktree hidden from the sandbox"),
+	KEY("sandbox.container.oci_runtime", CONFIG_STRING, SB(container.oci_runtime), GLOBAL,
+	    .unset = "the engine's"),
+	KEY("sandbox.container.cap_add", CONFIG_LIST, SB(container.cap_add), GLOBAL, .def = "[]",
+	    .help = "ALL and SYS_ADMIN are refused"),
+	KEY("sandbox.container.security_opt", CONFIG_LIST, SB(container.security_opt), GLOBAL,
+	    .def = "[]"),
+	SECTION("sandbox.network", GLOBAL),
+	KEY("sandbox.network.policy", CONFIG_CHOICE, SB(network.policy), .def = "allow",
+	    .choices = policies, .not_yet = ": sandboxed agents do not start while it is set",
+	    .help = "deny: only allowed_domains, through the proxy"),
+	KEY("sandbox.network.allowed_domains", CONFIG_ANY, 0, .unset = "none",
+	    .not_yet = "; ignored",
+	    .help = "example.com, \"*.example.com\", or {host, allow_private_ips}"),
+	KEY("sandbox.network.max_connections", CONFIG_NUMBER, SB(network.max_connections),
+	    .def = "128", .min = 1, .max = 1024, .not_yet = "; ignored"),
+	SECTION("sandbox.lima"),
+	KEY("sandbox.lima.isolation", CONFIG_STRING, SB(lima.isolation), .def = "project",
+	    .help = "project: a VM per project; shared: one VM"),
+	KEY("sandbox.lima.cpus", CONFIG_NUMBER, SB(lima.cpus), .def = "4", .min = 1, .max = 1024),
+	KEY("sandbox.lima.memory", CONFIG_STRING, SB(lima.memory), .def = "4GiB"),
+	KEY("sandbox.lima.disk", CONFIG_STRING, SB(lima.disk), .def = "100GiB"),
+	KEY("sandbox.lima.provision", CONFIG_STRING, SB(lima.provision), .unset = "none",
+	    .help = "a script run once in a new VM"),
+	KEY("sandbox.lima.skip_default_provision", CONFIG_BOOL, SB(lima.skip_default_provision),
+	    .def = "false"),
+	KEY("sandbox.lima.toolchain", CONFIG_CHOICE, SB(lima.toolchain), .def = "auto",
+	    .choices = toolchains),
+	KEY("sandbox.lima.accept_reduced_git_metadata_isolation", CONFIG_BOOL,
+	    SB(lima.accept_reduced_git_metadata_isolation), GLOBAL, .def = "false",
+	    .help = "Lima mounts git metadata writable"),
+	SECTION("remote", GLOBAL),
+	KEY("remote.hosts", CONFIG_ANY, 0, .unset = "none",
+	    .not_yet = ": add --remote does not exist",
+	    .help = "name: {ssh: user@host, path, docker}"),
+};
+
+const size_t config_nkeys = sizeof config_keys / sizeof *config_keys;
+
+const struct config_key *config_key_find(const char *path)
+{
+	for (size_t i = 0; i < config_nkeys; i++)
+		if (strcmp(config_keys[i].path, path) == 0)
+			return &config_keys[i];
+	return NULL;
+}
+
+const char *config_type_name(enum config_type t)
+{
+	static const char *const names[] = {
+		[CONFIG_SECTION] = "section", [CONFIG_STRING] = "string",
+		[CONFIG_PATH] = "path",       [CONFIG_BOOL] = "true or false",
+		[CONFIG_NUMBER] = "number",   [CONFIG_CHOICE] = "choice",
+		[CONFIG_LIST] = "list",       [CONFIG_ENV] = "mapping",
+		[CONFIG_KEY] = "key",         [CONFIG_AGENTS] = "mapping",
+		[CONFIG_PANES] = "list",      [CONFIG_MOUNTS] = "list",
+		[CONFIG_BINDS] = "mapping",   [CONFIG_ANY] = "any",
+	};
+	return names[t];
+}
