@@ -140,8 +140,12 @@ fuzz-smoke:
 $(BUILD)/lg2_worktree_add: bench/lg2_worktree_add.c
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBS)
 
-bench: $(BIN) $(GUEST) $(BUILD)/lg2_worktree_add
-	@WORKREX=$(abspath $(BIN)) WORKREX_GUEST=$(abspath $(GUEST)) LG2_ADD=$(abspath $(BUILD)/lg2_worktree_add) python3 bench/bench.py
+$(BUILD)/bench_reflow: bench/reflow.c $(BUILD)/libworkrex.a
+	$(CC) $(ALL_CFLAGS) -Isrc -o $@ $< $(BUILD)/libworkrex.a $(LDFLAGS) $(LIBS)
+
+bench: $(BIN) $(GUEST) $(BUILD)/lg2_worktree_add $(BUILD)/bench_reflow
+	@WORKREX=$(abspath $(BIN)) WORKREX_GUEST=$(abspath $(GUEST)) LG2_ADD=$(abspath $(BUILD)/lg2_worktree_add) \
+		REFLOW=$(abspath $(BUILD)/bench_reflow) python3 bench/bench.py
 
 # The house style (docs/STYLE.md): make format applies .clang-format, format-check
 # fails on any file it would change. check-layers: docs/ARCHITECTURE.md's layers.

@@ -22,6 +22,10 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
       the host repository (verified, git/private.c), against a plain
       `git fetch` with transfer.fsckObjects of 100 such commits from a
       local repository, and `workrex list` with nothing to import.
+  (j) reflow: a pane with a 100,000-line history narrowed from 120 to 80
+      columns (every line wraps) and widened back, every line checked
+      (bench/reflow.c, in process), against tmux's resize-window of a pane
+      holding the same history (less a tmux command's own round trip).
 
 Sections can be named (`bench.py c d`). To look into a failure:
 WRX_BENCH_KEEP=1 keeps the scratch directory (the dashboards' logs),
@@ -654,11 +658,54 @@ def bench_import():
           % (wm * 1000, im * 1000, rm * 1000, ratio(wm, rm), out))
 
 
+# ---- (j) reflow -------------------------------------------------------------
+
+def bench_reflow():
+    lines = 100000
+    out = subprocess.run([os.environ["REFLOW"], str(lines), "120", "80"], capture_output=True,
+                         text=True)
+    f = out.stdout.split()
+    w = dict(zip(f[0::2], f[1::2]))
+    path = os.path.join(TMP, "history.txt")
+    words = "reflow keeps every character of the history, and colours, wrapped at the margin, joined again; "
+    with open(path, "w") as fh:
+        for i in range(lines):
+            wide = "" if i % 10 else "\u4e2d\u6587 "
+            room = 110 - (0 if i % 10 else 5)
+            fh.write("\033[3%dm%06d\033[0m %s%s\r\n" % (i % 8, i, wide,
+                     "".join(words[(i + k) % len(words)] for k in range(room))))
+    t = start_tmux("/bin/sh")
+    tmux("set", "-g", "history-limit", str(lines))
+    tmux("new-window", "cat %s; exec sleep 1000" % path)
+    deadline = time.monotonic() + 300
+    while int(tmux("display", "-p", "#{history_size}").stdout.strip() or 0) < lines - ROWS:
+        if time.monotonic() > deadline:
+            raise TimeoutError("tmux did not take the history")
+        time.sleep(0.2)
+    def cmd_ms(*args):
+        t0 = time.monotonic()
+        tmux(*args)
+        return (time.monotonic() - t0) * 1000
+    noop = statistics.median(cmd_ms("display", "-p", "x") for _ in range(9))
+    narrow, widen = [], []
+    for _ in range(3):
+        narrow.append(cmd_ms("resize-window", "-x", "80") - noop)
+        widen.append(cmd_ms("resize-window", "-x", "120") - noop)
+    hist = int(tmux("display", "-p", "#{history_size}").stdout.strip() or 0)
+    stop_tmux(t)
+    tn, tw = statistics.median(narrow), statistics.median(widen)
+    wn, ww = float(w.get("narrow", "nan")), float(w.get("widen", "nan"))
+    print("(j) reflow of a %d-line history, 120 -> 80 -> 120 columns: workrex %.1f + %.1f ms, "
+          "every line the same: %s; tmux %.1f + %.1f ms (history %d after); ratio %s "
+          "(goal < 50 ms)" % (lines, wn, ww, "yes" if w.get("same") == "1" else "NO",
+                              tn, tw, hist, ratio(wn + ww, tn + tw)))
+
+
 def main():
     for tool in ("tmux",):
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
-    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
+    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]
     # The repositories made here need no identity or settings of the machine's.
     os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
@@ -683,6 +730,8 @@ def main():
             bench_sandbox()
         if "i" in which:
             bench_import()
+        if "j" in which:
+            bench_reflow()
     finally:
         tmux("kill-server")
         if os.environ.get("WRX_BENCH_KEEP"):

@@ -140,22 +140,8 @@ static int cb_bell(void *user)
 	return 1;
 }
 
-static void on_push(void *user, const struct wrx_cell *cells, int cols)
-{
-	struct pane *p = user;
-	sb_push(p->sb, cells, cols);
-}
-
-static int on_pop(void *user, struct wrx_cell *cells, int cols)
-{
-	struct pane *p = user;
-	return sb_pop(p->sb, cells, cols);
-}
-
 static const struct screen_hooks screen_hooks = {
 	.damage = on_damage,
-	.push = on_push,
-	.pop = on_pop,
 	.movecursor = cb_movecursor,
 	.settermprop = cb_settermprop,
 	.bell = cb_bell,
@@ -187,7 +173,7 @@ struct pane *pane_new(int rows, int cols, size_t scrollback, pane_event_fn *fn, 
 		abort();
 	vterm_set_utf8(p->vt, 1);
 	vterm_output_set_callback(p->vt, cb_output, p);
-	p->scr = screen_new(p->vt, &screen_hooks, p);
+	p->scr = screen_new(p->vt, p->sb, &screen_hooks, p);
 	mark_rows(p, 0, p->rows);
 	p->events = 0;
 	return p;

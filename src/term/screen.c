@@ -7,10 +7,20 @@
  * decomposition into moverect and erase. Resizing follows libvterm's screen:
  * a shrinking main screen pushes the lines above the cursor into the
  * scrollback, a growing one takes them back.
+ *
+ * A row remembers whether the program's text ran past its right margin into
+ * the next (a soft wrap, not a newline). libvterm 0.1.4 does not say so, but
+ * it shows: a glyph that ended at the margin, then the next glyph at the
+ * start of the row below with no cursor movement reported between them.
+ * When the main screen's width changes, its rows and the scrollback are
+ * rewrapped as one text (sb_reflow), both ways, the cursor staying on its
+ * character, as xterm and tmux do. The alternate screen is not rewrapped:
+ * what runs there redraws on SIGWINCH.
  */
 #include "screen.h"
 
 #include "../util/util.h"
+#include "scrollback.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,14 +28,26 @@
 
 enum { MAIN, ALT };
 
+struct row {
+	bool wrapped; /* the text goes on in the next row */
+	struct wrx_cell c[];
+};
+
 struct screen {
 	VTermState *st;
 	int rows, cols;
-	struct wrx_cell **buf[2]; /* rows of the main and the alternate screen */
-	struct wrx_cell **spare;  /* room for `rows` row pointers, for scrolling */
+	struct row **buf[2]; /* rows of the main and the alternate screen */
+	struct row **spare;  /* room for `rows` row pointers, for scrolling */
 	int cur;
 	int alt_pushed;      /* main screen lines pushed while the alternate one is up */
 	struct wrx_cell pen; /* attributes and colours of what is written next */
+	/*
+	 * The row whose last glyph reached the right margin (or one short of
+	 * it, where a wide glyph wraps early), while no cursor movement came
+	 * after; -1 when none.
+	 */
+	int wrap_row;
+	struct sb *sb; /* borrowed: the lines above the main screen */
 	const struct screen_hooks *h;
 	void *user;
 };
@@ -56,22 +78,23 @@ static void blank_cells(struct screen *s, struct wrx_cell *row, int from, int to
 		blank(s, &row[c]);
 }
 
-static struct wrx_cell *row_new(struct screen *s, int cols)
+static struct row *row_new(struct screen *s, int cols)
 {
-	struct wrx_cell *r = xmalloc((size_t)cols * sizeof *r);
-	blank_cells(s, r, 0, cols);
+	struct row *r = xmalloc(sizeof *r + (size_t)cols * sizeof *r->c);
+	r->wrapped = false;
+	blank_cells(s, r->c, 0, cols);
 	return r;
 }
 
-static struct wrx_cell **rows_new(struct screen *s, int rows, int cols)
+static struct row **rows_new(struct screen *s, int rows, int cols)
 {
-	struct wrx_cell **v = xmalloc((size_t)rows * sizeof *v);
+	struct row **v = xmalloc((size_t)rows * sizeof *v);
 	for (int r = 0; r < rows; r++)
 		v[r] = row_new(s, cols);
 	return v;
 }
 
-static void rows_free(struct wrx_cell **v, int rows)
+static void rows_free(struct row **v, int rows)
 {
 	for (int r = 0; v && r < rows; r++)
 		free(v[r]);
@@ -111,10 +134,13 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
 	struct screen *s = user;
 	if (pos.row < 0 || pos.row >= s->rows || pos.col < 0 || pos.col >= s->cols)
 		return 0;
-	struct wrx_cell *row = s->buf[s->cur][pos.row];
+	if (pos.col == 0 && s->wrap_row >= 0 && pos.row == s->wrap_row + 1)
+		s->buf[s->cur][s->wrap_row]->wrapped = true;
+	struct wrx_cell *row = s->buf[s->cur][pos.row]->c;
 	int width = WRX_MAX(info->width, 1);
 	if (pos.col + width > s->cols)
 		width = 1;
+	s->wrap_row = pos.col + width >= s->cols - 1 ? pos.row : -1;
 	struct wrx_cell *c = &row[pos.col];
 	int i = 0;
 	for (; i < WRX_CELL_CHARS && info->chars[i]; i++)
@@ -141,11 +167,14 @@ static int cb_erase(VTermRect r, int selective, void *user)
 	struct screen *s = user;
 	int c0 = WRX_MAX(r.start_col, 0), c1 = WRX_MIN(r.end_col, s->cols);
 	for (int row = WRX_MAX(r.start_row, 0); row < r.end_row && row < s->rows; row++) {
-		struct wrx_cell *line = s->buf[s->cur][row];
+		struct wrx_cell *line = s->buf[s->cur][row]->c;
 		for (int c = c0; c < c1; c++)
 			if (!selective || !line[c].protect)
 				blank(s, &line[c]);
 		mend_edges(s, line, c0, c1);
+		/* As xterm: a row erased to its end no longer runs on. */
+		if (c1 == s->cols && !selective)
+			s->buf[s->cur][row]->wrapped = false;
 	}
 	damage(s, r.start_row, r.end_row);
 	return 1;
@@ -165,34 +194,64 @@ static int cb_moverect(VTermRect dest, VTermRect src, void *user)
 		int dr = dest.start_row + k, sr = src.start_row + k;
 		if (dr < 0 || dr >= s->rows || sr < 0 || sr >= s->rows)
 			continue;
-		struct wrx_cell *d = s->buf[s->cur][dr], *from = s->buf[s->cur][sr];
-		memmove(&d[dest.start_col], &from[src.start_col], (size_t)cols * sizeof *d);
-		mend_edges(s, d, dest.start_col, dest.end_col);
+		struct row *d = s->buf[s->cur][dr], *from = s->buf[s->cur][sr];
+		memmove(&d->c[dest.start_col], &from->c[src.start_col],
+			(size_t)cols * sizeof *d->c);
+		mend_edges(s, d->c, dest.start_col, dest.end_col);
+		if (cols == s->cols)
+			d->wrapped = from->wrapped;
 	}
 	damage(s, dest.start_row, dest.end_row);
 	return 1;
 }
 
+/*
+ * The cells of row r of v worth keeping: all of a wrapped row but the blank
+ * a wide character left at its margin when it wrapped early.
+ */
+static int row_len(const struct screen *s, struct row **v, int r, int nrows)
+{
+	const struct row *x = v[r];
+	if (x->wrapped && r + 1 < nrows && s->cols > 1 && v[r + 1]->c[0].width == 2 &&
+	    x->c[s->cols - 1].ch[0] == 0)
+		return s->cols - 1;
+	return s->cols;
+}
+
+static void push(struct screen *s, struct row **v, int r, int nrows)
+{
+	if (s->sb)
+		sb_push(s->sb, v[r]->c, row_len(s, v, r, nrows), v[r]->wrapped && r + 1 < nrows);
+}
+
 /* Whole rows of screen b up (downward > 0) or down, by turning their pointers. */
 static void scroll_rows(struct screen *s, int b, int start, int end, int downward)
 {
-	struct wrx_cell **v = s->buf[b], **spare = s->spare;
+	struct row **v = s->buf[b], **spare = s->spare;
 	int n = abs(downward), height = end - start;
 	if (downward > 0) {
-		if (start == 0 && b == MAIN && s->h->push)
+		if (start == 0 && b == MAIN)
 			for (int r = 0; r < n; r++)
-				s->h->push(s->user, v[r], s->cols);
+				push(s, v, r, s->rows);
 		memcpy(spare, &v[start], (size_t)n * sizeof *spare);
 		memmove(&v[start], &v[start + n], (size_t)(height - n) * sizeof *v);
 		memcpy(&v[end - n], spare, (size_t)n * sizeof *spare);
-		for (int r = end - n; r < end; r++)
-			blank_cells(s, v[r], 0, s->cols);
+		for (int r = end - n; r < end; r++) {
+			blank_cells(s, v[r]->c, 0, s->cols);
+			v[r]->wrapped = false;
+		}
+		if (b == s->cur && s->wrap_row >= start && s->wrap_row < end)
+			s->wrap_row = s->wrap_row - n >= start ? s->wrap_row - n : -1;
 	} else {
 		memcpy(spare, &v[end - n], (size_t)n * sizeof *spare);
 		memmove(&v[start + n], &v[start], (size_t)(height - n) * sizeof *v);
 		memcpy(&v[start], spare, (size_t)n * sizeof *spare);
-		for (int r = start; r < start + n; r++)
-			blank_cells(s, v[r], 0, s->cols);
+		for (int r = start; r < start + n; r++) {
+			blank_cells(s, v[r]->c, 0, s->cols);
+			v[r]->wrapped = false;
+		}
+		if (b == s->cur)
+			s->wrap_row = -1;
 	}
 	if (b == s->cur)
 		damage(s, start, end);
@@ -266,6 +325,7 @@ static int cb_settermprop(VTermProp prop, VTermValue *val, void *user)
 	struct screen *s = user;
 	if (prop == VTERM_PROP_ALTSCREEN) {
 		s->cur = val->boolean ? ALT : MAIN;
+		s->wrap_row = -1;
 		s->alt_pushed = 0;
 		/* Going in, libvterm erases the alternate screen (damage enough). */
 		if (!val->boolean)
@@ -277,6 +337,9 @@ static int cb_settermprop(VTermProp prop, VTermValue *val, void *user)
 static int cb_movecursor(VTermPos pos, VTermPos old, int visible, void *user)
 {
 	struct screen *s = user;
+	/* Where the last glyph left it (at the margin), or it moved: no wrap. */
+	if (s->wrap_row >= 0 && (pos.row != s->wrap_row || pos.col != s->cols - 1))
+		s->wrap_row = -1;
 	return s->h->movecursor ? s->h->movecursor(pos, old, visible, s->user) : 1;
 }
 
@@ -295,9 +358,9 @@ static bool row_blank(const struct wrx_cell *row, int cols)
 }
 
 /* The rows of one screen at a new size; new cells blank. */
-static struct wrx_cell **resized(struct screen *s, struct wrx_cell **old, int rows, int cols)
+static struct row **resized(struct screen *s, struct row **old, int rows, int cols)
 {
-	struct wrx_cell **v = xmalloc((size_t)rows * sizeof *v);
+	struct row **v = xmalloc((size_t)rows * sizeof *v);
 	for (int r = 0; r < rows; r++) {
 		if (r >= s->rows) {
 			v[r] = row_new(s, cols);
@@ -305,8 +368,9 @@ static struct wrx_cell **resized(struct screen *s, struct wrx_cell **old, int ro
 		}
 		v[r] = old[r];
 		if (cols != s->cols) {
-			v[r] = xrealloc(v[r], (size_t)cols * sizeof **v);
-			blank_cells(s, v[r], s->cols, cols);
+			v[r] = xrealloc(v[r], sizeof *v[r] + (size_t)cols * sizeof *v[r]->c);
+			blank_cells(s, v[r]->c, s->cols, cols);
+			v[r]->wrapped = false;
 		}
 	}
 	for (int r = rows; r < s->rows; r++)
@@ -315,9 +379,53 @@ static struct wrx_cell **resized(struct screen *s, struct wrx_cell **old, int ro
 	return v;
 }
 
+/*
+ * The main screen at a new width: its rows up to the last written one (or
+ * the cursor's) go into the scrollback, which is rewrapped at cols as one
+ * text; then the screen takes back as many lines as it has rows, the
+ * cursor's line among them.
+ */
+static void reflow(struct screen *s, int rows, int cols, VTermPos *delta)
+{
+	VTermPos cur;
+	vterm_state_get_cursorpos(s->st, &cur);
+	struct row **v = s->buf[MAIN];
+	int keep = s->rows;
+	while (keep - 1 > cur.row && row_blank(v[keep - 1]->c, s->cols) && !v[keep - 2]->wrapped)
+		keep--;
+	sb_hold(s->sb, true);
+	for (int r = 0; r < keep; r++)
+		push(s, v, r, keep);
+	size_t line = (size_t)(keep - 1 - cur.row);
+	int col = cur.col;
+	sb_reflow(s->sb, cols, &line, &col);
+	rows_free(v, s->rows);
+	v = s->buf[MAIN] = rows_new(s, rows, cols);
+	/* Lines after the cursor's that do not fit are dropped, as tmux does. */
+	for (; line > (size_t)rows - 1; line--)
+		sb_pop(s->sb, NULL, 0, NULL);
+	int n = (int)WRX_MIN((size_t)rows, sb_count(s->sb));
+	for (int r = n - 1; r >= 0; r--)
+		sb_pop(s->sb, v[r]->c, cols, &v[r]->wrapped);
+	sb_hold(s->sb, false);
+	delta->row = n - 1 - (int)line - cur.row;
+	delta->col = col - cur.col;
+	s->wrap_row = -1;
+}
+
 static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 {
 	struct screen *s = user;
+	int old_rows = s->rows;
+	if (cols != s->cols && s->cur == MAIN && s->sb) {
+		reflow(s, rows, cols, delta);
+		s->buf[ALT] = resized(s, s->buf[ALT], rows, cols);
+		s->rows = rows;
+		s->cols = cols;
+		s->spare = xrealloc(s->spare, (size_t)rows * sizeof *s->spare);
+		damage(s, 0, rows);
+		return 1;
+	}
 	if (rows < s->rows) {
 		/*
 		 * The main screen keeps its last written line and the cursor's; the
@@ -329,7 +437,7 @@ static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 		VTermPos cursor;
 		vterm_state_get_cursorpos(s->st, &cursor);
 		int last = s->rows - 1;
-		while (last >= 0 && row_blank(s->buf[MAIN][last], s->cols))
+		while (last >= 0 && row_blank(s->buf[MAIN][last]->c, s->cols))
 			last--;
 		int keep =
 			s->cur == MAIN ? WRX_MAX(last, cursor.row) + 1 : WRX_MIN(last + 2, s->rows);
@@ -341,7 +449,6 @@ static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 				s->alt_pushed += keep - rows;
 		}
 	}
-	int old_rows = s->rows;
 	for (int b = MAIN; b <= ALT; b++)
 		s->buf[b] = resized(s, s->buf[b], rows, cols);
 	s->rows = rows;
@@ -349,20 +456,20 @@ static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 	s->spare = xrealloc(s->spare, (size_t)rows * sizeof *s->spare);
 	for (int b = MAIN; b <= ALT; b++)
 		for (int r = 0; r < rows; r++)
-			mend_edges(s, s->buf[b][r], cols, cols);
-	if (rows > old_rows && s->h->pop) {
+			mend_edges(s, s->buf[b][r]->c, cols, cols);
+	if (rows > old_rows && s->sb) {
 		/* Take lines back from the scrollback, above the main screen's. */
 		int n = rows - old_rows;
 		if (s->cur == ALT)
 			n = WRX_MIN(n, s->alt_pushed); /* its cursor stays where it was */
 		for (; n > 0; n--) {
-			struct wrx_cell *line = s->buf[MAIN][rows - 1];
-			if (s->h->pop(s->user, line, cols) < 0)
+			struct row *line = s->buf[MAIN][rows - 1];
+			if (sb_pop(s->sb, line->c, cols, &line->wrapped) < 0)
 				break;
 			memmove(&s->buf[MAIN][1], &s->buf[MAIN][0],
 				(size_t)(rows - 1) * sizeof(line));
 			s->buf[MAIN][0] = line;
-			mend_edges(s, line, cols, cols);
+			mend_edges(s, line->c, cols, cols);
 			if (s->cur == MAIN)
 				delta->row++;
 			else
@@ -394,11 +501,13 @@ static const VTermStateCallbacks state_cbs = {
 	.setlineinfo = cb_setlineinfo,
 };
 
-struct screen *screen_new(VTerm *vt, const struct screen_hooks *hooks, void *user)
+struct screen *screen_new(VTerm *vt, struct sb *sb, const struct screen_hooks *hooks, void *user)
 {
 	struct screen *s = xcalloc(1, sizeof *s);
 	s->h = hooks;
 	s->user = user;
+	s->sb = sb;
+	s->wrap_row = -1;
 	vterm_get_size(vt, &s->rows, &s->cols);
 	cb_initpen(s);
 	s->buf[MAIN] = rows_new(s, s->rows, s->cols);
@@ -473,5 +582,10 @@ void screen_keep_cursor(VTerm *vt)
 
 const struct wrx_cell *screen_row(const struct screen *s, int row)
 {
-	return row >= 0 && row < s->rows ? s->buf[s->cur][row] : NULL;
+	return row >= 0 && row < s->rows ? s->buf[s->cur][row]->c : NULL;
+}
+
+bool screen_row_wrapped(const struct screen *s, int row)
+{
+	return row >= 0 && row < s->rows && s->buf[s->cur][row]->wrapped;
 }

@@ -20,20 +20,23 @@
 
 struct screen;
 
+struct sb;
+
 struct screen_hooks {
 	void (*damage)(void *user, int start_row, int end_row);
-	/* A line scrolled off the top of the main screen. */
-	void (*push)(void *user, const struct wrx_cell *cells, int cols);
-	/* The newest scrollback line back into cells[0..cols); 0, or -1 if none. */
-	int (*pop)(void *user, struct wrx_cell *cells, int cols);
 	/* Passed on from libvterm's state; settermprop's answer is libvterm's. */
 	int (*movecursor)(VTermPos pos, VTermPos oldpos, int visible, void *user);
 	int (*settermprop)(VTermProp prop, VTermValue *val, void *user);
 	int (*bell)(void *user);
 };
 
-/* A screen of vt's size on vt's state, which it resets. */
-struct screen *screen_new(VTerm *vt, const struct screen_hooks *hooks, void *user);
+/*
+ * A screen of vt's size on vt's state, which it resets. Lines scrolled off
+ * the top of the main screen go to sb (borrowed; NULL: dropped), and come
+ * back from it when the screen grows; with sb, a change of width rewraps
+ * the main screen and sb together.
+ */
+struct screen *screen_new(VTerm *vt, struct sb *sb, const struct screen_hooks *hooks, void *user);
 void screen_free(struct screen *s);
 
 /*
@@ -58,5 +61,7 @@ uint32_t screen_colour(const VTermColor *c, bool fg);
 
 /* Row 0 .. rows-1 of what is shown (main or alternate screen); NULL outside. */
 const struct wrx_cell *screen_row(const struct screen *s, int row);
+/* That row's text goes on in the next (it wrapped at the margin). */
+bool screen_row_wrapped(const struct screen *s, int row);
 
 #endif

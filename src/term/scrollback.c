@@ -7,6 +7,12 @@
  * cell is a space. Control bytes never reach a cell, so the markers are
  * unambiguous. Runs give the attributes and colours from a cell onwards;
  * a typical shell line has one or two.
+ *
+ * A line that continued on the next (the program's text reached the right
+ * margin and wrapped; no newline) is marked, and keeps its trailing blanks:
+ * sb_reflow joins such lines and cuts them again at a new width, working on
+ * the encoded text itself, so a narrowed and widened pane gets every
+ * character back. A line that needs no change keeps its allocation.
  */
 #include "scrollback.h"
 
@@ -24,17 +30,28 @@ struct sb_run {
 struct sb_line {
 	uint16_t ncells;
 	uint16_t nruns;
-	uint32_t textlen;
-	/* struct sb_run runs[nruns]; char text[textlen]; */
+	uint32_t textlen : 31;
+	uint32_t wrapped : 1; /* the text goes on in the next line */
+			      /* struct sb_run runs[nruns]; char text[textlen]; */
 };
 
 struct sb {
-	struct sb_line **ring; /* owned; capacity `limit` */
+	struct sb_line **ring; /* owned; `cap` slots, at least `limit` */
+	size_t cap;
 	size_t limit;
-	size_t head; /* index of the oldest line */
+	/*
+	 * Lines over the limit that a reflow made (a narrower pane holds the
+	 * same text in more lines): kept, not dropped, so that widening again
+	 * brings every character back. At most REFLOW_SLACK times the limit.
+	 */
+	size_t slack;
+	size_t head; /* slot of the oldest line */
 	size_t count;
 	size_t bytes;
+	bool held; /* sb_hold: the limit waits */
 };
+
+#define REFLOW_SLACK 9
 
 #define MARK_COMBINING 0x01
 #define MARK_WIDE 0x02
@@ -43,8 +60,15 @@ struct sb *sb_new(size_t limit)
 {
 	struct sb *sb = xcalloc(1, sizeof *sb);
 	sb->limit = limit;
-	sb->ring = xcalloc(limit ? limit : 1, sizeof *sb->ring);
+	sb->cap = limit ? limit : 1;
+	sb->ring = xcalloc(sb->cap, sizeof *sb->ring);
 	return sb;
+}
+
+/* Line i, counted from the oldest. */
+static struct sb_line **slot(const struct sb *sb, size_t i)
+{
+	return &sb->ring[(sb->head + i) % sb->cap];
 }
 
 static size_t line_size(const struct sb_line *l)
@@ -57,7 +81,7 @@ void sb_free(struct sb *sb)
 	if (sb == NULL)
 		return;
 	for (size_t i = 0; i < sb->count; i++)
-		free(sb->ring[(sb->head + i) % sb->limit]);
+		free(*slot(sb, i));
 	free(sb->ring);
 	free(sb);
 }
@@ -69,7 +93,7 @@ size_t sb_count(const struct sb *sb)
 
 size_t sb_bytes(const struct sb *sb)
 {
-	return sb->bytes + sb->limit * sizeof *sb->ring;
+	return sb->bytes + sb->cap * sizeof *sb->ring;
 }
 
 static void drop_oldest(struct sb *sb)
@@ -78,23 +102,67 @@ static void drop_oldest(struct sb *sb)
 	sb->bytes -= line_size(l);
 	free(l);
 	sb->ring[sb->head] = NULL;
-	sb->head = (sb->head + 1) % sb->limit;
+	sb->head = (sb->head + 1) % sb->cap;
 	sb->count--;
+}
+
+/* The ring again with cap slots (at least count), oldest first. */
+static void reslot(struct sb *sb, size_t cap)
+{
+	struct sb_line **ring = xcalloc(cap, sizeof *ring);
+	for (size_t i = 0; i < sb->count; i++)
+		ring[i] = *slot(sb, i);
+	free(sb->ring);
+	sb->ring = ring;
+	sb->cap = cap;
+	sb->head = 0;
+}
+
+/* Down to the limit, and the ring no larger than it needs (unless held). */
+static void trim(struct sb *sb)
+{
+	if (sb->held)
+		return;
+	while (sb->count > sb->limit + sb->slack)
+		drop_oldest(sb);
+	size_t want = WRX_MAX(sb->limit + sb->slack, (size_t)1);
+	if (sb->cap != want)
+		reslot(sb, want);
 }
 
 void sb_set_limit(struct sb *sb, size_t limit)
 {
-	if (limit == 0)
-		limit = 1;
-	while (sb->count > limit)
-		drop_oldest(sb);
-	struct sb_line **ring = xcalloc(limit, sizeof *ring);
-	for (size_t i = 0; i < sb->count; i++)
-		ring[i] = sb->ring[(sb->head + i) % sb->limit];
-	free(sb->ring);
-	sb->ring = ring;
 	sb->limit = limit;
-	sb->head = 0;
+	sb->slack = 0;
+	trim(sb);
+}
+
+void sb_hold(struct sb *sb, bool on)
+{
+	sb->held = on;
+	trim(sb);
+}
+
+static void append(struct sb *sb, struct sb_line *l)
+{
+	if (sb->count == sb->cap)
+		reslot(sb, sb->cap * 2);
+	*slot(sb, sb->count) = l;
+	sb->count++;
+	sb->bytes += line_size(l);
+}
+
+static struct sb_line *line_new(const struct sb_run *runs, size_t nr, const char *text, size_t tl,
+				int ncells, bool wrapped)
+{
+	struct sb_line *l = xmalloc(sizeof *l + nr * sizeof *runs + tl);
+	l->ncells = (uint16_t)ncells;
+	l->nruns = (uint16_t)nr;
+	l->textlen = (uint32_t)tl;
+	l->wrapped = wrapped;
+	memcpy(l + 1, runs, nr * sizeof *runs);
+	memcpy((char *)(l + 1) + nr * sizeof *runs, text, tl);
+	return l;
 }
 
 static int cell_blank(const struct wrx_cell *c)
@@ -102,12 +170,12 @@ static int cell_blank(const struct wrx_cell *c)
 	return (c->ch[0] == 0 || c->ch[0] == ' ') && c->attrs == 0 && c->bg == WRX_COLOUR_DEFAULT;
 }
 
-void sb_push(struct sb *sb, const struct wrx_cell *cells, int ncols)
+void sb_push(struct sb *sb, const struct wrx_cell *cells, int ncols, bool wrapped)
 {
-	if (sb->limit == 0)
+	if (sb->limit == 0 && !sb->held)
 		return;
 	int n = ncols;
-	while (n > 0 && cell_blank(&cells[n - 1]))
+	while (!wrapped && n > 0 && cell_blank(&cells[n - 1]))
 		n--;
 	if (n > UINT16_MAX)
 		n = UINT16_MAX;
@@ -149,17 +217,10 @@ void sb_push(struct sb *sb, const struct wrx_cell *cells, int ncols)
 			tl += (size_t)utf8_encode(c->ch[k], text + tl);
 		}
 	}
-	struct sb_line *l = xmalloc(sizeof *l + nr * sizeof *runs + tl);
-	l->ncells = (uint16_t)n;
-	l->nruns = (uint16_t)nr;
-	l->textlen = (uint32_t)tl;
-	memcpy(l + 1, runs, nr * sizeof *runs);
-	memcpy((char *)(l + 1) + nr * sizeof *runs, text, tl);
-	if (sb->count == sb->limit)
-		drop_oldest(sb);
-	sb->ring[(sb->head + sb->count) % sb->limit] = l;
-	sb->count++;
-	sb->bytes += line_size(l);
+	if (!sb->held)
+		while (sb->count && sb->count >= sb->limit + sb->slack)
+			drop_oldest(sb);
+	append(sb, line_new(runs, nr, text, tl, n, wrapped));
 }
 
 /* Decode one UTF-8 sequence; invalid bytes decode as U+FFFD. */
@@ -250,20 +311,203 @@ int sb_get(const struct sb *sb, size_t idx, struct wrx_cell *cells, int ncols)
 {
 	if (idx >= sb->count)
 		return -1;
-	const struct sb_line *l = sb->ring[(sb->head + sb->count - 1 - idx) % sb->limit];
-	return decode(l, cells, ncols);
+	return decode(*slot(sb, sb->count - 1 - idx), cells, ncols);
 }
 
-int sb_pop(struct sb *sb, struct wrx_cell *cells, int ncols)
+bool sb_wrapped(const struct sb *sb, size_t idx)
+{
+	return idx < sb->count && (*slot(sb, sb->count - 1 - idx))->wrapped;
+}
+
+int sb_pop(struct sb *sb, struct wrx_cell *cells, int ncols, bool *wrapped)
 {
 	if (sb->count == 0)
 		return -1;
-	size_t slot = (sb->head + sb->count - 1) % sb->limit;
-	struct sb_line *l = sb->ring[slot];
-	decode(l, cells, ncols);
+	struct sb_line **at = slot(sb, sb->count - 1), *l = *at;
+	if (cells)
+		decode(l, cells, ncols);
+	if (wrapped)
+		*wrapped = l->wrapped;
 	sb->bytes -= line_size(l);
 	free(l);
-	sb->ring[slot] = NULL;
+	*at = NULL;
 	sb->count--;
 	return 0;
+}
+
+/* Bytes of the cell entry at p (a wide mark, a character, its marks) and its width. */
+static size_t entry_len(const unsigned char *p, const unsigned char *end, int *width)
+{
+	const unsigned char *q = p;
+	*width = 1;
+	if (*q == MARK_WIDE) {
+		*width = 2;
+		q++;
+	}
+	for (bool first = true; q < end && (first || *q == MARK_COMBINING); first = false) {
+		if (!first)
+			q++;
+		if (q < end)
+			utf8_next(&q, end);
+	}
+	return (size_t)(q - p);
+}
+
+/*
+ * A logical line: the text of lines that wrapped into each other, joined.
+ * Runs start at a cell of the whole line, which may be longer than a line
+ * can hold (a program that printed a megabyte without a newline).
+ */
+struct logical {
+	char *text;
+	size_t len, cap;
+	struct {
+		size_t start;
+		uint16_t attrs;
+		uint32_t fg, bg;
+	} * runs;
+	size_t nruns, runcap;
+	size_t ncells;
+	bool open; /* a line was added and its end not yet seen */
+};
+
+static void logical_add(struct logical *g, const struct sb_line *l)
+{
+	const struct sb_run *runs = (const struct sb_run *)(l + 1);
+	const char *text = (const char *)(runs + l->nruns);
+	if (g->len + l->textlen > g->cap) {
+		g->cap = WRX_MAX(g->cap * 2, g->len + l->textlen);
+		g->text = xrealloc(g->text, g->cap);
+	}
+	memcpy(g->text + g->len, text, l->textlen);
+	g->len += l->textlen;
+	for (size_t i = 0; i < l->nruns; i++) {
+		if (g->nruns && g->runs[g->nruns - 1].attrs == runs[i].attrs &&
+		    g->runs[g->nruns - 1].fg == runs[i].fg &&
+		    g->runs[g->nruns - 1].bg == runs[i].bg)
+			continue;
+		if (g->nruns == g->runcap) {
+			g->runcap = WRX_MAX(g->runcap * 2, 16);
+			g->runs = xrealloc(g->runs, g->runcap * sizeof *g->runs);
+		}
+		g->runs[g->nruns].start = g->ncells + runs[i].start;
+		g->runs[g->nruns].attrs = runs[i].attrs;
+		g->runs[g->nruns].fg = runs[i].fg;
+		g->runs[g->nruns].bg = runs[i].bg;
+		g->nruns++;
+	}
+	g->ncells += l->ncells;
+	g->open = true;
+}
+
+/* Where a cursor in the logical line goes: its cell, and then its new line and column. */
+struct mark {
+	bool in; /* the cursor is in the logical line being cut */
+	size_t cell;
+	size_t line; /* out: counted from the oldest */
+	int col;
+	bool placed;
+};
+
+/*
+ * Cut g into lines of at most cols cells (a wide character that would
+ * straddle the margin starts the next line) and append them to sb.
+ */
+static void logical_cut(struct logical *g, struct sb *sb, int cols, struct mark *m)
+{
+	static struct sb_run *runs;
+	static size_t runcap;
+	const unsigned char *p = (const unsigned char *)g->text, *end = p + g->len;
+	size_t cell = 0, r = 0;
+	/*
+	 * Every cell takes at least a byte, a wide one at least four (its mark
+	 * and three), a combining mark cells none: as many bytes as cells is
+	 * one byte for each cell.
+	 */
+	bool plain = g->len == g->ncells;
+	do {
+		const unsigned char *from = p;
+		size_t first = cell;
+		int w = 0, ew;
+		if (plain) {
+			/* One byte a cell, none wide: the cut is arithmetic. */
+			w = (int)WRX_MIN((size_t)(end - p), (size_t)cols);
+			p += w;
+		}
+		while (p < end && !plain) {
+			size_t n = entry_len(p, end, &ew);
+			if (w + ew > cols && w > 0)
+				break;
+			p += n;
+			w += ew;
+		}
+		cell += (size_t)w;
+		/* The runs over [first, cell), rebased to the line. */
+		while (r + 1 < g->nruns && g->runs[r + 1].start <= first)
+			r++;
+		size_t nr = 0;
+		for (size_t k = r; k < g->nruns && (k == r || g->runs[k].start < cell); k++) {
+			if (nr == runcap) {
+				runcap = WRX_MAX(runcap * 2, 16);
+				runs = xrealloc(runs, runcap * sizeof *runs);
+			}
+			size_t st = g->runs[k].start > first ? g->runs[k].start - first : 0;
+			runs[nr++] = (struct sb_run){(uint16_t)st, g->runs[k].attrs, g->runs[k].fg,
+						     g->runs[k].bg};
+		}
+		if (g->nruns == 0 || w == 0)
+			nr = 0;
+		bool more = p < end;
+		append(sb, line_new(runs, nr, (const char *)from, (size_t)(p - from), w, more));
+		if (m->in && !m->placed && (m->cell < cell || !more)) {
+			m->line = sb->count - 1;
+			m->col = (int)WRX_MIN(m->cell - first, (size_t)cols - 1);
+			m->placed = true;
+		}
+	} while (p < end);
+	g->len = g->nruns = g->ncells = 0;
+	g->open = false;
+	m->in = false;
+}
+
+void sb_reflow(struct sb *sb, int cols, size_t *line, int *col)
+{
+	static struct logical g;
+	struct sb old = *sb;
+	size_t cursor = line && *line < old.count ? old.count - 1 - *line : SIZE_MAX;
+	struct mark m = {0};
+	sb->cap = WRX_MAX(old.count, (size_t)1);
+	sb->ring = xcalloc(sb->cap, sizeof *sb->ring);
+	sb->head = sb->count = sb->bytes = 0;
+	for (size_t i = 0; i < old.count; i++) {
+		struct sb_line *l = *slot(&old, i);
+		if (!g.open && !l->wrapped && l->ncells <= cols) {
+			/* A line of its own that fits: as it is. */
+			append(sb, l);
+			if (i == cursor) {
+				m.line = sb->count - 1;
+				m.col = WRX_MIN(*col, cols - 1);
+				m.placed = true;
+			}
+			continue;
+		}
+		if (i == cursor) {
+			m.in = true;
+			m.cell = g.ncells + (size_t)WRX_MAX(*col, 0);
+		}
+		bool wrapped = l->wrapped;
+		logical_add(&g, l);
+		free(l);
+		if (!wrapped)
+			logical_cut(&g, sb, cols, &m);
+	}
+	if (g.open)
+		logical_cut(&g, sb, cols, &m);
+	free(old.ring);
+	sb->slack = sb->count > sb->limit ? WRX_MIN(sb->count - sb->limit, sb->limit * REFLOW_SLACK)
+					  : 0;
+	if (line && m.placed) {
+		*line = sb->count - 1 - m.line;
+		*col = m.col;
+	}
 }

@@ -11,6 +11,7 @@
 
 #include "cell.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct sb;
@@ -20,8 +21,11 @@ void sb_free(struct sb *sb);
 void sb_set_limit(struct sb *sb, size_t limit);
 size_t sb_count(const struct sb *sb);
 
-/* Append the newest line (ncols cells); drops the oldest past the limit. */
-void sb_push(struct sb *sb, const struct wrx_cell *cells, int ncols);
+/*
+ * Append the newest line (ncols cells); drops the oldest past the limit.
+ * wrapped: its text goes on in the next line (kept whole, blanks and all).
+ */
+void sb_push(struct sb *sb, const struct wrx_cell *cells, int ncols, bool wrapped);
 
 /*
  * Copy line idx (0 = newest) into cells[0..ncols), padding with blanks.
@@ -30,8 +34,25 @@ void sb_push(struct sb *sb, const struct wrx_cell *cells, int ncols);
  */
 int sb_get(const struct sb *sb, size_t idx, struct wrx_cell *cells, int ncols);
 
-/* Remove the newest line into cells; returns 0, or -1 if empty. */
-int sb_pop(struct sb *sb, struct wrx_cell *cells, int ncols);
+/* Line idx goes on in the next newer one. */
+bool sb_wrapped(const struct sb *sb, size_t idx);
+
+/* Remove the newest line into cells (and its wrapped mark); returns 0, or -1 if empty. */
+int sb_pop(struct sb *sb, struct wrx_cell *cells, int ncols, bool *wrapped);
+
+/* While held, nothing is dropped for the limit; letting go applies it. */
+void sb_hold(struct sb *sb, bool on);
+
+/*
+ * Every line again at cols: lines that wrapped into each other are joined,
+ * then cut at cols, so that nothing is lost narrowing and widening. *line
+ * (0 = newest) and *col name a cell that moves with its character (a cell
+ * past a line's text stays on its last line). Lines that fit as they are
+ * cost nothing. What the new width adds past the limit is kept (up to
+ * nine times the limit), so that widening back loses nothing; the screen
+ * holds the scrollback around it while it takes its rows back.
+ */
+void sb_reflow(struct sb *sb, int cols, size_t *line, int *col);
 
 /* Bytes held, for tests and benchmarks. */
 size_t sb_bytes(const struct sb *sb);
