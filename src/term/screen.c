@@ -14,7 +14,7 @@
  * start of the row below with no cursor movement reported between them.
  * When the main screen's width changes, its rows and the scrollback are
  * rewrapped as one text (sb_reflow), both ways, the cursor staying on its
- * character, as xterm and tmux do. The alternate screen is not rewrapped:
+ * character and, where it can, on its row, as tmux does. The alternate screen is not rewrapped:
  * what runs there redraws on SIGWINCH.
  */
 #include "screen.h"
@@ -382,8 +382,8 @@ static struct row **resized(struct screen *s, struct row **old, int rows, int co
 /*
  * The main screen at a new width: its rows up to the last written one (or
  * the cursor's) go into the scrollback, which is rewrapped at cols as one
- * text; then the screen takes back as many lines as it has rows, the
- * cursor's line among them.
+ * text; then the screen takes back the cursor's line, the lines after it,
+ * and as many before it as keep the cursor on its row.
  */
 static void reflow(struct screen *s, int rows, int cols, VTermPos *delta)
 {
@@ -404,11 +404,18 @@ static void reflow(struct screen *s, int rows, int cols, VTermPos *delta)
 	/* Lines after the cursor's that do not fit are dropped, as tmux does. */
 	for (; line > (size_t)rows - 1; line--)
 		sb_pop(s->sb, NULL, 0, NULL);
-	int n = (int)WRX_MIN((size_t)rows, sb_count(s->sb));
+	/*
+	 * As tmux: the cursor stays on its row where it can (the lines its
+	 * line grew by go into the history, or come back from it), with the
+	 * lines after its own below it.
+	 */
+	size_t above = sb_count(s->sb) - 1 - line;
+	int at = (int)WRX_MIN((size_t)WRX_MIN(cur.row, rows - 1 - (int)line), above);
+	int n = at + 1 + (int)line;
 	for (int r = n - 1; r >= 0; r--)
 		sb_pop(s->sb, v[r]->c, cols, &v[r]->wrapped);
 	sb_hold(s->sb, false);
-	delta->row = n - 1 - (int)line - cur.row;
+	delta->row = at - cur.row;
 	delta->col = col - cur.col;
 	s->wrap_row = -1;
 }

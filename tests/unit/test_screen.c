@@ -465,15 +465,16 @@ static void test_reflow_narrow_and_widen(void **state)
 	expect_row(p, 0, "0123456789");
 	expect_row(p, 1, "abcdefghij");
 	expect_cursor(p, 2, 7);
+	/* The cursor keeps its row (as in tmux): what its line grew by goes up. */
 	pane_resize(p, 4, 5);
-	assert_int_equal(pane_history(p), 2);
-	expect_row(p, -2, "01234");
-	expect_row(p, -1, "56789");
-	expect_row(p, 0, "abcde");
-	expect_row(p, 1, "fghij");
-	expect_row(p, 2, "$ hel");
-	expect_row(p, 3, "lo");
-	expect_cursor(p, 3, 2);
+	assert_int_equal(pane_history(p), 3);
+	expect_row(p, -3, "01234");
+	expect_row(p, -2, "56789");
+	expect_row(p, -1, "abcde");
+	expect_row(p, 0, "fghij");
+	expect_row(p, 1, "$ hel");
+	expect_row(p, 2, "lo");
+	expect_cursor(p, 2, 2);
 	pane_resize(p, 4, 10);
 	assert_int_equal(pane_history(p), 0);
 	expect_row(p, 0, "0123456789");
