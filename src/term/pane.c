@@ -471,15 +471,15 @@ void pane_line_append(const struct pane *p, int line, int c0, int c1, struct buf
 	free(cells);
 }
 
-static void sgr_colour(struct buf *out, uint32_t c, bool fg)
+/* ;38;5;n or ;38;2;r;g;b (code 38, 48 or 58) for a colour other than the default. */
+static void sgr_colour(struct buf *out, uint32_t c, int code)
 {
 	switch (WRX_COLOUR_KIND(c)) {
 	case WRX_COLOUR_INDEXED:
-		buf_addf(out, ";%d;5;%u", fg ? 38 : 48, c & 0xff);
+		buf_addf(out, ";%d;5;%u", code, c & 0xff);
 		break;
 	case WRX_COLOUR_RGB:
-		buf_addf(out, ";%d;2;%u;%u;%u", fg ? 38 : 48, (c >> 16) & 0xff, (c >> 8) & 0xff,
-			 c & 0xff);
+		buf_addf(out, ";%d;2;%u;%u;%u", code, (c >> 16) & 0xff, (c >> 8) & 0xff, c & 0xff);
 		break;
 	default:
 		break;
@@ -497,29 +497,34 @@ void pane_line_append_sgr(const struct pane *p, int line, struct buf *out)
 		       !(cells[last].attrs & WRX_ATTR_REVERSE))
 			last--;
 		uint16_t attrs = 0;
-		uint32_t fg = 0, bg = 0;
+		uint32_t fg = 0, bg = 0, ul = 0;
 		for (int c = 0; c <= last; c++) {
 			const struct wrx_cell *x = &cells[c];
 			if (x->width == 0)
 				continue;
-			if (x->attrs != attrs || x->fg != fg || x->bg != bg) {
+			if (x->attrs != attrs || x->fg != fg || x->bg != bg || x->ul != ul) {
 				static const struct {
 					uint16_t bit;
-					int code;
-				} sgr[] = {{WRX_ATTR_BOLD, 1},       {WRX_ATTR_ITALIC, 3},
-					   {WRX_ATTR_UNDERLINE, 4},  {WRX_ATTR_BLINK, 5},
-					   {WRX_ATTR_REVERSE, 7},    {WRX_ATTR_STRIKE, 9},
-					   {WRX_ATTR_DUNDERLINE, 21}};
+					const char *code;
+				} sgr[] = {{WRX_ATTR_BOLD, "1"},        {WRX_ATTR_DIM, "2"},
+					   {WRX_ATTR_ITALIC, "3"},      {WRX_ATTR_UNDERLINE, "4"},
+					   {WRX_ATTR_BLINK, "5"},       {WRX_ATTR_REVERSE, "7"},
+					   {WRX_ATTR_CONCEAL, "8"},     {WRX_ATTR_STRIKE, "9"},
+					   {WRX_ATTR_DUNDERLINE, "21"}, {WRX_ATTR_CURLY, "4:3"},
+					   {WRX_ATTR_DOTTED, "4:4"},    {WRX_ATTR_DASHED, "4:5"},
+					   {WRX_ATTR_OVERLINE, "53"}};
 				buf_addstr(out, "\033[0");
 				for (size_t k = 0; k < WRX_ARRAY_LEN(sgr); k++)
 					if (x->attrs & sgr[k].bit)
-						buf_addf(out, ";%d", sgr[k].code);
-				sgr_colour(out, x->fg, true);
-				sgr_colour(out, x->bg, false);
+						buf_addf(out, ";%s", sgr[k].code);
+				sgr_colour(out, x->fg, 38);
+				sgr_colour(out, x->bg, 48);
+				sgr_colour(out, x->ul, 58);
 				buf_addch(out, 'm');
 				attrs = x->attrs;
 				fg = x->fg;
 				bg = x->bg;
+				ul = x->ul;
 			}
 			if (x->ch[0] == 0) {
 				buf_addch(out, ' ');
@@ -530,7 +535,7 @@ void pane_line_append_sgr(const struct pane *p, int line, struct buf *out)
 				buf_add(out, u, (size_t)utf8_encode(x->ch[k], u));
 			}
 		}
-		if (attrs || fg || bg)
+		if (attrs || fg || bg || ul)
 			buf_addstr(out, "\033[0m");
 	}
 	free(cells);

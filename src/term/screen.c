@@ -21,6 +21,8 @@
 
 #include "../util/util.h"
 #include "scrollback.h"
+#include "vtfilter.h"
+#include "width.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,8 +41,9 @@ struct screen {
 	struct row **buf[2]; /* rows of the main and the alternate screen */
 	struct row **spare;  /* room for `rows` row pointers, for scrolling */
 	int cur;
-	int alt_pushed;      /* main screen lines pushed while the alternate one is up */
-	struct wrx_cell pen; /* attributes and colours of what is written next */
+	int alt_pushed;        /* main screen lines pushed while the alternate one is up */
+	struct wrx_cell pen;   /* attributes and colours of what is written next */
+	struct wrx_cell saved; /* the pen as DECSC (and 1048, 1049) saved it */
 	/*
 	 * The row whose last glyph reached the right margin (or one short of
 	 * it, where a wide glyph wraps early), while no cursor movement came
@@ -70,6 +73,7 @@ static void blank(struct screen *s, struct wrx_cell *c)
 	c->attrs = s->pen.attrs;
 	c->fg = s->pen.fg;
 	c->bg = s->pen.bg;
+	c->ul = s->pen.ul;
 }
 
 static void blank_cells(struct screen *s, struct wrx_cell *row, int from, int to)
@@ -144,7 +148,7 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
 	struct wrx_cell *c = &row[pos.col];
 	int i = 0;
 	for (; i < WRX_CELL_CHARS && info->chars[i]; i++)
-		c->ch[i] = info->chars[i];
+		c->ch[i] = width_original(info->chars[i]);
 	for (; i < WRX_CELL_CHARS; i++)
 		c->ch[i] = 0;
 	c->width = (uint8_t)width;
@@ -152,6 +156,7 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
 	c->attrs = s->pen.attrs;
 	c->fg = s->pen.fg;
 	c->bg = s->pen.bg;
+	c->ul = s->pen.ul;
 	for (int k = 1; k < width; k++) {
 		row[pos.col + k] = *c;
 		memset(row[pos.col + k].ch, 0, sizeof c->ch);
@@ -275,50 +280,169 @@ static int cb_initpen(void *user)
 {
 	struct screen *s = user;
 	s->pen.attrs = 0;
-	s->pen.fg = s->pen.bg = WRX_COLOUR_DEFAULT;
+	s->pen.fg = s->pen.bg = s->pen.ul = WRX_COLOUR_DEFAULT;
 	return 1;
 }
 
-static void pen_flag(struct screen *s, uint16_t bit, bool on)
+static long arg_at(const long *args, int argc, int i)
 {
-	s->pen.attrs = (uint16_t)(on ? s->pen.attrs | bit : s->pen.attrs & ~bit);
+	return i < argc && !CSI_ARG_IS_MISSING(args[i]) ? (long)CSI_ARG(args[i]) : 0;
 }
 
-static int cb_setpenattr(VTermAttr attr, VTermValue *val, void *user)
+/*
+ * A colour after 38, 48 or 58 at args[i]: 5;n, 2;r;g;b, or their colon
+ * forms 5:n, 2::r:g:b (with the colour space, as ncurses' direct entries
+ * write it) and 2:r:g:b. Returns the index of the last argument it used.
+ */
+static int sgr_colour(const long *args, int argc, int i, uint32_t *out)
+{
+	bool colon = CSI_ARG_HAS_MORE(args[i]);
+	int n = 0; /* sub-parameters after args[i] */
+	while (colon && i + n < argc - 1 && CSI_ARG_HAS_MORE(args[i + n]))
+		n++;
+	long kind = arg_at(args, argc, i + 1);
+	int first; /* of the colour's numbers */
+	if (!colon)
+		first = i + 2, n = kind == 5 ? 2 : kind == 2 ? 4 : 1;
+	else
+		first = kind == 2 && n >= 5 ? i + 3 : i + 2;
+	if (kind == 5 && first < argc) {
+		long v = arg_at(args, argc, first);
+		if (v >= 0 && v < 256)
+			*out = WRX_COLOUR_INDEXED | (uint32_t)v;
+	} else if (kind == 2 && first + 2 < argc) {
+		uint32_t rgb = 0;
+		for (int k = 0; k < 3; k++)
+			rgb = rgb << 8 | (uint32_t)(arg_at(args, argc, first + k) & 0xff);
+		*out = WRX_COLOUR_RGB | rgb;
+	}
+	return WRX_MIN(i + n, argc - 1);
+}
+
+/*
+ * The pen is ours, not libvterm's: the filter passes every SGR again whole
+ * (VTFILTER_*), with the saves and restores of the cursor, and this reads
+ * it all, the attributes libvterm drops and the colours it reads wrong
+ * (58;5;n as blink and a background) among them. libvterm's own pen
+ * callbacks are not taken.
+ */
+static void sgr(struct screen *s, const long *args, int argc)
+{
+	struct wrx_cell *p = &s->pen;
+	static const uint16_t ul_style[] = {0,
+					    WRX_ATTR_UNDERLINE,
+					    WRX_ATTR_DUNDERLINE,
+					    WRX_ATTR_CURLY,
+					    WRX_ATTR_DOTTED,
+					    WRX_ATTR_DASHED};
+	if (argc == 0)
+		argc = 1, args = (const long[]){0};
+	for (int i = 0; i < argc; i++) {
+		long v = arg_at(args, argc, i);
+		int last = i; /* a code's sub-parameters are its own */
+		while (last < argc - 1 && CSI_ARG_HAS_MORE(args[last]))
+			last++;
+		switch (v) {
+		case 0:
+			p->attrs = 0;
+			p->fg = p->bg = p->ul = WRX_COLOUR_DEFAULT;
+			break;
+		case 1:
+		case 2:
+		case 3:
+		case 5:
+		case 6:
+		case 7:
+		case 8:
+		case 9:
+		case 53: {
+			static const uint16_t on[] = {
+				[1] = WRX_ATTR_BOLD,    [2] = WRX_ATTR_DIM,
+				[3] = WRX_ATTR_ITALIC,  [5] = WRX_ATTR_BLINK,
+				[6] = WRX_ATTR_BLINK,   [7] = WRX_ATTR_REVERSE,
+				[8] = WRX_ATTR_CONCEAL, [9] = WRX_ATTR_STRIKE,
+			};
+			p->attrs |= v == 53 ? WRX_ATTR_OVERLINE : on[v];
+			break;
+		}
+		case 4: {
+			long style = last > i ? arg_at(args, argc, i + 1) : 1;
+			p->attrs &= (uint16_t)~WRX_ATTR_UNDERLINES;
+			if (style > 0 && style < (long)WRX_ARRAY_LEN(ul_style))
+				p->attrs |= ul_style[style];
+			break;
+		}
+		case 21:
+			p->attrs =
+				(uint16_t)((p->attrs & ~WRX_ATTR_UNDERLINES) | WRX_ATTR_DUNDERLINE);
+			break;
+		case 22:
+			p->attrs &= (uint16_t) ~(WRX_ATTR_BOLD | WRX_ATTR_DIM);
+			break;
+		case 23:
+		case 24:
+		case 25:
+		case 27:
+		case 28:
+		case 29:
+		case 55: {
+			static const uint16_t off[] = {
+				[3] = WRX_ATTR_ITALIC,  [4] = WRX_ATTR_UNDERLINES,
+				[5] = WRX_ATTR_BLINK,   [7] = WRX_ATTR_REVERSE,
+				[8] = WRX_ATTR_CONCEAL, [9] = WRX_ATTR_STRIKE,
+			};
+			p->attrs &= (uint16_t) ~(v == 55 ? WRX_ATTR_OVERLINE : off[v - 20]);
+			break;
+		}
+		case 38:
+		case 48:
+		case 58:
+			last = sgr_colour(args, argc, i,
+					  v == 38   ? &p->fg
+					  : v == 48 ? &p->bg
+						    : &p->ul);
+			break;
+		case 39:
+			p->fg = WRX_COLOUR_DEFAULT;
+			break;
+		case 49:
+			p->bg = WRX_COLOUR_DEFAULT;
+			break;
+		case 59:
+			p->ul = WRX_COLOUR_DEFAULT;
+			break;
+		default:
+			if (v >= 30 && v <= 37)
+				p->fg = WRX_COLOUR_INDEXED | (uint32_t)(v - 30);
+			else if (v >= 40 && v <= 47)
+				p->bg = WRX_COLOUR_INDEXED | (uint32_t)(v - 40);
+			else if (v >= 90 && v <= 97)
+				p->fg = WRX_COLOUR_INDEXED | (uint32_t)(v - 90 + 8);
+			else if (v >= 100 && v <= 107)
+				p->bg = WRX_COLOUR_INDEXED | (uint32_t)(v - 100 + 8);
+			break;
+		}
+		i = last;
+	}
+}
+
+static int cb_csi(const char *leader, const long args[], int argc, const char *intermed,
+		  char command, void *user)
 {
 	struct screen *s = user;
-	switch (attr) {
-	case VTERM_ATTR_BOLD:
-		pen_flag(s, WRX_ATTR_BOLD, val->boolean);
-		break;
-	case VTERM_ATTR_UNDERLINE:
-		pen_flag(s, WRX_ATTR_UNDERLINE,
-			 val->number && val->number != VTERM_UNDERLINE_DOUBLE);
-		pen_flag(s, WRX_ATTR_DUNDERLINE, val->number == VTERM_UNDERLINE_DOUBLE);
-		break;
-	case VTERM_ATTR_ITALIC:
-		pen_flag(s, WRX_ATTR_ITALIC, val->boolean);
-		break;
-	case VTERM_ATTR_BLINK:
-		pen_flag(s, WRX_ATTR_BLINK, val->boolean);
-		break;
-	case VTERM_ATTR_REVERSE:
-		pen_flag(s, WRX_ATTR_REVERSE, val->boolean);
-		break;
-	case VTERM_ATTR_STRIKE:
-		pen_flag(s, WRX_ATTR_STRIKE, val->boolean);
-		break;
-	case VTERM_ATTR_FOREGROUND:
-		s->pen.fg = screen_colour(&val->color, true);
-		break;
-	case VTERM_ATTR_BACKGROUND:
-		s->pen.bg = screen_colour(&val->color, false);
-		break;
-	default:
+	if (leader == NULL || leader[0] != VTFILTER_LEADER || leader[1] || intermed == NULL ||
+	    strcmp(intermed, VTFILTER_INTERMED) != 0)
 		return 0;
-	}
+	if (command == 'm')
+		sgr(s, args, argc);
+	else if (command == 's')
+		s->saved = s->pen;
+	else if (command == 'u')
+		s->pen = s->saved;
 	return 1;
 }
+
+static const VTermParserCallbacks fallbacks = {.csi = cb_csi};
 
 static int cb_settermprop(VTermProp prop, VTermValue *val, void *user)
 {
@@ -501,7 +625,6 @@ static const VTermStateCallbacks state_cbs = {
 	.moverect = cb_moverect,
 	.erase = cb_erase,
 	.initpen = cb_initpen,
-	.setpenattr = cb_setpenattr,
 	.settermprop = cb_settermprop,
 	.bell = cb_bell,
 	.resize = cb_resize,
@@ -522,7 +645,14 @@ struct screen *screen_new(VTerm *vt, struct sb *sb, const struct screen_hooks *h
 	s->spare = xmalloc((size_t)s->rows * sizeof *s->spare);
 	s->st = vterm_obtain_state(vt);
 	vterm_state_set_callbacks(s->st, &state_cbs, s);
+	vterm_state_set_unrecognised_fallbacks(s->st, &fallbacks, s);
 	vterm_state_reset(s->st, 1);
+	/*
+	 * libvterm 0.1.4 restores a cursor never saved from zeroed memory: RGB
+	 * black on black. As xterm, such a restore gives the reset state.
+	 */
+	vterm_input_write(vt, "\0337", 2);
+	s->saved = s->pen;
 	return s;
 }
 

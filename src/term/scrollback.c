@@ -24,7 +24,7 @@
 struct sb_run {
 	uint16_t start; /* first cell */
 	uint16_t attrs;
-	uint32_t fg, bg;
+	uint32_t fg, bg, ul;
 };
 
 struct sb_line {
@@ -198,11 +198,12 @@ void sb_push(struct sb *sb, const struct wrx_cell *cells, int ncols, bool wrappe
 		if (c->width == 0 && i > 0)
 			continue; /* right half of a wide character */
 		if (nr == 0 || runs[nr - 1].attrs != c->attrs || runs[nr - 1].fg != c->fg ||
-		    runs[nr - 1].bg != c->bg) {
+		    runs[nr - 1].bg != c->bg || runs[nr - 1].ul != c->ul) {
 			runs[nr].start = (uint16_t)i;
 			runs[nr].attrs = c->attrs;
 			runs[nr].fg = c->fg;
 			runs[nr].bg = c->bg;
+			runs[nr].ul = c->ul;
 			nr++;
 		}
 		if (c->width == 2)
@@ -292,6 +293,7 @@ static int decode(const struct sb_line *l, struct wrx_cell *cells, int ncols)
 			c->attrs = runs[r].attrs;
 			c->fg = runs[r].fg;
 			c->bg = runs[r].bg;
+			c->ul = runs[r].ul;
 		}
 		if (wide && col + 1 < ncols) {
 			c->width = 2;
@@ -299,6 +301,7 @@ static int decode(const struct sb_line *l, struct wrx_cell *cells, int ncols)
 			cells[col + 1].attrs = c->attrs;
 			cells[col + 1].fg = c->fg;
 			cells[col + 1].bg = c->bg;
+			cells[col + 1].ul = c->ul;
 		} else if (wide) {
 			c->ch[0] = 0; /* half a wide char does not fit: blank */
 		}
@@ -364,7 +367,7 @@ struct logical {
 	struct {
 		size_t start;
 		uint16_t attrs;
-		uint32_t fg, bg;
+		uint32_t fg, bg, ul;
 	} * runs;
 	size_t nruns, runcap;
 	size_t ncells;
@@ -384,7 +387,8 @@ static void logical_add(struct logical *g, const struct sb_line *l)
 	for (size_t i = 0; i < l->nruns; i++) {
 		if (g->nruns && g->runs[g->nruns - 1].attrs == runs[i].attrs &&
 		    g->runs[g->nruns - 1].fg == runs[i].fg &&
-		    g->runs[g->nruns - 1].bg == runs[i].bg)
+		    g->runs[g->nruns - 1].bg == runs[i].bg &&
+		    g->runs[g->nruns - 1].ul == runs[i].ul)
 			continue;
 		if (g->nruns == g->runcap) {
 			g->runcap = WRX_MAX(g->runcap * 2, 16);
@@ -394,6 +398,7 @@ static void logical_add(struct logical *g, const struct sb_line *l)
 		g->runs[g->nruns].attrs = runs[i].attrs;
 		g->runs[g->nruns].fg = runs[i].fg;
 		g->runs[g->nruns].bg = runs[i].bg;
+		g->runs[g->nruns].ul = runs[i].ul;
 		g->nruns++;
 	}
 	g->ncells += l->ncells;
@@ -453,7 +458,7 @@ static void logical_cut(struct logical *g, struct sb *sb, int cols, struct mark 
 			}
 			size_t st = g->runs[k].start > first ? g->runs[k].start - first : 0;
 			runs[nr++] = (struct sb_run){(uint16_t)st, g->runs[k].attrs, g->runs[k].fg,
-						     g->runs[k].bg};
+						     g->runs[k].bg, g->runs[k].ul};
 		}
 		if (g->nruns == 0 || w == 0)
 			nr = 0;

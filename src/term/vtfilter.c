@@ -9,6 +9,8 @@
  */
 #include "vtfilter.h"
 
+#include "width.h"
+
 #include <string.h>
 
 #define ESC 0x1b
@@ -110,6 +112,43 @@ static size_t do_string(const char *data, size_t j, size_t len, struct buf *out)
 	return data[t + 1] == '\\' ? t + 2 : t;
 }
 
+static void save_charsets(struct vtfilter *vf);
+static void restore_charsets(struct vtfilter *vf, struct buf *out);
+
+/*
+ * CSI ? Pm h or l: 47 becomes 1047 (libvterm 0.1.4 has only the latter),
+ * DECCOLM (3) clears and homes, and a save (1048, 1049 set) or restore
+ * (reset) of the cursor is told.
+ */
+static void dec_mode(struct vtfilter *vf, const char *p, size_t np, char f, struct buf *out)
+{
+	bool saves = false, deccolm = false;
+	buf_add(out, "\033[?", 3);
+	for (size_t k = 1; k < np;) {
+		size_t n = strspn(p + k, "0123456789");
+		if (n == 2 && !strncmp(p + k, "47", 2))
+			buf_addstr(out, "1047");
+		else
+			buf_add(out, p + k, n);
+		saves |= (n == 4 && (!strncmp(p + k, "1048", 4) || !strncmp(p + k, "1049", 4)));
+		deccolm |= n == 1 && p[k] == '3';
+		k += n;
+		if (k < np)
+			buf_addch(out, p[k++]);
+	}
+	buf_addch(out, f);
+	/* DECCOLM: the pane keeps its width; the screen is cleared and homed (as tmux). */
+	if (deccolm)
+		buf_addstr(out, "\033[H\033[2J");
+	if (saves && f == 'h')
+		save_charsets(vf);
+	else if (saves)
+		restore_charsets(vf, out);
+	if (saves)
+		buf_addf(out, "\033[%c%s%c", VTFILTER_LEADER, VTFILTER_INTERMED,
+			 f == 'h' ? 's' : 'u');
+}
+
 /* CSI: data[j] is '['. */
 static size_t do_csi(struct vtfilter *vf, const char *data, size_t j, size_t len, struct buf *out)
 {
@@ -138,13 +177,56 @@ static size_t do_csi(struct vtfilter *vf, const char *data, size_t j, size_t len
 		expand_rep(vf, data + j + 1, t - j - 1, out);
 		return t + 1;
 	}
+	/* The parameter bytes, without the control bytes already sent. */
+	char p[256];
+	size_t np = 0;
+	for (size_t k = j + 1; k < t && np < sizeof p; k++)
+		if (!executed((unsigned char)data[k]))
+			p[np++] = data[k];
+	if (np == sizeof p) { /* parameters no program means: as they are */
+		buf_add(out, "\033[", 2);
+		emit_rest(data, j + 1, t + 1, out);
+		return t + 1;
+	}
+	p[np] = '\0';
+	bool leader = np && p[0] >= 0x3c && p[0] <= 0x3f;
+	bool intermed = np && p[np - 1] >= 0x20 && p[np - 1] <= 0x2f;
+	if (leader && p[0] == VTFILTER_LEADER && intermed && p[np - 1] == '$' &&
+	    (f == 'm' || f == 's' || f == 'u'))
+		return t + 1; /* ours: never the program's */
+	if (p[0] == '?' && (f == 'h' || f == 'l')) {
+		dec_mode(vf, p, np, (char)f, out);
+		return t + 1;
+	}
 	buf_add(out, "\033[", 2);
 	emit_rest(data, j + 1, t + 1, out);
+	if (f == 'm' && !leader && !intermed)
+		buf_addf(out, "\033[%c%s%sm", VTFILTER_LEADER, p, VTFILTER_INTERMED);
+	if (f == 'p' && np == 1 && p[0] == '!') /* DECSTR: the pen as reset */
+		buf_addf(out, "\033[%c%sm", VTFILTER_LEADER, VTFILTER_INTERMED);
 	return t + 1;
 }
 
+static void save_charsets(struct vtfilter *vf)
+{
+	memcpy(vf->saved_g, vf->g, sizeof vf->g);
+	vf->saved_shifted = vf->shifted;
+}
+
+/* After libvterm restored the cursor: the character sets saved with it. */
+static void restore_charsets(struct vtfilter *vf, struct buf *out)
+{
+	memcpy(vf->g, vf->saved_g, sizeof vf->g);
+	vf->shifted = vf->saved_shifted;
+	static const char which[] = "()*+";
+	for (int k = 0; k < 4; k++)
+		buf_addf(out, "\033%c%c", which[k], vf->g[k] ? vf->g[k] : 'B');
+	buf_addch(out, vf->shifted ? 0x0e : 0x0f);
+}
+
 /* ESC, intermediates (0x20-0x2f), a final byte (0x30-0x7e). */
-static size_t do_escape(const char *data, size_t j, size_t len, struct buf *out)
+static size_t do_escape(struct vtfilter *vf, const char *data, size_t j, size_t len,
+			struct buf *out)
 {
 	size_t t = j;
 	while (t < len) {
@@ -175,7 +257,78 @@ static size_t do_escape(const char *data, size_t j, size_t len, struct buf *out)
 		return t + 1;
 	buf_addch(out, ESC);
 	emit_rest(data, j, t + 1, out);
+	/* The last intermediate, for a designation: ESC ( 0 and the like. */
+	const char *gi = t > j ? memchr("()*+", data[t - 1], 4) : NULL;
+	if (gi && data[t - 1] != 0)
+		vf->g[gi - "()*+"] = f == 'B' ? 0 : (char)f;
+	if (t == j && f == '7') { /* DECSC */
+		save_charsets(vf);
+		buf_addf(out, "\033[%c%ss", VTFILTER_LEADER, VTFILTER_INTERMED);
+	}
+	if (t == j && f == '8') { /* DECRC */
+		restore_charsets(vf, out);
+		buf_addf(out, "\033[%c%su", VTFILTER_LEADER, VTFILTER_INTERMED);
+	}
+	if (t == j && f == 'c') { /* RIS: what a restore then restores is the reset state */
+		memset(vf->g, 0, sizeof vf->g);
+		vf->shifted = false;
+		save_charsets(vf);
+		buf_addf(out, "\0337\033[%c%ss", VTFILTER_LEADER, VTFILTER_INTERMED);
+	}
 	return t + 1;
+}
+
+/*
+ * Text: as it is, but for a character whose width libvterm counts otherwise
+ * than the C library, which goes as its stand-in (width.h). Returns the
+ * bytes taken: all, but an unfinished UTF-8 sequence at the end of the input.
+ */
+static size_t add_text(struct vtfilter *f, const char *s, size_t n, bool at_end, struct buf *out)
+{
+	size_t mark = out->len, i = 0;
+	while (i < n) {
+		size_t k = i;
+		while (k < n && (unsigned char)s[k] < 0x80) {
+			if (s[k] == 0x0e || s[k] == 0x0f) /* SO, SI */
+				f->shifted = s[k] == 0x0e;
+			k++;
+		}
+		buf_add(out, s + i, k - i);
+		if (k == n) {
+			i = n;
+			break;
+		}
+		unsigned char c = (unsigned char)s[k];
+		size_t want = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 1;
+		if (c >= 0xf5 || (c >= 0x80 && c < 0xc2))
+			want = 1;
+		if (k + want > n && at_end && want > 1) {
+			i = k; /* the rest of it comes with the next read */
+			break;
+		}
+		uint32_t cp = want == 2 ? c & 0x1f : want == 3 ? c & 0x0f : c & 0x07;
+		bool ok = want > 1 && k + want <= n;
+		for (size_t m = 1; ok && m < want; m++) {
+			unsigned char x = (unsigned char)s[k + m];
+			ok = (x & 0xc0) == 0x80;
+			cp = cp << 6 | (x & 0x3f);
+		}
+		if (!ok) {
+			buf_addch(out, (char)c); /* not UTF-8: libvterm's to judge */
+			i = k + 1;
+			continue;
+		}
+		uint32_t v = width_for_vterm(cp);
+		if (v == cp) {
+			buf_add(out, s + k, want);
+		} else {
+			char u[4];
+			buf_add(out, u, (size_t)utf8_encode(v, u));
+		}
+		i = k + want;
+	}
+	note_text(f, out->data + mark, out->len - mark);
+	return i;
 }
 
 size_t vtfilter(struct vtfilter *f, const char *data, size_t len, struct buf *out)
@@ -184,13 +337,11 @@ size_t vtfilter(struct vtfilter *f, const char *data, size_t len, struct buf *ou
 	while (i < len) {
 		const char *e = memchr(data + i, ESC, len - i);
 		if (e == NULL) {
-			buf_add(out, data + i, len - i);
-			note_text(f, data + i, len - i);
-			return len;
+			size_t took = add_text(f, data + i, len - i, true, out);
+			return i + took;
 		}
 		size_t at = (size_t)(e - data);
-		buf_add(out, data + i, at - i);
-		note_text(f, data + i, at - i);
+		add_text(f, data + i, at - i, false, out);
 		/* Control bytes after the ESC run first; then see what it introduces. */
 		size_t j = at + 1;
 		while (j < len && executed((unsigned char)data[j]))
@@ -210,7 +361,7 @@ size_t vtfilter(struct vtfilter *f, const char *data, size_t len, struct buf *ou
 		else if (string_intro(c))
 			next = do_string(data, j, len, out);
 		else
-			next = do_escape(data, j, len, out);
+			next = do_escape(f, data, j, len, out);
 		if (next == 0) {
 			out->len = mark; /* unfinished: nothing of it goes out yet */
 			if (out->data)

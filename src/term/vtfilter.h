@@ -20,6 +20,15 @@
  *     start a CSI or a string there that this filter did not see;
  *   - an unfinished sequence at the end of the input is left for the next
  *     call (the caller holds it), so nothing is ever split.
+ *
+ * And it tells screen.c what libvterm 0.1.4 drops, in order with the rest,
+ * through private sequences libvterm hands to its fallback (VTFILTER_*): each
+ * SGR again whole (libvterm knows neither dim, conceal, overline, the
+ * underline styles and colour, nor 38:2::R:G:B), and every save and restore
+ * of the cursor (the pen with it). Such sequences from the program itself
+ * are dropped. Mode 47 (the alternate screen, which libvterm ignores) is
+ * passed on as 1047, and a restore of the cursor brings back the
+ * character sets saved with it, which libvterm does not.
  */
 #ifndef WRX_VTFILTER_H
 #define WRX_VTFILTER_H
@@ -29,10 +38,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* What the filter remembers between calls; zero-initialise. */
+/*
+ * CSI ? Pm $ m: the SGR just before it, for screen.c; CSI ? $ s and
+ * CSI ? $ u: the cursor (and the pen) was just saved, restored.
+ */
+#define VTFILTER_LEADER '?'
+#define VTFILTER_INTERMED "$"
+
+/*
+ * What the filter remembers between calls; zero-initialise. The character
+ * sets are kept here because libvterm 0.1.4's DECSC does not save them: on
+ * a restore the filter designates them again (and shifts in or out).
+ */
 struct vtfilter {
-	char last[4]; /* the last graphic character printed, UTF-8 */
-	int lastlen;  /* 0: none yet */
+	char last[4];                /* the last graphic character printed, UTF-8 */
+	int lastlen;                 /* 0: none yet */
+	char g[4], saved_g[4];       /* G0-G3: the designating final byte, 0 for ASCII */
+	bool shifted, saved_shifted; /* SO: G1 in GL */
 };
 
 /*

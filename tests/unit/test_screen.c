@@ -108,6 +108,8 @@ static void ref_open(struct ref *r, int rows, int cols)
 	vterm_screen_set_callbacks(r->vs, &ref_cbs, r);
 	vterm_screen_enable_altscreen(r->vs, 1);
 	vterm_screen_reset(r->vs, 1);
+	/* As screen_new: a restore before any save restores the reset state. */
+	vterm_input_write(r->vt, "\0337", 2);
 }
 
 static void ref_close(struct ref *r)
@@ -284,12 +286,13 @@ static void test_random_streams_match_libvterm(void **state)
 			random_piece(&seed, rows, cols, &piece);
 			pane_feed(p, piece.data, piece.len);
 			ref_feed(&r, piece.data, piece.len);
-			char where[96];
-			snprintf(where, sizeof where, "round %u step %d %.60s", round, step,
-				 piece.data);
-			for (char *c = where; *c; c++)
-				if (*c == '\033')
-					*c = '~';
+			char where[160];
+			int wl = snprintf(where, sizeof where, "round %u step %d ", round, step);
+			for (size_t k = 0; k < piece.len && wl < (int)sizeof where - 5; k++)
+				wl += snprintf(where + wl, sizeof where - (size_t)wl,
+					       (unsigned char)piece.data[k] < 0x20 ? "\\x%02x"
+										   : "%c",
+					       (unsigned char)piece.data[k]);
 			same_screen(&r, p, where);
 		}
 		buf_free(&piece);
@@ -571,6 +574,54 @@ static void test_reflow_not_on_the_alternate_screen(void **state)
 	pane_free(p);
 }
 
+/*
+ * What libvterm 0.1.4 drops or misreads reaches the cells: dim, conceal,
+ * overline, the underline styles and colour, the colon colour forms; and a
+ * saved cursor restores them.
+ */
+static void test_every_sgr_attribute(void **state)
+{
+	(void)state;
+	struct pane *p = pane_new(3, 20, 100, NULL, NULL);
+	struct wrx_cell c[20];
+	feeds(p, "\033[2;8;53mA\033[22;28;55;4:3;58:2::1:2:3mB\033[4:0;59mC"
+		 "\033[21mD\033[4:4mE\033[4:5;58;5;46mF\033[0;38:2::18:52:86;48:5:200mG"
+		 "\033[0;38:2:1:2:3mH\033[0m");
+	pane_line(p, 0, c, 20);
+	assert_int_equal(c[0].attrs, WRX_ATTR_DIM | WRX_ATTR_CONCEAL | WRX_ATTR_OVERLINE);
+	assert_int_equal(c[1].attrs, WRX_ATTR_CURLY);
+	assert_int_equal(c[1].ul, WRX_COLOUR_RGB | 0x010203);
+	assert_int_equal(c[2].attrs, 0);
+	assert_int_equal(c[2].ul, WRX_COLOUR_DEFAULT);
+	assert_int_equal(c[3].attrs, WRX_ATTR_DUNDERLINE);
+	assert_int_equal(c[4].attrs, WRX_ATTR_DOTTED);
+	assert_int_equal(c[5].attrs, WRX_ATTR_DASHED); /* 58;5;46 is no blink, no background */
+	assert_int_equal(c[5].ul, WRX_COLOUR_INDEXED | 46);
+	assert_int_equal(c[5].bg, WRX_COLOUR_DEFAULT);
+	assert_int_equal(c[6].fg, WRX_COLOUR_RGB | 0x123456);
+	assert_int_equal(c[6].bg, WRX_COLOUR_INDEXED | 200);
+	assert_int_equal(c[7].fg, WRX_COLOUR_RGB | 0x010203);
+	/* DECSC keeps the pen, dim and all; DECRC brings it back; RIS resets. */
+	feeds(p, "\r\n\033[2;53m\0337\033[0mx\0338y");
+	pane_line(p, 1, c, 20);
+	assert_int_equal(c[0].attrs, WRX_ATTR_DIM | WRX_ATTR_OVERLINE);
+	/* DECRC restores the character sets DECSC saved (libvterm 0.1.4 keeps them not). */
+	feeds(p, "\r\033(0\0337\033(Bq\0338q\033(B");
+	pane_line(p, 1, c, 20);
+	assert_int_equal(c[0].ch[0], 0x2500);
+	feeds(p, "\033cz");
+	pane_line(p, 0, c, 20);
+	assert_int_equal(c[0].attrs, 0);
+	/* The scrollback keeps them. */
+	feeds(p, "\033[4:3;58:5:9;2mq\r\n\n\n\n");
+	assert_true(pane_history(p) >= 1);
+	pane_line(p, -(int)pane_history(p), c, 20); /* "zq" */
+	assert_int_equal(c[1].ch[0], 'q');
+	assert_int_equal(c[1].attrs, WRX_ATTR_CURLY | WRX_ATTR_DIM);
+	assert_int_equal(c[1].ul, WRX_COLOUR_INDEXED | 9);
+	pane_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -579,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_scroll_and_resize_keep_lines),
 		cmocka_unit_test(test_saved_cursor_beyond_a_shrunk_screen),
 		cmocka_unit_test(test_resize_under_the_alternate_screen),
+		cmocka_unit_test(test_every_sgr_attribute),
 		cmocka_unit_test(test_reflow_narrow_and_widen),
 		cmocka_unit_test(test_reflow_keeps_the_history),
 		cmocka_unit_test(test_reflow_wide_at_the_margin),

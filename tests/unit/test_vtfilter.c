@@ -7,11 +7,12 @@
 
 #include "term/vtfilter.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 /* Filter s; return the output and set *used. */
-static const char *run(const char *s, size_t len, size_t *used)
+static const char *run_all(const char *s, size_t len, size_t *used)
 {
 	static struct buf out;
 	buf_consume(&out, out.len);
@@ -22,7 +23,54 @@ static const char *run(const char *s, size_t len, size_t *used)
 	return out.data;
 }
 
+/* The same without the filter's own sequences for screen.c (CSI ? ... $ m|s|u). */
+static const char *run(const char *s, size_t len, size_t *used)
+{
+	static char plain[4096];
+	const char *all = run_all(s, len, used), *m;
+	size_t n = 0;
+	while ((m = strstr(all, "\033[?")) != NULL) {
+		size_t k = strspn(m + 3, "0123456789;:");
+		bool ours = m[3 + k] == '$' && m[4 + k] && strchr("msu", m[4 + k]);
+		size_t upto = (size_t)(m - all) + (ours ? 0 : 3);
+		memcpy(plain + n, all, upto);
+		n += upto;
+		all = ours ? m + 5 + k : m + 3;
+	}
+	strcpy(plain + n, all);
+	return plain;
+}
+
 #define RUN(lit, used) run(lit, sizeof(lit) - 1, used)
+#define RUN_ALL(lit, used) run_all(lit, sizeof(lit) - 1, used)
+
+/*
+ * What libvterm drops reaches screen.c in order: each SGR again, whole;
+ * saves and restores of the cursor; the program's own such sequences never.
+ */
+static void test_screen_is_told_what_libvterm_drops(void **state)
+{
+	(void)state;
+	size_t u;
+	assert_string_equal(RUN_ALL("\033[2;4:3;58:2::1:2:3mx\033[m", &u),
+			    "\033[2;4:3;58:2::1:2:3m\033[?2;4:3;58:2::1:2:3$mx\033[m\033[?$m");
+	assert_string_equal(
+		RUN_ALL("\0337a\0338\033[?1049h\033[?25;1049l", &u),
+		"\0337\033[?$sa\0338\033(B\033)B\033*B\033+B\017\033[?$u"
+		"\033[?1049h\033[?$s\033[?25;1049l\033(B\033)B\033*B\033+B\017\033[?$u");
+	/* The character sets saved with the cursor come back with it. */
+	assert_string_equal(RUN_ALL("\033(0\016\0337\033(B\017\0338", &u),
+			    "\033(0\016\0337\033[?$s\033(B\017\0338\033(0\033)B\033*B\033+B\016"
+			    "\033[?$u");
+	/* Not an SGR: a private mode report, a DECSCA. */
+	assert_string_equal(RUN_ALL("\033[>4;2m\033[1\"q", &u), "\033[>4;2m\033[1\"q");
+	/* The program's copy of ours is dropped. */
+	assert_string_equal(RUN_ALL("a\033[?1$mb\033[?$uc\033[?$s", &u), "abc");
+	/* Mode 47 as 1047, which libvterm has. */
+	assert_string_equal(RUN_ALL("\033[?47h\033[?1;47l", &u), "\033[?1047h\033[?1;1047l");
+	/* After a reset, a restore restores the reset state. */
+	assert_string_equal(RUN_ALL("\033c", &u), "\033c\0337\033[?$s");
+}
 
 static void test_text_and_ordinary_sequences_pass(void **state)
 {
@@ -145,6 +193,7 @@ static void test_intermediates_before_csi_or_string_dropped(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_screen_is_told_what_libvterm_drops),
 		cmocka_unit_test(test_text_and_ordinary_sequences_pass),
 		cmocka_unit_test(test_unfinished_sequences_are_held),
 		cmocka_unit_test(test_controls_after_esc_move_in_front),
