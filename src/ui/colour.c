@@ -98,3 +98,17 @@ int colour_for_terminal(uint32_t c, int ncolours)
 		return idx;
 	return nearest_of(colour_256_to_rgb(idx), ncolours >= 16 ? 16 : 8);
 }
+
+int colour_for_direct256(uint32_t c, bool shifted)
+{
+	uint32_t kind = WRX_COLOUR_KIND(c);
+	if (kind == WRX_COLOUR_DEFAULT)
+		return -1;
+	if (kind == WRX_COLOUR_INDEXED)
+		return (int)(c & 0xff);
+	uint32_t rgb = c & 0xffffff;
+	if (shifted)
+		return (int)rgb + 256;
+	/* Values below 256 name palette entries: one step of green is not seen. */
+	return (int)(rgb < 256 ? rgb | 0x100 : rgb);
+}

@@ -159,6 +159,9 @@ static void hook_ring(void *data)
 static void hook_pane_gone(void *data, struct wpane *wp)
 {
 	struct ui *ui = data;
+	struct view *v = wp->view;
+	if (v)
+		free(v->drawn_extra);
 	free(wp->view);
 	wp->view = NULL;
 	for (int i = 0; i < ui->nsidebar_rows; i++)

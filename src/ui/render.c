@@ -10,6 +10,7 @@
  * redefined under a cell that is still showing it.
  */
 #include "../term/pane.h"
+#include "../term/width.h"
 #include "colour.h"
 #include "terminfo.h"
 #include "ui.h"
@@ -78,7 +79,7 @@ static void put_cell(struct ui *ui, int y, int x, int maxx, const struct wrx_cel
 	if (c->ch[0] == 0) {
 		wch[n++] = L' ';
 	} else {
-		int w = wcwidth((wchar_t)c->ch[0]);
+		int w = width_of(c->ch[0]);
 		if (w != width || x + width > maxx) {
 			/* libvterm and the C library disagree: keep the line straight. */
 			wch[n++] = L'?';
@@ -87,26 +88,38 @@ static void put_cell(struct ui *ui, int y, int x, int maxx, const struct wrx_cel
 		} else {
 			wch[n++] = (wchar_t)c->ch[0];
 			for (int k = 1; k < WRX_CELL_CHARS && c->ch[k] && n < CCHARW_MAX - 1; k++)
-				if (wcwidth((wchar_t)c->ch[k]) == 0)
+				if (width_of(c->ch[k]) == 0)
 					wch[n++] = (wchar_t)c->ch[k];
 		}
 	}
-	/* curses has no strike-through attribute: overlay U+0336. */
-	if ((c->attrs & WRX_ATTR_STRIKE) && n < CCHARW_MAX)
+	/* curses has no strike-through: the terminal's own (drawn again below), else U+0336. */
+	if ((c->attrs & WRX_ATTR_STRIKE) && !ui->extras.strike && n < CCHARW_MAX)
 		wch[n++] = 0x0336;
 	wch[n] = 0;
 	if (c->attrs & WRX_ATTR_BOLD)
 		a |= WA_BOLD;
-	if (c->attrs & (WRX_ATTR_UNDERLINE | WRX_ATTR_DUNDERLINE))
-		a |= WA_UNDERLINE;
+	if (c->attrs & WRX_ATTR_UNDERLINES)
+		a |= WA_UNDERLINE; /* the nearest a style has; drawn again where there is better */
+	if (c->attrs & WRX_ATTR_DIM)
+		a |= WA_DIM;
+	if (c->attrs & WRX_ATTR_CONCEAL)
+		a |= WA_INVIS;
 	if (c->attrs & WRX_ATTR_ITALIC)
 		a |= WA_ITALIC;
 	if (c->attrs & WRX_ATTR_BLINK)
 		a |= WA_BLINK;
 	if (!!(c->attrs & WRX_ATTR_REVERSE) != hl)
 		a |= WA_REVERSE;
-	int pair = pair_for(ui, colour_for_terminal(c->fg, ui->ncolours),
-			    colour_for_terminal(c->bg, ui->ncolours));
+	int pair;
+	if (ui->colour_kind == TERMINFO_DIRECT256 ||
+	    ui->colour_kind == TERMINFO_DIRECT256_SHIFTED) {
+		bool shifted = ui->colour_kind == TERMINFO_DIRECT256_SHIFTED;
+		pair = pair_for(ui, colour_for_direct256(c->fg, shifted),
+				colour_for_direct256(c->bg, shifted));
+	} else {
+		pair = pair_for(ui, colour_for_terminal(c->fg, ui->ncolours),
+				colour_for_terminal(c->bg, ui->ncolours));
+	}
 	cchar_t cc;
 	setcchar(&cc, wch, a, 0, &pair);
 	mvadd_wch(y, x, &cc);
@@ -128,7 +141,7 @@ static int put_text(int y, int x, int maxw, const char *s, attr_t a)
 			wc = L'?';
 			n = 1;
 		}
-		int w = wcwidth(wc);
+		int w = width_of((uint32_t)wc);
 		if (w < 0 || wc < 0x20) {
 			wc = L'?';
 			w = 1;
@@ -243,6 +256,149 @@ static void draw_title(struct ui *ui, struct wpane *wp)
 	buf_free(&right);
 }
 
+/*
+ * Cells curses cannot draw as they are: strike-through, the underline
+ * styles and colour, overline. curses draws each with the nearest it has;
+ * then, after its frame, the rows holding such cells are written again with
+ * the terminal's own sequences (terminfo_extras), the cursor put back where
+ * curses left it. A row drawn so last time is written again once more when
+ * it changes, so that nothing of the old attributes stays on the terminal.
+ */
+struct extra_row {
+	int y, x, n;
+	struct wrx_cell *cells; /* owned */
+	uint8_t *hl;            /* owned */
+};
+static struct extra_row *extra_rows;
+static size_t nextra_rows, extra_cap;
+
+static bool cell_needs_extra(const struct ui *ui, const struct wrx_cell *c)
+{
+	const struct terminfo_extras *x = &ui->extras;
+	return ((c->attrs & WRX_ATTR_STRIKE) && x->strike) ||
+	       ((c->attrs & WRX_ATTR_UNDERLINES & ~WRX_ATTR_UNDERLINE) && x->underline_style) ||
+	       ((c->attrs & WRX_ATTR_OVERLINE) && x->overline) ||
+	       (c->ul != WRX_COLOUR_DEFAULT && (c->attrs & WRX_ATTR_UNDERLINES) &&
+		x->underline_colour);
+}
+
+static void extra_add(int y, int x, int n, const struct wrx_cell *cells, const uint8_t *hl)
+{
+	if (nextra_rows == extra_cap) {
+		extra_cap = WRX_MAX(extra_cap * 2, 16);
+		extra_rows = xrealloc(extra_rows, extra_cap * sizeof *extra_rows);
+	}
+	struct extra_row *e = &extra_rows[nextra_rows++];
+	*e = (struct extra_row){y, x, n, xmalloc((size_t)n * sizeof *cells), xmalloc((size_t)n)};
+	memcpy(e->cells, cells, (size_t)n * sizeof *cells);
+	memcpy(e->hl, hl, (size_t)n);
+}
+
+/* ";38;5;n"-style parameters for a colour as curses would send it here. */
+static void sgr_colour_for(const struct ui *ui, struct buf *b, uint32_t c, int base)
+{
+	int v;
+	bool rgb;
+	if (ui->colour_kind == TERMINFO_DIRECT256 ||
+	    ui->colour_kind == TERMINFO_DIRECT256_SHIFTED) {
+		v = colour_for_direct256(c, false);
+		rgb = v >= 256;
+	} else {
+		v = colour_for_terminal(c, ui->ncolours);
+		rgb = ui->ncolours >= (1 << 24) && v >= 8;
+	}
+	if (v < 0 || ui->ncolours == 0)
+		return;
+	if (rgb)
+		buf_addf(b, ";%d;2;%d;%d;%d", base + 8, (v >> 16) & 0xff, (v >> 8) & 0xff,
+			 v & 0xff);
+	else if (v < 8)
+		buf_addf(b, ";%d", base + v);
+	else if (v < 16 && ui->ncolours <= 16)
+		buf_addf(b, ";%d", base + 60 + v - 8);
+	else
+		buf_addf(b, ";%d;5;%d", base + 8, v);
+}
+
+static void extra_cell(const struct ui *ui, struct buf *b, const struct wrx_cell *c, bool hl)
+{
+	const struct terminfo_extras *x = &ui->extras;
+	static const struct {
+		uint16_t bit;
+		int code;
+	} plain[] = {{WRX_ATTR_BOLD, 1},
+		     {WRX_ATTR_DIM, 2},
+		     {WRX_ATTR_ITALIC, 3},
+		     {WRX_ATTR_BLINK, 5},
+		     {WRX_ATTR_CONCEAL, 8}};
+	buf_addstr(b, "\033[0");
+	for (size_t k = 0; k < WRX_ARRAY_LEN(plain); k++)
+		if (c->attrs & plain[k].bit)
+			buf_addf(b, ";%d", plain[k].code);
+	if (!!(c->attrs & WRX_ATTR_REVERSE) != hl)
+		buf_addstr(b, ";7");
+	sgr_colour_for(ui, b, c->fg, 30);
+	sgr_colour_for(ui, b, c->bg, 40);
+	buf_addch(b, 'm');
+	static const struct {
+		uint16_t bit;
+		int style;
+	} styles[] = {{WRX_ATTR_UNDERLINE, 1},
+		      {WRX_ATTR_DUNDERLINE, 2},
+		      {WRX_ATTR_CURLY, 3},
+		      {WRX_ATTR_DOTTED, 4},
+		      {WRX_ATTR_DASHED, 5}};
+	for (size_t k = 0; k < WRX_ARRAY_LEN(styles); k++) {
+		if (!(c->attrs & styles[k].bit))
+			continue;
+		if (x->underline_style)
+			buf_addstr(b, tiparm(x->underline_style, styles[k].style));
+		else
+			buf_addstr(b, "\033[4m");
+	}
+	if ((c->attrs & WRX_ATTR_UNDERLINES) && c->ul != WRX_COLOUR_DEFAULT &&
+	    x->underline_colour) {
+		if (WRX_COLOUR_KIND(c->ul) == WRX_COLOUR_INDEXED)
+			buf_addf(b, "\033[58:5:%um", c->ul & 0xff);
+		else
+			buf_addf(b, "\033[58:2::%u:%u:%um", (c->ul >> 16) & 0xff,
+				 (c->ul >> 8) & 0xff, c->ul & 0xff);
+	}
+	if ((c->attrs & WRX_ATTR_OVERLINE) && x->overline)
+		buf_addstr(b, x->overline);
+	if ((c->attrs & WRX_ATTR_STRIKE) && x->strike)
+		buf_addstr(b, x->strike);
+	if (c->ch[0] == 0 || width_of(c->ch[0]) != (c->width ? c->width : 1)) {
+		buf_addch(b, c->ch[0] == 0 ? ' ' : '?');
+		return;
+	}
+	for (int k = 0; k < WRX_CELL_CHARS && c->ch[k]; k++) {
+		char u[4];
+		buf_add(b, u, (size_t)utf8_encode(c->ch[k], u));
+	}
+}
+
+/* After curses' frame: the rows of extra_add, then the cursor back where it was. */
+static void extra_draw(struct ui *ui)
+{
+	bool covered = ui->overview || ui->textview || ui->help;
+	for (size_t i = 0; i < nextra_rows; i++) {
+		struct extra_row *e = &extra_rows[i];
+		if (!covered) {
+			buf_addf(&ui->tty_out, "\033[%d;%dH", e->y + 1, e->x + 1);
+			for (int k = 0; k < e->n; k++)
+				if (e->cells[k].width != 0 || k == 0)
+					extra_cell(ui, &ui->tty_out, &e->cells[k], e->hl[k]);
+		}
+		free(e->cells);
+		free(e->hl);
+	}
+	if (nextra_rows && !covered)
+		buf_addf(&ui->tty_out, "\033[0m\033[%d;%dH", getcury(curscr) + 1,
+			 getcurx(curscr) + 1);
+	nextra_rows = 0;
+}
+
 static void draw_pane(struct ui *ui, struct wpane *wp, bool full)
 {
 	struct view *v = wp->view;
@@ -258,18 +414,34 @@ static void draw_pane(struct ui *ui, struct wpane *wp, bool full)
 		line_cap = cols;
 		line = xrealloc(line, (size_t)line_cap * sizeof *line);
 	}
+	static uint8_t *hl;
+	static int hl_cap;
+	if (cols > hl_cap) {
+		hl_cap = cols;
+		hl = xrealloc(hl, (size_t)hl_cap);
+	}
+	if (v->ndrawn_extra != rows) {
+		v->drawn_extra = xrealloc(v->drawn_extra, (size_t)WRX_MAX(rows, 1));
+		memset(v->drawn_extra, 1, (size_t)WRX_MAX(rows, 1)); /* not known: as if drawn */
+		v->ndrawn_extra = rows;
+	}
 	for (int y = 0; y < rows; y++) {
 		if (!full && !scrolled && !pane_row_dirty(p, y))
 			continue;
 		int abs = scrolled ? y - v->top : y;
 		if (pane_line(p, abs, line, cols) < 0)
 			continue;
+		bool extra = false;
 		for (int x = 0; x < cols; x++) {
 			if (line[x].width == 0 && x > 0)
 				continue;
-			bool hl = v->copy && copy_highlight(v, abs, x);
-			put_cell(ui, r.y + 1 + y, r.x + x, r.x + cols, &line[x], hl);
+			hl[x] = v->copy && copy_highlight(v, abs, x);
+			put_cell(ui, r.y + 1 + y, r.x + x, r.x + cols, &line[x], hl[x]);
+			extra |= cell_needs_extra(ui, &line[x]);
 		}
+		if (extra || v->drawn_extra[y])
+			extra_add(r.y + 1 + y, r.x, cols, line, hl);
+		v->drawn_extra[y] = extra;
 	}
 	/* Clear whatever the pane does not cover (it lags a resize by a frame). */
 	if (full) {
@@ -507,6 +679,7 @@ void render_frame(struct ui *ui)
 	place_cursor(ui);
 	wnoutrefresh(stdscr);
 	doupdate();
+	extra_draw(ui);
 	ui_flush_terminal(ui);
 	if (pairs_reset_wanted) {
 		pairs_reset_wanted = false;

@@ -3,6 +3,7 @@
  * one write per frame, and putting it back as it was.
  */
 #include "../util/log.h"
+#include "terminfo.h"
 #include "ui.h"
 
 #include <errno.h>
@@ -83,7 +84,27 @@ int tty_open(struct ui *ui, char **cause)
 		snprintf(v, sizeof v, "%u", ws.ws_col);
 		setenv("COLUMNS", v, 1);
 	}
-	ui->scr = newterm(term, ui->framef, ui->ttyf);
+	/*
+	 * Direct colour where the terminal has it but TERM's entry does not say
+	 * so (xterm-256color with COLORTERM=truecolor, inside tmux too): curses
+	 * speaks it only through an entry that does, which we make once.
+	 */
+	char *tdir = NULL, *direct = terminfo_wants_direct(term, ui->outfd)
+					     ? terminfo_direct_entry(term, &tdir)
+					     : NULL;
+	if (direct) {
+		char *saved = getenv("TERMINFO") ? xstrdup(getenv("TERMINFO")) : NULL;
+		setenv("TERMINFO", tdir, 1);
+		ui->scr = newterm(direct, ui->framef, ui->ttyf);
+		saved ? setenv("TERMINFO", saved, 1) : unsetenv("TERMINFO");
+		log_msg("direct colour through %s/%s%s", tdir, direct,
+			ui->scr ? "" : ": curses cannot load it; 256 colours");
+		free(saved);
+	}
+	free(direct);
+	free(tdir);
+	if (ui->scr == NULL)
+		ui->scr = newterm(term, ui->framef, ui->ttyf);
 	if (ui->scr == NULL) {
 		/* An unknown TERM (ssh from an exotic terminal): xterm is the safe guess. */
 		log_msg("terminal type '%s' unknown here; using xterm-256color", term);
@@ -109,7 +130,9 @@ int tty_open(struct ui *ui, char **cause)
 		start_color();
 		use_default_colors();
 		ui->ncolours = COLORS;
+		ui->colour_kind = terminfo_direct_kind();
 	}
+	terminfo_extras(term, &ui->extras);
 	/* Bracketed paste and focus events from the outer terminal. */
 	buf_addstr(&ui->tty_out, "\033[?2004h\033[?1004h");
 	ui_flush_terminal(ui);

@@ -16,6 +16,7 @@
 #include "../util/util.h"
 #include "../config/keys.h"
 #include "layout.h"
+#include "terminfo.h"
 
 #include <json-c/json.h>
 
@@ -40,6 +41,8 @@ struct view {
 	bool sel;
 	int sy, sx;            /* selection anchor */
 	int mline, mcol, mlen; /* search match to highlight; mlen 0: none */
+	uint8_t *drawn_extra;  /* owned: per row, its cells were drawn again past curses */
+	int ndrawn_extra;
 };
 
 struct ui;
@@ -95,9 +98,11 @@ struct ui {
 	bool quitting;
 
 	int rows, cols;
-	struct rect area;   /* where panes go */
-	int ncolours;       /* the terminal's COLORS */
-	struct buf tty_out; /* raw sequences written after the frame (OSC 52, cursor) */
+	struct rect area;              /* where panes go */
+	int ncolours;                  /* the terminal's COLORS */
+	int colour_kind;               /* TERMINFO_*: what its colour numbers mean */
+	struct terminfo_extras extras; /* what it draws that curses cannot */
+	struct buf tty_out;            /* raw sequences written after the frame (OSC 52, cursor) */
 	int cursor_shape_sent;
 	struct wpane **sidebar_rows; /* which pane each sidebar row shows; borrowed */
 	int nsidebar_rows;

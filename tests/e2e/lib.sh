@@ -10,7 +10,8 @@ SOCK="wrx-$$-$RANDOM"
 export HOME="$E2E_TMP/home" XDG_CONFIG_HOME="$E2E_TMP/home/.config"
 export XDG_STATE_HOME="$E2E_TMP/home/.local/state" XDG_RUNTIME_DIR="$E2E_TMP/run"
 export LANG=C.UTF-8 LC_ALL=C.UTF-8 SHELL=/bin/bash
-unset TMUX
+# Direct colour is asked for by name where a test wants it.
+unset TMUX COLORTERM
 mkdir -p "$HOME" "$XDG_RUNTIME_DIR" "$E2E_TMP/work"
 chmod 700 "$XDG_RUNTIME_DIR"
 cat >"$HOME/.bashrc" <<'RC'

@@ -49,6 +49,18 @@ static void test_terminal_folding(void **state)
 	assert_int_equal(colour_for_terminal(WRX_COLOUR_INDEXED | 196, 1 << 24), 0xff0000);
 }
 
+/* Direct colour with the palette kept: indexed as such, RGB exact (shifted) or nudged. */
+static void test_direct_with_palette(void **state)
+{
+	(void)state;
+	assert_int_equal(colour_for_direct256(WRX_COLOUR_DEFAULT, true), -1);
+	assert_int_equal(colour_for_direct256(WRX_COLOUR_INDEXED | 200, true), 200);
+	assert_int_equal(colour_for_direct256(WRX_COLOUR_RGB | 0x000000, true), 256);
+	assert_int_equal(colour_for_direct256(WRX_COLOUR_RGB | 0x123456, true), 0x123456 + 256);
+	assert_int_equal(colour_for_direct256(WRX_COLOUR_RGB | 0x0000ff, false), 0x0001ff);
+	assert_int_equal(colour_for_direct256(WRX_COLOUR_RGB | 0x123456, false), 0x123456);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -56,6 +68,7 @@ int main(void)
 		cmocka_unit_test(test_exact_cube_colours_map_to_themselves),
 		cmocka_unit_test(test_nearest),
 		cmocka_unit_test(test_terminal_folding),
+		cmocka_unit_test(test_direct_with_palette),
 	};
 	return cmocka_run_group_tests_name("colour", tests, NULL, NULL);
 }
