@@ -5,8 +5,8 @@
 #   deps.sh [--test] --list  print the package names and stop
 set -eu
 
-build="gcc make pkg-config libncurses-dev libvterm-dev libuv1-dev libyaml-dev libjson-c-dev libgit2-dev"
-test="libcmocka-dev tmux python3 clang clang-format libclang-rt-14-dev ncurses-term less git procps podman runc debootstrap iproute2 zsh fish nodejs"
+build="gcc make pkg-config ncurses-bin libncurses-dev libvterm-dev libuv1-dev libyaml-dev libjson-c-dev libgit2-dev"
+test="libcmocka-dev tmux python3 clang clang-format libclang-rt-14-dev ncurses-term less vim vttest git procps podman runc debootstrap iproute2 zsh fish nodejs"
 
 want=$build
 list=false
