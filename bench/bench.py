@@ -128,7 +128,8 @@ class Term:
 
 def env_for(shell):
     e = dict(os.environ)
-    e.update(TERM="tmux-256color", SHELL=shell, LANG="C.UTF-8", LC_ALL="C.UTF-8",
+    # Direct colour on (issue 13): workrex draws RGB as RGB, through its own entry.
+    e.update(TERM="tmux-256color", COLORTERM=os.environ.get("BENCH_COLORTERM", "truecolor"), SHELL=shell, LANG="C.UTF-8", LC_ALL="C.UTF-8",
              HOME=TMP, XDG_CONFIG_HOME=TMP + "/cfg", XDG_STATE_HOME=TMP + "/state",
              XDG_RUNTIME_DIR=TMP, PS1="$ ")
     e.pop("TMUX", None)

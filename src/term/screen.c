@@ -146,9 +146,16 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
 		width = 1;
 	s->wrap_row = pos.col + width >= s->cols - 1 ? pos.row : -1;
 	struct wrx_cell *c = &row[pos.col];
+	/*
+	 * Only a wide glyph, or one over either half of a wide character or
+	 * before the right half of one, can leave half a character behind.
+	 */
+	bool mend = width == 2 || c->width != 1 ||
+		    (pos.col + 1 < s->cols && row[pos.col + 1].width == 0);
 	int i = 0;
 	for (; i < WRX_CELL_CHARS && info->chars[i]; i++)
-		c->ch[i] = width_original(info->chars[i]);
+		c->ch[i] = info->chars[i] < WIDTH_STAND_IN_MIN ? info->chars[i]
+							       : width_original(info->chars[i]);
 	for (; i < WRX_CELL_CHARS; i++)
 		c->ch[i] = 0;
 	c->width = (uint8_t)width;
@@ -162,7 +169,8 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
 		memset(row[pos.col + k].ch, 0, sizeof c->ch);
 		row[pos.col + k].width = 0;
 	}
-	mend_edges(s, row, pos.col, pos.col + width);
+	if (mend)
+		mend_edges(s, row, pos.col, pos.col + width);
 	damage(s, pos.row, pos.row + 1);
 	return 1;
 }
@@ -320,11 +328,11 @@ static int sgr_colour(const long *args, int argc, int i, uint32_t *out)
 }
 
 /*
- * The pen is ours, not libvterm's: the filter passes every SGR again whole
- * (VTFILTER_*), with the saves and restores of the cursor, and this reads
- * it all, the attributes libvterm drops and the colours it reads wrong
- * (58;5;n as blink and a background) among them. libvterm's own pen
- * callbacks are not taken.
+ * The pen is ours, not libvterm's: the filter turns every SGR into its
+ * private form (VTFILTER_*), with the saves and restores of the cursor, and
+ * this reads it all, the attributes libvterm drops and the colours it reads
+ * wrong (58;5;n as blink and a background) among them. libvterm never sees
+ * an SGR, and its pen callbacks are not taken.
  */
 static void sgr(struct screen *s, const long *args, int argc)
 {

@@ -145,8 +145,15 @@ static void dec_mode(struct vtfilter *vf, const char *p, size_t np, char f, stru
 	else if (saves)
 		restore_charsets(vf, out);
 	if (saves)
-		buf_addf(out, "\033[%c%s%c", VTFILTER_LEADER, VTFILTER_INTERMED,
-			 f == 'h' ? 's' : 'u');
+		buf_addstr(out, f == 'h' ? VTFILTER_SAVE : VTFILTER_RESTORE);
+}
+
+/* The SGR whose parameters are p, for screen.c (it is on the flood path: no printf). */
+static void sgr_again(const char *p, size_t np, struct buf *out)
+{
+	buf_add(out, (const char[]){ESC, '[', VTFILTER_LEADER}, 3);
+	buf_add(out, p, np);
+	buf_add(out, VTFILTER_INTERMED "m", 2);
 }
 
 /* CSI: data[j] is '['. */
@@ -198,12 +205,21 @@ static size_t do_csi(struct vtfilter *vf, const char *data, size_t j, size_t len
 		dec_mode(vf, p, np, (char)f, out);
 		return t + 1;
 	}
+	if (f == 'm' && !leader && !intermed) {
+		/*
+		 * libvterm's pen goes unused, so it need not read the SGR; but a CSI
+		 * it handles also brings a cursor past the right margin back
+		 * (DECSLRM), and one it does not, ours, would not: it gets the
+		 * shortest SGR for that, then ours.
+		 */
+		buf_add(out, "\033[m", 3);
+		sgr_again(p, np, out);
+		return t + 1;
+	}
 	buf_add(out, "\033[", 2);
 	emit_rest(data, j + 1, t + 1, out);
-	if (f == 'm' && !leader && !intermed)
-		buf_addf(out, "\033[%c%s%sm", VTFILTER_LEADER, p, VTFILTER_INTERMED);
 	if (f == 'p' && np == 1 && p[0] == '!') /* DECSTR: the pen as reset */
-		buf_addf(out, "\033[%c%sm", VTFILTER_LEADER, VTFILTER_INTERMED);
+		sgr_again("", 0, out);
 	return t + 1;
 }
 
@@ -220,7 +236,7 @@ static void restore_charsets(struct vtfilter *vf, struct buf *out)
 	vf->shifted = vf->saved_shifted;
 	static const char which[] = "()*+";
 	for (int k = 0; k < 4; k++)
-		buf_addf(out, "\033%c%c", which[k], vf->g[k] ? vf->g[k] : 'B');
+		buf_add(out, (const char[]){ESC, which[k], vf->g[k] ? vf->g[k] : 'B'}, 3);
 	buf_addch(out, vf->shifted ? 0x0e : 0x0f);
 }
 
@@ -263,17 +279,17 @@ static size_t do_escape(struct vtfilter *vf, const char *data, size_t j, size_t 
 		vf->g[gi - "()*+"] = f == 'B' ? 0 : (char)f;
 	if (t == j && f == '7') { /* DECSC */
 		save_charsets(vf);
-		buf_addf(out, "\033[%c%ss", VTFILTER_LEADER, VTFILTER_INTERMED);
+		buf_addstr(out, VTFILTER_SAVE);
 	}
 	if (t == j && f == '8') { /* DECRC */
 		restore_charsets(vf, out);
-		buf_addf(out, "\033[%c%su", VTFILTER_LEADER, VTFILTER_INTERMED);
+		buf_addstr(out, VTFILTER_RESTORE);
 	}
 	if (t == j && f == 'c') { /* RIS: what a restore then restores is the reset state */
 		memset(vf->g, 0, sizeof vf->g);
 		vf->shifted = false;
 		save_charsets(vf);
-		buf_addf(out, "\0337\033[%c%ss", VTFILTER_LEADER, VTFILTER_INTERMED);
+		buf_addstr(out, "\0337" VTFILTER_SAVE);
 	}
 	return t + 1;
 }

@@ -22,10 +22,10 @@
  *     call (the caller holds it), so nothing is ever split.
  *
  * And it tells screen.c what libvterm 0.1.4 drops, in order with the rest,
- * through private sequences libvterm hands to its fallback (VTFILTER_*): each
- * SGR again whole (libvterm knows neither dim, conceal, overline, the
- * underline styles and colour, nor 38:2::R:G:B), and every save and restore
- * of the cursor (the pen with it). Such sequences from the program itself
+ * through private sequences libvterm hands to its fallback (VTFILTER_*):
+ * every SGR, for screen.c alone (libvterm knows neither dim, conceal,
+ * overline, the underline styles and colour, nor 38:2::R:G:B, and its pen
+ * goes unused), and every save and restore of the cursor (the pen with it). Such sequences from the program itself
  * are dropped. Mode 47 (the alternate screen, which libvterm ignores) is
  * passed on as 1047, and a restore of the cursor brings back the
  * character sets saved with it, which libvterm does not.
@@ -39,11 +39,13 @@
 #include <stddef.h>
 
 /*
- * CSI ? Pm $ m: the SGR just before it, for screen.c; CSI ? $ s and
- * CSI ? $ u: the cursor (and the pen) was just saved, restored.
+ * CSI ? Pm $ m: an SGR, for screen.c; CSI ? $ s and CSI ? $ u: the cursor
+ * (and the pen) was just saved, restored.
  */
 #define VTFILTER_LEADER '?'
 #define VTFILTER_INTERMED "$"
+#define VTFILTER_SAVE "\033[?$s"
+#define VTFILTER_RESTORE "\033[?$u"
 
 /*
  * What the filter remembers between calls; zero-initialise. The character

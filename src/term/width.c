@@ -19,9 +19,9 @@
 static const struct {
 	uint32_t first, last;
 } ranges[3] = {
-	[0] = {0xe0100, 0xe01ef}, /* variation selectors 17-256: zero-width */
-	[1] = {0xe1000, 0xefffd}, /* unassigned, plane 14: narrow */
-	[2] = {0x32400, 0x3fffd}, /* unassigned, plane 3: wide */
+	[0] = {0xe0100, 0xe01ef},            /* variation selectors 17-256: zero-width */
+	[1] = {0xe1000, 0xefffd},            /* unassigned, plane 14: narrow */
+	[2] = {WIDTH_STAND_IN_MIN, 0x3fffd}, /* unassigned, plane 3: wide */
 };
 
 /* Per character: 0 not seen; 1 libvterm agrees; else 2 + the stand-in's offset. */
@@ -105,7 +105,7 @@ uint32_t width_for_vterm(uint32_t cp)
 uint32_t width_original(uint32_t cp)
 {
 	int r;
-	if (cp < 0x32400 || !stand_in(cp, &r) || originals[r] == NULL ||
+	if (cp < WIDTH_STAND_IN_MIN || !stand_in(cp, &r) || originals[r] == NULL ||
 	    cp - ranges[r].first >= used[r])
 		return cp;
 	return originals[r][cp - ranges[r].first];

@@ -24,6 +24,9 @@
 
 #include <stdint.h>
 
+/* No stand-in is below this: a cheaper test for the common case than width_original. */
+#define WIDTH_STAND_IN_MIN 0x32400
+
 /* Columns cp takes: 0, 1 or 2 (-1: not printable, as the C library says). */
 int width_of(uint32_t cp);
 /* What libvterm is given for cp: cp itself, or its stand-in. */

@@ -118,12 +118,36 @@ static void ref_close(struct ref *r)
 	sb_free(r->sb);
 }
 
-/* The bytes as the pane gives them to libvterm (vtfilter first). */
+/*
+ * The bytes as the pane gives them to libvterm (vtfilter first), but with
+ * the SGRs as the program wrote them: the filter hands them to our screen
+ * alone, and libvterm's own screen, the reference, needs them.
+ */
 static void ref_feed(struct ref *r, const char *s, size_t n)
 {
-	struct buf clean = {0};
-	size_t used = vtfilter(&r->filter, s, n, &clean);
+	struct buf filtered = {0}, clean = {0};
+	size_t used = vtfilter(&r->filter, s, n, &filtered);
 	assert_int_equal(used, n);
+	for (size_t i = 0; i < filtered.len;) {
+		const char *m = memmem(filtered.data + i, filtered.len - i, "\033[?", 3);
+		size_t at = m ? (size_t)(m - filtered.data) : filtered.len;
+		buf_add(&clean, filtered.data + i, at - i);
+		if (m == NULL)
+			break;
+		size_t k = at + 3 + strspn(m + 3, "0123456789;:");
+		if (k + 1 < filtered.len && filtered.data[k] == '$' &&
+		    filtered.data[k + 1] == 'm') {
+			clean.len -= 3; /* the "\033[m" the filter puts before it */
+			buf_addstr(&clean, "\033[");
+			buf_add(&clean, m + 3, k - at - 3);
+			buf_addch(&clean, 'm');
+			i = k + 2;
+		} else {
+			buf_add(&clean, m, 3);
+			i = at + 3;
+		}
+	}
+	buf_free(&filtered);
 	for (size_t off = 0; off < clean.len;)
 		off += vterm_input_write(r->vt, clean.data + off, clean.len - off);
 	vterm_screen_flush_damage(r->vs);
