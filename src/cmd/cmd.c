@@ -47,7 +47,7 @@ static const struct cmd table[] = {
 	 rpc_cmd_close},
 	{"send", NULL, "send <handle> [text]",
 	 "type text (or stdin) into the agent's pane, then Enter", cmd_send, NULL},
-	{"capture", NULL, "capture <handle> [-n LINES] [-e]",
+	{"capture", NULL, "capture <handle> [-n LINES] [-e] [--screen]",
 	 "print the agent pane's screen and history", cmd_capture, NULL},
 	{"wait", NULL, "wait <handle...> [--status working|waiting|done] [--timeout SEC] [--any]",
 	 "block until the agents reach a status", cmd_wait, NULL},

@@ -96,12 +96,14 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const char *name = NULL;
 	int lines = -1;
-	bool colour = false;
+	bool colour = false, screen = false;
 	for (int i = 1; i < argc; i++) {
 		if ((!strcmp(argv[i], "-n") || !strcmp(argv[i], "--lines")) && i + 1 < argc)
 			lines = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-e"))
 			colour = true;
+		else if (!strcmp(argv[i], "--screen"))
+			screen = true;
 		else if (argv[i][0] == '-' || name)
 			return cmd_usage(cmd_find("capture"));
 		else
@@ -116,6 +118,7 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
 	json_object *req = cmd_agent_request("capture", &a), *r = NULL;
 	json_object_object_add(req, "lines", json_object_new_int(lines));
 	json_object_object_add(req, "colour", json_object_new_boolean(colour));
+	json_object_object_add(req, "screen", json_object_new_boolean(screen));
 	rc = cmd_dashboard(ctx, "capture", req, &r);
 	json_object_put(req);
 	agent_rec_free(&a);

@@ -434,6 +434,12 @@ static void do_send(struct act_call *c)
 	act_ok(c, NULL);
 }
 
+/*
+ * capture: the history and the screen, trailing blank rows off; with
+ * colour, as SGR, a row of background colour counting as shown. screen:
+ * exactly the rows the pane shows, with the colours the dashboard's
+ * terminal shows them in.
+ */
 static void do_capture(struct act_call *c)
 {
 	struct wpane *wp = open_pane_or_fail(c);
@@ -442,23 +448,19 @@ static void do_capture(struct act_call *c)
 	json_object *v = arg(c, "lines");
 	int lines = v ? json_object_get_int(v) : -1;
 	int hist = (int)pane_history(wp->term), rows = pane_rows(wp->term);
-	/* The screen without its trailing blank lines. */
-	int last = rows - 1;
-	for (; last >= 0; last--) {
-		char *t = pane_line_text(wp->term, last);
-		bool blank = *t == '\0';
-		free(t);
-		if (!blank)
-			break;
-	}
-	int from = -hist;
-	if (lines >= 0 && last + 1 - lines > from)
+	bool colour = bool_arg(c, "colour"), screen = bool_arg(c, "screen");
+	int from = -hist, last = rows - 1;
+	if (screen)
+		from = 0;
+	else
+		while (last >= 0 && pane_line_blank(wp->term, last, colour))
+			last--;
+	if (!screen && lines >= 0 && last + 1 - lines > from)
 		from = last + 1 - lines;
 	struct buf b = {0};
-	bool colour = bool_arg(c, "colour");
 	for (int l = from; l <= last; l++) {
-		if (colour)
-			pane_line_append_sgr(wp->term, l, &b);
+		if (colour || screen)
+			pane_line_append_sgr(wp->term, l, screen ? c->w->display_colours : 0, &b);
 		else
 			pane_line_append(wp->term, l, 0, 4095, &b);
 		buf_addch(&b, '\n');
@@ -651,7 +653,9 @@ static const struct action table[] = {
 	 DOOR_CONTROL, 0, 0, ACT_AGENT | ACT_GONE_OK, do_rename},
 	{"send", NULL, ARGS(HANDLE, {"text", ARG_STR, false}, {"enter", ARG_BOOL, false}),
 	 DOOR_CONTROL, 0, 0, ACT_AGENT, do_send},
-	{"capture", NULL, ARGS(HANDLE, {"lines", ARG_INT, false}, {"colour", ARG_BOOL, false}),
+	{"capture", NULL,
+	 ARGS(HANDLE, {"lines", ARG_INT, false}, {"colour", ARG_BOOL, false},
+	      {"screen", ARG_BOOL, false}),
 	 DOOR_CONTROL, 0, 0, ACT_AGENT, do_capture},
 	{"set-status", "set_status", ARGS({"status", ARG_STR, true}), DOOR_AGENT, 0, DOOR_AGENT, 0,
 	 do_set_status},

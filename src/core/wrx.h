@@ -58,6 +58,8 @@ struct wrx {
 	char *guest_bin;  /* owned: the static guest client */
 	char *session_id; /* owned: labels what this process starts */
 	int rpc_port;     /* the TCP listener's port, once a runtime needed one */
+	/* Colours the dashboard's terminal shows: 8, 16, 256, 1 << 24; 0 before it says. */
+	int display_colours;
 	bool quitting;
 	const struct wrx_hooks *hooks;
 	void *ui;

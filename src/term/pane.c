@@ -11,6 +11,7 @@
 #include "pane.h"
 
 #include "../util/util.h"
+#include "colour.h"
 #include "screen.h"
 #include "scrollback.h"
 #include "vtfilter.h"
@@ -486,7 +487,26 @@ static void sgr_colour(struct buf *out, uint32_t c, int code)
 	}
 }
 
-void pane_line_append_sgr(const struct pane *p, int line, struct buf *out)
+/* A colour as a terminal of ncolours shows it (0: as it is). */
+static uint32_t shown(uint32_t c, int ncolours)
+{
+	if (ncolours == 0 || ncolours >= (1 << 24) || WRX_COLOUR_KIND(c) == WRX_COLOUR_DEFAULT)
+		return c;
+	return WRX_COLOUR_INDEXED | (uint32_t)colour_for_terminal(c, ncolours);
+}
+
+bool pane_line_blank(const struct pane *p, int line, bool colours)
+{
+	struct wrx_cell *cells = xcalloc((size_t)p->cols, sizeof *cells);
+	bool blank = pane_line(p, line, cells, p->cols) == 0;
+	for (int c = 0; blank && c < p->cols; c++)
+		blank = cells[c].ch[0] == 0 && (!colours || (cells[c].bg == WRX_COLOUR_DEFAULT &&
+							     !(cells[c].attrs & WRX_ATTR_REVERSE)));
+	free(cells);
+	return blank;
+}
+
+void pane_line_append_sgr(const struct pane *p, int line, int ncolours, struct buf *out)
 {
 	int ncols = line < 0 ? WRX_MAX(p->cols, 1024) : p->cols;
 	struct wrx_cell *cells = xcalloc((size_t)ncols, sizeof *cells);
@@ -517,9 +537,9 @@ void pane_line_append_sgr(const struct pane *p, int line, struct buf *out)
 				for (size_t k = 0; k < WRX_ARRAY_LEN(sgr); k++)
 					if (x->attrs & sgr[k].bit)
 						buf_addf(out, ";%s", sgr[k].code);
-				sgr_colour(out, x->fg, 38);
-				sgr_colour(out, x->bg, 48);
-				sgr_colour(out, x->ul, 58);
+				sgr_colour(out, shown(x->fg, ncolours), 38);
+				sgr_colour(out, shown(x->bg, ncolours), 48);
+				sgr_colour(out, shown(x->ul, ncolours), 58);
 				buf_addch(out, 'm');
 				attrs = x->attrs;
 				fg = x->fg;

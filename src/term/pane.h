@@ -111,7 +111,13 @@ int pane_line(const struct pane *p, int line, struct wrx_cell *cells, int ncols)
 char *pane_line_text(const struct pane *p, int line);
 /* Cells c0..c1 (inclusive) of a line appended to out as UTF-8, trailing blanks trimmed. */
 void pane_line_append(const struct pane *p, int line, int c0, int c1, struct buf *out);
-/* The whole line with SGR sequences for its colours and attributes. */
-void pane_line_append_sgr(const struct pane *p, int line, struct buf *out);
+/*
+ * The whole line with SGR sequences for its colours and attributes, the
+ * colours as set (ncolours 0) or as a terminal of ncolours shows them (the
+ * nearest of 256, 16 or 8; colour.h). Trailing blanks go unless coloured.
+ */
+void pane_line_append_sgr(const struct pane *p, int line, int ncolours, struct buf *out);
+/* The line shows nothing: no character, and (with colours) no background or reverse. */
+bool pane_line_blank(const struct pane *p, int line, bool colours);
 
 #endif

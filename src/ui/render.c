@@ -11,7 +11,7 @@
  */
 #include "../term/pane.h"
 #include "../term/width.h"
-#include "colour.h"
+#include "../term/colour.h"
 #include "terminfo.h"
 #include "ui.h"
 

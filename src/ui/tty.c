@@ -131,6 +131,7 @@ int tty_open(struct ui *ui, char **cause)
 		use_default_colors();
 		ui->ncolours = COLORS;
 		ui->colour_kind = terminfo_direct_kind();
+		ui->w->display_colours = ui->colour_kind == TERMINFO_PALETTE ? COLORS : 1 << 24;
 	}
 	terminfo_extras(term, &ui->extras);
 	/* Bracketed paste and focus events from the outer terminal. */

@@ -45,6 +45,19 @@ t_add_from_another_terminal() {
 	wrx send x 'echo sent-$((6*7))'
 	wait_for 'sent-42'
 	wrx capture x | grep -q 'sent-42'
+	# -e keeps a last row that shows only a background colour (the text
+	# capture drops it); --screen is the pane's rows, its 24-bit colours as
+	# this 256-colour terminal shows them.
+	wrx send x "clear; printf '\\033[38;2;255;0;0mred\\033[0m\\n\\033[99;1H\\033[44m\\033[K\\033[0m\\033[3;1H'"
+	wait_for '│red'
+	wrx capture x -e >"$E2E_TMP/cap"
+	grep -aq $'\033\\[0;38;2;255;0;0mred' "$E2E_TMP/cap"
+	tail -n 1 "$E2E_TMP/cap" | grep -aq $'\033\\[0;48;5;4m'
+	wrx capture x >"$E2E_TMP/txt"
+	[ "$(wc -l <"$E2E_TMP/txt")" -lt "$(wc -l <"$E2E_TMP/cap")" ]
+	wrx capture x --screen >"$E2E_TMP/scr"
+	grep -aq $'\033\\[0;38;5;196mred' "$E2E_TMP/scr"
+	[ "$(wc -l <"$E2E_TMP/scr")" -eq "$(wc -l <"$E2E_TMP/cap")" ]
 }
 
 t_merge_key_closes_panes() {

@@ -6,7 +6,7 @@
 #include <cmocka.h>
 
 #include "term/cell.h"
-#include "ui/colour.h"
+#include "term/colour.h"
 
 static void test_palette(void **state)
 {

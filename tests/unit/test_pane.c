@@ -90,7 +90,7 @@ static void test_line_with_sgr(void **state)
 	struct pane *p = mk(&r, 3, 20);
 	feed(p, "a\033[1;31mb\033[38;2;1;2;3mc\033[0md");
 	struct buf b = {0};
-	pane_line_append_sgr(p, 0, &b);
+	pane_line_append_sgr(p, 0, 0, &b);
 	assert_string_equal(b.data, "a\033[0;1;38;5;1mb\033[0;1;38;2;1;2;3mc\033[0md");
 	buf_free(&b);
 	pane_free(p);

@@ -1,5 +1,6 @@
 /*
- * colour.h - mapping pane colours onto what the outer terminal has.
+ * colour.h - mapping pane colours onto what a terminal has (the dashboard's
+ * outer one, or capture --screen's idea of it).
  * Pure functions; the curses pair cache lives in render.c.
  */
 #ifndef WRX_COLOUR_H

@@ -7,7 +7,7 @@
  */
 #include "colour.h"
 
-#include "../term/cell.h"
+#include "cell.h"
 
 static const uint8_t cube[6] = {0, 95, 135, 175, 215, 255};
 
