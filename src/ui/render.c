@@ -87,7 +87,8 @@ static void put_cell(struct ui *ui, int y, int x, int maxx, const struct wrx_cel
 				mvaddch(y, x + 1, ' ');
 		} else {
 			wch[n++] = (wchar_t)c->ch[0];
-			for (int k = 1; k < WRX_CELL_CHARS && c->ch[k] && n < CCHARW_MAX - 1; k++)
+			/* A cchar_t holds CCHARW_MAX (5); more is drawn again past curses. */
+			for (int k = 1; k < WRX_CELL_CHARS && c->ch[k] && n < CCHARW_MAX; k++)
 				if (width_of(c->ch[k]) == 0)
 					wch[n++] = (wchar_t)c->ch[k];
 		}
@@ -258,7 +259,7 @@ static void draw_title(struct ui *ui, struct wpane *wp)
 
 /*
  * Cells curses cannot draw as they are: strike-through, the underline
- * styles and colour, overline. curses draws each with the nearest it has;
+ * styles and colour, overline, more combining marks than a cchar_t holds. curses draws each with the nearest it has;
  * then, after its frame, the rows holding such cells are written again with
  * the terminal's own sequences (terminfo_extras), the cursor put back where
  * curses left it. A row drawn so last time is written again once more when
@@ -275,7 +276,8 @@ static size_t nextra_rows, extra_cap;
 static bool cell_needs_extra(const struct ui *ui, const struct wrx_cell *c)
 {
 	const struct terminfo_extras *x = &ui->extras;
-	return ((c->attrs & WRX_ATTR_STRIKE) && x->strike) ||
+	return (CCHARW_MAX < WRX_CELL_CHARS && c->ch[CCHARW_MAX] != 0) ||
+	       ((c->attrs & WRX_ATTR_STRIKE) && x->strike) ||
 	       ((c->attrs & WRX_ATTR_UNDERLINES & ~WRX_ATTR_UNDERLINE) && x->underline_style) ||
 	       ((c->attrs & WRX_ATTR_OVERLINE) && x->overline) ||
 	       (c->ul != WRX_COLOUR_DEFAULT && (c->attrs & WRX_ATTR_UNDERLINES) &&

@@ -356,6 +356,8 @@ def run_case(case):
 def main():
     sys.path.insert(0, HERE)
     from fidelity_cases import CASES
+    if os.environ.get("FID_CASES"):
+        CASES = __import__(os.environ["FID_CASES"]).CASES
     only = sys.argv[1:]
     ok = True
     try:

@@ -49,9 +49,10 @@ CASES = [
                "printf '\\033[4;58:2::255:0:0mred underline\\033[0m "
                "\\033[4:3;58;5;46mgreen curly\\033[59m plain colour\\033[0m\\n'")},
     {"name": "CJK, emoji of several Unicode versions, combining sequences",
-     "cmd": sh("printf '中文字|\\n😀 U6|\\n🧑 U10 🧠|\\n🟢 U12|\\n🥲 U13|\\n🫠 U14|\\n"
-               "e\\xcc\\x81 a\\xcc\\x8a\\xcc\\x81 o\\xcc\\x88\\xcc\\x81\\xcc\\xa3\\xcc\\xb0 "
-               "combining|\\n👍🏽 ☕ ⌚ ✅|\\n'")},
+     "cmd": sh("printf '%s\\n' '中文字|' '😀 U6|' '🧑 U10 🧠|' '🟢 U12|' '🥲 U13|' '🫠 U14|' "
+               "'e\u0301 a\u030a\u0301 o\u0308\u0301\u0323 three marks|' "
+               "'a\u0301\u0302\u0303\u0304 four marks|' 'o\u0301\u0302\u0303\u0304\u0308 five|' "
+               "'👍🏽 ☕ ⌚ ✅ \u2764\ufe0f ZWJ 👨\u200d👩\u200d👧|'")},
 ]
 
 C_FILE = r'''cat > demo.c <<'X'
