@@ -8,7 +8,9 @@ window). Both screens are read the same way: capture-pane -e of the tmux
 that shows them, over the pane's region, parsed into cells (text,
 attributes, colours) and compared cell by cell; the cursor too.
 
-A case may resize the pane, type keys, wait for a screen, and compare again.
+A case may resize the pane, type keys, wait for a screen, and compare again,
+the screen or the whole history as text (tmux's capture-pane -S - against
+`workrex capture`).
 Where tmux itself is wrong, the case (or the step) says so (`tmux_wrong`,
 with the reason and what xterm and vttest expect) and checks workrex
 against that answer instead.
@@ -17,7 +19,8 @@ Prints "ok - fidelity: NAME (cells)" or "not ok - ..." per case and the
 cells that differ, and at the end the share of cells that match.
 Every wait is bounded; only local tmux servers on private sockets are used.
 FID_DUMP=1 prints both screens at every comparison; naming cases (any part
-of their names) runs only those.
+of their names) runs only those; FID_CASES=module takes the cases from
+another module beside this one.
 """
 import os, re, shutil, subprocess, sys, tempfile, time, unicodedata
 
@@ -45,6 +48,9 @@ done
 cd "$FID_DIR" && exec sh -c "$FID_CMD"
 """)
 os.chmod(WRAPPER, 0o755)
+# The agents' command, for the cases run as an agent (see Side).
+AGENT_CONF = os.path.join(TMP, "home", ".config", "workrex", "config.yaml")
+os.makedirs(os.path.dirname(AGENT_CONF), exist_ok=True)
 CONF = os.path.join(TMP, "tmux.conf")
 with open(CONF, "w") as f:
     f.write("set -g status off\nset -g history-limit 10000\nset -g default-terminal xterm-256color\n")
@@ -250,12 +256,34 @@ class Side:
         if kind == "ref":
             self.t("new-session", "-d", "-x", str(cols), "-y", str(rows),
                    "env %s %s" % (" ".join(sh_quote(e) for e in env), WRAPPER))
-        else:
+        elif not case.get("agent"):
             self.t("new-session", "-d", "-x", str(cols), "-y", str(rows + 2), "-c", TMP + "/work",
                    "env TERM=tmux-256color %s SHELL=%s %s; sleep 60" % (" ".join(sh_quote(e) for e in env),
                                                     WRAPPER, WORKREX))
             wait(lambda: "C-b ? help" in self.t("capture-pane", "-p"), 10, "workrex to start")
             self.t("send-keys", "C-b", "s")
+        else:
+            # An agent's pane (so that `workrex capture` reads its history): the
+            # program is the agent, its pane zoomed to the whole area.
+            repo = TMP + "/repo"
+            if not os.path.isdir(repo):
+                subprocess.run(["git", "init", "-q", "-b", "main", repo], check=True)
+                subprocess.run(["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@t",
+                                "commit", "-q", "--allow-empty", "-m", "init"], check=True)
+            with open(AGENT_CONF, "w") as f:
+                f.write("agent: %s\npanes:\n  - command: <agent>\n" % WRAPPER)
+            self.t("new-session", "-d", "-x", str(cols), "-y", str(rows + 2), "-c", repo,
+                   "env TERM=tmux-256color %s %s; sleep 60" % (" ".join(sh_quote(e) for e in env),
+                                                           WORKREX))
+            wait(lambda: "C-b ? help" in self.t("capture-pane", "-p"), 10, "workrex to start")
+            r = subprocess.run(["env"] + env + [WORKREX, "add", "fid"], capture_output=True,
+                               text=True, env=ENV, cwd=repo, timeout=30)
+            if r.returncode:
+                raise RuntimeError("workrex add: " + r.stderr.strip())
+            wait(lambda: ":" in self.t("capture-pane", "-p").split("\n")[0] and
+                 "fid" in self.t("capture-pane", "-p"), 10, "the agent's pane")
+            self.t("send-keys", "C-b", "s")
+            self.t("send-keys", "C-b", "z")
 
     def region(self):
         """The pane's rows as captured (with -e), and the cursor."""
@@ -290,6 +318,31 @@ class Side:
         return last
 
 
+def history_lines(text):
+    lines = [line.rstrip(" ") for line in text.split("\n")]
+    while lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def compare_history(sides):
+    """The history and the screen as text, line by line: tmux's against workrex capture's."""
+    ref, wrx = sides
+    want = history_lines(ref.t("capture-pane", "-p", "-S", "-", "-E", "-"))
+    r = subprocess.run([WORKREX, "capture", "fid"], capture_output=True, text=True, env=ENV,
+                       cwd=TMP + "/repo", timeout=20)
+    got = history_lines(r.stdout) if r.returncode == 0 else ["(capture: %s)" % r.stderr.strip()]
+    same, diffs = 0, []
+    for i in range(max(len(want), len(got))):
+        a = want[i] if i < len(want) else None
+        b = got[i] if i < len(got) else None
+        if a == b:
+            same += 1
+        elif len(diffs) < 4:
+            diffs.append("line %d of %d: tmux %r, workrex %r" % (i, len(want), a, b))
+    return same, max(len(want), len(got)), diffs
+
+
 def sh_quote(s):
     return "'" + s.replace("'", "'\\''") + "'"
 
@@ -312,6 +365,12 @@ def run_case(case):
             if step[0] == "resize":
                 for s in sides:
                     s.resize(step[1], step[2])
+                continue
+            if step[0] == "history":
+                a, b, diffs = compare_history(sides)
+                same += a
+                total += b
+                problems += ["history after step %d: %s" % (k, d) for d in diffs]
                 continue
             # ("done", REGEX): compare once both show it and hold still; ("wait", REGEX): only wait.
             shots = [s.settle(step[1]) for s in sides]
@@ -341,6 +400,10 @@ def run_case(case):
     finally:
         for s in sides:
             s.t.kill()
+        if case.get("agent"):
+            os.unlink(AGENT_CONF)
+            subprocess.run([WORKREX, "remove", "-f", "fid"], capture_output=True, env=ENV,
+                           cwd=TMP + "/repo", timeout=30)
     TOTAL[0] += same
     TOTAL[1] += total
     note = "".join(" (tmux is wrong here: %s)" % w for w in dict.fromkeys(wrong))
