@@ -289,7 +289,8 @@ static size_t do_escape(struct vtfilter *vf, const char *data, size_t j, size_t 
 		memset(vf->g, 0, sizeof vf->g);
 		vf->shifted = false;
 		save_charsets(vf);
-		buf_addstr(out, "\0337" VTFILTER_SAVE);
+		/* libvterm 0.1.4's reset leaves mouse reporting on; xterm's and tmux's do not. */
+		buf_addstr(out, "\033[?1000;1002;1003;1004;1005;1006;1015l\0337" VTFILTER_SAVE);
 	}
 	return t + 1;
 }
@@ -343,7 +344,8 @@ static size_t add_text(struct vtfilter *f, const char *s, size_t n, bool at_end,
 		}
 		i = k + want;
 	}
-	note_text(f, out->data + mark, out->len - mark);
+	if (out->len > mark) /* (out->data is NULL until something is added) */
+		note_text(f, out->data + mark, out->len - mark);
 	return i;
 }
 

@@ -633,7 +633,11 @@ static void test_every_sgr_attribute(void **state)
 	feeds(p, "\r\033(0\0337\033(Bq\0338q\033(B");
 	pane_line(p, 1, c, 20);
 	assert_int_equal(c[0].ch[0], 0x2500);
+	/* A reset ends mouse reporting too (libvterm 0.1.4's alone would not). */
+	feeds(p, "\033[?1000h\033[?1006h");
+	assert_true(pane_mouse_mode(p) != 0);
 	feeds(p, "\033cz");
+	assert_int_equal(pane_mouse_mode(p), 0);
 	pane_line(p, 0, c, 20);
 	assert_int_equal(c[0].attrs, 0);
 	/* The scrollback keeps them. */

@@ -77,7 +77,8 @@ static void test_screen_is_told_what_libvterm_drops(void **state)
 	/* Mode 47 as 1047, which libvterm has. */
 	assert_string_equal(RUN_ALL("\033[?47h\033[?1;47l", &u), "\033[?1047h\033[?1;1047l");
 	/* After a reset, a restore restores the reset state. */
-	assert_string_equal(RUN_ALL("\033c", &u), "\033c\0337\033[?$s");
+	assert_string_equal(RUN_ALL("\033c", &u),
+			    "\033c\033[?1000;1002;1003;1004;1005;1006;1015l\0337\033[?$s");
 }
 
 static void test_text_and_ordinary_sequences_pass(void **state)
