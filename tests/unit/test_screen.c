@@ -254,17 +254,22 @@ static void random_piece(unsigned *seed, int rows, int cols, struct buf *out)
 			buf_addf(out, "\033[%d%c", a, v);
 	} else if (r < 78) {
 		/* left and right margins (with ?69h) */
-		buf_addf(out, "\033[%d;%ds", 1 + rand_r(seed) % cols, 1 + rand_r(seed) % cols);
+		/* One rand_r a statement: argument order would make each compiler's stream its own. */
+		int l = 1 + rand_r(seed) % cols;
+		int rm = 1 + rand_r(seed) % cols;
+		buf_addf(out, "\033[%d;%ds", l, rm);
 	} else {
 		static const char *sgr[] = {"1",  "4", "21", "3",  "5",  "7",  "9",  "22", "24",
 					    "27", "0", "31", "42", "39", "49", "97", "104"};
 		int k = rand_r(seed) % 4;
 		if (k == 0)
 			buf_addf(out, "\033[38;5;%dm", rand_r(seed) % 256);
-		else if (k == 1)
-			buf_addf(out, "\033[48;2;%d;%d;%dm", rand_r(seed) % 256, rand_r(seed) % 256,
-				 rand_r(seed) % 256);
-		else
+		else if (k == 1) {
+			int red = rand_r(seed) % 256;
+			int green = rand_r(seed) % 256;
+			int blue = rand_r(seed) % 256;
+			buf_addf(out, "\033[48;2;%d;%d;%dm", red, green, blue);
+		} else
 			buf_addf(out, "\033[%sm", sgr[rand_r(seed) % (int)WRX_ARRAY_LEN(sgr)]);
 	}
 }
