@@ -82,6 +82,13 @@ static void blank_cells(struct screen *s, struct wrx_cell *row, int from, int to
 		blank(s, &row[c]);
 }
 
+/* A row as erased: blank in the pen's colours, going on into nothing. */
+static void row_clear(struct screen *s, struct row *r)
+{
+	blank_cells(s, r->c, 0, s->cols);
+	r->wrapped = false;
+}
+
 static struct row *row_new(struct screen *s, int cols)
 {
 	struct row *r = xmalloc(sizeof *r + (size_t)cols * sizeof *r->c);
@@ -249,20 +256,16 @@ static void scroll_rows(struct screen *s, int b, int start, int end, int downwar
 		memcpy(spare, &v[start], (size_t)n * sizeof *spare);
 		memmove(&v[start], &v[start + n], (size_t)(height - n) * sizeof *v);
 		memcpy(&v[end - n], spare, (size_t)n * sizeof *spare);
-		for (int r = end - n; r < end; r++) {
-			blank_cells(s, v[r]->c, 0, s->cols);
-			v[r]->wrapped = false;
-		}
+		for (int r = end - n; r < end; r++)
+			row_clear(s, v[r]);
 		if (b == s->cur && s->wrap_row >= start && s->wrap_row < end)
 			s->wrap_row = s->wrap_row - n >= start ? s->wrap_row - n : -1;
 	} else {
 		memcpy(spare, &v[end - n], (size_t)n * sizeof *spare);
 		memmove(&v[start + n], &v[start], (size_t)(height - n) * sizeof *v);
 		memcpy(&v[start], spare, (size_t)n * sizeof *spare);
-		for (int r = start; r < start + n; r++) {
-			blank_cells(s, v[r]->c, 0, s->cols);
-			v[r]->wrapped = false;
-		}
+		for (int r = start; r < start + n; r++)
+			row_clear(s, v[r]);
 		if (b == s->cur)
 			s->wrap_row = -1;
 	}
@@ -334,6 +337,23 @@ static int sgr_colour(const long *args, int argc, int i, uint32_t *out)
  * wrong (58;5;n as blink and a background) among them. libvterm never sees
  * an SGR, and its pen callbacks are not taken.
  */
+/* The SGR codes that only set or clear attribute bits. */
+static const struct {
+	int code;
+	uint16_t bits;
+	bool on;
+} sgr_bits[] = {
+	{1, WRX_ATTR_BOLD, true},       {2, WRX_ATTR_DIM, true},
+	{3, WRX_ATTR_ITALIC, true},     {5, WRX_ATTR_BLINK, true},
+	{6, WRX_ATTR_BLINK, true},      {7, WRX_ATTR_REVERSE, true},
+	{8, WRX_ATTR_CONCEAL, true},    {9, WRX_ATTR_STRIKE, true},
+	{53, WRX_ATTR_OVERLINE, true},  {22, WRX_ATTR_BOLD | WRX_ATTR_DIM, false},
+	{23, WRX_ATTR_ITALIC, false},   {24, WRX_ATTR_UNDERLINES, false},
+	{25, WRX_ATTR_BLINK, false},    {27, WRX_ATTR_REVERSE, false},
+	{28, WRX_ATTR_CONCEAL, false},  {29, WRX_ATTR_STRIKE, false},
+	{55, WRX_ATTR_OVERLINE, false},
+};
+
 static void sgr(struct screen *s, const long *args, int argc)
 {
 	struct wrx_cell *p = &s->pen;
@@ -355,24 +375,6 @@ static void sgr(struct screen *s, const long *args, int argc)
 			p->attrs = 0;
 			p->fg = p->bg = p->ul = WRX_COLOUR_DEFAULT;
 			break;
-		case 1:
-		case 2:
-		case 3:
-		case 5:
-		case 6:
-		case 7:
-		case 8:
-		case 9:
-		case 53: {
-			static const uint16_t on[] = {
-				[1] = WRX_ATTR_BOLD,    [2] = WRX_ATTR_DIM,
-				[3] = WRX_ATTR_ITALIC,  [5] = WRX_ATTR_BLINK,
-				[6] = WRX_ATTR_BLINK,   [7] = WRX_ATTR_REVERSE,
-				[8] = WRX_ATTR_CONCEAL, [9] = WRX_ATTR_STRIKE,
-			};
-			p->attrs |= v == 53 ? WRX_ATTR_OVERLINE : on[v];
-			break;
-		}
 		case 4: {
 			long style = last > i ? arg_at(args, argc, i + 1) : 1;
 			p->attrs &= (uint16_t)~WRX_ATTR_UNDERLINES;
@@ -384,24 +386,6 @@ static void sgr(struct screen *s, const long *args, int argc)
 			p->attrs =
 				(uint16_t)((p->attrs & ~WRX_ATTR_UNDERLINES) | WRX_ATTR_DUNDERLINE);
 			break;
-		case 22:
-			p->attrs &= (uint16_t) ~(WRX_ATTR_BOLD | WRX_ATTR_DIM);
-			break;
-		case 23:
-		case 24:
-		case 25:
-		case 27:
-		case 28:
-		case 29:
-		case 55: {
-			static const uint16_t off[] = {
-				[3] = WRX_ATTR_ITALIC,  [4] = WRX_ATTR_UNDERLINES,
-				[5] = WRX_ATTR_BLINK,   [7] = WRX_ATTR_REVERSE,
-				[8] = WRX_ATTR_CONCEAL, [9] = WRX_ATTR_STRIKE,
-			};
-			p->attrs &= (uint16_t) ~(v == 55 ? WRX_ATTR_OVERLINE : off[v - 20]);
-			break;
-		}
 		case 38:
 		case 48:
 		case 58:
@@ -420,6 +404,12 @@ static void sgr(struct screen *s, const long *args, int argc)
 			p->ul = WRX_COLOUR_DEFAULT;
 			break;
 		default:
+			for (size_t k = 0; k < WRX_ARRAY_LEN(sgr_bits); k++)
+				if (sgr_bits[k].code == v)
+					p->attrs =
+						(uint16_t)(sgr_bits[k].on
+								   ? p->attrs | sgr_bits[k].bits
+								   : p->attrs & ~sgr_bits[k].bits);
 			if (v >= 30 && v <= 37)
 				p->fg = WRX_COLOUR_INDEXED | (uint32_t)(v - 30);
 			else if (v >= 40 && v <= 47)
