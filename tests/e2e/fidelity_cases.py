@@ -2,7 +2,7 @@
 
 A case: name; cmd (sh, run once the pane has its size; the harness keeps it
 alive after); agent (run it as an agent's command, so that its history can
-be read with `workrex capture`); done (a regex the first screen waits for, FIDELITY-END by
+be read with `workrex capture`, and ("capture",) compare its --screen and -e); done (a regex the first screen waits for, FIDELITY-END by
 default); steps (("resize", cols, rows), ("keys", [tmux send-keys words]),
 ("done", regex) to compare again, ("history",) to compare the history and
 screen as text, ("wait", regex) only to wait, and
@@ -29,6 +29,13 @@ CASES = [
                ("resize", 33, 24), ("done", "FIDELITY-END"), ("history",),
                ("resize", 80, 24), ("done", "FIDELITY-END"), ("history",),
                ("resize", 120, 24), ("done", "FIDELITY-END"), ("history",)]},
+    # A row of background alone is not here: tmux's capture-pane leaves erased
+    # cells out, coloured or not (it shows them); t_agents checks workrex's.
+    {"name": "capture --screen and -e: attributes and colours, as tmux captures them",
+     "cmd": sh("i=0; while [ $i -lt 30 ]; do printf 'history %d\\n' $i; i=$((i + 1)); done; "
+               "printf '\\033[1;3;4:3;58:2::9:8:7mstyled\\033[0m \\033[38;2;1;2;3;48;5;200mrgb on 200"
+               "\\033[0m \\033[2;53mdim over\\033[0m 中文 e\u0301\\n'"),
+     "agent": True, "steps": [("capture",)]},
     {"name": "a shell prompt line wrapped, then narrower and wider",
      "cmd": sh("printf '$ %s' \"$(printf 'word%.0s ' $(seq 1 30))\""),
      "steps": [("resize", 37, 24), ("done", "FIDELITY-END"), ("resize", 80, 24),
