@@ -330,9 +330,19 @@ static size_t add_text(struct vtfilter *f, const char *s, size_t n, bool at_end,
 			ok = (x & 0xc0) == 0x80;
 			cp = cp << 6 | (x & 0x3f);
 		}
-		if (!ok) {
-			buf_addch(out, (char)c); /* not UTF-8: libvterm's to judge */
-			i = k + 1;
+		/*
+		 * Not UTF-8 (a lead byte without its continuation), or UTF-8 for a
+		 * surrogate, an overlong form, past U+10FFFF, or a C1 control
+		 * (U+009B would be a CSI this filter never saw): U+FFFD, so that
+		 * libvterm never judges a byte by where a read happened to end
+		 * (found by fuzz_pane: the cursor at column -1).
+		 */
+		bool banned = ok && ((cp >= 0x80 && cp < 0xa0) || (cp >= 0xd800 && cp < 0xe000) ||
+				     cp > 0x10ffff || (want == 3 && cp < 0x800) ||
+				     (want == 4 && cp < 0x10000));
+		if (!ok || banned) {
+			buf_add(out, "\xef\xbf\xbd", 3);
+			i = k + (banned ? want : 1);
 			continue;
 		}
 		uint32_t v = width_for_vterm(cp);

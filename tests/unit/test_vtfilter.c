@@ -76,6 +76,22 @@ static void test_screen_is_told_what_libvterm_drops(void **state)
 	assert_string_equal(RUN_ALL("a\033[?1$mb\033[?$uc\033[?$s", &u), "abc");
 	/* Mode 47 as 1047, which libvterm has. */
 	assert_string_equal(RUN_ALL("\033[?47h\033[?1;47l", &u), "\033[?1047h\033[?1;1047l");
+	/*
+	 * What is not UTF-8 reaches libvterm as U+FFFD, one for each bad lead
+	 * byte or each whole banned sequence: a C1 control written in UTF-8
+	 * (U+009B would be a CSI), a surrogate, an overlong form.
+	 */
+	assert_string_equal(RUN_ALL("a\xc2\x9b"
+				    "2Jb",
+				    &u),
+			    "a\xef\xbf\xbd"
+			    "2Jb");
+	assert_string_equal(RUN_ALL("\xd8"
+				    "A\xed\xa0\x80\xe0\x80\xaf.",
+				    &u),
+			    "\xef\xbf\xbd"
+			    "A\xef\xbf\xbd\xef\xbf\xbd.");
+	assert_string_equal(RUN_ALL("\xc3\xa9\xe4\xb8\xad", &u), "\xc3\xa9\xe4\xb8\xad");
 	/* After a reset, a restore restores the reset state. */
 	assert_string_equal(RUN_ALL("\033c", &u),
 			    "\033c\033[?1000;1002;1003;1004;1005;1006;1015l\0337\033[?$s");
@@ -146,7 +162,8 @@ static void test_cancel_and_void_escapes(void **state)
 	assert_string_equal(RUN("\033]2;x\030y", &u), "y");
 	assert_string_equal(RUN("\033[12\030y", &u), "y");
 	assert_string_equal(RUN("\033\033[m", &u), "\033[m");
-	assert_string_equal(RUN("\033\x80z", &u), "\x80z");
+	/* The ESC is void; the byte after it, not UTF-8, goes on as U+FFFD. */
+	assert_string_equal(RUN("\033\x80z", &u), "\xef\xbf\xbdz");
 }
 
 static void test_rep_is_expanded(void **state)
