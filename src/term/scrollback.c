@@ -48,7 +48,9 @@ struct sb {
 	size_t head; /* slot of the oldest line */
 	size_t count;
 	size_t bytes;
-	bool held; /* sb_hold: the limit waits */
+	bool held;       /* sb_hold: the limit waits */
+	uint64_t pushed; /* lines pushed, ever */
+	uint64_t gen;    /* bumped when a line already pushed changes or goes back */
 };
 
 #define REFLOW_SLACK 9
@@ -170,10 +172,9 @@ static int cell_blank(const struct wrx_cell *c)
 	return (c->ch[0] == 0 || c->ch[0] == ' ') && c->attrs == 0 && c->bg == WRX_COLOUR_DEFAULT;
 }
 
-void sb_push(struct sb *sb, const struct wrx_cell *cells, int ncols, bool wrapped)
+/* cells as one line (trailing blanks trimmed unless wrapped), in one exact allocation. */
+static struct sb_line *encode(const struct wrx_cell *cells, int ncols, bool wrapped)
 {
-	if (sb->limit == 0 && !sb->held)
-		return;
 	int n = ncols;
 	while (!wrapped && n > 0 && cell_blank(&cells[n - 1]))
 		n--;
@@ -218,10 +219,23 @@ void sb_push(struct sb *sb, const struct wrx_cell *cells, int ncols, bool wrappe
 			tl += (size_t)utf8_encode(c->ch[k], text + tl);
 		}
 	}
+	return line_new(runs, nr, text, tl, n, wrapped);
+}
+
+static void push_line(struct sb *sb, struct sb_line *l)
+{
 	if (!sb->held)
 		while (sb->count && sb->count >= sb->limit + sb->slack)
 			drop_oldest(sb);
-	append(sb, line_new(runs, nr, text, tl, n, wrapped));
+	append(sb, l);
+	sb->pushed++;
+}
+
+void sb_push(struct sb *sb, const struct wrx_cell *cells, int ncols, bool wrapped)
+{
+	if (sb->limit == 0 && !sb->held)
+		return;
+	push_line(sb, encode(cells, ncols, wrapped));
 }
 
 /* Decode one UTF-8 sequence; invalid bytes decode as U+FFFD. */
@@ -335,6 +349,7 @@ int sb_pop(struct sb *sb, struct wrx_cell *cells, int ncols, bool *wrapped)
 	free(l);
 	*at = NULL;
 	sb->count--;
+	sb->gen++;
 	return 0;
 }
 
@@ -509,10 +524,92 @@ void sb_reflow(struct sb *sb, int cols, size_t *line, int *col)
 	if (g.open)
 		logical_cut(&g, sb, cols, &m);
 	free(old.ring);
+	sb->gen++;
 	sb->slack = sb->count > sb->limit ? WRX_MIN(sb->count - sb->limit, sb->limit * REFLOW_SLACK)
 					  : 0;
 	if (line && m.placed) {
 		*line = sb->count - 1 - m.line;
 		*col = m.col;
 	}
+}
+
+uint64_t sb_pushed(const struct sb *sb)
+{
+	return sb->pushed;
+}
+
+uint64_t sb_generation(const struct sb *sb)
+{
+	return sb->gen;
+}
+
+size_t sb_capacity(const struct sb *sb)
+{
+	return sb->limit + sb->slack;
+}
+
+void sb_trim_to(struct sb *sb, size_t count)
+{
+	while (sb->count > count)
+		drop_oldest(sb);
+}
+
+const void *sb_line_data(const struct sb *sb, size_t idx, size_t *len)
+{
+	if (idx >= sb->count)
+		return NULL;
+	const struct sb_line *l = *slot(sb, sb->count - 1 - idx);
+	*len = line_size(l);
+	return l;
+}
+
+void sb_encode(const struct wrx_cell *cells, int ncols, bool wrapped, struct buf *out)
+{
+	struct sb_line *l = encode(cells, ncols, wrapped);
+	buf_add(out, l, line_size(l));
+	free(l);
+}
+
+/* data as a line of ours, or NULL if it is not one. */
+static struct sb_line *line_from(const void *data, size_t len)
+{
+	struct sb_line h;
+	if (len < sizeof h)
+		return NULL;
+	memcpy(&h, data, sizeof h);
+	if (line_size(&h) != len)
+		return NULL;
+	struct sb_line *l = xmalloc(len);
+	memcpy(l, data, len);
+	const struct sb_run *runs = (const struct sb_run *)(l + 1);
+	for (size_t i = 0; i < l->nruns; i++)
+		if ((i > 0 && runs[i].start <= runs[i - 1].start) || runs[i].start >= l->ncells) {
+			free(l);
+			return NULL;
+		}
+	return l;
+}
+
+int sb_push_data(struct sb *sb, const void *data, size_t len)
+{
+	struct sb_line *l = line_from(data, len);
+	if (l == NULL)
+		return -1;
+	if (sb->limit == 0 && !sb->held)
+		free(l);
+	else
+		push_line(sb, l);
+	return 0;
+}
+
+int sb_decode(const void *data, size_t len, struct wrx_cell *cells, int ncols, bool *wrapped)
+{
+	struct sb_line *l = line_from(data, len);
+	if (l == NULL)
+		return -1;
+	decode(l, cells, ncols);
+	if (wrapped)
+		*wrapped = l->wrapped;
+	free(l);
+	return 0;
 }
