@@ -9,7 +9,7 @@ rank() {
 	case $1 in
 	util) echo 0 ;;
 	term | rpc) echo 1 ;;
-	config) echo 2 ;;
+	config | keeper) echo 2 ;;
 	git) echo 3 ;;
 	backends) echo 4 ;;
 	core) echo 5 ;;

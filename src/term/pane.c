@@ -40,14 +40,20 @@ static_assert((int)WRX_MOD_CTRL == (int)VTERM_MOD_CTRL && (int)WRX_MOD_ALT == (i
 enum { DISCARD_NONE, DISCARD_STRING, DISCARD_CSI };
 
 struct pane {
-	VTerm *vt;
+	VTerm *vt; /* NULL in a mirror */
 	struct screen *scr;
+	/* A mirror's screen: rows of cells and their wrapped marks, and its cursor. */
+	struct wrx_cell **mrows;
+	bool *mwrapped;
+	int mrow, mcol;
 	int rows, cols;
 	struct sb *sb;
 	size_t sb_limit;
 
-	uint8_t *dirty; /* one flag per row */
-	int events;     /* PANE_EV_* gathered during one feed */
+	uint8_t *dirty;       /* one flag per row */
+	uint64_t serial;      /* pane_sync_take: what changes now is newer than any taken */
+	uint64_t *row_serial; /* the serial of each row's last change */
+	int events;           /* PANE_EV_* gathered during one feed */
 	pane_event_fn *fn;
 	void *data;
 
@@ -75,6 +81,8 @@ static void mark_rows(struct pane *p, int start, int end)
 		end = p->rows;
 	if (start < end) {
 		memset(p->dirty + start, 1, (size_t)(end - start));
+		for (int r = start; r < end; r++)
+			p->row_serial[r] = p->serial;
 		p->events |= PANE_EV_DAMAGE;
 	}
 }
@@ -155,7 +163,7 @@ static void cb_output(const char *s, size_t len, void *user)
 		p->io.write(p->io.ctx, s, len);
 }
 
-struct pane *pane_new(int rows, int cols, size_t scrollback, pane_event_fn *fn, void *data)
+static struct pane *pane_alloc(int rows, int cols, size_t scrollback, pane_event_fn *fn, void *data)
 {
 	struct pane *p = xcalloc(1, sizeof *p);
 	p->rows = WRX_MAX(rows, 1);
@@ -165,10 +173,55 @@ struct pane *pane_new(int rows, int cols, size_t scrollback, pane_event_fn *fn, 
 	p->sb_limit = scrollback;
 	p->sb = sb_new(scrollback);
 	p->dirty = xcalloc((size_t)p->rows, 1);
+	p->serial = 1;
+	p->row_serial = xcalloc((size_t)p->rows, sizeof *p->row_serial);
 	p->title = xstrdup("");
 	p->cursor_visible = true;
 	p->cursor_shape = WRX_CURSOR_BLOCK;
+	return p;
+}
 
+static void mirror_rows_free(struct pane *p)
+{
+	for (int r = 0; p->mrows && r < p->rows; r++)
+		free(p->mrows[r]);
+	free(p->mrows);
+	free(p->mwrapped);
+	p->mrows = NULL;
+	p->mwrapped = NULL;
+}
+
+/* A mirror's rows at rows x cols, keeping what fits of the old ones. */
+static void mirror_rows(struct pane *p, int rows, int cols)
+{
+	struct wrx_cell **m = xcalloc((size_t)rows, sizeof *m);
+	bool *w = xcalloc((size_t)rows, sizeof *w);
+	for (int r = 0; r < rows; r++) {
+		m[r] = xcalloc((size_t)cols, sizeof **m);
+		for (int c = 0; c < cols; c++)
+			m[r][c].width = 1;
+		if (p->mrows && r < p->rows) {
+			memcpy(m[r], p->mrows[r], (size_t)WRX_MIN(cols, p->cols) * sizeof **m);
+			w[r] = p->mwrapped[r];
+		}
+	}
+	mirror_rows_free(p);
+	p->mrows = m;
+	p->mwrapped = w;
+}
+
+struct pane *pane_mirror_new(int rows, int cols, size_t scrollback, pane_event_fn *fn, void *data)
+{
+	struct pane *p = pane_alloc(rows, cols, scrollback, fn, data);
+	mirror_rows(p, p->rows, p->cols);
+	mark_rows(p, 0, p->rows);
+	p->events = 0;
+	return p;
+}
+
+struct pane *pane_new(int rows, int cols, size_t scrollback, pane_event_fn *fn, void *data)
+{
+	struct pane *p = pane_alloc(rows, cols, scrollback, fn, data);
 	p->vt = vterm_new(p->rows, p->cols);
 	if (p->vt == NULL)
 		abort();
@@ -186,13 +239,22 @@ void pane_free(struct pane *p)
 		return;
 	if (p->has_io && p->io.close)
 		p->io.close(p->io.ctx);
-	vterm_free(p->vt);
+	if (p->vt)
+		vterm_free(p->vt);
 	screen_free(p->scr);
+	mirror_rows_free(p);
 	sb_free(p->sb);
 	buf_free(&p->hold);
 	free(p->dirty);
+	free(p->row_serial);
 	free(p->title);
 	free(p);
+}
+
+void pane_set_hook(struct pane *p, pane_event_fn *fn, void *data)
+{
+	p->fn = fn;
+	p->data = data;
 }
 
 void pane_set_io(struct pane *p, const struct pane_io *io)
@@ -224,7 +286,7 @@ static void vt_write(struct pane *p, const char *buf, size_t len)
 
 void pane_feed(struct pane *p, const char *buf, size_t len)
 {
-	if (len == 0)
+	if (len == 0 || p->vt == NULL)
 		return;
 	if (p->discard) {
 		size_t t = 0;
@@ -284,40 +346,74 @@ void pane_set_exited(struct pane *p, int status)
 	emit(p);
 }
 
-void pane_resize(struct pane *p, int rows, int cols)
+static void resize(struct pane *p, int rows, int cols, bool tell)
 {
 	rows = WRX_MAX(rows, 1);
 	cols = WRX_MAX(cols, MIN_COLS);
 	if (rows == p->rows && cols == p->cols)
 		return;
 	bool shrank = rows < p->rows || cols < p->cols;
+	if (p->vt == NULL)
+		mirror_rows(p, rows, cols);
 	free(p->dirty);
 	p->dirty = xcalloc((size_t)rows, 1);
+	free(p->row_serial);
+	p->row_serial = xcalloc((size_t)rows, sizeof *p->row_serial);
 	p->rows = rows;
 	p->cols = cols;
-	vterm_set_size(p->vt, rows, cols);
-	if (shrank)
-		screen_fit(p->vt);
+	if (p->vt) {
+		vterm_set_size(p->vt, rows, cols);
+		if (shrank)
+			screen_fit(p->vt);
+	} else {
+		p->mrow = WRX_MIN(p->mrow, rows - 1);
+		p->mcol = WRX_MIN(p->mcol, cols - 1);
+	}
 	mark_rows(p, 0, rows);
-	if (p->has_io && p->io.resize)
+	if (tell && p->has_io && p->io.resize)
 		p->io.resize(p->io.ctx, rows, cols);
 	emit(p);
+}
+
+void pane_resize(struct pane *p, int rows, int cols)
+{
+	resize(p, rows, cols, true);
+}
+
+void pane_mirror_size(struct pane *p, int rows, int cols)
+{
+	if (p->vt == NULL)
+		resize(p, rows, cols, false);
+}
+
+/* A mirror's input goes to the process that emulates: true if p is one. */
+static bool to_emulator(struct pane *p, const struct pane_input *in)
+{
+	if (p->vt)
+		return false;
+	if (p->has_io && p->io.input && !p->exited)
+		p->io.input(p->io.ctx, in);
+	return true;
 }
 
 void pane_set_scrollback(struct pane *p, size_t lines)
 {
 	p->sb_limit = lines;
+	if (to_emulator(p, &(struct pane_input){.kind = PANE_IN_SCROLLBACK, .len = lines}))
+		return;
 	sb_set_limit(p->sb, lines);
 }
 
 void pane_key(struct pane *p, int key, int mods)
 {
-	vterm_keyboard_key(p->vt, (VTermKey)key, (VTermModifier)mods);
+	if (!to_emulator(p, &(struct pane_input){.kind = PANE_IN_KEY, .key = key, .mods = mods}))
+		vterm_keyboard_key(p->vt, (VTermKey)key, (VTermModifier)mods);
 }
 
 void pane_char(struct pane *p, uint32_t cp, int mods)
 {
-	vterm_keyboard_unichar(p->vt, cp, (VTermModifier)mods);
+	if (!to_emulator(p, &(struct pane_input){.kind = PANE_IN_CHAR, .cp = cp, .mods = mods}))
+		vterm_keyboard_unichar(p->vt, cp, (VTermModifier)mods);
 }
 
 void pane_write(struct pane *p, const char *buf, size_t len)
@@ -327,6 +423,8 @@ void pane_write(struct pane *p, const char *buf, size_t len)
 
 void pane_paste(struct pane *p, const char *buf, size_t len)
 {
+	if (to_emulator(p, &(struct pane_input){.kind = PANE_IN_PASTE, .buf = buf, .len = len}))
+		return;
 	vterm_keyboard_start_paste(p->vt);
 	pane_write(p, buf, len);
 	vterm_keyboard_end_paste(p->vt);
@@ -334,6 +432,13 @@ void pane_paste(struct pane *p, const char *buf, size_t len)
 
 void pane_mouse(struct pane *p, int row, int col, int button, bool pressed, int mods)
 {
+	if (to_emulator(p, &(struct pane_input){.kind = PANE_IN_MOUSE,
+						.row = row,
+						.col = col,
+						.button = button,
+						.pressed = pressed,
+						.mods = mods}))
+		return;
 	vterm_mouse_move(p->vt, row, col, (VTermModifier)mods);
 	if (button > 0)
 		vterm_mouse_button(p->vt, button, pressed, (VTermModifier)mods);
@@ -341,6 +446,8 @@ void pane_mouse(struct pane *p, int row, int col, int button, bool pressed, int 
 
 void pane_focus(struct pane *p, bool in)
 {
+	if (to_emulator(p, &(struct pane_input){.kind = PANE_IN_FOCUS, .pressed = in}))
+		return;
 	VTermState *st = vterm_obtain_state(p->vt);
 	if (in)
 		vterm_state_focus_in(st);
@@ -366,8 +473,9 @@ const char *pane_title(const struct pane *p)
 void pane_cursor(const struct pane *p, int *row, int *col, bool *visible, int *shape)
 {
 	/* From libvterm: not every move it makes reaches movecursor (leaving the alternate screen). */
-	VTermPos pos;
-	vterm_state_get_cursorpos(vterm_obtain_state(p->vt), &pos);
+	VTermPos pos = {p->mrow, p->mcol};
+	if (p->vt)
+		vterm_state_get_cursorpos(vterm_obtain_state(p->vt), &pos);
 	/* libvterm 0.1.4 can restore a cursor saved on a bigger screen. */
 	*row = WRX_MIN(pos.row, p->rows - 1);
 	*col = WRX_MIN(pos.col, p->cols - 1);
@@ -417,9 +525,26 @@ void pane_touch(struct pane *p)
 	memset(p->dirty, 1, (size_t)p->rows);
 }
 
+/* Row 0 .. rows-1 on screen, NULL outside. */
+static const struct wrx_cell *row_at(const struct pane *p, int row)
+{
+	if (p->vt)
+		return screen_row(p->scr, row);
+	return row >= 0 && row < p->rows ? p->mrows[row] : NULL;
+}
+
+bool pane_line_wrapped(const struct pane *p, int line)
+{
+	if (line < 0)
+		return sb_wrapped(p->sb, (size_t)(-line - 1));
+	if (line >= p->rows)
+		return false;
+	return p->vt ? screen_row_wrapped(p->scr, line) : p->mwrapped[line];
+}
+
 void pane_cell(const struct pane *p, int row, int col, struct wrx_cell *out)
 {
-	const struct wrx_cell *r = screen_row(p->scr, row);
+	const struct wrx_cell *r = row_at(p, row);
 	if (r == NULL || col < 0 || col >= p->cols) {
 		memset(out, 0, sizeof *out);
 		out->width = 1;
@@ -434,7 +559,7 @@ int pane_line(const struct pane *p, int line, struct wrx_cell *cells, int ncols)
 		return -1;
 	if (line < 0)
 		return sb_get(p->sb, (size_t)(-line - 1), cells, ncols) < 0 ? -1 : 0;
-	const struct wrx_cell *row = screen_row(p->scr, line);
+	const struct wrx_cell *row = row_at(p, line);
 	int n = row ? WRX_MAX(WRX_MIN(ncols, p->cols), 0) : 0;
 	if (n > 0)
 		memcpy(cells, row, (size_t)n * sizeof *cells);
@@ -566,4 +691,80 @@ char *pane_line_text(const struct pane *p, int line)
 	struct buf b = {0};
 	pane_line_append(p, line, 0, INT32_MAX - 1, &b);
 	return b.data ? b.data : xstrdup("");
+}
+
+uint64_t pane_sync_take(struct pane *p)
+{
+	return p->serial++;
+}
+
+bool pane_row_changed(const struct pane *p, int row, uint64_t since)
+{
+	return row >= 0 && row < p->rows && p->row_serial[row] > since;
+}
+
+const struct sb *pane_scrollback(const struct pane *p)
+{
+	return p->sb;
+}
+
+struct sb *pane_mirror_scrollback(struct pane *p)
+{
+	return p->vt ? NULL : p->sb;
+}
+
+void pane_mirror_row(struct pane *p, int row, const struct wrx_cell *cells, bool wrapped)
+{
+	if (p->vt || row < 0 || row >= p->rows)
+		return;
+	memcpy(p->mrows[row], cells, (size_t)p->cols * sizeof *cells);
+	p->mwrapped[row] = wrapped;
+	mark_rows(p, row, row + 1);
+}
+
+void pane_mirror_state(struct pane *p, const struct pane_state *st)
+{
+	if (p->vt)
+		return;
+	if (st->row != p->mrow || st->col != p->mcol) {
+		mark_rows(p, p->mrow, p->mrow + 1);
+		mark_rows(p, st->row, st->row + 1);
+	}
+	p->mrow = WRX_MAX(WRX_MIN(st->row, p->rows - 1), 0);
+	p->mcol = WRX_MAX(WRX_MIN(st->col, p->cols - 1), 0);
+	if (st->cursor_visible != p->cursor_visible || st->cursor_shape != p->cursor_shape)
+		p->events |= PANE_EV_DAMAGE;
+	p->cursor_visible = st->cursor_visible;
+	p->cursor_shape = st->cursor_shape;
+	p->mouse_mode = st->mouse_mode;
+	if (st->alt_screen != p->alt_screen)
+		mark_rows(p, 0, p->rows);
+	p->alt_screen = st->alt_screen;
+	if (strcmp(p->title, st->title)) {
+		free(p->title);
+		p->title = clean_title(st->title);
+		p->events |= PANE_EV_TITLE;
+	}
+	p->events |= st->events & (PANE_EV_BELL | PANE_EV_OUTPUT | PANE_EV_DAMAGE);
+	if (st->exited && !p->exited) {
+		p->exited = true;
+		p->exit_status = st->exit_status;
+		p->events |= PANE_EV_EXIT | PANE_EV_DAMAGE;
+	}
+	emit(p);
+}
+
+void pane_mirror_lost(struct pane *p)
+{
+	if (p->vt || p->exited)
+		return;
+	p->exited = true;
+	p->exit_status = PANE_LOST;
+	p->events |= PANE_EV_EXIT | PANE_EV_DAMAGE;
+	emit(p);
+}
+
+bool pane_is_mirror(const struct pane *p)
+{
+	return p->vt == NULL;
 }

@@ -21,12 +21,33 @@
 
 struct pane;
 
+/* A mirror's input, for the process that emulates its pane (pane_mirror_new). */
+enum pane_input_kind {
+	PANE_IN_KEY = 1,
+	PANE_IN_CHAR,
+	PANE_IN_PASTE,
+	PANE_IN_MOUSE,
+	PANE_IN_FOCUS,      /* pressed: in */
+	PANE_IN_SCROLLBACK, /* len: the new limit */
+};
+struct pane_input {
+	enum pane_input_kind kind;
+	int key, mods;
+	uint32_t cp;
+	int row, col, button;
+	bool pressed;
+	const char *buf;
+	size_t len;
+};
+
 /* Where a pane's bytes go. */
 struct pane_io {
 	int (*write)(void *ctx, const char *buf, size_t len);
 	void (*resize)(void *ctx, int rows, int cols);
 	void (*close)(void *ctx); /* release ctx; no more calls after */
 	void *ctx;
+	/* A mirror's keys, mouse, paste and focus; may be NULL in an emulating pane's io. */
+	void (*input)(void *ctx, const struct pane_input *in);
 };
 
 enum pane_event {
@@ -66,7 +87,17 @@ enum { WRX_CURSOR_BLOCK = 1, WRX_CURSOR_UNDERLINE, WRX_CURSOR_BAR };
 
 struct pane *pane_new(int rows, int cols, size_t scrollback, pane_event_fn *fn, void *data);
 void pane_free(struct pane *p);
+/*
+ * A mirror: a pane that another process emulates (a keeper, keeper/). It
+ * has no emulator of its own; its rows, history and state come from
+ * pane_mirror_* (keeper/sync.c calls them), and its keys, mouse, paste and
+ * focus go to its io's input, to be encoded by the emulating pane there.
+ */
+struct pane *pane_mirror_new(int rows, int cols, size_t scrollback, pane_event_fn *fn, void *data);
+bool pane_is_mirror(const struct pane *p);
 void pane_set_io(struct pane *p, const struct pane_io *io);
+/* Who hears of p's events from now on (as given to pane_new). */
+void pane_set_hook(struct pane *p, pane_event_fn *fn, void *data);
 
 /* Program output into the emulator. */
 void pane_feed(struct pane *p, const char *buf, size_t len);
@@ -119,5 +150,39 @@ void pane_line_append(const struct pane *p, int line, int c0, int c1, struct buf
 void pane_line_append_sgr(const struct pane *p, int line, int ncolours, struct buf *out);
 /* The line shows nothing: no character, and (with colours) no background or reverse. */
 bool pane_line_blank(const struct pane *p, int line, bool colours);
+
+/* That line's text goes on in the next (it wrapped at the margin). */
+bool pane_line_wrapped(const struct pane *p, int line);
+
+/*
+ * Following a pane from another process (keeper/sync.c). pane_sync_take
+ * returns a mark; pane_row_changed says whether row changed after it.
+ */
+uint64_t pane_sync_take(struct pane *p);
+bool pane_row_changed(const struct pane *p, int row, uint64_t since);
+struct sb;
+const struct sb *pane_scrollback(const struct pane *p);
+
+/* A mirror's state, as its emulator has it. */
+struct pane_state {
+	int row, col; /* the cursor */
+	bool cursor_visible;
+	int cursor_shape;
+	int mouse_mode;
+	bool alt_screen;
+	const char *title;
+	bool exited;
+	int exit_status;
+	int events; /* PANE_EV_BELL, _OUTPUT, _DAMAGE there since the last state */
+};
+struct sb *pane_mirror_scrollback(struct pane *p); /* NULL unless a mirror */
+/* The emulator's size: as pane_resize, without telling the io. */
+void pane_mirror_size(struct pane *p, int rows, int cols);
+void pane_mirror_row(struct pane *p, int row, const struct wrx_cell *cells, bool wrapped);
+/* Last of an update: the state, and the pane's event hook for all of it. */
+void pane_mirror_state(struct pane *p, const struct pane_state *st);
+/* Its emulator went away: the mirror has ended, with PANE_LOST for a status. */
+void pane_mirror_lost(struct pane *p);
+#define PANE_LOST (-1)
 
 #endif

@@ -242,7 +242,9 @@ static void draw_title(struct ui *ui, struct wpane *wp)
 	if (v->copy)
 		buf_addf(&right, " [scroll %d/%zu]", v->top, pane_history(wp->term));
 	if (pane_exited(wp->term, &status)) {
-		if (WIFEXITED(status))
+		if (status == PANE_LOST)
+			buf_addstr(&right, " [keeper gone]");
+		else if (WIFEXITED(status))
 			buf_addf(&right, " [exited %d]", WEXITSTATUS(status));
 		else if (WIFSIGNALED(status))
 			buf_addf(&right, " [killed by signal %d]", WTERMSIG(status));

@@ -78,7 +78,7 @@ char *xasprintf(const char *fmt, ...)
 	return p;
 }
 
-static void buf_grow(struct buf *b, size_t need)
+void buf_reserve(struct buf *b, size_t need)
 {
 	if (b->len + need + 1 <= b->cap)
 		return;
@@ -91,7 +91,7 @@ static void buf_grow(struct buf *b, size_t need)
 
 void buf_add(struct buf *b, const void *p, size_t n)
 {
-	buf_grow(b, n);
+	buf_reserve(b, n);
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
 	b->data[b->len] = '\0';

@@ -33,6 +33,8 @@ struct buf {
 	size_t cap;
 };
 
+/* Room for n more bytes (and the NUL) past len. */
+void buf_reserve(struct buf *b, size_t n);
 void buf_add(struct buf *b, const void *p, size_t n);
 void buf_addstr(struct buf *b, const char *s);
 void buf_addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
