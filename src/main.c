@@ -8,6 +8,7 @@
  */
 #include "cmd/cmd.h"
 #include "cmd/cmd_rpc.h"
+#include "keeper/keeper.h"
 #include "ui/dashboard.h"
 #include "util/util.h"
 
@@ -40,6 +41,9 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	struct dashboard_opts opts = {0};
+	/* A keeper, started by keeper_start(): not a command anyone types. */
+	if (argc == 2 && strcmp(argv[1], "__keeper") == 0)
+		return keeper_main();
 	int i;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];

@@ -209,6 +209,14 @@ void pty_reap(void)
 	}
 }
 
+pid_t pty_pid(const struct pane *p)
+{
+	for (struct pty *t = ptys; t; t = t->next)
+		if (t->pane == p)
+			return t->pid;
+	return -1;
+}
+
 static void child(const struct pty_spawn *sp)
 {
 	sigset_t all;

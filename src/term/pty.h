@@ -27,6 +27,9 @@ struct pty_spawn {
  */
 int pty_start(uv_loop_t *loop, struct pane *p, const struct pty_spawn *sp, char **cause);
 
+/* The program on p's pty, or -1. */
+pid_t pty_pid(const struct pane *p);
+
 /* Collect exited children we started; tells their panes. Call on SIGCHLD. */
 void pty_reap(void);
 

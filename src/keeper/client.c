@@ -1,0 +1,394 @@
+/* client.c - connecting to keepers, and a mirror's io through the socket. */
+#include "client.h"
+
+#include "../util/util.h"
+#include "proto.h"
+#include "sync.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define OPEN_TIMEOUT_MS 3000
+
+void keeper_info_free(struct keeper_info *info)
+{
+	free(info->handle);
+	free(info->label);
+	if (info->token)
+		explicit_bzero(info->token, strlen(info->token));
+	free(info->token);
+	free(info->container);
+	free(info->meta);
+	memset(info, 0, sizeof *info);
+}
+
+int keeper_send(int fd, int type, const void *data, size_t len)
+{
+	struct buf f = {0};
+	keeper_frame(&f, type, data, len);
+	size_t off = 0;
+	int rc = 0;
+	while (off < f.len) {
+		ssize_t w = send(fd, f.data + off, f.len - off, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			rc = -EPIPE;
+			break;
+		}
+		off += (size_t)w;
+	}
+	buf_free(&f);
+	return rc;
+}
+
+/* Exactly n bytes from a blocking fd into in: 0, or -ETIMEDOUT / -EPIPE. */
+static int read_exact(int fd, struct buf *in, size_t n, uint64_t deadline)
+{
+	buf_reserve(in, n);
+	while (n > 0) {
+		uint64_t now = now_ms();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
+		int p = poll(&pf, 1, (int)(deadline - now));
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p == 0)
+			return -ETIMEDOUT;
+		ssize_t r = read(fd, in->data + in->len, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -EPIPE;
+		in->len += (size_t)r;
+		n -= (size_t)r;
+	}
+	in->data[in->len] = '\0';
+	return 0;
+}
+
+/*
+ * One frame from a blocking fd into in (emptied first), read exactly: what
+ * follows stays in the socket for the loop's reader. 1, or -errno.
+ */
+static int read_frame(int fd, struct buf *in, uint64_t deadline, int *type, const char **data,
+		      size_t *len)
+{
+	buf_consume(in, in->len);
+	int rc = read_exact(fd, in, sizeof(uint32_t), deadline);
+	uint32_t n = 0;
+	if (rc == 0)
+		memcpy(&n, in->data, sizeof n);
+	if (rc == 0 && (n < 1 || n > KEEPER_FRAME_MAX))
+		rc = -EPROTO;
+	if (rc == 0)
+		rc = read_exact(fd, in, n, deadline);
+	if (rc < 0)
+		return rc;
+	size_t off = 0;
+	return keeper_frame_next(in, &off, type, data, len) == 1 ? 1 : -EPROTO;
+}
+
+static char *dup_str(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+		       ? xstrdup(json_object_get_string(v))
+		       : NULL;
+}
+
+static int get_int(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_int(v) : 0;
+}
+
+static void parse_hello(const char *data, size_t len, struct keeper_info *info)
+{
+	char *s = xstrndup(data, len);
+	json_object *o = json_tokener_parse(s);
+	free(s);
+	info->version = get_int(o, "version");
+	info->pane = get_int(o, "pane");
+	info->handle = dup_str(o, "handle");
+	info->label = dup_str(o, "label");
+	info->token = dup_str(o, "token");
+	info->container = dup_str(o, "container");
+	info->sandboxed = get_int(o, "sandboxed");
+	info->agent_pane = get_int(o, "agent_pane");
+	info->exited = get_int(o, "exited");
+	info->status = get_int(o, "status");
+	info->pid = get_int(o, "pid");
+	info->keeper_pid = get_int(o, "keeper");
+	json_object *m;
+	if (json_object_object_get_ex(o, "meta", &m) && m)
+		info->meta = xstrdup(json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+}
+
+/* Frames from fd until an update was applied to mirror (or, without one, the hello came). */
+static int read_until(int fd, struct buf *in, struct pane *mirror, struct keeper_info *info,
+		      int timeout_ms)
+{
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+	for (;;) {
+		int type;
+		const char *data;
+		size_t len;
+		int r = read_frame(fd, in, deadline, &type, &data, &len);
+		if (r < 0)
+			return r;
+		bool done = false;
+		if (type == KM_HELLO && info) {
+			parse_hello(data, len, info);
+			done = mirror == NULL;
+		} else if (type == KM_UPDATE && mirror) {
+			if (sync_apply(mirror, data, len) < 0)
+				r = -EPROTO;
+			done = true;
+		} else if (type == KM_BYE) {
+			r = -EPIPE;
+		}
+		if (r < 0)
+			return r;
+		if (done)
+			return 0;
+	}
+}
+
+int keeper_open(const char *path, const char *role, struct pane *mirror, struct keeper_info *info,
+		char **cause)
+{
+	memset(info, 0, sizeof *info);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof sa.sun_path) {
+		*cause = xasprintf("socket path too long: %s", path);
+		return -ENAMETOOLONG;
+	}
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		*cause = xasprintf("socket: %s", strerror(errno));
+		return -errno;
+	}
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+		int e = errno;
+		close(fd);
+		*cause = xasprintf("%s: %s", path, strerror(e));
+		return -e;
+	}
+	char *hello = xasprintf("{\"version\":%d,\"role\":\"%s\"}", KEEPER_VERSION, role);
+	int rc = keeper_send(fd, KM_HELLO, hello, strlen(hello));
+	free(hello);
+	struct buf in = {0};
+	if (rc == 0)
+		rc = read_until(fd, &in, mirror, info, OPEN_TIMEOUT_MS);
+	buf_free(&in);
+	if (rc == 0 && info->version < 1)
+		rc = -EPROTO;
+	if (rc < 0) {
+		close(fd);
+		keeper_info_free(info);
+		*cause = xasprintf("%s: %s", path,
+				   rc == -ETIMEDOUT ? "the keeper did not answer in time"
+				   : rc == -EPROTO  ? "the keeper sent something malformed"
+						    : "the keeper closed the connection");
+		return rc;
+	}
+	return fd;
+}
+
+int keeper_wait_update(int fd, struct pane *mirror, int timeout_ms)
+{
+	struct buf in = {0};
+	int rc = read_until(fd, &in, mirror, NULL, timeout_ms);
+	buf_free(&in);
+	return rc;
+}
+
+struct keeper_conn {
+	uv_pipe_t h;
+	struct pane *mirror; /* borrowed; NULL once its io closed */
+	struct buf in;
+	keeper_gone_fn *gone;
+	void *data;
+	bool closed;
+	pid_t pid; /* the keeper's, for when its socket is full */
+};
+
+static void on_closed(uv_handle_t *h)
+{
+	struct keeper_conn *c = h->data;
+	buf_free(&c->in);
+	free(c);
+}
+
+static void conn_close(struct keeper_conn *c)
+{
+	if (c->closed)
+		return;
+	c->closed = true;
+	uv_close((uv_handle_t *)&c->h, on_closed);
+}
+
+struct wreq {
+	uv_write_t req;
+	char data[];
+};
+
+static void on_written(uv_write_t *req, int status)
+{
+	(void)status; /* a failed write shows as the read side's end */
+	free(req);
+}
+
+void keeper_conn_send(struct keeper_conn *c, int type, const void *data, size_t len)
+{
+	if (c->closed)
+		return;
+	struct buf f = {0};
+	keeper_frame(&f, type, data, len);
+	struct wreq *w = xmalloc(sizeof *w + f.len);
+	memcpy(w->data, f.data, f.len);
+	uv_buf_t b = uv_buf_init(w->data, (unsigned)f.len);
+	if (uv_write(&w->req, (uv_stream_t *)&c->h, &b, 1, on_written) < 0)
+		free(w);
+	buf_free(&f);
+}
+
+bool keeper_conn_pending(const struct keeper_conn *c)
+{
+	return !c->closed && uv_stream_get_write_queue_size((const uv_stream_t *)&c->h) > 0;
+}
+
+void keeper_conn_set_pid(struct keeper_conn *c, int pid)
+{
+	c->pid = pid;
+}
+
+void keeper_conn_kill(struct keeper_conn *c)
+{
+	/* Now, not queued: closing the connection next would cancel a queued write. */
+	struct buf f = {0};
+	keeper_frame(&f, KM_KILL, NULL, 0);
+	uv_buf_t b = uv_buf_init(f.data, (unsigned)f.len);
+	int n = c->closed ? -1 : uv_try_write((uv_stream_t *)&c->h, &b, 1);
+	if (n != (int)f.len && c->pid > 0)
+		kill(c->pid, SIGTERM);
+	buf_free(&f);
+}
+
+static void went(struct keeper_conn *c, const char *why)
+{
+	struct pane *m = c->mirror;
+	if (c->gone)
+		c->gone(c, why, c->data);
+	if (m && c->mirror)
+		pane_mirror_lost(m);
+}
+
+static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
+{
+	struct keeper_conn *c = h->data;
+	(void)want;
+	buf_reserve(&c->in, 256 * 1024);
+	b->base = c->in.data + c->in.len;
+	b->len = c->in.cap - c->in.len - 1;
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+	struct keeper_conn *c = s->data;
+	(void)b;
+	if (n < 0) {
+		uv_read_stop(s);
+		went(c, NULL);
+		return;
+	}
+	c->in.len += (size_t)n;
+	size_t off = 0;
+	int type, r;
+	const char *data;
+	size_t len;
+	while (!c->closed && (r = keeper_frame_next(&c->in, &off, &type, &data, &len)) == 1) {
+		if (type == KM_UPDATE && c->mirror) {
+			if (sync_apply(c->mirror, data, len) < 0)
+				r = -1;
+		} else if (type == KM_BYE) {
+			char *why = xstrndup(data, len);
+			uv_read_stop(s);
+			went(c, why);
+			free(why);
+			return;
+		}
+		if (r < 0)
+			break;
+	}
+	if (c->closed)
+		return;
+	if (r < 0) {
+		uv_read_stop(s);
+		went(c, "the keeper sent something malformed");
+		return;
+	}
+	buf_consume(&c->in, off);
+}
+
+static int io_write(void *ctx, const char *buf, size_t len)
+{
+	keeper_conn_send(ctx, KM_WRITE, buf, len);
+	return 0;
+}
+
+static void io_resize(void *ctx, int rows, int cols)
+{
+	uint16_t rc[2] = {(uint16_t)WRX_MIN(rows, 65535), (uint16_t)WRX_MIN(cols, 65535)};
+	keeper_conn_send(ctx, KM_RESIZE, rc, sizeof rc);
+}
+
+static void io_input(void *ctx, const struct pane_input *in)
+{
+	struct buf b = {0};
+	keeper_input_put(&b, in);
+	keeper_conn_send(ctx, KM_INPUT, b.data, b.len);
+	buf_free(&b);
+}
+
+static void io_close(void *ctx)
+{
+	struct keeper_conn *c = ctx;
+	c->mirror = NULL;
+	conn_close(c);
+}
+
+struct keeper_conn *keeper_conn_new(uv_loop_t *loop, int fd, struct pane *mirror,
+				    keeper_gone_fn *gone, void *data)
+{
+	struct keeper_conn *c = xcalloc(1, sizeof *c);
+	c->mirror = mirror;
+	c->gone = gone;
+	c->data = data;
+	uv_pipe_init(loop, &c->h, 0);
+	c->h.data = c;
+	int rc = uv_pipe_open(&c->h, fd);
+	if (rc == 0)
+		rc = uv_read_start((uv_stream_t *)&c->h, on_alloc, on_read);
+	struct pane_io io = {.write = io_write,
+			     .resize = io_resize,
+			     .close = io_close,
+			     .input = io_input,
+			     .ctx = c};
+	pane_set_io(mirror, &io);
+	if (rc < 0)
+		went(c, uv_strerror(rc));
+	return c;
+}

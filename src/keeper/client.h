@@ -1,0 +1,65 @@
+/*
+ * client.h - the other end of a keeper's socket: dashboards and commands.
+ *
+ * keeper_open connects and says hello, blocking for a moment (a keeper
+ * answers at once): what the keeper holds (keeper_info), and for a writer
+ * or observer the whole pane, applied to a mirror (pane_mirror_new). Then
+ * keeper_conn_new puts the socket on a loop: updates keep the mirror
+ * current, and the mirror's io sends its keys, writes and size to the
+ * keeper. Closing the mirror's io detaches: the keeper and its program go
+ * on. keeper_conn_kill ends them.
+ */
+#ifndef WRX_KEEPER_CLIENT_H
+#define WRX_KEEPER_CLIENT_H
+
+#include "../term/pane.h"
+
+#include <stdbool.h>
+#include <uv.h>
+
+struct keeper_info {
+	int version;
+	int pane;
+	char *handle, *label, *token, *container; /* owned; NULL when not said */
+	char *meta;                               /* owned JSON, or NULL */
+	bool sandboxed, agent_pane, exited;
+	int status;
+	int pid, keeper_pid;
+};
+void keeper_info_free(struct keeper_info *info);
+
+/*
+ * Connect to the keeper at path as role ("writer", "observer", "query")
+ * and read its hello, and with a mirror its first update into it. The
+ * socket's fd, or -errno with *cause (-ENOENT, -ECONNREFUSED: nobody there).
+ */
+int keeper_open(const char *path, const char *role, struct pane *mirror, struct keeper_info *info,
+		char **cause);
+
+/* A frame to the keeper on a blocking fd from keeper_open: 0 or -errno. */
+int keeper_send(int fd, int type, const void *data, size_t len);
+/*
+ * Read frames on a blocking fd into mirror until one more update arrived
+ * or timeout_ms passed: 0, -ETIMEDOUT, or -EPIPE when the keeper went.
+ */
+int keeper_wait_update(int fd, struct pane *mirror, int timeout_ms);
+
+struct keeper_conn;
+/* The keeper closed the connection or died: why (NULL: it just went). */
+typedef void keeper_gone_fn(struct keeper_conn *c, const char *why, void *data);
+
+/* fd on the loop, feeding mirror and carrying its io (pane_set_io). */
+struct keeper_conn *keeper_conn_new(uv_loop_t *loop, int fd, struct pane *mirror,
+				    keeper_gone_fn *gone, void *data);
+/* Bytes queued for the keeper and not yet written? */
+bool keeper_conn_pending(const struct keeper_conn *c);
+/* Send a frame (KM_META, KM_SEEN...). */
+void keeper_conn_send(struct keeper_conn *c, int type, const void *data, size_t len);
+/*
+ * End the keeper and its program, at once (a full socket: SIGTERM to the
+ * keeper's pid, as given); the mirror's io closes as usual after.
+ */
+void keeper_conn_set_pid(struct keeper_conn *c, int pid);
+void keeper_conn_kill(struct keeper_conn *c);
+
+#endif

@@ -1,0 +1,675 @@
+/*
+ * keeper.c - the keeper process, and starting one.
+ *
+ * One libuv loop: the pty (term/pty.c), the listening socket, its clients,
+ * a frame timer and the signals. Output is parsed here, once; each client
+ * is sent what changed since its last update, straight away when the pane
+ * was quiet, then at most once a frame while output keeps coming. A client
+ * whose socket is still full is skipped and catches up in one update when
+ * it drains (the serials of sync.c make that free), so a slow viewer never
+ * slows the pane. Nothing runs while nothing happens: the timer stops
+ * when a frame passes without change.
+ */
+#include "keeper.h"
+
+#include "../term/pane.h"
+#include "../term/pty.h"
+#include "../util/util.h"
+#include "proto.h"
+#include "sync.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <uv.h>
+
+#define FRAME_MS 16
+/* A client with this much unsent is skipped until it drains. */
+#define CLIENT_QUEUE_MAX (1024 * 1024)
+/* How long a killed program has to go after its hang-up, before SIGKILL. */
+#define KILL_GRACE_MS 3000
+
+/* A helper (a command run with no dashboard) writes like a writer, but neither resizes nor takes over. */
+enum role { ROLE_NONE, ROLE_QUERY, ROLE_OBSERVER, ROLE_HELPER, ROLE_WRITER };
+
+struct client {
+	uv_pipe_t h;
+	struct keeper *k;
+	struct buf in;
+	enum role role;
+	int version;
+	struct sync_since since;
+	int events;   /* PANE_EV_* since its last update */
+	bool pending; /* skipped while full: send when it drains */
+	bool closing;
+	struct client *next;
+};
+
+struct keeper {
+	uv_loop_t *loop;
+	struct pane *pane;
+	uv_pipe_t listener;
+	uv_timer_t frame, grace;
+	uv_signal_t sigchld, sigterm, sigint;
+	struct client *clients;
+	bool dirty;
+	bool ending;
+	pid_t pid; /* the program */
+	char *sock;
+	json_object *hello; /* what clients are told */
+	char *meta;         /* KM_META's JSON, or NULL */
+};
+
+static void flush(struct keeper *k);
+
+/* Enough of an error pipe to say one line and go. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	ssize_t w = write(STDOUT_FILENO, s, strlen(s));
+	(void)w;
+	free(s);
+}
+
+static void on_client_closed(uv_handle_t *h)
+{
+	struct client *c = h->data;
+	buf_free(&c->in);
+	free(c);
+}
+
+static void client_close(struct client *c)
+{
+	if (c->closing)
+		return;
+	c->closing = true;
+	struct client **pp = &c->k->clients;
+	while (*pp && *pp != c)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = c->next;
+	uv_close((uv_handle_t *)&c->h, on_client_closed);
+}
+
+struct wreq {
+	uv_write_t req;
+	struct client *c;
+	char data[];
+};
+
+static void on_written(uv_write_t *req, int status)
+{
+	struct wreq *w = (struct wreq *)req;
+	struct client *c = w->c;
+	free(w);
+	if (c->closing)
+		return;
+	if (status < 0) {
+		client_close(c);
+		return;
+	}
+	if (c->pending && uv_stream_get_write_queue_size((uv_stream_t *)&c->h) < CLIENT_QUEUE_MAX) {
+		c->pending = false;
+		flush(c->k);
+	}
+}
+
+static void send_raw(struct client *c, const char *data, size_t len)
+{
+	struct wreq *w = xmalloc(sizeof *w + len);
+	memcpy(w->data, data, len);
+	w->c = c;
+	uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
+	if (uv_write(&w->req, (uv_stream_t *)&c->h, &b, 1, on_written) < 0) {
+		free(w);
+		client_close(c);
+	}
+}
+
+static void send_frame(struct client *c, int type, const void *data, size_t len)
+{
+	struct buf f = {0};
+	keeper_frame(&f, type, data, len);
+	send_raw(c, f.data, f.len);
+	buf_free(&f);
+}
+
+static void send_update(struct client *c)
+{
+	static struct buf up, f;
+	buf_consume(&up, up.len);
+	if (!sync_write(c->k->pane, &c->since, c->events, &up))
+		return;
+	c->events = 0;
+	buf_consume(&f, f.len);
+	keeper_frame(&f, KM_UPDATE, up.data, up.len);
+	send_raw(c, f.data, f.len);
+}
+
+static void flush(struct keeper *k)
+{
+	k->dirty = false;
+	for (struct client *c = k->clients, *next; c; c = next) {
+		next = c->next;
+		if (c->role < ROLE_OBSERVER)
+			continue;
+		if (uv_stream_get_write_queue_size((uv_stream_t *)&c->h) >= CLIENT_QUEUE_MAX) {
+			c->pending = true;
+			continue;
+		}
+		send_update(c);
+	}
+}
+
+static void on_frame(uv_timer_t *t)
+{
+	struct keeper *k = t->data;
+	if (!k->dirty)
+		return; /* a quiet frame: the timer stops */
+	flush(k);
+	uv_timer_start(&k->frame, on_frame, FRAME_MS, 0);
+}
+
+static void changed(struct keeper *k)
+{
+	k->dirty = true;
+	if (uv_is_active((uv_handle_t *)&k->frame))
+		return;
+	flush(k);
+	uv_timer_start(&k->frame, on_frame, FRAME_MS, 0);
+}
+
+static void on_pane_event(struct pane *p, int events, void *data)
+{
+	struct keeper *k = data;
+	(void)p;
+	for (struct client *c = k->clients; c; c = c->next)
+		c->events |= events;
+	if (events & PANE_EV_EXIT) {
+		int status;
+		pane_exited(k->pane, &status);
+		json_object_object_add(k->hello, "exited", json_object_new_boolean(1));
+		json_object_object_add(k->hello, "status", json_object_new_int(status));
+		k->pid = -1;
+		if (k->ending)
+			uv_stop(k->loop);
+	}
+	changed(k);
+}
+
+static void on_grace(uv_timer_t *t)
+{
+	struct keeper *k = t->data;
+	if (k->pid > 0)
+		kill(-k->pid, SIGKILL);
+	uv_stop(k->loop);
+}
+
+/* End the program (its hang-up, then SIGKILL after a grace), then the keeper. */
+static void end(struct keeper *k)
+{
+	if (k->ending)
+		return;
+	k->ending = true;
+	unlink(k->sock);
+	uv_close((uv_handle_t *)&k->listener, NULL);
+	if (k->pid <= 0) {
+		uv_stop(k->loop);
+		return;
+	}
+	kill(-k->pid, SIGHUP);
+	kill(-k->pid, SIGCONT);
+	uv_timer_start(&k->grace, on_grace, KILL_GRACE_MS, 0);
+}
+
+static void hello_to(struct client *c)
+{
+	json_object *h = json_object_get(c->k->hello);
+	json_object_object_add(h, "meta", c->k->meta ? json_tokener_parse(c->k->meta) : NULL);
+	const char *s = json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN);
+	send_frame(c, KM_HELLO, s, strlen(s));
+	json_object_put(h);
+}
+
+static void on_hello(struct client *c, const char *data, size_t len)
+{
+	char *s = xstrndup(data, len);
+	json_object *o = json_tokener_parse(s);
+	free(s);
+	json_object *v;
+	const char *role =
+		json_object_object_get_ex(o, "role", &v) ? json_object_get_string(v) : "";
+	c->version = json_object_object_get_ex(o, "version", &v) ? json_object_get_int(v) : 0;
+	json_object_put(o);
+	if (c->version < 1) {
+		client_close(c);
+		return;
+	}
+	c->role = !strcmp(role, "writer")     ? ROLE_WRITER
+		  : !strcmp(role, "helper")   ? ROLE_HELPER
+		  : !strcmp(role, "observer") ? ROLE_OBSERVER
+					      : ROLE_QUERY;
+	if (c->role == ROLE_WRITER)
+		for (struct client *o2 = c->k->clients, *next; o2; o2 = next) {
+			next = o2->next;
+			if (o2 != c && o2->role == ROLE_WRITER) {
+				const char *why = "another client took over";
+				send_frame(o2, KM_BYE, why, strlen(why));
+				client_close(o2);
+			}
+		}
+	hello_to(c);
+	if (c->role >= ROLE_OBSERVER)
+		send_update(c);
+}
+
+static void on_message(struct client *c, int type, const char *data, size_t len)
+{
+	struct keeper *k = c->k;
+	if (type == KM_HELLO) {
+		if (c->role == ROLE_NONE)
+			on_hello(c, data, len);
+		return;
+	}
+	if (c->role == ROLE_NONE) {
+		client_close(c); /* hello first */
+		return;
+	}
+	/* Watchers and queries change nothing. */
+	if (c->role < ROLE_HELPER)
+		return;
+	struct pane_input in;
+	switch (type) {
+	case KM_INPUT:
+		if (keeper_input_get(data, len, &in) < 0)
+			break;
+		switch (in.kind) {
+		case PANE_IN_KEY:
+			pane_key(k->pane, in.key, in.mods);
+			break;
+		case PANE_IN_CHAR:
+			pane_char(k->pane, in.cp, in.mods);
+			break;
+		case PANE_IN_PASTE:
+			pane_paste(k->pane, in.buf, in.len);
+			break;
+		case PANE_IN_MOUSE:
+			pane_mouse(k->pane, in.row, in.col, in.button, in.pressed, in.mods);
+			break;
+		case PANE_IN_FOCUS:
+			pane_focus(k->pane, in.pressed);
+			break;
+		case PANE_IN_SCROLLBACK:
+			pane_set_scrollback(k->pane, WRX_MIN(in.len, (size_t)1000000));
+			changed(k);
+			break;
+		}
+		break;
+	case KM_WRITE:
+		pane_write(k->pane, data, len);
+		break;
+	case KM_RESIZE:
+		if (c->role == ROLE_WRITER && len >= 4) {
+			uint16_t rc[2];
+			memcpy(rc, data, sizeof rc);
+			pane_resize(k->pane, WRX_MAX(rc[0], 1), WRX_MAX(rc[1], 1));
+		}
+		break;
+	case KM_META:
+		free(k->meta);
+		k->meta = xstrndup(data, WRX_MIN(len, (size_t)65536));
+		break;
+	case KM_SEEN:
+		if (pane_exited(k->pane, NULL))
+			end(k);
+		break;
+	case KM_KILL:
+		end(k);
+		break;
+	default:
+		break; /* newer than us: skipped */
+	}
+}
+
+static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
+{
+	struct client *c = h->data;
+	(void)want;
+	buf_reserve(&c->in, 64 * 1024);
+	b->base = c->in.data + c->in.len;
+	b->len = c->in.cap - c->in.len - 1;
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+	struct client *c = s->data;
+	(void)b;
+	if (n < 0) {
+		client_close(c);
+		return;
+	}
+	c->in.len += (size_t)n;
+	size_t off = 0;
+	int type, r;
+	const char *data;
+	size_t len;
+	while (!c->closing && (r = keeper_frame_next(&c->in, &off, &type, &data, &len)) == 1)
+		on_message(c, type, data, len);
+	if (c->closing)
+		return;
+	if (r < 0) {
+		client_close(c);
+		return;
+	}
+	buf_consume(&c->in, off);
+}
+
+/* Only this user's processes are clients (the directory says so too). */
+static bool peer_is_us(uv_pipe_t *h)
+{
+	int fd;
+	struct ucred cr;
+	socklen_t n = sizeof cr;
+	return uv_fileno((uv_handle_t *)h, &fd) == 0 &&
+	       getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &n) == 0 && cr.uid == getuid();
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+	struct keeper *k = server->data;
+	if (status < 0 || k->ending)
+		return;
+	struct client *c = xcalloc(1, sizeof *c);
+	c->k = k;
+	uv_pipe_init(k->loop, &c->h, 0);
+	c->h.data = c;
+	c->next = k->clients;
+	k->clients = c;
+	if (uv_accept(server, (uv_stream_t *)&c->h) < 0 || !peer_is_us(&c->h)) {
+		client_close(c);
+		return;
+	}
+	uv_read_start((uv_stream_t *)&c->h, on_alloc, on_read);
+}
+
+static void on_sigchld(uv_signal_t *h, int sig)
+{
+	(void)h;
+	(void)sig;
+	pty_reap();
+}
+
+static void on_sigterm(uv_signal_t *h, int sig)
+{
+	(void)sig;
+	end(h->data);
+}
+
+/* The socket: a stale one (nobody answers) is replaced, a live one is an error. */
+static int listen_on(struct keeper *k, char **cause)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(k->sock) >= sizeof sa.sun_path) {
+		*cause = xasprintf("socket path too long: %s", k->sock);
+		return -ENAMETOOLONG;
+	}
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", k->sock);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+		close(fd);
+		*cause = xasprintf("a keeper already listens on %s", k->sock);
+		return -EADDRINUSE;
+	}
+	if (fd >= 0)
+		close(fd);
+	unlink(k->sock);
+	uv_pipe_init(k->loop, &k->listener, 0);
+	k->listener.data = k;
+	mode_t old = umask(077);
+	int rc = uv_pipe_bind(&k->listener, k->sock);
+	umask(old);
+	if (rc == 0)
+		rc = uv_listen((uv_stream_t *)&k->listener, 16, on_connection);
+	if (rc < 0)
+		*cause = xasprintf("%s: %s", k->sock, uv_strerror(rc));
+	return rc;
+}
+
+static char **strv(json_object *a)
+{
+	size_t n = json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+	char **v = xcalloc(n + 1, sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		v[i] = xstrdup(json_object_get_string(json_object_array_get_idx(a, i)));
+	return v;
+}
+
+static void strv_free(char **v)
+{
+	for (char **e = v; e && *e; e++) {
+		explicit_bzero(*e, strlen(*e));
+		free(*e);
+	}
+	free(v);
+}
+
+static int get_int(json_object *o, const char *key, int def)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_int(v) : def;
+}
+
+static const char *get_str(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
+}
+
+/* What a client is told: the spec without its argv and environment, with the token. */
+static json_object *hello_of(json_object *spec, char **env, pid_t pid)
+{
+	json_object *h = json_object_new_object();
+	static const char *keep[] = {"pane",      "handle",     "label",
+				     "sandboxed", "agent_pane", "container"};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(keep); i++) {
+		json_object *v;
+		if (json_object_object_get_ex(spec, keep[i], &v))
+			json_object_object_add(h, keep[i], json_object_get(v));
+	}
+	json_object_object_add(h, "version", json_object_new_int(KEEPER_VERSION));
+	json_object_object_add(h, "pid", json_object_new_int(pid));
+	json_object_object_add(h, "keeper", json_object_new_int(getpid()));
+	for (char **e = env; *e; e++)
+		if (!strncmp(*e, "WORKREX_RPC_TOKEN=", 18))
+			json_object_object_add(h, "token", json_object_new_string(*e + 18));
+	return h;
+}
+
+int keeper_main(void)
+{
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	struct buf in = {0};
+	char chunk[4096];
+	ssize_t n;
+	while ((n = read(STDIN_FILENO, chunk, sizeof chunk)) > 0 && in.len < 16 * 1024 * 1024)
+		buf_add(&in, chunk, (size_t)n);
+	json_object *spec = in.len ? json_tokener_parse(in.data) : NULL;
+	if (in.data)
+		explicit_bzero(in.data, in.len);
+	buf_free(&in);
+	if (spec == NULL) {
+		say("the keeper was given no spec\n");
+		return 1;
+	}
+
+	struct keeper k = {.loop = uv_default_loop(), .pid = -1};
+	k.sock = xstrdup(get_str(spec, "socket") ? get_str(spec, "socket") : "");
+	char **argv = strv(json_object_object_get(spec, "argv"));
+	char **env = strv(json_object_object_get(spec, "env"));
+	int rows = get_int(spec, "rows", 24), cols = get_int(spec, "cols", 80);
+	int scrollback = get_int(spec, "scrollback", 10000);
+	char *cause = NULL;
+	int rc = argv[0] ? 0 : -EINVAL;
+	if (rc < 0)
+		cause = xstrdup("the keeper was given nothing to run");
+	if (rc == 0)
+		rc = listen_on(&k, &cause);
+	if (rc == 0) {
+		k.pane = pane_new(rows, cols, (size_t)WRX_MAX(scrollback, 0), on_pane_event, &k);
+		struct pty_spawn sp = {.argv = argv, .cwd = get_str(spec, "cwd"), .env = env};
+		uv_signal_init(k.loop, &k.sigchld);
+		uv_signal_start(&k.sigchld, on_sigchld, SIGCHLD);
+		rc = pty_start(k.loop, k.pane, &sp, &cause);
+		if (rc < 0)
+			unlink(k.sock);
+	}
+	if (rc < 0) {
+		say("%s\n", cause ? cause : "the keeper could not start");
+		return 1;
+	}
+	k.pid = pty_pid(k.pane);
+	k.hello = hello_of(spec, env, k.pid);
+	strv_free(argv);
+	strv_free(env);
+	json_object_put(spec);
+
+	uv_timer_init(k.loop, &k.frame);
+	uv_timer_init(k.loop, &k.grace);
+	k.frame.data = k.grace.data = &k;
+	uv_signal_init(k.loop, &k.sigterm);
+	uv_signal_init(k.loop, &k.sigint);
+	k.sigterm.data = k.sigint.data = &k;
+	uv_signal_start(&k.sigterm, on_sigterm, SIGTERM);
+	uv_signal_start(&k.sigint, on_sigterm, SIGINT);
+
+	/* Started: the error pipe closes, and stdio goes quiet. */
+	say("ok\n");
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		close(null);
+	}
+
+	uv_run(k.loop, UV_RUN_DEFAULT);
+
+	for (struct client *c = k.clients, *next; c; c = next) {
+		next = c->next;
+		const char *why = "the pane ended";
+		send_frame(c, KM_BYE, why, strlen(why));
+	}
+	unlink(k.sock);
+	return 0;
+}
+
+int keeper_start(const char *self_exe, json_object *spec, char **cause)
+{
+	int in[2], out[2];
+	if (pipe2(in, O_CLOEXEC) < 0) {
+		*cause = xasprintf("pipe: %s", strerror(errno));
+		return -errno;
+	}
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		int e = errno;
+		close(in[0]);
+		close(in[1]);
+		*cause = xasprintf("pipe: %s", strerror(e));
+		return -e;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* Its own session, then a child that is not its leader: no terminal ever again. */
+		setsid();
+		if (fork() != 0)
+			_exit(0);
+		dup2(in[0], STDIN_FILENO);
+		dup2(out[1], STDOUT_FILENO);
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		closefrom(3);
+		char *argv[] = {(char *)self_exe, "__keeper", NULL};
+		execv(self_exe, argv);
+		say("cannot run %s: %s\n", self_exe, strerror(errno));
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	if (pid < 0) {
+		int e = errno;
+		close(in[1]);
+		close(out[0]);
+		*cause = xasprintf("fork: %s", strerror(e));
+		return -e;
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	const char *s = json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN);
+	size_t len = strlen(s), off = 0;
+	signal(SIGPIPE, SIG_IGN);
+	while (off < len) {
+		ssize_t w = write(in[1], s + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	close(in[1]);
+
+	/* Its answer: "ok", or why not; nothing (EOF) means it died first. */
+	struct buf ans = {0};
+	uint64_t deadline = now_ms() + 10000;
+	for (;;) {
+		struct pollfd pf = {.fd = out[0], .events = POLLIN};
+		int left = (int)(deadline - WRX_MIN(now_ms(), deadline));
+		int r = poll(&pf, 1, left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		char b[512];
+		ssize_t n = read(out[0], b, sizeof b);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		buf_add(&ans, b, (size_t)n);
+		if (memchr(ans.data, '\n', ans.len))
+			break;
+	}
+	close(out[0]);
+	int rc = 0;
+	if (ans.len >= 3 && !memcmp(ans.data, "ok\n", 3)) {
+		rc = 0;
+	} else {
+		char *nl = ans.data ? memchr(ans.data, '\n', ans.len) : NULL;
+		if (nl)
+			*nl = '\0';
+		*cause = ans.len ? xstrdup(ans.data) : xstrdup("the keeper died as it started");
+		rc = -ECHILD;
+	}
+	buf_free(&ans);
+	return rc;
+}

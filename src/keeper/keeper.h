@@ -1,0 +1,32 @@
+/*
+ * keeper.h - a process that holds one pane: its pty, its program, its
+ * screen and history, while dashboards come and go.
+ *
+ * keeper_start runs `workrex __keeper` detached from the caller (double
+ * fork, setsid, SIGHUP and SIGPIPE ignored, stdio on /dev/null) and waits
+ * on an error pipe until the keeper listens on its socket and its program
+ * runs, or says why not. The keeper emulates the pane itself (a pane of
+ * src/term/ on a pty), so a client that connects gets the whole pane at
+ * once, then what changes (proto.h, sync.h). One client at a time writes
+ * (a new writer takes over); any number watch. The keeper ends when told
+ * to (KM_KILL), or once its program has ended and a writer has seen it.
+ */
+#ifndef WRX_KEEPER_H
+#define WRX_KEEPER_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+/*
+ * What a keeper runs, as JSON (it travels through a pipe, never argv):
+ * "argv", "cwd", "env" (strings "K=V"), "rows", "cols", "scrollback",
+ * "socket", and what clients are told: "pane", "handle", "label",
+ * "sandboxed", "agent_pane", "container".
+ */
+int keeper_start(const char *self_exe, json_object *spec, char **cause);
+
+/* `workrex __keeper`: the keeper itself, its spec on stdin. */
+int keeper_main(void);
+
+#endif

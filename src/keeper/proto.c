@@ -1,0 +1,116 @@
+/* proto.c - keeper frames, input events on the wire, where sockets live. */
+#include "proto.h"
+
+#include "../rpc/control.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+void keeper_frame(struct buf *out, int type, const void *data, size_t len)
+{
+	uint32_t n = (uint32_t)len + 1;
+	uint8_t t = (uint8_t)type;
+	buf_add(out, &n, sizeof n);
+	buf_add(out, &t, 1);
+	if (len)
+		buf_add(out, data, len);
+}
+
+int keeper_frame_next(const struct buf *in, size_t *off, int *type, const char **data, size_t *len)
+{
+	if (in->len - *off < sizeof(uint32_t))
+		return 0;
+	uint32_t n;
+	memcpy(&n, in->data + *off, sizeof n);
+	if (n < 1 || n > KEEPER_FRAME_MAX)
+		return -1;
+	if (in->len - *off - sizeof n < n)
+		return 0;
+	const char *f = in->data + *off + sizeof n;
+	*type = (uint8_t)f[0];
+	*data = f + 1;
+	*len = n - 1;
+	*off += sizeof n + n;
+	return 1;
+}
+
+/* KM_INPUT: i32 kind, key, mods, cp, row, col, button, pressed; then the bytes. */
+void keeper_input_put(struct buf *out, const struct pane_input *in)
+{
+	int32_t v[] = {in->kind,
+		       in->key,
+		       in->mods,
+		       (int32_t)in->cp,
+		       in->row,
+		       in->col,
+		       in->button,
+		       in->pressed,
+		       (int32_t)(in->kind == PANE_IN_SCROLLBACK ? in->len : 0)};
+	buf_add(out, v, sizeof v);
+	if (in->kind == PANE_IN_PASTE && in->len)
+		buf_add(out, in->buf, in->len);
+}
+
+int keeper_input_get(const char *data, size_t len, struct pane_input *in)
+{
+	int32_t v[9];
+	if (len < sizeof v)
+		return -1;
+	memcpy(v, data, sizeof v);
+	*in = (struct pane_input){.kind = v[0],
+				  .key = v[1],
+				  .mods = v[2],
+				  .cp = (uint32_t)v[3],
+				  .row = v[4],
+				  .col = v[5],
+				  .button = v[6],
+				  .pressed = v[7] != 0};
+	if (in->kind == PANE_IN_SCROLLBACK) {
+		if (v[8] < 0)
+			return -1;
+		in->len = (size_t)v[8];
+	} else {
+		in->buf = data + sizeof v;
+		in->len = len - sizeof v;
+	}
+	return in->kind >= PANE_IN_KEY && in->kind <= PANE_IN_SCROLLBACK ? 0 : -1;
+}
+
+char *keeper_dir(const char *root, char **cause)
+{
+	char *ctl = control_path(root, cause);
+	if (ctl == NULL)
+		return NULL;
+	char *dir = xasprintf("%.*s.k", (int)(strlen(ctl) - strlen(".sock")), ctl);
+	free(ctl);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		*cause = xasprintf("%s: %s", dir, strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	struct stat st;
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+	    (st.st_mode & 077)) {
+		*cause = xasprintf("%s is not a private directory of this user", dir);
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+char *keeper_path(const char *dir, int pane, char **cause)
+{
+	char *path = xasprintf("%s/%d.sock", dir, pane);
+	if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		*cause = xasprintf("socket path too long (%zu bytes): %s", strlen(path), path);
+		free(path);
+		return NULL;
+	}
+	return path;
+}

@@ -1,0 +1,71 @@
+/*
+ * proto.h - the keepers' wire: frames on a keeper's unix socket.
+ *
+ * A frame is a u32 length (of what follows), a u8 type, then its payload,
+ * in this machine's byte order (both ends run here). Each side begins with
+ * KM_HELLO, a JSON object with "version"; each speaks the older of the two
+ * versions, and skips frame types it does not know, so that a newer
+ * dashboard can talk to keepers an older workrex started.
+ *
+ * Client (a dashboard, `attach`, `watch`, `send`, `capture`) to keeper:
+ *   KM_HELLO  {"version", "role": "writer" | "helper" | "observer" | "query"}
+ *             (one writer: a new one takes over; a helper, a command run
+ *             while no dashboard does, writes but does not resize)
+ *   KM_INPUT  a key, character, mouse event, paste or focus (keeper_input_*)
+ *   KM_WRITE  bytes for the program
+ *   KM_RESIZE u16 rows, u16 cols
+ *   KM_META   JSON the keeper keeps and gives back in its hello (status, title)
+ *   KM_SEEN   the program's end was shown: the keeper may go
+ *   KM_KILL   end the program and the keeper
+ * Keeper to client:
+ *   KM_HELLO  {"version", "pane", "handle", "label", "pid", "keeper",
+ *              "sandboxed", "agent_pane", "token", "meta", "exited", "status"}
+ *   KM_UPDATE what changed in the pane (sync.h); the first is all of it
+ *   KM_BYE    text: why the keeper closes this connection
+ */
+#ifndef WRX_KEEPER_PROTO_H
+#define WRX_KEEPER_PROTO_H
+
+#include "../term/pane.h"
+#include "../util/util.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define KEEPER_VERSION 1
+/* A frame larger than this is an error: no update comes near it. */
+#define KEEPER_FRAME_MAX (256u * 1024 * 1024)
+
+enum keeper_msg {
+	KM_HELLO = 1,
+	KM_UPDATE,
+	KM_BYE,
+	KM_INPUT,
+	KM_WRITE,
+	KM_RESIZE,
+	KM_META,
+	KM_SEEN,
+	KM_KILL,
+};
+
+/* Append a frame to out. */
+void keeper_frame(struct buf *out, int type, const void *data, size_t len);
+/*
+ * The next whole frame in in from *off: 1 with its type and payload (valid
+ * until in changes) and *off past it; 0 when more bytes are needed; -1 when
+ * in holds no frame.
+ */
+int keeper_frame_next(const struct buf *in, size_t *off, int *type, const char **data, size_t *len);
+
+/* A mirror's input as a KM_INPUT payload, and back (0, or -1). */
+void keeper_input_put(struct buf *out, const struct pane_input *in);
+int keeper_input_get(const char *data, size_t len, struct pane_input *in);
+
+/*
+ * The directory of a project's keepers (made 0700, owner and mode
+ * checked) and a pane's socket in it; caller frees. NULL + cause.
+ */
+char *keeper_dir(const char *root, char **cause);
+char *keeper_path(const char *dir, int pane, char **cause);
+
+#endif
