@@ -158,11 +158,6 @@ void cmd_ctx_free(struct cmd_ctx *ctx)
 	free(ctx->cwd);
 }
 
-/*
- * Tell the project's running dashboard (if any). Returns 0 when it acted,
- * -ENOENT when no dashboard runs, another negative errno (with a message
- * printed) when it answered with an error.
- */
 int cmd_dashboard(struct cmd_ctx *ctx, const char *what, json_object *req, json_object **reply)
 {
 	char *cause = NULL;
@@ -175,6 +170,8 @@ int cmd_dashboard(struct cmd_ctx *ctx, const char *what, json_object *req, json_
 	json_object *r = NULL;
 	int rc = control_request(path, req, &r, 10000, &cause);
 	free(path);
+	if (rc == -ENOENT && cmd_core_wanted(ctx, req))
+		rc = cmd_core(ctx, req, &r, &cause);
 	if (rc < 0) {
 		if (rc != -ENOENT) {
 			cmd_fail(what, "%s", cause);

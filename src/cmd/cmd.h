@@ -81,7 +81,17 @@ int cmd_which_agent(struct cmd_ctx *ctx, const char *what, const char *name, str
 /* A sandboxed agent's commits, imported onto its branch; 0, or -1 after saying why not. */
 int cmd_import_sandbox(struct cmd_ctx *ctx, const char *what, const struct agent_rec *a);
 
+/*
+ * Ask the project's core: its running dashboard's, or (when none runs, for
+ * an open or while the project's keepers run) one made here for the one
+ * request (cmd_core.c). 0 when it acted, -ENOENT when there is nobody to
+ * ask, another negative errno (with a message printed) when it refused.
+ */
 int cmd_dashboard(struct cmd_ctx *ctx, const char *what, json_object *req, json_object **reply);
+bool cmd_core_wanted(struct cmd_ctx *ctx, json_object *req);
+/* Does a dashboard of the project listen on its control socket? */
+bool cmd_dashboard_runs(struct cmd_ctx *ctx);
+int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **cause);
 /* {"cmd": verb, "handle", "path", "branch"} for an agent; caller puts. */
 json_object *cmd_agent_request(const char *verb, const struct agent_rec *a);
 int cmd_notify(struct cmd_ctx *ctx, const char *what, const char *verb, const struct agent_rec *a,

@@ -161,10 +161,13 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	json_object *req = cmd_agent_request("open", &a);
 	json_object_object_add(req, "focus", json_object_new_boolean(!background));
 	json_object_object_add(req, "git_ready", json_object_new_boolean(git_ready));
+	bool dashboard = cmd_dashboard_runs(ctx);
 	int drc = cmd_dashboard(ctx, "add", req, NULL);
 	json_object_put(req);
 	printf("created %s (%s) at %s%s\n", a.handle, a.branch, a.path,
-	       drc == -ENOENT ? "; no dashboard runs, the next one lists it" : "");
+	       drc == -ENOENT ? "; no dashboard runs, the next one lists it"
+	       : dashboard    ? ""
+			      : "; no dashboard runs; its agent does (workrex shows it)");
 	agent_rec_free(&a);
 	free(prompt);
 	return drc < 0 && drc != -ENOENT ? 1 : 0;
@@ -220,9 +223,9 @@ static const char *field(json_object *o, const char *key, const char *none)
  */
 static void print_table(json_object *arr, bool status_only, const char *root)
 {
-	enum { HANDLE, BRANCH, STATUS, BACKEND, AGE, UNMERGED, PATH, NCOLS };
-	static const char *const head[NCOLS] = {"HANDLE", "BRANCH",   "STATUS", "BACKEND",
-						"AGE",    "UNMERGED", "PATH"};
+	enum { HANDLE, BRANCH, STATUS, PANES, BACKEND, AGE, UNMERGED, PATH, NCOLS };
+	static const char *const head[NCOLS] = {"HANDLE",  "BRANCH", "STATUS",   "PANES",
+						"BACKEND", "AGE",    "UNMERGED", "PATH"};
 	size_t rows = json_object_array_length(arr), ncols;
 	char **cell = xcalloc((rows + 1) * NCOLS, sizeof *cell);
 	for (size_t c = 0; c < NCOLS; c++)
@@ -235,6 +238,10 @@ static void print_table(json_object *arr, bool status_only, const char *root)
 		row[STATUS] = xstrdup(field(o, "status", "-"));
 		if (status_only)
 			continue;
+		int panes = json_object_object_get_ex(o, "panes", &v) ? json_object_get_int(v) : 0;
+		int exited =
+			json_object_object_get_ex(o, "exited", &v) ? json_object_get_int(v) : 0;
+		row[PANES] = xstrdup(panes > exited ? "running" : panes ? "exited" : "-");
 		row[BACKEND] = xstrdup(field(o, "backend", "?"));
 		char ag[24];
 		age(json_object_object_get_ex(o, "created", &v) ? (long)json_object_get_int64(v)
@@ -260,7 +267,7 @@ static void print_table(json_object *arr, bool status_only, const char *root)
 		paths_differ |= !base || strcmp(base + 1, cell[r * NCOLS + HANDLE]) != 0 ||
 				dir != fdir || strncmp(p, first, dir) != 0;
 	}
-	static const size_t full[] = {HANDLE, BRANCH, STATUS, BACKEND, AGE, UNMERGED, PATH};
+	static const size_t full[] = {HANDLE, BRANCH, STATUS, PANES, BACKEND, AGE, UNMERGED, PATH};
 	static const size_t brief[] = {HANDLE, STATUS};
 	const size_t *cols = status_only ? brief : full;
 	ncols = status_only ? WRX_ARRAY_LEN(brief) : WRX_ARRAY_LEN(full) - !paths_differ;
@@ -320,6 +327,8 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 		long ahead = a->branch && into ? repo_ahead(ctx->repo, a->branch, into) : -1;
 		json_object *st = cmd_live_agent(live_agents, a->handle, "status");
 		const char *status = st ? json_object_get_string(st) : NULL;
+		json_object *panes = cmd_live_agent(live_agents, a->handle, "panes");
+		json_object *exited = cmd_live_agent(live_agents, a->handle, "exited");
 		const char *backend = cmd_sandboxed(ctx, a) ? ctx->cfg.sandbox.backend : "host";
 		{
 			json_object *o = json_object_new_object();
@@ -329,6 +338,12 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 			json_object_object_add(o, "status",
 					       status ? json_object_new_string(status) : NULL);
 			if (!status_only) {
+				json_object_object_add(
+					o, "panes",
+					json_object_new_int(json_object_get_int(panes)));
+				json_object_object_add(
+					o, "exited",
+					json_object_new_int(json_object_get_int(exited)));
 				json_object_object_add(o, "backend",
 						       json_object_new_string(backend));
 				json_object_object_add(o, "created",

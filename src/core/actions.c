@@ -292,6 +292,11 @@ static void do_list(struct act_call *c)
 		if (a->title)
 			json_object_object_add(o, "title", json_object_new_string(a->title));
 		json_object_object_add(o, "panes", json_object_new_int(session_agent_panes(s, a)));
+		int exited = 0;
+		for (int k = 0; k < session_pane_count(s); k++)
+			exited += session_pane(s, k)->agent == a &&
+				  pane_exited(session_pane(s, k)->term, NULL);
+		json_object_object_add(o, "exited", json_object_new_int(exited));
 		json_object_array_add(arr, o);
 	}
 	json_object *f = json_object_new_object();
@@ -479,12 +484,14 @@ static void do_set_status(struct act_call *c)
 		return;
 	}
 	session_set_status(c->w->s, c->a, st);
+	keep_meta(c->w, c->a);
 	act_ok(c, NULL);
 }
 
 static void do_set_title(struct act_call *c)
 {
 	session_set_title(c->w->s, c->a, str_arg(c, "title"));
+	keep_meta(c->w, c->a);
 	act_ok(c, NULL);
 }
 
@@ -492,6 +499,7 @@ static void do_notify(struct act_call *c)
 {
 	const char *text = str_arg(c, "text");
 	session_notify(c->w->s, c->a, text);
+	keep_meta(c->w, c->a);
 	wrx_message(c->w, false, "%s: %s", c->a->handle, text && *text ? text : "notification");
 	act_ok(c, NULL);
 }

@@ -31,6 +31,7 @@ struct session {
 	bool zoom;
 	size_t scrollback;
 	int next_pane_id;
+	bool mirrors;
 	int next_agent_id;
 };
 
@@ -272,6 +273,25 @@ static char *pane_path(void)
 	return n ? xasprintf("PATH=%s:%s", dir, path) : xasprintf("PATH=%s", path);
 }
 
+/* After the last pane of its agent with a smaller id (a new pane has the largest). */
+static void insert_pane(struct session *s, struct wpane *wp)
+{
+	int first = -1, after = -1;
+	for (int i = 0; i < s->npanes; i++) {
+		if (s->panes[i]->agent != wp->agent)
+			continue;
+		if (first < 0)
+			first = i;
+		if (s->panes[i]->id < wp->id)
+			after = i + 1;
+	}
+	int at = after >= 0 ? after : first >= 0 ? first : s->npanes;
+	s->panes = xrealloc(s->panes, (size_t)(s->npanes + 1) * sizeof *s->panes);
+	memmove(s->panes + at + 1, s->panes + at, (size_t)(s->npanes - at) * sizeof *s->panes);
+	s->panes[at] = wp;
+	s->npanes++;
+}
+
 struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *const *argv,
 				   const char *label, int rows, int cols, bool focus,
 				   bool sandboxed, char **cause)
@@ -287,7 +307,8 @@ struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *con
 	wp->session = s;
 	const char *base = strrchr(argv[0], '/');
 	wp->label = xstrdup(label ? label : base ? base + 1 : argv[0]);
-	wp->term = pane_new(rows, cols, s->scrollback, on_pane_event, wp);
+	wp->term = s->mirrors ? pane_mirror_new(rows, cols, s->scrollback, on_pane_event, wp)
+			      : pane_new(rows, cols, s->scrollback, on_pane_event, wp);
 
 	wp->last_output = now_ms();
 	char **extra = s->hooks.pane_env ? s->hooks.pane_env(s->ui, wp) : NULL;
@@ -322,19 +343,42 @@ struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *con
 		return NULL;
 	}
 
-	/* A new pane goes after the last pane of its agent. */
-	int at = s->npanes;
-	for (int i = 0; i < s->npanes; i++)
-		if (s->panes[i]->agent == a)
-			at = i + 1;
-	s->panes = xrealloc(s->panes, (size_t)(s->npanes + 1) * sizeof *s->panes);
-	memmove(s->panes + at + 1, s->panes + at, (size_t)(s->npanes - at) * sizeof *s->panes);
-	s->panes[at] = wp;
-	s->npanes++;
+	insert_pane(s, wp);
 	if (focus || s->focus == NULL)
 		session_set_focus(s, wp);
 	changed(s);
 	return wp;
+}
+
+struct wpane *session_adopt_pane(struct session *s, struct agent *a, struct pane *term, int id,
+				 const char *label, bool sandboxed)
+{
+	struct wpane *wp = xcalloc(1, sizeof *wp);
+	wp->id = id;
+	wp->sandboxed = sandboxed;
+	wp->agent = a;
+	wp->session = s;
+	wp->label = xstrdup(label ? label : "shell");
+	wp->term = term;
+	pane_set_hook(term, on_pane_event, wp);
+	wp->last_output = now_ms();
+	if (id >= s->next_pane_id)
+		s->next_pane_id = id + 1;
+	insert_pane(s, wp);
+	if (s->focus == NULL)
+		session_set_focus(s, wp);
+	changed(s);
+	return wp;
+}
+
+void session_set_next_pane_id(struct session *s, int id)
+{
+	s->next_pane_id = WRX_MAX(s->next_pane_id, id);
+}
+
+void session_set_mirrors(struct session *s, bool on)
+{
+	s->mirrors = on;
 }
 
 void session_close_pane(struct session *s, struct wpane *wp)
@@ -347,6 +391,8 @@ void session_close_pane(struct session *s, struct wpane *wp)
 	for (int k = 0; k < s->nagents; k++)
 		if (s->last_focus[k] == wp)
 			s->last_focus[k] = NULL;
+	if (s->hooks.pane_closing)
+		s->hooks.pane_closing(s->ui, wp);
 	if (s->focus == wp) {
 		s->focus = NULL;
 		if (s->npanes > 0)

@@ -57,6 +57,7 @@ struct wpane {
 	bool bell;               /* rang while not focused */
 	uint64_t last_output;    /* now_ms() of the last output */
 	bool sandboxed;          /* runs in the agent's sandbox (the pane_argv hook decides how) */
+	void *keeper;            /* the owner's: the connection to the pane's keeper, or NULL */
 	void *view;              /* owned by the UI (scroll state), freed through ui hook */
 };
 
@@ -82,12 +83,24 @@ struct session_hooks {
 	 * sockets later, use. 0, or -errno with *cause.
 	 */
 	int (*pane_start)(void *ui, struct wpane *wp, const struct pty_spawn *sp, char **cause);
+	/* The user closes wp (not the session ending): its program is to end too. */
+	void (*pane_closing)(void *ui, struct wpane *wp);
 };
 
 struct session *session_new(uv_loop_t *loop, const struct session_hooks *hooks, void *ui);
 void session_free(struct session *s);
 
 void session_set_scrollback(struct session *s, size_t lines);
+/* Pane ids from id on (a keeper of an earlier dashboard may hold lower ones). */
+void session_set_next_pane_id(struct session *s, int id);
+/* New panes are mirrors (pane_mirror_new) of panes another process emulates. */
+void session_set_mirrors(struct session *s, bool on);
+/*
+ * A pane that already runs (a keeper's mirror, taken over): it joins agent
+ * a with its own id, in id order among a's panes. The session owns term.
+ */
+struct wpane *session_adopt_pane(struct session *s, struct agent *a, struct pane *term, int id,
+				 const char *label, bool sandboxed);
 
 struct agent *session_add_agent(struct session *s, const char *handle, const char *path);
 /* Give a its recorded number, if no other agent has it. */

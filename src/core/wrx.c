@@ -3,6 +3,7 @@
  * the session's hooks, which the core answers itself (tokens, sandboxes,
  * notifications) before it tells its face (wrx.h).
  */
+#include "../keeper/proto.h"
 #include "wrx.h"
 
 #include "../git/git.h"
@@ -93,7 +94,8 @@ static void hook_pane_gone(void *data, struct wpane *wp)
 {
 	struct wrx *w = data;
 	bridge_pane_gone(w, wp);
-	sandbox_pane_gone(w, wp);
+	if (w->keeper_dir == NULL)
+		sandbox_pane_gone(w, wp);
 	if (w->hooks->pane_gone)
 		w->hooks->pane_gone(w->ui, wp);
 	wrx_relayout(w);
@@ -128,7 +130,26 @@ static int hook_pane_argv(void *data, struct wpane *wp, char *const *argv, char 
 	return sandbox_pane_argv(data, wp, argv, env, out, cause);
 }
 
+static int hook_pane_start(void *data, struct wpane *wp, const struct pty_spawn *sp, char **cause)
+{
+	struct wrx *w = data;
+	return w->keeper_dir ? keep_pane_start(w, wp, sp, cause)
+			     : pty_start(w->loop, wp->term, sp, cause);
+}
+
+/* The user closes the pane: its keeper, its program and its container end. */
+static void hook_pane_closing(void *data, struct wpane *wp)
+{
+	struct wrx *w = data;
+	if (w->keeper_dir == NULL)
+		return;
+	keep_pane_closing(w, wp);
+	sandbox_pane_gone(w, wp);
+}
+
 static const struct session_hooks session_hooks = {
+	.pane_start = hook_pane_start,
+	.pane_closing = hook_pane_closing,
 	.changed = hook_changed,
 	.pane_gone = hook_pane_gone,
 	.bell = hook_bell,
@@ -202,6 +223,18 @@ int wrx_open(struct wrx *w, uv_loop_t *loop, const struct wrx_opts *o,
 		w->self_exe = xstrdup("workrex");
 	w->s = session_new(loop, &session_hooks, w);
 	session_set_scrollback(w->s, w->cfg.scrollback);
+	if (o->keepers) {
+		w->keeper_dir = keeper_dir(w->root, cause);
+		if (w->keeper_dir == NULL) {
+			session_free(w->s);
+			config_free(&w->cfg);
+			free_identity(w);
+			return -EACCES;
+		}
+		session_set_mirrors(w->s, true);
+		w->helper = o->helper;
+		session_set_next_pane_id(w->s, keep_next_id(w));
+	}
 	return 0;
 }
 
@@ -216,6 +249,8 @@ int wrx_start(struct wrx *w, char **cause)
 	session_add_agent(w->s, base && base[1] ? base + 1 : w->root, w->cwd);
 	if (w->in_repo)
 		agents_load(w);
+	if (w->keeper_dir)
+		keep_attach(w);
 	sandbox_start(w);
 	return 0;
 }
@@ -229,6 +264,8 @@ void wrx_close(struct wrx *w)
 	sandbox_stop(w);
 	config_free(&w->cfg);
 	free_identity(w);
+	free(w->keeper_dir);
+	w->keeper_dir = NULL;
 }
 
 int wrx_config_reload(struct wrx *w, struct strlist *warnings, char **cause)

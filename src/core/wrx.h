@@ -58,6 +58,8 @@ struct wrx {
 	char *guest_bin;  /* owned: the static guest client */
 	char *session_id; /* owned: labels what this process starts */
 	int rpc_port;     /* the TCP listener's port, once a runtime needed one */
+	char *keeper_dir; /* owned: where the project's keepers listen; NULL: panes run here */
+	bool helper;      /* takes keepers over as a helper, not as their writer */
 	/* Colours the dashboard's terminal shows: 8, 16, 256, 1 << 24; 0 before it says. */
 	int display_colours;
 	bool quitting;
@@ -69,6 +71,8 @@ struct wrx_opts {
 	const char *cwd;         /* NULL: the current directory */
 	const char *config_file; /* --config, replaces the project file; NULL: search */
 	const char *self_exe;    /* NULL: this process's binary */
+	bool keepers;            /* panes run in keepers (keep.c), self_exe being workrex */
+	bool helper;             /* with keepers: a command's core, not the dashboard (keep.c) */
 };
 
 /*
@@ -106,6 +110,18 @@ void wrx_pane_size(struct wrx *w, int *rows, int *cols);
 void agents_load(struct wrx *w);
 /* Open a's panes (focus: focus one; cont: continue the agent's last session). */
 int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **cause);
+
+/* keep.c: panes held by keeper processes. */
+int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause);
+void keep_pane_closing(struct wrx *w, struct wpane *wp);
+/* Take over the project's running keepers as panes of their agents; how many. */
+int keep_attach(struct wrx *w);
+/* Until what the panes wrote reached their keepers (at most timeout_ms). */
+void keep_flush(struct wrx *w, int timeout_ms);
+/* The lowest pane id no keeper of the project has. */
+int keep_next_id(struct wrx *w);
+/* Tell a's keepers what it reported (status, title, note), for the next dashboard. */
+void keep_meta(struct wrx *w, struct agent *a);
 
 /* bridge.c: the RPC server, its tokens, and agents' requests into actions. */
 int bridge_start(struct wrx *w, char **cause);

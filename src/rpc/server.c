@@ -598,12 +598,19 @@ int rpc_server_token_add(struct rpc_server *s, int pane, const char *handle, cha
 	int rc = rpc_token_new(out);
 	if (rc < 0)
 		return rc;
+	return rpc_server_token_adopt(s, pane, handle, out);
+}
+
+int rpc_server_token_adopt(struct rpc_server *s, int pane, const char *handle, const char *token)
+{
+	if (!rpc_token_wellformed(token, strlen(token)))
+		return -EINVAL;
 	rpc_server_token_revoke(s, pane);
 	s->tokens = xrealloc(s->tokens, (s->ntokens + 1) * sizeof *s->tokens);
 	struct token *t = &s->tokens[s->ntokens++];
 	t->pane = pane;
 	t->handle = xstrdup(handle);
-	memcpy(t->token, out, RPC_TOKEN_LEN + 1);
+	memcpy(t->token, token, RPC_TOKEN_LEN + 1);
 	t->nconns = 0;
 	return 0;
 }

@@ -64,6 +64,8 @@ void rpc_server_unlisten(struct rpc_server *s, const char *path);
 
 /* A new token for pane (of agent handle) into out (RPC_TOKEN_LEN + 1 bytes). */
 int rpc_server_token_add(struct rpc_server *s, int pane, const char *handle, char *out);
+/* A token given out before (by an earlier dashboard: its pane's keeper kept it). */
+int rpc_server_token_adopt(struct rpc_server *s, int pane, const char *handle, const char *token);
 /* Forget pane's token and close the connections that used it. */
 void rpc_server_token_revoke(struct rpc_server *s, int pane);
 

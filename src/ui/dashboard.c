@@ -258,11 +258,20 @@ static void close_answer(struct ui *ui, const char *answer, void *arg)
 	}
 }
 
+/* Quit: every pane's program ends (its keeper with it); a detach leaves them running. */
+static void quit_all(struct ui *ui)
+{
+	struct session *s = ui->w->s;
+	while (session_pane_count(s) > 0)
+		session_close_pane(s, session_pane(s, session_pane_count(s) - 1));
+	dashboard_stop(ui);
+}
+
 static void quit_answer(struct ui *ui, const char *answer, void *arg)
 {
 	(void)arg;
 	if (answer && strcmp(answer, "y") == 0)
-		dashboard_stop(ui);
+		quit_all(ui);
 }
 
 static void focus_dir(struct ui *ui, int dx, int dy)
@@ -401,7 +410,7 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 	case ACT_QUIT: {
 		int running = session_running(s);
 		if (running == 0) {
-			dashboard_stop(ui);
+			quit_all(ui);
 		} else {
 			char *q = xasprintf("quit and end %d running program%s? (y/n)", running,
 					    running == 1 ? "" : "s");
@@ -410,6 +419,9 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 		}
 		break;
 	}
+	case ACT_DETACH:
+		dashboard_stop(ui);
+		break;
 	case ACT_SEND_PREFIX:
 		if (focus) {
 			int k = ui->w->cfg.prefix & ~WRX_K_META;
@@ -535,7 +547,7 @@ int dashboard_run(const struct dashboard_opts *opts)
 	tty_utf8_locale();
 	log_open();
 	uv_loop_t *loop = uv_default_loop();
-	struct wrx_opts o = {.config_file = opts->config_file};
+	struct wrx_opts o = {.config_file = opts->config_file, .keepers = true};
 	if (wrx_open(&core, loop, &o, &hooks, ui, &cause) < 0) {
 		fprintf(stderr, "workrex: %s\n", cause);
 		free(cause);
@@ -589,7 +601,9 @@ int dashboard_run(const struct dashboard_opts *opts)
 
 	ui->layout_dirty = true;
 	render_frame(ui); /* sizes the area before the first pane starts */
-	open_shell(ui, session_agent(ui->w->s, 0));
+	/* The project's own shell, unless a keeper still runs it. */
+	if (session_agent_panes(ui->w->s, session_agent(ui->w->s, 0)) == 0)
+		open_shell(ui, session_agent(ui->w->s, 0));
 	if (ui->w->cfg.untrusted_path)
 		trust_ask(ui);
 

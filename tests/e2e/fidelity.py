@@ -28,6 +28,8 @@ import os, re, shutil, subprocess, sys, tempfile, time, unicodedata
 WORKREX = os.environ.get("WORKREX") or sys.exit("set WORKREX to the binary under test")
 COLS, ROWS = 80, 24
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from keepers import end_keepers  # noqa: E402
 TMP = tempfile.mkdtemp(prefix="wrx-fidelity.")
 ENV = dict(os.environ)
 ENV.update(HOME=TMP + "/home", XDG_CONFIG_HOME=TMP + "/home/.config",
@@ -429,6 +431,7 @@ def run_case(case):
     finally:
         for s in sides:
             s.t.kill()
+        end_keepers(ENV["XDG_RUNTIME_DIR"])
         if case.get("agent"):
             os.unlink(AGENT_CONF)
             subprocess.run([WORKREX, "remove", "-f", "fid"], capture_output=True, env=ENV,
@@ -458,6 +461,7 @@ def main():
                 continue
             ok &= run_case(case)
     finally:
+        end_keepers(ENV["XDG_RUNTIME_DIR"])
         shutil.rmtree(TMP, ignore_errors=True)
     if TOTAL[1]:
         print("fidelity: %d of %d cells match (%.1f%%)" % (TOTAL[0], TOTAL[1],

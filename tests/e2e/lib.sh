@@ -31,10 +31,36 @@ start() {
 	tm set -g status off
 }
 
-# kill_server: end this test's tmux and wait until its socket is gone.
+# keepers: the pids of this test's keepers (started under its XDG_RUNTIME_DIR).
+keepers() {
+	local p
+	for p in $(pgrep -f -- '__keeper$' || true); do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
+			grep -qxF "XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR" && echo "$p"
+	done
+	return 0
+}
+# nkeepers N: exactly N of them run now (for until_ok).
+nkeepers() { [ "$(keepers | wc -l)" -eq "$1" ]; }
+# end_keepers: end them (a killed tmux only detaches workrex) and wait until they went.
+end_keepers() {
+	local i=0 left
+	left=$(keepers)
+	[ -n "$left" ] && kill $left 2>/dev/null
+	while [ -n "$(keepers)" ] && ((i < 100)); do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	left=$(keepers)
+	[ -n "$left" ] && kill -9 $left 2>/dev/null
+	return 0
+}
+
+# kill_server: end this test's tmux and keepers, and wait until its socket is gone.
 kill_server() {
 	local i=0
 	tm kill-server 2>/dev/null || true
+	end_keepers
 	while tm has-session 2>/dev/null && ((i < 100)); do
 		sleep 0.05
 		i=$((i + 1))
@@ -110,6 +136,7 @@ workrex_pid() { pgrep -f -n "^$WORKREX\$" || pgrep -n -x workrex; }
 
 stop() {
 	tm kill-server 2>/dev/null
+	end_keepers
 	rm -rf "$E2E_TMP"
 }
 

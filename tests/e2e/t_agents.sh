@@ -204,13 +204,15 @@ t_config_reload() {
 
 t_agents_survive_restart() {
 	make_repo
-	wrx add later -p "do it later" | grep -q 'no dashboard runs'
+	# With no dashboard, add starts the agent; the dashboard then shows it running.
+	wrx add later -p "do it later" | grep -q 'no dashboard runs; its agent does'
 	start_repo
 	wait_for '^ 2 later'
 	prefix q
 	wait_for 'quit and end'
 	keys y
 	wait_for 'WORKREX-EXITED 0'
+	until_ok 5 nkeepers 0
 	kill_server
 	start_repo
 	wait_for '^ 2 later'
@@ -237,12 +239,12 @@ t_overview_and_cli_queries() {
 	wait_for '^ 3 two'
 	prefix w
 	wait_for '# +AGENT +STATUS'
-	screen | grep -qE ' 2 +one +- +0 +host +one'
+	screen | grep -qE ' 2 +one +- +2 +host +one'
 	keys j j Enter
 	wait_gone '# +AGENT'
 	wait_for 'two:'
 	wrx status --json | grep -q '"handle":"two"'
-	wrx list | grep -qE '^two +two +- +host'
+	wrx list | grep -qE '^two +two +- +[a-z-]+ +host'
 	out=$(wrx wait two --timeout 0.5 2>&1 || true)
 	echo "$out" | grep -q "timed out before two reached 'done'"
 	# Bad input to the control socket gets an error, the dashboard carries on.
@@ -422,12 +424,12 @@ t_list_fits_80_columns() {
 	cat "$E2E_TMP/list" >&2
 	[ "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$E2E_TMP/list")" -le 80 ]
 	# Every agent in the worktree dir under its handle: no PATH column (--json has it).
-	grep -qE '^HANDLE +BRANCH +STATUS +BACKEND +AGE +UNMERGED$' "$E2E_TMP/list"
-	grep -qE '^feature-login-page +feature/login-page +- +host +[0-9]+s +0$' "$E2E_TMP/list"
+	grep -qE '^HANDLE +BRANCH +STATUS +PANES +BACKEND +AGE +UNMERGED$' "$E2E_TMP/list"
+	grep -qE '^feature-login-page +feature/login-page +- +running +host +[0-9]+s +0$' "$E2E_TMP/list"
 	# One elsewhere: PATH, relative to the project's parent directory.
 	git -C "$repo" worktree add -q -b odd "$E2E_TMP/work/elsewhere"
 	wrx list >"$E2E_TMP/list"
-	grep -qE '^HANDLE +BRANCH +STATUS +BACKEND +AGE +UNMERGED +PATH$' "$E2E_TMP/list"
+	grep -qE '^HANDLE +BRANCH +STATUS +PANES +BACKEND +AGE +UNMERGED +PATH$' "$E2E_TMP/list"
 	grep -qE '^elsewhere +odd +.* elsewhere$' "$E2E_TMP/list"
 }
 

@@ -171,11 +171,10 @@ t_unknown_key_is_a_warning() {
 	rm "$XDG_CONFIG_HOME/workrex/config.yaml"
 }
 
-t_terminal_hangup_ends_cleanly() {
+t_terminal_hangup_detaches() {
 	start 100 30
 	wait_for 'wrx\$'
-	# A background job in each of six panes: every shell must pass the
-	# hang-up on (one that got two SIGHUPs lost it now and then).
+	# A background job in each of six panes.
 	type_line 'sleep 1000 &'
 	for i in 2 3 4 5 6; do
 		prefix c
@@ -183,23 +182,33 @@ t_terminal_hangup_ends_cleanly() {
 		wait_for '│wrx\$ *$'
 		type_line 'sleep 1000 &'
 	done
-	# The jobs must have started before the hang-up, or there is nothing to pass on.
 	for _ in $(seq 50); do
 		[ "$(pgrep -c -f '^sleep 1000$')" -ge 6 ] && break
 		sleep 0.1
 	done
 	wait_for '^ +6 bash'
 	pid=$(workrex_pid)
+	# A closed terminal is a detach: the dashboard goes, its programs stay.
 	kill -HUP "$pid"
 	wait_for 'WORKREX-EXITED 0'
-	# The panes' programs got the hang-up too (bash passes it on to its jobs).
+	sleep 0.5
+	[ "$(pgrep -c -f '^sleep 1000$')" -ge 6 ]
+	[ "$(keepers | wc -l)" -eq 6 ]
+	# The next dashboard has all six; quitting it ends them, and the
+	# hang-up reaches every job (bash passes it on).
+	tm kill-server
+	start 100 30
+	wait_for '^ +6 bash'
+	prefix q
+	wait_for 'quit and end 6 running programs'
+	keys y
+	wait_for 'WORKREX-EXITED 0'
 	for _ in $(seq 100); do
-		pgrep -f '^sleep 1000$' >/dev/null || return 0
+		pgrep -f '^sleep 1000$' >/dev/null || { [ -z "$(keepers)" ]; return; }
 		sleep 0.1
 	done
-	echo "--- sleep 1000 outlived the dashboard (pid $pid):" >&2
+	echo "--- sleep 1000 outlived the quit:" >&2
 	ps -eo pid,ppid,pgid,sid,stat,etime,cmd | grep -E 'sleep 1000|workrex|bash' | grep -v grep >&2
-	screen >&2
 	pkill -f '^sleep 1000$'
 	false
 }
@@ -221,5 +230,5 @@ run_test "invalid UTF-8" t_invalid_utf8
 run_test "escape intermediates before [ or a string introducer do not freeze it" t_intermediates_do_not_freeze
 run_test "malformed config is a clear error" t_bad_config_is_a_clear_error
 run_test "unknown config key is a warning; prefix rebinds" t_unknown_key_is_a_warning
-run_test "SIGHUP ends the dashboard and its programs" t_terminal_hangup_ends_cleanly
+run_test "SIGHUP detaches; the next dashboard has the programs; quit ends them" t_terminal_hangup_detaches
 run_test "a terminal that stops reading: the dashboard waits, nothing lost" t_slow_terminal

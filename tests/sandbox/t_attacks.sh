@@ -123,7 +123,7 @@ t_rpc_spawn_and_merge() {
 	grep -q 'rc=1' "$w/spawn-existing.txt"
 	grep -q 'may only spawn on a new branch' "$w/spawn-existing.txt"
 	grep -q 'rc=0' "$w/spawn.txt"
-	wrx list | grep -qE '^spawned +spawned +- +container '
+	wrx list | grep -qE '^spawned +spawned +- +[a-z-]+ +container '
 	local ws
 	ws=$(cd "$repo/../proj__worktrees/spawned" && pwd)
 	# From the base, not from the caller's branch.

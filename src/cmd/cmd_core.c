@@ -1,0 +1,89 @@
+/*
+ * cmd_core.c - a command's own core, when no dashboard runs.
+ *
+ * The verbs a dashboard does for commands (open, close, send, capture,
+ * list, ...) are the core's (core/actions.c). With no dashboard, a
+ * command that finds the project's keepers running, or that opens an
+ * agent, makes a core in this process for its one request: it takes the
+ * keepers over as a helper (keep.c), does the verb, and lets them go on.
+ * So every command works with or without a dashboard, one way.
+ */
+#include "cmd.h"
+
+#include "../core/actions.h"
+#include "../core/wrx.h"
+#include "../keeper/proto.h"
+#include "../rpc/control.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static bool has_keepers(const char *root)
+{
+	char *cause = NULL;
+	char *dir = keeper_dir(root, &cause);
+	free(cause);
+	DIR *d = dir ? opendir(dir) : NULL;
+	bool any = false;
+	struct dirent *e;
+	while (d && !any && (e = readdir(d)) != NULL)
+		any = atoi(e->d_name) > 0 && strstr(e->d_name, ".sock");
+	if (d)
+		closedir(d);
+	free(dir);
+	return any;
+}
+
+bool cmd_dashboard_runs(struct cmd_ctx *ctx)
+{
+	char *cause = NULL;
+	char *path = control_path(ctx->repo ? repo_root(ctx->repo) : ctx->cwd, &cause);
+	free(cause);
+	if (path == NULL)
+		return false;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+	free(path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool up = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+	if (fd >= 0)
+		close(fd);
+	return up;
+}
+
+bool cmd_core_wanted(struct cmd_ctx *ctx, json_object *req)
+{
+	json_object *v;
+	const char *verb =
+		json_object_object_get_ex(req, "cmd", &v) ? json_object_get_string(v) : "";
+	return !strcmp(verb, "open") || has_keepers(ctx->repo ? repo_root(ctx->repo) : ctx->cwd);
+}
+
+int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **cause)
+{
+	signal(SIGPIPE, SIG_IGN); /* a keeper that went costs a write EPIPE, not us our life */
+	uv_loop_t loop;
+	uv_loop_init(&loop);
+	struct wrx w;
+	struct wrx_opts o = {
+		.cwd = ctx->cwd, .config_file = ctx->config_file, .keepers = true, .helper = true};
+	int rc = wrx_open(&w, &loop, &o, NULL, NULL, cause);
+	if (rc == 0 && (rc = wrx_start(&w, cause)) < 0)
+		wrx_close(&w);
+	if (rc == 0) {
+		*reply = actions_control(req, &w);
+		keep_flush(&w, 2000);
+		w.quitting = true;
+		wrx_close(&w);
+	}
+	uv_run(&loop, UV_RUN_NOWAIT);
+	uv_loop_close(&loop);
+	return rc;
+}

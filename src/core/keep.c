@@ -1,0 +1,237 @@
+/*
+ * keep.c - the core's panes live in keepers (keeper/): starting a pane's
+ * keeper, taking over the keepers a project already has, ending them.
+ *
+ * A pane of the session is a mirror; its keeper owns the pty and the
+ * program. The core ending (a quit, a detach, a crash, a lost terminal)
+ * closes only connections: the keepers and their programs go on, and the
+ * next dashboard takes them over, with their screens, history, tokens and
+ * what the agents last reported. Only a user's close, remove or merge
+ * (session_close_pane) ends a keeper.
+ */
+#include "../keeper/client.h"
+#include "../keeper/keeper.h"
+#include "../keeper/proto.h"
+#include "../rpc/server.h"
+#include "../util/log.h"
+#include "../util/util.h"
+#include "wrx.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static json_object *strv_json(char *const *v)
+{
+	json_object *a = json_object_new_array();
+	for (; v && *v; v++)
+		json_object_array_add(a, json_object_new_string(*v));
+	return a;
+}
+
+static void keeper_went(struct keeper_conn *c, const char *why, void *data)
+{
+	struct wpane *wp = data;
+	(void)c;
+	log_msg("pane %d (%s): its keeper went%s%s", wp->id, wp->agent->handle, why ? ": " : "",
+		why ? why : "");
+}
+
+/* What the agent last reported, for its keeper to give the next dashboard. */
+void keep_meta(struct wrx *w, struct agent *a)
+{
+	json_object *m = json_object_new_object();
+	json_object_object_add(m, "status", json_object_new_string(status_word(a->status)));
+	if (a->title)
+		json_object_object_add(m, "title", json_object_new_string(a->title));
+	if (a->note)
+		json_object_object_add(m, "note", json_object_new_string(a->note));
+	const char *s = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN);
+	for (int i = 0; i < session_pane_count(w->s); i++) {
+		struct wpane *wp = session_pane(w->s, i);
+		if (wp->agent == a && wp->keeper)
+			keeper_conn_send(wp->keeper, KM_META, s, strlen(s));
+	}
+	json_object_put(m);
+}
+
+static void meta_apply(struct wrx *w, struct agent *a, const char *meta)
+{
+	json_object *m = meta ? json_tokener_parse(meta) : NULL, *v;
+	if (m == NULL)
+		return;
+	enum wrx_status st;
+	if (json_object_object_get_ex(m, "status", &v) &&
+	    status_parse_reached(json_object_get_string(v), &st) == 0)
+		session_set_status(w->s, a, st);
+	if (json_object_object_get_ex(m, "title", &v))
+		session_set_title(w->s, a, json_object_get_string(v));
+	if (json_object_object_get_ex(m, "note", &v) && a->note == NULL)
+		a->note = xstrdup(json_object_get_string(v));
+	json_object_put(m);
+}
+
+int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause)
+{
+	if (w->keeper_dir == NULL) {
+		*cause = xstrdup("no directory for keepers");
+		return -ENOENT;
+	}
+	char *path = keeper_path(w->keeper_dir, wp->id, cause);
+	if (path == NULL)
+		return -ENAMETOOLONG;
+	json_object *spec = json_object_new_object();
+	json_object_object_add(spec, "argv", strv_json(sp->argv));
+	if (sp->cwd)
+		json_object_object_add(spec, "cwd", json_object_new_string(sp->cwd));
+	json_object_object_add(spec, "env", strv_json(sp->env));
+	json_object_object_add(spec, "rows", json_object_new_int(pane_rows(wp->term)));
+	json_object_object_add(spec, "cols", json_object_new_int(pane_cols(wp->term)));
+	json_object_object_add(spec, "scrollback", json_object_new_int((int)w->cfg.scrollback));
+	json_object_object_add(spec, "socket", json_object_new_string(path));
+	json_object_object_add(spec, "pane", json_object_new_int(wp->id));
+	json_object_object_add(spec, "handle", json_object_new_string(wp->agent->handle));
+	json_object_object_add(spec, "label", json_object_new_string(wp->label));
+	json_object_object_add(spec, "sandboxed", json_object_new_boolean(wp->sandboxed));
+	json_object_object_add(
+		spec, "agent_pane",
+		json_object_new_boolean(session_agent_pane(w->s, wp->agent) == NULL));
+	int rc = keeper_start(w->self_exe, spec, cause);
+	json_object_put(spec);
+	struct keeper_info info;
+	int fd =
+		rc < 0 ? rc
+		       : keeper_open(path, w->helper ? "helper" : "writer", wp->term, &info, cause);
+	free(path);
+	if (fd < 0)
+		return fd;
+	wp->keeper = keeper_conn_new(w->loop, fd, wp->term, keeper_went, wp);
+	keeper_conn_set_pid(wp->keeper, info.keeper_pid);
+	keeper_info_free(&info);
+	return 0;
+}
+
+void keep_pane_closing(struct wrx *w, struct wpane *wp)
+{
+	(void)w;
+	if (wp->keeper)
+		keeper_conn_kill(wp->keeper);
+}
+
+/* A keeper whose agent is gone (its worktree removed while no dashboard ran): ended. */
+static void end_orphan(int fd, const struct keeper_info *info)
+{
+	log_msg("keeper of pane %d (%s): no such agent any more: ended", info->pane,
+		info->handle ? info->handle : "?");
+	if (keeper_send(fd, KM_KILL, NULL, 0) < 0 && info->keeper_pid > 0)
+		kill(info->keeper_pid, SIGTERM);
+}
+
+/* Take over the keeper at path: 1 adopted, 0 not one (stale, orphan), -1 error. */
+static int take_over(struct wrx *w, const char *path)
+{
+	char *cause = NULL;
+	struct keeper_info info;
+	int fd = keeper_open(path, "query", NULL, &info, &cause);
+	if (fd < 0) {
+		if (fd == -ECONNREFUSED || fd == -ENOENT) {
+			unlink(path); /* its keeper died without cleaning up */
+			free(cause);
+			return 0;
+		}
+		log_msg("%s", cause);
+		free(cause);
+		return -1;
+	}
+	struct agent *a = info.handle ? session_find_agent(w->s, info.handle) : NULL;
+	if (a == NULL || session_find_pane(w->s, info.pane)) {
+		end_orphan(fd, &info);
+		close(fd);
+		keeper_info_free(&info);
+		return 0;
+	}
+	close(fd);
+	struct pane *m = pane_mirror_new(24, 80, w->cfg.scrollback, NULL, NULL);
+	struct keeper_info live;
+	fd = keeper_open(path, w->helper ? "helper" : "writer", m, &live, &cause);
+	if (fd < 0) {
+		log_msg("%s", cause);
+		free(cause);
+		pane_free(m);
+		keeper_info_free(&info);
+		return -1;
+	}
+	struct wpane *wp = session_adopt_pane(w->s, a, m, live.pane, live.label, live.sandboxed);
+	wp->keeper = keeper_conn_new(w->loop, fd, m, keeper_went, wp);
+	keeper_conn_set_pid(wp->keeper, live.keeper_pid);
+	if (live.token && w->rpc)
+		rpc_server_token_adopt(w->rpc, wp->id, a->handle, live.token);
+	meta_apply(w, a, live.meta);
+	keeper_info_free(&live);
+	keeper_info_free(&info);
+	return 1;
+}
+
+static int by_number(const void *x, const void *y)
+{
+	return atoi(*(char *const *)x) - atoi(*(char *const *)y);
+}
+
+int keep_attach(struct wrx *w)
+{
+	if (w->keeper_dir == NULL)
+		return 0;
+	DIR *d = opendir(w->keeper_dir);
+	if (d == NULL)
+		return 0;
+	struct strlist names = {0};
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name);
+		if (n > 5 && !strcmp(e->d_name + n - 5, ".sock") && atoi(e->d_name) > 0)
+			strlist_add(&names, e->d_name);
+	}
+	closedir(d);
+	qsort(names.v, names.n, sizeof *names.v, by_number);
+	int n = 0;
+	for (size_t i = 0; i < names.n; i++) {
+		char *path = xasprintf("%s/%s", w->keeper_dir, names.v[i]);
+		n += take_over(w, path) > 0;
+		free(path);
+	}
+	strlist_free(&names);
+	if (n)
+		wrx_relayout(w);
+	return n;
+}
+
+int keep_next_id(struct wrx *w)
+{
+	int next = 1;
+	DIR *d = w->keeper_dir ? opendir(w->keeper_dir) : NULL;
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL)
+		next = WRX_MAX(next, atoi(e->d_name) + 1);
+	if (d)
+		closedir(d);
+	return next;
+}
+
+void keep_flush(struct wrx *w, int timeout_ms)
+{
+	uint64_t end = now_ms() + (uint64_t)timeout_ms;
+	for (;;) {
+		bool pending = false;
+		for (int i = 0; i < session_pane_count(w->s); i++) {
+			struct wpane *wp = session_pane(w->s, i);
+			pending = pending || (wp->keeper && keeper_conn_pending(wp->keeper));
+		}
+		if (!pending || now_ms() >= end)
+			return;
+		uv_run(w->loop, UV_RUN_NOWAIT);
+		usleep(2000);
+	}
+}

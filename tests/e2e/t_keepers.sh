@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# Agents outlive the dashboard: each pane's program runs in a keeper. A
+# killed or detached dashboard loses nothing; the next one shows every
+# pane as it is, history and all; commands work with no dashboard; one
+# keeper's death costs one pane; close, remove and merge leave no keeper.
+. "$(dirname "$0")/lib.sh"
+trap stop EXIT
+
+git_env
+
+N=400
+# An agent that counts (every 20 ms) and then is a shell: typing works.
+counter_agent() {
+	cat >"$E2E_TMP/counter" <<-EOF
+		#!/bin/bash
+		for i in \$(seq 1 $N); do echo "count \$i"; sleep 0.02; done
+		echo COUNTED
+		PS1='cnt\$ ' exec bash --norc -i
+	EOF
+	chmod +x "$E2E_TMP/counter"
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: %s\npanes:\n  - command: <agent>\n' "$E2E_TMP/counter" \
+		>"$XDG_CONFIG_HOME/workrex/config.yaml"
+}
+
+# The count the agent c shows last (its history and screen, from its keeper).
+last_count() { wrx capture c | grep -oE '^count [0-9]+' | tail -1 | cut -d' ' -f2; }
+counted_past() { test "$(last_count)" -gt "$1"; }
+
+# A dashboard in a new tmux window of the same server: "another terminal".
+restart_elsewhere() {
+	tm new-window -c "$repo" "env TERM=tmux-256color PATH='$PATH' $WORKREX; echo WORKREX-EXITED \$?; sleep 30"
+}
+
+# What the agent's history must be: every count once, in order, then the end.
+history_is_whole() {
+	wrx capture c >"$E2E_TMP/cap"
+	{ seq 1 $N | sed 's/^/count /'; echo COUNTED; } >"$E2E_TMP/want"
+	head -n $((N + 1)) "$E2E_TMP/cap" | diff -u "$E2E_TMP/want" - >&2
+}
+
+# How the pane ends: kill (kill -9 of the dashboard) or detach (prefix d).
+counter_survives() {
+	local how=$1
+	make_repo
+	counter_agent
+	start_repo 120 36
+	wait_for 'C-b \? help'
+	wrx add c >/dev/null
+	wait_for '│count 20'
+	prefix z
+	local before
+	before=$(last_count)
+	if [ "$how" = kill ]; then
+		kill -9 "$(workrex_pid)"
+	else
+		prefix d
+	fi
+	wait_for 'WORKREX-EXITED'
+	sleep 1
+	# It counted on while no dashboard ran.
+	local meanwhile
+	meanwhile=$(last_count)
+	((meanwhile > before + 20)) || { echo "count $before then $meanwhile" >&2; false; }
+	restart_elsewhere
+	wait_for 'C-b \? help'
+	wait_for '^ 2 c'
+	prefix 2
+	prefix z
+	wait_for '│COUNTED' 20
+	wait_for '│cnt\$'
+	history_is_whole
+	# The screen is the end of it, as tmux would show it.
+	screen | grep -E '│count [0-9]+ *$' | tail -3 | grep -qE "count $N *$"
+	type_line 'echo typed-$((6*7))'
+	wait_for '│typed-42'
+}
+
+t_kill_dashboard() { counter_survives kill; }
+t_detach() { counter_survives detach; }
+
+# vim and less, full screen: the same screen before and after, and the keys still reach them.
+t_full_screen_programs() {
+	make_repo
+	seq 1 500 | sed 's/^/text line /' >"$repo/long.txt"
+	git -C "$repo" add long.txt
+	git -C "$repo" commit -qm long
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\npanes:\n  - command: <agent>\n  - command: less -R long.txt\n' \
+		>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 120 36
+	wait_for 'C-b \? help'
+	wrx add v >/dev/null
+	wait_for '│text line 15$'
+	# vim in v's first pane (focused), less at its end in the second.
+	type_line 'vim -u NONE -N +"set nu" long.txt'
+	wait_for '│ *1 text line 1$'
+	keys 200G
+	wait_for '│ *200 text line 200'
+	prefix o
+	keys G
+	wait_for '│text line 500'
+	prefix o
+	prefix o
+	wrx capture v --screen >"$E2E_TMP/before"
+	grep -q 'text line 200' "$E2E_TMP/before"
+	kill -9 "$(workrex_pid)"
+	wait_for 'WORKREX-EXITED'
+	restart_elsewhere
+	wait_for '^ 2 v'
+	prefix 2
+	wait_for '│ *200 text line 200'
+	wrx capture v --screen >"$E2E_TMP/after"
+	diff -u "$E2E_TMP/before" "$E2E_TMP/after" >&2
+	# Detached again, and back: less still at its end, vim still takes keys.
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	tm kill-window
+	restart_elsewhere
+	wait_for '^ 2 v'
+	prefix 2
+	wait_for '│text line 500'
+	keys ':q' Enter
+	wait_for '│wrx\$|│.*\$ *$'
+}
+
+# add with no dashboard: the agent runs; send and capture reach it; a dashboard shows it.
+t_add_without_dashboard() {
+	make_repo
+	counter_agent
+	wrx add c -p 'count for me' >"$E2E_TMP/out"
+	grep -q 'created c' "$E2E_TMP/out"
+	until_ok 10 counted_past 10
+	until_ok 20 sh -c "cd '$repo' && '$WORKREX' capture c | grep -q COUNTED"
+	until_ok 5 sh -c "cd '$repo' && '$WORKREX' capture c | grep -q 'cnt\\$'"
+	wrx send c 'echo sent-$((40+2))'
+	until_ok 5 sh -c "cd '$repo' && '$WORKREX' capture c | grep -qx 'sent-42'"
+	wrx list | grep -qE '^c +c +- +running '
+	start_repo 120 36
+	wait_for '^ 2 c'
+	prefix 2
+	prefix z
+	wait_for '│sent-42'
+	history_is_whole
+}
+
+# kill -9 of one keeper: its pane says so, the other pane and the dashboard go on.
+t_one_keeper_dies() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 120 36
+	wait_for 'C-b \? help'
+	wrx add k >/dev/null
+	wait_for '^ +3 shell'
+	[ "$(keepers | wc -l)" -eq 3 ]
+	# The newest keeper: k's shell pane.
+	local victim
+	victim=$(pgrep -n -f -- '__keeper$')
+	kill -9 "$victim"
+	wait_for '\[keeper gone\]'
+	[ "$(keepers | wc -l)" -eq 2 ]
+	# The rest still works.
+	prefix 1
+	type_line 'echo still-$((1+1))'
+	wait_for '│still-2'
+	workrex_pid >/dev/null
+}
+
+# close, remove and merge end the agents' keepers; nothing is left but the home shell's.
+t_no_keeper_leaks() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 120 36
+	wait_for 'C-b \? help'
+	for a in one two three; do
+		wrx add $a >/dev/null
+		wait_for "^ +[0-9] $a"
+	done
+	until_ok 5 nkeepers 7
+	wrx close one
+	until_ok 5 nkeepers 5
+	wrx remove -f two
+	until_ok 5 nkeepers 3
+	echo three >"$repo/../proj__worktrees/three/three.txt" 2>/dev/null ||
+		echo three >"$(wrx path three)/three.txt"
+	git -C "$(wrx path three)" add three.txt
+	git -C "$(wrx path three)" commit -qm three
+	wrx merge three >/dev/null
+	until_ok 5 nkeepers 1
+	# And with no dashboard: remove ends the keepers itself.
+	wrx add four >/dev/null
+	wait_for '^ +[0-9] four'
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	[ "$(keepers | wc -l)" -eq 3 ]
+	wrx remove -f four
+	until_ok 5 nkeepers 1
+}
+
+run_test "kill -9 of the dashboard: the agent counts on; history whole; typing works" t_kill_dashboard
+run_test "prefix d detaches: the agent counts on; history whole; typing works" t_detach
+run_test "vim and less survive a killed and a detached dashboard, screens as they were" t_full_screen_programs
+run_test "add with no dashboard starts the agent; send, capture, list; a dashboard shows it" t_add_without_dashboard
+run_test "kill -9 of one keeper ends one pane; the rest goes on" t_one_keeper_dies
+run_test "close, remove and merge end their keepers, with or without a dashboard" t_no_keeper_leaks
