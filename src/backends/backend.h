@@ -38,7 +38,8 @@ struct backend_pane {
 	const char *session;         /* this dashboard's id, a label on what it starts */
 	const char *git_name;        /* the host's user.name and user.email, or NULL */
 	const char *git_email;
-	bool tty; /* the pane is a terminal (-t) */
+	bool tty;         /* the pane is a terminal (-t) */
+	const char *name; /* stop_argv: the container by this name (a keeper's), not n's */
 };
 
 struct backend {
@@ -112,9 +113,10 @@ char *container_image(const struct config *cfg, const char *agent);
 char *container_name(const char *handle, int n, const char *session);
 /*
  * A command (argv) that removes this project's containers not started by
- * session: for a dashboard that died. Empty when no runtime is installed.
+ * session, but those named in keep (their keepers run them): for a
+ * dashboard, or a keeper, that died. Empty when no runtime is installed.
  */
 void container_cleanup_argv(const struct config *cfg, const char *project_root, const char *session,
-			    struct strlist *out);
+			    const struct strlist *keep, struct strlist *out);
 
 #endif

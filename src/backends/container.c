@@ -689,7 +689,7 @@ static void container_stop_argv(const struct backend_pane *p, struct strlist *ou
 	const char *rt = container_runtime(p->cfg);
 	if (rt == NULL)
 		return;
-	char *name = container_name(p->handle, p->n, p->session);
+	char *name = p->name ? xstrdup(p->name) : container_name(p->handle, p->n, p->session);
 	add(out, rt);
 	if (is_apple(rt)) {
 		add(out, "delete");
@@ -705,25 +705,31 @@ static void container_stop_argv(const struct backend_pane *p, struct strlist *ou
 }
 
 void container_cleanup_argv(const struct config *cfg, const char *project_root, const char *session,
-			    struct strlist *out)
+			    const struct strlist *keep, struct strlist *out)
 {
 	const char *rt = container_runtime(cfg);
 	if (rt == NULL || is_apple(rt) || !path_has(rt))
 		return;
-	/* Remove this project's containers that another (dead) dashboard started. */
+	/*
+	 * Remove this project's containers that another dashboard started,
+	 * unless a keeper still runs them (their names follow: $5...).
+	 */
 	add(out, "/bin/sh");
 	add(out, "-c");
-	add(out,
-	    "\"$1\" ps -a --filter \"label=workrex.project=$2\" "
-	    "--format '{{.Names}} {{index .Labels \"workrex.session\"}}' | "
-	    "while read -r n s; do [ \"$s\" = \"$3\" ] || \"$1\" rm -f $4 \"$n\" >/dev/null 2>&1; "
-	    "done");
+	add(out, "rt=$1 project=$2 session=$3 time=$4; shift 4; keep=\" $* \"; "
+		 "\"$rt\" ps -a --filter \"label=workrex.project=$project\" "
+		 "--format '{{.Names}} {{index .Labels \"workrex.session\"}}' | "
+		 "while read -r n s; do [ \"$s\" = \"$session\" ] && continue; "
+		 "case $keep in *\" $n \"*) continue ;; esac; "
+		 "\"$rt\" rm -f $time \"$n\" >/dev/null 2>&1; done");
 	add(out, "workrex-cleanup");
 	add(out, rt);
 	add(out, project_root);
 	add(out, session);
 	/* podman waits 10 s for a container that ignores SIGTERM; nobody waits for these. */
 	add(out, strcmp(rt, "podman") == 0 ? "--time=0" : "");
+	for (size_t i = 0; keep && i < keep->n; i++)
+		add(out, keep->v[i]);
 }
 
 const struct backend backend_container = {

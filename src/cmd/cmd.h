@@ -63,6 +63,8 @@ int cmd_path(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_rename(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_rebase(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_sync_files(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_attach(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_watch(struct cmd_ctx *ctx, int argc, char **argv);
 
 /* Does the agent run in a sandbox: its own choice (add -S / --no-sandbox), else the config's. */
 bool cmd_sandboxed(const struct cmd_ctx *ctx, const struct agent_rec *a);

@@ -66,6 +66,13 @@ bool cmd_core_wanted(struct cmd_ctx *ctx, json_object *req)
 	return !strcmp(verb, "open") || has_keepers(ctx->repo ? repo_root(ctx->repo) : ctx->cwd);
 }
 
+static void close_any(uv_handle_t *h, void *arg)
+{
+	(void)arg;
+	if (!uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
 int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **cause)
 {
 	signal(SIGPIPE, SIG_IGN); /* a keeper that went costs a write EPIPE, not us our life */
@@ -83,7 +90,9 @@ int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **
 		w.quitting = true;
 		wrx_close(&w);
 	}
-	uv_run(&loop, UV_RUN_NOWAIT);
+	/* Every handle closed, so that no signal libuv set up outlives its loop. */
+	uv_walk(&loop, close_any, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
 	uv_loop_close(&loop);
 	return rc;
 }

@@ -96,6 +96,8 @@ int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp,
 	json_object_object_add(spec, "handle", json_object_new_string(wp->agent->handle));
 	json_object_object_add(spec, "label", json_object_new_string(wp->label));
 	json_object_object_add(spec, "sandboxed", json_object_new_boolean(wp->sandboxed));
+	if (wp->container)
+		json_object_object_add(spec, "container", json_object_new_string(wp->container));
 	json_object_object_add(
 		spec, "agent_pane",
 		json_object_new_boolean(session_agent_pane(w->s, wp->agent) == NULL));
@@ -169,6 +171,15 @@ static int take_over(struct wrx *w, const char *path)
 	keeper_conn_set_pid(wp->keeper, live.keeper_pid);
 	if (live.token && w->rpc)
 		rpc_server_token_adopt(w->rpc, wp->id, a->handle, live.token);
+	if (live.container) {
+		wp->container = xstrdup(live.container);
+		strlist_add(&w->kept_containers, live.container);
+	}
+	/* Its container mounts the agent's socket: listened on again, as when it started. */
+	if (live.sandboxed && sandbox_agent_socket(w, a, &cause) < 0) {
+		wrx_message(w, true, "%s: %s", a->handle, cause);
+		free(cause);
+	}
 	meta_apply(w, a, live.meta);
 	keeper_info_free(&live);
 	keeper_info_free(&info);

@@ -60,9 +60,10 @@ void sandbox_start(struct wrx *w)
 	bool any = w->cfg.sandbox.enabled;
 	for (int i = 0; i < session_agent_count(w->s); i++)
 		any = any || session_agent(w->s, i)->sandbox == 1;
-	if (any && w->in_repo) {
+	/* A command's core (keep.c's helper) lives a moment: the dashboard cleans up. */
+	if (any && w->in_repo && !w->helper) {
 		struct strlist argv = {0};
-		container_cleanup_argv(&w->cfg, w->root, w->session_id, &argv);
+		container_cleanup_argv(&w->cfg, w->root, w->session_id, &w->kept_containers, &argv);
 		run_detached(w, &argv);
 		strlist_free(&argv);
 	}
@@ -70,13 +71,14 @@ void sandbox_start(struct wrx *w)
 
 void sandbox_stop(struct wrx *w)
 {
+	strlist_free(&w->kept_containers);
 	free(w->session_id);
 	free(w->guest_bin);
 	w->session_id = w->guest_bin = NULL;
 }
 
 /* The agent's own socket, in its own 0700 directory: what its containers mount. */
-static int agent_socket(struct wrx *w, struct agent *a, char **cause)
+int sandbox_agent_socket(struct wrx *w, struct agent *a, char **cause)
 {
 	if (a->rpc_dir)
 		return 0;
@@ -146,7 +148,7 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 				   w->cfg.sandbox.backend);
 		return -ENOTSUP;
 	}
-	int rc = agent_socket(w, a, cause);
+	int rc = sandbox_agent_socket(w, a, cause);
 	if (rc < 0)
 		return rc;
 	struct backend_git git;
@@ -193,6 +195,10 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 	memcpy(v, run.v, run.n * sizeof *v);
 	free(run.v);
 	*out = v;
+	if (b == &backend_container) {
+		free(wp->container);
+		wp->container = container_name(a->handle, wp->id, w->session_id);
+	}
 	return 0;
 }
 
@@ -201,7 +207,13 @@ void sandbox_pane_gone(struct wrx *w, struct wpane *wp)
 	const struct backend *b = pane_backend(w, wp);
 	if (b == NULL || b == &backend_host)
 		return;
-	struct backend_pane p = {.cfg = &w->cfg, .handle = wp->agent->handle, .n = wp->id};
+	struct backend_pane p = {
+		.cfg = &w->cfg,
+		.handle = wp->agent->handle,
+		.n = wp->id,
+		.session = w->session_id,
+		.name = wp->container,
+	};
 	struct strlist argv = {0};
 	b->stop_argv(&p, &argv);
 	run_detached(w, &argv);

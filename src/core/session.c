@@ -65,6 +65,7 @@ static void pane_release(struct session *s, struct wpane *wp)
 		s->hooks.pane_gone(s->ui, wp);
 	pane_free(wp->term);
 	free(wp->label);
+	free(wp->container);
 	free(wp);
 }
 

@@ -58,6 +58,7 @@ struct wpane {
 	uint64_t last_output;    /* now_ms() of the last output */
 	bool sandboxed;          /* runs in the agent's sandbox (the pane_argv hook decides how) */
 	void *keeper;            /* the owner's: the connection to the pane's keeper, or NULL */
+	char *container;         /* owned: the container it runs in, by name, or NULL */
 	void *view;              /* owned by the UI (scroll state), freed through ui hook */
 };
 

@@ -12,6 +12,7 @@
 #define WRX_WRX_H
 
 #include "../config/config.h"
+#include "../util/util.h"
 #include "session.h"
 
 #include <stdbool.h>
@@ -60,6 +61,7 @@ struct wrx {
 	int rpc_port;     /* the TCP listener's port, once a runtime needed one */
 	char *keeper_dir; /* owned: where the project's keepers listen; NULL: panes run here */
 	bool helper;      /* takes keepers over as a helper, not as their writer */
+	struct strlist kept_containers; /* containers keepers run: not a dead dashboard's */
 	/* Colours the dashboard's terminal shows: 8, 16, 256, 1 << 24; 0 before it says. */
 	int display_colours;
 	bool quitting;
@@ -137,5 +139,7 @@ bool sandbox_pane_wanted(struct wrx *w, const struct agent *a, bool agent_pane);
 int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *const *env,
 		      char ***out, char **cause);
 void sandbox_pane_gone(struct wrx *w, struct wpane *wp);
+/* The agent's own RPC socket (its containers mount its directory), listened on. */
+int sandbox_agent_socket(struct wrx *w, struct agent *a, char **cause);
 
 #endif

@@ -305,6 +305,8 @@ static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
 	b->len = c->in.cap - c->in.len - 1;
 }
 
+static void io_resize(void *ctx, int rows, int cols);
+
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
 	struct keeper_conn *c = s->data;
@@ -323,6 +325,11 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 		if (type == KM_UPDATE && c->mirror) {
 			if (sync_apply(c->mirror, data, len) < 0)
 				r = -1;
+		} else if (type == KM_ROLE && c->mirror && len == 6 && !memcmp(data, "writer", 6)) {
+			/* Ours again: the size is ours too. */
+			int rows, cols;
+			pane_mirror_wanted(c->mirror, &rows, &cols);
+			io_resize(c, rows, cols);
 		} else if (type == KM_BYE) {
 			char *why = xstrndup(data, len);
 			uv_read_stop(s);

@@ -51,6 +51,7 @@ struct client {
 	struct sync_since since;
 	int events;   /* PANE_EV_* since its last update */
 	bool pending; /* skipped while full: send when it drains */
+	bool demoted; /* a writer another took over from: writes again after it */
 	bool closing;
 	struct client *next;
 };
@@ -92,6 +93,8 @@ static void on_client_closed(uv_handle_t *h)
 	free(c);
 }
 
+static void set_role(struct client *c, enum role role, bool demoted);
+
 static void client_close(struct client *c)
 {
 	if (c->closing)
@@ -102,6 +105,13 @@ static void client_close(struct client *c)
 		pp = &(*pp)->next;
 	if (*pp)
 		*pp = c->next;
+	/* The writer went: the one it took over from (the newest such) writes again. */
+	if (c->role == ROLE_WRITER)
+		for (struct client *o = c->k->clients; o; o = o->next)
+			if (o->demoted && !o->closing) {
+				set_role(o, ROLE_WRITER, false);
+				break;
+			}
 	uv_close((uv_handle_t *)&c->h, on_client_closed);
 }
 
@@ -245,6 +255,15 @@ static void hello_to(struct client *c)
 	json_object_put(h);
 }
 
+/* A writer taken over watches meanwhile (KM_ROLE tells it), and writes again after. */
+static void set_role(struct client *c, enum role role, bool demoted)
+{
+	c->role = role;
+	c->demoted = demoted;
+	const char *word = role == ROLE_WRITER ? "writer" : "observer";
+	send_frame(c, KM_ROLE, word, strlen(word));
+}
+
 static void on_hello(struct client *c, const char *data, size_t len)
 {
 	char *s = xstrndup(data, len);
@@ -264,14 +283,9 @@ static void on_hello(struct client *c, const char *data, size_t len)
 		  : !strcmp(role, "observer") ? ROLE_OBSERVER
 					      : ROLE_QUERY;
 	if (c->role == ROLE_WRITER)
-		for (struct client *o2 = c->k->clients, *next; o2; o2 = next) {
-			next = o2->next;
-			if (o2 != c && o2->role == ROLE_WRITER) {
-				const char *why = "another client took over";
-				send_frame(o2, KM_BYE, why, strlen(why));
-				client_close(o2);
-			}
-		}
+		for (struct client *o2 = c->k->clients; o2; o2 = o2->next)
+			if (o2 != c && o2->role == ROLE_WRITER)
+				set_role(o2, ROLE_OBSERVER, true);
 	hello_to(c);
 	if (c->role >= ROLE_OBSERVER)
 		send_update(c);

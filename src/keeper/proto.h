@@ -22,6 +22,7 @@
  *              "sandboxed", "agent_pane", "token", "meta", "exited", "status"}
  *   KM_UPDATE what changed in the pane (sync.h); the first is all of it
  *   KM_BYE    text: why the keeper closes this connection
+ *   KM_ROLE   "observer": another writer took over; "writer": it went
  */
 #ifndef WRX_KEEPER_PROTO_H
 #define WRX_KEEPER_PROTO_H
@@ -46,6 +47,7 @@ enum keeper_msg {
 	KM_META,
 	KM_SEEN,
 	KM_KILL,
+	KM_ROLE,
 };
 
 /* Append a frame to out. */

@@ -46,6 +46,7 @@ struct pane {
 	struct wrx_cell **mrows;
 	bool *mwrapped;
 	int mrow, mcol;
+	int want_rows, want_cols; /* a mirror's size as its owner last asked */
 	int rows, cols;
 	struct sb *sb;
 	size_t sb_limit;
@@ -377,7 +378,15 @@ static void resize(struct pane *p, int rows, int cols, bool tell)
 
 void pane_resize(struct pane *p, int rows, int cols)
 {
+	p->want_rows = rows;
+	p->want_cols = cols;
 	resize(p, rows, cols, true);
+}
+
+void pane_mirror_wanted(const struct pane *p, int *rows, int *cols)
+{
+	*rows = p->want_rows ? p->want_rows : p->rows;
+	*cols = p->want_cols ? p->want_cols : p->cols;
 }
 
 void pane_mirror_size(struct pane *p, int rows, int cols)

@@ -176,6 +176,8 @@ struct pane_state {
 	int events; /* PANE_EV_BELL, _OUTPUT, _DAMAGE there since the last state */
 };
 struct sb *pane_mirror_scrollback(struct pane *p); /* NULL unless a mirror */
+/* The size its owner last asked for (pane_resize), whatever the emulator's is. */
+void pane_mirror_wanted(const struct pane *p, int *rows, int *cols);
 /* The emulator's size: as pane_resize, without telling the io. */
 void pane_mirror_size(struct pane *p, int rows, int cols);
 void pane_mirror_row(struct pane *p, int row, const struct wrx_cell *cells, bool wrapped);

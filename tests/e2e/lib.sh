@@ -35,7 +35,7 @@ start() {
 keepers() {
 	local p
 	for p in $(pgrep -f -- '__keeper$' || true); do
-		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
+		tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" |
 			grep -qxF "XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR" && echo "$p"
 	done
 	return 0
@@ -56,16 +56,20 @@ end_keepers() {
 	return 0
 }
 
-# kill_server: end this test's tmux and keepers, and wait until its socket is gone.
-kill_server() {
+# kill_tmux: end this test's tmux (its workrex detaches) and wait until its socket is gone.
+kill_tmux() {
 	local i=0
 	tm kill-server 2>/dev/null || true
-	end_keepers
 	while tm has-session 2>/dev/null && ((i < 100)); do
 		sleep 0.05
 		i=$((i + 1))
 	done
 	rm -f "/tmp/tmux-$(id -u)/$SOCK"
+}
+# kill_server: end this test's tmux and its keepers.
+kill_server() {
+	kill_tmux
+	end_keepers
 }
 
 # A git repository to run agents in: make_repo creates $repo afresh (and

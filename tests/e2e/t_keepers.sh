@@ -199,9 +199,44 @@ t_no_keeper_leaks() {
 	until_ok 5 nkeepers 1
 }
 
+# attach and watch from another terminal, while the dashboard runs.
+t_attach_and_watch() {
+	make_repo
+	counter_agent
+	start_repo 120 36
+	wait_for 'C-b \? help'
+	wrx add c >/dev/null
+	wait_for '│COUNTED' 20
+	# attach: the pane in a window of its own, its size; typing reaches the program.
+	tm new-window -c "$repo" "env TERM=tmux-256color $WORKREX attach c; echo ATTACH-EXITED; sleep 30"
+	until_ok 10 sh -c "tmux -L $SOCK capture-pane -p -t :1 | grep -q 'cnt\\$'"
+	tm send-keys -t :1 -l 'echo attached-$((6*7))'
+	tm send-keys -t :1 Enter
+	until_ok 10 sh -c "tmux -L $SOCK capture-pane -p -t :1 | grep -qx 'attached-42'"
+	# The dashboard watched meanwhile.
+	until_ok 10 sh -c "cd '$repo' && '$WORKREX' capture c | grep -qx 'attached-42'"
+	# C-b d detaches it; the dashboard writes again.
+	tm send-keys -t :1 C-b d
+	until_ok 10 sh -c "tmux -L $SOCK capture-pane -p -t :1 | grep -q 'detached from c'"
+	tm select-window -t :0
+	prefix 2
+	type_line 'echo back-$((6*7))'
+	wait_for '│back-42'
+	# watch: it shows, and nothing typed there reaches the program.
+	tm new-window -c "$repo" "env TERM=tmux-256color $WORKREX watch c; echo WATCH-EXITED; sleep 30"
+	until_ok 10 sh -c "tmux -L $SOCK capture-pane -p -t :2 | grep -q 'back-42'"
+	tm send-keys -t :2 -l 'echo watched-$((6*7))'
+	tm send-keys -t :2 Enter
+	sleep 1
+	wrx capture c | not grep -q 'watched-42'
+	tm send-keys -t :2 q
+	until_ok 10 sh -c "tmux -L $SOCK capture-pane -p -t :2 | grep -q WATCH-EXITED"
+}
+
 run_test "kill -9 of the dashboard: the agent counts on; history whole; typing works" t_kill_dashboard
 run_test "prefix d detaches: the agent counts on; history whole; typing works" t_detach
 run_test "vim and less survive a killed and a detached dashboard, screens as they were" t_full_screen_programs
 run_test "add with no dashboard starts the agent; send, capture, list; a dashboard shows it" t_add_without_dashboard
+run_test "attach takes typing from another terminal, C-b d gives it back; watch only looks" t_attach_and_watch
 run_test "kill -9 of one keeper ends one pane; the rest goes on" t_one_keeper_dies
 run_test "close, remove and merge end their keepers, with or without a dashboard" t_no_keeper_leaks

@@ -196,7 +196,7 @@ t_terminal_hangup_detaches() {
 	[ "$(keepers | wc -l)" -eq 6 ]
 	# The next dashboard has all six; quitting it ends them, and the
 	# hang-up reaches every job (bash passes it on).
-	tm kill-server
+	kill_tmux
 	start 100 30
 	wait_for '^ +6 bash'
 	prefix q

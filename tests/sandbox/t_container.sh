@@ -94,35 +94,44 @@ t_sandboxed_agent_sees_only_its_work() {
 	until_ok 20 eval '! containers | grep -q "^wrx-box-"' || { containers >&2; return 1; }
 }
 
-t_containers_of_a_killed_dashboard_are_removed() {
+t_sandboxed_agent_outlives_the_dashboard() {
 	make_repo
 	global_config "  enabled: true"
 	start_repo 140 40
 	wait_for 'wrx\$'
 	wrx add box -b >/dev/null
 	until_ok 30 eval 'containers | grep -q "^wrx-box-"'
-	# The agent ignores the hangup its pane's end sends.
+	local name
+	name=$(containers | grep '^wrx-box-')
+	wrx send box 'echo before-$((6*7))'
+	until_ok 30 eval 'wrx capture box | grep -q before-42'
+	# A killed dashboard: the agent goes on in the same container.
+	kill -9 "$(workrex_pid)"
+	wait_for 'WORKREX-EXITED'
+	sleep 2
+	[ "$(containers)" = "$name" ]
+	podman inspect -f '{{.State.Running}}' "$name" | grep -qx true
+	kill_tmux
+	start_repo 140 40
+	# Taken over, not opened again: its history, the same container, and
+	# its RPC socket is listened on again (status from inside shows).
+	wait_for '^ 2 box'
+	wrx capture box | grep -q before-42
+	wrx send box 'echo inside-$((6*7)); workrex set-status waiting'
+	until_ok 30 eval 'wrx capture box | grep -q inside-42' || { wrx capture box >&2; return 1; }
+	wait_for '◆ box ▣'
+	[ "$(containers)" = "$name" ]
+	# A keeper that dies leaves its container to the next start, which removes it.
 	wrx send box "trap '' HUP TERM; exec sleep 600"
 	sleep 1
+	kill -9 $(keepers)
+	until_ok 10 nkeepers 0
 	kill -9 "$(workrex_pid)"
-	sleep 2
-	echo "after kill -9: $(containers | tr '\n' ' ')"
-	kill_server
-	local left
-	left=$(containers)
+	wait_for 'WORKREX-EXITED'
+	kill_tmux
 	start_repo 140 40
 	wait_for 'wrx\$'
-	# Opened at once, while the dead one's container still stands: the new
-	# pane's container is its own, never a name still taken.
-	prefix 2
-	wait_for '^ 2 box ▣'
-	wrx send box 'echo inside-$((6*7))'
-	until_ok 30 eval 'wrx capture box | grep -q inside-42' ||
-		{ wrx capture box >&2; return 1; }
-	wrx capture box | not grep -q 'already in use'
-	# The new dashboard removes what the dead one left, and only that.
-	until_ok 30 eval '! containers | grep -qxF "$left"' || { containers >&2; return 1; }
-	containers | grep -q '^wrx-box-'
+	until_ok 30 eval '! containers | grep -qxF "$name"' || { containers >&2; return 1; }
 }
 
 # refused "CONFIG LINES..." MESSAGE: with this global config, a sandboxed
@@ -171,7 +180,7 @@ t_sandbox_commands() {
 	plant_secrets
 	global_config
 	wrx add box -S -b >/dev/null
-	wrx list | grep -qE '^box +box +- +container '
+	wrx list | grep -qE '^box +box +- +[a-z-]+ +container '
 	local w
 	w=$(cd "$repo/../proj__worktrees/box" && pwd)
 	# init-dockerfile writes out the built-in one, and refuses to overwrite it.
@@ -302,8 +311,8 @@ t_sandbox_commits_merge_three_ways() {
 	inside_commit q one q.txt
 	inside_commit q two q2.txt
 	wrx list >"$E2E_TMP/list"
-	grep -qE '^m +m +- +container .* 1$' "$E2E_TMP/list"
-	grep -qE '^q +q +- +container .* 2$' "$E2E_TMP/list"
+	grep -qE '^m +m +- +[a-z-]+ +container .* 1$' "$E2E_TMP/list"
+	grep -qE '^q +q +- +[a-z-]+ +container .* 2$' "$E2E_TMP/list"
 	git -C "$repo" log -1 --format='%s|%an' q | grep -qx 'two|Host User'
 	wrx merge m >/dev/null
 	git -C "$repo" log -1 --format=%s main | grep -qx "Merge branch 'm'"
@@ -333,7 +342,7 @@ t_sandbox_commits_merge_three_ways() {
 }
 
 run_test "a sandboxed agent sees only its work: secrets hidden, git metadata read-only, commits land, status works" t_sandboxed_agent_sees_only_its_work
-run_test "containers left by a killed dashboard are removed at the next start" t_containers_of_a_killed_dashboard_are_removed
+run_test "a sandboxed agent outlives a killed dashboard in its container; a dead keeper's container goes" t_sandboxed_agent_outlives_the_dashboard
 run_test "a sandbox holding another agent's token cannot speak for it" t_no_agent_speaks_for_another
 run_test "a known agent in a sandbox: approval flag, read-only settings, a private ~/.claude.json; none of it on the host" t_known_agent_in_a_sandbox
 run_test "sandbox init-dockerfile, build (from the dashboard's command line), shell, doctor" t_sandbox_commands
