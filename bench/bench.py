@@ -26,12 +26,23 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
       columns (every line wraps) and widened back, every line checked
       (bench/reflow.c, in process), against tmux's resize-window of a pane
       holding the same history (less a tmux command's own round trip).
+  (k) attach: a dashboard started on a project whose 20 panes' keepers
+      each hold 10,000 lines of history, until its first frame is on the
+      outer terminal (every pane taken over, history and all), against the
+      same start with no keepers; and tmux attach to a server with 20
+      such windows.
+
+Every workrex pane runs in a keeper (issue 14): (a), (d) go through one;
+(b) counts the keepers' wake-ups too; (c) adds up their memory.
 
 Sections can be named (`bench.py c d`). To look into a failure:
 WRX_BENCH_KEEP=1 keeps the scratch directory (the dashboards' logs),
 WRX_BENCH_GDB=1 prints the stuck program's stack when a wait times out.
 """
 import os, pty, random, select, signal, statistics, subprocess, sys, tempfile, threading, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e"))
+from keepers import end_keepers, keepers  # noqa: E402
 
 WORKREX = os.environ.get("WORKREX") or sys.exit("set WORKREX to the binary")
 ROWS, COLS = 40, 120
@@ -109,21 +120,25 @@ class Term:
     def send(self, b):
         os.write(self.fd, b)
 
-    def close(self):
-        try:
-            os.kill(self.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            os.waitpid(self.pid, 0)
-        except ChildProcessError:
-            pass
+    def close(self, keep=False):
+        # A signalled dashboard detaches: its keepers go on until ended here.
+        if self.pid > 0:
+            try:
+                os.kill(self.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            try:
+                os.waitpid(self.pid, 0)
+            except ChildProcessError:
+                pass
         # The reader must be done before the fd is closed: a later pty gets the
         # same number, and a reader still running would steal its output (what
         # looked like a dashboard that stopped drawing, in earlier runs).
         self.reader.join(10)
         if not self.reader.is_alive():
             os.close(self.fd)
+        if not keep:
+            end_keepers(TMP)
 
 
 def env_for(shell):
@@ -201,6 +216,18 @@ def rss_kb(pid):
         for line in f:
             if line.startswith("VmRSS"):
                 return int(line.split()[1])
+    return 0
+
+
+def pss_kb(pid):
+    """Proportional set size: shared pages (the binary, libc) counted once overall."""
+    try:
+        with open("/proc/%d/smaps_rollup" % pid) as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
     return 0
 
 
@@ -282,7 +309,12 @@ def bench_idle():
         w.send(b"\x02c")
         time.sleep(0.3)
     time.sleep(2)
+    ks = keepers(TMP)
+    k0 = [proc_stat(k) for k in ks]
     wc, ws = measure_idle(pid_of_workrex(w))
+    k1 = [proc_stat(k) for k in ks]
+    kc = sum(b[0] - a[0] for a, b in zip(k0, k1))
+    kw = sum(b[1] - a[1] for a, b in zip(k0, k1))
     w.close()
     t = start_tmux("/bin/sh")
     for _ in range(7):
@@ -291,8 +323,9 @@ def bench_idle():
     time.sleep(2)
     tc, tsw = measure_idle(tmux_server_pid())
     stop_tmux(t)
-    print("(b) idle, 8 panes, 10 s: workrex %.3f s CPU, %d wake-ups; tmux %.3f s CPU, %d "
-          "wake-ups (goal: zero wake-ups)" % (wc, ws, tc, tsw))
+    print("(b) idle, 8 panes, 10 s: workrex %.3f s CPU, %d wake-ups, its %d keepers %.3f s CPU, "
+          "%d wake-ups; tmux %.3f s CPU, %d wake-ups (goal: zero wake-ups)"
+          % (wc, ws, len(ks), kc, kw, tc, tsw))
 
 
 # ---- (c) memory ----------------------------------------------------------------
@@ -307,7 +340,11 @@ def bench_rss():
         w.send(b"\x02c")
         time.sleep(0.3)
     time.sleep(4)
-    wr = rss_kb(pid_of_workrex(w))
+    wd = rss_kb(pid_of_workrex(w))
+    ks = keepers(TMP)
+    kr = [rss_kb(k) for k in ks]
+    wr = wd + sum(kr)
+    wp = pss_kb(pid_of_workrex(w)) + sum(pss_kb(k) for k in ks)
     w.close()
     t = start_tmux(sh)
     for _ in range(15):
@@ -315,9 +352,13 @@ def bench_rss():
     time.sleep(4)
     spid = tmux_server_pid()
     tr = rss_kb(spid) + rss_kb(t.pid)
+    tp = pss_kb(spid) + pss_kb(t.pid)
     stop_tmux(t)
-    print("(c) RSS, 16 panes x 10000 lines of history: workrex %.1f MB, tmux %.1f MB "
-          "(server + client), ratio %s" % (wr / 1024, tr / 1024, ratio(wr, tr)))
+    print("(c) RSS, 16 panes x 10000 lines of history: workrex %.1f MB (dashboard %.1f MB + "
+          "%d keepers, %.1f MB each), tmux %.1f MB (server + client), ratio %s; PSS workrex "
+          "%.1f MB, tmux %.1f MB, ratio %s"
+          % (wr / 1024, wd / 1024, len(kr), statistics.mean(kr) / 1024 if kr else 0,
+             tr / 1024, ratio(wr, tr), wp / 1024, tp / 1024, ratio(wp, tp)))
 
 
 # ---- (d) latency ---------------------------------------------------------------
@@ -702,11 +743,70 @@ def bench_reflow():
                               tn, tw, hist, ratio(wn + ww, tn + tw)))
 
 
+# ---- (k) attach --------------------------------------------------------------
+
+def detach(w):
+    """prefix d: the dashboard exits by itself, its keepers stay."""
+    w.send(b"\x02d")
+    os.waitpid(w.pid, 0)
+    w.pid = -1
+    w.close(keep=True)
+
+
+def bench_attach():
+    panes, lines = 20, 10000
+    line = "line %g of the attach benchmark: words, a path /usr/lib/x, \033[31mred\033[0m, 12345"
+    sh = script("attach.sh", "seq -f '%s' 1 %d; exec sleep 1000" % (line, lines))
+    # 20 panes with their history, then a detach (C-b d): the keepers stay.
+    w = start_workrex(sh)
+    w.wait_for(b"C-b ? help")
+    for _ in range(panes - 1):
+        w.send(b"\x02c")
+        time.sleep(0.2)
+    deadline = time.monotonic() + 120
+    while len(keepers(TMP)) < panes and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(3)  # every seq done
+    detach(w)
+    runs, empty = [], []
+    for _ in range(5):
+        t0 = time.monotonic()
+        w = start_workrex(sh)
+        runs.append((w.wait_for(b"C-b ? help", timeout=60) - t0) * 1000)
+        detach(w)
+    n = len(keepers(TMP))
+    end_keepers(TMP)
+    for _ in range(5):
+        t0 = time.monotonic()
+        w = start_workrex("/bin/sh")
+        empty.append((w.wait_for(b"C-b ? help", timeout=60) - t0) * 1000)
+        w.close()
+    # tmux: a server with 20 such windows, and a client attaching to it.
+    t = start_tmux(sh)
+    for _ in range(panes - 1):
+        tmux("new-window", "-d", sh)
+    time.sleep(3)
+    stop_tmux_client = t
+    tr = []
+    for _ in range(5):
+        t0 = time.monotonic()
+        a = Term(["tmux", "-L", SOCK, "-f", "/dev/null", "attach"], env_for(sh))
+        tr.append((a.wait_for(b"line 10000 of the attach", timeout=60) - t0) * 1000)
+        tmux("detach-client", "-a")
+        a.close(keep=True)
+    stop_tmux(stop_tmux_client)
+    wm, em, tm = statistics.median(runs), statistics.median(empty), statistics.median(tr)
+    print("(k) attach to %d keepers x %d lines of history: dashboard start to first frame %.0f ms "
+          "(%.0f ms with no keepers: %.0f ms for taking them over); tmux attach %.0f ms; "
+          "runs %s (goal < 200 ms)" % (n, lines, wm, em, wm - em, tm,
+                                       " ".join("%.0f" % x for x in runs)))
+
+
 def main():
     for tool in ("tmux",):
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
-    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]
+    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"]
     # The repositories made here need no identity or settings of the machine's.
     os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
@@ -733,8 +833,11 @@ def main():
             bench_import()
         if "j" in which:
             bench_reflow()
+        if "k" in which:
+            bench_attach()
     finally:
         tmux("kill-server")
+        end_keepers(TMP)
         if os.environ.get("WRX_BENCH_KEEP"):
             print("bench: kept %s (logs in state/workrex/)" % TMP)
         else:

@@ -94,6 +94,11 @@ bool cmd_core_wanted(struct cmd_ctx *ctx, json_object *req);
 /* Does a dashboard of the project listen on its control socket? */
 bool cmd_dashboard_runs(struct cmd_ctx *ctx);
 int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **cause);
+/* The same for an agent door's verb, as the pane `pane` (a host pane's hook, detached). */
+int cmd_core_agent(struct cmd_ctx *ctx, const char *verb, json_object *args, int pane,
+		   json_object **reply, char **cause);
+/* Somebody listens on the unix socket at path. */
+bool control_live(const char *path);
 /* {"cmd": verb, "handle", "path", "branch"} for an agent; caller puts. */
 json_object *cmd_agent_request(const char *verb, const struct agent_rec *a);
 int cmd_notify(struct cmd_ctx *ctx, const char *what, const char *verb, const struct agent_rec *a,

@@ -41,20 +41,26 @@ static bool has_keepers(const char *root)
 	return any;
 }
 
+bool control_live(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof sa.sun_path)
+		return false;
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool up = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+	if (fd >= 0)
+		close(fd);
+	return up;
+}
+
 bool cmd_dashboard_runs(struct cmd_ctx *ctx)
 {
 	char *cause = NULL;
 	char *path = control_path(ctx->repo ? repo_root(ctx->repo) : ctx->cwd, &cause);
 	free(cause);
-	if (path == NULL)
-		return false;
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+	bool up = path && control_live(path);
 	free(path);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	bool up = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-	if (fd >= 0)
-		close(fd);
 	return up;
 }
 
@@ -73,7 +79,48 @@ static void close_any(uv_handle_t *h, void *arg)
 		uv_close(h, NULL);
 }
 
+struct agent_call {
+	const char *verb;
+	json_object *args;
+	int pane;
+	json_object *reply;
+};
+
+static void took_reply(struct wrx *w, json_object *r, void *arg)
+{
+	(void)w;
+	((struct agent_call *)arg)->reply = r;
+}
+
+static void do_request(struct wrx *w, json_object *req, struct agent_call *ac, json_object **reply)
+{
+	if (ac == NULL) {
+		*reply = actions_control(req, w);
+		return;
+	}
+	/* The agent door, for the pane the caller runs in (only its own agent's verbs). */
+	actions_call(w, ac->verb, ac->args, DOOR_AGENT, ac->pane, took_reply, ac);
+	*reply = ac->reply;
+}
+
+static int core(struct cmd_ctx *ctx, json_object *req, struct agent_call *ac, json_object **reply,
+		char **cause);
+
+int cmd_core_agent(struct cmd_ctx *ctx, const char *verb, json_object *args, int pane,
+		   json_object **reply, char **cause)
+{
+	struct agent_call ac = {.verb = verb, .args = args, .pane = pane};
+	*reply = NULL;
+	return core(ctx, NULL, &ac, reply, cause);
+}
+
 int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **cause)
+{
+	return core(ctx, req, NULL, reply, cause);
+}
+
+static int core(struct cmd_ctx *ctx, json_object *req, struct agent_call *ac, json_object **reply,
+		char **cause)
 {
 	signal(SIGPIPE, SIG_IGN); /* a keeper that went costs a write EPIPE, not us our life */
 	uv_loop_t loop;
@@ -85,7 +132,7 @@ int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **
 	if (rc == 0 && (rc = wrx_start(&w, cause)) < 0)
 		wrx_close(&w);
 	if (rc == 0) {
-		*reply = actions_control(req, &w);
+		do_request(&w, req, ac, reply);
 		keep_flush(&w, 2000);
 		w.quitting = true;
 		wrx_close(&w);

@@ -100,6 +100,13 @@ int bridge_start(struct wrx *w, char **cause)
 	if (w->sock_path == NULL)
 		return -EINVAL;
 	w->rpc = rpc_server_new(w->loop, &ops, w);
+	/*
+	 * A command's core (keep.c's helper) does not listen: commands run
+	 * side by side, and none is a dashboard. The tokens it gives new panes
+	 * are the next dashboard's (their keepers keep them).
+	 */
+	if (w->helper)
+		return 0;
 	int rc = rpc_server_listen_unix(w->rpc, w->sock_path, true, NULL, cause);
 	if (rc < 0) {
 		rpc_server_free(w->rpc);

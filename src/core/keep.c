@@ -9,6 +9,7 @@
  * what the agents last reported. Only a user's close, remove or merge
  * (session_close_pane) ends a keeper.
  */
+#include "../git/private.h"
 #include "../keeper/client.h"
 #include "../keeper/keeper.h"
 #include "../keeper/proto.h"
@@ -19,6 +20,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +76,58 @@ static void meta_apply(struct wrx *w, struct agent *a, const char *meta)
 	json_object_put(m);
 }
 
+/*
+ * An agent whose agent pane a keeper runs is marked in its host-only
+ * directory (which, unlike the runtime directory, outlives a reboot):
+ * a marked agent with no keeper at the next start lost it to a reboot or
+ * a crash, and is opened again with its resume flag. Closing the pane
+ * (close, remove, merge, quit) takes the mark away.
+ */
+static char *mark_path(struct wrx *w, const struct agent *a, bool create)
+{
+	char *dir = private_agent_dir(w->root, a->handle, create);
+	char *f = dir ? xasprintf("%s/kept", dir) : NULL;
+	free(dir);
+	return f;
+}
+
+static void mark(struct wrx *w, const struct agent *a, bool on)
+{
+	if (!a->worktree)
+		return;
+	char *f = mark_path(w, a, on);
+	if (f && on) {
+		int fd = open(f, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			close(fd);
+	} else if (f) {
+		unlink(f);
+	}
+	free(f);
+}
+
+void keep_resume(struct wrx *w)
+{
+	if (w->keeper_dir == NULL || w->helper)
+		return;
+	for (int i = 0; i < session_agent_count(w->s); i++) {
+		struct agent *a = session_agent(w->s, i);
+		if (!a->worktree || session_agent_panes(w->s, a) > 0)
+			continue;
+		char *f = mark_path(w, a, false);
+		bool lost = f && access(f, F_OK) == 0;
+		free(f);
+		if (!lost)
+			continue;
+		char *cause = NULL;
+		log_msg("%s: its keepers are gone (a reboot?): opened again, resuming", a->handle);
+		if (agents_open(w, a, false, true, &cause) < 0) {
+			wrx_message(w, true, "%s: %s", a->handle, cause);
+			free(cause);
+		}
+	}
+}
+
 int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause)
 {
 	if (w->keeper_dir == NULL) {
@@ -98,6 +152,12 @@ int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp,
 	json_object_object_add(spec, "sandboxed", json_object_new_boolean(wp->sandboxed));
 	if (wp->container)
 		json_object_object_add(spec, "container", json_object_new_string(wp->container));
+	/* Its agent's socket, which the keeper serves while no dashboard does. */
+	if (wp->sandboxed && wp->agent->rpc_dir && session_agent_pane(w->s, wp->agent) == NULL) {
+		char *rs = xasprintf("%s/rpc.sock", wp->agent->rpc_dir);
+		json_object_object_add(spec, "rpc_socket", json_object_new_string(rs));
+		free(rs);
+	}
 	json_object_object_add(
 		spec, "agent_pane",
 		json_object_new_boolean(session_agent_pane(w->s, wp->agent) == NULL));
@@ -113,14 +173,17 @@ int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp,
 	wp->keeper = keeper_conn_new(w->loop, fd, wp->term, keeper_went, wp);
 	keeper_conn_set_pid(wp->keeper, info.keeper_pid);
 	keeper_info_free(&info);
+	if (session_agent_pane(w->s, wp->agent) == NULL)
+		mark(w, wp->agent, true);
 	return 0;
 }
 
 void keep_pane_closing(struct wrx *w, struct wpane *wp)
 {
-	(void)w;
 	if (wp->keeper)
 		keeper_conn_kill(wp->keeper);
+	if (session_agent_pane(w->s, wp->agent) == wp)
+		mark(w, wp->agent, false);
 }
 
 /* A keeper whose agent is gone (its worktree removed while no dashboard ran): ended. */
@@ -176,7 +239,7 @@ static int take_over(struct wrx *w, const char *path)
 		strlist_add(&w->kept_containers, live.container);
 	}
 	/* Its container mounts the agent's socket: listened on again, as when it started. */
-	if (live.sandboxed && sandbox_agent_socket(w, a, &cause) < 0) {
+	if (live.sandboxed && !w->helper && sandbox_agent_socket(w, a, &cause) < 0) {
 		wrx_message(w, true, "%s: %s", a->handle, cause);
 		free(cause);
 	}

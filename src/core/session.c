@@ -387,13 +387,13 @@ void session_close_pane(struct session *s, struct wpane *wp)
 	int i = session_pane_index(s, wp);
 	if (i < 0)
 		return;
+	if (s->hooks.pane_closing)
+		s->hooks.pane_closing(s->ui, wp);
 	memmove(s->panes + i, s->panes + i + 1, (size_t)(s->npanes - i - 1) * sizeof *s->panes);
 	s->npanes--;
 	for (int k = 0; k < s->nagents; k++)
 		if (s->last_focus[k] == wp)
 			s->last_focus[k] = NULL;
-	if (s->hooks.pane_closing)
-		s->hooks.pane_closing(s->ui, wp);
 	if (s->focus == wp) {
 		s->focus = NULL;
 		if (s->npanes > 0)

@@ -120,6 +120,8 @@ void keep_pane_closing(struct wrx *w, struct wpane *wp);
 int keep_attach(struct wrx *w);
 /* Until what the panes wrote reached their keepers (at most timeout_ms). */
 void keep_flush(struct wrx *w, int timeout_ms);
+/* Agents whose keepers went with a reboot: opened again with their resume flag. */
+void keep_resume(struct wrx *w);
 /* The lowest pane id no keeper of the project has. */
 int keep_next_id(struct wrx *w);
 /* Tell a's keepers what it reported (status, title, note), for the next dashboard. */

@@ -12,6 +12,8 @@
  */
 #include "keeper.h"
 
+#include "../rpc/server.h"
+#include "../rpc/status.h"
 #include "../term/pane.h"
 #include "../term/pty.h"
 #include "../util/util.h"
@@ -69,9 +71,30 @@ struct keeper {
 	char *sock;
 	json_object *hello; /* what clients are told */
 	char *meta;         /* KM_META's JSON, or NULL */
+	/*
+	 * A sandboxed agent pane's RPC socket (its container mounts it): the
+	 * dashboard serves it; while none is the writer, the keeper does, for
+	 * this pane's token only, and records status, title and notes in meta.
+	 */
+	char *rpc_sock;
+	char *token, *handle;
+	int pane_id;
+	struct rpc_server *rpc;
+	uv_timer_t rpc_retry;
+	int rpc_tries;
 };
 
 static void flush(struct keeper *k);
+static void rpc_serve(struct keeper *k);
+static void rpc_leave(struct keeper *k);
+
+static bool has_writer(const struct keeper *k)
+{
+	for (const struct client *c = k->clients; c; c = c->next)
+		if (c->role == ROLE_WRITER && !c->closing)
+			return true;
+	return false;
+}
 
 /* Enough of an error pipe to say one line and go. */
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -112,19 +135,22 @@ static void client_close(struct client *c)
 				set_role(o, ROLE_WRITER, false);
 				break;
 			}
+	if (!has_writer(c->k))
+		rpc_serve(c->k);
 	uv_close((uv_handle_t *)&c->h, on_client_closed);
 }
 
 struct wreq {
 	uv_write_t req;
 	struct client *c;
-	char data[];
+	char *data; /* owned */
 };
 
 static void on_written(uv_write_t *req, int status)
 {
 	struct wreq *w = (struct wreq *)req;
 	struct client *c = w->c;
+	free(w->data);
 	free(w);
 	if (c->closing)
 		return;
@@ -138,13 +164,16 @@ static void on_written(uv_write_t *req, int status)
 	}
 }
 
-static void send_raw(struct client *c, const char *data, size_t len)
+/* Send f's bytes, which the write takes (f is left empty). */
+static void send_buf(struct client *c, struct buf *f)
 {
-	struct wreq *w = xmalloc(sizeof *w + len);
-	memcpy(w->data, data, len);
+	struct wreq *w = xmalloc(sizeof *w);
+	w->data = f->data;
 	w->c = c;
-	uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
+	uv_buf_t b = uv_buf_init(w->data, (unsigned)f->len);
+	*f = (struct buf){0};
 	if (uv_write(&w->req, (uv_stream_t *)&c->h, &b, 1, on_written) < 0) {
+		free(w->data);
 		free(w);
 		client_close(c);
 	}
@@ -154,20 +183,21 @@ static void send_frame(struct client *c, int type, const void *data, size_t len)
 {
 	struct buf f = {0};
 	keeper_frame(&f, type, data, len);
-	send_raw(c, f.data, f.len);
-	buf_free(&f);
+	send_buf(c, &f);
 }
 
+/* The update written straight into its frame: the flood path copies it once. */
 static void send_update(struct client *c)
 {
-	static struct buf up, f;
-	buf_consume(&up, up.len);
-	if (!sync_write(c->k->pane, &c->since, c->events, &up))
+	struct buf f = {0};
+	size_t at = keeper_frame_open(&f, KM_UPDATE);
+	if (!sync_write(c->k->pane, &c->since, c->events, &f)) {
+		buf_free(&f);
 		return;
+	}
 	c->events = 0;
-	buf_consume(&f, f.len);
-	keeper_frame(&f, KM_UPDATE, up.data, up.len);
-	send_raw(c, f.data, f.len);
+	keeper_frame_close(&f, at);
+	send_buf(c, &f);
 }
 
 static void flush(struct keeper *k)
@@ -235,6 +265,7 @@ static void end(struct keeper *k)
 	if (k->ending)
 		return;
 	k->ending = true;
+	rpc_leave(k);
 	unlink(k->sock);
 	uv_close((uv_handle_t *)&k->listener, NULL);
 	if (k->pid <= 0) {
@@ -286,6 +317,9 @@ static void on_hello(struct client *c, const char *data, size_t len)
 		for (struct client *o2 = c->k->clients; o2; o2 = o2->next)
 			if (o2 != c && o2->role == ROLE_WRITER)
 				set_role(o2, ROLE_OBSERVER, true);
+	/* A dashboard serves the agent's socket from now: ours goes first. */
+	if (c->role == ROLE_WRITER)
+		rpc_leave(c->k);
 	hello_to(c);
 	if (c->role >= ROLE_OBSERVER)
 		send_update(c);
@@ -418,6 +452,89 @@ static void on_connection(uv_stream_t *server, int status)
 		return;
 	}
 	uv_read_start((uv_stream_t *)&c->h, on_alloc, on_read);
+}
+
+/* meta's field key set to v (NULL: removed). */
+static void meta_set(struct keeper *k, const char *key, const char *v)
+{
+	json_object *m = k->meta ? json_tokener_parse(k->meta) : NULL;
+	if (!json_object_is_type(m, json_type_object)) {
+		json_object_put(m);
+		m = json_object_new_object();
+	}
+	json_object_object_del(m, key);
+	if (v)
+		json_object_object_add(m, key, json_object_new_string(v));
+	free(k->meta);
+	k->meta = xstrdup(json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN));
+	json_object_put(m);
+}
+
+static void on_rpc(struct rpc_call *call, const struct rpc_req *req, void *data)
+{
+	struct keeper *k = data;
+	enum wrx_status st;
+	switch (req->type) {
+	case RPC_SET_STATUS:
+		if (status_parse(req->status, &st) < 0) {
+			rpc_call_finish(call, rpc_error("status must be %s", status_choices()));
+			return;
+		}
+		meta_set(k, "status", st == WRX_STATUS_NONE ? NULL : status_word(st));
+		break;
+	case RPC_SET_TITLE:
+		meta_set(k, "title", req->title);
+		break;
+	case RPC_NOTIFY:
+		meta_set(k, "note", req->text ? req->text : "");
+		break;
+	case RPC_HEARTBEAT:
+		break;
+	default:
+		rpc_call_finish(call,
+				rpc_error("no dashboard runs now; status, title and notify "
+					  "are kept for the next one, the rest waits for it"));
+		return;
+	}
+	rpc_call_finish(call, rpc_reply("ok"));
+}
+
+static const struct rpc_ops rpc_ops = {.request = on_rpc};
+
+static void on_rpc_retry(uv_timer_t *t)
+{
+	rpc_serve(t->data);
+}
+
+/* Listen on the agent's socket (a dashboard that just went may still hold it: retried). */
+static void rpc_serve(struct keeper *k)
+{
+	if (k->rpc_sock == NULL || k->token == NULL || k->rpc || k->ending || has_writer(k))
+		return;
+	struct rpc_server *s = rpc_server_new(k->loop, &rpc_ops, k);
+	char *cause = NULL;
+	if (rpc_server_token_adopt(s, k->pane_id, k->handle, k->token) < 0 ||
+	    rpc_server_listen_unix(s, k->rpc_sock, false, k->handle, &cause) < 0) {
+		free(cause);
+		rpc_server_free(s);
+		if (k->rpc_tries++ < 40)
+			uv_timer_start(&k->rpc_retry, on_rpc_retry, 250, 0);
+		return;
+	}
+	k->rpc = s;
+	k->rpc_tries = 0;
+}
+
+/* A dashboard takes the socket over. */
+static void rpc_leave(struct keeper *k)
+{
+	uv_timer_stop(&k->rpc_retry);
+	k->rpc_tries = 0;
+	if (k->rpc == NULL)
+		return;
+	rpc_server_unlisten(k->rpc, k->rpc_sock);
+	rpc_server_free(k->rpc);
+	k->rpc = NULL;
 }
 
 static void on_sigchld(uv_signal_t *h, int sig)
@@ -562,13 +679,22 @@ int keeper_main(void)
 	}
 	k.pid = pty_pid(k.pane);
 	k.hello = hello_of(spec, env, k.pid);
+	if (get_str(spec, "rpc_socket")) {
+		k.rpc_sock = xstrdup(get_str(spec, "rpc_socket"));
+		k.handle = xstrdup(get_str(spec, "handle") ? get_str(spec, "handle") : "");
+		k.pane_id = get_int(spec, "pane", 0);
+		for (char **e = env; *e; e++)
+			if (!strncmp(*e, "WORKREX_RPC_TOKEN=", 18))
+				k.token = xstrdup(*e + 18);
+	}
 	strv_free(argv);
 	strv_free(env);
 	json_object_put(spec);
 
 	uv_timer_init(k.loop, &k.frame);
 	uv_timer_init(k.loop, &k.grace);
-	k.frame.data = k.grace.data = &k;
+	uv_timer_init(k.loop, &k.rpc_retry);
+	k.frame.data = k.grace.data = k.rpc_retry.data = &k;
 	uv_signal_init(k.loop, &k.sigterm);
 	uv_signal_init(k.loop, &k.sigint);
 	k.sigterm.data = k.sigint.data = &k;

@@ -22,6 +22,19 @@ void keeper_frame(struct buf *out, int type, const void *data, size_t len)
 		buf_add(out, data, len);
 }
 
+size_t keeper_frame_open(struct buf *out, int type)
+{
+	size_t at = out->len;
+	keeper_frame(out, type, NULL, 0);
+	return at;
+}
+
+void keeper_frame_close(struct buf *out, size_t at)
+{
+	uint32_t n = (uint32_t)(out->len - at - sizeof n);
+	memcpy(out->data + at, &n, sizeof n);
+}
+
 int keeper_frame_next(const struct buf *in, size_t *off, int *type, const char **data, size_t *len)
 {
 	if (in->len - *off < sizeof(uint32_t))

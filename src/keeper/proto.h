@@ -52,6 +52,9 @@ enum keeper_msg {
 
 /* Append a frame to out. */
 void keeper_frame(struct buf *out, int type, const void *data, size_t len);
+/* Or begin one, append its payload to out, and close it with what open returned. */
+size_t keeper_frame_open(struct buf *out, int type);
+void keeper_frame_close(struct buf *out, size_t at);
 /*
  * The next whole frame in in from *off: 1 with its type and payload (valid
  * until in changes) and *off past it; 0 when more bytes are needed; -1 when

@@ -233,10 +233,66 @@ t_attach_and_watch() {
 	until_ok 10 sh -c "tmux -L $SOCK capture-pane -p -t :2 | grep -q WATCH-EXITED"
 }
 
+# What an agent reports while no dashboard runs is shown by the next one.
+t_status_while_detached() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 120 36
+	wait_for 'C-b \? help'
+	wrx add s >/dev/null
+	wait_for '^ 2 s'
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	# The hook runs in the pane (sent there with no dashboard): it must not fail.
+	wrx send s 'workrex set-title "detached work" && workrex set-status waiting && echo REPORTED'
+	until_ok 10 sh -c "cd '$repo' && '$WORKREX' capture s | grep -qx REPORTED"
+	kill_tmux
+	start_repo 120 36
+	wait_for '^ 2 ◆ s'
+	wait_for 'detached work'
+}
+
+# After a reboot no keeper is left: the agent opens again by itself, resumed.
+t_resume_after_reboot() {
+	make_repo
+	mkdir -p "$E2E_TMP/bin" "$XDG_CONFIG_HOME/workrex"
+	printf '#!/bin/sh\necho "CLAUDE ARGS:$*:"\nexec bash --norc -i\n' >"$E2E_TMP/bin/claude"
+	chmod +x "$E2E_TMP/bin/claude"
+	printf 'agent: claude\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	export PATH="$E2E_TMP/bin:$PATH"
+	start_repo 120 36
+	wait_for 'C-b \? help'
+	wrx add r >/dev/null
+	wait_for '│CLAUDE ARGS::'
+	# The machine goes down: every process, and the runtime directory with it.
+	kill -9 "$(workrex_pid)" $(keepers)
+	wait_for 'WORKREX-EXITED'
+	rm -rf "$XDG_RUNTIME_DIR/workrex"
+	kill_tmux
+	start_repo 120 36
+	wait_for '^ 2 r'
+	prefix 2
+	wait_for '│CLAUDE ARGS:--continue:'
+	# A pane closed by the user is not resumed.
+	wrx close r
+	until_ok 5 nkeepers 1
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	end_keepers
+	kill_tmux
+	start_repo 120 36
+	wait_for '^ 2 r'
+	sleep 1
+	not nkeepers 2
+}
+
 run_test "kill -9 of the dashboard: the agent counts on; history whole; typing works" t_kill_dashboard
 run_test "prefix d detaches: the agent counts on; history whole; typing works" t_detach
 run_test "vim and less survive a killed and a detached dashboard, screens as they were" t_full_screen_programs
 run_test "add with no dashboard starts the agent; send, capture, list; a dashboard shows it" t_add_without_dashboard
 run_test "attach takes typing from another terminal, C-b d gives it back; watch only looks" t_attach_and_watch
+run_test "status and title reported while detached show in the next dashboard" t_status_while_detached
+run_test "after a reboot the agent opens again with its resume flag; a closed one does not" t_resume_after_reboot
 run_test "kill -9 of one keeper ends one pane; the rest goes on" t_one_keeper_dies
 run_test "close, remove and merge end their keepers, with or without a dashboard" t_no_keeper_leaks

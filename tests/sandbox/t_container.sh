@@ -111,15 +111,18 @@ t_sandboxed_agent_outlives_the_dashboard() {
 	sleep 2
 	[ "$(containers)" = "$name" ]
 	podman inspect -f '{{.State.Running}}' "$name" | grep -qx true
+	# Status from inside while no dashboard runs: its keeper takes it.
+	wrx send box 'workrex set-status waiting && echo REPORTED-$((6*7))'
+	until_ok 30 eval 'wrx capture box | grep -q REPORTED-42' || { wrx capture box >&2; return 1; }
 	kill_tmux
 	start_repo 140 40
-	# Taken over, not opened again: its history, the same container, and
-	# its RPC socket is listened on again (status from inside shows).
-	wait_for '^ 2 box'
+	# Taken over, not opened again: its history, the same container, the
+	# status it reported meanwhile, and its RPC socket listened on again.
+	wait_for '^ 2 ◆ box'
 	wrx capture box | grep -q before-42
-	wrx send box 'echo inside-$((6*7)); workrex set-status waiting'
+	wrx send box 'echo inside-$((6*7)); workrex set-status done'
 	until_ok 30 eval 'wrx capture box | grep -q inside-42' || { wrx capture box >&2; return 1; }
-	wait_for '◆ box ▣'
+	wait_for '✓ box ▣'
 	[ "$(containers)" = "$name" ]
 	# A keeper that dies leaves its container to the next start, which removes it.
 	wrx send box "trap '' HUP TERM; exec sleep 600"
