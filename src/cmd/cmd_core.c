@@ -14,15 +14,13 @@
 #include "../core/wrx.h"
 #include "../keeper/proto.h"
 #include "../rpc/control.h"
+#include "../rpc/proto.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 static bool has_keepers(const char *root)
@@ -43,15 +41,12 @@ static bool has_keepers(const char *root)
 
 bool control_live(const char *path)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	if (strlen(path) >= sizeof sa.sun_path)
-		return false;
-	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	bool up = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+	char *cause = NULL;
+	int fd = rpc_connect_unix(path, &cause);
+	free(cause);
 	if (fd >= 0)
 		close(fd);
-	return up;
+	return fd >= 0;
 }
 
 bool cmd_dashboard_runs(struct cmd_ctx *ctx)

@@ -1,6 +1,7 @@
 /* client.c - connecting to keepers, and a mirror's io through the socket. */
 #include "client.h"
 
+#include "../rpc/proto.h"
 #include "../util/util.h"
 #include "proto.h"
 #include "sync.h"
@@ -169,23 +170,9 @@ int keeper_open(const char *path, const char *role, struct pane *mirror, struct 
 		char **cause)
 {
 	memset(info, 0, sizeof *info);
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	if (strlen(path) >= sizeof sa.sun_path) {
-		*cause = xasprintf("socket path too long: %s", path);
-		return -ENAMETOOLONG;
-	}
-	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		*cause = xasprintf("socket: %s", strerror(errno));
-		return -errno;
-	}
-	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-		int e = errno;
-		close(fd);
-		*cause = xasprintf("%s: %s", path, strerror(e));
-		return -e;
-	}
+	int fd = rpc_connect_unix(path, cause);
+	if (fd < 0)
+		return fd;
 	char *hello = xasprintf("{\"version\":%d,\"role\":\"%s\"}", KEEPER_VERSION, role);
 	int rc = keeper_send(fd, KM_HELLO, hello, strlen(hello));
 	free(hello);
@@ -300,9 +287,7 @@ static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
 {
 	struct keeper_conn *c = h->data;
 	(void)want;
-	buf_reserve(&c->in, 256 * 1024);
-	b->base = c->in.data + c->in.len;
-	b->len = c->in.cap - c->in.len - 1;
+	keeper_read_room(&c->in, 256 * 1024, b);
 }
 
 static void io_resize(void *ctx, int rows, int cols);

@@ -397,9 +397,7 @@ static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
 {
 	struct client *c = h->data;
 	(void)want;
-	buf_reserve(&c->in, 64 * 1024);
-	b->base = c->in.data + c->in.len;
-	b->len = c->in.cap - c->in.len - 1;
+	keeper_read_room(&c->in, 64 * 1024, b);
 }
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)

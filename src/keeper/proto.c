@@ -102,15 +102,7 @@ char *keeper_dir(const char *root, char **cause)
 		return NULL;
 	char *dir = xasprintf("%.*s.k", (int)(strlen(ctl) - strlen(".sock")), ctl);
 	free(ctl);
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		*cause = xasprintf("%s: %s", dir, strerror(errno));
-		free(dir);
-		return NULL;
-	}
-	struct stat st;
-	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-	    (st.st_mode & 077)) {
-		*cause = xasprintf("%s is not a private directory of this user", dir);
+	if (dir_private(dir, cause) < 0) {
 		free(dir);
 		return NULL;
 	}
@@ -126,4 +118,11 @@ char *keeper_path(const char *dir, int pane, char **cause)
 		return NULL;
 	}
 	return path;
+}
+
+void keeper_read_room(struct buf *in, size_t chunk, uv_buf_t *b)
+{
+	buf_reserve(in, chunk);
+	b->base = in->data + in->len;
+	b->len = in->cap - in->len - 1; /* the NUL buf keeps */
 }

@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <uv.h>
 
 #define KEEPER_VERSION 1
 /* A frame larger than this is an error: no update comes near it. */
@@ -61,6 +62,9 @@ void keeper_frame_close(struct buf *out, size_t at);
  * in holds no frame.
  */
 int keeper_frame_next(const struct buf *in, size_t *off, int *type, const char **data, size_t *len);
+
+/* Room for a read of up to chunk bytes at the end of in (a libuv alloc callback's). */
+void keeper_read_room(struct buf *in, size_t chunk, uv_buf_t *b);
 
 /* A mirror's input as a KM_INPUT payload, and back (0, or -1). */
 void keeper_input_put(struct buf *out, const struct pane_input *in);

@@ -169,7 +169,7 @@ int sync_apply(struct pane *m, const char *data, size_t len)
 	st.exit_status = GET(&rd, int32_t);
 	size_t n;
 	const char *title = get_line(&rd, &n);
-	if (rd.bad || rows < 1 || cols < 1)
+	if (rd.bad || rows < 1 || cols < 1 || rows > PANE_MAX_ROWS || cols > PANE_MAX_COLS)
 		return -1;
 	char *t = xstrndup(title, n);
 	st.title = t;

@@ -26,19 +26,7 @@ static char *runtime_dir(char **cause)
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	char *dir = xdg && *xdg == '/' ? xasprintf("%s/workrex", xdg)
 				       : xasprintf("/tmp/workrex-%ld", (long)getuid());
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		*cause = xasprintf("%s: %s", dir, strerror(errno));
-		free(dir);
-		return NULL;
-	}
-	struct stat st;
-	/* A directory someone else owns, or that others can enter, is not ours to trust. */
-	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-	    (st.st_mode & 077)) {
-		if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
-		    chmod(dir, 0700) == 0)
-			return dir;
-		*cause = xasprintf("%s is not a private directory of this user", dir);
+	if (dir_private(dir, cause) < 0) {
 		free(dir);
 		return NULL;
 	}

@@ -353,7 +353,7 @@ struct rpc_client {
 	struct buf in;
 };
 
-static int connect_unix(const char *path, char **cause)
+int rpc_connect_unix(const char *path, char **cause)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	if (strlen(path) >= sizeof sa.sun_path) {
@@ -458,7 +458,8 @@ int rpc_client_open(struct rpc_client **out, const char *socket_path, const char
 		    const char *port, const char *token, int timeout_ms, char **cause)
 {
 	*out = NULL;
-	int fd = socket_path ? connect_unix(socket_path, cause) : connect_tcp(host, port, cause);
+	int fd =
+		socket_path ? rpc_connect_unix(socket_path, cause) : connect_tcp(host, port, cause);
 	if (fd < 0)
 		return fd;
 	struct rpc_client *c = xcalloc(1, sizeof *c);

@@ -31,6 +31,9 @@ bool rpc_token_wellformed(const char *s, size_t len);
 /* Compare two tokens of RPC_TOKEN_LEN bytes in time independent of where they differ. */
 bool rpc_token_equal(const char *a, const char *b);
 
+/* A blocking connection to the unix socket at path: the fd, or -errno with *cause. */
+int rpc_connect_unix(const char *path, char **cause);
+
 enum rpc_type {
 	RPC_HEARTBEAT,
 	RPC_SET_STATUS,

@@ -167,8 +167,8 @@ static void cb_output(const char *s, size_t len, void *user)
 static struct pane *pane_alloc(int rows, int cols, size_t scrollback, pane_event_fn *fn, void *data)
 {
 	struct pane *p = xcalloc(1, sizeof *p);
-	p->rows = WRX_MAX(rows, 1);
-	p->cols = WRX_MAX(cols, MIN_COLS);
+	p->rows = WRX_MIN(WRX_MAX(rows, 1), PANE_MAX_ROWS);
+	p->cols = WRX_MIN(WRX_MAX(cols, MIN_COLS), PANE_MAX_COLS);
 	p->fn = fn;
 	p->data = data;
 	p->sb_limit = scrollback;
@@ -349,8 +349,8 @@ void pane_set_exited(struct pane *p, int status)
 
 static void resize(struct pane *p, int rows, int cols, bool tell)
 {
-	rows = WRX_MAX(rows, 1);
-	cols = WRX_MAX(cols, MIN_COLS);
+	rows = WRX_MIN(WRX_MAX(rows, 1), PANE_MAX_ROWS);
+	cols = WRX_MIN(WRX_MAX(cols, MIN_COLS), PANE_MAX_COLS);
 	if (rows == p->rows && cols == p->cols)
 		return;
 	bool shrank = rows < p->rows || cols < p->cols;

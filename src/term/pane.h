@@ -85,6 +85,10 @@ enum { WRX_MOD_SHIFT = 1, WRX_MOD_ALT = 2, WRX_MOD_CTRL = 4 };
 enum { WRX_MOUSE_NONE, WRX_MOUSE_CLICK, WRX_MOUSE_DRAG, WRX_MOUSE_MOVE };
 enum { WRX_CURSOR_BLOCK = 1, WRX_CURSOR_UNDERLINE, WRX_CURSOR_BAR };
 
+/* No pane is larger (a size asked for beyond is cut to it): 80 MB of cells at most. */
+#define PANE_MAX_ROWS 1000
+#define PANE_MAX_COLS 2000
+
 struct pane *pane_new(int rows, int cols, size_t scrollback, pane_event_fn *fn, void *data);
 void pane_free(struct pane *p);
 /*

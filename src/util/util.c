@@ -277,3 +277,19 @@ char *sh_quote(const char *w)
 	buf_addch(&b, '\'');
 	return b.data;
 }
+
+int dir_private(const char *dir, char **cause)
+{
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		*cause = xasprintf("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	/* A directory someone else owns, or that others can enter, is not ours to trust. */
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+	    ((st.st_mode & 077) && chmod(dir, 0700) < 0)) {
+		*cause = xasprintf("%s is not a private directory of this user", dir);
+		return -1;
+	}
+	return 0;
+}

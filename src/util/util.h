@@ -26,6 +26,13 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap);
 
+/*
+ * dir made (0700) if missing, then checked to be a directory of this user
+ * that nobody else may enter (a mode too open is closed). 0, or -1 with
+ * *cause.
+ */
+int dir_private(const char *dir, char **cause);
+
 /* A growable byte buffer. */
 struct buf {
 	char *data; /* owned; NUL-terminated when len > 0 */
