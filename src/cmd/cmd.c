@@ -48,6 +48,8 @@ static const struct cmd table[] = {
 	 "the agent's pane in this terminal, from its keeper (C-b d detaches)", cmd_attach, NULL},
 	{"watch", NULL, "watch <handle>", "the agent's pane in this terminal, read-only (q leaves)",
 	 cmd_watch, NULL},
+	{"shutdown", NULL, "shutdown [-y]",
+	 "end every program of the project and its keeper (asks first)", cmd_shutdown, NULL},
 	{"close", NULL, "close [handle]", "close an agent's panes, keep its worktree", cmd_close,
 	 rpc_cmd_close},
 	{"send", NULL, "send <handle> [text]",

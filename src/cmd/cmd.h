@@ -65,6 +65,7 @@ int cmd_rebase(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_sync_files(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_attach(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_watch(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_shutdown(struct cmd_ctx *ctx, int argc, char **argv);
 
 /* Does the agent run in a sandbox: its own choice (add -S / --no-sandbox), else the config's. */
 bool cmd_sandboxed(const struct cmd_ctx *ctx, const struct agent_rec *a);

@@ -264,12 +264,17 @@ void keeper_conn_set_pid(struct keeper_conn *c, int pid)
 
 void keeper_conn_kill(struct keeper_conn *c)
 {
-	/* Now, not queued: closing the connection next would cancel a queued write. */
+	/*
+	 * Now, not queued (closing the connection next would cancel a queued
+	 * write), and by signal too: the keeper may drop this connection, for
+	 * an update it could not write to it, before it reads the frame.
+	 */
 	struct buf f = {0};
 	keeper_frame(&f, KM_KILL, NULL, 0);
 	uv_buf_t b = uv_buf_init(f.data, (unsigned)f.len);
-	int n = c->closed ? -1 : uv_try_write((uv_stream_t *)&c->h, &b, 1);
-	if (n != (int)f.len && c->pid > 0)
+	if (!c->closed)
+		(void)uv_try_write((uv_stream_t *)&c->h, &b, 1);
+	if (c->pid > 0)
 		kill(c->pid, SIGTERM);
 	buf_free(&f);
 }

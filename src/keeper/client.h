@@ -56,8 +56,8 @@ bool keeper_conn_pending(const struct keeper_conn *c);
 /* Send a frame (KM_META, KM_SEEN...). */
 void keeper_conn_send(struct keeper_conn *c, int type, const void *data, size_t len);
 /*
- * End the keeper and its program, at once (a full socket: SIGTERM to the
- * keeper's pid, as given); the mirror's io closes as usual after.
+ * End the keeper and its program, at once: KM_KILL, and SIGTERM to the
+ * keeper's pid as given; the mirror's io closes as usual after.
  */
 void keeper_conn_set_pid(struct keeper_conn *c, int pid);
 void keeper_conn_kill(struct keeper_conn *c);

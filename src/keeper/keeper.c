@@ -301,18 +301,19 @@ static void on_hello(struct client *c, const char *data, size_t len)
 	json_object *o = json_tokener_parse(s);
 	free(s);
 	json_object *v;
-	const char *role =
+	const char *word =
 		json_object_object_get_ex(o, "role", &v) ? json_object_get_string(v) : "";
+	enum role role = !strcmp(word, "writer")     ? ROLE_WRITER
+			 : !strcmp(word, "helper")   ? ROLE_HELPER
+			 : !strcmp(word, "observer") ? ROLE_OBSERVER
+						     : ROLE_QUERY;
 	c->version = json_object_object_get_ex(o, "version", &v) ? json_object_get_int(v) : 0;
-	json_object_put(o);
+	json_object_put(o); /* and word with it */
 	if (c->version < 1) {
 		client_close(c);
 		return;
 	}
-	c->role = !strcmp(role, "writer")     ? ROLE_WRITER
-		  : !strcmp(role, "helper")   ? ROLE_HELPER
-		  : !strcmp(role, "observer") ? ROLE_OBSERVER
-					      : ROLE_QUERY;
+	c->role = role;
 	if (c->role == ROLE_WRITER)
 		for (struct client *o2 = c->k->clients; o2; o2 = o2->next)
 			if (o2 != c && o2->role == ROLE_WRITER)

@@ -91,7 +91,7 @@ t_full_screen_programs() {
 	start_repo 120 36
 	wait_for 'C-b \? help'
 	wrx add v >/dev/null
-	wait_for '│text line 15$'
+	wait_for '│text line 15$' 20
 	# vim in v's first pane (focused), less at its end in the second.
 	type_line 'vim -u NONE -N +"set nu" long.txt'
 	wait_for '│ *1 text line 1$'
@@ -287,6 +287,31 @@ t_resume_after_reboot() {
 	not nkeepers 2
 }
 
+# Keepers whose agent is gone are ended; shutdown ends them all, asking first.
+t_orphans_and_shutdown() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx add gone >/dev/null
+	wrx add stays >/dev/null
+	until_ok 5 nkeepers 2
+	# The agent's worktree and record go behind workrex's back.
+	git -C "$repo" worktree remove --force "$(wrx path gone)"
+	git -C "$repo" config --remove-section workrex.worktree.gone
+	start_repo 120 36
+	wait_for '^ [0-9] stays'
+	# gone's keeper ended; stays's and the home shell's run.
+	until_ok 5 nkeepers 2
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	# shutdown asks (no answer: nothing ends), then ends both.
+	echo n | script -qec "cd '$repo' && '$WORKREX' shutdown" /dev/null >/dev/null || true
+	nkeepers 2
+	(cd "$repo" && "$WORKREX" shutdown -y) | grep -qx 'ended 2 programs'
+	until_ok 5 nkeepers 0
+	(cd "$repo" && "$WORKREX" shutdown -y) | grep -qx 'no program of this project runs'
+}
+
 run_test "kill -9 of the dashboard: the agent counts on; history whole; typing works" t_kill_dashboard
 run_test "prefix d detaches: the agent counts on; history whole; typing works" t_detach
 run_test "vim and less survive a killed and a detached dashboard, screens as they were" t_full_screen_programs
@@ -294,5 +319,6 @@ run_test "add with no dashboard starts the agent; send, capture, list; a dashboa
 run_test "attach takes typing from another terminal, C-b d gives it back; watch only looks" t_attach_and_watch
 run_test "status and title reported while detached show in the next dashboard" t_status_while_detached
 run_test "after a reboot the agent opens again with its resume flag; a closed one does not" t_resume_after_reboot
+run_test "keepers of a vanished agent are ended; shutdown ends the rest, asking first" t_orphans_and_shutdown
 run_test "kill -9 of one keeper ends one pane; the rest goes on" t_one_keeper_dies
 run_test "close, remove and merge end their keepers, with or without a dashboard" t_no_keeper_leaks

@@ -49,7 +49,8 @@ static struct pane *mk(struct rec *r, int rows, int cols)
 {
 	memset(r, 0, sizeof *r);
 	struct pane *p = pane_new(rows, cols, 100, on_event, r);
-	struct pane_io io = {rec_write, rec_resize, rec_close, r};
+	struct pane_io io = {
+		.write = rec_write, .resize = rec_resize, .close = rec_close, .ctx = r};
 	pane_set_io(p, &io);
 	return p;
 }

@@ -1,7 +1,8 @@
 /*
- * cmd_attach.c - `workrex attach HANDLE` and `workrex watch HANDLE`: one
- * agent's pane in this terminal, from its keeper, with or without a
- * dashboard elsewhere.
+ * cmd_attach.c - the keepers from the command line: `workrex attach
+ * HANDLE` and `workrex watch HANDLE` (one agent's pane in this terminal,
+ * from its keeper, with or without a dashboard elsewhere), and `workrex
+ * shutdown` (every keeper of the project ended).
  *
  * attach is the pane's writer while it runs (a dashboard that had the
  * pane watches it meanwhile, and writes again after): keys go to the
@@ -283,4 +284,83 @@ int cmd_attach(struct cmd_ctx *ctx, int argc, char **argv)
 int cmd_watch(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	return view(ctx, "watch", argc, argv, false);
+}
+
+/* `workrex shutdown [-y]`: every keeper of the project ended, its program with it. */
+int cmd_shutdown(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	bool yes = argc == 2 && (!strcmp(argv[1], "-y") || !strcmp(argv[1], "--yes"));
+	if (argc > 2 || (argc == 2 && !yes))
+		return cmd_usage(cmd_find("shutdown"));
+	int rc = cmd_open_repo(ctx, "shutdown");
+	if (rc)
+		return rc;
+	char *cause = NULL;
+	char *dir = keeper_dir(repo_root(ctx->repo), &cause);
+	if (dir == NULL) {
+		rc = cmd_fail("shutdown", "%s", cause);
+		free(cause);
+		return rc;
+	}
+	struct strlist live = {0};
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		if (atoi(e->d_name) <= 0 || !strstr(e->d_name, ".sock"))
+			continue;
+		char *path = xasprintf("%s/%s", dir, e->d_name), *why = NULL;
+		struct keeper_info info;
+		int fd = keeper_open(path, "query", NULL, &info, &why);
+		free(why);
+		if (fd >= 0) {
+			close(fd);
+			keeper_info_free(&info);
+			strlist_add(&live, path);
+		}
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	if (live.n == 0) {
+		printf("no program of this project runs\n");
+		strlist_free(&live);
+		return 0;
+	}
+	if (!yes) {
+		if (!isatty(STDIN_FILENO)) {
+			strlist_free(&live);
+			return cmd_fail("shutdown", "%zu programs run; -y ends them without asking",
+					live.n);
+		}
+		fprintf(stderr, "end %zu running program%s of this project? (y/n) ", live.n,
+			live.n == 1 ? "" : "s");
+		char answer[16] = "";
+		if (fgets(answer, sizeof answer, stdin) == NULL || answer[0] != 'y') {
+			strlist_free(&live);
+			return 1;
+		}
+	}
+	/* Hung up, each; then wait (bounded) until every socket is gone. */
+	int ended = 0;
+	for (size_t i = 0; i < live.n; i++) {
+		char *why = NULL;
+		struct keeper_info info;
+		int fd = keeper_open(live.v[i], "query", NULL, &info, &why);
+		free(why);
+		if (fd < 0)
+			continue;
+		/* SIGTERM ends a keeper as KM_KILL does; its pid is from its own hello. */
+		close(fd);
+		if (info.keeper_pid > 0 && kill(info.keeper_pid, SIGTERM) == 0)
+			ended++;
+		keeper_info_free(&info);
+	}
+	uint64_t deadline = now_ms() + 5000;
+	for (size_t i = 0; i < live.n; i++)
+		while (access(live.v[i], F_OK) == 0 && now_ms() < deadline)
+			usleep(20000);
+	printf("ended %d program%s\n", ended, ended == 1 ? "" : "s");
+	strlist_free(&live);
+	return 0;
 }
