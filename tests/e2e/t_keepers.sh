@@ -4,6 +4,7 @@
 # pane as it is, history and all; commands work with no dashboard; one
 # keeper's death costs one pane; close, remove and merge leave no keeper.
 . "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
 trap stop EXIT
 
 git_env
@@ -312,6 +313,49 @@ t_orphans_and_shutdown() {
 	(cd "$repo" && "$WORKREX" shutdown -y) | grep -qx 'no program of this project runs'
 }
 
+# A keeper's socket against misbehaving clients and another user (keeper_protocol.py).
+t_keeper_socket_abuse() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 120 36
+	wait_for 'C-b \? help'
+	wrx add p >/dev/null
+	wait_for '^ 2 p'
+	local dir
+	dir=$(ls -d "$XDG_RUNTIME_DIR"/workrex/*.k)
+	python3 "$here/keeper_protocol.py" "$dir" frames
+	python3 "$here/keeper_protocol.py" "$dir" stranger
+	# A flood for the client that never reads; the dashboard keeps drawing it.
+	wrx send p 'for i in $(seq 1 10); do head -c 2000000 /dev/zero | tr "\\0" x; echo; done; echo FLOOD-$((6*7))'
+	python3 "$here/keeper_protocol.py" "$dir" slow
+	prefix 2
+	wait_for '│FLOOD-42' 30
+	type_line 'echo alive-$((6*7))'
+	wait_for '│alive-42'
+}
+
+# A program that ends with no dashboard: its keeper keeps the status until the pane is closed.
+t_exit_kept() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf '#!/bin/sh\necho bye-now\nexit 3\n' >"$E2E_TMP/ender"
+	chmod +x "$E2E_TMP/ender"
+	printf 'agent: %s\npanes:\n  - command: <agent>\n' "$E2E_TMP/ender" \
+		>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx add e >/dev/null
+	until_ok 10 sh -c "cd '$repo' && '$WORKREX' list | grep -qE '^e +e +[^ ]+ +exited '"
+	nkeepers 1
+	start_repo 120 36
+	wait_for '^ 2 . e|^ 2 e'
+	prefix 2
+	wait_for '\[exited 3\]'
+	wait_for '│bye-now'
+	wrx close e
+	until_ok 5 nkeepers 1
+	wrx list | grep -qE '^e +e +[^ ]+ +- '
+}
+
 run_test "kill -9 of the dashboard: the agent counts on; history whole; typing works" t_kill_dashboard
 run_test "prefix d detaches: the agent counts on; history whole; typing works" t_detach
 run_test "vim and less survive a killed and a detached dashboard, screens as they were" t_full_screen_programs
@@ -320,5 +364,7 @@ run_test "attach takes typing from another terminal, C-b d gives it back; watch 
 run_test "status and title reported while detached show in the next dashboard" t_status_while_detached
 run_test "after a reboot the agent opens again with its resume flag; a closed one does not" t_resume_after_reboot
 run_test "keepers of a vanished agent are ended; shutdown ends the rest, asking first" t_orphans_and_shutdown
+run_test "a keeper's socket: a client that never reads, unknown and broken frames, another user" t_keeper_socket_abuse
+run_test "a program that ended with no dashboard keeps its status until its pane is closed" t_exit_kept
 run_test "kill -9 of one keeper ends one pane; the rest goes on" t_one_keeper_dies
 run_test "close, remove and merge end their keepers, with or without a dashboard" t_no_keeper_leaks
