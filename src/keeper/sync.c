@@ -210,7 +210,7 @@ int sync_apply(struct pane *m, const char *data, size_t len)
 		if (r >= rows)
 			rd.bad = true;
 		if (!rd.bad)
-			pane_mirror_row(m, r, cells, wrapped);
+			pane_mirror_row(m, r, cells, cols, wrapped);
 	}
 	free(cells);
 	if (!rd.bad && rd.p != rd.end)

@@ -722,11 +722,17 @@ struct sb *pane_mirror_scrollback(struct pane *p)
 	return p->vt ? NULL : p->sb;
 }
 
-void pane_mirror_row(struct pane *p, int row, const struct wrx_cell *cells, bool wrapped)
+void pane_mirror_row(struct pane *p, int row, const struct wrx_cell *cells, int ncols, bool wrapped)
 {
 	if (p->vt || row < 0 || row >= p->rows)
 		return;
-	memcpy(p->mrows[row], cells, (size_t)p->cols * sizeof *cells);
+	/* The mirror's width may differ (a pane is never under two columns): blanks pad. */
+	int n = WRX_MAX(WRX_MIN(ncols, p->cols), 0);
+	memcpy(p->mrows[row], cells, (size_t)n * sizeof *cells);
+	for (int c = n; c < p->cols; c++) {
+		memset(&p->mrows[row][c], 0, sizeof p->mrows[row][c]);
+		p->mrows[row][c].width = 1;
+	}
 	p->mwrapped[row] = wrapped;
 	mark_rows(p, row, row + 1);
 }

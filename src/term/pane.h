@@ -184,7 +184,9 @@ struct sb *pane_mirror_scrollback(struct pane *p); /* NULL unless a mirror */
 void pane_mirror_wanted(const struct pane *p, int *rows, int *cols);
 /* The emulator's size: as pane_resize, without telling the io. */
 void pane_mirror_size(struct pane *p, int rows, int cols);
-void pane_mirror_row(struct pane *p, int row, const struct wrx_cell *cells, bool wrapped);
+/* Row row from cells[0..ncols). */
+void pane_mirror_row(struct pane *p, int row, const struct wrx_cell *cells, int ncols,
+		     bool wrapped);
 /* Last of an update: the state, and the pane's event hook for all of it. */
 void pane_mirror_state(struct pane *p, const struct pane_state *st);
 /* Its emulator went away: the mirror has ended, with PANE_LOST for a status. */
