@@ -42,7 +42,7 @@ WRX_BENCH_GDB=1 prints the stuck program's stack when a wait times out.
 import os, pty, random, select, signal, statistics, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e"))
-from keepers import end_keepers, keepers  # noqa: E402
+from keepers import end_keepers, keepers, rss_kb  # noqa: E402
 
 WORKREX = os.environ.get("WORKREX") or sys.exit("set WORKREX to the binary")
 ROWS, COLS = 40, 120
@@ -209,14 +209,6 @@ def proc_stat(pid):
             if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
                 sw += int(line.split()[1])
     return cpu, sw
-
-
-def rss_kb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS"):
-                return int(line.split()[1])
-    return 0
 
 
 def pss_kb(pid):

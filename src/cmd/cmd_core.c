@@ -12,11 +12,11 @@
 
 #include "../core/actions.h"
 #include "../core/wrx.h"
+#include "../keeper/client.h"
 #include "../keeper/proto.h"
 #include "../rpc/control.h"
 #include "../rpc/proto.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -28,15 +28,11 @@ static bool has_keepers(const char *root)
 	char *cause = NULL;
 	char *dir = keeper_dir(root, &cause);
 	free(cause);
-	DIR *d = dir ? opendir(dir) : NULL;
-	bool any = false;
-	struct dirent *e;
-	while (d && !any && (e = readdir(d)) != NULL)
-		any = atoi(e->d_name) > 0 && strstr(e->d_name, ".sock");
-	if (d)
-		closedir(d);
+	struct keeper_entry *e = NULL;
+	size_t n = dir ? keeper_list(dir, &e) : 0;
+	keeper_list_free(e, n);
 	free(dir);
-	return any;
+	return n > 0;
 }
 
 bool control_live(const char *path)

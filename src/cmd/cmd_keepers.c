@@ -16,7 +16,6 @@
 #include "../keeper/client.h"
 #include "../keeper/proto.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -45,15 +44,8 @@ struct view {
 
 static void flush_out(struct view *v)
 {
-	size_t off = 0;
-	while (off < v->out.len) {
-		ssize_t n = write(STDOUT_FILENO, v->out.data + off, v->out.len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
+	(void)fd_write_all(STDOUT_FILENO, v->out.data,
+			   v->out.len); /* a terminal gone: its EOF ends us */
 	buf_consume(&v->out, v->out.len);
 }
 
@@ -172,37 +164,18 @@ static char *agent_socket(const char *root, const char *handle, char **cause)
 	char *dir = keeper_dir(root, cause);
 	if (dir == NULL)
 		return NULL;
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char *best = NULL;
-	int best_id = 0;
-	while (d && (e = readdir(d)) != NULL) {
-		int id = atoi(e->d_name);
-		if (id <= 0 || !strstr(e->d_name, ".sock") || (best && id >= best_id))
-			continue;
-		char *path = xasprintf("%s/%s", dir, e->d_name), *why = NULL;
-		struct keeper_info info;
-		int fd = keeper_open(path, "query", NULL, &info, &why);
-		free(why);
-		if (fd >= 0) {
-			close(fd);
-			if (info.handle && !strcmp(info.handle, handle)) {
-				free(best);
-				best = path;
-				path = NULL;
-				best_id = id;
-			}
-			keeper_info_free(&info);
-		}
-		free(path);
-	}
-	if (d)
-		closedir(d);
+	struct keeper_entry *e;
+	size_t n = keeper_list(dir, &e);
 	free(dir);
-	if (best == NULL)
+	char *path = NULL;
+	for (size_t i = 0; i < n && path == NULL; i++) /* by pane id: its first pane first */
+		if (e[i].info.handle && !strcmp(e[i].info.handle, handle))
+			path = xstrdup(e[i].path);
+	keeper_list_free(e, n);
+	if (path == NULL)
 		*cause = xasprintf("no pane of '%s' runs (workrex open %s starts it)", handle,
 				   handle);
-	return best;
+	return path;
 }
 
 static int view(struct cmd_ctx *ctx, const char *what, int argc, char **argv, bool writer)
@@ -302,65 +275,36 @@ int cmd_shutdown(struct cmd_ctx *ctx, int argc, char **argv)
 		free(cause);
 		return rc;
 	}
-	struct strlist live = {0};
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	while (d && (e = readdir(d)) != NULL) {
-		if (atoi(e->d_name) <= 0 || !strstr(e->d_name, ".sock"))
-			continue;
-		char *path = xasprintf("%s/%s", dir, e->d_name), *why = NULL;
-		struct keeper_info info;
-		int fd = keeper_open(path, "query", NULL, &info, &why);
-		free(why);
-		if (fd >= 0) {
-			close(fd);
-			keeper_info_free(&info);
-			strlist_add(&live, path);
-		}
-		free(path);
-	}
-	if (d)
-		closedir(d);
+	struct keeper_entry *e;
+	size_t n = keeper_list(dir, &e);
 	free(dir);
-	if (live.n == 0) {
+	if (n == 0) {
 		printf("no program of this project runs\n");
-		strlist_free(&live);
 		return 0;
 	}
 	if (!yes) {
-		if (!isatty(STDIN_FILENO)) {
-			strlist_free(&live);
-			return cmd_fail("shutdown", "%zu programs run; -y ends them without asking",
-					live.n);
-		}
-		fprintf(stderr, "end %zu running program%s of this project? (y/n) ", live.n,
-			live.n == 1 ? "" : "s");
 		char answer[16] = "";
-		if (fgets(answer, sizeof answer, stdin) == NULL || answer[0] != 'y') {
-			strlist_free(&live);
-			return 1;
+		if (!isatty(STDIN_FILENO))
+			rc = cmd_fail("shutdown", "%zu programs run; -y ends them without asking",
+				      n);
+		else
+			fprintf(stderr, "end %zu running program%s of this project? (y/n) ", n,
+				n == 1 ? "" : "s");
+		if (rc || fgets(answer, sizeof answer, stdin) == NULL || answer[0] != 'y') {
+			keeper_list_free(e, n);
+			return rc ? rc : 1;
 		}
 	}
-	/* Hung up, each; then wait (bounded) until every socket is gone. */
+	/* SIGTERM ends a keeper as closing its pane does; its pid is from its own hello. */
 	int ended = 0;
-	for (size_t i = 0; i < live.n; i++) {
-		char *why = NULL;
-		struct keeper_info info;
-		int fd = keeper_open(live.v[i], "query", NULL, &info, &why);
-		free(why);
-		if (fd < 0)
-			continue;
-		/* SIGTERM ends a keeper as KM_KILL does; its pid is from its own hello. */
-		close(fd);
-		if (info.keeper_pid > 0 && kill(info.keeper_pid, SIGTERM) == 0)
-			ended++;
-		keeper_info_free(&info);
-	}
+	for (size_t i = 0; i < n; i++)
+		ended += e[i].info.keeper_pid > 0 && kill(e[i].info.keeper_pid, SIGTERM) == 0;
+	/* Then wait (bounded) until every socket is gone. */
 	uint64_t deadline = now_ms() + 5000;
-	for (size_t i = 0; i < live.n; i++)
-		while (access(live.v[i], F_OK) == 0 && now_ms() < deadline)
+	for (size_t i = 0; i < n; i++)
+		while (access(e[i].path, F_OK) == 0 && now_ms() < deadline)
 			usleep(20000);
 	printf("ended %d program%s\n", ended, ended == 1 ? "" : "s");
-	strlist_free(&live);
+	keeper_list_free(e, n);
 	return 0;
 }

@@ -190,18 +190,7 @@ static int write_file(const char *path, const char *text, mode_t mode, char **ca
 		free(tmp);
 		return -errno;
 	}
-	size_t len = strlen(text), off = 0;
-	int rc = 0;
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			rc = w < 0 ? -errno : -EIO;
-			break;
-		}
-		off += (size_t)w;
-	}
+	int rc = fd_write_all(fd, text, strlen(text));
 	if (rc == 0 && fchmod(fd, mode) < 0)
 		rc = -errno;
 	if (rc == 0 && fsync(fd) < 0)

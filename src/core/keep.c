@@ -186,48 +186,27 @@ void keep_pane_closing(struct wrx *w, struct wpane *wp)
 		mark(w, wp->agent, false);
 }
 
-/* A keeper whose agent is gone (its worktree removed while no dashboard ran): ended. */
-static void end_orphan(int fd, const struct keeper_info *info)
+/* Take over the keeper e: 1 adopted, 0 not (its agent is gone: ended), -1 error. */
+static int take_over(struct wrx *w, const struct keeper_entry *e)
 {
-	log_msg("keeper of pane %d (%s): no such agent any more: ended", info->pane,
-		info->handle ? info->handle : "?");
-	(void)fd; /* a query may not end it: its own pid, from its hello, may */
-	if (info->keeper_pid > 0)
-		kill(info->keeper_pid, SIGTERM);
-}
-
-/* Take over the keeper at path: 1 adopted, 0 not one (stale, orphan), -1 error. */
-static int take_over(struct wrx *w, const char *path)
-{
-	char *cause = NULL;
-	struct keeper_info info;
-	int fd = keeper_open(path, "query", NULL, &info, &cause);
-	if (fd < 0) {
-		if (fd == -ECONNREFUSED || fd == -ENOENT) {
-			unlink(path); /* its keeper died without cleaning up */
-			free(cause);
-			return 0;
-		}
-		log_msg("%s", cause);
-		free(cause);
-		return -1;
-	}
-	struct agent *a = info.handle ? session_find_agent(w->s, info.handle) : NULL;
-	if (a == NULL || session_find_pane(w->s, info.pane)) {
-		end_orphan(fd, &info);
-		close(fd);
-		keeper_info_free(&info);
+	const struct keeper_info *info = &e->info;
+	struct agent *a = info->handle ? session_find_agent(w->s, info->handle) : NULL;
+	if (a == NULL || session_find_pane(w->s, info->pane)) {
+		/* Its worktree went while no dashboard ran. A query may not end it; its pid may. */
+		log_msg("keeper of pane %d (%s): no such agent any more: ended", info->pane,
+			info->handle ? info->handle : "?");
+		if (info->keeper_pid > 0)
+			kill(info->keeper_pid, SIGTERM);
 		return 0;
 	}
-	close(fd);
+	char *cause = NULL;
 	struct pane *m = pane_mirror_new(24, 80, w->cfg.scrollback, NULL, NULL);
 	struct keeper_info live;
-	fd = keeper_open(path, w->helper ? "helper" : "writer", m, &live, &cause);
+	int fd = keeper_open(e->path, w->helper ? "helper" : "writer", m, &live, &cause);
 	if (fd < 0) {
 		log_msg("%s", cause);
 		free(cause);
 		pane_free(m);
-		keeper_info_free(&info);
 		return -1;
 	}
 	struct wpane *wp = session_adopt_pane(w->s, a, m, live.pane, live.label, live.sandboxed);
@@ -246,42 +225,22 @@ static int take_over(struct wrx *w, const char *path)
 	}
 	meta_apply(w, a, live.meta);
 	keeper_info_free(&live);
-	keeper_info_free(&info);
 	return 1;
-}
-
-static int by_number(const void *x, const void *y)
-{
-	return atoi(*(char *const *)x) - atoi(*(char *const *)y);
 }
 
 int keep_attach(struct wrx *w)
 {
 	if (w->keeper_dir == NULL)
 		return 0;
-	DIR *d = opendir(w->keeper_dir);
-	if (d == NULL)
-		return 0;
-	struct strlist names = {0};
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		size_t n = strlen(e->d_name);
-		if (n > 5 && !strcmp(e->d_name + n - 5, ".sock") && atoi(e->d_name) > 0)
-			strlist_add(&names, e->d_name);
-	}
-	closedir(d);
-	if (names.n)
-		qsort(names.v, names.n, sizeof *names.v, by_number);
-	int n = 0;
-	for (size_t i = 0; i < names.n; i++) {
-		char *path = xasprintf("%s/%s", w->keeper_dir, names.v[i]);
-		n += take_over(w, path) > 0;
-		free(path);
-	}
-	strlist_free(&names);
-	if (n)
+	struct keeper_entry *e;
+	size_t n = keeper_list(w->keeper_dir, &e);
+	int adopted = 0;
+	for (size_t i = 0; i < n; i++)
+		adopted += take_over(w, &e[i]) > 0;
+	keeper_list_free(e, n);
+	if (adopted)
 		wrx_relayout(w);
-	return n;
+	return adopted;
 }
 
 int keep_next_id(struct wrx *w)

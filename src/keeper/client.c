@@ -2,10 +2,12 @@
 #include "client.h"
 
 #include "../rpc/proto.h"
+#include "../util/log.h"
 #include "../util/util.h"
 #include "proto.h"
 #include "sync.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <poll.h>
@@ -35,18 +37,7 @@ int keeper_send(int fd, int type, const void *data, size_t len)
 {
 	struct buf f = {0};
 	keeper_frame(&f, type, data, len);
-	size_t off = 0;
-	int rc = 0;
-	while (off < f.len) {
-		ssize_t w = send(fd, f.data + off, f.len - off, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			rc = -EPIPE;
-			break;
-		}
-		off += (size_t)w;
-	}
+	int rc = fd_write_all(fd, f.data, f.len) < 0 ? -EPIPE : 0;
 	buf_free(&f);
 	return rc;
 }
@@ -194,6 +185,57 @@ int keeper_open(const char *path, const char *role, struct pane *mirror, struct 
 	return fd;
 }
 
+static int by_pane(const void *x, const void *y)
+{
+	return ((const struct keeper_entry *)x)->info.pane -
+	       ((const struct keeper_entry *)y)->info.pane;
+}
+
+size_t keeper_list(const char *dir, struct keeper_entry **out)
+{
+	*out = NULL;
+	size_t n = 0, cap = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (atoi(e->d_name) <= 0 || len < 6 || strcmp(e->d_name + len - 5, ".sock"))
+			continue;
+		char *path = xasprintf("%s/%s", dir, e->d_name), *cause = NULL;
+		struct keeper_info info;
+		int fd = keeper_open(path, "query", NULL, &info, &cause);
+		if (fd < 0) {
+			if (fd == -ECONNREFUSED || fd == -ENOENT)
+				unlink(path); /* its keeper died without cleaning up */
+			else
+				log_msg("%s", cause);
+			free(cause);
+			free(path);
+			continue;
+		}
+		close(fd);
+		if (n == cap) {
+			cap = WRX_MAX(cap * 2, (size_t)8);
+			*out = xrealloc(*out, cap * sizeof **out);
+		}
+		(*out)[n++] = (struct keeper_entry){.path = path, .info = info};
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(*out, n, sizeof **out, by_pane);
+	return n;
+}
+
+void keeper_list_free(struct keeper_entry *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(e[i].path);
+		keeper_info_free(&e[i].info);
+	}
+	free(e);
+}
+
 int keeper_wait_update(int fd, struct pane *mirror, int timeout_ms)
 {
 	struct buf in = {0};
@@ -265,16 +307,15 @@ void keeper_conn_set_pid(struct keeper_conn *c, int pid)
 void keeper_conn_kill(struct keeper_conn *c)
 {
 	/*
-	 * Now, not queued (closing the connection next would cancel a queued
-	 * write), and by signal too: the keeper may drop this connection, for
-	 * an update it could not write to it, before it reads the frame.
+	 * Now, not queued: closing the connection next would cancel a queued
+	 * write. The keeper reads it even if this end closes with an update
+	 * unread. A socket too full to take it: SIGTERM, which ends it alike.
 	 */
 	struct buf f = {0};
 	keeper_frame(&f, KM_KILL, NULL, 0);
 	uv_buf_t b = uv_buf_init(f.data, (unsigned)f.len);
-	if (!c->closed)
-		(void)uv_try_write((uv_stream_t *)&c->h, &b, 1);
-	if (c->pid > 0)
+	int n = c->closed ? -1 : uv_try_write((uv_stream_t *)&c->h, &b, 1);
+	if (n != (int)f.len && c->pid > 0)
 		kill(c->pid, SIGTERM);
 	buf_free(&f);
 }

@@ -44,6 +44,20 @@ int keeper_send(int fd, int type, const void *data, size_t len);
  */
 int keeper_wait_update(int fd, struct pane *mirror, int timeout_ms);
 
+/* A keeper that answered in a directory of them. */
+struct keeper_entry {
+	char *path; /* owned: its socket */
+	struct keeper_info info;
+};
+/*
+ * The keepers listening in dir, by pane id, each as its hello says (a
+ * query: no pane is sent). A socket nobody listens on (its keeper died)
+ * is removed; a keeper that does not answer is logged and left out.
+ * Caller frees with keeper_list_free.
+ */
+size_t keeper_list(const char *dir, struct keeper_entry **out);
+void keeper_list_free(struct keeper_entry *e, size_t n);
+
 struct keeper_conn;
 /* The keeper closed the connection or died: why (NULL: it just went). */
 typedef void keeper_gone_fn(struct keeper_conn *c, const char *why, void *data);
@@ -56,8 +70,9 @@ bool keeper_conn_pending(const struct keeper_conn *c);
 /* Send a frame (KM_META, KM_SEEN...). */
 void keeper_conn_send(struct keeper_conn *c, int type, const void *data, size_t len);
 /*
- * End the keeper and its program, at once: KM_KILL, and SIGTERM to the
- * keeper's pid as given; the mirror's io closes as usual after.
+ * End the keeper and its program, at once: KM_KILL (SIGTERM to the
+ * keeper's pid, as given, when the socket cannot take it now); the
+ * mirror's io closes as usual after.
  */
 void keeper_conn_set_pid(struct keeper_conn *c, int pid);
 void keeper_conn_kill(struct keeper_conn *c);

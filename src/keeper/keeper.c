@@ -54,6 +54,12 @@ struct client {
 	int events;   /* PANE_EV_* since its last update */
 	bool pending; /* skipped while full: send when it drains */
 	bool demoted; /* a writer another took over from: writes again after it */
+	/*
+	 * A write failed: the peer went, or stopped reading as it closed. Its
+	 * connection ends when its reads do, after what it sent last (a
+	 * KM_KILL as it closes) was read.
+	 */
+	bool broken;
 	bool closing;
 	struct client *next;
 };
@@ -155,7 +161,7 @@ static void on_written(uv_write_t *req, int status)
 	if (c->closing)
 		return;
 	if (status < 0) {
-		client_close(c);
+		c->broken = true;
 		return;
 	}
 	if (c->pending && uv_stream_get_write_queue_size((uv_stream_t *)&c->h) < CLIENT_QUEUE_MAX) {
@@ -167,6 +173,10 @@ static void on_written(uv_write_t *req, int status)
 /* Send f's bytes, which the write takes (f is left empty). */
 static void send_buf(struct client *c, struct buf *f)
 {
+	if (c->broken) {
+		buf_free(f);
+		return;
+	}
 	struct wreq *w = xmalloc(sizeof *w);
 	w->data = f->data;
 	w->c = c;
@@ -175,7 +185,7 @@ static void send_buf(struct client *c, struct buf *f)
 	if (uv_write(&w->req, (uv_stream_t *)&c->h, &b, 1, on_written) < 0) {
 		free(w->data);
 		free(w);
-		client_close(c);
+		c->broken = true;
 	}
 }
 
@@ -205,7 +215,7 @@ static void flush(struct keeper *k)
 	k->dirty = false;
 	for (struct client *c = k->clients, *next; c; c = next) {
 		next = c->next;
-		if (c->role < ROLE_OBSERVER)
+		if (c->role < ROLE_OBSERVER || c->broken)
 			continue;
 		if (uv_stream_get_write_queue_size((uv_stream_t *)&c->h) >= CLIENT_QUEUE_MAX) {
 			c->pending = true;
@@ -609,8 +619,17 @@ static const char *get_str(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
 }
 
+/* The pane's RPC token in its environment, or NULL. */
+static const char *token_of(char **env)
+{
+	for (char **e = env; *e; e++)
+		if (!strncmp(*e, "WORKREX_RPC_TOKEN=", 18))
+			return *e + 18;
+	return NULL;
+}
+
 /* What a client is told: the spec without its argv and environment, with the token. */
-static json_object *hello_of(json_object *spec, char **env, pid_t pid)
+static json_object *hello_of(json_object *spec, const char *token, pid_t pid)
 {
 	json_object *h = json_object_new_object();
 	static const char *keep[] = {"pane",      "handle",     "label",
@@ -623,9 +642,8 @@ static json_object *hello_of(json_object *spec, char **env, pid_t pid)
 	json_object_object_add(h, "version", json_object_new_int(KEEPER_VERSION));
 	json_object_object_add(h, "pid", json_object_new_int(pid));
 	json_object_object_add(h, "keeper", json_object_new_int(getpid()));
-	for (char **e = env; *e; e++)
-		if (!strncmp(*e, "WORKREX_RPC_TOKEN=", 18))
-			json_object_object_add(h, "token", json_object_new_string(*e + 18));
+	if (token)
+		json_object_object_add(h, "token", json_object_new_string(token));
 	return h;
 }
 
@@ -677,14 +695,13 @@ int keeper_main(void)
 		return 1;
 	}
 	k.pid = pty_pid(k.pane);
-	k.hello = hello_of(spec, env, k.pid);
+	const char *token = token_of(env);
+	k.hello = hello_of(spec, token, k.pid);
 	if (get_str(spec, "rpc_socket")) {
 		k.rpc_sock = xstrdup(get_str(spec, "rpc_socket"));
 		k.handle = xstrdup(get_str(spec, "handle") ? get_str(spec, "handle") : "");
 		k.pane_id = get_int(spec, "pane", 0);
-		for (char **e = env; *e; e++)
-			if (!strncmp(*e, "WORKREX_RPC_TOKEN=", 18))
-				k.token = xstrdup(*e + 18);
+		k.token = token ? xstrdup(token) : NULL;
 	}
 	strv_free(argv);
 	strv_free(env);
@@ -765,16 +782,8 @@ int keeper_start(const char *self_exe, json_object *spec, char **cause)
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	const char *s = json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN);
-	size_t len = strlen(s), off = 0;
-	signal(SIGPIPE, SIG_IGN);
-	while (off < len) {
-		ssize_t w = write(in[1], s + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
+	/* A keeper that died first costs an EPIPE (callers ignore SIGPIPE); its answer says so. */
+	(void)fd_write_all(in[1], s, strlen(s));
 	close(in[1]);
 
 	/* Its answer: "ok", or why not; nothing (EOF) means it died first. */

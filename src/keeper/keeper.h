@@ -24,7 +24,7 @@
  * "socket", and what clients are told: "pane", "handle", "label",
  * "sandboxed", "agent_pane", "container".
  */
-int keeper_start(const char *self_exe, json_object *spec, char **cause);
+int keeper_start(const char *self_exe, json_object *spec, char **cause); /* SIGPIPE ignored */
 
 /* `workrex __keeper`: the keeper itself, its spec on stdin. */
 int keeper_main(void);

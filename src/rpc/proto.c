@@ -294,20 +294,7 @@ int rpc_send(int fd, json_object *obj)
 	struct buf line = {0};
 	buf_addstr(&line, s);
 	buf_addch(&line, '\n');
-	size_t off = 0;
-	int rc = 0;
-	while (off < line.len) {
-		ssize_t w = send(fd, line.data + off, line.len - off, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && errno == ENOTSOCK)
-			w = write(fd, line.data + off, line.len - off);
-		if (w <= 0) {
-			rc = w < 0 ? -errno : -EIO;
-			break;
-		}
-		off += (size_t)w;
-	}
+	int rc = fd_write_all(fd, line.data, line.len);
 	buf_free(&line);
 	return rc;
 }

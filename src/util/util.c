@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -220,6 +221,26 @@ int fd_set_cloexec(int fd)
 	int fl = fcntl(fd, F_GETFD);
 	if (fl < 0 || fcntl(fd, F_SETFD, fl | FD_CLOEXEC) < 0)
 		return -errno;
+	return 0;
+}
+
+int fd_write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	bool sock = true;
+	while (n > 0) {
+		ssize_t w = sock ? send(fd, c, n, MSG_NOSIGNAL) : write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && sock && errno == ENOTSOCK) {
+			sock = false;
+			continue;
+		}
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		c += w;
+		n -= (size_t)w;
+	}
 	return 0;
 }
 

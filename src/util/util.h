@@ -74,5 +74,10 @@ int mkdir_p(const char *path, unsigned mode);
 char *path_parent(const char *path);
 int fd_set_nonblock(int fd);
 int fd_set_cloexec(int fd);
+/*
+ * All of p to a blocking fd, again after EINTR; a socket without SIGPIPE
+ * (a pipe or file with plain write). 0, or -errno (-EIO: nothing taken).
+ */
+int fd_write_all(int fd, const void *p, size_t n);
 
 #endif

@@ -391,17 +391,12 @@ def run_case(case):
                 for s in sides:
                     s.resize(step[1], step[2])
                 continue
-            if step[0] == "capture":
-                a, b, diffs = compare_capture(sides)
+            if step[0] in ("capture", "history"):
+                check = compare_capture if step[0] == "capture" else compare_history
+                a, b, diffs = check(sides)
                 same += a
                 total += b
-                problems += ["capture after step %d: %s" % (k, d) for d in diffs]
-                continue
-            if step[0] == "history":
-                a, b, diffs = compare_history(sides)
-                same += a
-                total += b
-                problems += ["history after step %d: %s" % (k, d) for d in diffs]
+                problems += ["%s after step %d: %s" % (step[0], k, d) for d in diffs]
                 continue
             # ("done", REGEX): compare once both show it and hold still; ("wait", REGEX): only wait.
             shots = [s.settle(step[1]) for s in sides]

@@ -8,6 +8,9 @@ usage: keeper_protocol.py SOCKET_DIR SCENARIO
   frames    frame types from a newer workrex are skipped; a frame before
             the hello, or of length 0, ends that connection only, and the
             keeper answers the next
+  kill      a writer reads updates while the pane prints, sends KM_KILL
+            and closes with the next ones unread: the keeper still reads
+            the kill and ends (run last: the pane is gone after)
   stranger  another user (nobody) cannot connect; with the directory
             opened to everyone (a weakened set-up), the keeper still
             refuses the peer (SO_PEERCRED): no hello comes back
@@ -16,6 +19,9 @@ Frames as src/keeper/proto.h: u32 length (type and payload), u8 type.
 Every wait is bounded.
 """
 import json, os, socket, struct, subprocess, sys, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from keepers import rss_kb  # noqa: E402
 
 KM_HELLO, KM_UPDATE = 1, 2
 
@@ -60,14 +66,6 @@ def keeper_pid(path):
     s.close()
     assert t == KM_HELLO, t
     return json.loads(body)["keeper"]
-
-
-def rss_kb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS"):
-                return int(line.split()[1])
-    return 0
 
 
 def sockets(d):
@@ -138,6 +136,24 @@ def frames(path):
     print("unknown frame types skipped; a broken frame ends its connection only")
 
 
+def kill(path):
+    pid = keeper_pid(path)
+    s = connect(path)
+    s.sendall(hello("writer"))
+    # Updates as the pane prints (the test keeps it printing), read for a while,
+    # then a kill, and gone at once with the next updates unread.
+    end = time.time() + 0.5
+    while time.time() < end:
+        read_frame(s, time.time() + 5)
+    s.sendall(frame(9))  # KM_KILL
+    s.close()
+    end = time.time() + 10
+    while time.time() < end and os.path.exists("/proc/%d" % pid):
+        time.sleep(0.05)
+    assert not os.path.exists("/proc/%d" % pid), "the keeper missed a kill sent as its client closed"
+    print("a kill from a client that closed with an update unread ends the keeper")
+
+
 def as_nobody(code):
     return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                            sys.executable, "-c", code], capture_output=True, text=True,
@@ -177,7 +193,7 @@ def main():
     socks = sockets(d)
     assert socks, "no keeper in " + d
     path = socks[-1]  # the newest pane: the one the test set up
-    {"slow": slow, "frames": frames, "stranger": stranger}[scenario](path)
+    {"slow": slow, "frames": frames, "stranger": stranger, "kill": kill}[scenario](path)
 
 
 if __name__ == "__main__":

@@ -39,3 +39,15 @@ def end_keepers(runtime_dir, timeout=5.0):
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def rss_kb(pid):
+    """A process's resident set, in kB (0 once it is gone)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmRSS"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0

@@ -333,6 +333,11 @@ t_keeper_socket_abuse() {
 	wait_for '│FLOOD-42' 30
 	type_line 'echo alive-$((6*7))'
 	wait_for '│alive-42'
+	# While the pane prints, so that updates are written after the client closed.
+	type_line 'exec yes'
+	sleep 0.5
+	python3 "$here/keeper_protocol.py" "$dir" kill
+	wait_for '\[keeper gone\]|\[killed by signal|\[exited'
 }
 
 # A program that ends with no dashboard: its keeper keeps the status until the pane is closed.
