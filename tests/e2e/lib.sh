@@ -20,6 +20,10 @@ unset PROMPT_COMMAND
 HISTFILE=/dev/null
 RC
 : "${E2E_TIMEOUT:=10}"
+# What a window runs after workrex: its exit status on a line of its own.
+# A killed dashboard leaves the terminal raw (a newline does not return the
+# carriage), so the mark could start mid-row and wrap at the margin.
+after_exit='; printf "\r\nWORKREX-EXITED %s\r\n" $?; sleep 30'
 
 tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
 
@@ -27,7 +31,7 @@ tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
 start() {
 	local w=$1 h=$2 term=${3:-tmux-256color}
 	tm new-session -d -x "$w" -y "$h" -c "$E2E_TMP/work" \
-		"env TERM=$term $WORKREX_ENV $WORKREX; echo WORKREX-EXITED \$?; sleep 30"
+		"env TERM=$term $WORKREX_ENV $WORKREX$after_exit"
 	tm set -g status off
 }
 
@@ -89,7 +93,7 @@ make_repo() {
 }
 start_repo() {
 	tm new-session -d -x "${1:-120}" -y "${2:-36}" -c "$repo" \
-		"env TERM=tmux-256color PATH='$PATH' $WORKREX; echo WORKREX-EXITED \$?; sleep 30"
+		"env TERM=tmux-256color PATH='$PATH' $WORKREX$after_exit"
 	tm set -g status off
 }
 wrx() { (cd "$repo" && "$WORKREX" "$@"); }
@@ -149,8 +153,10 @@ PASSED=0
 FAILED=0
 # The function runs in a subshell with errexit; it must not run inside an
 # `if` (bash ignores errexit there), so every failing step fails the test.
+# E2E_ONLY=GLOB runs only the tests whose function matches (t_detach, t_*kill*).
 run_test() {
 	local name=$1 fn=$2 rc
+	[[ -z ${E2E_ONLY:-} || $fn == $E2E_ONLY ]] || return 0
 	(
 		set -eE
 		# Say which command failed: a CI log is all there may be to go on.

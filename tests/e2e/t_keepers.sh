@@ -30,7 +30,7 @@ counted_past() { test "$(last_count)" -gt "$1"; }
 
 # A dashboard in a new tmux window of the same server: "another terminal".
 restart_elsewhere() {
-	tm new-window -c "$repo" "env TERM=tmux-256color PATH='$PATH' $WORKREX; echo WORKREX-EXITED \$?; sleep 30"
+	tm new-window -c "$repo" "env TERM=tmux-256color PATH='$PATH' $WORKREX$after_exit"
 }
 
 # What the agent's history must be: every count once, in order, then the end.
