@@ -111,38 +111,49 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 	const char *name = a->agent ? a->agent : agentcmd_default(&w->cfg);
 	char *prompt = a->worktree && !cont ? pending_prompt(a) : NULL;
 	size_t n = w->cfg.npanes ? w->cfg.npanes : 2;
-	struct wpane *first = NULL, *focused = NULL;
+	struct pane_open *o = xcalloc(n, sizeof *o);
+	char **lines = xcalloc(n, sizeof *lines);
+	char *(*argv)[4] = xcalloc(n, sizeof *argv);
 	for (size_t i = 0; i < n; i++) {
 		const char *spec =
 			w->cfg.npanes ? w->cfg.panes[i].command : (i == 0 ? "<agent>" : NULL);
-		char *line;
-		const char *label;
 		bool is_agent = spec && strcmp(spec, "<agent>") == 0;
 		bool boxed = sandbox_pane_wanted(w, a, is_agent);
 		if (is_agent) {
-			line = agentcmd_build_sandboxed(&w->cfg, name, prompt, cont, boxed);
+			lines[i] = agentcmd_build_sandboxed(&w->cfg, name, prompt, cont, boxed);
 			if (boxed)
-				line = with_setup(w, a, line);
-			label = name ? name : "shell";
+				lines[i] = with_setup(w, a, lines[i]);
+			o[i].label = name ? name : "shell";
 		} else if (spec) {
-			line = xasprintf("exec %s", spec);
-			label = spec;
+			lines[i] = xasprintf("exec %s", spec);
+			o[i].label = spec;
 		} else {
-			line = agentcmd_build(&w->cfg, NULL, NULL, false); /* the user's shell */
-			label = "shell";
+			lines[i] =
+				agentcmd_build(&w->cfg, NULL, NULL, false); /* the user's shell */
+			o[i].label = "shell";
 		}
-		char *argv[] = {"/bin/sh", "-c", line, NULL};
-		struct wpane *wp =
-			session_open_pane_ex(w->s, a, argv, label, rows, cols, false, boxed, cause);
-		free(line);
-		if (wp == NULL) {
-			free(prompt);
-			return -EIO;
-		}
-		if (first == NULL)
-			first = wp;
-		if (w->cfg.npanes && w->cfg.panes[i].focus)
-			focused = wp;
+		argv[i][0] = "/bin/sh";
+		argv[i][1] = "-c";
+		argv[i][2] = lines[i];
+		argv[i][3] = NULL;
+		o[i].argv = argv[i];
+		o[i].sandboxed = boxed;
+		o[i].focus = focus && w->cfg.npanes && w->cfg.panes[i].focus;
+	}
+	/* Focused: the configured pane, else the first. */
+	bool chosen = false;
+	for (size_t i = 0; i < n; i++)
+		chosen = chosen || o[i].focus;
+	o[0].focus = o[0].focus || (focus && !chosen);
+	int rc = session_open_panes(w->s, a, o, (int)n, rows, cols, NULL, cause);
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	free(argv);
+	free(o);
+	if (rc < 0) {
+		free(prompt);
+		return -EIO;
 	}
 	if (prompt && !agentcmd_takes_prompt(&w->cfg, name))
 		wrx_message(w, false,
@@ -150,8 +161,6 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 			    "$WORKREX_PROMPT_FILE ({prompt} in its command passes it)",
 			    a->handle, name ? name : "the shell");
 	free(prompt);
-	if (focus)
-		session_set_focus(w->s, focused ? focused : first);
 	wrx_relayout(w);
 	return 0;
 }

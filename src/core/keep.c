@@ -153,14 +153,13 @@ int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp,
 	if (wp->container)
 		json_object_object_add(spec, "container", json_object_new_string(wp->container));
 	/* Its agent's socket, which the keeper serves while no dashboard does. */
-	if (wp->sandboxed && wp->agent->rpc_dir && session_agent_pane(w->s, wp->agent) == NULL) {
+	if (wp->sandboxed && wp->agent->rpc_dir && session_agent_pane(w->s, wp->agent) == wp) {
 		char *rs = xasprintf("%s/rpc.sock", wp->agent->rpc_dir);
 		json_object_object_add(spec, "rpc_socket", json_object_new_string(rs));
 		free(rs);
 	}
-	json_object_object_add(
-		spec, "agent_pane",
-		json_object_new_boolean(session_agent_pane(w->s, wp->agent) == NULL));
+	json_object_object_add(spec, "agent_pane",
+			       json_object_new_boolean(session_agent_pane(w->s, wp->agent) == wp));
 	int rc = keeper_start(w->self_exe, spec, cause);
 	json_object_put(spec);
 	struct keeper_info info;
@@ -173,7 +172,7 @@ int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp,
 	wp->keeper = keeper_conn_new(w->loop, fd, wp->term, keeper_went, wp);
 	keeper_conn_set_pid(wp->keeper, info.keeper_pid);
 	keeper_info_free(&info);
-	if (session_agent_pane(w->s, wp->agent) == NULL)
+	if (session_agent_pane(w->s, wp->agent) == wp)
 		mark(w, wp->agent, true);
 	return 0;
 }

@@ -166,7 +166,7 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 		.handle = a->handle,
 		.n = wp->id,
 		.agent = a->agent ? a->agent : agentcmd_default(&w->cfg),
-		.agent_pane = session_agent_pane(w->s, a) == NULL,
+		.agent_pane = session_agent_pane(w->s, a) == wp,
 		.argv = argv,
 		.env = env,
 		.rpc_dir = a->rpc_dir,

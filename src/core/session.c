@@ -69,6 +69,24 @@ static void pane_release(struct session *s, struct wpane *wp)
 	free(wp);
 }
 
+/* Out of the list; the focus goes to a neighbour. */
+static void pane_unlink(struct session *s, struct wpane *wp)
+{
+	int i = session_pane_index(s, wp);
+	memmove(s->panes + i, s->panes + i + 1, (size_t)(s->npanes - i - 1) * sizeof *s->panes);
+	s->npanes--;
+	for (int k = 0; k < s->nagents; k++)
+		if (s->last_focus[k] == wp)
+			s->last_focus[k] = NULL;
+	if (s->focus == wp) {
+		s->focus = NULL;
+		if (s->npanes > 0)
+			session_set_focus(s, s->panes[i < s->npanes ? i : s->npanes - 1]);
+		else
+			s->zoom = false;
+	}
+}
+
 void session_free(struct session *s)
 {
 	if (s == NULL)
@@ -293,25 +311,31 @@ static void insert_pane(struct session *s, struct wpane *wp)
 	s->npanes++;
 }
 
-struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *const *argv,
-				   const char *label, int rows, int cols, bool focus,
-				   bool sandboxed, char **cause)
+/* A pane of agent a, in the list but not started: its program runs from pane_launch. */
+static struct wpane *pane_create(struct session *s, struct agent *a, const struct pane_open *o,
+				 int rows, int cols)
+{
+	struct wpane *wp = xcalloc(1, sizeof *wp);
+	wp->id = s->next_pane_id++;
+	wp->sandboxed = o->sandboxed;
+	wp->agent = a;
+	wp->session = s;
+	const char *argv0 = o->argv ? o->argv[0] : user_shell();
+	const char *base = strrchr(argv0, '/');
+	wp->label = xstrdup(o->label ? o->label : base ? base + 1 : argv0);
+	wp->term = s->mirrors ? pane_mirror_new(rows, cols, s->scrollback, on_pane_event, wp)
+			      : pane_new(rows, cols, s->scrollback, on_pane_event, wp);
+	wp->last_output = now_ms();
+	insert_pane(s, wp);
+	return wp;
+}
+
+/* Start wp's program at the size its term has now. 0, or -errno with *cause. */
+static int pane_launch(struct session *s, struct wpane *wp, char *const *argv, char **cause)
 {
 	char *shell_argv[] = {(char *)user_shell(), NULL};
 	if (argv == NULL)
 		argv = shell_argv;
-
-	struct wpane *wp = xcalloc(1, sizeof *wp);
-	wp->id = s->next_pane_id++;
-	wp->sandboxed = sandboxed;
-	wp->agent = a;
-	wp->session = s;
-	const char *base = strrchr(argv[0], '/');
-	wp->label = xstrdup(label ? label : base ? base + 1 : argv[0]);
-	wp->term = s->mirrors ? pane_mirror_new(rows, cols, s->scrollback, on_pane_event, wp)
-			      : pane_new(rows, cols, s->scrollback, on_pane_event, wp);
-
-	wp->last_output = now_ms();
 	char **extra = s->hooks.pane_env ? s->hooks.pane_env(s->ui, wp) : NULL;
 	size_t nextra = 0;
 	while (extra && extra[nextra])
@@ -320,7 +344,7 @@ struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *con
 	env[0] = xstrdup("TERM=xterm-256color");
 	env[1] = xstrdup("COLORTERM=truecolor");
 	env[2] = xasprintf("WORKREX_PANE=%d", wp->id);
-	env[3] = xasprintf("WORKREX_HANDLE=%s", a->handle);
+	env[3] = xasprintf("WORKREX_HANDLE=%s", wp->agent->handle);
 	env[4] = pane_path();
 	for (size_t i = 0; i < nextra; i++)
 		env[5 + i] = extra[i];
@@ -328,27 +352,60 @@ struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *con
 	char **run = NULL;
 	int rc = s->hooks.pane_argv ? s->hooks.pane_argv(s->ui, wp, argv, env, &run, cause) : 0;
 	if (rc == 0) {
-		struct pty_spawn sp = {.argv = run ? run : argv, .cwd = a->path, .env = env};
+		struct pty_spawn sp = {
+			.argv = run ? run : argv, .cwd = wp->agent->path, .env = env};
 		rc = s->hooks.pane_start ? s->hooks.pane_start(s->ui, wp, &sp, cause)
 					 : pty_start(s->loop, wp->term, &sp, cause);
 	}
 	/* putenv() in the child only: the parent's copies can go. */
 	free_strv(env);
 	free_strv(run);
-	if (rc < 0) {
-		if (s->hooks.pane_gone)
-			s->hooks.pane_gone(s->ui, wp); /* its token goes */
-		pane_free(wp->term);
-		free(wp->label);
-		free(wp);
-		return NULL;
-	}
+	return rc;
+}
 
-	insert_pane(s, wp);
-	if (focus || s->focus == NULL)
-		session_set_focus(s, wp);
+/*
+ * Every pane is in the list and laid out (the place hook) before the
+ * first program starts, so each starts at the size it keeps. A resize
+ * just after the start races the program's own: less reads the size,
+ * then sets its SIGWINCH handler, and a resize between the two leaves it
+ * drawn for a size the pane no longer has.
+ */
+int session_open_panes(struct session *s, struct agent *a, const struct pane_open *o, int n,
+		       int rows, int cols, struct wpane **out, char **cause)
+{
+	struct wpane **wp = xcalloc((size_t)WRX_MAX(n, 1), sizeof *wp);
+	for (int i = 0; i < n; i++) {
+		wp[i] = pane_create(s, a, &o[i], rows, cols);
+		if (o[i].focus || s->focus == NULL)
+			session_set_focus(s, wp[i]);
+	}
+	if (s->hooks.place)
+		s->hooks.place(s->ui);
+	int rc = 0;
+	for (int i = 0; i < n; i++) {
+		if (rc == 0 && (rc = pane_launch(s, wp[i], o[i].argv, cause)) == 0) {
+			if (out)
+				out[i] = wp[i];
+			continue;
+		}
+		/* This one did not start: neither will those after it. */
+		pane_unlink(s, wp[i]);
+		pane_release(s, wp[i]);
+		if (out)
+			out[i] = NULL;
+	}
+	free(wp);
 	changed(s);
-	return wp;
+	return rc;
+}
+
+struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *const *argv,
+				   const char *label, int rows, int cols, bool focus,
+				   bool sandboxed, char **cause)
+{
+	struct pane_open o = {.argv = argv, .label = label, .sandboxed = sandboxed, .focus = focus};
+	struct wpane *wp = NULL;
+	return session_open_panes(s, a, &o, 1, rows, cols, &wp, cause) < 0 ? NULL : wp;
 }
 
 struct wpane *session_adopt_pane(struct session *s, struct agent *a, struct pane *term, int id,
@@ -384,23 +441,11 @@ void session_set_mirrors(struct session *s, bool on)
 
 void session_close_pane(struct session *s, struct wpane *wp)
 {
-	int i = session_pane_index(s, wp);
-	if (i < 0)
+	if (session_pane_index(s, wp) < 0)
 		return;
 	if (s->hooks.pane_closing)
 		s->hooks.pane_closing(s->ui, wp);
-	memmove(s->panes + i, s->panes + i + 1, (size_t)(s->npanes - i - 1) * sizeof *s->panes);
-	s->npanes--;
-	for (int k = 0; k < s->nagents; k++)
-		if (s->last_focus[k] == wp)
-			s->last_focus[k] = NULL;
-	if (s->focus == wp) {
-		s->focus = NULL;
-		if (s->npanes > 0)
-			session_set_focus(s, s->panes[i < s->npanes ? i : s->npanes - 1]);
-		else
-			s->zoom = false;
-	}
+	pane_unlink(s, wp);
 	pane_release(s, wp);
 	changed(s);
 }

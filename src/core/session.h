@@ -86,6 +86,8 @@ struct session_hooks {
 	int (*pane_start)(void *ui, struct wpane *wp, const struct pty_spawn *sp, char **cause);
 	/* The user closes wp (not the session ending): its program is to end too. */
 	void (*pane_closing)(void *ui, struct wpane *wp);
+	/* Lay the panes out now: new panes, not started yet, learn their size. */
+	void (*place)(void *ui);
 };
 
 struct session *session_new(uv_loop_t *loop, const struct session_hooks *hooks, void *ui);
@@ -132,6 +134,21 @@ struct wpane *session_open_pane_labelled(struct session *s, struct agent *a, cha
 struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *const *argv,
 				   const char *label, int rows, int cols, bool focus,
 				   bool sandboxed, char **cause);
+
+struct pane_open {
+	char *const *argv; /* borrowed; NULL: the user's shell */
+	const char *label; /* borrowed; NULL: argv[0]'s name */
+	bool sandboxed;    /* runs in the agent's sandbox */
+	bool focus;        /* focused (the last such of the n) */
+};
+/*
+ * Open n panes in agent a together: all are laid out (the place hook)
+ * before the first program starts, so that none is resized as it starts.
+ * out[i] gets each (may be NULL). 0, or -errno with *cause: the panes
+ * before the one that failed stay open, it and those after it do not.
+ */
+int session_open_panes(struct session *s, struct agent *a, const struct pane_open *o, int n,
+		       int rows, int cols, struct wpane **out, char **cause);
 void session_close_pane(struct session *s, struct wpane *wp);
 
 int session_pane_count(const struct session *s);

@@ -147,7 +147,15 @@ static void hook_pane_closing(void *data, struct wpane *wp)
 	sandbox_pane_gone(w, wp);
 }
 
+static void hook_place(void *data)
+{
+	struct wrx *w = data;
+	if (w->hooks->place)
+		w->hooks->place(w->ui);
+}
+
 static const struct session_hooks session_hooks = {
+	.place = hook_place,
 	.pane_start = hook_pane_start,
 	.pane_closing = hook_pane_closing,
 	.changed = hook_changed,

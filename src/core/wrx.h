@@ -35,8 +35,10 @@ struct wrx_hooks {
 	bool (*asking)(void *ui);
 	/* Ask yes or no; done is called once, later. -EBUSY while asking. */
 	int (*ask)(void *ui, const char *question, wrx_answer_fn *done, void *arg);
-	/* The size a new pane starts at (the layout sizes it at the next frame). */
+	/* The size a new pane starts at, until it is placed. */
 	void (*pane_size)(void *ui, int *rows, int *cols);
+	/* Lay the panes out now: new ones get their size before their program starts. */
+	void (*place)(void *ui);
 	void (*config_changed)(void *ui); /* reloaded: keys, prefix, icons */
 	void (*trust)(void *ui);          /* the project's config may now ask to be trusted */
 };

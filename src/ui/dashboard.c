@@ -205,6 +205,11 @@ static void hook_pane_size(void *data, int *rows, int *cols)
 	*cols = WRX_MAX(ui->area.w, 1);
 }
 
+static void hook_place(void *data)
+{
+	render_layout(data);
+}
+
 static void hook_config_changed(void *data)
 {
 	ui_config_changed(data);
@@ -225,6 +230,7 @@ static const struct wrx_hooks hooks = {
 	.asking = hook_asking,
 	.ask = hook_ask,
 	.pane_size = hook_pane_size,
+	.place = hook_place,
 	.config_changed = hook_config_changed,
 	.trust = hook_trust,
 };

@@ -581,7 +581,7 @@ static void draw_help(struct ui *ui)
 	}
 }
 
-static void do_layout(struct ui *ui)
+void render_layout(struct ui *ui)
 {
 	struct session *s = ui->w->s;
 	getmaxyx(stdscr, ui->rows, ui->cols);
@@ -645,7 +645,7 @@ void render_frame(struct ui *ui)
 {
 	struct session *s = ui->w->s;
 	if (ui->layout_dirty)
-		do_layout(ui);
+		render_layout(ui);
 	bool full = ui->full_redraw;
 	ui->full_redraw = false;
 	if (full)

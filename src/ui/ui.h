@@ -140,6 +140,8 @@ void input_read(struct ui *ui);
 
 /* render.c */
 void render_frame(struct ui *ui);
+/* Place every pane in the frame now, sizing each (a new one before it starts). */
+void render_layout(struct ui *ui);
 /* The icon for an agent's status at now (interrupted included); "" for none. */
 const char *ui_status_icon(struct ui *ui, const struct agent *a, uint64_t now);
 /* "working", "waiting", "done", "interrupted" or "-". */

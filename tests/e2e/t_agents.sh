@@ -433,6 +433,28 @@ t_list_fits_80_columns() {
 	grep -qE '^elsewhere +odd +.* elsewhere$' "$E2E_TMP/list"
 }
 
+# Each pane's program starts at the size its pane keeps: laid out before it
+# runs, not resized as it starts (which less, for one, can miss).
+t_panes_start_at_their_size() {
+	make_repo
+	cat >"$E2E_TMP/sizer" <<-'EOF'
+		#!/bin/sh
+		a=$(stty size); sleep 1; b=$(stty size)
+		if [ "$a" = "$b" ]; then echo "size kept $b"; else echo "size moved $a to $b"; fi
+		exec sleep 60
+	EOF
+	chmod +x "$E2E_TMP/sizer"
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: %s\npanes:\n  - command: <agent>\n  - command: %s\n  - command: %s\n' \
+		"$E2E_TMP/sizer" "$E2E_TMP/sizer" "$E2E_TMP/sizer" >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 120 36
+	wait_for 'C-b \? help'
+	wrx add s >/dev/null
+	until_ok 10 sh -c "tmux -L $SOCK capture-pane -p | grep -cE 'size (kept|moved)' | grep -qx 3"
+	screen | grep -oE 'size (kept|moved).*' >&2
+	screen | not grep -q 'size moved'
+}
+
 run_test "n creates a worktree and a pane in it" t_new_agent_key
 run_test "workrex add from another terminal opens panes in the dashboard" t_add_from_another_terminal
 run_test "m merges; the agent's panes go" t_merge_key_closes_panes
@@ -449,3 +471,4 @@ run_test "unknown names and a missing --config are errors" t_unknown_names_are_e
 run_test "agent and pane numbers are stable" t_numbers_are_stable
 run_test "a prompt reaches any agent; one starting with - stays a prompt" t_prompt_reaches_any_agent
 run_test "list fits 80 columns" t_list_fits_80_columns
+run_test "each pane's program starts at the size its pane keeps" t_panes_start_at_their_size
