@@ -85,7 +85,7 @@ static const struct cmd table[] = {
  * dashboard to show. 1 when that was not the case (the RPC way is taken).
  */
 static int while_detached(struct cmd_ctx *ctx, const char *verb, const char *key, int argc,
-			  char **argv)
+			  char **argv, const char *session)
 {
 	const char *pane = getenv("WORKREX_PANE"), *sock = getenv("WORKREX_RPC_SOCKET");
 	if (pane == NULL || sock == NULL || rpc_cmd_in_sandbox() || atoi(pane) <= 0 ||
@@ -100,6 +100,8 @@ static int while_detached(struct cmd_ctx *ctx, const char *verb, const char *key
 			json_object_object_add(args, key, json_object_new_string(b.data));
 		buf_free(&b);
 	}
+	if (session)
+		json_object_object_add(args, "session", json_object_new_string(session));
 	if (cmd_open_repo(ctx, verb) != 0) {
 		json_object_put(args);
 		return 0;
@@ -124,20 +126,21 @@ static int cmd_set_status(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	enum wrx_status st;
 	int rc = argc == 2 && status_parse(argv[1], &st) == 0
-			 ? while_detached(ctx, "set-status", "status", argc, argv)
+			 ? while_detached(ctx, "set-status", "status", argc, argv,
+					  rpc_cmd_hook_session())
 			 : 1;
 	return rc == 1 ? rpc_cmd_set_status(argc, argv) : rc;
 }
 
 static int cmd_set_title(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	int rc = argc >= 2 ? while_detached(ctx, "set-title", "title", argc, argv) : 1;
+	int rc = argc >= 2 ? while_detached(ctx, "set-title", "title", argc, argv, NULL) : 1;
 	return rc == 1 ? rpc_cmd_set_title(argc, argv) : rc;
 }
 
 static int cmd_notify_user(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	int rc = while_detached(ctx, "notify", "text", argc, argv);
+	int rc = while_detached(ctx, "notify", "text", argc, argv, NULL);
 	return rc == 1 ? rpc_cmd_notify(argc, argv) : rc;
 }
 

@@ -18,9 +18,11 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define HOOK_TIMEOUT_MS 5000
@@ -108,6 +110,50 @@ static json_object *request(const char *type)
 	return o;
 }
 
+/*
+ * A hook's event arrives on stdin, written as the hook starts. Only a pipe
+ * or a file is read, never a terminal; at most 256 KiB and 300 ms, so
+ * that a script whose stdin never ends pays that and no more.
+ */
+#define HOOK_EVENT_MAX (256 * 1024)
+#define HOOK_EVENT_MS 300
+
+const char *rpc_cmd_hook_session(void)
+{
+	static bool read_once;
+	static char id[RPC_SESSION_MAX + 1];
+	if (read_once)
+		return id[0] ? id : NULL;
+	read_once = true;
+	struct stat st;
+	if (fstat(0, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode)))
+		return NULL;
+	struct buf b = {0};
+	uint64_t end = now_ms() + HOOK_EVENT_MS;
+	for (;;) {
+		uint64_t now = now_ms();
+		struct pollfd p = {.fd = 0, .events = POLLIN};
+		if (now >= end || b.len >= HOOK_EVENT_MAX || poll(&p, 1, (int)(end - now)) <= 0)
+			break;
+		char chunk[8192];
+		ssize_t n = read(0, chunk, WRX_MIN(sizeof chunk, HOOK_EVENT_MAX - b.len));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		buf_add(&b, chunk, (size_t)n);
+	}
+	json_object *ev = b.len ? json_tokener_parse(b.data) : NULL, *v;
+	buf_free(&b);
+	if (json_object_is_type(ev, json_type_object) &&
+	    json_object_object_get_ex(ev, "session_id", &v) &&
+	    json_object_is_type(v, json_type_string) &&
+	    rpc_session_wellformed(json_object_get_string(v)))
+		snprintf(id, sizeof id, "%s", json_object_get_string(v));
+	json_object_put(ev);
+	return id[0] ? id : NULL;
+}
+
 int rpc_cmd_set_status(int argc, char **argv)
 {
 	enum wrx_status st;
@@ -119,6 +165,9 @@ int rpc_cmd_set_status(int argc, char **argv)
 	}
 	json_object *req = request("set_status");
 	json_object_object_add(req, "status", json_object_new_string(argv[1]));
+	const char *session = rpc_cmd_hook_session();
+	if (session)
+		json_object_object_add(req, "session", json_object_new_string(session));
 	return call("set-status", req, true, HOOK_TIMEOUT_MS);
 }
 

@@ -10,6 +10,13 @@
 /* WORKREX_SANDBOX=1: add, merge, close go to the host over RPC. */
 bool rpc_cmd_in_sandbox(void);
 
+/*
+ * The session id in the event an agent CLI's hook gives on stdin (JSON
+ * with "session_id": Claude Code, Codex, Gemini CLI), or NULL. Read once;
+ * the string is static.
+ */
+const char *rpc_cmd_hook_session(void);
+
 int rpc_cmd_set_status(int argc, char **argv);
 int rpc_cmd_set_title(int argc, char **argv);
 int rpc_cmd_notify(int argc, char **argv);

@@ -10,6 +10,7 @@
  */
 #include "actions.h"
 
+#include "../rpc/proto.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "run.h"
@@ -483,7 +484,14 @@ static void do_set_status(struct act_call *c)
 		act_fail(c, "status must be %s", status_choices());
 		return;
 	}
+	const char *id = str_arg(c, "session");
+	if (id && !rpc_session_wellformed(id)) {
+		act_fail(c, "session is not a session id");
+		return;
+	}
 	session_set_status(c->w->s, c->a, st);
+	if (id)
+		keep_session(c->w, c->a, id);
 	keep_meta(c->w, c->a);
 	act_ok(c, NULL);
 }
@@ -665,8 +673,8 @@ static const struct action table[] = {
 	 ARGS(HANDLE, {"lines", ARG_INT, false}, {"colour", ARG_BOOL, false},
 	      {"screen", ARG_BOOL, false}),
 	 DOOR_CONTROL, 0, 0, ACT_AGENT, do_capture},
-	{"set-status", "set_status", ARGS({"status", ARG_STR, true}), DOOR_AGENT, 0, DOOR_AGENT, 0,
-	 do_set_status},
+	{"set-status", "set_status", ARGS({"status", ARG_STR, true}, {"session", ARG_STR, false}),
+	 DOOR_AGENT, 0, DOOR_AGENT, 0, do_set_status},
 	{"set-title", "set_title", ARGS({"title", ARG_STR, true}), DOOR_AGENT, 0, DOOR_AGENT, 0,
 	 do_set_title},
 	{"notify", "notify", ARGS({"text", ARG_STR, false}), DOOR_AGENT, 0, DOOR_AGENT, 0,

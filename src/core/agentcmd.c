@@ -17,15 +17,16 @@ struct known_agent {
 	 * last argument (never read as flags).
 	 */
 	const char *prompt_flag;
-	const char *resume;  /* words added to continue; NULL: none */
-	const char *approve; /* its no-questions flag, only ever added in a sandbox */
+	const char *resume;    /* words added to continue the latest session; NULL: none */
+	const char *resume_id; /* words before a session id to resume that one; NULL: none */
+	const char *approve;   /* its no-questions flag, only ever added in a sandbox */
 };
 
 static const struct known_agent known[] = {
-	{"claude", NULL, "--continue", "--dangerously-skip-permissions"},
-	{"codex", NULL, "resume --last", "--yolo"},
-	{"gemini", "--prompt-interactive=", NULL, "--yolo"},
-	{"opencode", "--prompt=", "--continue", NULL},
+	{"claude", NULL, "--continue", "--resume", "--dangerously-skip-permissions"},
+	{"codex", NULL, "resume --last", "resume", "--yolo"},
+	{"gemini", "--prompt-interactive=", "--resume", "--resume", "--yolo"},
+	{"opencode", "--prompt=", "--continue", "--session", NULL},
 };
 
 static const struct known_agent *find_known(const char *cmd)
@@ -47,7 +48,7 @@ const char *agentcmd_default(const struct config *c)
 
 char *agentcmd_build(const struct config *c, const char *name, const char *prompt_file, bool cont)
 {
-	return agentcmd_build_sandboxed(c, name, prompt_file, cont, false);
+	return agentcmd_build_sandboxed(c, name, prompt_file, cont ? "" : NULL, false);
 }
 
 /* Does the agent's command or arguments ask for the prompt itself ({prompt}, {prompt_file})? */
@@ -111,7 +112,7 @@ bool agentcmd_takes_prompt(const struct config *c, const char *name)
 }
 
 char *agentcmd_build_sandboxed(const struct config *c, const char *name, const char *prompt_file,
-			       bool cont, bool sandboxed)
+			       const char *resume, bool sandboxed)
 {
 	struct buf b = {0};
 	const struct agent_def *def = name ? config_agent(c, name) : NULL;
@@ -146,7 +147,10 @@ char *agentcmd_build_sandboxed(const struct config *c, const char *name, const c
 		k = find_known(def->command);
 	if (k && sandboxed && k->approve)
 		buf_addf(&b, " %s", k->approve);
-	if (k && cont && k->resume) {
+	/* The id is well formed (rpc_session_wellformed): one word, no quoting needed. */
+	if (k && resume && *resume && k->resume_id) {
+		buf_addf(&b, " %s %s", k->resume_id, resume);
+	} else if (k && resume && k->resume) {
 		buf_addf(&b, " %s", k->resume);
 	} else if (k && prompt_file && !placeholder) {
 		char *q = sh_quote(prompt_file);

@@ -27,9 +27,13 @@ const char *agentcmd_default(const struct config *c);
  */
 char *agentcmd_build(const struct config *c, const char *name, const char *prompt_file, bool cont);
 
-/* The same; sandboxed: known agents also get their approval flag (never outside a sandbox). */
+/*
+ * The same, resuming when resume is not NULL: "" its latest session, else
+ * the session of that id (well formed: rpc_session_wellformed). Sandboxed:
+ * known agents also get their approval flag (never outside a sandbox).
+ */
 char *agentcmd_build_sandboxed(const struct config *c, const char *name, const char *prompt_file,
-			       bool cont, bool sandboxed);
+			       const char *resume, bool sandboxed);
 
 /*
  * Does the agent take the prompt (a known agent, or {prompt}/{prompt_file}

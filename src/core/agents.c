@@ -120,7 +120,9 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 		bool is_agent = spec && strcmp(spec, "<agent>") == 0;
 		bool boxed = sandbox_pane_wanted(w, a, is_agent);
 		if (is_agent) {
-			lines[i] = agentcmd_build_sandboxed(&w->cfg, name, prompt, cont, boxed);
+			/* Resumed: the session its hooks reported, else its latest. */
+			const char *resume = !cont ? NULL : a->session_id ? a->session_id : "";
+			lines[i] = agentcmd_build_sandboxed(&w->cfg, name, prompt, resume, boxed);
 			if (boxed)
 				lines[i] = with_setup(w, a, lines[i]);
 			o[i].label = name ? name : "shell";

@@ -13,6 +13,7 @@
 #include "../keeper/client.h"
 #include "../keeper/keeper.h"
 #include "../keeper/proto.h"
+#include "../rpc/proto.h"
 #include "../rpc/server.h"
 #include "../util/log.h"
 #include "../util/util.h"
@@ -51,6 +52,8 @@ void keep_meta(struct wrx *w, struct agent *a)
 		json_object_object_add(m, "title", json_object_new_string(a->title));
 	if (a->note)
 		json_object_object_add(m, "note", json_object_new_string(a->note));
+	if (a->session_id)
+		json_object_object_add(m, "session", json_object_new_string(a->session_id));
 	const char *s = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN);
 	for (int i = 0; i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
@@ -73,6 +76,9 @@ static void meta_apply(struct wrx *w, struct agent *a, const char *meta)
 		session_set_title(w->s, a, json_object_get_string(v));
 	if (json_object_object_get_ex(m, "note", &v) && a->note == NULL)
 		a->note = xstrdup(json_object_get_string(v));
+	if (json_object_object_get_ex(m, "session", &v) &&
+	    rpc_session_wellformed(json_object_get_string(v)))
+		keep_session(w, a, json_object_get_string(v));
 	json_object_put(m);
 }
 
@@ -81,7 +87,9 @@ static void meta_apply(struct wrx *w, struct agent *a, const char *meta)
  * directory (which, unlike the runtime directory, outlives a reboot):
  * a marked agent with no keeper at the next start lost it to a reboot or
  * a crash, and is opened again with its resume flag. Closing the pane
- * (close, remove, merge, quit) takes the mark away.
+ * (close, remove, merge, quit) takes the mark away. The mark holds the
+ * session id the agent's hooks last reported, if any, so that the agent
+ * resumes that session (claude --resume ID) rather than the latest.
  */
 static char *mark_path(struct wrx *w, const struct agent *a, bool create)
 {
@@ -106,6 +114,46 @@ static void mark(struct wrx *w, const struct agent *a, bool on)
 	free(f);
 }
 
+/* The id in a's mark, or NULL. Caller frees. */
+static char *mark_session(struct wrx *w, const struct agent *a)
+{
+	char *f = mark_path(w, a, false);
+	int fd = f ? open(f, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	free(f);
+	if (fd < 0)
+		return NULL;
+	char id[RPC_SESSION_MAX + 2];
+	ssize_t n = read(fd, id, sizeof id - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	id[n] = '\0';
+	id[strcspn(id, "\n")] = '\0';
+	return rpc_session_wellformed(id) ? xstrdup(id) : NULL;
+}
+
+void keep_session(struct wrx *w, struct agent *a, const char *id)
+{
+	if (a->session_id && strcmp(a->session_id, id) == 0)
+		return;
+	free(a->session_id);
+	a->session_id = xstrdup(id);
+	if (!a->worktree || w->keeper_dir == NULL)
+		return;
+	/* Into the mark, where there is one: a pane not yet in a keeper has none. */
+	char *f = mark_path(w, a, false);
+	int fd = f ? open(f, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC) : -1;
+	free(f);
+	if (fd < 0)
+		return;
+	char *line = xasprintf("%s\n", id);
+	int rc = fd_write_all(fd, line, strlen(line));
+	if (rc < 0)
+		log_msg("%s: its session id not kept: %s", a->handle, strerror(-rc));
+	free(line);
+	close(fd);
+}
+
 void keep_resume(struct wrx *w)
 {
 	if (w->keeper_dir == NULL || w->helper)
@@ -120,7 +168,10 @@ void keep_resume(struct wrx *w)
 		if (!lost)
 			continue;
 		char *cause = NULL;
-		log_msg("%s: its keepers are gone (a reboot?): opened again, resuming", a->handle);
+		free(a->session_id);
+		a->session_id = mark_session(w, a);
+		log_msg("%s: its keepers are gone (a reboot?): opened again, resuming %s",
+			a->handle, a->session_id ? a->session_id : "its latest session");
 		if (agents_open(w, a, false, true, &cause) < 0) {
 			wrx_message(w, true, "%s: %s", a->handle, cause);
 			free(cause);

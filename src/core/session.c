@@ -53,6 +53,7 @@ static void agent_free(struct agent *a)
 	free(a->path);
 	free(a->branch);
 	free(a->agent);
+	free(a->session_id);
 	free(a->title);
 	free(a->note);
 	free(a->rpc_dir);

@@ -34,8 +34,9 @@ struct agent {
 	char *note;               /* owned; last notify text, or NULL */
 	char *branch;             /* owned; NULL for the home directory */
 	char *agent;              /* owned; what add -a recorded, or NULL: the configured agent */
-	bool worktree;            /* an agent's worktree (not the main directory) */
-	int sandbox;              /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
+	char *session_id;      /* owned; the agent CLI's session its hooks last reported, or NULL */
+	bool worktree;         /* an agent's worktree (not the main directory) */
+	int sandbox;           /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
 	char *rpc_dir;         /* owned; its own RPC socket's directory once a sandbox needs it */
 	uint64_t spawn_window; /* now_ms() when its current minute of spawn_agent calls began */
 	int spawns;            /* spawn_agent calls in that minute */

@@ -260,7 +260,6 @@ int wrx_start(struct wrx *w, char **cause)
 	if (w->keeper_dir)
 		keep_attach(w);
 	sandbox_start(w);
-	keep_resume(w);
 	return 0;
 }
 

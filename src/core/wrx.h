@@ -122,12 +122,18 @@ void keep_pane_closing(struct wrx *w, struct wpane *wp);
 int keep_attach(struct wrx *w);
 /* Until what the panes wrote reached their keepers (at most timeout_ms). */
 void keep_flush(struct wrx *w, int timeout_ms);
-/* Agents whose keepers went with a reboot: opened again with their resume flag. */
+/*
+ * Agents whose keepers went with a reboot: opened again with their resume
+ * flag. The dashboard calls it once its terminal is sized, so that the
+ * programs start at their panes' size.
+ */
 void keep_resume(struct wrx *w);
 /* The lowest pane id no keeper of the project has. */
 int keep_next_id(struct wrx *w);
 /* Tell a's keepers what it reported (status, title, note), for the next dashboard. */
 void keep_meta(struct wrx *w, struct agent *a);
+/* a's agent CLI reported its session id (well formed): kept to resume it after a reboot. */
+void keep_session(struct wrx *w, struct agent *a, const char *id);
 
 /* bridge.c: the RPC server, its tokens, and agents' requests into actions. */
 int bridge_start(struct wrx *w, char **cause);

@@ -490,6 +490,8 @@ static void on_rpc(struct rpc_call *call, const struct rpc_req *req, void *data)
 			return;
 		}
 		meta_set(k, "status", st == WRX_STATUS_NONE ? NULL : status_word(st));
+		if (req->session)
+			meta_set(k, "session", req->session);
 		break;
 	case RPC_SET_TITLE:
 		meta_set(k, "title", req->title);

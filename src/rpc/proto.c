@@ -128,6 +128,18 @@ const char *rpc_type_name(enum rpc_type t)
  */
 enum { OPTIONAL, REQUIRED };
 
+bool rpc_session_wellformed(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > RPC_SESSION_MAX || s[0] == '-' || s[0] == '.')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}
+
 static int get_str(json_object *o, const char *key, int need, size_t max, const char **out,
 		   const char **err)
 {
@@ -174,8 +186,13 @@ static int decode_fields(json_object *o, struct rpc_req *r, const char **err)
 	case RPC_HEARTBEAT:
 		return 0;
 	case RPC_SET_STATUS: {
-		if (get_str(o, "status", REQUIRED, 16, &r->status, err) < 0)
+		if (get_str(o, "status", REQUIRED, 16, &r->status, err) < 0 ||
+		    get_str(o, "session", OPTIONAL, RPC_SESSION_MAX, &r->session, err) < 0)
 			return -EINVAL;
+		if (r->session && !rpc_session_wellformed(r->session)) {
+			*err = "session is not a session id ([A-Za-z0-9._-], at most 128)";
+			return -EINVAL;
+		}
 		enum wrx_status st;
 		if (status_parse(r->status, &st) == 0)
 			return 0;

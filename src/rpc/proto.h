@@ -23,6 +23,7 @@
 #define RPC_JSON_DEPTH 16
 #define RPC_TITLE_MAX 256
 #define RPC_TEXT_MAX 4096
+#define RPC_SESSION_MAX 128 /* an agent CLI's session id */
 
 /* 32 random bytes as 64 lowercase hex digits; out has RPC_TOKEN_LEN + 1 bytes. 0 or -errno. */
 int rpc_token_new(char *out);
@@ -30,6 +31,14 @@ int rpc_token_new(char *out);
 bool rpc_token_wellformed(const char *s, size_t len);
 /* Compare two tokens of RPC_TOKEN_LEN bytes in time independent of where they differ. */
 bool rpc_token_equal(const char *a, const char *b);
+
+/*
+ * An agent CLI's session id, as its hooks report it (a UUID for Claude
+ * Code, Codex and Gemini CLI): 1 to RPC_SESSION_MAX of [A-Za-z0-9._-], not
+ * starting with '-' or '.'. It ends up as a word of the agent's command
+ * line (resume), so nothing else passes.
+ */
+bool rpc_session_wellformed(const char *s);
 
 /* A blocking connection to the unix socket at path: the fd, or -errno with *cause. */
 int rpc_connect_unix(const char *path, char **cause);
@@ -50,6 +59,7 @@ enum rpc_type {
 struct rpc_req {
 	enum rpc_type type;
 	const char *status;          /* set_status: working|waiting|done|clear */
+	const char *session;         /* set_status: the agent CLI's session id, or NULL */
 	const char *title;           /* set_title */
 	const char *text;            /* notify (may be NULL) */
 	const char *branch, *prompt; /* spawn_agent */

@@ -584,6 +584,8 @@ static void draw_help(struct ui *ui)
 void render_layout(struct ui *ui)
 {
 	struct session *s = ui->w->s;
+	if (stdscr == NULL)
+		return; /* no terminal yet: the first frame lays out */
 	getmaxyx(stdscr, ui->rows, ui->cols);
 	int sw = ui->sidebar && ui->cols >= SIDEBAR_WIDTH + 20 ? SIDEBAR_WIDTH + 1 : 0;
 	ui->area = (struct rect){sw, 0, ui->cols - sw, ui->rows - 1};

@@ -255,6 +255,9 @@ t_status_while_detached() {
 }
 
 # After a reboot no keeper is left: the agent opens again by itself, resumed.
+# The mark an agent's keeper leaves for after a reboot (what it holds: its session id).
+kept_mark() { find "$XDG_STATE_HOME" -path "*/$1/kept" 2>/dev/null | head -1; }
+
 t_resume_after_reboot() {
 	make_repo
 	mkdir -p "$E2E_TMP/bin" "$XDG_CONFIG_HOME/workrex"
@@ -265,18 +268,29 @@ t_resume_after_reboot() {
 	start_repo 120 36
 	wait_for 'C-b \? help'
 	wrx add r >/dev/null
-	wait_for '│CLAUDE ARGS::'
-	# The machine goes down: every process, and the runtime directory with it.
-	kill -9 "$(workrex_pid)" $(keepers)
+	wrx add q >/dev/null
+	until_ok 10 sh -c "tmux -L $SOCK capture-pane -p | grep -c 'CLAUDE ARGS::' | grep -qx 2"
+	# Claude Code's hooks give their event on stdin; r's reports its session
+	# while no dashboard runs, q's an id that would be shell code.
+	prefix d
 	wait_for 'WORKREX-EXITED'
+	wrx send r "echo '{\"session_id\":\"4f1c-9e2a_B.7\",\"hook_event_name\":\"Stop\"}' | workrex set-status done"
+	until_ok 10 grep -qx '4f1c-9e2a_B.7' "$(kept_mark r)"
+	wrx send q "echo '{\"session_id\":\"x;touch $E2E_TMP/pwned\"}' | workrex set-status done; echo reported"
+	until_ok 10 sh -c "cd '$repo' && '$WORKREX' capture q | grep -qx reported"
+	[ ! -s "$(kept_mark q)" ]
+	# The machine goes down: every process, and the runtime directory with it.
+	end_keepers
 	rm -rf "$XDG_RUNTIME_DIR/workrex"
 	kill_tmux
 	start_repo 120 36
 	wait_for '^ 2 r'
-	prefix 2
+	wait_for '│CLAUDE ARGS:--resume 4f1c-9e2a_B.7:'
 	wait_for '│CLAUDE ARGS:--continue:'
+	[ ! -e "$E2E_TMP/pwned" ]
 	# A pane closed by the user is not resumed.
 	wrx close r
+	wrx close q
 	until_ok 5 nkeepers 1
 	prefix d
 	wait_for 'WORKREX-EXITED'

@@ -30,6 +30,19 @@ static void test_known_agents(void **state)
 	      "export WORKREX_PROMPT_FILE='/w/.workrex/P.md'; exec 'claude' -- \"$(cat "
 	      "'/w/.workrex/P.md')\"");
 	check(&c, "claude", NULL, true, "exec 'claude' --continue");
+	/* A session its hooks reported: that one, not the latest. */
+	char *got = agentcmd_build_sandboxed(&c, "claude", NULL, "5f0c-3a1e", false);
+	assert_string_equal(got, "exec 'claude' --resume 5f0c-3a1e");
+	free(got);
+	got = agentcmd_build_sandboxed(&c, "codex", NULL, "5f0c-3a1e", true);
+	assert_string_equal(got, "exec 'codex' --yolo resume 5f0c-3a1e");
+	free(got);
+	got = agentcmd_build_sandboxed(&c, "gemini", NULL, "", false);
+	assert_string_equal(got, "exec 'gemini' --resume");
+	free(got);
+	got = agentcmd_build_sandboxed(&c, "opencode", NULL, "ses_9", false);
+	assert_string_equal(got, "exec 'opencode' --session ses_9");
+	free(got);
 	check(&c, "codex", "/p", false,
 	      "export WORKREX_PROMPT_FILE='/p'; exec 'codex' -- \"$(cat '/p')\"");
 	check(&c, "codex", "/p", true,

@@ -102,12 +102,42 @@ static void test_decode_bad(void **state)
 	free(title);
 }
 
+/* A session id becomes a word of the agent's command line: only plain ids pass. */
+static void test_session_ids(void **state)
+{
+	(void)state;
+	enum rpc_type t;
+	assert_null(decode("{\"type\":\"set_status\",\"status\":\"done\","
+			   "\"session\":\"5f0c3a1e-8b2d-4c6e-9f10-0a1b2c3d4e5f\"}",
+			   &t));
+	const char *good[] = {"abc", "A-b_c.1", "0"};
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+		assert_true(rpc_session_wellformed(good[i]));
+	const char *bad[] = {"",     "-rf", ".hidden", "a b",  "a;b", "$(id)",
+			     "`id`", "a'b", "a\"b",    "a\nb", "a/b", "\xc3\xa9t\xc3\xa9",
+			     NULL};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		assert_false(rpc_session_wellformed(bad[i]));
+	char longest[RPC_SESSION_MAX + 2];
+	memset(longest, 'a', RPC_SESSION_MAX);
+	longest[RPC_SESSION_MAX] = '\0';
+	assert_true(rpc_session_wellformed(longest));
+	strcat(longest, "a");
+	assert_false(rpc_session_wellformed(longest));
+	assert_string_equal(decode("{\"type\":\"set_status\",\"status\":\"done\","
+				   "\"session\":\"x;touch /tmp/p\"}",
+				   &t),
+			    "session is not a session id ([A-Za-z0-9._-], at most 128)");
+	assert_non_null(decode("{\"type\":\"set_status\",\"status\":\"done\",\"session\":7}", &t));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_decode_good),
 		cmocka_unit_test(test_decode_bad),
+		cmocka_unit_test(test_session_ids),
 	};
 	return cmocka_run_group_tests_name("proto", tests, NULL, NULL);
 }
