@@ -31,6 +31,9 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
       outer terminal (every pane taken over, history and all), against the
       same start with no keepers; and tmux attach to a server with 20
       such windows.
+  (l) host commands: a host pane's `exec` of `true` over its RPC socket
+      (bubblewrap, streamed reply), against the same bwrap started
+      directly; and 64 MB of a command's output through the bridge.
 
 Every workrex pane runs in a keeper (issue 14): (a), (d) go through one;
 (b) counts the keepers' wake-ups too; (c) adds up their memory.
@@ -499,6 +502,31 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(len(xs) * p))]
 
 
+def pane_token(repo, handle):
+    """The RPC socket and token of the agent's pane, as its own shell sees them."""
+    tok = os.path.join(TMP, handle + ".tok")
+    subprocess.run([WORKREX, "send", handle, "printf '%%s %%s' \"$WORKREX_RPC_SOCKET\" "
+                    "\"$WORKREX_RPC_TOKEN\" >%s.tmp && mv %s.tmp %s" % (tok, tok, tok)],
+                   cwd=repo, env=genv(), check=True, capture_output=True)
+    deadline = time.monotonic() + 20
+    while not os.path.exists(tok):
+        if time.monotonic() > deadline:
+            raise TimeoutError("the agent pane did not write its token")
+        time.sleep(0.05)
+    return open(tok).read().split()
+
+
+def rpc_connect(sock_path, token):
+    import json, socket
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(30)
+    s.connect(sock_path)
+    f = s.makefile("rb")  # buffered: replies are read a line at a time
+    s.sendall(json.dumps({"token": token}).encode() + b"\n")
+    assert json.loads(f.readline())["type"] == "ok"
+    return s, f
+
+
 def bench_status():
     import json, socket
     repo = os.path.join(TMP, "st")
@@ -511,23 +539,9 @@ def bench_status():
         term.wait_for(b"$ ")
         subprocess.run([WORKREX, "add", "st", "-b"], cwd=repo, env=genv(), check=True,
                        capture_output=True)
-        tok = os.path.join(TMP, "st.tok")
-        subprocess.run([WORKREX, "send", "st", "printf '%%s %%s' \"$WORKREX_RPC_SOCKET\" "
-                        "\"$WORKREX_RPC_TOKEN\" >%s.tmp && mv %s.tmp %s" % (tok, tok, tok)],
-                       cwd=repo, env=genv(), check=True, capture_output=True)
-        deadline = time.monotonic() + 20
-        while not os.path.exists(tok):
-            if time.monotonic() > deadline:
-                raise TimeoutError("the agent pane did not write its token")
-            time.sleep(0.05)
-        sock_path, token = open(tok).read().split()
+        sock_path, token = pane_token(repo, "st")
         # Persistent client.
-        s = socket.socket(socket.AF_UNIX)
-        s.settimeout(10)
-        s.connect(sock_path)
-        f = s.makefile("rwb", buffering=0)
-        s.sendall(json.dumps({"token": token}).encode() + b"\n")
-        assert json.loads(f.readline())["type"] == "ok"
+        s, f = rpc_connect(sock_path, token)
         reqs = [json.dumps({"type": "set_status", "status": st}).encode() + b"\n"
                 for st in ("working", "waiting", "done", "clear")]
         rtt = []
@@ -794,11 +808,102 @@ def bench_attach():
                                        " ".join("%.0f" % x for x in runs)))
 
 
+# ---- (l) host commands ---------------------------------------------------------------
+
+def bench_hostexec():
+    import base64, json
+    if subprocess.run(["which", "bwrap"], capture_output=True).returncode:
+        print("(l) skipped: bubblewrap is not installed")
+        return
+    repo = os.path.join(TMP, "hx")
+    os.makedirs(repo)
+    git("init", "-q", "-b", "main", cwd=repo)
+    git("commit", "-q", "--allow-empty", "-m", "a", cwd=repo)
+    cfg = os.path.join(TMP, "cfg", "workrex", "config.yaml")
+    os.makedirs(os.path.dirname(cfg), exist_ok=True)
+    with open(cfg, "w") as f:
+        f.write('sandbox:\n  host_commands: ["true", cat]\n')
+    term = Term(["/bin/sh", "-c", "cd '%s' && exec '%s'" % (repo, WORKREX)], env_for("/bin/sh"))
+    try:
+        term.wait_for(b"$ ")
+        subprocess.run([WORKREX, "add", "hxa", "-b"], cwd=repo, env=genv(), check=True,
+                       capture_output=True)
+        wt = subprocess.run([WORKREX, "path", "hxa"], cwd=repo, env=genv(), check=True,
+                            capture_output=True, text=True).stdout.strip()
+        big = os.path.join(wt, "big.bin")
+        size = 64 << 20
+        with open(big, "wb") as f:
+            f.write(os.urandom(size))
+        s, f = rpc_connect(*pane_token(repo, "hxa"))
+
+        def call(cmd, args=()):
+            s.sendall(json.dumps({"type": "exec", "command": cmd, "args": list(args)}).encode()
+                      + b"\n")
+            n, err = 0, b""
+            while True:
+                r = json.loads(f.readline())
+                if r["type"] == "exec_exit":
+                    if r["code"]:
+                        raise RuntimeError("host-exec %s: status %d: %s" % (cmd, r["code"], err))
+                    return n, r["code"]
+                if r["type"] == "error":
+                    raise RuntimeError(r["message"])
+                if r["type"] == "exec_stderr":
+                    err += base64.b64decode(r["data"])
+                else:
+                    n += len(base64.b64decode(r["data"]))
+
+        # The peer: the same bubblewrap around the same program, started directly.
+        ref_argv = ["bwrap", "--die-with-parent", "--new-session", "--unshare-pid",
+                    "--unshare-ipc", "--unshare-uts", "--ro-bind", "/", "/", "--dev", "/dev",
+                    "--proc", "/proc", "--tmpfs", "/tmp", "--bind", wt, wt, "--chdir", wt, "--"]
+        wrx, ref = [], []
+        for i in range(300):
+            t0 = time.perf_counter()
+            if call("true") != (0, 0):
+                raise RuntimeError("host-exec true failed")
+            wrx.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            subprocess.run(ref_argv + ["/usr/bin/true"], check=True)
+            ref.append(time.perf_counter() - t0)
+        print("(l) host-exec round trip of `true`, 300 calls: p50 %.2f ms, p99 %.2f ms; bwrap "
+              "true started directly p50 %.2f ms, p99 %.2f ms; p50 ratio %s"
+              % (pct(wrx, 0.5) * 1e3, pct(wrx, 0.99) * 1e3, pct(ref, 0.5) * 1e3,
+                 pct(ref, 0.99) * 1e3, ratio(pct(wrx, 0.5), pct(ref, 0.5))))
+        # Throughput: the static guest client, as in a sandbox, to /dev/null.
+        guest = os.environ.get("WORKREX_GUEST") or WORKREX
+        sock_path, token = pane_token(repo, "hxa")
+        genv_x = dict(env_for("/bin/sh"), WORKREX_RPC_SOCKET=sock_path, WORKREX_RPC_TOKEN=token)
+        tw, tr = [], []
+        for i in range(3):
+            t0 = time.perf_counter()
+            with open(os.devnull, "wb") as null:
+                subprocess.run([guest, "host-exec", "cat", big], env=genv_x, stdout=null,
+                               check=True)
+            tw.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            with open(os.devnull, "wb") as null:
+                subprocess.run(ref_argv + ["/usr/bin/cat", big], stdout=null, check=True)
+            tr.append(time.perf_counter() - t0)
+        out = subprocess.run([guest, "host-exec", "cat", big], env=genv_x, capture_output=True,
+                             check=True).stdout
+        if out != open(big, "rb").read():
+            raise RuntimeError("host-exec cat: the bytes differ")
+        mw, mr = statistics.median(tw), statistics.median(tr)
+        print("    64 MB of output (cat) through the guest client, median of 3: %.2f s (%.0f MB/s); "
+              "bwrap cat to /dev/null %.2f s (%.0f MB/s); ratio %s"
+              % (mw, 64 / mw, mr, 64 / mr, ratio(mw, mr)))
+        s.close()
+    finally:
+        term.close()
+        os.unlink(cfg)
+
+
 def main():
     for tool in ("tmux",):
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
-    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"]
+    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"]
     # The repositories made here need no identity or settings of the machine's.
     os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
@@ -827,6 +932,8 @@ def main():
             bench_reflow()
         if "k" in which:
             bench_attach()
+        if "l" in which:
+            bench_hostexec()
     finally:
         tmux("kill-server")
         end_keepers(TMP)

@@ -38,9 +38,16 @@ struct backend_pane {
 	const char *session;         /* this dashboard's id, a label on what it starts */
 	const char *git_name;        /* the host's user.name and user.email, or NULL */
 	const char *git_email;
-	bool tty;         /* the pane is a terminal (-t) */
-	const char *name; /* stop_argv: the container by this name (a keeper's), not n's */
+	const char *host_bin; /* host dir of the host commands' shims, or NULL */
+	const char *profile;  /* host file for /etc/profile.d (PATH for login shells), or NULL */
+	bool tty;             /* the pane is a terminal (-t) */
+	const char *name;     /* stop_argv: the container by this name (a keeper's), not n's */
 };
+
+/* Where a sandbox finds workrex: its client, and the host commands' shims. */
+#define BACKEND_GUEST_DIR "/opt/workrex/bin"
+#define BACKEND_GUEST_CLIENT BACKEND_GUEST_DIR "/workrex"
+#define BACKEND_GUEST_HOST_BIN "/opt/workrex/host-bin"
 
 struct backend {
 	const char *name;

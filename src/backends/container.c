@@ -36,9 +36,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define GUEST_DIR "/opt/workrex/bin"
+#define GUEST_DIR BACKEND_GUEST_DIR
 #define GUEST_RPC_DIR "/run/workrex"
-#define GUEST_PATH GUEST_DIR ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define GUEST_PATH                                                                                 \
+	BACKEND_GUEST_HOST_BIN ":" GUEST_DIR ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:" \
+			       "/sbin:/bin"
 
 const char *container_runtime(const struct config *cfg)
 {
@@ -630,7 +632,11 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	/* The bridge and its client. */
 	if (!apple && p->rpc_dir)
 		mount_bind(l, p->rpc_dir, GUEST_RPC_DIR, false);
-	mount_bind(l, p->guest_bin, GUEST_DIR "/workrex", false);
+	mount_bind(l, p->guest_bin, BACKEND_GUEST_CLIENT, false);
+	if (p->host_bin)
+		mount_bind(l, p->host_bin, BACKEND_GUEST_HOST_BIN, false);
+	if (p->profile)
+		mount_bind(l, p->profile, "/etc/profile.d/workrex.sh", false);
 	mount_agent_config(p, l);
 	for (size_t i = 0; i < sb->nextra_mounts; i++)
 		mount_bind(l, sb->extra_mounts[i].host, sb->extra_mounts[i].guest,

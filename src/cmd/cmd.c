@@ -17,6 +17,7 @@
 
 static int cmd_set_status(struct cmd_ctx *ctx, int argc, char **argv);
 static int cmd_set_title(struct cmd_ctx *ctx, int argc, char **argv);
+static int cmd_host_exec(struct cmd_ctx *ctx, int argc, char **argv);
 static int cmd_notify_user(struct cmd_ctx *ctx, int argc, char **argv);
 
 static const struct cmd table[] = {
@@ -64,6 +65,9 @@ static const struct cmd table[] = {
 	 rpc_cmd_set_title},
 	{"notify", NULL, "notify [text]", "notify the user from this agent", cmd_notify_user,
 	 rpc_cmd_notify},
+	{"host-exec", NULL, "host-exec <command> [args...]",
+	 "run a command of sandbox.host_commands on the host (from a pane)", cmd_host_exec,
+	 rpc_cmd_host_exec},
 	{"setup", NULL, "setup [--print]", "install status hooks for the agent CLIs found",
 	 cmd_setup, NULL},
 	{"sandbox", NULL, "sandbox build|pull|init-dockerfile|shell|doctor|stop|prune",
@@ -130,6 +134,12 @@ static int cmd_set_status(struct cmd_ctx *ctx, int argc, char **argv)
 					  rpc_cmd_hook_session())
 			 : 1;
 	return rc == 1 ? rpc_cmd_set_status(argc, argv) : rc;
+}
+
+static int cmd_host_exec(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)ctx;
+	return rpc_cmd_host_exec(argc, argv);
 }
 
 static int cmd_set_title(struct cmd_ctx *ctx, int argc, char **argv)

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #define HOOK_TIMEOUT_MS 5000
+#define HOSTEXEC_NO_START_CODE 126       /* as the host's HOSTEXEC_NO_START */
 #define LONG_TIMEOUT_MS (30 * 60 * 1000) /* add and merge run hooks and git */
 
 bool rpc_cmd_in_sandbox(void)
@@ -315,4 +316,65 @@ int rpc_cmd_close(int argc, char **argv)
 	if (argc == 2)
 		json_object_object_add(req, "handle", json_object_new_string(argv[1]));
 	return call("close", req, false, HOOK_TIMEOUT_MS);
+}
+
+/* exec_stdout / exec_stderr: the bytes, base64 on the wire, to our own. */
+static void exec_partial(json_object *r, void *arg)
+{
+	bool *broken = arg;
+	json_object *t, *d;
+	if (!json_object_object_get_ex(r, "type", &t) || !json_object_object_get_ex(r, "data", &d))
+		return;
+	int fd = strcmp(json_object_get_string(t), "exec_stderr") == 0 ? 2 : 1;
+	struct buf b = {0};
+	if (base64_decode(&b, json_object_get_string(d), (size_t)json_object_get_string_len(d)) ==
+		    0 &&
+	    b.len && !*broken && fd_write_all(fd, b.data, b.len) < 0)
+		*broken = true; /* our reader went (a closed pipe): the rest goes nowhere */
+	buf_free(&b);
+}
+
+/* Silent this long (no output at all): the host is gone. */
+#define EXEC_IDLE_MS (24 * 60 * 60 * 1000)
+
+int rpc_cmd_host_exec(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage(
+			"host-exec <command> [args...]   (a command of sandbox.host_commands)");
+	json_object *req = request("exec");
+	json_object_object_add(req, "command", json_object_new_string(argv[1]));
+	json_object *a = json_object_new_array();
+	for (int i = 2; i < argc; i++)
+		json_object_array_add(a, json_object_new_string(argv[i]));
+	json_object_object_add(req, "args", a);
+	struct rpc_client *c = NULL;
+	char *cause = NULL;
+	int rc = rpc_client_open_env(&c, HOOK_TIMEOUT_MS, &cause);
+	if (rc < 0) {
+		json_object_put(req);
+		rc = fail("host-exec", rc == -ENOENT ? "not inside a workrex pane" : cause);
+		free(cause);
+		return HOSTEXEC_NO_START_CODE;
+	}
+	json_object *r = NULL;
+	bool broken = false;
+	rc = rpc_client_call(c, req, &r, exec_partial, &broken, EXEC_IDLE_MS, &cause);
+	json_object_put(req);
+	rpc_client_close(c);
+	if (rc < 0) {
+		fail("host-exec", cause);
+		free(cause);
+		return HOSTEXEC_NO_START_CODE;
+	}
+	json_object *t, *v;
+	int code = HOSTEXEC_NO_START_CODE;
+	if (json_object_object_get_ex(r, "type", &t) &&
+	    strcmp(json_object_get_string(t), "exec_exit") == 0 &&
+	    json_object_object_get_ex(r, "code", &v))
+		code = json_object_get_int(v);
+	else if (json_object_object_get_ex(r, "message", &v))
+		fail("host-exec", json_object_get_string(v));
+	json_object_put(r);
+	return code;
 }

@@ -23,5 +23,7 @@ int rpc_cmd_notify(int argc, char **argv);
 int rpc_cmd_add(int argc, char **argv);
 int rpc_cmd_merge(int argc, char **argv);
 int rpc_cmd_close(int argc, char **argv);
+/* Run an allow-listed host command; its output and exit status are ours. */
+int rpc_cmd_host_exec(int argc, char **argv);
 
 #endif

@@ -61,7 +61,7 @@ struct sandbox_config {
 	struct strlist host_commands;                 /* global-only */
 	char *agent_config_dir;                       /* owned; global-only */
 	char *rpc_host;                               /* owned; global-only */
-	bool dangerously_allow_unsandboxed_host_exec; /* global-only; not built yet */
+	bool dangerously_allow_unsandboxed_host_exec; /* global-only */
 	struct {
 		char *runtime; /* owned: podman, docker, apple-container; NULL: detect */
 		char *memory;  /* owned: "4g" */

@@ -11,6 +11,7 @@
 #include "actions.h"
 
 #include "../rpc/proto.h"
+#include "hostexec.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "run.h"
@@ -24,7 +25,7 @@
 /* An agent may spawn this many agents a minute. */
 #define SPAWNS_PER_MINUTE 5
 
-enum arg_type { ARG_STR, ARG_BOOL, ARG_INT };
+enum arg_type { ARG_STR, ARG_BOOL, ARG_INT, ARG_STRV };
 
 struct arg_spec {
 	const char *name;
@@ -65,6 +66,7 @@ struct act_call {
 	struct agent *a;
 	char *handle; /* owned: a's, kept while the user thinks (a may go) */
 	act_reply_fn *reply;
+	const struct act_stream *stream; /* the caller takes output as it comes, or NULL */
 	void *reply_arg;
 	struct strlist argv; /* a child's arguments after `workrex` */
 };
@@ -270,6 +272,116 @@ static void do_not_yet(struct act_call *c)
 		act_fail(c, "%s is not available in this dashboard yet", verb_name(c));
 	else
 		act_fail(c, "%s: not available in this dashboard yet", verb_name(c));
+}
+
+/* ---- host commands (hostexec.h) ---- */
+
+/* The host command's end: its status, the last thing its caller gets. */
+static void exec_exit(struct act_call *c, int code)
+{
+	json_object *f = json_object_new_object();
+	json_object_object_add(f, "exit", json_object_new_int(code));
+	act_ok(c, f);
+}
+
+/* Not run: why, on its stderr, and the status that says which way. */
+static void exec_refuse(struct act_call *c, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void exec_refuse(struct act_call *c, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	log_msg("host-exec for %s: %s", c->a ? c->a->handle : "?", msg);
+	char *line = xasprintf("workrex: host-exec: %s\n", msg);
+	if (c->stream)
+		c->stream->output(c->reply_arg, 2, line, strlen(line));
+	free(line);
+	free(msg);
+	exec_exit(c, code);
+}
+
+static void exec_output(void *arg, int stream, const char *p, size_t n)
+{
+	struct act_call *c = arg;
+	if (c->stream)
+		c->stream->output(c->reply_arg, stream, p, n);
+}
+
+static long exec_backlog(void *arg)
+{
+	struct act_call *c = arg;
+	return c->stream && c->stream->backlog ? c->stream->backlog(c->reply_arg) : 0;
+}
+
+static void exec_done(void *arg, int code)
+{
+	exec_exit(arg, code);
+}
+
+static void do_host_exec(struct act_call *c)
+{
+	const struct config *cfg = &c->w->cfg;
+	const char *name = str_arg(c, "command");
+	if (!hostexec_allowed(cfg, name)) {
+		exec_refuse(
+			c, HOSTEXEC_NOT_ALLOWED,
+			hostexec_name_ok(name)
+				? "'%s' is not one of sandbox.host_commands"
+				: "'%.80s' is not a command name ([A-Za-z0-9][A-Za-z0-9._-]{0,63})",
+			name);
+		return;
+	}
+	bool bwrap = path_has("bwrap");
+	if (!bwrap && !cfg->sandbox.dangerously_allow_unsandboxed_host_exec) {
+		exec_refuse(c, HOSTEXEC_NO_START,
+			    "bubblewrap (bwrap) is not installed; host commands run only inside it "
+			    "(or set sandbox.dangerously_allow_unsandboxed_host_exec)");
+		return;
+	}
+	char *prog = hostexec_which(name);
+	if (prog == NULL) {
+		exec_refuse(c, HOSTEXEC_NO_START, "'%s' is not installed on the host", name);
+		return;
+	}
+	json_object *args = arg(c, "args");
+	size_t n = args ? json_object_array_length(args) : 0;
+	char **argv = xcalloc(n + 1, sizeof *argv);
+	for (size_t i = 0; i < n; i++)
+		argv[i] = (char *)json_object_get_string(json_object_array_get_idx(args, i));
+	struct hostexec_spec spec = {
+		.prog = prog,
+		.args = argv,
+		.worktree = c->a->path,
+		.home = getenv("HOME"),
+		.runtime = getenv("XDG_RUNTIME_DIR"),
+		.network = strcmp(cfg->sandbox.network.policy, "deny") != 0,
+		.unsandboxed = !bwrap,
+	};
+	struct strlist run = {0}, env = {0};
+	hostexec_argv(&spec, &run);
+	hostexec_env(&env);
+	free(argv);
+	free(prog);
+	/* NULL-terminated views of the two lists. */
+	char **rv = xcalloc(run.n + 1, sizeof *rv), **ev = xcalloc(env.n + 1, sizeof *ev);
+	memcpy(rv, run.v, run.n * sizeof *rv);
+	memcpy(ev, env.v, env.n * sizeof *ev);
+	struct hostexec_run r = {.argv = rv,
+				 .env = ev,
+				 .cwd = c->a->path,
+				 .output = exec_output,
+				 .backlog = exec_backlog,
+				 .exit = exec_done,
+				 .arg = c};
+	int rc = hostexec_start(c->w->loop, &r);
+	free(rv);
+	free(ev);
+	strlist_free(&run);
+	strlist_free(&env);
+	if (rc < 0)
+		exec_refuse(c, HOSTEXEC_NO_START, "%s: %s", name, uv_strerror(rc));
 }
 
 static void do_list(struct act_call *c)
@@ -689,7 +801,8 @@ static const struct action table[] = {
 	 DOOR_UI | DOOR_AGENT, DOOR_UI | DOOR_AGENT, DOOR_AGENT, ACT_AGENT, do_merge},
 	{"remove", NULL, ARGS(HANDLE), DOOR_UI, DOOR_UI, 0, ACT_AGENT, do_remove},
 	{"paste-image", NULL, NO_ARGS, DOOR_UI, 0, 0, 0, do_not_yet},
-	{"host-exec", "exec", NO_ARGS, DOOR_AGENT, 0, DOOR_AGENT, 0, do_not_yet},
+	{"host-exec", "exec", ARGS({"command", ARG_STR, true}, {"args", ARG_STRV, false}),
+	 DOOR_AGENT, 0, DOOR_AGENT, 0, do_host_exec},
 	{"clipboard-read", "clipboard_read", NO_ARGS, DOOR_AGENT, 0, DOOR_AGENT, 0, do_not_yet},
 };
 
@@ -721,6 +834,13 @@ static bool type_ok(json_object *v, enum arg_type t)
 		       json_object_is_type(v, json_type_int);
 	case ARG_INT:
 		return json_object_is_type(v, json_type_int);
+	case ARG_STRV:
+		if (!json_object_is_type(v, json_type_array))
+			return false;
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			if (!json_object_is_type(json_object_array_get_idx(v, i), json_type_string))
+				return false;
+		return true;
 	}
 	return false;
 }
@@ -740,9 +860,10 @@ static int check_args(struct act_call *c)
 		}
 		if (!type_ok(v, s->type)) {
 			act_fail(c, "%s: \"%s\" must be %s", c->act->name, s->name,
-				 s->type == ARG_STR   ? "a string"
-				 : s->type == ARG_INT ? "a number"
-						      : "true or false");
+				 s->type == ARG_STR    ? "a string"
+				 : s->type == ARG_INT  ? "a number"
+				 : s->type == ARG_STRV ? "a list of strings"
+						       : "true or false");
 			return -1;
 		}
 	}
@@ -786,7 +907,15 @@ static int check_caller(struct act_call *c, struct agent *caller)
 void actions_call(struct wrx *w, const char *verb, json_object *args, enum door door,
 		  int caller_pane, act_reply_fn *reply, void *reply_arg)
 {
+	actions_call_stream(w, verb, args, door, caller_pane, reply, NULL, reply_arg);
+}
+
+void actions_call_stream(struct wrx *w, const char *verb, json_object *args, enum door door,
+			 int caller_pane, act_reply_fn *reply, const struct act_stream *stream,
+			 void *reply_arg)
+{
 	struct act_call *c = xcalloc(1, sizeof *c);
+	c->stream = stream;
 	c->w = w;
 	c->args = args;
 	c->door = door;

@@ -42,6 +42,19 @@ typedef void act_reply_fn(struct wrx *w, json_object *reply, void *arg);
  */
 void actions_call(struct wrx *w, const char *verb, json_object *args, enum door door,
 		  int caller_pane, act_reply_fn *reply, void *arg);
+/*
+ * A verb's output while it runs (host-exec), for a caller that takes it
+ * as it comes: stream 1 stdout, 2 stderr. backlog: the bytes the caller
+ * has not taken yet, or -1 once it went away (the verb then stops).
+ */
+struct act_stream {
+	void (*output)(void *arg, int stream, const char *p, size_t n);
+	long (*backlog)(void *arg);
+};
+/* actions_call, with the output streamed (arg is reply's and stream's). */
+void actions_call_stream(struct wrx *w, const char *verb, json_object *args, enum door door,
+			 int caller_pane, act_reply_fn *reply, const struct act_stream *stream,
+			 void *arg);
 /* The control door (rpc_ops.control): a request {"cmd": verb, ...args}. */
 json_object *actions_control(json_object *req, void *w);
 /* The verb an RPC request type (its wire name) calls, or NULL. */

@@ -26,6 +26,9 @@ static void reply_rpc(struct wrx *w, json_object *r, void *arg)
 	json_object *m, *out;
 	if (e) {
 		out = rpc_error("%s", e);
+	} else if (json_object_object_get_ex(r, "exit", &m)) {
+		out = rpc_reply("exec_exit");
+		json_object_object_add(out, "code", json_object_get(m));
 	} else {
 		out = rpc_reply("ok");
 		if (json_object_object_get_ex(r, "message", &m))
@@ -62,14 +65,41 @@ static json_object *request_args(const struct rpc_req *req)
 	add_bool(o, "rebase", req->rebase);
 	add_bool(o, "squash", req->squash);
 	add_bool(o, "keep", req->keep);
+	add_str(o, "command", req->command);
+	if (req->args) {
+		json_object *a = json_object_new_array();
+		for (size_t i = 0; i < req->nargs; i++)
+			json_object_array_add(a, json_object_new_string(req->args[i]));
+		json_object_object_add(o, "args", a);
+	}
 	return o;
 }
+
+/* A verb's output as it comes (exec): base64, so that every byte arrives as it was. */
+static void stream_output(void *arg, int stream, const char *p, size_t n)
+{
+	json_object *r = rpc_reply(stream == 1 ? "exec_stdout" : "exec_stderr");
+	struct buf b = {0};
+	base64_encode(&b, p, n);
+	json_object_object_add(r, "data",
+			       json_object_new_string_len(b.data ? b.data : "", (int)b.len));
+	buf_free(&b);
+	rpc_call_reply(arg, r);
+}
+
+static long stream_backlog(void *arg)
+{
+	return rpc_call_backlog(arg);
+}
+
+static const struct act_stream rpc_stream = {stream_output, stream_backlog};
 
 static void on_request(struct rpc_call *call, const struct rpc_req *req, void *data)
 {
 	struct wrx *w = data;
 	const char *verb = actions_for_rpc(rpc_type_name(req->type));
-	actions_call(w, verb, request_args(req), DOOR_AGENT, rpc_call_pane(call), reply_rpc, call);
+	actions_call_stream(w, verb, request_args(req), DOOR_AGENT, rpc_call_pane(call), reply_rpc,
+			    &rpc_stream, call);
 }
 
 static const struct rpc_ops ops = {

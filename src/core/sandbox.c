@@ -14,11 +14,15 @@
 #include "../rpc/server.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "../git/private.h"
 #include "agentcmd.h"
+#include "hostexec.h"
 #include "run.h"
 #include "wrx.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -129,6 +133,56 @@ static int tcp_listener(struct wrx *w, char **cause)
 	return 0;
 }
 
+/*
+ * The shims of sandbox.host_commands, made afresh for each pane in the
+ * agent's host-only directory: <dir>/host-bin/NAME, a link to the guest
+ * client, which runs `host-exec NAME` when called by that name; and
+ * <dir>/profile.sh, which puts them and the client first on PATH again
+ * for login shells (Debian's /etc/profile resets it). The backend mounts
+ * both read-only. Names the host would refuse get no shim.
+ */
+static void host_bin(struct wrx *w, struct agent *a, char **bin, char **profile)
+{
+	*bin = *profile = NULL;
+	char *dir = private_agent_dir(w->root, a->handle, true);
+	if (dir == NULL)
+		return;
+	char *b = xasprintf("%s/host-bin", dir);
+	char *pf = xasprintf("%s/profile.sh", dir);
+	free(dir);
+	if (mkdir(b, 0700) < 0 && errno != EEXIST) {
+		log_msg("%s: %s: %s", a->handle, b, strerror(errno));
+		free(b);
+		free(pf);
+		return;
+	}
+	DIR *d = opendir(b);
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (e->d_name[0] != '.')
+			unlinkat(dirfd(d), e->d_name, 0);
+	for (size_t i = 0; d && i < w->cfg.sandbox.host_commands.n; i++) {
+		const char *name = w->cfg.sandbox.host_commands.v[i];
+		if (hostexec_name_ok(name))
+			symlinkat(BACKEND_GUEST_CLIENT, dirfd(d), name);
+	}
+	if (d)
+		closedir(d);
+	static const char text[] =
+		"# workrex: the sandbox client and the host commands first on PATH,\n"
+		"# also for login shells.\n"
+		"PATH=" BACKEND_GUEST_HOST_BIN ":" BACKEND_GUEST_DIR ":$PATH\n";
+	int fd = open(pf, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || fd_write_all(fd, text, sizeof text - 1) < 0) {
+		log_msg("%s: %s: %s", a->handle, pf, strerror(errno));
+		free(pf);
+		pf = NULL;
+	}
+	if (fd >= 0)
+		close(fd);
+	*bin = b;
+	*profile = pf;
+}
+
 /* The backend a pane runs in (NULL: configured but not built in). */
 static const struct backend *pane_backend(struct wrx *w, const struct wpane *wp)
 {
@@ -184,8 +238,15 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 	const char *rt = container_runtime(&w->cfg);
 	if (rc == 0 && rt && strcmp(rt, "container") == 0 && (rc = tcp_listener(w, cause)) == 0)
 		p.rpc_port = w->rpc_port;
-	if (rc == 0)
+	char *bin = NULL, *profile = NULL;
+	if (rc == 0) {
+		host_bin(w, a, &bin, &profile);
+		p.host_bin = bin;
+		p.profile = profile;
 		rc = b->argv(&p, &run, cause);
+	}
+	free(bin);
+	free(profile);
 	backend_git_free(&git);
 	if (rc < 0) {
 		strlist_free(&run);

@@ -5,12 +5,14 @@
  *
  * It knows only the commands an agent inside a sandbox may send to the
  * dashboard: set-status, set-title and notify (from the agent's hooks), and
- * add, merge and close, which the host carries out for the calling agent.
+ * add, merge and close, which the host carries out for the calling agent,
+ * and host-exec (also as the shims of sandbox.host_commands).
  * Everything else is the host's business, and says so.
  */
 #include "../cmd/cmd_rpc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef WRX_VERSION
@@ -28,6 +30,8 @@ static const struct {
 	{"add", rpc_cmd_add, "<branch> [-p TEXT | -P FILE] [-b]: a new agent, made by the host"},
 	{"merge", rpc_cmd_merge, "[--rebase|--squash] [-k]: merge this agent on the host"},
 	{"close", rpc_cmd_close, ": close this agent's panes"},
+	{"host-exec", rpc_cmd_host_exec,
+	 "<command> [args...]: a host command (sandbox.host_commands)"},
 };
 
 static void usage(FILE *f)
@@ -39,6 +43,22 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/*
+	 * Called by another name: a shim of sandbox.host_commands (a link to
+	 * us in /opt/workrex/host-bin), so `cargo build` is `host-exec cargo build`.
+	 */
+	const char *self = argc > 0 ? strrchr(argv[0], '/') : NULL;
+	self = self ? self + 1 : argc > 0 ? argv[0] : "workrex";
+	if (strcmp(self, "workrex") != 0 && strncmp(self, "workrex-", 8) != 0) {
+		char **v = calloc((size_t)argc + 2, sizeof *v);
+		if (v == NULL)
+			return 126;
+		v[0] = "host-exec";
+		v[1] = (char *)self;
+		for (int i = 1; i < argc; i++)
+			v[i + 1] = argv[i];
+		return rpc_cmd_host_exec(argc + 1, v);
+	}
 	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;

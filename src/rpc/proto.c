@@ -222,7 +222,8 @@ static int decode_fields(json_object *o, struct rpc_req *r, const char **err)
 	case RPC_CLOSE:
 		return get_str(o, "handle", OPTIONAL, 255, &r->handle, err);
 	case RPC_EXEC: {
-		if (get_str(o, "command", REQUIRED, 64, &r->command, err) < 0)
+		/* Longer than a name may be, so that the verb says why it is not one. */
+		if (get_str(o, "command", REQUIRED, 256, &r->command, err) < 0)
 			return -EINVAL;
 		json_object *a;
 		if (!json_object_object_get_ex(o, "args", &a) || a == NULL)

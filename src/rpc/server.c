@@ -159,8 +159,12 @@ static void conn_send(struct conn *c, json_object *r)
 		return;
 	}
 	struct write_req *w = xcalloc(1, sizeof *w);
-	w->data = xasprintf("%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN));
-	uv_buf_t b = uv_buf_init(w->data, (unsigned)strlen(w->data));
+	size_t n;
+	const char *s = json_object_to_json_string_length(r, JSON_C_TO_STRING_PLAIN, &n);
+	w->data = xmalloc(n + 1);
+	memcpy(w->data, s, n);
+	w->data[n] = '\n';
+	uv_buf_t b = uv_buf_init(w->data, (unsigned)(n + 1));
 	if (uv_write(&w->req, st, &b, 1, on_written) < 0) {
 		free(w->data);
 		free(w);
@@ -419,6 +423,13 @@ void rpc_call_reply(struct rpc_call *call, json_object *r)
 		conn_send(call->conn, r);
 	}
 	json_object_put(r);
+}
+
+long rpc_call_backlog(const struct rpc_call *call)
+{
+	if (call->conn == NULL || call->conn->closing)
+		return -1;
+	return (long)uv_stream_get_write_queue_size((const uv_stream_t *)&call->conn->h);
 }
 
 void rpc_call_end(struct rpc_call *call)

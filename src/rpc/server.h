@@ -72,6 +72,12 @@ void rpc_server_token_revoke(struct rpc_server *s, int pane);
 int rpc_call_pane(const struct rpc_call *call);
 /* Send r (taken) to the caller, with the request's "id" when it had one. */
 void rpc_call_reply(struct rpc_call *call, json_object *r);
+/*
+ * Bytes of replies the caller has not read yet, or -1 once it went away.
+ * A call that streams (exec) stops producing above a bound, so that a
+ * client that reads slowly costs no memory (RPC_MAX_WRITE_QUEUE drops it).
+ */
+long rpc_call_backlog(const struct rpc_call *call);
 void rpc_call_end(struct rpc_call *call);
 /* rpc_call_reply + rpc_call_end. */
 void rpc_call_finish(struct rpc_call *call, json_object *r);

@@ -157,22 +157,6 @@ static char *selection_text(struct wpane *wp)
 	return b.data ? b.data : xstrdup("");
 }
 
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static void base64(struct buf *out, const unsigned char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)s[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned)s[i + 1] << 8;
-		if (i + 2 < n)
-			v |= s[i + 2];
-		char q[4] = {b64[(v >> 18) & 63], b64[(v >> 12) & 63],
-			     i + 1 < n ? b64[(v >> 6) & 63] : '=', i + 2 < n ? b64[v & 63] : '='};
-		buf_add(out, q, 4);
-	}
-}
-
 /* Hand text to a clipboard program on the host, without blocking the loop. */
 static bool run_copier(struct ui *ui, const char *prog, char *const args[], const char *text)
 {
@@ -186,7 +170,7 @@ void copy_to_clipboard(struct ui *ui, const char *text)
 {
 	struct buf seq = {0};
 	buf_addstr(&seq, "\033]52;c;");
-	base64(&seq, (const unsigned char *)text, strlen(text));
+	base64_encode(&seq, text, strlen(text));
 	buf_addstr(&seq, "\a");
 	ui_tty_write(ui, seq.data, seq.len);
 	buf_free(&seq);

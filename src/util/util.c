@@ -314,3 +314,59 @@ int dir_private(const char *dir, char **cause)
 	}
 	return 0;
 }
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+void base64_encode(struct buf *out, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	buf_reserve(out, (n + 2) / 3 * 4);
+	char *o = out->data + out->len;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)s[i] << 16;
+		if (i + 1 < n)
+			v |= (unsigned)s[i + 1] << 8;
+		if (i + 2 < n)
+			v |= s[i + 2];
+		*o++ = b64[(v >> 18) & 63];
+		*o++ = b64[(v >> 12) & 63];
+		*o++ = i + 1 < n ? b64[(v >> 6) & 63] : '=';
+		*o++ = i + 2 < n ? b64[v & 63] : '=';
+	}
+	out->len = (size_t)(o - out->data);
+	out->data[out->len] = '\0';
+}
+
+int base64_decode(struct buf *out, const char *s, size_t n)
+{
+	static signed char val[256];
+	if (val['B'] == 0) {
+		memset(val, -1, sizeof val);
+		for (int i = 0; i < 64; i++)
+			val[(unsigned char)b64[i]] = (signed char)i;
+	}
+	while (n > 0 && s[n - 1] == '=')
+		n--;
+	if (n % 4 == 1)
+		return -EINVAL;
+	buf_reserve(out, n / 4 * 3 + 2);
+	char *o = out->data + out->len;
+	unsigned v = 0;
+	int bits = 0;
+	for (size_t i = 0; i < n; i++) {
+		int d = val[(unsigned char)s[i]];
+		if (d < 0) {
+			out->data[out->len] = '\0';
+			return -EINVAL;
+		}
+		v = (v << 6) | (unsigned)d;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			*o++ = (char)((v >> bits) & 0xff);
+		}
+	}
+	out->len = (size_t)(o - out->data);
+	out->data[out->len] = '\0';
+	return 0;
+}

@@ -80,4 +80,9 @@ int fd_set_cloexec(int fd);
  */
 int fd_write_all(int fd, const void *p, size_t n);
 
+/* Base64 (RFC 4648, padded) of n bytes at p, added to out. */
+void base64_encode(struct buf *out, const void *p, size_t n);
+/* The bytes of base64 text s (padded or not) added to out: 0, or -EINVAL for bad text. */
+int base64_decode(struct buf *out, const char *s, size_t n);
+
 #endif

@@ -6,7 +6,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${WORKREX:?set WORKREX to the binary under test}"
 : "${WORKREX_GUEST:?set WORKREX_GUEST to the static guest client}"
-for tool in podman runc debootstrap git; do
+for tool in podman runc debootstrap git bwrap; do
 	command -v "$tool" >/dev/null || { echo "sandbox: $tool is required but not installed" >&2; exit 1; }
 done
 export CONTAINERS_CONF="$here/containers.conf"
