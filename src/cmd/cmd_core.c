@@ -86,11 +86,13 @@ static void took_reply(struct wrx *w, json_object *r, void *arg)
 static void do_request(struct wrx *w, json_object *req, struct agent_call *ac, json_object **reply)
 {
 	if (ac == NULL) {
-		*reply = actions_control(req, w);
+		*reply = actions_control_wait(w, req);
 		return;
 	}
 	/* The agent door, for the pane the caller runs in (only its own agent's verbs). */
 	actions_call(w, ac->verb, ac->args, DOOR_AGENT, ac->pane, took_reply, ac);
+	while (ac->reply == NULL && uv_run(w->loop, UV_RUN_ONCE))
+		;
 	*reply = ac->reply;
 }
 

@@ -11,6 +11,7 @@
 #include "actions.h"
 
 #include "../rpc/proto.h"
+#include "deliver.h"
 #include "hostexec.h"
 #include "../util/log.h"
 #include "../util/util.h"
@@ -368,14 +369,14 @@ static void do_host_exec(struct act_call *c)
 	char **rv = xcalloc(run.n + 1, sizeof *rv), **ev = xcalloc(env.n + 1, sizeof *ev);
 	memcpy(rv, run.v, run.n * sizeof *rv);
 	memcpy(ev, env.v, env.n * sizeof *ev);
-	struct hostexec_run r = {.argv = rv,
-				 .env = ev,
-				 .cwd = c->a->path,
-				 .output = exec_output,
-				 .backlog = exec_backlog,
-				 .exit = exec_done,
-				 .arg = c};
-	int rc = hostexec_start(c->w->loop, &r);
+	struct run_stream r = {.argv = rv,
+			       .env = ev,
+			       .cwd = c->a->path,
+			       .output = exec_output,
+			       .backlog = exec_backlog,
+			       .exit = exec_done,
+			       .arg = c};
+	int rc = run_stream(c->w->loop, &r);
 	free(rv);
 	free(ev);
 	strlist_free(&run);
@@ -539,17 +540,23 @@ static struct wpane *open_pane_or_fail(struct act_call *c)
 	return wp;
 }
 
+static void sent(struct wrx *w, const char *why, void *arg)
+{
+	struct act_call *c = arg;
+	(void)w;
+	if (why)
+		act_fail(c, "%s: %s", c->handle, why);
+	else
+		act_ok(c, NULL);
+}
+
+/* The reply waits until the program took the text, and Enter did something (deliver.h). */
 static void do_send(struct act_call *c)
 {
 	struct wpane *wp = open_pane_or_fail(c);
 	if (wp == NULL)
 		return;
-	const char *text = str_arg(c, "text");
-	if (text)
-		pane_paste(wp->term, text, strlen(text));
-	if (bool_arg(c, "enter"))
-		pane_write(wp->term, "\r", 1);
-	act_ok(c, NULL);
+	deliver_start(c->w, wp, str_arg(c, "text"), bool_arg(c, "enter"), false, sent, c);
 }
 
 /*
@@ -967,27 +974,46 @@ static void keep_reply(struct wrx *w, json_object *r, void *arg)
 	*(json_object **)arg = r;
 }
 
-json_object *actions_control(json_object *req, void *data)
+/* The control socket's wire: {"ok": true, ...} or {"error": "why"}. */
+struct control_reply {
+	act_reply_fn *done;
+	void *arg;
+};
+
+static void control_wire(struct wrx *w, json_object *r, void *arg)
 {
-	struct wrx *w = data;
-	json_object *v;
-	const char *cmd =
-		json_object_object_get_ex(req, "cmd", &v) ? json_object_get_string(v) : NULL;
-	json_object *r = NULL;
-	/* The control door's verbs reply at once: none of them runs a child or asks. */
-	actions_call(w, cmd, json_object_get(req), DOOR_CONTROL, 0, keep_reply, &r);
-	if (r == NULL) {
-		log_msg("control: %s did not reply at once", cmd);
-		r = json_object_new_object();
-		json_object_object_add(r, "ok", json_object_new_boolean(1));
-	}
-	/* The control socket's wire: {"ok": true, ...} or {"error": "why"}. */
+	struct control_reply cr = *(struct control_reply *)arg;
+	free(arg);
 	const char *e = actions_error(r);
 	if (e) {
 		json_object *er = json_object_new_object();
 		json_object_object_add(er, "error", json_object_new_string(e));
 		json_object_put(r);
-		return er;
+		r = er;
+	}
+	cr.done(w, r, cr.arg);
+}
+
+void actions_control(struct wrx *w, json_object *req, act_reply_fn *done, void *arg)
+{
+	json_object *v;
+	const char *cmd =
+		json_object_object_get_ex(req, "cmd", &v) ? json_object_get_string(v) : NULL;
+	struct control_reply *cr = xmalloc(sizeof *cr);
+	cr->done = done;
+	cr->arg = arg;
+	actions_call(w, cmd, json_object_get(req), DOOR_CONTROL, 0, control_wire, cr);
+}
+
+json_object *actions_control_wait(struct wrx *w, json_object *req)
+{
+	json_object *r = NULL;
+	actions_control(w, req, keep_reply, &r);
+	while (r == NULL && uv_run(w->loop, UV_RUN_ONCE))
+		;
+	if (r == NULL) { /* the loop ran dry: nothing left that could reply */
+		r = json_object_new_object();
+		json_object_object_add(r, "error", json_object_new_string("no reply"));
 	}
 	return r;
 }

@@ -55,8 +55,14 @@ struct act_stream {
 void actions_call_stream(struct wrx *w, const char *verb, json_object *args, enum door door,
 			 int caller_pane, act_reply_fn *reply, const struct act_stream *stream,
 			 void *arg);
-/* The control door (rpc_ops.control): a request {"cmd": verb, ...args}. */
-json_object *actions_control(json_object *req, void *w);
+/*
+ * The control door: a request {"cmd": verb, ...args}; done gets the
+ * control socket's reply ({"ok": true, ...} or {"error": "why"}), now or
+ * later (send waits for its text to be taken).
+ */
+void actions_control(struct wrx *w, json_object *req, act_reply_fn *done, void *arg);
+/* The same, running the loop until the reply (a command's own core, tests). Caller puts. */
+json_object *actions_control_wait(struct wrx *w, json_object *req);
 /* The verb an RPC request type (its wire name) calls, or NULL. */
 const char *actions_for_rpc(const char *type);
 

@@ -102,8 +102,19 @@ static void on_request(struct rpc_call *call, const struct rpc_req *req, void *d
 			    &rpc_stream, call);
 }
 
+static void reply_control(struct wrx *w, json_object *r, void *arg)
+{
+	(void)w;
+	rpc_call_finish(arg, r);
+}
+
+static void on_control(struct rpc_call *call, json_object *req, void *data)
+{
+	actions_control(data, req, reply_control, call);
+}
+
 static const struct rpc_ops ops = {
-	.control = actions_control,
+	.control = on_control,
 	.request = on_request,
 };
 

@@ -13,9 +13,9 @@
  * cut when the sandbox's policy is deny. Without bubblewrap it is refused
  * unless sandbox.dangerously_allow_unsandboxed_host_exec says otherwise.
  *
- * Output streams back as it comes; the producer stops reading the
- * command's pipes while the caller has a backlog (RPC_MAX_WRITE_QUEUE
- * would drop it), and kills the command when the caller goes away.
+ * It runs through run_stream (run.h): its output streams back as it
+ * comes, it waits while the caller has a backlog (RPC_MAX_WRITE_QUEUE
+ * would drop it) and is killed when the caller goes away.
  */
 #ifndef WRX_HOSTEXEC_H
 #define WRX_HOSTEXEC_H
@@ -24,8 +24,6 @@
 #include "../util/util.h"
 
 #include <stdbool.h>
-#include <stddef.h>
-#include <uv.h>
 
 #define HOSTEXEC_NOT_ALLOWED 127 /* not a name, or not on the list */
 #define HOSTEXEC_NO_START 126    /* allowed, but it could not start */
@@ -51,25 +49,5 @@ char *hostexec_which(const char *name);
 void hostexec_argv(const struct hostexec_spec *s, struct strlist *out);
 /* The environment it gets ("K=V" strings from ours, cleaned), into out. */
 void hostexec_env(struct strlist *out);
-
-/* stream: 1 stdout, 2 stderr. */
-typedef void hostexec_output_fn(void *arg, int stream, const char *p, size_t n);
-/* Bytes the caller has not taken yet, or -1: it went away (the command is killed). */
-typedef long hostexec_backlog_fn(void *arg);
-/* The exit status (128 + signal when killed), after all of its output. */
-typedef void hostexec_exit_fn(void *arg, int code);
-
-struct hostexec_run {
-	char *const *argv;
-	char *const *env;
-	const char *cwd;
-	hostexec_output_fn *output;
-	hostexec_backlog_fn *backlog;
-	hostexec_exit_fn *exit;
-	void *arg;
-};
-
-/* Start it: 0, or -errno (exit is not called). */
-int hostexec_start(uv_loop_t *loop, const struct hostexec_run *r);
 
 #endif

@@ -9,6 +9,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -182,5 +183,171 @@ int run_start(uv_loop_t *loop, const struct run_opts *o)
 		if (uv_write(&r->wreq, (uv_stream_t *)&r->in, &b, 1, written) < 0)
 			uv_close((uv_handle_t *)&r->in, closed);
 	}
+	return 0;
+}
+
+/* Read no more while the caller has this much unread; again below the half. */
+#define BACKLOG_HIGH (1u << 20)
+#define BACKLOG_POLL_MS 5
+
+/* ---- streams ---- */
+
+struct stream {
+	uv_process_t proc;
+	uv_pipe_t out[2]; /* stdout, stderr */
+	uv_timer_t wait;  /* while the caller has a backlog */
+	uv_timer_t limit; /* its time, when it has a limit */
+	int open;         /* handles not closed yet */
+	bool reading[2], eof[2], exited, paused, killed;
+	int code;
+	struct run_stream r; /* its argv, env, cwd: the caller's, at the start only */
+	char *name;          /* owned: argv[0], for the log */
+};
+
+static void stream_closed(uv_handle_t *h)
+{
+	struct stream *x = h->data;
+	if (--x->open == 0) {
+		free(x->name);
+		free(x);
+	}
+}
+
+/* Every pipe at its end and the process gone: the status, once, then the handles. */
+static void stream_done(struct stream *x)
+{
+	if (!x->exited || !x->eof[0] || !x->eof[1])
+		return;
+	x->r.exit(x->r.arg, x->code);
+	uv_close((uv_handle_t *)&x->proc, stream_closed);
+	uv_close((uv_handle_t *)&x->out[0], stream_closed);
+	uv_close((uv_handle_t *)&x->out[1], stream_closed);
+	uv_close((uv_handle_t *)&x->wait, stream_closed);
+	uv_close((uv_handle_t *)&x->limit, stream_closed);
+}
+
+static void stream_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
+{
+	(void)h;
+	(void)hint;
+	static char slab[65536];
+	*b = uv_buf_init(slab, sizeof slab);
+}
+
+static void stream_kill(struct stream *x)
+{
+	if (!x->killed && !x->exited)
+		uv_process_kill(&x->proc,
+				SIGKILL); /* (bwrap's --die-with-parent takes its child) */
+	x->killed = true;
+}
+
+static void stream_reading(struct stream *x, bool on);
+
+static void stream_limit(uv_timer_t *t)
+{
+	struct stream *x = t->data;
+	log_msg("run: %s: killed after %d ms", x->name, x->r.timeout_ms);
+	stream_kill(x);
+}
+
+static void stream_wait(uv_timer_t *t)
+{
+	struct stream *x = t->data;
+	long backlog = x->r.backlog ? x->r.backlog(x->r.arg) : 0;
+	if (backlog < 0)
+		stream_kill(x);
+	if (backlog < 0 || backlog < (long)(BACKLOG_HIGH / 2)) {
+		uv_timer_stop(t);
+		x->paused = false;
+		stream_reading(x, true);
+	}
+}
+
+static void stream_readable(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+	struct stream *x = s->data;
+	int i = s == (uv_stream_t *)&x->out[0] ? 0 : 1;
+	if (n < 0) {
+		uv_read_stop(s);
+		x->reading[i] = false;
+		x->eof[i] = true;
+		stream_done(x);
+		return;
+	}
+	if (n == 0)
+		return;
+	if (!x->killed)
+		x->r.output(x->r.arg, i + 1, b->base, (size_t)n);
+	long backlog = x->r.backlog ? x->r.backlog(x->r.arg) : 0;
+	if (backlog < 0) {
+		stream_kill(x);
+	} else if (backlog > (long)BACKLOG_HIGH && !x->paused) {
+		/* No more until the caller reads: its queue, not ours, bounds the memory. */
+		x->paused = true;
+		stream_reading(x, false);
+		uv_timer_start(&x->wait, stream_wait, BACKLOG_POLL_MS, BACKLOG_POLL_MS);
+	}
+}
+
+static void stream_reading(struct stream *x, bool on)
+{
+	for (int i = 0; i < 2; i++) {
+		if (x->eof[i] || x->reading[i] == on)
+			continue;
+		if (on)
+			uv_read_start((uv_stream_t *)&x->out[i], stream_alloc, stream_readable);
+		else
+			uv_read_stop((uv_stream_t *)&x->out[i]);
+		x->reading[i] = on;
+	}
+}
+
+static void stream_exited(uv_process_t *p, int64_t status, int sig)
+{
+	struct stream *x = p->data;
+	x->exited = true;
+	x->code = sig ? 128 + sig : (int)status;
+	uv_timer_stop(&x->limit);
+	stream_done(x);
+}
+
+int run_stream(uv_loop_t *loop, const struct run_stream *r)
+{
+	struct stream *x = xcalloc(1, sizeof *x);
+	x->r = *r;
+	x->name = xstrdup(r->argv[0]);
+	uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}};
+	for (int i = 0; i < 2; i++) {
+		uv_pipe_init(loop, &x->out[i], 0);
+		x->out[i].data = x;
+		stdio[i + 1] = (uv_stdio_container_t){.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE,
+						      .data.stream = (uv_stream_t *)&x->out[i]};
+	}
+	uv_timer_init(loop, &x->wait);
+	uv_timer_init(loop, &x->limit);
+	x->wait.data = x->limit.data = x;
+	x->proc.data = x;
+	x->open = 5;
+	uv_process_options_t po = {.file = r->argv[0],
+				   .args = (char **)r->argv,
+				   .env = (char **)r->env,
+				   .cwd = r->cwd,
+				   .exit_cb = stream_exited,
+				   .stdio_count = 3,
+				   .stdio = stdio};
+	int rc = uv_spawn(loop, &x->proc, &po);
+	if (rc < 0) {
+		log_msg("run: %s: %s", r->argv[0], uv_strerror(rc));
+		uv_close((uv_handle_t *)&x->proc, stream_closed);
+		uv_close((uv_handle_t *)&x->out[0], stream_closed);
+		uv_close((uv_handle_t *)&x->out[1], stream_closed);
+		uv_close((uv_handle_t *)&x->wait, stream_closed);
+		uv_close((uv_handle_t *)&x->limit, stream_closed);
+		return rc;
+	}
+	if (r->timeout_ms > 0)
+		uv_timer_start(&x->limit, stream_limit, (uint64_t)r->timeout_ms, 0);
+	stream_reading(x, true);
 	return 0;
 }

@@ -35,4 +35,27 @@ struct run_opts {
 /* Start it. 0, or -errno (uv's) and done is not called. */
 int run_start(uv_loop_t *loop, const struct run_opts *o);
 
+/*
+ * A child whose stdout and stderr are taken apart, as they come, all of
+ * them: a host command's (hostexec.h), a clipboard's image. The reader
+ * stops while the caller's backlog is over 1 MiB and goes on below half
+ * of it; a backlog of -1 (the caller went) kills the child, and so does
+ * the end of timeout_ms. stdin is /dev/null.
+ */
+struct run_stream {
+	char *const *argv; /* argv[0]: a path */
+	char *const *env;  /* NULL: ours */
+	const char *cwd;   /* NULL: ours */
+	int timeout_ms;    /* 0: none */
+	/* stream 1 stdout, 2 stderr. */
+	void (*output)(void *arg, int stream, const char *p, size_t n);
+	/* Bytes the caller has not taken yet, or -1: it went away. NULL: always 0. */
+	long (*backlog)(void *arg);
+	/* The exit status (128 + signal when killed), after all of the output. */
+	void (*exit)(void *arg, int code);
+	void *arg;
+};
+/* Start it: 0, or -errno (exit is not called). */
+int run_stream(uv_loop_t *loop, const struct run_stream *r);
+
 #endif

@@ -220,8 +220,10 @@ static void on_pane_event(struct pane *p, int events, void *data)
 	struct wpane *wp = data;
 	struct session *s = wp->session;
 	(void)p;
-	if (events & PANE_EV_DAMAGE)
+	if (events & PANE_EV_DAMAGE) {
 		wp->last_output = now_ms();
+		wp->changes++;
+	}
 	if ((events & PANE_EV_BELL) && s->hooks.bell)
 		s->hooks.bell(s->ui, wp);
 	/* The agent's own program ended: it is done, whether or not it said so. */

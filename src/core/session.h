@@ -57,6 +57,7 @@ struct wpane {
 	char *label;             /* owned; the command, for the border */
 	bool bell;               /* rang while not focused */
 	uint64_t last_output;    /* now_ms() of the last output */
+	uint64_t changes;        /* how often its screen changed (damage events) */
 	bool sandboxed;          /* runs in the agent's sandbox (the pane_argv hook decides how) */
 	void *keeper;            /* the owner's: the connection to the pane's keeper, or NULL */
 	char *container;         /* owned: the container it runs in, by name, or NULL */

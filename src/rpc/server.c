@@ -222,29 +222,9 @@ static void conn_auth(struct conn *c, json_object *o)
 	json_object_put(ok);
 }
 
-static void conn_control(struct conn *c, json_object *o)
+/* A call of c for request o, in flight until rpc_call_end. */
+static struct rpc_call *call_new(struct conn *c, json_object *o)
 {
-	json_object *cmd, *r;
-	if (!json_object_object_get_ex(o, "cmd", &cmd) ||
-	    !json_object_is_type(cmd, json_type_string)) {
-		r = json_object_new_object();
-		json_object_object_add(r, "error",
-				       json_object_new_string("a request needs \"cmd\""));
-	} else {
-		r = c->srv->ops->control(o, c->srv->data);
-		if (r == NULL) {
-			r = json_object_new_object();
-			json_object_object_add(r, "ok", json_object_new_boolean(1));
-		}
-	}
-	conn_send(c, r);
-	json_object_put(r);
-}
-
-static void conn_request(struct conn *c, json_object *o)
-{
-	struct rpc_req req;
-	const char *err;
 	struct rpc_call *call = xcalloc(1, sizeof *call);
 	call->conn = c;
 	call->pane = c->pane;
@@ -254,6 +234,29 @@ static void conn_request(struct conn *c, json_object *o)
 		call->id = json_object_get(id);
 	call->next = c->calls;
 	c->calls = call;
+	return call;
+}
+
+static void conn_control(struct conn *c, json_object *o)
+{
+	json_object *cmd;
+	struct rpc_call *call = call_new(c, o);
+	if (!json_object_object_get_ex(o, "cmd", &cmd) ||
+	    !json_object_is_type(cmd, json_type_string)) {
+		json_object *r = json_object_new_object();
+		json_object_object_add(r, "error",
+				       json_object_new_string("a request needs \"cmd\""));
+		rpc_call_finish(call, r);
+		return;
+	}
+	c->srv->ops->control(call, o, c->srv->data);
+}
+
+static void conn_request(struct conn *c, json_object *o)
+{
+	struct rpc_req req;
+	const char *err;
+	struct rpc_call *call = call_new(c, o);
 	if (rpc_decode(o, &req, &err) < 0) {
 		rpc_call_finish(call, rpc_error("%s", err));
 		return;

@@ -33,8 +33,8 @@ struct rpc_server;
 struct rpc_call; /* one request from an agent, replied to now or later */
 
 struct rpc_ops {
-	/* A CLI command ({"cmd": ...}); returns the reply, or NULL for {"ok": true}. */
-	json_object *(*control)(json_object *req, void *data);
+	/* A CLI command ({"cmd": ...}): reply with rpc_call_finish, now or later. */
+	void (*control)(struct rpc_call *call, json_object *req, void *data);
 	/*
 	 * A checked request from the pane `rpc_call_pane(call)`. Reply with
 	 * rpc_call_reply (any number of times) and end with rpc_call_end, now

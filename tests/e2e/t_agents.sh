@@ -2,6 +2,7 @@
 # Worktree agents in the dashboard: n, add from another terminal, m, X, :,
 # and agents surviving a restart.
 . "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
 trap stop EXIT
 
 git_env
@@ -176,13 +177,13 @@ t_config_reload() {
 	wait_for 'wrx\$'
 	# No global config dir when it started: prefix R reads the new file.
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
-	printf 'agent: "echo AGENT-ONE; exec sh"\n' >"$g"
+	printf 'agent: "sh -c '"'"'echo AGENT-ONE; exec sh'"'"'"\n' >"$g"
 	prefix R
 	wait_for 'config reloaded'
 	wrx add one -b >/dev/null
 	until_ok 10 eval 'wrx capture one | grep -q AGENT-ONE'
 	# Now watched: a change on disk is read without asking.
-	printf 'agent: "echo AGENT-TWO; exec sh"\n' >"$g"
+	printf 'agent: "sh -c '"'"'echo AGENT-TWO; exec sh'"'"'"\n' >"$g"
 	sleep 1
 	wrx add two -b >/dev/null
 	until_ok 10 eval 'wrx capture two | grep -q AGENT-TWO'
@@ -455,6 +456,31 @@ t_panes_start_at_their_size() {
 	screen | not grep -q 'size moved'
 }
 
+# send types the text, waits until the program took it, then Enter on its
+# own; a program slow to read that takes a CR in the same read as a paste
+# for a newline (slow_agent.py, as Claude Code's box does) still gets it
+# submitted, and one that shows nothing after Enter is reported.
+t_send_is_submitted() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: %s\npanes:\n  - command: <agent>\n' "$here/slow_agent.py" \
+		>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 120 36
+	wait_for 'C-b \? help'
+	wrx add s -b >/dev/null
+	until_ok 10 sh -c "cd '$repo' && '$WORKREX' capture s | grep -q 'slow agent ready'"
+	wrx send s 'fix the login bug'
+	wrx capture s | grep -qxF 'SUBMITTED[fix the login bug]'
+	wrx send s 'two words; $(and quotes)'
+	wrx capture s | grep -qxF 'SUBMITTED[two words; $(and quotes)]'
+	# Text from stdin, as a script would send it.
+	echo 'from stdin' | wrx send s
+	wrx capture s | grep -qxF 'SUBMITTED[from stdin]'
+	wrx send s 'go deaf'
+	not wrx send s 'anyone there' 2>"$E2E_TMP/err"
+	grep -q 'not submitted' "$E2E_TMP/err"
+}
+
 run_test "n creates a worktree and a pane in it" t_new_agent_key
 run_test "workrex add from another terminal opens panes in the dashboard" t_add_from_another_terminal
 run_test "m merges; the agent's panes go" t_merge_key_closes_panes
@@ -472,3 +498,4 @@ run_test "agent and pane numbers are stable" t_numbers_are_stable
 run_test "a prompt reaches any agent; one starting with - stays a prompt" t_prompt_reaches_any_agent
 run_test "list fits 80 columns" t_list_fits_80_columns
 run_test "each pane's program starts at the size its pane keeps" t_panes_start_at_their_size
+run_test "send waits for the text to be taken, then Enter; not submitted is said" t_send_is_submitted

@@ -56,11 +56,13 @@ static void on_request(struct rpc_call *call, const struct rpc_req *req, void *d
 		rpc_server_token_revoke(srv, 1);
 }
 
-static json_object *on_control(json_object *req, void *data)
+static void on_control(struct rpc_call *call, json_object *req, void *data)
 {
 	(void)req;
 	(void)data;
-	return NULL;
+	json_object *r = json_object_new_object();
+	json_object_object_add(r, "ok", json_object_new_boolean(1));
+	rpc_call_finish(call, r);
 }
 
 static const struct rpc_ops ops = {.control = on_control, .request = on_request};

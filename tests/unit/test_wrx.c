@@ -160,7 +160,7 @@ static void test_headless(void **state)
 
 	/* The control door sees it, and closes the pane. */
 	json_object *req = json_tokener_parse("{\"cmd\": \"list\"}");
-	json_object *r = actions_control(req, &w);
+	json_object *r = actions_control_wait(&w, req);
 	json_object *agents, *st;
 	assert_true(json_object_object_get_ex(r, "agents", &agents));
 	assert_true(json_object_object_get_ex(json_object_array_get_idx(agents, 0), "status", &st));
@@ -171,7 +171,7 @@ static void test_headless(void **state)
 	req = json_object_new_object();
 	json_object_object_add(req, "cmd", json_object_new_string("close"));
 	json_object_object_add(req, "handle", json_object_new_string(home_agent->handle));
-	r = actions_control(req, &w);
+	r = actions_control_wait(&w, req);
 	assert_null(actions_error(r));
 	json_object_put(r);
 	json_object_put(req);
@@ -180,12 +180,12 @@ static void test_headless(void **state)
 
 	/* Bad input at the door: a verb it does not know, a verb of another door. */
 	req = json_tokener_parse("{\"cmd\": \"merge\", \"handle\": \"x\"}");
-	r = actions_control(req, &w);
+	r = actions_control_wait(&w, req);
 	assert_non_null(strstr(json_object_get_string(r), "unknown command"));
 	json_object_put(r);
 	json_object_put(req);
 	req = json_tokener_parse("{\"cmd\": \"send\", \"handle\": 7}");
-	r = actions_control(req, &w);
+	r = actions_control_wait(&w, req);
 	assert_non_null(strstr(json_object_get_string(r), "must be a string"));
 	json_object_put(r);
 	json_object_put(req);
