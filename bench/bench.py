@@ -34,6 +34,8 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
   (l) host commands: a host pane's `exec` of `true` over its RPC socket
       (bubblewrap, streamed reply), against the same bwrap started
       directly; and 64 MB of a command's output through the bridge.
+  (m) image paste: a 5 MB PNG from a real X clipboard (Xvfb, xclip) to its
+      path on the outer terminal, against xclip reading it alone.
 
 Every workrex pane runs in a keeper (issue 14): (a), (d) go through one;
 (b) counts the keepers' wake-ups too; (c) adds up their memory.
@@ -899,11 +901,84 @@ def bench_hostexec():
         os.unlink(cfg)
 
 
+# ---- (m) image paste ---------------------------------------------------------------
+
+def bench_paste():
+    for tool in ("Xvfb", "xclip"):
+        if subprocess.run(["which", tool], capture_output=True).returncode:
+            print("(m) skipped: %s is not installed" % tool)
+            return
+    here = os.path.dirname(os.path.abspath(__file__))
+    e2e = os.path.join(here, "..", "tests", "e2e")
+    disp = ":%d" % (600 + os.getpid() % 300)
+    x = subprocess.Popen(["Xvfb", disp, "-nolisten", "tcp", "-screen", "0", "320x240x24"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    clip = None
+    try:
+        sock = "/tmp/.X11-unix/X" + disp[1:]
+        deadline = time.monotonic() + 10
+        while not os.path.exists(sock):
+            if time.monotonic() > deadline:
+                raise TimeoutError("Xvfb did not start")
+            time.sleep(0.05)
+        png = os.path.join(TMP, "five.png")
+        subprocess.run([os.path.join(e2e, "make_png.py"), png, str(5 << 20)], check=True)
+        size = os.path.getsize(png)
+        xenv = dict(os.environ, DISPLAY=disp)
+        clip = subprocess.Popen(["xclip", "-quiet", "-selection", "clipboard", "-t", "image/png",
+                                 "-i", png], env=xenv, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(0.3)
+        repo = os.path.join(TMP, "paste")
+        os.makedirs(repo)
+        git("init", "-q", "-b", "main", cwd=repo)
+        git("commit", "-q", "--allow-empty", "-m", "a", cwd=repo)
+        cfg = os.path.join(TMP, "cfg", "workrex", "config.yaml")
+        os.makedirs(os.path.dirname(cfg), exist_ok=True)
+        with open(cfg, "w") as f:
+            f.write("agent: %s\npanes: [\"<agent>\"]\n" % os.path.join(e2e, "show_input.py"))
+        env = dict(env_for("/bin/sh"), DISPLAY=disp)
+        term = Term(["/bin/sh", "-c", "cd '%s' && exec '%s'" % (repo, WORKREX)], env)
+        try:
+            term.wait_for(b"help")
+            subprocess.run([WORKREX, "add", "pst"], cwd=repo, env=dict(genv(), DISPLAY=disp),
+                           check=True, capture_output=True)
+            term.wait_for(b"show-input ready")
+            wrx, ref = [], []
+            for i in range(10):
+                mark = term.mark()
+                t0 = time.monotonic()
+                r = subprocess.run([WORKREX, "paste-image", "pst"], cwd=repo,
+                                   env=dict(genv(), DISPLAY=disp), capture_output=True, text=True)
+                if r.returncode:
+                    raise RuntimeError("paste-image: " + r.stderr.strip())
+                # Its end: the pane is narrow, the whole path wraps there.
+                name = os.path.basename(r.stdout.strip()).encode()[-11:]
+                wrx.append(term.wait_for(name, mark, timeout=30) - t0)
+                t0 = time.monotonic()
+                out = subprocess.run(["xclip", "-selection", "clipboard", "-t", "image/png", "-o"],
+                                     env=xenv, capture_output=True).stdout
+                ref.append(time.monotonic() - t0)
+                if len(out) != size:
+                    raise RuntimeError("xclip gave %d bytes of %d" % (len(out), size))
+            mw, mr = statistics.median(wrx), statistics.median(ref)
+            print("(m) image paste of a %.1f MB PNG (paste-image to its path on the outer "
+                  "terminal), median of 10: %.0f ms; xclip -o of it alone %.0f ms; ratio %s"
+                  % (size / 1e6, mw * 1e3, mr * 1e3, ratio(mw, mr)))
+        finally:
+            term.close()
+            os.unlink(cfg)
+    finally:
+        if clip:
+            clip.kill()
+        x.kill()
+
+
 def main():
     for tool in ("tmux",):
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
-    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"]
+    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m"]
     # The repositories made here need no identity or settings of the machine's.
     os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
@@ -934,6 +1009,8 @@ def main():
             bench_attach()
         if "l" in which:
             bench_hostexec()
+        if "m" in which:
+            bench_paste()
     finally:
         tmux("kill-server")
         end_keepers(TMP)

@@ -92,6 +92,24 @@ int cmd_send(struct cmd_ctx *ctx, int argc, char **argv)
 	return rc == -ENOENT ? no_dashboard("send") : rc < 0 ? 1 : 0;
 }
 
+int cmd_paste_image(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	if (argc != 2 || argv[1][0] == '-')
+		return cmd_usage(cmd_find("paste-image"));
+	struct agent_rec a;
+	int rc = cmd_which_agent(ctx, "paste-image", argv[1], &a);
+	if (rc)
+		return rc;
+	json_object *req = cmd_agent_request("paste-image", &a), *r = NULL, *v;
+	rc = cmd_dashboard(ctx, "paste-image", req, &r);
+	json_object_put(req);
+	agent_rec_free(&a);
+	if (rc == 0 && json_object_object_get_ex(r, "path", &v))
+		printf("%s\n", json_object_get_string(v));
+	json_object_put(r);
+	return rc == -ENOENT ? no_dashboard("paste-image") : rc < 0 ? 1 : 0;
+}
+
 int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const char *name = NULL;

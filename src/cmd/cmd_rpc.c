@@ -17,6 +17,7 @@
 #include "../util/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 
 #define HOOK_TIMEOUT_MS 5000
 #define HOSTEXEC_NO_START_CODE 126       /* as the host's HOSTEXEC_NO_START */
+#define CLIPBOARD_TIMEOUT_MS 10000       /* the host's tool has 5 s */
 #define LONG_TIMEOUT_MS (30 * 60 * 1000) /* add and merge run hooks and git */
 
 bool rpc_cmd_in_sandbox(void)
@@ -377,4 +379,95 @@ int rpc_cmd_host_exec(int argc, char **argv)
 		fail("host-exec", json_object_get_string(v));
 	json_object_put(r);
 	return code;
+}
+
+/*
+ * xclip and wl-paste inside a sandbox (links to us in its host-bin): reads
+ * of the host clipboard's image through clipboard_read, which the host
+ * answers only just after the user pressed a key in the pane; nothing else.
+ *   xclip -selection clipboard -t TARGETS -o    TARGETS and the image's type
+ *   xclip -selection clipboard -t image/png -o  the image's bytes
+ *   wl-paste --list-types | -l                  the image's type
+ *   wl-paste [-n] --type image/png              the image's bytes
+ * Writes (xclip without -o, wl-copy) and other targets are refused.
+ */
+int rpc_cmd_clipboard(const char *tool, int argc, char **argv)
+{
+	bool xclip = strcmp(tool, "xclip") == 0, out = !xclip, list = false;
+	const char *want = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has_value = i + 1 < argc;
+		if (xclip && (!strcmp(a, "-o") || !strcmp(a, "-out")))
+			out = true;
+		else if (xclip && (!strcmp(a, "-t") || !strcmp(a, "-target")) && has_value)
+			want = argv[++i];
+		else if (xclip && (!strcmp(a, "-selection") || !strcmp(a, "-sel")) && has_value)
+			i++;
+		else if (!xclip && (!strcmp(a, "-l") || !strcmp(a, "--list-types")))
+			list = true;
+		else if (!xclip && (!strcmp(a, "-t") || !strcmp(a, "--type")) && has_value)
+			want = argv[++i];
+		else if (!xclip && !strncmp(a, "--type=", 7))
+			want = a + 7;
+	}
+	if (!out) {
+		fprintf(stderr,
+			"workrex: %s: writing the clipboard from a sandbox is not allowed\n", tool);
+		return 1;
+	}
+	if (want && !strcmp(want, "TARGETS"))
+		list = true;
+	else if (want && strncmp(want, "image/", 6) != 0)
+		want = NULL, list = false, out = false;
+	if (!list && want == NULL) {
+		fprintf(stderr, "workrex: %s: only an image can be read from the clipboard here\n",
+			tool);
+		return 1;
+	}
+	json_object *req = request("clipboard_read");
+	json_object_object_add(req, "mime", json_object_new_string(list ? "" : want));
+	struct rpc_client *c = NULL;
+	char *cause = NULL;
+	int rc = rpc_client_open_env(&c, HOOK_TIMEOUT_MS, &cause);
+	json_object *r = NULL;
+	if (rc == 0) {
+		rc = rpc_client_call(c, req, &r, NULL, NULL, CLIPBOARD_TIMEOUT_MS, &cause);
+		rpc_client_close(c);
+	}
+	json_object_put(req);
+	if (rc < 0) {
+		fail(tool, rc == -ENOENT ? "not inside a workrex pane" : cause);
+		free(cause);
+		return 1;
+	}
+	json_object *t, *p, *m;
+	if (!json_object_object_get_ex(r, "type", &t) ||
+	    strcmp(json_object_get_string(t), "clipboard_data") != 0 ||
+	    !json_object_object_get_ex(r, "path", &p)) {
+		fail(tool, json_object_object_get_ex(r, "message", &m) ? json_object_get_string(m)
+								       : "no image");
+		json_object_put(r);
+		return 1;
+	}
+	rc = 0;
+	if (list) {
+		const char *mime = json_object_object_get_ex(r, "mime", &m)
+					   ? json_object_get_string(m)
+					   : "image/png";
+		printf("%s%s\n", xclip ? "TARGETS\n" : "", mime);
+	} else {
+		int fd = open(json_object_get_string(p), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		char buf[65536];
+		ssize_t n;
+		while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0)
+			if (fd_write_all(1, buf, (size_t)n) < 0)
+				break;
+		if (fd < 0)
+			rc = fail(tool, "the staged image is gone");
+		else
+			close(fd);
+	}
+	json_object_put(r);
+	return rc;
 }

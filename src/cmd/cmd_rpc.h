@@ -23,6 +23,8 @@ int rpc_cmd_notify(int argc, char **argv);
 int rpc_cmd_add(int argc, char **argv);
 int rpc_cmd_merge(int argc, char **argv);
 int rpc_cmd_close(int argc, char **argv);
+/* tool (xclip, wl-paste) inside a sandbox: the host clipboard's image, read only. */
+int rpc_cmd_clipboard(const char *tool, int argc, char **argv);
 /* Run an allow-listed host command; its output and exit status are ours. */
 int rpc_cmd_host_exec(int argc, char **argv);
 

@@ -11,6 +11,7 @@
 #include "actions.h"
 
 #include "../rpc/proto.h"
+#include "clipboard.h"
 #include "deliver.h"
 #include "hostexec.h"
 #include "../util/log.h"
@@ -267,12 +268,101 @@ static void do_ok(struct act_call *c)
 	act_ok(c, NULL);
 }
 
-static void do_not_yet(struct act_call *c)
+/* ---- image paste (clipboard.h) ---- */
+
+struct image_paste {
+	struct act_call *c;
+	int pane; /* by id: it may close while the clipboard is read */
+	bool empty;
+};
+
+static void image_pasted(struct wrx *w, const char *path, const char *why, void *arg)
 {
-	if (c->door == DOOR_AGENT)
-		act_fail(c, "%s is not available in this dashboard yet", verb_name(c));
-	else
-		act_fail(c, "%s: not available in this dashboard yet", verb_name(c));
+	struct image_paste *ip = arg;
+	struct act_call *c = ip->c;
+	struct wpane *wp = session_find_pane(w->s, ip->pane);
+	if (wp && path) {
+		pane_paste(wp->term, path, strlen(path));
+		json_object *f = json_object_new_object();
+		json_object_object_add(f, "message",
+				       json_object_new_string(strrchr(path, '/') + 1));
+		json_object_object_add(f, "path", json_object_new_string(path));
+		act_ok(c, f);
+	} else if (ip->empty) {
+		/* The terminal's empty paste and no image: the program gets the paste as it was. */
+		if (wp)
+			pane_paste(wp->term, "", 0);
+		act_ok(c, NULL);
+	} else {
+		act_fail(c, "paste-image: %s", wp ? why : "the pane closed");
+	}
+	free(ip);
+}
+
+/*
+ * The focused pane (the keys, the terminal's empty paste) or the agent's
+ * first (the CLI) gets the clipboard's image as a path.
+ */
+static void do_paste_image(struct act_call *c)
+{
+	const char *handle = str_arg(c, "handle");
+	struct agent *a = handle ? session_find_agent(c->w->s, handle) : NULL;
+	struct wpane *wp =
+		handle ? (a ? session_agent_pane(c->w->s, a) : NULL) : session_focus(c->w->s);
+	if (wp == NULL) {
+		act_fail(c, "paste-image: %s",
+			 handle ? "no such agent, or it has no open pane"
+				: "no pane to paste into");
+		return;
+	}
+	struct image_paste *ip = xcalloc(1, sizeof *ip);
+	ip->c = c;
+	ip->pane = wp->id;
+	ip->empty = bool_arg(c, "empty");
+	clipboard_stage(c->w, wp->agent->path, image_pasted, ip);
+}
+
+/*
+ * A sandbox's own image paste (its xclip and wl-paste shims): the host's
+ * clipboard, staged under its worktree as for paste-image. Only just after
+ * the user pressed a key in the calling pane, so that an agent cannot read
+ * the clipboard whenever it likes.
+ */
+#define CLIPBOARD_KEY_MS 5000
+
+static void clipboard_given(struct wrx *w, const char *path, const char *why, void *arg)
+{
+	struct act_call *c = arg;
+	(void)w;
+	if (path == NULL) {
+		act_fail(c, "%s", why);
+		return;
+	}
+	/* Its type (the file's extension, from its bytes), for the shims' list of targets. */
+	const char *dot = strrchr(path, '.');
+	const char *kind = dot ? dot + 1 : "png";
+	json_object *f = json_object_new_object();
+	json_object_object_add(f, "path", json_object_new_string(path));
+	char *mime = xasprintf("image/%s", kind);
+	json_object_object_add(f, "mime", json_object_new_string(mime));
+	free(mime);
+	const char *want = str_arg(c, "mime");
+	if (want && *want && strncmp(want, "image/", 6) == 0 && strcmp(want + 6, kind) != 0) {
+		json_object_put(f);
+		act_fail(c, "the clipboard holds image/%s, not %s", kind, want);
+		return;
+	}
+	act_ok(c, f);
+}
+
+static void do_clipboard_read(struct act_call *c)
+{
+	struct wpane *wp = session_find_pane(c->w->s, c->pane);
+	if (wp == NULL || wp->last_key == 0 || now_ms() - wp->last_key > CLIPBOARD_KEY_MS) {
+		act_fail(c, "the clipboard is read only right after a key is pressed in this pane");
+		return;
+	}
+	clipboard_stage(c->w, c->a->path, clipboard_given, c);
 }
 
 /* ---- host commands (hostexec.h) ---- */
@@ -807,10 +897,12 @@ static const struct action table[] = {
 	      {"keep", ARG_BOOL, false}),
 	 DOOR_UI | DOOR_AGENT, DOOR_UI | DOOR_AGENT, DOOR_AGENT, ACT_AGENT, do_merge},
 	{"remove", NULL, ARGS(HANDLE), DOOR_UI, DOOR_UI, 0, ACT_AGENT, do_remove},
-	{"paste-image", NULL, NO_ARGS, DOOR_UI, 0, 0, 0, do_not_yet},
+	{"paste-image", NULL, ARGS({"handle", ARG_STR, false}, {"empty", ARG_BOOL, false}),
+	 DOOR_UI | DOOR_CONTROL, 0, 0, 0, do_paste_image},
 	{"host-exec", "exec", ARGS({"command", ARG_STR, true}, {"args", ARG_STRV, false}),
 	 DOOR_AGENT, 0, DOOR_AGENT, 0, do_host_exec},
-	{"clipboard-read", "clipboard_read", NO_ARGS, DOOR_AGENT, 0, DOOR_AGENT, 0, do_not_yet},
+	{"clipboard-read", "clipboard_read", ARGS({"mime", ARG_STR, false}), DOOR_AGENT, 0,
+	 DOOR_AGENT, 0, do_clipboard_read},
 };
 
 static const struct action *find(const char *verb)

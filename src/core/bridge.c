@@ -26,6 +26,11 @@ static void reply_rpc(struct wrx *w, json_object *r, void *arg)
 	json_object *m, *out;
 	if (e) {
 		out = rpc_error("%s", e);
+	} else if (json_object_object_get_ex(r, "path", &m)) {
+		out = rpc_reply("clipboard_data");
+		json_object_object_add(out, "path", json_object_get(m));
+		if (json_object_object_get_ex(r, "mime", &m))
+			json_object_object_add(out, "mime", json_object_get(m));
 	} else if (json_object_object_get_ex(r, "exit", &m)) {
 		out = rpc_reply("exec_exit");
 		json_object_object_add(out, "code", json_object_get(m));
@@ -66,6 +71,7 @@ static json_object *request_args(const struct rpc_req *req)
 	add_bool(o, "squash", req->squash);
 	add_bool(o, "keep", req->keep);
 	add_str(o, "command", req->command);
+	add_str(o, "mime", req->mime);
 	if (req->args) {
 		json_object *a = json_object_new_array();
 		for (size_t i = 0; i < req->nargs; i++)

@@ -136,7 +136,8 @@ static int tcp_listener(struct wrx *w, char **cause)
 /*
  * The shims of sandbox.host_commands, made afresh for each pane in the
  * agent's host-only directory: <dir>/host-bin/NAME, a link to the guest
- * client, which runs `host-exec NAME` when called by that name; and
+ * client, which runs `host-exec NAME` when called by that name (and xclip
+ * and wl-paste, which read the host clipboard's image); and
  * <dir>/profile.sh, which puts them and the client first on PATH again
  * for login shells (Debian's /etc/profile resets it). The backend mounts
  * both read-only. Names the host would refuse get no shim.
@@ -160,9 +161,13 @@ static void host_bin(struct wrx *w, struct agent *a, char **bin, char **profile)
 	for (struct dirent *e; d && (e = readdir(d));)
 		if (e->d_name[0] != '.')
 			unlinkat(dirfd(d), e->d_name, 0);
+	/* The agent's own image paste (clipboard-read), whatever else is listed. */
+	static const char *const clipboard[] = {"xclip", "wl-paste"};
+	for (size_t i = 0; d && i < WRX_ARRAY_LEN(clipboard); i++)
+		symlinkat(BACKEND_GUEST_CLIENT, dirfd(d), clipboard[i]);
 	for (size_t i = 0; d && i < w->cfg.sandbox.host_commands.n; i++) {
 		const char *name = w->cfg.sandbox.host_commands.v[i];
-		if (hostexec_name_ok(name))
+		if (hostexec_name_ok(name) && strcmp(name, "xclip") && strcmp(name, "wl-paste"))
 			symlinkat(BACKEND_GUEST_CLIENT, dirfd(d), name);
 	}
 	if (d)

@@ -58,6 +58,7 @@ struct wpane {
 	bool bell;               /* rang while not focused */
 	uint64_t last_output;    /* now_ms() of the last output */
 	uint64_t changes;        /* how often its screen changed (damage events) */
+	uint64_t last_key;       /* now_ms() of the user's last key or paste into it */
 	bool sandboxed;          /* runs in the agent's sandbox (the pane_argv hook decides how) */
 	void *keeper;            /* the owner's: the connection to the pane's keeper, or NULL */
 	char *container;         /* owned: the container it runs in, by name, or NULL */

@@ -44,11 +44,14 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	/*
-	 * Called by another name: a shim of sandbox.host_commands (a link to
-	 * us in /opt/workrex/host-bin), so `cargo build` is `host-exec cargo build`.
+	 * Called by another name: a link to us in /opt/workrex/host-bin. xclip
+	 * and wl-paste read the host clipboard's image; any other is a shim of
+	 * sandbox.host_commands, so `cargo build` is `host-exec cargo build`.
 	 */
 	const char *self = argc > 0 ? strrchr(argv[0], '/') : NULL;
 	self = self ? self + 1 : argc > 0 ? argv[0] : "workrex";
+	if (strcmp(self, "xclip") == 0 || strcmp(self, "wl-paste") == 0)
+		return rpc_cmd_clipboard(self, argc, argv);
 	if (strcmp(self, "workrex") != 0 && strncmp(self, "workrex-", 8) != 0) {
 		char **v = calloc((size_t)argc + 2, sizeof *v);
 		if (v == NULL)

@@ -8,6 +8,7 @@
  * bracketed paste, mouse reporting). Modified keys (C-Up, S-F5, ...) are
  * found through the terminal's extended capabilities at start-up.
  */
+#include "../core/actions.h"
 #include "../term/pane.h"
 #include "../term/pty.h"
 #include "terminfo.h"
@@ -163,6 +164,7 @@ static int vterm_key_for(int key)
 static void forward(struct wpane *wp, int key, int mods)
 {
 	struct pane *p = wp->term;
+	wp->last_key = now_ms(); /* a sandbox may read the clipboard just after (clipboard-read) */
 	if (key == WRX_K_BTAB) {
 		pane_key(p, WRX_KEY_TAB, WRX_MOD_SHIFT | mods);
 		return;
@@ -357,7 +359,19 @@ void input_read(struct ui *ui)
 								  ui->paste.data[i]);
 					ui_dirty(ui);
 				} else if (f && !ui_view(f)->copy && ui->paste.len) {
+					f->last_key = now_ms();
 					pane_paste(f->term, ui->paste.data, ui->paste.len);
+				} else if (f && !ui_view(f)->copy) {
+					/*
+					 * Empty: what many terminals send when the clipboard
+					 * holds only an image. The image, if there is one;
+					 * else the empty paste goes on as it came.
+					 */
+					json_object *args = json_object_new_object();
+					json_object_object_add(args, "empty",
+							       json_object_new_boolean(1));
+					actions_call(ui->w, "paste-image", args, DOOR_UI, 0, NULL,
+						     NULL);
 				}
 				buf_consume(&ui->paste, ui->paste.len);
 				continue;

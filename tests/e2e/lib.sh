@@ -173,3 +173,32 @@ run_test() {
 	fi
 	kill_server
 }
+
+# An X server of our own (Xvfb) and its clipboard (xclip), for image paste.
+need_x() {
+	local tool
+	for tool in Xvfb xclip; do
+		command -v "$tool" >/dev/null || { echo "not ok - $tool is required but not installed"; exit 1; }
+	done
+}
+# start_x: Xvfb on a free display, DISPLAY exported; stop_x ends it and
+# its clipboard's owners (a test runs in a subshell: the pid is in a file).
+start_x() {
+	local d
+	for d in $(seq $((200 + RANDOM % 300)) 520); do
+		[ -e "/tmp/.X$d-lock" ] || [ -e "/tmp/.X11-unix/X$d" ] || break
+	done
+	Xvfb ":$d" -nolisten tcp -screen 0 320x240x24 >/dev/null 2>&1 &
+	echo $! >>"$E2E_TMP/x.pids"
+	export DISPLAY=":$d"
+	until_ok 10 test -S "/tmp/.X11-unix/X$d"
+}
+stop_x() {
+	[ -f "$E2E_TMP/x.pids" ] || return 0
+	pkill -f "^xclip -selection clipboard" 2>/dev/null
+	kill $(cat "$E2E_TMP/x.pids") 2>/dev/null
+	rm -f "$E2E_TMP/x.pids"
+	return 0
+}
+# clip FILE TYPE: the clipboard holds FILE as TYPE (xclip stays, on no pipe of ours, to serve it).
+clip() { xclip -selection clipboard -t "$2" -i "$1" >/dev/null 2>&1; }

@@ -1,0 +1,287 @@
+/*
+ * clipboard.c - see clipboard.h. A read is two children on the loop
+ * (run_stream): the tool lists the clipboard's types, then gives the
+ * bytes of the best image type; osascript has no listing and gives PNG
+ * data as hex.
+ */
+#include "clipboard.h"
+
+#include "../util/beneath.h"
+#include "../util/log.h"
+#include "../util/util.h"
+#include "run.h"
+#include "wrx.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TYPE "\001" /* in a reader's argv: the type chosen */
+
+static const struct reader {
+	const char *tool;
+	const char *needs; /* an environment variable that says this clipboard is there */
+	const char *const list[7];
+	const char *const read[7];
+} readers[] = {
+	{"wl-paste",
+	 "WAYLAND_DISPLAY",
+	 {"wl-paste", "--list-types"},
+	 {"wl-paste", "--no-newline", "--type", TYPE}},
+	{"xclip",
+	 "DISPLAY",
+	 {"xclip", "-selection", "clipboard", "-t", "TARGETS", "-o"},
+	 {"xclip", "-selection", "clipboard", "-t", TYPE, "-o"}},
+	{"osascript",
+	 NULL,
+	 {NULL},
+	 {"osascript", "-e",
+	  "the clipboard as \xc2\xab"
+	  "class PNGf\xc2\xbb"}},
+};
+
+/* The image types taken, best first. */
+static const char *const types[] = {"image/png", "image/jpeg", "image/webp", "image/gif"};
+
+const char *clipboard_image_kind(const void *data, size_t n)
+{
+	const unsigned char *d = data;
+	if (n >= 8 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0)
+		return "png";
+	if (n >= 3 && d[0] == 0xff && d[1] == 0xd8 && d[2] == 0xff)
+		return "jpeg";
+	if (n >= 6 && (memcmp(d, "GIF87a", 6) == 0 || memcmp(d, "GIF89a", 6) == 0))
+		return "gif";
+	if (n >= 12 && memcmp(d, "RIFF", 4) == 0 && memcmp(d + 8, "WEBP", 4) == 0)
+		return "webp";
+	return NULL;
+}
+
+/* Files of earlier pastes over an hour old go; no name is followed. */
+static void prune(int dir)
+{
+	int fd = dup(dir);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (d == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	time_t now = time(NULL);
+	for (struct dirent *e; (e = readdir(d));) {
+		struct stat st;
+		if (strncmp(e->d_name, "clipboard-", 10) == 0 &&
+		    fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    now - st.st_mtime > CLIPBOARD_KEEP_S)
+			unlinkat(dir, e->d_name, 0);
+	}
+	closedir(d);
+}
+
+int clipboard_write(const char *worktree, const void *data, size_t n, const char *kind, char **path)
+{
+	int dir = beneath_dir(worktree, ".workrex/tmp", true, 0755);
+	if (dir < 0)
+		return dir;
+	prune(dir);
+	close(dir);
+	char *ignore = NULL;
+	if (beneath_read(worktree, ".workrex/tmp/.gitignore", 64, &ignore) < 0 ||
+	    strcmp(ignore, "*\n") != 0) {
+		int rc = beneath_write(worktree, ".workrex/tmp/.gitignore", "*\n", 2, 0644);
+		if (rc < 0) {
+			free(ignore);
+			return rc;
+		}
+	}
+	free(ignore);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	struct tm tm;
+	localtime_r(&ts.tv_sec, &tm);
+	char stamp[32];
+	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+	char *rel =
+		xasprintf(".workrex/tmp/clipboard-%s-%03ld.%s", stamp, ts.tv_nsec / 1000000, kind);
+	int rc = beneath_write(worktree, rel, data, n, 0600);
+	if (rc == 0)
+		*path = xasprintf("%s/%s", worktree, rel);
+	free(rel);
+	return rc;
+}
+
+struct read {
+	struct wrx *w;
+	char *worktree;
+	const struct reader *r;
+	bool listing;
+	const char *type; /* chosen */
+	struct buf out, err;
+	bool too_big;
+	clipboard_done_fn *done;
+	void *arg;
+};
+
+static void end(struct read *x, const char *path, const char *why)
+{
+	x->done(x->w, path, why, x->arg);
+	buf_free(&x->out);
+	buf_free(&x->err);
+	free(x->worktree);
+	free(x);
+}
+
+static void output(void *arg, int stream, const char *p, size_t n)
+{
+	struct read *x = arg;
+	struct buf *b = stream == 1 ? &x->out : &x->err;
+	/* As hex, osascript's is twice the size and some. */
+	size_t cap = stream == 1 ? 2 * CLIPBOARD_MAX + 64 : 4096;
+	if (b->len + n > cap) {
+		x->too_big = stream == 1;
+		return;
+	}
+	buf_add(b, p, n);
+}
+
+static long backlog(void *arg)
+{
+	return ((struct read *)arg)->too_big ? -1 : 0;
+}
+
+static int start(struct read *x);
+
+/* osascript's «data PNGf89504E47...»: the bytes, in place. */
+static bool unhex(struct buf *b)
+{
+	char *s = b->data ? strstr(b->data, "PNGf") : NULL;
+	if (s == NULL)
+		return false;
+	s += 4;
+	size_t n = 0;
+	for (; s[0] && s[1] && strchr("0123456789abcdefABCDEF", s[0]) &&
+	       strchr("0123456789abcdefABCDEF", s[1]);
+	     s += 2) {
+		char h[3] = {s[0], s[1], 0};
+		b->data[n++] = (char)strtol(h, NULL, 16);
+	}
+	b->len = n;
+	return n > 0;
+}
+
+static void exited(void *arg, int code)
+{
+	struct read *x = arg;
+	if (x->too_big) {
+		end(x, NULL, "the clipboard's image is over 20 MiB");
+		return;
+	}
+	if (code != 0) {
+		/* Its own words: "Error: target image/png not available", "Nothing is copied". */
+		char *nl = x->err.data ? strchr(x->err.data, '\n') : NULL;
+		if (nl)
+			*nl = '\0';
+		char *why = xasprintf("%s: %s", x->r->tool,
+				      x->err.len ? x->err.data : "the clipboard is empty");
+		log_msg("clipboard: %s (status %d)", why, code);
+		end(x, NULL, why);
+		free(why);
+		return;
+	}
+	if (x->listing) {
+		for (size_t i = 0; i < WRX_ARRAY_LEN(types) && x->type == NULL; i++) {
+			const char *p = x->out.data;
+			size_t n = strlen(types[i]);
+			for (; p && (p = strstr(p, types[i])); p += n)
+				if ((p == x->out.data || p[-1] == '\n') &&
+				    (p[n] == '\n' || p[n] == '\0' || p[n] == '\r')) {
+					x->type = types[i];
+					break;
+				}
+		}
+		if (x->type == NULL) {
+			end(x, NULL, "no image on the clipboard");
+			return;
+		}
+		x->listing = false;
+		buf_consume(&x->out, x->out.len);
+		if (start(x) < 0)
+			end(x, NULL, "the clipboard tool did not start");
+		return;
+	}
+	if (strcmp(x->r->tool, "osascript") == 0 && !unhex(&x->out)) {
+		end(x, NULL, "no image on the clipboard");
+		return;
+	}
+	if (x->out.len > CLIPBOARD_MAX) {
+		end(x, NULL, "the clipboard's image is over 20 MiB");
+		return;
+	}
+	const char *kind = clipboard_image_kind(x->out.data, x->out.len);
+	if (kind == NULL) {
+		end(x, NULL, "what the clipboard gave is not an image (PNG, JPEG, GIF, WebP)");
+		return;
+	}
+	char *path = NULL;
+	int rc = clipboard_write(x->worktree, x->out.data, x->out.len, kind, &path);
+	if (rc < 0) {
+		char *why = xasprintf("%s/.workrex/tmp: %s", x->worktree, strerror(-rc));
+		end(x, NULL, why);
+		free(why);
+		return;
+	}
+	end(x, path, NULL);
+	free(path);
+}
+
+static int start(struct read *x)
+{
+	const char *const *src = x->listing ? x->r->list : x->r->read;
+	char *argv[8] = {0};
+	for (int i = 0; i < 7 && src[i]; i++)
+		argv[i] = (char *)(strcmp(src[i], TYPE) == 0 ? x->type : src[i]);
+	struct run_stream rs = {.argv = argv,
+				.timeout_ms = CLIPBOARD_TIMEOUT_MS,
+				.output = output,
+				.backlog = backlog,
+				.exit = exited,
+				.arg = x};
+	return run_stream(x->w->loop, &rs);
+}
+
+void clipboard_stage(struct wrx *w, const char *worktree, clipboard_done_fn *done, void *arg)
+{
+	const struct reader *r = NULL;
+	for (size_t i = 0; i < WRX_ARRAY_LEN(readers) && r == NULL; i++) {
+		const char *v = readers[i].needs ? getenv(readers[i].needs) : NULL;
+		bool there = readers[i].needs == NULL || (v && *v);
+		if (there && path_has(readers[i].tool))
+			r = &readers[i];
+	}
+	if (r == NULL) {
+		done(w, NULL,
+		     getenv("WAYLAND_DISPLAY")
+			     ? "no clipboard tool: install wl-clipboard (wl-paste)"
+		     : getenv("DISPLAY")
+			     ? "no clipboard tool: install xclip"
+			     : "no clipboard here: neither WAYLAND_DISPLAY nor DISPLAY is "
+			       "set (and no osascript)",
+		     arg);
+		return;
+	}
+	struct read *x = xcalloc(1, sizeof *x);
+	x->w = w;
+	x->worktree = xstrdup(worktree);
+	x->r = r;
+	x->listing = r->list[0] != NULL;
+	x->type = x->listing ? NULL : "image/png";
+	x->done = done;
+	x->arg = arg;
+	if (start(x) < 0)
+		end(x, NULL, "the clipboard tool did not start");
+}

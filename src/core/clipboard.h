@@ -1,0 +1,48 @@
+/*
+ * clipboard.h - an image from the user's clipboard, pasted into a pane as
+ * the path of a file (SPEC §7, image paste; issue 15).
+ *
+ * Agent CLIs take an image as a path to an existing file (Claude Code,
+ * Codex, OpenCode turn a pasted path into an attachment), so the image is
+ * read from where the user's clipboard is (wl-paste on Wayland, xclip on
+ * X11, osascript on macOS: run by argv, 5 s and 20 MiB at most), checked
+ * by its first bytes (PNG, JPEG, GIF, WebP: some clipboard bridges return
+ * text and exit 0), written under the pane's worktree as
+ * .workrex/tmp/clipboard-<time>.<ext> (0600, never through a symlink the
+ * agent planted: beneath.h; a .gitignore of "*" beside it; files over an
+ * hour old removed), and its path pasted into the pane, bracketed when
+ * the program asked for it, without Enter. The worktree has the same path
+ * inside a container, so sandboxed panes take it alike.
+ */
+#ifndef WRX_CLIPBOARD_H
+#define WRX_CLIPBOARD_H
+
+#include <stddef.h>
+
+#define CLIPBOARD_MAX (20u << 20)
+#define CLIPBOARD_TIMEOUT_MS 5000
+#define CLIPBOARD_KEEP_S 3600
+
+struct wrx;
+struct wpane;
+
+/* The kind of image data holds: "png", "jpeg", "gif", "webp", or NULL. */
+const char *clipboard_image_kind(const void *data, size_t n);
+
+/*
+ * Read the clipboard's image (the tools and the order: clipboard.c). path:
+ * where it was staged (the file name), or NULL with why. Called once, later.
+ */
+typedef void clipboard_done_fn(struct wrx *w, const char *path, const char *why, void *arg);
+
+/* Stage the clipboard's image under worktree; done gets the file's path. */
+void clipboard_stage(struct wrx *w, const char *worktree, clipboard_done_fn *done, void *arg);
+
+/*
+ * Stage under worktree the image data (kind: clipboard_image_kind's):
+ * 0 with *path (caller frees), or -errno.
+ */
+int clipboard_write(const char *worktree, const void *data, size_t n, const char *kind,
+		    char **path);
+
+#endif

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Image paste with a real X server (Xvfb) and clipboard (xclip): prefix p,
+# an empty bracketed paste from the outer terminal, the CLI; text on the
+# clipboard, a clipboard tool that answers text, no clipboard at all.
+. "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+need_x
+trap 'stop_x; stop' EXIT
+
+git_env
+
+t_image_paste() {
+	make_repo
+	start_x
+	"$here/make_png.py" "$E2E_TMP/one.png" 3000
+	"$here/make_png.py" "$E2E_TMP/two.png" 9000
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: %s\npanes:\n  - command: <agent>\n' "$here/show_input.py" \
+		>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 200 30
+	wait_for 'C-b \? help'
+	wrx add img >/dev/null
+	wait_for '│show-input ready'
+	prefix z
+	local w
+	w=$(wrx path img)
+	# prefix p: the image as a file under the worktree, its path bracketed.
+	clip "$E2E_TMP/one.png" image/png
+	prefix p
+	wait_for '│GOT\[\\x1b\[200~/.*/\.workrex/tmp/clipboard-[0-9-]+\.png\\x1b\[201~\]'
+	local f
+	f=$(ls "$w"/.workrex/tmp/clipboard-*.png)
+	[ "$(echo "$f" | wc -l)" -eq 1 ]
+	cmp "$E2E_TMP/one.png" "$f"
+	[ "$(stat -c %a "$f")" = 600 ]
+	[ "$(cat "$w/.workrex/tmp/.gitignore")" = '*' ]
+	screen | grep -qF "$f"
+	test -z "$(git -C "$w" status --porcelain)"
+	# The terminal's empty paste (a clipboard that holds only an image).
+	clip "$E2E_TMP/two.png" image/png
+	tm send-keys -H 1b 5b 32 30 30 7e 1b 5b 32 30 31 7e
+	until_ok 10 eval '[ "$(ls "$w"/.workrex/tmp/clipboard-*.png | wc -l)" -eq 2 ]'
+	f=$(ls -t "$w"/.workrex/tmp/clipboard-*.png | head -1)
+	cmp "$E2E_TMP/two.png" "$f"
+	wait_for "│GOT\[.x1b\[200~$f.x1b\[201~\]"
+	# Text on the clipboard: said, nothing pasted; an empty paste then goes on as it came.
+	printf 'just text' | xclip -selection clipboard >/dev/null 2>&1
+	local before
+	before=$(screen | grep -c '│GOT')
+	prefix p
+	wait_for 'paste-image: no image on the clipboard'
+	tm send-keys -H 1b 5b 32 30 30 7e 1b 5b 32 30 31 7e
+	wait_for '│GOT\[\\x1b\[200~\\x1b\[201~\]'
+	[ "$(screen | grep -c '│GOT')" -eq $((before + 1)) ]
+	# The CLI, with the dashboard: the path printed, and pasted.
+	clip "$E2E_TMP/one.png" image/png
+	wrx paste-image img >"$E2E_TMP/out"
+	grep -qE '/\.workrex/tmp/clipboard-[0-9-]+\.png$' "$E2E_TMP/out"
+	cmp "$E2E_TMP/one.png" "$(cat "$E2E_TMP/out")"
+	# A clipboard tool that says image and gives text (some bridges do): refused.
+	mkdir -p "$E2E_TMP/fake"
+	cat >"$E2E_TMP/fake/xclip" <<-'EOF'
+		#!/bin/sh
+		case "$*" in *TARGETS*) printf 'TARGETS\nimage/png\n' ;; *) printf 'not an image at all' ;; esac
+	EOF
+	chmod +x "$E2E_TMP/fake/xclip"
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	(cd "$repo" && not env PATH="$E2E_TMP/fake:$PATH" "$WORKREX" paste-image img 2>"$E2E_TMP/err")
+	grep -q 'not an image' "$E2E_TMP/err"
+	# No clipboard at all: said.
+	(cd "$repo" && not env -u DISPLAY "$WORKREX" paste-image img 2>"$E2E_TMP/err")
+	grep -q 'neither WAYLAND_DISPLAY nor DISPLAY' "$E2E_TMP/err"
+	[ "$(ls "$w"/.workrex/tmp/clipboard-*.png | wc -l)" -eq 3 ]
+}
+
+run_test "image paste: prefix p, the terminal's empty paste, the CLI; text and no clipboard refused" t_image_paste
