@@ -817,12 +817,8 @@ def bench_hostexec():
     if subprocess.run(["which", "bwrap"], capture_output=True).returncode:
         print("(l) skipped: bubblewrap is not installed")
         return
-    repo = os.path.join(TMP, "hx")
-    os.makedirs(repo)
-    git("init", "-q", "-b", "main", cwd=repo)
-    git("commit", "-q", "--allow-empty", "-m", "a", cwd=repo)
+    repo = sandbox_repo("hx")
     cfg = os.path.join(TMP, "cfg", "workrex", "config.yaml")
-    os.makedirs(os.path.dirname(cfg), exist_ok=True)
     with open(cfg, "w") as f:
         f.write('sandbox:\n  host_commands: ["true", cat]\n')
     term = Term(["/bin/sh", "-c", "cd '%s' && exec '%s'" % (repo, WORKREX)], env_for("/bin/sh"))
@@ -929,12 +925,8 @@ def bench_paste():
                                  "-i", png], env=xenv, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         time.sleep(0.3)
-        repo = os.path.join(TMP, "paste")
-        os.makedirs(repo)
-        git("init", "-q", "-b", "main", cwd=repo)
-        git("commit", "-q", "--allow-empty", "-m", "a", cwd=repo)
+        repo = sandbox_repo("paste")
         cfg = os.path.join(TMP, "cfg", "workrex", "config.yaml")
-        os.makedirs(os.path.dirname(cfg), exist_ok=True)
         with open(cfg, "w") as f:
             f.write("agent: %s\npanes: [\"<agent>\"]\n" % os.path.join(e2e, "show_input.py"))
         env = dict(env_for("/bin/sh"), DISPLAY=disp)
