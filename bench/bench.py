@@ -928,14 +928,21 @@ def bench_paste():
         repo = sandbox_repo("paste")
         cfg = os.path.join(TMP, "cfg", "workrex", "config.yaml")
         with open(cfg, "w") as f:
-            f.write("agent: %s\npanes: [\"<agent>\"]\n" % os.path.join(e2e, "show_input.py"))
+            # It shows at once, on a line of its own, the end of all it read so far.
+            tail = os.path.join(TMP, "tail_input.py")
+            with open(tail, "w") as t:
+                t.write("import os, sys, tty\ntty.setraw(0)\nseen = ''\nwhile True:\n"
+                        "    seen += os.read(0, 1 << 16).decode()\n"
+                        "    seen = seen.replace('\\x1b[200~', '').replace('\\x1b[201~', '')\n"
+                        "    sys.stdout.write('\\r\\n' + seen[-11:]); sys.stdout.flush()\n")
+            f.write("agent: python3 %s\npanes: [\"<agent>\"]\n" % tail)
         env = dict(env_for("/bin/sh"), DISPLAY=disp)
         term = Term(["/bin/sh", "-c", "cd '%s' && exec '%s'" % (repo, WORKREX)], env)
         try:
             term.wait_for(b"help")
             subprocess.run([WORKREX, "add", "pst"], cwd=repo, env=dict(genv(), DISPLAY=disp),
                            check=True, capture_output=True)
-            term.wait_for(b"show-input ready")
+            time.sleep(0.5)
             wrx, ref = [], []
             for i in range(10):
                 mark = term.mark()

@@ -300,6 +300,8 @@ int cmd_live_agents(struct cmd_ctx *ctx, const char *what, json_object **reply,
 	*reply = *agents = NULL;
 	int rc = cmd_dashboard(ctx, what, req, reply);
 	json_object_put(req);
+	if (rc == -ENOENT)
+		rc = cmd_keepers_live(ctx, reply);
 	if (rc == 0)
 		json_object_object_get_ex(*reply, "agents", agents);
 	return rc;

@@ -93,6 +93,12 @@ int cmd_import_sandbox(struct cmd_ctx *ctx, const char *what, const struct agent
  */
 int cmd_dashboard(struct cmd_ctx *ctx, const char *what, json_object *req, json_object **reply);
 bool cmd_core_wanted(struct cmd_ctx *ctx, json_object *req);
+/*
+ * With no dashboard: the agents whose keepers run, as a dashboard's list
+ * gives them ({"agents": [{handle, panes, exited, status}]}), from each
+ * keeper's hello alone. -ENOENT when none runs.
+ */
+int cmd_keepers_live(struct cmd_ctx *ctx, json_object **reply);
 /* Does a dashboard of the project listen on its control socket? */
 bool cmd_dashboard_runs(struct cmd_ctx *ctx);
 int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **cause);

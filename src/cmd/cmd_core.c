@@ -60,7 +60,57 @@ bool cmd_core_wanted(struct cmd_ctx *ctx, json_object *req)
 	json_object *v;
 	const char *verb =
 		json_object_object_get_ex(req, "cmd", &v) ? json_object_get_string(v) : "";
-	return !strcmp(verb, "open") || has_keepers(ctx->repo ? repo_root(ctx->repo) : ctx->cwd);
+	/* list asks the keepers alone (cmd_keepers_live): no core takes them all over. */
+	return !strcmp(verb, "open") ||
+	       (strcmp(verb, "list") && has_keepers(ctx->repo ? repo_root(ctx->repo) : ctx->cwd));
+}
+
+int cmd_keepers_live(struct cmd_ctx *ctx, json_object **reply)
+{
+	char *cause = NULL;
+	char *dir = keeper_dir(ctx->repo ? repo_root(ctx->repo) : ctx->cwd, &cause);
+	free(cause);
+	struct keeper_entry *e = NULL;
+	size_t n = dir ? keeper_list(dir, &e) : 0;
+	free(dir);
+	if (n == 0) {
+		keeper_list_free(e, n);
+		return -ENOENT;
+	}
+	/* Per agent: its panes, how many ended, and what its agent pane's keeper last heard. */
+	json_object *agents = json_object_new_array();
+	for (size_t i = 0; i < n; i++) {
+		const struct keeper_info *k = &e[i].info;
+		if (k->handle == NULL)
+			continue;
+		json_object *a = NULL, *v;
+		for (size_t j = 0; j < json_object_array_length(agents) && a == NULL; j++) {
+			json_object *o = json_object_array_get_idx(agents, j);
+			if (json_object_object_get_ex(o, "handle", &v) &&
+			    !strcmp(json_object_get_string(v), k->handle))
+				a = o;
+		}
+		if (a == NULL) {
+			a = json_object_new_object();
+			json_object_object_add(a, "handle", json_object_new_string(k->handle));
+			json_object_object_add(a, "panes", json_object_new_int(0));
+			json_object_object_add(a, "exited", json_object_new_int(0));
+			json_object_array_add(agents, a);
+		}
+		json_object_object_get_ex(a, "panes", &v);
+		json_object_set_int(v, json_object_get_int(v) + 1);
+		json_object_object_get_ex(a, "exited", &v);
+		json_object_set_int(v, json_object_get_int(v) + k->exited);
+		json_object *m = k->agent_pane && k->meta ? json_tokener_parse(k->meta) : NULL;
+		if (m && json_object_object_get_ex(m, "status", &v))
+			json_object_object_add(a, "status", json_object_get(v));
+		json_object_put(m);
+	}
+	keeper_list_free(e, n);
+	*reply = json_object_new_object();
+	json_object_object_add(*reply, "ok", json_object_new_boolean(1));
+	json_object_object_add(*reply, "agents", agents);
+	return 0;
 }
 
 static void close_any(uv_handle_t *h, void *arg)
