@@ -11,17 +11,7 @@
 
 bool hostexec_name_ok(const char *name)
 {
-	size_t n = name ? strlen(name) : 0;
-	if (n == 0 || n > 64)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char ch = name[i];
-		bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			     (ch >= '0' && ch <= '9');
-		if (!alnum && (i == 0 || (ch != '.' && ch != '_' && ch != '-')))
-			return false;
-	}
-	return true;
+	return str_is_word(name, 64);
 }
 
 bool hostexec_allowed(const struct config *c, const char *name)

@@ -130,14 +130,7 @@ enum { OPTIONAL, REQUIRED };
 
 bool rpc_session_wellformed(const char *s)
 {
-	size_t n = s ? strlen(s) : 0;
-	if (n == 0 || n > RPC_SESSION_MAX || s[0] == '-' || s[0] == '.')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
-			return false;
-	return true;
+	return str_is_word(s, RPC_SESSION_MAX);
 }
 
 static int get_str(json_object *o, const char *key, int need, size_t max, const char **out,

@@ -34,8 +34,8 @@ bool rpc_token_equal(const char *a, const char *b);
 
 /*
  * An agent CLI's session id, as its hooks report it (a UUID for Claude
- * Code, Codex and Gemini CLI): 1 to RPC_SESSION_MAX of [A-Za-z0-9._-], not
- * starting with '-' or '.'. It ends up as a word of the agent's command
+ * Code, Codex and Gemini CLI): 1 to RPC_SESSION_MAX of [A-Za-z0-9._-], the
+ * first alphanumeric (str_is_word). It ends up as a word of the agent's command
  * line (resume), so nothing else passes.
  */
 bool rpc_session_wellformed(const char *s);

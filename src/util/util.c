@@ -370,3 +370,18 @@ int base64_decode(struct buf *out, const char *s, size_t n)
 	out->data[out->len] = '\0';
 	return 0;
 }
+
+bool str_is_word(const char *s, size_t max)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > max)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			     (ch >= '0' && ch <= '9');
+		if (!alnum && (i == 0 || (ch != '.' && ch != '_' && ch != '-')))
+			return false;
+	}
+	return true;
+}

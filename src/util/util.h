@@ -80,6 +80,13 @@ int fd_set_cloexec(int fd);
  */
 int fd_write_all(int fd, const void *p, size_t n);
 
+/*
+ * s is a word safe on any command line: 1 to max characters of
+ * [A-Za-z0-9._-], the first one alphanumeric. (Names of host commands,
+ * agents' session ids: what a sandbox says that the host puts in an argv.)
+ */
+bool str_is_word(const char *s, size_t max);
+
 /* Base64 (RFC 4648, padded) of n bytes at p, added to out. */
 void base64_encode(struct buf *out, const void *p, size_t n);
 /* The bytes of base64 text s (padded or not) added to out: 0, or -EINVAL for bad text. */

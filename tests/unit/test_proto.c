@@ -113,8 +113,19 @@ static void test_session_ids(void **state)
 	const char *good[] = {"abc", "A-b_c.1", "0"};
 	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
 		assert_true(rpc_session_wellformed(good[i]));
-	const char *bad[] = {"",     "-rf", ".hidden", "a b",  "a;b", "$(id)",
-			     "`id`", "a'b", "a\"b",    "a\nb", "a/b", "\xc3\xa9t\xc3\xa9",
+	const char *bad[] = {"",
+			     "-rf",
+			     ".hidden",
+			     "_x",
+			     "a b",
+			     "a;b",
+			     "$(id)",
+			     "`id`",
+			     "a'b",
+			     "a\"b",
+			     "a\nb",
+			     "a/b",
+			     "\xc3\xa9t\xc3\xa9",
 			     NULL};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		assert_false(rpc_session_wellformed(bad[i]));
