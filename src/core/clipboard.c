@@ -2,7 +2,8 @@
  * clipboard.c - see clipboard.h. A read is two children on the loop
  * (run_stream): the tool lists the clipboard's types, then gives the
  * bytes of the best image type; osascript has no listing and gives PNG
- * data as hex.
+ * data as hex. Writing the image (up to 20 MiB) is the thread pool's
+ * work (uv_queue_work), so the loop never waits on the disk.
  */
 #include "clipboard.h"
 
@@ -123,6 +124,10 @@ struct read {
 	const char *type; /* chosen */
 	struct buf out, err;
 	bool too_big;
+	uv_work_t work; /* the image written off the loop */
+	const char *kind;
+	char *path; /* owned: where it was written */
+	int rc;
 	clipboard_done_fn *done;
 	void *arg;
 };
@@ -133,6 +138,7 @@ static void end(struct read *x, const char *path, const char *why)
 	buf_free(&x->out);
 	buf_free(&x->err);
 	free(x->worktree);
+	free(x->path);
 	free(x);
 }
 
@@ -172,6 +178,25 @@ static bool unhex(struct buf *b)
 	}
 	b->len = n;
 	return n > 0;
+}
+
+static void write_image(uv_work_t *work)
+{
+	struct read *x = work->data;
+	x->rc = clipboard_write(x->worktree, x->out.data, x->out.len, x->kind, &x->path);
+}
+
+static void written(uv_work_t *work, int status)
+{
+	struct read *x = work->data;
+	if (status < 0 || x->rc < 0) {
+		char *why = xasprintf("%s/.workrex/tmp: %s", x->worktree,
+				      strerror(status < 0 ? ECANCELED : -x->rc));
+		end(x, NULL, why);
+		free(why);
+		return;
+	}
+	end(x, x->path, NULL);
 }
 
 static void exited(void *arg, int code)
@@ -227,16 +252,11 @@ static void exited(void *arg, int code)
 		end(x, NULL, "what the clipboard gave is not an image (PNG, JPEG, GIF, WebP)");
 		return;
 	}
-	char *path = NULL;
-	int rc = clipboard_write(x->worktree, x->out.data, x->out.len, kind, &path);
-	if (rc < 0) {
-		char *why = xasprintf("%s/.workrex/tmp: %s", x->worktree, strerror(-rc));
-		end(x, NULL, why);
-		free(why);
-		return;
-	}
-	end(x, path, NULL);
-	free(path);
+	/* Up to 20 MiB to disk, and a directory pruned: in the thread pool, not on the loop. */
+	x->kind = kind;
+	x->work.data = x;
+	if (uv_queue_work(x->w->loop, &x->work, write_image, written) < 0)
+		end(x, NULL, "could not write the image");
 }
 
 static int start(struct read *x)
