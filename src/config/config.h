@@ -98,7 +98,9 @@ struct config {
 	int prefix;                /* key code, C-b by default */
 	struct config_bind *binds; /* owned */
 	size_t nbinds;
-	char *notify;   /* owned: off, bell, desktop, both */
+	char *notify; /* owned: off, bell, desktop, both */
+	/* owned: allow, ask, deny: a pane's OSC 52 clipboard write (global-only) */
+	char *clipboard_host, *clipboard_sandboxed;
 	char *icons[3]; /* owned: working, waiting, done (config_icon) */
 	struct sandbox_config sandbox;
 	char **warnings; /* owned */

@@ -19,6 +19,7 @@ static const char *const backends[] = {"container", "lima", NULL};
 static const char *const targets[] = {"agent", "all", NULL};
 static const char *const runtimes[] = {"podman", "docker", "apple-container", NULL};
 static const char *const policies[] = {"allow", "deny", NULL};
+static const char *const clip_policies[] = {"allow", "ask", "deny", NULL};
 static const char *const toolchains[] = {"auto", "off", "devbox", "flake", NULL};
 
 /* A row: its path, type and field; then only what differs from nothing. */
@@ -69,6 +70,12 @@ const struct config_key config_keys[] = {
 	    .help = "lines of history kept per pane"),
 	KEY("notify", CONFIG_CHOICE, AT(notify), .def = "bell", .choices = notifies,
 	    .help = "how an agent that needs you is announced"),
+	SECTION("clipboard", .help = "what a pane's clipboard writes (OSC 52) may do"),
+	KEY("clipboard.host_panes", CONFIG_CHOICE, AT(clipboard_host), GLOBAL, .def = "allow",
+	    .choices = clip_policies, .help = "what a host pane's clipboard write (OSC 52) does"),
+	KEY("clipboard.sandboxed_panes", CONFIG_CHOICE, AT(clipboard_sandboxed), GLOBAL,
+	    .def = "ask", .choices = clip_policies,
+	    .help = "the same for a sandboxed pane (asked: the user says y or n)"),
 	SECTION("sandbox"),
 	KEY("sandbox.enabled", CONFIG_BOOL, SB(enabled), .flags = CONFIG_ONLY_ON, .def = "false",
 	    .help = "also add -S"),

@@ -197,7 +197,7 @@ static void confirm_then(struct act_call *c, const char *question, then_fn *then
 	struct confirm *k = xcalloc(1, sizeof *k);
 	k->c = c;
 	k->then = then;
-	if (w->hooks->ask(w->ui, question, confirmed, k) < 0) {
+	if (w->hooks->ask(w->ui, question, c->door == DOOR_AGENT, confirmed, k) < 0) {
 		free(k);
 		act_fail(c, "the user is answering another question; ask again later");
 	}

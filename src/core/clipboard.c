@@ -11,6 +11,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 #include "run.h"
+#include "session.h"
 #include "wrx.h"
 
 #include <dirent.h>
@@ -304,4 +305,80 @@ void clipboard_stage(struct wrx *w, const char *worktree, clipboard_done_fn *don
 	x->arg = arg;
 	if (start(x) < 0)
 		end(x, NULL, "the clipboard tool did not start");
+}
+
+/* ---- a pane's clipboard writes (OSC 52) ---- */
+
+/* After the user refuses a pane's write, its next ones are refused unasked this long. */
+#define REFUSED_QUIET_MS 60000
+
+struct clip_ask {
+	int pane;
+	char *text;
+	size_t len;
+};
+
+static void clip_answered(struct wrx *w, bool yes, void *arg)
+{
+	struct clip_ask *k = arg;
+	struct wpane *wp = session_find_pane(w->s, k->pane);
+	if (yes && wp && w->hooks->set_clipboard)
+		w->hooks->set_clipboard(w->ui, k->text, k->len);
+	else if (wp)
+		wp->clip_refused = now_ms();
+	free(k->text);
+	free(k);
+}
+
+/* The first characters of text, fit for one line of the dashboard. */
+static char *preview(const char *text, size_t len)
+{
+	struct buf b = {0};
+	size_t n = 0;
+	for (size_t i = 0; i < len && n < 40; i++, n++) {
+		unsigned char c = (unsigned char)text[i];
+		buf_addch(&b, c < 0x20 || c == 0x7f || c >= 0x80 ? '.' : (char)c);
+	}
+	if (n < len)
+		buf_addstr(&b, "...");
+	return b.data ? b.data : xstrdup("");
+}
+
+void clipboard_pane_write(struct wrx *w, struct wpane *wp, const char *text, size_t len)
+{
+	const char *policy = wp->sandboxed ? w->cfg.clipboard_sandboxed : w->cfg.clipboard_host;
+	const char *key = wp->sandboxed ? "clipboard.sandboxed_panes" : "clipboard.host_panes";
+	const char *handle = wp->agent->handle;
+	if (policy && strcmp(policy, "allow") == 0) {
+		if (w->hooks->set_clipboard)
+			w->hooks->set_clipboard(w->ui, text, len);
+		return;
+	}
+	if (policy == NULL || strcmp(policy, "ask") != 0) {
+		log_msg("clipboard: %s pane %d: a write of %zu bytes refused (%s: deny)", handle,
+			wp->id, len, key);
+		wrx_message(w, true, "%s: its clipboard write was refused (%s: deny)", handle, key);
+		return;
+	}
+	if (wp->clip_refused && now_ms() - wp->clip_refused < REFUSED_QUIET_MS) {
+		log_msg("clipboard: %s pane %d: a write of %zu bytes refused (refused just before)",
+			handle, wp->id, len);
+		return;
+	}
+	struct clip_ask *k = xcalloc(1, sizeof *k);
+	k->pane = wp->id;
+	k->text = xmalloc(len ? len : 1);
+	memcpy(k->text, text, len);
+	k->len = len;
+	char *shown = preview(text, len);
+	char *q = xasprintf("%s%s sets the clipboard to \"%s\" (%zu bytes). Allow?", handle,
+			    wp->sandboxed ? " (sandboxed)" : "", shown, len);
+	free(shown);
+	if (w->hooks->ask == NULL || w->hooks->ask(w->ui, q, true, clip_answered, k) < 0) {
+		wrx_message(w, true, "%s: its clipboard write was refused (a question is open)",
+			    handle);
+		free(k->text);
+		free(k);
+	}
+	free(q);
 }

@@ -45,4 +45,12 @@ void clipboard_stage(struct wrx *w, const char *worktree, clipboard_done_fn *don
 int clipboard_write(const char *worktree, const void *data, size_t n, const char *kind,
 		    char **path);
 
+/*
+ * wp's program wrote text to the clipboard (OSC 52): set it, ask the user
+ * or refuse, as clipboard.host_panes or clipboard.sandboxed_panes says.
+ * After a refusal the pane's writes are refused unasked for a minute, so
+ * that an agent cannot keep the dashboard asking.
+ */
+void clipboard_pane_write(struct wrx *w, struct wpane *wp, const char *text, size_t len);
+
 #endif

@@ -219,13 +219,17 @@ static void on_pane_event(struct pane *p, int events, void *data)
 {
 	struct wpane *wp = data;
 	struct session *s = wp->session;
-	(void)p;
 	if (events & PANE_EV_DAMAGE) {
 		wp->last_output = now_ms();
 		wp->changes++;
 	}
 	if ((events & PANE_EV_BELL) && s->hooks.bell)
 		s->hooks.bell(s->ui, wp);
+	if ((events & PANE_EV_CLIPBOARD) && s->hooks.clipboard) {
+		size_t len;
+		const char *text = pane_clipboard(p, &len);
+		s->hooks.clipboard(s->ui, wp, text, len);
+	}
 	/* The agent's own program ended: it is done, whether or not it said so. */
 	if ((events & PANE_EV_EXIT) && session_agent_pane(s, wp->agent) == wp &&
 	    wp->agent->status != WRX_STATUS_DONE)

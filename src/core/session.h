@@ -59,6 +59,7 @@ struct wpane {
 	uint64_t last_output;    /* now_ms() of the last output */
 	uint64_t changes;        /* how often its screen changed (damage events) */
 	uint64_t last_key;       /* now_ms() of the user's last key or paste into it */
+	uint64_t clip_refused;   /* now_ms() when the user last refused its clipboard write */
 	bool sandboxed;          /* runs in the agent's sandbox (the pane_argv hook decides how) */
 	void *keeper;            /* the owner's: the connection to the pane's keeper, or NULL */
 	char *container;         /* owned: the container it runs in, by name, or NULL */
@@ -69,6 +70,8 @@ struct session_hooks {
 	void (*changed)(void *ui);                     /* something to redraw */
 	void (*pane_gone)(void *ui, struct wpane *wp); /* before a pane is freed */
 	void (*bell)(void *ui, struct wpane *wp);
+	/* wp's program wrote text to the clipboard (OSC 52); whether it is set is the hook's call. */
+	void (*clipboard)(void *ui, struct wpane *wp, const char *text, size_t len);
 	/* An unfocused agent needs the user (waiting, done, notify): notify per config. */
 	void (*attention)(void *ui, struct agent *a, const char *what);
 	/* Extra "K=V" strings for a new pane's environment (NULL-terminated, owned by session). */

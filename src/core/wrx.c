@@ -9,6 +9,7 @@
 #include "../git/git.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "clipboard.h"
 #include "run.h"
 
 #include <errno.h>
@@ -114,6 +115,11 @@ static void hook_bell(void *data, struct wpane *wp)
 		w->hooks->ring(w->ui);
 }
 
+static void hook_clipboard(void *data, struct wpane *wp, const char *text, size_t len)
+{
+	clipboard_pane_write(data, wp, text, len);
+}
+
 static void hook_attention(void *data, struct agent *a, const char *what)
 {
 	wrx_attention(data, a, what);
@@ -161,6 +167,7 @@ static const struct session_hooks session_hooks = {
 	.changed = hook_changed,
 	.pane_gone = hook_pane_gone,
 	.bell = hook_bell,
+	.clipboard = hook_clipboard,
 	.attention = hook_attention,
 	.pane_env = hook_pane_env,
 	.pane_argv = hook_pane_argv,

@@ -33,8 +33,14 @@ struct wrx_hooks {
 	void (*pane_gone)(void *ui, struct wpane *wp);               /* before the pane is freed */
 	/* Is the user answering a question now? */
 	bool (*asking)(void *ui);
-	/* Ask yes or no; done is called once, later. -EBUSY while asking. */
-	int (*ask)(void *ui, const char *question, wrx_answer_fn *done, void *arg);
+	/*
+	 * Ask yes or no; done is called once, later. -EBUSY while asking.
+	 * unbidden: an agent asks, not a key the user just pressed, so keys
+	 * typed in the first moments (meant for a pane) do not answer it.
+	 */
+	int (*ask)(void *ui, const char *question, bool unbidden, wrx_answer_fn *done, void *arg);
+	/* Set the user's clipboard to text (the outer terminal's, and the system's). */
+	void (*set_clipboard)(void *ui, const char *text, size_t len);
 	/* The size a new pane starts at, until it is placed. */
 	void (*pane_size)(void *ui, int *rows, int *cols);
 	/* Lay the panes out now: new ones get their size before their program starts. */

@@ -356,6 +356,8 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 		if (type == KM_UPDATE && c->mirror) {
 			if (sync_apply(c->mirror, data, len) < 0)
 				r = -1;
+		} else if (type == KM_CLIPBOARD && c->mirror) {
+			pane_mirror_clipboard(c->mirror, data, len);
 		} else if (type == KM_ROLE && c->mirror && len == 6 && !memcmp(data, "writer", 6)) {
 			/* Ours again: the size is ours too. */
 			int rows, cols;

@@ -249,6 +249,14 @@ static void on_pane_event(struct pane *p, int events, void *data)
 	(void)p;
 	for (struct client *c = k->clients; c; c = c->next)
 		c->events |= events;
+	/* A clipboard write is for the dashboard to allow or not, and only it. */
+	if (events & PANE_EV_CLIPBOARD) {
+		size_t len;
+		const char *text = pane_clipboard(k->pane, &len);
+		for (struct client *c = k->clients; c; c = c->next)
+			if (c->role == ROLE_WRITER && !c->broken)
+				send_frame(c, KM_CLIPBOARD, text, len);
+	}
 	if (events & PANE_EV_EXIT) {
 		int status;
 		pane_exited(k->pane, &status);

@@ -23,6 +23,8 @@
  *   KM_UPDATE what changed in the pane (sync.h); the first is all of it
  *   KM_BYE    text: why the keeper closes this connection
  *   KM_ROLE   "observer": another writer took over; "writer": it went
+ *   KM_CLIPBOARD the text the program wrote to the clipboard (OSC 52), to
+ *             the writer only: the dashboard decides whether it is set
  */
 #ifndef WRX_KEEPER_PROTO_H
 #define WRX_KEEPER_PROTO_H
@@ -49,6 +51,7 @@ enum keeper_msg {
 	KM_SEEN,
 	KM_KILL,
 	KM_ROLE,
+	KM_CLIPBOARD,
 };
 
 /* Append a frame to out. */

@@ -64,6 +64,8 @@ struct pane {
 	struct buf hold; /* held-back unfinished string sequence */
 	int discard;     /* inside a sequence too long to hold: DISCARD_* */
 	struct vtfilter filter;
+	struct buf osc52; /* the filter's: the last OSC 52 write, "Pc;Pd" */
+	struct buf clip;  /* its text, decoded (PANE_EV_CLIPBOARD) */
 
 	char *title; /* owned */
 	bool cursor_visible;
@@ -228,6 +230,7 @@ struct pane *pane_new(int rows, int cols, size_t scrollback, pane_event_fn *fn, 
 		abort();
 	vterm_set_utf8(p->vt, 1);
 	vterm_output_set_callback(p->vt, cb_output, p);
+	p->filter.clip = &p->osc52;
 	p->scr = screen_new(p->vt, p->sb, &screen_hooks, p);
 	mark_rows(p, 0, p->rows);
 	p->events = 0;
@@ -246,6 +249,8 @@ void pane_free(struct pane *p)
 	mirror_rows_free(p);
 	sb_free(p->sb);
 	buf_free(&p->hold);
+	buf_free(&p->osc52);
+	buf_free(&p->clip);
 	free(p->dirty);
 	free(p->row_serial);
 	free(p->title);
@@ -285,6 +290,23 @@ static void vt_write(struct pane *p, const char *buf, size_t len)
 	}
 }
 
+/*
+ * The program wrote to the clipboard (OSC 52 "Pc;Pd"): its text, for the
+ * owner to allow or not. Pc names selections (c, p, q, s, 0-7, or none);
+ * an empty or malformed Pd sets nothing.
+ */
+static void take_clipboard(struct pane *p)
+{
+	p->filter.clip_set = false;
+	const char *body = p->osc52.data;
+	size_t sel = strcspn(body, ";");
+	buf_consume(&p->clip, p->clip.len);
+	if (strspn(body, "cpqs01234567") < sel || body[sel] != ';' ||
+	    base64_decode(&p->clip, body + sel + 1, strlen(body + sel + 1)) < 0 || p->clip.len == 0)
+		return;
+	p->events |= PANE_EV_CLIPBOARD;
+}
+
 void pane_feed(struct pane *p, const char *buf, size_t len)
 {
 	if (len == 0 || p->vt == NULL)
@@ -322,6 +344,8 @@ void pane_feed(struct pane *p, const char *buf, size_t len)
 		screen_keep_cursor(p->vt);
 		off += n;
 	}
+	if (p->filter.clip_set)
+		take_clipboard(p);
 	if (p->hold.len > 0) {
 		buf_consume(&p->hold, used);
 	} else if (used < len) {
@@ -336,6 +360,22 @@ void pane_feed(struct pane *p, const char *buf, size_t len)
 		buf_consume(&p->hold, p->hold.len);
 	}
 	p->events |= PANE_EV_OUTPUT;
+	emit(p);
+}
+
+const char *pane_clipboard(const struct pane *p, size_t *len)
+{
+	*len = p->clip.len;
+	return p->clip.data ? p->clip.data : "";
+}
+
+void pane_mirror_clipboard(struct pane *p, const char *data, size_t len)
+{
+	if (p->vt || len == 0)
+		return;
+	buf_consume(&p->clip, p->clip.len);
+	buf_add(&p->clip, data, len);
+	p->events |= PANE_EV_CLIPBOARD;
 	emit(p);
 }
 

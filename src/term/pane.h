@@ -55,7 +55,8 @@ enum pane_event {
 	PANE_EV_TITLE = 1 << 1,
 	PANE_EV_BELL = 1 << 2,
 	PANE_EV_EXIT = 1 << 3,
-	PANE_EV_OUTPUT = 1 << 4, /* the program printed something */
+	PANE_EV_OUTPUT = 1 << 4,    /* the program printed something */
+	PANE_EV_CLIPBOARD = 1 << 5, /* it wrote to the clipboard (OSC 52): pane_clipboard */
 };
 
 typedef void pane_event_fn(struct pane *p, int events, void *data);
@@ -124,6 +125,11 @@ void pane_focus(struct pane *p, bool in);
 int pane_rows(const struct pane *p);
 int pane_cols(const struct pane *p);
 const char *pane_title(const struct pane *p); /* "" when none */
+/*
+ * The text of the last clipboard write (OSC 52) the program made, len in
+ * *len: PANE_EV_CLIPBOARD says a new one came. Reads are never answered.
+ */
+const char *pane_clipboard(const struct pane *p, size_t *len);
 void pane_cursor(const struct pane *p, int *row, int *col, bool *visible, int *shape);
 int pane_mouse_mode(const struct pane *p);
 bool pane_alt_screen(const struct pane *p);
@@ -189,6 +195,8 @@ void pane_mirror_row(struct pane *p, int row, const struct wrx_cell *cells, int 
 		     bool wrapped);
 /* Last of an update: the state, and the pane's event hook for all of it. */
 void pane_mirror_state(struct pane *p, const struct pane_state *st);
+/* Its program wrote text to the clipboard (the emulator's PANE_EV_CLIPBOARD). */
+void pane_mirror_clipboard(struct pane *p, const char *data, size_t len);
 /* Its emulator went away: the mirror has ended, with PANE_LOST for a status. */
 void pane_mirror_lost(struct pane *p);
 #define PANE_LOST (-1)

@@ -85,8 +85,29 @@ static void emit_rest(const char *data, size_t from, size_t to, struct buf *out)
 			buf_addch(out, data[k]);
 }
 
+/*
+ * OSC 52 never reaches libvterm (whose string buffer would cut it at 64
+ * bytes): a write's "Pc;Pd" goes to vf->clip, the newest replacing any
+ * before it; a read ("?") is dropped, never answered.
+ */
+static void clipboard(struct vtfilter *vf, const char *data, size_t from, size_t to)
+{
+	if (vf->clip == NULL)
+		return;
+	struct buf body = {0};
+	emit_rest(data, from, to, &body);
+	size_t semi = body.data ? strcspn(body.data, ";") : 0;
+	if (body.len > 0 && semi < body.len && strcmp(body.data + semi + 1, "?") != 0) {
+		buf_consume(vf->clip, vf->clip->len);
+		buf_add(vf->clip, body.data, body.len);
+		vf->clip_set = true;
+	}
+	buf_free(&body);
+}
+
 /* OSC, DCS, APC, PM, SOS: data[j] is the introducer. */
-static size_t do_string(const char *data, size_t j, size_t len, struct buf *out)
+static size_t do_string(struct vtfilter *vf, const char *data, size_t j, size_t len,
+			struct buf *out)
 {
 	size_t t = j + 1;
 	while (t < len) {
@@ -100,6 +121,11 @@ static size_t do_string(const char *data, size_t j, size_t len, struct buf *out)
 	unsigned char c = (unsigned char)data[t];
 	if (c == CAN || c == SUB)
 		return t + 1; /* cancelled: nothing reaches libvterm */
+	size_t end = c == BEL ? t + 1 : data[t + 1] == '\\' ? t + 2 : t;
+	if (data[j] == ']' && t - j > 3 && !memcmp(data + j + 1, "52;", 3)) {
+		clipboard(vf, data, j + 4, t);
+		return end;
+	}
 	buf_addch(out, ESC);
 	buf_addch(out, data[j]);
 	emit_rest(data, j + 1, t, out); /* the body, without control bytes */
@@ -387,7 +413,7 @@ size_t vtfilter(struct vtfilter *f, const char *data, size_t len, struct buf *ou
 		else if (c == '[')
 			next = do_csi(f, data, j, len, out);
 		else if (string_intro(c))
-			next = do_string(data, j, len, out);
+			next = do_string(f, data, j, len, out);
 		else
 			next = do_escape(f, data, j, len, out);
 		if (next == 0) {

@@ -12,7 +12,8 @@
  *     the ESC (libvterm executes them there anyway);
  *   - CSI sequences with too many arguments are dropped;
  *   - string sequences (OSC, DCS, APC, PM, SOS) arrive whole, without
- *     control bytes in their body, ended by BEL or ESC \;
+ *     control bytes in their body, ended by BEL or ESC \; OSC 52 (the
+ *     clipboard) is held out of libvterm's reach (struct vtfilter's clip);
  *   - REP (CSI n b) is expanded here: libvterm loops forever on a REP with
  *     no character printed before it;
  *   - an escape sequence with intermediates whose final byte is '[' or a
@@ -57,6 +58,13 @@ struct vtfilter {
 	int lastlen;                 /* 0: none yet */
 	char g[4], saved_g[4];       /* G0-G3: the designating final byte, 0 for ASCII */
 	bool shifted, saved_shifted; /* SO: G1 in GL */
+	/*
+	 * OSC 52 is taken out of the stream: a clipboard write's "Pc;Pd" (as
+	 * sent, base64 and all) replaces clip's content and sets clip_set;
+	 * with clip NULL, and for a read, it is dropped.
+	 */
+	struct buf *clip;
+	bool clip_set;
 };
 
 /*

@@ -186,7 +186,7 @@ static void asked(struct ui *ui, const char *answer, void *arg)
 	k.done(ui->w, answer && strcmp(answer, "y") == 0, k.arg);
 }
 
-static int hook_ask(void *data, const char *question, wrx_answer_fn *done, void *arg)
+static int hook_ask(void *data, const char *question, bool unbidden, wrx_answer_fn *done, void *arg)
 {
 	struct ui *ui = data;
 	if (ui->prompt || ui->quitting)
@@ -195,7 +195,16 @@ static int hook_ask(void *data, const char *question, wrx_answer_fn *done, void 
 	k->done = done;
 	k->arg = arg;
 	ui_prompt(ui, question, true, asked, k);
+	if (unbidden)
+		ui->prompt->deaf_until = now_ms() + UNBIDDEN_DEAF_MS;
 	return 0;
+}
+
+static void hook_set_clipboard(void *data, const char *text, size_t len)
+{
+	char *t = xstrndup(text, len);
+	copy_to_clipboard(data, t);
+	free(t);
 }
 
 static void hook_pane_size(void *data, int *rows, int *cols)
@@ -229,6 +238,7 @@ static const struct wrx_hooks hooks = {
 	.pane_gone = hook_pane_gone,
 	.asking = hook_asking,
 	.ask = hook_ask,
+	.set_clipboard = hook_set_clipboard,
 	.pane_size = hook_pane_size,
 	.place = hook_place,
 	.config_changed = hook_config_changed,

@@ -184,6 +184,8 @@ static void forward(struct wpane *wp, int key, int mods)
 static void prompt_key(struct ui *ui, int key)
 {
 	struct prompt *p = ui->prompt;
+	if (p->yesno && now_ms() < p->deaf_until)
+		return;
 	if (p->yesno) {
 		if (key == 'y' || key == 'Y')
 			ui_prompt_end(ui, "y");

@@ -51,9 +51,14 @@ struct prompt {
 	char *label; /* owned */
 	struct buf input;
 	bool yesno; /* answered by one key: y or n */
+	/* A question an agent asked: keys before this now_ms() are typing meant for a pane. */
+	uint64_t deaf_until;
 	void (*done)(struct ui *ui, const char *answer, void *arg); /* NULL answer: cancelled */
 	void *arg;
 };
+
+/* How long an agent's question ignores keys (typed before the user could read it). */
+#define UNBIDDEN_DEAF_MS 600
 
 struct ui {
 	struct wrx *w;         /* the application this dashboard shows */

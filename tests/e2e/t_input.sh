@@ -95,6 +95,65 @@ t_copy_to_clipboard() {
 	false
 }
 
+# osc52 TEXT: the shell line that has the pane's program set the clipboard to TEXT.
+osc52() {
+	local b
+	b=$(printf %s "$1" | base64 -w0)
+	printf '%s' "printf '\\033]52;c;$b\\a'"
+}
+
+buffer_is() {
+	for _ in $(seq 50); do
+		[ "$(tm show-buffer 2>/dev/null)" = "$1" ] && return 0
+		sleep 0.1
+	done
+	echo "buffer: $(tm show-buffer 2>&1), not $1" >&2
+	false
+}
+
+# A host pane's OSC 52 write reaches the outer terminal (clipboard.host_panes:
+# allow); a read is never answered.
+t_pane_sets_clipboard() {
+	start 120 30
+	tm set -g set-clipboard on
+	wait_for 'wrx\$'
+	type_line "$(osc52 from-the-pane)"
+	buffer_is from-the-pane
+	type_line "printf '\\033]52;c;?\\a'; read -rs -t 1 x; echo \"answer[\$x]\""
+	wait_for '^.*│answer\[\] *$'
+}
+
+# clipboard.host_panes: ask. Keys typed as the question comes do not answer
+# it; y sets the clipboard, n refuses, and the pane is not asked again soon.
+t_pane_clipboard_asks() {
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'clipboard:\n  host_panes: ask\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start 120 30
+	tm set -g set-clipboard on
+	tm set-buffer before
+	wait_for 'wrx\$'
+	type_line "$(osc52 first-write)"
+	wait_for 'sets the clipboard to "first-write" \(11 bytes\)\. Allow\?'
+	keys y y y
+	sleep 1
+	screen | grep -q 'sets the clipboard to "first-write"'
+	buffer_is before
+	keys y
+	buffer_is first-write
+	wait_gone 'Allow\?'
+	type_line "$(osc52 second-write)"
+	wait_for 'sets the clipboard to "second-write"'
+	sleep 0.7
+	keys n
+	wait_gone 'Allow\?'
+	type_line "$(osc52 third-write); echo wrote-third"
+	wait_for '│wrote-third *$'
+	sleep 0.5
+	wait_gone 'third-write.*Allow' 1
+	buffer_is first-write
+	rm -rf "$XDG_CONFIG_HOME/workrex"
+}
+
 t_bell_and_title() {
 	start 120 30
 	wait_for 'wrx\$'
@@ -115,4 +174,6 @@ run_test "keys are encoded as the program's modes ask" t_keys_follow_modes
 run_test "bracketed paste passes through when enabled" t_bracketed_paste
 run_test "mouse: click focuses, wheel scrolls, programs get events" t_mouse
 run_test "scroll mode copies to the clipboard (OSC 52)" t_copy_to_clipboard
+run_test "a pane's OSC 52 write sets the clipboard; a read is not answered" t_pane_sets_clipboard
+run_test "clipboard.host_panes: ask asks, deaf to keys typed as it comes" t_pane_clipboard_asks
 run_test "bell marks an unfocused pane; titles show" t_bell_and_title

