@@ -27,6 +27,35 @@ static char *read_file(const char *path, char **cause)
 	return file_read(path, SIZE_MAX, &text, cause) == 0 ? text : NULL;
 }
 
+/*
+ * add -p for an agent that exists already: the prompt goes into its
+ * running agent, as send delivers it (submitted, or "not submitted").
+ * -ENOENT when there is no such agent: add goes on to make it.
+ */
+static int prompt_running(struct cmd_ctx *ctx, const struct add_opts *o)
+{
+	char *handle = o->handle ? xstrdup(o->handle) : handle_from_branch(o->branch);
+	struct agent_rec a;
+	char *cause = NULL;
+	int found = handle ? agent_find(ctx->repo, handle, ctx->cwd, &a, &cause) : -1;
+	free(cause);
+	free(handle);
+	if (found < 0)
+		return -ENOENT;
+	json_object *req = cmd_agent_request("send", &a);
+	json_object_object_add(req, "text", json_object_new_string(o->prompt));
+	json_object_object_add(req, "enter", json_object_new_boolean(1));
+	int rc = cmd_dashboard(ctx, "add", req, NULL);
+	json_object_put(req);
+	if (rc == 0)
+		printf("%s runs already: the prompt was sent to it\n", a.handle);
+	else if (rc == -ENOENT)
+		cmd_fail("add", "an agent named '%s' exists already (%s), and nothing runs it",
+			 a.handle, a.path);
+	agent_rec_free(&a);
+	return rc < 0 ? 1 : 0;
+}
+
 int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -41,12 +70,14 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		/* What a sandboxed agent's spawn_agent runs (bridge.c); not for users. */
 		{"from-sandbox", no_argument, NULL, 'F'},
+		/* What any agent's spawn_agent runs: never a prompt into another agent. */
+		{"new-only", no_argument, NULL, 'O'},
 		{0, 0, 0, 0},
 	};
 	const struct cmd *self = cmd_find("add");
 	struct add_opts o = {.cwd = ctx->cwd, .sandbox = -1};
 	char *prompt = NULL;
-	bool background = false;
+	bool background = false, new_only = false;
 	int c;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "p:P:a:bSh", opts, NULL)) != -1) {
@@ -59,6 +90,9 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 			break;
 		case 'F':
 			o.setup_inside = true;
+			break;
+		case 'O':
+			new_only = true;
 			break;
 		case 'B':
 			o.base = optarg;
@@ -107,6 +141,13 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (o.agent == NULL)
 		o.agent = ctx->cfg.agent;
+	if (prompt && !new_only && !o.setup_inside) {
+		rc = prompt_running(ctx, &o);
+		if (rc != -ENOENT) {
+			free(prompt);
+			return rc;
+		}
+	}
 	char *main_branch = NULL;
 	if (o.setup_inside) {
 		/*

@@ -737,6 +737,9 @@ static void do_add(struct act_call *c)
 	/* From a sandbox: sandboxed too, a new branch from the base, post_create inside. */
 	if (c->sandboxed && (c->act->flags & ACT_INHERIT))
 		strlist_add(&c->argv, "--from-sandbox");
+	/* An agent makes a new agent; it never types into one that exists. */
+	if (c->door == DOOR_AGENT)
+		strlist_add(&c->argv, "--new-only");
 	if (prompt && *prompt) {
 		strlist_add(&c->argv, "-p");
 		strlist_add(&c->argv, prompt);

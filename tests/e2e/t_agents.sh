@@ -476,8 +476,18 @@ t_send_is_submitted() {
 	# Text from stdin, as a script would send it.
 	echo 'from stdin' | wrx send s
 	wrx capture s | grep -qxF 'SUBMITTED[from stdin]'
+	# add -p for an agent that runs already: delivered the same way.
+	wrx add s -p 'and the logout one' >"$E2E_TMP/out"
+	grep -qx 's runs already: the prompt was sent to it' "$E2E_TMP/out"
+	wrx capture s | grep -qxF 'SUBMITTED[and the logout one]'
+	# An agent's spawn_agent never types into another agent.
+	not wrx add --new-only s -p 'from an agent' 2>"$E2E_TMP/err"
+	grep -q "an agent named 's' exists already" "$E2E_TMP/err"
+	wrx capture s | not grep -qF 'from an agent'
 	wrx send s 'go deaf'
 	not wrx send s 'anyone there' 2>"$E2E_TMP/err"
+	grep -q 'not submitted' "$E2E_TMP/err"
+	not wrx add s -p 'still deaf' 2>"$E2E_TMP/err"
 	grep -q 'not submitted' "$E2E_TMP/err"
 }
 
@@ -498,4 +508,4 @@ run_test "agent and pane numbers are stable" t_numbers_are_stable
 run_test "a prompt reaches any agent; one starting with - stays a prompt" t_prompt_reaches_any_agent
 run_test "list fits 80 columns" t_list_fits_80_columns
 run_test "each pane's program starts at the size its pane keeps" t_panes_start_at_their_size
-run_test "send waits for the text to be taken, then Enter; not submitted is said" t_send_is_submitted
+run_test "send and add -p into a running agent: submitted, or not submitted is said" t_send_is_submitted

@@ -151,6 +151,10 @@ t_guest_client_over_rpc() {
 	keys n
 	wait_gone 'is not trusted'
 	grep -q 'from the sandbox' "$repo/../proj__worktrees/spawned/.workrex/PROMPT-spawned.md"
+	# A prompt for an agent that exists is not an agent's to type into it.
+	wrx send inside "$g workrex add spawned -p 'speak-for-it' -b; echo again-rc=\$?"
+	wait_for 'again-rc=1'
+	wrx capture spawned | not grep -q 'speak-for-it'
 	wait_for '◆ inside'
 	grep -q 'workrex: inside|waiting|' "$E2E_TMP/notified"
 	# Another agent is not its to merge.
