@@ -36,6 +36,10 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
       directly; and 64 MB of a command's output through the bridge.
   (m) image paste: a 5 MB PNG from a real X clipboard (Xvfb, xclip) to its
       path on the outer terminal, against xclip reading it alone.
+  (n) image paste from the terminal's clipboard (OSC 5522, as over SSH): a
+      5 MB PNG from the stand-in terminal (tests/e2e/kitty_terminal.py) to
+      its path on the outer terminal, against a program that only reads the
+      same answer through the same terminal and decodes it.
 
 Every workrex pane runs in a keeper (issue 14): (a), (d) go through one;
 (b) counts the keepers' wake-ups too; (c) adds up their memory.
@@ -899,6 +903,17 @@ def bench_hostexec():
 
 # ---- (m) image paste ---------------------------------------------------------------
 
+def tail_input():
+    """An agent that shows at once, on a line of its own, the end of all it read so far."""
+    tail = os.path.join(TMP, "tail_input.py")
+    with open(tail, "w") as t:
+        t.write("import os, sys, tty\ntty.setraw(0)\nseen = ''\nwhile True:\n"
+                "    seen += os.read(0, 1 << 16).decode()\n"
+                "    seen = seen.replace('\\x1b[200~', '').replace('\\x1b[201~', '')\n"
+                "    sys.stdout.write('\\r\\n' + seen[-11:]); sys.stdout.flush()\n")
+    return tail
+
+
 def bench_paste():
     for tool in ("Xvfb", "xclip"):
         if subprocess.run(["which", tool], capture_output=True).returncode:
@@ -928,14 +943,7 @@ def bench_paste():
         repo = sandbox_repo("paste")
         cfg = os.path.join(TMP, "cfg", "workrex", "config.yaml")
         with open(cfg, "w") as f:
-            # It shows at once, on a line of its own, the end of all it read so far.
-            tail = os.path.join(TMP, "tail_input.py")
-            with open(tail, "w") as t:
-                t.write("import os, sys, tty\ntty.setraw(0)\nseen = ''\nwhile True:\n"
-                        "    seen += os.read(0, 1 << 16).decode()\n"
-                        "    seen = seen.replace('\\x1b[200~', '').replace('\\x1b[201~', '')\n"
-                        "    sys.stdout.write('\\r\\n' + seen[-11:]); sys.stdout.flush()\n")
-            f.write("agent: python3 %s\npanes: [\"<agent>\"]\n" % tail)
+            f.write("agent: python3 %s\npanes: [\"<agent>\"]\n" % tail_input())
         env = dict(env_for("/bin/sh"), DISPLAY=disp)
         term = Term(["/bin/sh", "-c", "cd '%s' && exec '%s'" % (repo, WORKREX)], env)
         try:
@@ -973,11 +981,85 @@ def bench_paste():
         x.kill()
 
 
+# ---- (n) image paste through the terminal (OSC 5522) -------------------------------
+
+READ_5522 = r"""
+import base64, os, sys, tty
+tty.setraw(0)
+sys.stdout.write("ready\r\n"); sys.stdout.flush()
+while True:
+    os.read(0, 64)
+    sys.stdout.write("\033]5522;type=read;%s\033\\" % base64.b64encode(b"image/png").decode())
+    sys.stdout.flush()
+    got, n = bytearray(), 0
+    while b"status=DONE" not in got[-64:]:
+        got += os.read(0, 1 << 16)
+    for p in got.split(b"\033\\"):
+        if b"status=DATA" in p:
+            n += len(base64.b64decode(p.split(b";")[-1]))
+    sys.stdout.write("read %d\r\n" % n); sys.stdout.flush()
+"""
+
+
+def bench_paste_terminal():
+    here = os.path.dirname(os.path.abspath(__file__))
+    e2e = os.path.join(here, "..", "tests", "e2e")
+    kitty = os.path.join(e2e, "kitty_terminal.py")
+    png = os.path.join(TMP, "five-5522.png")
+    subprocess.run([os.path.join(e2e, "make_png.py"), png, str(5 << 20)], check=True)
+    size = os.path.getsize(png)
+    log = os.path.join(TMP, "requests")
+    reader = os.path.join(TMP, "read_5522.py")
+    with open(reader, "w") as f:
+        f.write(READ_5522)
+    ref = []
+    term = Term(["python3", kitty, log, png, "python3", reader], env_for("/bin/sh"))
+    try:
+        term.wait_for(b"ready")
+        for i in range(10):
+            mark = term.mark()
+            t0 = time.monotonic()
+            os.write(term.fd, b"g")
+            ref.append(term.wait_for(b"read %d" % size, mark, timeout=30) - t0)
+    finally:
+        term.close()
+    repo = sandbox_repo("paste5522")
+    cfg = os.path.join(TMP, "cfg", "workrex", "config.yaml")
+    with open(cfg, "w") as f:
+        f.write("agent: python3 %s\npanes: [\"<agent>\"]\n" % tail_input())
+    env = dict(env_for("/bin/sh"), SSH_CONNECTION="127.0.0.1 1 127.0.0.1 22")
+    env.pop("DISPLAY", None)
+    term = Term(["python3", kitty, log, png, "/bin/sh", "-c",
+                 "cd '%s' && exec '%s'" % (repo, WORKREX)], env)
+    wrx = []
+    try:
+        term.wait_for(b"help")
+        subprocess.run([WORKREX, "add", "pst"], cwd=repo, env=genv(), check=True,
+                       capture_output=True)
+        time.sleep(0.5)
+        for i in range(10):
+            mark = term.mark()
+            t0 = time.monotonic()
+            r = subprocess.run([WORKREX, "paste-image", "pst"], cwd=repo, env=genv(),
+                               capture_output=True, text=True)
+            if r.returncode:
+                raise RuntimeError("paste-image: " + r.stderr.strip())
+            name = os.path.basename(r.stdout.strip()).encode()[-11:]
+            wrx.append(term.wait_for(name, mark, timeout=30) - t0)
+    finally:
+        term.close()
+        os.unlink(cfg)
+    mw, mr = statistics.median(wrx), statistics.median(ref)
+    print("(n) image paste of a %.1f MB PNG through the terminal (OSC 5522, stand-in kitty), "
+          "median of 10: %.0f ms; the same answer read and decoded alone %.0f ms; ratio %s"
+          % (size / 1e6, mw * 1e3, mr * 1e3, ratio(mw, mr)))
+
+
 def main():
     for tool in ("tmux",):
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
-    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m"]
+    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n"]
     # The repositories made here need no identity or settings of the machine's.
     os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
@@ -1010,6 +1092,8 @@ def main():
             bench_hostexec()
         if "m" in which:
             bench_paste()
+        if "n" in which:
+            bench_paste_terminal()
     finally:
         tmux("kill-server")
         end_keepers(TMP)

@@ -200,6 +200,25 @@ static void written(uv_work_t *work, int status)
 	end(x, x->path, NULL);
 }
 
+/* x->out holds what the clipboard gave: an image, staged off the loop, or why not. */
+static void got_image(struct read *x)
+{
+	if (x->out.len > CLIPBOARD_MAX) {
+		end(x, NULL, "the clipboard's image is over 20 MiB");
+		return;
+	}
+	const char *kind = clipboard_image_kind(x->out.data, x->out.len);
+	if (kind == NULL) {
+		end(x, NULL, "what the clipboard gave is not an image (PNG, JPEG, GIF, WebP)");
+		return;
+	}
+	/* Up to 20 MiB to disk, and a directory pruned: in the thread pool, not on the loop. */
+	x->kind = kind;
+	x->work.data = x;
+	if (uv_queue_work(x->w->loop, &x->work, write_image, written) < 0)
+		end(x, NULL, "could not write the image");
+}
+
 static void exited(void *arg, int code)
 {
 	struct read *x = arg;
@@ -244,20 +263,7 @@ static void exited(void *arg, int code)
 		end(x, NULL, "no image on the clipboard");
 		return;
 	}
-	if (x->out.len > CLIPBOARD_MAX) {
-		end(x, NULL, "the clipboard's image is over 20 MiB");
-		return;
-	}
-	const char *kind = clipboard_image_kind(x->out.data, x->out.len);
-	if (kind == NULL) {
-		end(x, NULL, "what the clipboard gave is not an image (PNG, JPEG, GIF, WebP)");
-		return;
-	}
-	/* Up to 20 MiB to disk, and a directory pruned: in the thread pool, not on the loop. */
-	x->kind = kind;
-	x->work.data = x;
-	if (uv_queue_work(x->w->loop, &x->work, write_image, written) < 0)
-		end(x, NULL, "could not write the image");
+	got_image(x);
 }
 
 static int start(struct read *x)
@@ -275,34 +281,61 @@ static int start(struct read *x)
 	return run_stream(x->w->loop, &rs);
 }
 
-void clipboard_stage(struct wrx *w, const char *worktree, clipboard_done_fn *done, void *arg)
+static void from_terminal(struct wrx *w, const char *data, size_t len, const char *why, void *arg)
 {
-	const struct reader *r = NULL;
-	for (size_t i = 0; i < WRX_ARRAY_LEN(readers) && r == NULL; i++) {
-		const char *v = readers[i].needs ? getenv(readers[i].needs) : NULL;
-		bool there = readers[i].needs == NULL || (v && *v);
-		if (there && path_has(readers[i].tool))
-			r = &readers[i];
-	}
-	if (r == NULL) {
-		done(w, NULL,
-		     getenv("WAYLAND_DISPLAY")
-			     ? "no clipboard tool: install wl-clipboard (wl-paste)"
-		     : getenv("DISPLAY")
-			     ? "no clipboard tool: install xclip"
-			     : "no clipboard here: neither WAYLAND_DISPLAY nor DISPLAY is "
-			       "set (and no osascript)",
-		     arg);
+	struct read *x = arg;
+	(void)w;
+	if (data == NULL) {
+		end(x, NULL, why);
 		return;
 	}
+	buf_add(&x->out, data, len);
+	got_image(x);
+}
+
+/* Ask the outer terminal (OSC 5522); false when it does not offer its clipboard. */
+static bool from_terminal_start(struct read *x)
+{
+	const struct wrx_hooks *h = x->w->hooks;
+	return h->terminal_clipboard && h->terminal_clipboard(x->w->ui, from_terminal, x) == 0;
+}
+
+static bool over_ssh(void)
+{
+	const char *a = getenv("SSH_CONNECTION"), *b = getenv("SSH_TTY");
+	return (a && *a) || (b && *b);
+}
+
+void clipboard_stage(struct wrx *w, const char *worktree, clipboard_done_fn *done, void *arg)
+{
 	struct read *x = xcalloc(1, sizeof *x);
 	x->w = w;
 	x->worktree = xstrdup(worktree);
-	x->r = r;
-	x->listing = r->list[0] != NULL;
-	x->type = x->listing ? NULL : "image/png";
 	x->done = done;
 	x->arg = arg;
+	/* Over SSH the user's clipboard is where their terminal is: ask it first. */
+	bool remote = over_ssh();
+	if (remote && from_terminal_start(x))
+		return;
+	for (size_t i = 0; i < WRX_ARRAY_LEN(readers) && x->r == NULL; i++) {
+		const char *v = readers[i].needs ? getenv(readers[i].needs) : NULL;
+		bool there = readers[i].needs == NULL || (v && *v);
+		if (there && path_has(readers[i].tool))
+			x->r = &readers[i];
+	}
+	if (x->r == NULL) {
+		if (!remote && from_terminal_start(x))
+			return;
+		end(x, NULL,
+		    getenv("WAYLAND_DISPLAY") ? "no clipboard tool: install wl-clipboard (wl-paste)"
+		    : getenv("DISPLAY")       ? "no clipboard tool: install xclip"
+					      : "no clipboard here: neither WAYLAND_DISPLAY nor "
+						"DISPLAY is set (and no osascript), and the "
+						"terminal does not offer its clipboard (OSC 5522)");
+		return;
+	}
+	x->listing = x->r->list[0] != NULL;
+	x->type = x->listing ? NULL : "image/png";
 	if (start(x) < 0)
 		end(x, NULL, "the clipboard tool did not start");
 }

@@ -23,6 +23,8 @@ struct strlist;
 
 /* The user's answer to a yes/no question: yes false also when cancelled. */
 typedef void wrx_answer_fn(struct wrx *w, bool yes, void *arg);
+/* What the outer terminal's clipboard held: data, or NULL with why. */
+typedef void wrx_clip_fn(struct wrx *w, const char *data, size_t len, const char *why, void *arg);
 
 struct wrx_hooks {
 	void (*changed)(void *ui);  /* something to redraw */
@@ -41,6 +43,12 @@ struct wrx_hooks {
 	int (*ask)(void *ui, const char *question, bool unbidden, wrx_answer_fn *done, void *arg);
 	/* Set the user's clipboard to text (the outer terminal's, and the system's). */
 	void (*set_clipboard)(void *ui, const char *text, size_t len);
+	/*
+	 * Read the image on the outer terminal's clipboard (kitty's protocol,
+	 * OSC 5522): done is called once, later. -ENOTSUP when the terminal
+	 * does not offer it, -EBUSY while a read is under way.
+	 */
+	int (*terminal_clipboard)(void *ui, wrx_clip_fn *done, void *arg);
 	/* The size a new pane starts at, until it is placed. */
 	void (*pane_size)(void *ui, int *rows, int *cols);
 	/* Lay the panes out now: new ones get their size before their program starts. */

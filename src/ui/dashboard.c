@@ -239,6 +239,7 @@ static const struct wrx_hooks hooks = {
 	.asking = hook_asking,
 	.ask = hook_ask,
 	.set_clipboard = hook_set_clipboard,
+	.terminal_clipboard = termclip_read,
 	.pane_size = hook_pane_size,
 	.place = hook_place,
 	.config_changed = hook_config_changed,
@@ -522,7 +523,8 @@ static void on_tty(uv_poll_t *h, int status, int events)
 		dashboard_stop(ui);
 		return;
 	}
-	input_read(ui);
+	if (!termclip_tty(ui))
+		input_read(ui);
 }
 
 void ui_apply_config(struct ui *ui)
@@ -592,7 +594,8 @@ int dashboard_run(const struct dashboard_opts *opts)
 	uv_timer_init(loop, &ui->frame_timer);
 	uv_timer_init(loop, &ui->msg_timer);
 	uv_timer_init(loop, &ui->tick_timer);
-	ui->frame_timer.data = ui->msg_timer.data = ui->tick_timer.data = ui;
+	uv_timer_init(loop, &ui->clip_timer);
+	ui->frame_timer.data = ui->msg_timer.data = ui->tick_timer.data = ui->clip_timer.data = ui;
 	ui_watch_config(ui);
 
 	/* The control socket first: a second dashboard of the project stops here. */
@@ -632,6 +635,7 @@ out:
 	ui->quitting = core.quitting = true;
 	/* A question left open is a no: its owner cleans up while all still stands. */
 	ui_prompt_end(ui, NULL);
+	termclip_close(ui);
 	wrx_close(ui->w);
 	close_handle((uv_handle_t *)&ui->sig_winch);
 	close_handle((uv_handle_t *)&ui->sig_chld);
@@ -640,6 +644,7 @@ out:
 	close_handle((uv_handle_t *)&ui->frame_timer);
 	close_handle((uv_handle_t *)&ui->msg_timer);
 	close_handle((uv_handle_t *)&ui->tick_timer);
+	close_handle((uv_handle_t *)&ui->clip_timer);
 	ui_unwatch_config(ui);
 	uv_run(loop, UV_RUN_NOWAIT);
 	tty_close(ui);

@@ -22,6 +22,8 @@ enum {
 	KEY_WRX_PASTE_END,
 	KEY_WRX_FOCUS_IN,
 	KEY_WRX_FOCUS_OUT,
+	KEY_WRX_5522_YES, /* the terminal's answer to DECRQM 5522 (termclip.c) */
+	KEY_WRX_5522_NO,
 };
 
 struct modkey {
@@ -80,6 +82,11 @@ void input_init(struct ui *ui)
 	define_key("\033[201~", KEY_WRX_PASTE_END);
 	define_key("\033[I", KEY_WRX_FOCUS_IN);
 	define_key("\033[O", KEY_WRX_FOCUS_OUT);
+	for (int ps = 0; ps <= 4; ps++) {
+		char reply[16];
+		snprintf(reply, sizeof reply, "\033[?5522;%d$y", ps);
+		define_key(reply, ps >= 1 && ps <= 3 ? KEY_WRX_5522_YES : KEY_WRX_5522_NO);
+	}
 
 	/* Shift/Alt/Ctrl variants of the cursor keys: kUP2 .. kUP8 and so on. */
 	nmodkeys = 0;
@@ -227,7 +234,7 @@ static void run_binding(struct ui *ui, int key)
 	ui_action(ui, b->action, b->arg);
 }
 
-static void handle_key(struct ui *ui, int key, int mods)
+void input_key(struct ui *ui, int key, int mods)
 {
 	struct wpane *focus = session_focus(ui->w->s);
 	int bkey = key | ((mods & WRX_MOD_ALT) ? WRX_K_META : 0);
@@ -378,6 +385,10 @@ void input_read(struct ui *ui)
 				buf_consume(&ui->paste, ui->paste.len);
 				continue;
 			}
+			if (code == KEY_WRX_5522_YES || code == KEY_WRX_5522_NO) {
+				termclip_answer(ui, code == KEY_WRX_5522_YES);
+				continue;
+			}
 			if (code == KEY_WRX_FOCUS_IN || code == KEY_WRX_FOCUS_OUT) {
 				struct wpane *f = session_focus(ui->w->s);
 				if (f)
@@ -398,7 +409,7 @@ void input_read(struct ui *ui)
 					buf_addch(&ui->paste, '\r');
 				continue;
 			}
-			handle_key(ui, key, mods);
+			input_key(ui, key, mods);
 			continue;
 		}
 		if (ui->pasting) {
@@ -406,6 +417,6 @@ void input_read(struct ui *ui)
 			buf_add(&ui->paste, u, (size_t)utf8_encode((uint32_t)wch, u));
 			continue;
 		}
-		handle_key(ui, (int)wch, 0);
+		input_key(ui, (int)wch, 0);
 	}
 }

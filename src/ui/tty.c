@@ -136,6 +136,7 @@ int tty_open(struct ui *ui, char **cause)
 	terminfo_extras(term, &ui->extras);
 	/* Bracketed paste and focus events from the outer terminal. */
 	buf_addstr(&ui->tty_out, "\033[?2004h\033[?1004h");
+	termclip_query(ui);
 	ui_flush_terminal(ui);
 	input_init(ui);
 	return 0;

@@ -78,8 +78,11 @@ struct ui {
 	uv_signal_t sig_winch, sig_chld, sig_term, sig_hup;
 	uv_timer_t frame_timer;
 	uv_timer_t msg_timer;
-	uv_timer_t reload_timer; /* a config file changed: reload once the writes settle */
-	struct watch **watches;  /* owned: the config files' directories (reload.c) */
+	uv_timer_t clip_timer;     /* a read of the terminal's clipboard times out */
+	int clip5522;              /* the terminal offers OSC 5522: 1, -1 no, 0 unknown */
+	struct termclip *termclip; /* owned: that read, under way */
+	uv_timer_t reload_timer;   /* a config file changed: reload once the writes settle */
+	struct watch **watches;    /* owned: the config files' directories (reload.c) */
 	size_t nwatches;
 	struct buf config_seen; /* the config files' contents last read (reload.c) */
 	bool frame_pending;
@@ -142,6 +145,16 @@ void ui_open_agent(struct ui *ui, struct agent *a);
 /* input.c */
 void input_init(struct ui *ui);
 void input_read(struct ui *ui);
+/* A key (or character) the user pressed, as if read now. */
+void input_key(struct ui *ui, int key, int mods);
+
+/* termclip.c: the outer terminal's clipboard (OSC 5522) */
+void termclip_query(struct ui *ui);            /* at start: does the terminal offer it? */
+void termclip_answer(struct ui *ui, bool yes); /* its answer came */
+/* While a read is under way, the terminal's input is read here: true when it was. */
+bool termclip_tty(struct ui *ui);
+int termclip_read(void *ui, wrx_clip_fn *done, void *arg); /* wrx_hooks.terminal_clipboard */
+void termclip_close(struct ui *ui);                        /* a read under way ends */
 
 /* render.c */
 void render_frame(struct ui *ui);

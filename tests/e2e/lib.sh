@@ -144,6 +144,7 @@ workrex_pid() { pgrep -f -n "^$WORKREX\$" || pgrep -n -x workrex; }
 
 stop() {
 	tm kill-server 2>/dev/null
+	stop_sshd
 	end_keepers
 	rm -rf "$E2E_TMP"
 }
@@ -202,3 +203,45 @@ stop_x() {
 }
 # clip FILE TYPE: the clipboard holds FILE as TYPE (xclip stays, on no pipe of ours, to serve it).
 clip() { xclip -selection clipboard -t "$2" -i "$1" >/dev/null 2>&1; }
+
+# A real sshd of the test's own on a free loopback port, with keys made for
+# it: start_sshd exports SSH_PORT; on_ssh CMD... runs CMD there as this
+# user; stop_sshd ends it (stop does too).
+start_sshd() {
+	local d="$E2E_TMP/sshd"
+	command -v /usr/sbin/sshd >/dev/null || { echo "not ok - sshd (openssh-server) is required but not installed"; return 1; }
+	stop_sshd
+	rm -rf "$d"
+	mkdir -p "$d" /run/sshd
+	ssh-keygen -q -t ed25519 -N '' -f "$d/host_key"
+	ssh-keygen -q -t ed25519 -N '' -f "$d/user_key"
+	cp "$d/user_key.pub" "$d/authorized_keys"
+	SSH_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	export SSH_PORT
+	cat >"$d/sshd_config" <<-CONF
+		Port $SSH_PORT
+		ListenAddress 127.0.0.1
+		HostKey $d/host_key
+		AuthorizedKeysFile $d/authorized_keys
+		PidFile $d/sshd.pid
+		StrictModes no
+		UsePAM no
+		PasswordAuthentication no
+		KbdInteractiveAuthentication no
+		PermitRootLogin prohibit-password
+	CONF
+	/usr/sbin/sshd -f "$d/sshd_config" -E "$d/log"
+	until_ok 10 test -s "$d/sshd.pid"
+	until_ok 10 on_ssh true
+}
+# ssh_cmd: the ssh command line (options and all) that reaches it, as one string.
+ssh_cmd() {
+	printf 'ssh -p %s -i %s -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null' \
+		"$SSH_PORT" "$E2E_TMP/sshd/user_key"
+	printf ' -o LogLevel=ERROR -o BatchMode=yes -o ConnectTimeout=5 %s@127.0.0.1' "$(id -un)"
+}
+on_ssh() { $(ssh_cmd) "$@"; }
+stop_sshd() {
+	[ -s "$E2E_TMP/sshd/sshd.pid" ] && kill "$(cat "$E2E_TMP/sshd/sshd.pid")" 2>/dev/null
+	return 0
+}
