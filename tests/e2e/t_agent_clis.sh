@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The real Claude Code (from the npm registry, cached under
-# /var/cache/workrex-test/npm), offline: in a network namespace of its own
-# (loopback only), its API pointed at a closed loopback port. Its input box
-# comes up without a network; there, C-b p's pasted path becomes its image
-# attachment, and `send` is submitted (its screen answers Enter).
+# The real Claude Code and Codex (from the npm registry, cached under
+# /var/cache/workrex-test/npm), offline: in a network namespace of their own
+# (loopback only), their API pointed at a closed loopback port. Their input
+# box comes up without a network; there, C-b p's pasted path becomes their
+# image attachment, and `send` is submitted (the screen answers Enter).
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 need_x
@@ -15,13 +15,22 @@ NPM_DIR=/var/cache/workrex-test/npm
 for tool in npm unshare; do
 	command -v "$tool" >/dev/null || { echo "not ok - agent CLIs: $tool is required but not installed"; exit 1; }
 done
-if ! [ -x "$NPM_DIR/node_modules/.bin/claude" ] ||
-	! grep -q "\"version\": \"$CLAUDE_VERSION\"" "$NPM_DIR/node_modules/@anthropic-ai/claude-code/package.json"; then
+CODEX_VERSION=0.171.0
+installed() { grep -q "\"version\": \"$2\"" "$NPM_DIR/node_modules/$1/package.json" 2>/dev/null; }
+if ! installed @anthropic-ai/claude-code "$CLAUDE_VERSION" || ! installed @openai/codex "$CODEX_VERSION"; then
 	mkdir -p "$NPM_DIR"
 	timeout 600 npm install --no-audit --no-fund --prefix "$NPM_DIR" \
-		"@anthropic-ai/claude-code@$CLAUDE_VERSION" >"$E2E_TMP/npm.log" 2>&1 ||
-		{ echo "not ok - agent CLIs: npm install of Claude Code failed:"; tail -5 "$E2E_TMP/npm.log"; exit 1; }
+		"@anthropic-ai/claude-code@$CLAUDE_VERSION" "@openai/codex@$CODEX_VERSION" >"$E2E_TMP/npm.log" 2>&1 ||
+		{ echo "not ok - agent CLIs: npm install of Claude Code and Codex failed:"; tail -5 "$E2E_TMP/npm.log"; exit 1; }
 fi
+
+# start_offline: the dashboard of $repo, its keepers and agents in a network
+# namespace with only loopback.
+start_offline() {
+	tm new-session -d -x 160 -y 40 -c "$repo" \
+		"unshare -n sh -c 'ip link set lo up; exec env TERM=tmux-256color PATH=\"$PATH\" $WORKREX'$after_exit"
+	tm set -g status off
+}
 
 t_claude_takes_paste_and_send() {
 	make_repo
@@ -41,10 +50,7 @@ t_claude_takes_paste_and_send() {
 	export PATH="$NPM_DIR/node_modules/.bin:$PATH" ANTHROPIC_API_KEY=sk-ant-offline
 	export ANTHROPIC_BASE_URL=http://127.0.0.1:9 DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1
 	export DISABLE_ERROR_REPORTING=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
-	# The dashboard, its keepers and Claude in a network namespace with only loopback.
-	tm new-session -d -x 160 -y 40 -c "$repo" \
-		"unshare -n sh -c 'ip link set lo up; exec env TERM=tmux-256color PATH=\"$PATH\" $WORKREX'$after_exit"
-	tm set -g status off
+	start_offline
 	wait_for 'C-b \? help'
 	wrx add cc >/dev/null
 	prefix z
@@ -63,3 +69,49 @@ t_claude_takes_paste_and_send() {
 }
 
 run_test "Claude Code (offline): C-b p's path is its image attachment; send is submitted" t_claude_takes_paste_and_send
+
+t_codex_takes_paste_and_send() {
+	make_repo
+	start_x
+	"$here/make_png.py" "$E2E_TMP/shot.png" 5000
+	clip "$E2E_TMP/shot.png" image/png
+	local w=$E2E_TMP/work/proj__worktrees/cx
+	# A provider of the user's own (so no OpenAI sign-in), at a closed
+	# loopback port; the worktree trusted, as a user would have said.
+	mkdir -p "$HOME/.codex" "$XDG_CONFIG_HOME/workrex"
+	cat >"$HOME/.codex/config.toml" <<-EOF
+		model = "gpt-5"
+		model_provider = "offline"
+		[model_providers.offline]
+		name = "offline"
+		base_url = "http://127.0.0.1:9/v1"
+		wire_api = "responses"
+		requires_openai_auth = false
+		[projects."$w"]
+		trust_level = "trusted"
+	EOF
+	printf 'agent: codex\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	export PATH="$NPM_DIR/node_modules/.bin:$PATH"
+	start_offline
+	wait_for 'C-b \? help'
+	wrx add cx >/dev/null
+	prefix z
+	wait_for '│› Ask Codex' 60
+	# Codex takes a pasted path for an image only some seconds after it
+	# starts (about 10 on its first run); until then, as text, which C-u
+	# clears before the next try.
+	local i=0
+	until screen | grep -q '│› \[Image #1\]'; do
+		((i++ < 30)) || { screen >&2; false; }
+		keys C-u
+		prefix p
+		sleep 1
+	done
+	cmp "$E2E_TMP/shot.png" "$(ls -t "$w"/.workrex/tmp/clipboard-*.png | head -1)"
+	# send: submitted with the image, and Codex asks its API: the closed port.
+	wrx send cx 'describe the image'
+	wait_for '│› \[Image #1\] describe the image' 20
+	wait_for 'Connection failed|Reconnecting' 30
+}
+
+run_test "Codex (offline): C-b p's path is its image attachment; send is submitted" t_codex_takes_paste_and_send
