@@ -34,7 +34,7 @@ BIN     := $(BUILD)/workrex
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test-deps run test fresh-test fuzz-smoke unit e2e sandbox-test asan fuzz bench format \
+.PHONY: all deps test-deps run test fresh-test fuzz-smoke unit e2e net-test sandbox-test asan fuzz bench format \
 	format-check check-layers clean guest man \
 	install uninstall
 
@@ -87,6 +87,10 @@ unit: $(UNIT_BIN)
 e2e: $(BIN) $(GUEST)
 	@WORKREX=$(abspath $(BIN)) WORKREX_GUEST=$(abspath $(GUEST)) tests/e2e/run.sh
 
+# The network proxy against real sockets in namespaces of its own (root).
+net-test: $(BIN)
+	@WORKREX=$(abspath $(BIN)) tests/net/run.sh
+
 # Real podman (runc) with the tests' own image; see tests/sandbox/run.sh.
 sandbox-test: $(BIN) $(GUEST)
 	@WORKREX=$(abspath $(BIN)) WORKREX_GUEST=$(abspath $(GUEST)) tests/sandbox/run.sh
@@ -95,7 +99,7 @@ sandbox-test: $(BIN) $(GUEST)
 # suite in a container without nested podman) says why, the others report.
 test: test-deps
 	@$(MAKE) --no-print-directory all
-	@failed=; for s in check-layers format-check unit e2e sandbox-test fuzz-smoke; do \
+	@failed=; for s in check-layers format-check unit e2e net-test sandbox-test fuzz-smoke; do \
 		$(MAKE) --no-print-directory $$s || failed="$$failed $$s"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
@@ -114,7 +118,7 @@ fresh-test: $(BIN)
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan CC=clang \
 		CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
-		LDFLAGS="-fsanitize=address,undefined" unit e2e sandbox-test
+		LDFLAGS="-fsanitize=address,undefined" unit e2e net-test sandbox-test
 
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 60

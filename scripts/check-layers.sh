@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 rank() {
 	case $1 in
 	util) echo 0 ;;
-	term | rpc) echo 1 ;;
+	term | rpc | net) echo 1 ;;
 	config | keeper) echo 2 ;;
 	git) echo 3 ;;
 	backends) echo 4 ;;

@@ -1,0 +1,84 @@
+/*
+ * spec.c - a proxy's settings and events as JSON (spec.h).
+ */
+#include "spec.h"
+
+#include "../util/util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *str(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+		       ? json_object_get_string(v)
+		       : NULL;
+}
+
+static int num(json_object *o, const char *key, int def)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_int)
+		       ? json_object_get_int(v)
+		       : def;
+}
+
+int proxy_spec_read(json_object *o, struct proxy_spec *s, char **cause)
+{
+	memset(s, 0, sizeof *s);
+	if (o == NULL || !json_object_is_type(o, json_type_object) || !str(o, "socket") ||
+	    !str(o, "token") || !*str(o, "token")) {
+		*cause = xstrdup("a proxy needs a socket and a token");
+		return -EINVAL;
+	}
+	s->socket = xstrdup(str(o, "socket"));
+	s->token = xstrdup(str(o, "token"));
+	s->max_connections = num(o, "max_connections", 128);
+	s->head_ms = (unsigned)num(o, "head_ms", 0);
+	s->connect_ms = (unsigned)num(o, "connect_ms", 0);
+	json_object *list;
+	if (!json_object_object_get_ex(o, "allowed_domains", &list))
+		return 0;
+	size_t n = json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
+	s->policy.d = xcalloc(n ? n : 1, sizeof *s->policy.d);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(list, i), *v;
+		const char *host = str(e, "host"), *why = "no host";
+		struct net_domain *d = &s->policy.d[s->policy.n];
+		if (host == NULL || net_domain_parse(host, d, &why) < 0) {
+			*cause = xasprintf("allowed_domains: '%s': %s", host ? host : "?", why);
+			free(d->name);
+			d->name = NULL;
+			return -EINVAL;
+		}
+		d->private_ok = json_object_object_get_ex(e, "allow_private_ips", &v) &&
+				json_object_get_boolean(v);
+		s->policy.n++;
+	}
+	return 0;
+}
+
+void proxy_spec_free(struct proxy_spec *s)
+{
+	free(s->socket);
+	free(s->token);
+	net_policy_free(&s->policy);
+	memset(s, 0, sizeof *s);
+}
+
+json_object *proxy_event_json(const struct proxy_event *ev)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "host", json_object_new_string(ev->host ? ev->host : ""));
+	json_object_object_add(o, "port", json_object_new_int(ev->port));
+	json_object_object_add(o, "status", json_object_new_int(ev->status));
+	if (ev->why)
+		json_object_object_add(o, "why", json_object_new_string(ev->why));
+	if (ev->addr && *ev->addr)
+		json_object_object_add(o, "addr", json_object_new_string(ev->addr));
+	json_object_object_add(o, "up", json_object_new_int64((int64_t)ev->up));
+	json_object_object_add(o, "down", json_object_new_int64((int64_t)ev->down));
+	return o;
+}

@@ -1,0 +1,30 @@
+/*
+ * spec.h - a proxy's settings and events as JSON: what the dashboard hands
+ * a keeper (and `workrex __proxy` reads), and what comes back.
+ *
+ *   {"socket": path, "token": t, "max_connections": n,
+ *    "allowed_domains": [{"host": "example.com" | "*.example.com",
+ *                         "allow_private_ips": bool}, ...],
+ *    "head_ms": n, "connect_ms": n}        (the last two for tests)
+ */
+#ifndef WRX_NET_SPEC_H
+#define WRX_NET_SPEC_H
+
+#include "proxy.h"
+
+#include <json-c/json.h>
+
+struct proxy_spec {
+	char *socket, *token; /* owned */
+	struct net_policy policy;
+	int max_connections;
+	unsigned head_ms, connect_ms;
+};
+
+/* 0, or -EINVAL with *cause (caller frees); s is always freed with proxy_spec_free. */
+int proxy_spec_read(json_object *o, struct proxy_spec *s, char **cause);
+void proxy_spec_free(struct proxy_spec *s);
+/* One connection's end as a JSON object (the caller puts it). */
+json_object *proxy_event_json(const struct proxy_event *ev);
+
+#endif
