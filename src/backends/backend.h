@@ -41,13 +41,23 @@ struct backend_pane {
 	const char *host_bin; /* host dir of the host commands' shims, or NULL */
 	const char *profile;  /* host file for /etc/profile.d (PATH for login shells), or NULL */
 	bool tty;             /* the pane is a terminal (-t) */
-	const char *name;     /* stop_argv: the container by this name (a keeper's), not n's */
+	/*
+	 * sandbox.network.policy: deny. The agent's proxy token: no network
+	 * but loopback, the proxy's socket in rpc_dir, HTTPS_PROXY pointing
+	 * at the guest's forwarder; resolv: a host file with no nameserver.
+	 */
+	const char *proxy_token;
+	const char *resolv;
+	const char *name; /* stop_argv: the container by this name (a keeper's), not n's */
 };
 
 /* Where a sandbox finds workrex: its client, and the host commands' shims. */
 #define BACKEND_GUEST_DIR "/opt/workrex/bin"
 #define BACKEND_GUEST_CLIENT BACKEND_GUEST_DIR "/workrex"
 #define BACKEND_GUEST_HOST_BIN "/opt/workrex/host-bin"
+/* Under policy: deny, the guest forwards 127.0.0.1:this to the proxy's socket. */
+#define BACKEND_PROXY_PORT 3128
+#define BACKEND_PROXY_SOCKET "proxy.sock"
 
 struct backend {
 	const char *name;

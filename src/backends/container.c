@@ -324,11 +324,20 @@ static int container_check(const struct backend_pane *p, char **cause)
 		return -ENOENT;
 	}
 	if (!strcmp(p->cfg->sandbox.network.policy, "deny")) {
-		*cause =
-			xstrdup("sandbox.network.policy is deny, and the proxy that enforces it is "
-				"not available yet: the agent would reach the whole network, so it "
-				"does not start (set policy: allow, or run it without -S)");
-		return -ENOTSUP;
+		/* Where no socket crosses, only a firewall inside could hold: not built yet. */
+		if (is_apple(rt)) {
+			*cause = xstrdup(
+				"sandbox.network.policy: deny needs a firewall inside Apple "
+				"Container's VM, which is not available yet: the agent does "
+				"not start (set policy: allow, or use podman or docker)");
+			return -ENOTSUP;
+		}
+		if (p->proxy_token == NULL || p->rpc_dir == NULL) {
+			*cause =
+				xstrdup("sandbox.network.policy is deny, and the agent's proxy was "
+					"not set up: the agent does not start");
+			return -ENOTSUP;
+		}
 	}
 	int rc;
 	if ((rc = check_caps(p, cause)) < 0 || (rc = check_mounts(p, cause)) < 0 ||
@@ -593,6 +602,12 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	if (strcmp(rt, "podman") == 0)
 		add(l,
 		    "--http-proxy=false"); /* the dashboard's proxy and its credentials stay out */
+	/* policy: deny. Nothing but loopback; HTTPS leaves through the mounted proxy socket. */
+	if (p->proxy_token && !apple) {
+		add(l, "--network=none");
+		if (p->resolv)
+			mount_bind(l, p->resolv, "/etc/resolv.conf", false);
+	}
 	if (sb->container.memory && strcmp(sb->container.memory, "none") != 0)
 		addf(l, "--memory=%s", sb->container.memory);
 	if (sb->container.cpus)
@@ -672,6 +687,28 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	} else if (p->rpc_dir) {
 		env(l, "WORKREX_RPC_SOCKET=%s/rpc.sock", GUEST_RPC_DIR);
 	}
+	if (p->proxy_token && !apple) {
+		/* Every form the agent CLIs and their tools read (curl, git, Node, npm, Python). */
+		char *url = xasprintf("http://workrex:%s@127.0.0.1:%d", p->proxy_token,
+				      BACKEND_PROXY_PORT);
+		static const char *const names[] = {"HTTPS_PROXY",
+						    "https_proxy",
+						    "HTTP_PROXY",
+						    "http_proxy",
+						    "ALL_PROXY",
+						    "all_proxy",
+						    "npm_config_https_proxy",
+						    "npm_config_proxy",
+						    "GLOBAL_AGENT_HTTPS_PROXY"};
+		for (size_t i = 0; i < WRX_ARRAY_LEN(names); i++)
+			env(l, "%s=%s", names[i], url);
+		env(l, "NO_PROXY=localhost,127.0.0.1,::1");
+		env(l, "no_proxy=localhost,127.0.0.1,::1");
+		env(l, "NODE_USE_ENV_PROXY=1");
+		env(l, "WORKREX_PROXY_SOCKET=%s/" BACKEND_PROXY_SOCKET, GUEST_RPC_DIR);
+		env(l, "WORKREX_PROXY_PORT=%d", BACKEND_PROXY_PORT);
+		free(url);
+	}
 	for (size_t i = 0; i < sb->env.n; i++)
 		env(l, "%s", sb->env.v[i]);
 	for (size_t i = 0; i < sb->env_passthrough.n; i++) {
@@ -684,6 +721,12 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	char *image = container_image(p->cfg, p->agent);
 	add(l, image);
 	free(image);
+	/* The guest's forwarder first: the proxy is there before the agent. */
+	if (p->proxy_token && !apple) {
+		add(l, BACKEND_GUEST_CLIENT);
+		add(l, "proxy-forward");
+		add(l, "--");
+	}
 	for (char *const *a = p->argv; *a; a++)
 		add(l, *a);
 	free(name);

@@ -151,6 +151,29 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+int cmd_egress(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
+		return cmd_usage(cmd_find("egress"));
+	struct agent_rec a;
+	int rc = cmd_which_agent(ctx, "egress", argc == 2 ? argv[1] : NULL, &a);
+	if (rc)
+		return rc;
+	json_object *req = cmd_agent_request("egress", &a), *r = NULL;
+	rc = cmd_dashboard(ctx, "egress", req, &r);
+	json_object_put(req);
+	agent_rec_free(&a);
+	if (rc == -ENOENT)
+		return no_dashboard("egress");
+	if (rc < 0)
+		return 1;
+	json_object *d;
+	if (json_object_object_get_ex(r, "data", &d))
+		fputs(json_object_get_string(d), stdout);
+	json_object_put(r);
+	return 0;
+}
+
 /* Block until the agents reach a status (polling the dashboard). */
 int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv)
 {

@@ -410,6 +410,58 @@ static void read_mounts(struct walk *w, yaml_node_t *n, struct sandbox_config *s
 	}
 }
 
+/* allowed_domains: each entry checked here, so that `config check` names the bad ones. */
+static void read_domains(struct walk *w, yaml_node_t *n, struct net_policy *pol)
+{
+	const char *key = "sandbox.network.allowed_domains";
+	if (n->type != YAML_SEQUENCE_NODE) {
+		fail(w, n, "%s must be a list", key);
+		return;
+	}
+	net_policy_free(pol);
+	size_t max = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	pol->d = xcalloc(max ? max : 1, sizeof *pol->d);
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *v = yaml_document_get_node(w->doc, *it);
+		yaml_node_t *host = scalar(v) ? v : NULL;
+		bool private_ok = false;
+		if (v->type == YAML_MAPPING_NODE) {
+			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+			     q < v->data.mapping.pairs.top; q++) {
+				yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
+				yaml_node_t *qv = yaml_document_get_node(w->doc, q->value);
+				const char *name = scalar(qk) ? scalar(qk) : "?";
+				if (!strcmp(name, "host") && scalar(qv))
+					host = qv;
+				else if (!strcmp(name, "allow_private_ips"))
+					read_bool(
+						w, qv,
+						"sandbox.network.allowed_domains.allow_private_ips",
+						&private_ok);
+				else
+					warn(w, qk,
+					     "unknown key 'sandbox.network.allowed_domains.%s'",
+					     name);
+			}
+		}
+		if (host == NULL) {
+			fail(w, v, "%s: each item is a name or {host, allow_private_ips}", key);
+			continue;
+		}
+		const char *why;
+		struct net_domain *d = &pol->d[pol->n];
+		if (net_domain_parse(scalar(host), d, &why) < 0) {
+			char *msg = xasprintf("%s: '%%s': %s", key, why);
+			fail(w, host, msg, scalar(host));
+			free(msg);
+			continue;
+		}
+		d->private_ok = private_ok;
+		pol->n++;
+	}
+}
+
 static void add_bind(struct config *c, int key, int action, int arg)
 {
 	for (size_t i = 0; i < c->nbinds; i++) {
@@ -547,6 +599,9 @@ static void read_value(struct walk *w, const struct config_key *k, yaml_node_t *
 	case CONFIG_BINDS:
 		read_binds(w, v, k->path);
 		break;
+	case CONFIG_DOMAINS:
+		read_domains(w, v, field);
+		break;
 	case CONFIG_ANY:
 		break;
 	}
@@ -679,6 +734,7 @@ void config_free(struct config *c)
 	free(c->agents);
 	free_panes(c);
 	free_mounts(&c->sandbox);
+	net_policy_free(&c->sandbox.network.allowed);
 	free(c->binds);
 	for (size_t i = 0; i < c->nwarnings; i++)
 		free(c->warnings[i]);

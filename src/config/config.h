@@ -13,6 +13,7 @@
 #ifndef WRX_CONFIG_H
 #define WRX_CONFIG_H
 
+#include "../net/host.h"
 #include "../rpc/status.h"
 
 #include <stdbool.h>
@@ -72,7 +73,8 @@ struct sandbox_config {
 		char *oci_runtime;    /* owned; global-only */
 	} container;
 	struct {
-		char *policy; /* owned: allow, deny (deny: no sandbox starts yet) */
+		char *policy;              /* owned: allow, deny */
+		struct net_policy allowed; /* owned: allowed_domains */
 		long max_connections;
 	} network; /* global-only */
 	struct {

@@ -182,6 +182,24 @@ static void add_value(struct buf *b, const struct config_key *k, const struct co
 	case CONFIG_MOUNTS:
 		add_mounts(b, &c->sandbox);
 		break;
+	case CONFIG_DOMAINS: {
+		const struct net_policy *p = field;
+		buf_addch(b, '[');
+		for (size_t i = 0; i < p->n; i++) {
+			buf_addstr(b, i ? ", " : "");
+			char *name = xasprintf("%s%s", p->d[i].wildcard ? "*." : "", p->d[i].name);
+			if (p->d[i].private_ok) {
+				buf_addstr(b, "{host: ");
+				add_scalar(b, name);
+				buf_addstr(b, ", allow_private_ips: true}");
+			} else {
+				add_scalar(b, name);
+			}
+			free(name);
+		}
+		buf_addch(b, ']');
+		break;
+	}
 	case CONFIG_BINDS:
 		add_binds(b, c);
 		break;

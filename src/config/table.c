@@ -121,13 +121,14 @@ const struct config_key config_keys[] = {
 	    .def = "[]"),
 	SECTION("sandbox.network", GLOBAL),
 	KEY("sandbox.network.policy", CONFIG_CHOICE, SB(network.policy), .def = "allow",
-	    .choices = policies, .not_yet = ": sandboxed agents do not start while it is set",
-	    .help = "deny: only allowed_domains, through the proxy"),
-	KEY("sandbox.network.allowed_domains", CONFIG_ANY, 0, .unset = "none",
-	    .not_yet = "; ignored",
-	    .help = "example.com, \"*.example.com\", or {host, allow_private_ips}"),
+	    .choices = policies,
+	    .help = "deny: no network but HTTPS to allowed_domains, through "
+		    "the proxy"),
+	KEY("sandbox.network.allowed_domains", CONFIG_DOMAINS, SB(network.allowed), .def = "[]",
+	    .help = "example.com, \"*.example.com\" (subdomains only), or {host, "
+		    "allow_private_ips}"),
 	KEY("sandbox.network.max_connections", CONFIG_NUMBER, SB(network.max_connections),
-	    .def = "128", .min = 1, .max = 1024, .not_yet = "; ignored"),
+	    .def = "128", .min = 1, .max = 1024, .help = "connections through the proxy at once"),
 	SECTION("sandbox.lima"),
 	KEY("sandbox.lima.isolation", CONFIG_STRING, SB(lima.isolation), .def = "project",
 	    .help = "project: a VM per project; shared: one VM"),
@@ -169,6 +170,7 @@ const char *config_type_name(enum config_type t)
 		[CONFIG_KEY] = "key",         [CONFIG_AGENTS] = "mapping",
 		[CONFIG_PANES] = "list",      [CONFIG_MOUNTS] = "list",
 		[CONFIG_BINDS] = "mapping",   [CONFIG_ANY] = "any",
+		[CONFIG_DOMAINS] = "list",
 	};
 	return names[t];
 }

@@ -40,6 +40,7 @@ enum config_type {
 	CONFIG_PANES,   /* list of {command, split, size|percentage, focus} */
 	CONFIG_MOUNTS,  /* list of path | {host_path, guest_path, writable} */
 	CONFIG_BINDS,   /* key: action */
+	CONFIG_DOMAINS, /* list of name | "*.name" | {host, allow_private_ips} (net/host.h) */
 	CONFIG_ANY,     /* accepted as it is: read by nothing yet */
 };
 

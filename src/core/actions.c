@@ -649,6 +649,25 @@ static void do_send(struct act_call *c)
 	deliver_start(c->w, wp, str_arg(c, "text"), bool_arg(c, "enter"), false, sent, c);
 }
 
+/* egress: the connections through the agent's proxy (policy: deny), the latest last. */
+static void do_egress(struct act_call *c)
+{
+	struct agent *a = c->a;
+	struct buf b = {0};
+	buf_addf(&b, "%s: %d allowed, %d refused through its proxy since this dashboard started\n",
+		 a->handle, a->egress_ok, a->egress_refused);
+	if (a->proxy_token == NULL)
+		buf_addstr(
+			&b,
+			"(no proxy: sandbox.network.policy is not deny, or it is not sandboxed)\n");
+	for (size_t i = 0; i < a->negress; i++)
+		buf_addf(&b, "%s\n", a->egress[i]);
+	json_object *f = json_object_new_object();
+	json_object_object_add(f, "data", json_object_new_string(b.data));
+	buf_free(&b);
+	act_ok(c, f);
+}
+
 /*
  * capture: the history and the screen, trailing blank rows off; with
  * colour, as SGR, a row of background colour counting as shown. screen:
@@ -885,6 +904,7 @@ static const struct action table[] = {
 	 ARGS(HANDLE, {"lines", ARG_INT, false}, {"colour", ARG_BOOL, false},
 	      {"screen", ARG_BOOL, false}),
 	 DOOR_CONTROL, 0, 0, ACT_AGENT, do_capture},
+	{"egress", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, ACT_AGENT, do_egress},
 	{"set-status", "set_status", ARGS({"status", ARG_STR, true}, {"session", ARG_STR, false}),
 	 DOOR_AGENT, 0, DOOR_AGENT, 0, do_set_status},
 	{"set-title", "set_title", ARGS({"title", ARG_STR, true}), DOOR_AGENT, 0, DOOR_AGENT, 0,

@@ -9,6 +9,7 @@
  * what the agents last reported. Only a user's close, remove or merge
  * (session_close_pane) ends a keeper.
  */
+#include "../backends/backend.h"
 #include "../git/private.h"
 #include "../keeper/client.h"
 #include "../keeper/keeper.h"
@@ -41,6 +42,54 @@ static void keeper_went(struct keeper_conn *c, const char *why, void *data)
 	(void)c;
 	log_msg("pane %d (%s): its keeper went%s%s", wp->id, wp->agent->handle, why ? ": " : "",
 		why ? why : "");
+}
+
+#define EGRESS_LINES 200
+
+/*
+ * A connection through the agent's proxy ended (policy: deny): logged, and
+ * counted on the agent; a refusal is also said on the status line, against
+ * the agent, so that a blocked dependency download is no mystery.
+ */
+static void on_egress(struct keeper_conn *c, const char *json, size_t len, void *data)
+{
+	struct wpane *wp = data;
+	struct agent *a = wp->agent;
+	struct wrx *w = session_owner(wp->session);
+	(void)c;
+	char *s = xstrndup(json, len);
+	json_object *o = json_tokener_parse(s), *v;
+	free(s);
+	if (o == NULL)
+		return;
+#define FIELD(k) (json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : "")
+	int status = json_object_object_get_ex(o, "status", &v) ? json_object_get_int(v) : 0;
+	int64_t up = json_object_object_get_ex(o, "up", &v) ? json_object_get_int64(v) : 0;
+	int64_t down = json_object_object_get_ex(o, "down", &v) ? json_object_get_int64(v) : 0;
+	const char *host = *FIELD("host") ? FIELD("host") : "(no request)";
+	char *line = status == 200 ? xasprintf("allowed  %s:%s via %s, %lld bytes up, %lld down",
+					       host, FIELD("port"), FIELD("addr"), (long long)up,
+					       (long long)down)
+				   : xasprintf("refused  %s:%s (%d): %s", host, FIELD("port"),
+					       status, FIELD("why"));
+#undef FIELD
+	log_msg("%s: proxy: %s", a->handle, line);
+	if (status == 200) {
+		a->egress_ok++;
+	} else if (status) {
+		a->egress_refused++;
+		wrx_message(w, true, "%s: the proxy %s", a->handle, line);
+		wrx_relayout(w);
+	}
+	if (a->negress >= EGRESS_LINES) {
+		free(a->egress[0]);
+		memmove(a->egress, a->egress + 1, (a->negress - 1) * sizeof *a->egress);
+		a->negress--;
+	} else {
+		a->egress = xrealloc(a->egress, (a->negress + 1) * sizeof *a->egress);
+	}
+	a->egress[a->negress++] = line;
+	json_object_put(o);
 }
 
 /* What the agent last reported, for its keeper to give the next dashboard. */
@@ -179,6 +228,31 @@ void keep_resume(struct wrx *w)
 	}
 }
 
+/* Its network proxy (policy: deny), which the agent pane's keeper runs (net/spec.h). */
+static json_object *proxy_spec(struct wrx *w, struct agent *a)
+{
+	json_object *o = json_object_new_object();
+	char *sock = xasprintf("%s/" BACKEND_PROXY_SOCKET, a->rpc_dir);
+	json_object_object_add(o, "socket", json_object_new_string(sock));
+	free(sock);
+	json_object_object_add(o, "token", json_object_new_string(a->proxy_token));
+	json_object_object_add(o, "max_connections",
+			       json_object_new_int((int)w->cfg.sandbox.network.max_connections));
+	json_object *list = json_object_new_array();
+	const struct net_policy *p = &w->cfg.sandbox.network.allowed;
+	for (size_t i = 0; i < p->n; i++) {
+		json_object *e = json_object_new_object();
+		char *host = xasprintf("%s%s", p->d[i].wildcard ? "*." : "", p->d[i].name);
+		json_object_object_add(e, "host", json_object_new_string(host));
+		free(host);
+		json_object_object_add(e, "allow_private_ips",
+				       json_object_new_boolean(p->d[i].private_ok));
+		json_object_array_add(list, e);
+	}
+	json_object_object_add(o, "allowed_domains", list);
+	return o;
+}
+
 int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause)
 {
 	if (w->keeper_dir == NULL) {
@@ -208,6 +282,8 @@ int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp,
 		char *rs = xasprintf("%s/rpc.sock", wp->agent->rpc_dir);
 		json_object_object_add(spec, "rpc_socket", json_object_new_string(rs));
 		free(rs);
+		if (wp->agent->proxy_token)
+			json_object_object_add(spec, "proxy", proxy_spec(w, wp->agent));
 	}
 	json_object_object_add(spec, "agent_pane",
 			       json_object_new_boolean(session_agent_pane(w->s, wp->agent) == wp));
@@ -221,6 +297,7 @@ int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp,
 	if (fd < 0)
 		return fd;
 	wp->keeper = keeper_conn_new(w->loop, fd, wp->term, keeper_went, wp);
+	keeper_conn_on_egress(wp->keeper, on_egress);
 	keeper_conn_set_pid(wp->keeper, info.keeper_pid);
 	keeper_info_free(&info);
 	if (session_agent_pane(w->s, wp->agent) == wp)
@@ -261,6 +338,7 @@ static int take_over(struct wrx *w, const struct keeper_entry *e)
 	}
 	struct wpane *wp = session_adopt_pane(w->s, a, m, live.pane, live.label, live.sandboxed);
 	wp->keeper = keeper_conn_new(w->loop, fd, m, keeper_went, wp);
+	keeper_conn_on_egress(wp->keeper, on_egress);
 	keeper_conn_set_pid(wp->keeper, live.keeper_pid);
 	if (live.token && w->rpc)
 		rpc_server_token_adopt(w->rpc, wp->id, a->handle, live.token);

@@ -11,6 +11,8 @@
  */
 #include "../backends/backend.h"
 #include "../rpc/control.h"
+#include "../rpc/proto.h"
+#include "../util/beneath.h"
 #include "../rpc/server.h"
 #include "../util/log.h"
 #include "../util/util.h"
@@ -105,6 +107,50 @@ int sandbox_agent_socket(struct wrx *w, struct agent *a, char **cause)
 		return rc;
 	}
 	a->rpc_dir = dir;
+	return 0;
+}
+
+bool sandbox_network_denied(const struct wrx *w)
+{
+	return strcmp(w->cfg.sandbox.network.policy, "deny") == 0;
+}
+
+/*
+ * Under policy: deny, the agent's proxy token: kept in its host-only
+ * directory (0600), so that panes opened by a later dashboard, and the
+ * keeper that runs its proxy, agree on it.
+ */
+int sandbox_proxy_token(struct wrx *w, struct agent *a, char **cause)
+{
+	if (a->proxy_token)
+		return 0;
+	char *dir = private_agent_dir(w->root, a->handle, true);
+	if (dir == NULL) {
+		*cause = xasprintf("%s: no private directory for its proxy token", a->handle);
+		return -EIO;
+	}
+	char *tok = NULL;
+	int rc = beneath_read(dir, "proxy-token", RPC_TOKEN_LEN + 1, &tok);
+	if (rc < 0 || strlen(tok) != RPC_TOKEN_LEN || !rpc_token_wellformed(tok, RPC_TOKEN_LEN)) {
+		free(tok);
+		tok = xmalloc(RPC_TOKEN_LEN + 1);
+		rc = rpc_token_new(tok);
+		if (rc == 0)
+			rc = beneath_write(dir, "proxy-token", tok, RPC_TOKEN_LEN, 0600);
+	}
+	/* And a resolv.conf with no nameserver, for its containers' /etc. */
+	if (rc == 0) {
+		static const char text[] = "# workrex: policy deny, no DNS in here; HTTPS goes "
+					   "through the proxy (HTTPS_PROXY)\n";
+		rc = beneath_write(dir, "resolv.conf", text, sizeof text - 1, 0644);
+	}
+	free(dir);
+	if (rc < 0) {
+		free(tok);
+		*cause = xasprintf("%s: its proxy token: %s", a->handle, strerror(-rc));
+		return rc;
+	}
+	a->proxy_token = tok;
 	return 0;
 }
 
@@ -208,6 +254,8 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 		return -ENOTSUP;
 	}
 	int rc = sandbox_agent_socket(w, a, cause);
+	if (rc == 0 && sandbox_network_denied(w))
+		rc = sandbox_proxy_token(w, a, cause);
 	if (rc < 0)
 		return rc;
 	struct backend_git git;
@@ -235,7 +283,15 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 		.git_name = w->git_name,
 		.git_email = w->git_email,
 		.tty = true,
+		.proxy_token = a->proxy_token,
 	};
+	char *resolv = NULL;
+	if (a->proxy_token) {
+		char *dir = private_agent_dir(w->root, a->handle, false);
+		resolv = dir ? xasprintf("%s/resolv.conf", dir) : NULL;
+		free(dir);
+		p.resolv = resolv;
+	}
 	backend_pane_git(&p, &git);
 	struct strlist run = {0};
 	rc = b->check(&p, cause);
@@ -252,6 +308,7 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 	}
 	free(bin);
 	free(profile);
+	free(resolv);
 	backend_git_free(&git);
 	if (rc < 0) {
 		strlist_free(&run);

@@ -57,6 +57,10 @@ static void agent_free(struct agent *a)
 	free(a->title);
 	free(a->note);
 	free(a->rpc_dir);
+	free(a->proxy_token);
+	for (size_t i = 0; i < a->negress; i++)
+		free(a->egress[i]);
+	free(a->egress);
 	free(a);
 }
 
@@ -86,6 +90,11 @@ static void pane_unlink(struct session *s, struct wpane *wp)
 		else
 			s->zoom = false;
 	}
+}
+
+void *session_owner(const struct session *s)
+{
+	return s->ui;
 }
 
 void session_free(struct session *s)

@@ -34,10 +34,14 @@ struct agent {
 	char *note;               /* owned; last notify text, or NULL */
 	char *branch;             /* owned; NULL for the home directory */
 	char *agent;              /* owned; what add -a recorded, or NULL: the configured agent */
-	char *session_id;      /* owned; the agent CLI's session its hooks last reported, or NULL */
-	bool worktree;         /* an agent's worktree (not the main directory) */
-	int sandbox;           /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
-	char *rpc_dir;         /* owned; its own RPC socket's directory once a sandbox needs it */
+	char *session_id;  /* owned; the agent CLI's session its hooks last reported, or NULL */
+	bool worktree;     /* an agent's worktree (not the main directory) */
+	int sandbox;       /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
+	char *rpc_dir;     /* owned; its own RPC socket's directory once a sandbox needs it */
+	char *proxy_token; /* owned; under policy: deny, its proxy's (sandbox.c), or NULL */
+	int egress_ok, egress_refused; /* connections through its proxy, since this dashboard */
+	char **egress;                 /* owned: the latest of them, one line each, oldest first */
+	size_t negress;
 	uint64_t spawn_window; /* now_ms() when its current minute of spawn_agent calls began */
 	int spawns;            /* spawn_agent calls in that minute */
 	bool merge_asked;      /* its own merge request waits for the user's yes */
@@ -97,6 +101,8 @@ struct session_hooks {
 };
 
 struct session *session_new(uv_loop_t *loop, const struct session_hooks *hooks, void *ui);
+/* The ui given to session_new. */
+void *session_owner(const struct session *s);
 void session_free(struct session *s);
 
 void session_set_scrollback(struct session *s, size_t lines);

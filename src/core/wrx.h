@@ -165,5 +165,9 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 void sandbox_pane_gone(struct wrx *w, struct wpane *wp);
 /* The agent's own RPC socket (its containers mount its directory), listened on. */
 int sandbox_agent_socket(struct wrx *w, struct agent *a, char **cause);
+/* sandbox.network.policy is deny. */
+bool sandbox_network_denied(const struct wrx *w);
+/* Under it, the agent's proxy token (a->proxy_token), made once and kept. */
+int sandbox_proxy_token(struct wrx *w, struct agent *a, char **cause);
 
 #endif

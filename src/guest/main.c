@@ -10,6 +10,7 @@
  * Everything else is the host's business, and says so.
  */
 #include "../cmd/cmd_rpc.h"
+#include "forward.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,8 @@ static const struct {
 	{"close", rpc_cmd_close, ": close this agent's panes"},
 	{"host-exec", rpc_cmd_host_exec,
 	 "<command> [args...]: a host command (sandbox.host_commands)"},
+	{"proxy-forward", guest_proxy_forward,
+	 "-- <command>: HTTPS_PROXY to the agent's proxy, then the command (policy: deny)"},
 };
 
 static void usage(FILE *f)

@@ -250,6 +250,7 @@ struct keeper_conn {
 	struct buf in;
 	keeper_gone_fn *gone;
 	void *data;
+	keeper_egress_fn *egress;
 	bool closed;
 	pid_t pid; /* the keeper's, for when its socket is full */
 };
@@ -292,6 +293,11 @@ void keeper_conn_send(struct keeper_conn *c, int type, const void *data, size_t 
 	if (uv_write(&w->req, (uv_stream_t *)&c->h, &b, 1, on_written) < 0)
 		free(w);
 	buf_free(&f);
+}
+
+void keeper_conn_on_egress(struct keeper_conn *c, keeper_egress_fn *fn)
+{
+	c->egress = fn;
 }
 
 bool keeper_conn_pending(const struct keeper_conn *c)
@@ -356,6 +362,8 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 		if (type == KM_UPDATE && c->mirror) {
 			if (sync_apply(c->mirror, data, len) < 0)
 				r = -1;
+		} else if (type == KM_EGRESS && c->egress) {
+			c->egress(c, data, len, c->data);
 		} else if (type == KM_CLIPBOARD && c->mirror) {
 			pane_mirror_clipboard(c->mirror, data, len);
 		} else if (type == KM_ROLE && c->mirror && len == 6 && !memcmp(data, "writer", 6)) {

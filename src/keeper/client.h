@@ -65,6 +65,9 @@ typedef void keeper_gone_fn(struct keeper_conn *c, const char *why, void *data);
 /* fd on the loop, feeding mirror and carrying its io (pane_set_io). */
 struct keeper_conn *keeper_conn_new(uv_loop_t *loop, int fd, struct pane *mirror,
 				    keeper_gone_fn *gone, void *data);
+/* A connection through the agent's proxy ended: its JSON (net/spec.h), data as given. */
+typedef void keeper_egress_fn(struct keeper_conn *c, const char *json, size_t len, void *data);
+void keeper_conn_on_egress(struct keeper_conn *c, keeper_egress_fn *fn);
 /* Bytes queued for the keeper and not yet written? */
 bool keeper_conn_pending(const struct keeper_conn *c);
 /* Send a frame (KM_META, KM_SEEN...). */

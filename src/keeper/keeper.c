@@ -12,6 +12,7 @@
  */
 #include "keeper.h"
 
+#include "../net/spec.h"
 #include "../rpc/server.h"
 #include "../rpc/status.h"
 #include "../term/pane.h"
@@ -88,9 +89,21 @@ struct keeper {
 	struct rpc_server *rpc;
 	uv_timer_t rpc_retry;
 	int rpc_tries;
+	/*
+	 * A sandboxed agent's network proxy under policy: deny (net/proxy.h):
+	 * it lives here, with the agent, dashboard or not. Its events go to
+	 * the writer; while there is none, the latest EGRESS_KEPT wait.
+	 */
+	struct proxy_spec proxy_spec;
+	struct proxy *proxy;
+	struct buf egress; /* KM_EGRESS frames not sent yet */
+	int egress_kept;
 };
 
+#define EGRESS_KEPT 200
+
 static void flush(struct keeper *k);
+static void send_egress(struct keeper *k);
 static void rpc_serve(struct keeper *k);
 static void rpc_leave(struct keeper *k);
 
@@ -311,6 +324,24 @@ static void set_role(struct client *c, enum role role, bool demoted)
 	c->demoted = demoted;
 	const char *word = role == ROLE_WRITER ? "writer" : "observer";
 	send_frame(c, KM_ROLE, word, strlen(word));
+	if (role == ROLE_WRITER)
+		send_egress(c->k);
+}
+
+/* The proxy's events kept so far, to the writer, if there is one. */
+static void send_egress(struct keeper *k)
+{
+	if (k->egress.len == 0)
+		return;
+	for (struct client *c = k->clients; c; c = c->next)
+		if (c->role == ROLE_WRITER && !c->closing && !c->broken) {
+			struct buf f = {0};
+			buf_add(&f, k->egress.data, k->egress.len);
+			send_buf(c, &f);
+			buf_consume(&k->egress, k->egress.len);
+			k->egress_kept = 0;
+			return;
+		}
 }
 
 static void on_hello(struct client *c, const char *data, size_t len)
@@ -342,6 +373,8 @@ static void on_hello(struct client *c, const char *data, size_t len)
 	hello_to(c);
 	if (c->role >= ROLE_OBSERVER)
 		send_update(c);
+	if (c->role == ROLE_WRITER)
+		send_egress(c->k);
 }
 
 static void on_message(struct client *c, int type, const char *data, size_t len)
@@ -657,6 +690,44 @@ static json_object *hello_of(json_object *spec, const char *token, pid_t pid)
 	return h;
 }
 
+/* A connection through the proxy ended: for the dashboard (KM_EGRESS), now or later. */
+static void on_egress(void *arg, const struct proxy_event *ev)
+{
+	struct keeper *k = arg;
+	json_object *o = proxy_event_json(ev);
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	if (k->egress_kept >= EGRESS_KEPT) {
+		/* The oldest goes: a detached agent cannot grow the keeper without end. */
+		size_t off = 0;
+		int type;
+		const char *data;
+		size_t len;
+		if (keeper_frame_next(&k->egress, &off, &type, &data, &len) == 1) {
+			buf_consume(&k->egress, off);
+			k->egress_kept--;
+		}
+	}
+	keeper_frame(&k->egress, KM_EGRESS, s, strlen(s));
+	k->egress_kept++;
+	json_object_put(o);
+	send_egress(k);
+}
+
+static int proxy_start(struct keeper *k, json_object *spec, char **cause)
+{
+	if (proxy_spec_read(spec, &k->proxy_spec, cause) < 0)
+		return -EINVAL;
+	struct proxy_opts o = {.token = k->proxy_spec.token,
+			       .policy = &k->proxy_spec.policy,
+			       .max_connections = k->proxy_spec.max_connections,
+			       .head_ms = k->proxy_spec.head_ms,
+			       .connect_ms = k->proxy_spec.connect_ms,
+			       .event = on_egress,
+			       .arg = k};
+	k->proxy = proxy_new(k->loop, &o);
+	return proxy_listen(k->proxy, k->proxy_spec.socket, cause);
+}
+
 int keeper_main(void)
 {
 	signal(SIGHUP, SIG_IGN);
@@ -691,6 +762,11 @@ int keeper_main(void)
 		cause = xstrdup("the keeper was given nothing to run");
 	if (rc == 0)
 		rc = listen_on(&k, &cause);
+	/* The agent's network is there before the agent. */
+	json_object *pspec;
+	if (rc == 0 && json_object_object_get_ex(spec, "proxy", &pspec) &&
+	    (rc = proxy_start(&k, pspec, &cause)) < 0)
+		unlink(k.sock);
 	if (rc == 0) {
 		k.pane = pane_new(rows, cols, (size_t)WRX_MAX(scrollback, 0), on_pane_event, &k);
 		struct pty_spawn sp = {.argv = argv, .cwd = get_str(spec, "cwd"), .env = env};
@@ -745,6 +821,9 @@ int keeper_main(void)
 		send_frame(c, KM_BYE, why, strlen(why));
 	}
 	unlink(k.sock);
+	if (k.proxy)
+		unlink(k.proxy_spec.socket);
+	proxy_spec_free(&k.proxy_spec);
 	return 0;
 }
 

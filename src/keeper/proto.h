@@ -25,6 +25,8 @@
  *   KM_ROLE   "observer": another writer took over; "writer": it went
  *   KM_CLIPBOARD the text the program wrote to the clipboard (OSC 52), to
  *             the writer only: the dashboard decides whether it is set
+ *   KM_EGRESS a connection through the agent's proxy ended (net/spec.h's
+ *             JSON), to the writer; kept (the last 200) while there is none
  */
 #ifndef WRX_KEEPER_PROTO_H
 #define WRX_KEEPER_PROTO_H
@@ -52,6 +54,7 @@ enum keeper_msg {
 	KM_KILL,
 	KM_ROLE,
 	KM_CLIPBOARD,
+	KM_EGRESS,
 };
 
 /* Append a frame to out. */

@@ -484,10 +484,13 @@ static void draw_sidebar(struct ui *ui, int h)
 		char *icon = status_prefix(ui, ag, now);
 		char age[16];
 		clock_age(ag, now, age, sizeof age);
-		/* ▣: runs in a sandbox. */
-		char *row = xasprintf(" %d %s%s%s%s%s%s", ag->num, icon, ag->handle,
-				      sandbox_wanted(ui->w, ag) ? " \u25a3" : "", *age ? " " : "",
-				      age, ag->bell ? " !" : "");
+		/* ▣: runs in a sandbox; ⊘N: its proxy refused N connections. */
+		char refused[24] = "";
+		if (ag->egress_refused)
+			snprintf(refused, sizeof refused, " \u2298%d", ag->egress_refused);
+		char *row = xasprintf(" %d %s%s%s%s%s%s%s", ag->num, icon, ag->handle,
+				      sandbox_wanted(ui->w, ag) ? " \u25a3" : "", refused,
+				      *age ? " " : "", age, ag->bell ? " !" : "");
 		free(icon);
 		ui->sidebar_rows[y] = session_agent_pane(s, ag);
 		put_text(y++, 0, w, row, ag->attention ? (A_BOLD | A_REVERSE) : A_BOLD);

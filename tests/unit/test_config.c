@@ -423,7 +423,7 @@ static void test_untrusted_commands_ignored(void **state)
 	free(p);
 }
 
-/* What is not built yet says so; deny is recorded so that nothing starts open (issue 11). */
+/* What is not built yet says so; the network policy and its domains are read (issue 16). */
 static void test_not_available_yet(void **state)
 {
 	(void)state;
@@ -431,15 +431,29 @@ static void test_not_available_yet(void **state)
 	char *err = NULL;
 	config_init(&c);
 	char *g = write_file("na.yaml", "sandbox:\n  backend: lima\n  network:\n    policy: deny\n"
-					"    allowed_domains: [example.com]\n");
+					"    allowed_domains: [Example.com., \"*.github.com\",\n"
+					"      {host: intranet.corp, allow_private_ips: true}]\n");
 	assert_int_equal(config_load(&c, g, true, &err), 0);
 	assert_string_equal(c.sandbox.network.policy, "deny");
-	assert_int_equal(c.nwarnings, 3);
+	assert_int_equal(c.nwarnings, 1);
 	assert_non_null(strstr(c.warnings[0], "'sandbox.backend: lima' is not available yet"));
-	assert_non_null(
-		strstr(c.warnings[1], "'sandbox.network.policy: deny' is not available yet"));
-	assert_non_null(
-		strstr(c.warnings[2], "'sandbox.network.allowed_domains' is not available"));
+	const struct net_policy *p = &c.sandbox.network.allowed;
+	assert_int_equal(p->n, 3);
+	assert_string_equal(p->d[0].name, "example.com");
+	assert_true(p->d[1].wildcard);
+	assert_string_equal(p->d[1].name, "github.com");
+	assert_true(p->d[2].private_ok);
+	config_free(&c);
+	free(g);
+	/* Bad entries are errors, each with its place and why. */
+	config_init(&c);
+	g = write_file("nb.yaml",
+		       "sandbox:\n  network:\n    allowed_domains: [\"*.com\", 10.0.0.1,\n"
+		       "      a_b.example, {allow_private_ips: true}]\n");
+	assert_int_equal(config_load(&c, g, true, &err), -1);
+	assert_non_null(strstr(err, "nb.yaml:3:"));
+	assert_non_null(strstr(err, "'*.com': a wildcard over a whole top-level domain"));
+	free(err);
 	config_free(&c);
 	free(g);
 }
