@@ -36,6 +36,12 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
       directly; and 64 MB of a command's output through the bridge.
   (m) image paste: a 5 MB PNG from a real X clipboard (Xvfb, xclip) to its
       path on the outer terminal, against xclip reading it alone.
+  (o) the network proxy (policy: deny), as root: an upstream in a network
+      namespace of the bench's own behind a veth; one tunnel's download
+      throughput through workrex's proxy and through tinyproxy (Debian),
+      against a direct connection; the time to a CONNECT's 200 (median of
+      200) against a direct TCP connect; 1,000 idle tunnels held, and the
+      proxy's memory with them.
   (n) image paste from the terminal's clipboard (OSC 5522, as over SSH): a
       5 MB PNG from the stand-in terminal (tests/e2e/kitty_terminal.py) to
       its path on the outer terminal, against a program that only reads the
@@ -981,6 +987,176 @@ def bench_paste():
         x.kill()
 
 
+# ---- (o) the network proxy -----------------------------------------------------------
+
+UPSTREAM_O = r"""
+import asyncio, struct
+async def serve(r, w):
+    try:
+        cmd = await r.readexactly(1)
+        if cmd == b"D":
+            n = struct.unpack(">Q", await r.readexactly(8))[0]
+            chunk = b"x" * (1 << 20)
+            while n > 0:
+                w.write(chunk[:min(n, len(chunk))]); n -= min(n, len(chunk))
+                await w.drain()
+        elif cmd == b"I":
+            await r.read()
+    except (asyncio.IncompleteReadError, ConnectionError):
+        pass
+    w.close()
+async def main():
+    s = await asyncio.start_server(serve, "198.51.100.2", 443, backlog=2048)
+    print("up", flush=True)
+    await s.serve_forever()
+asyncio.run(main())
+"""
+
+
+def bench_proxy():
+    import json, socket, struct
+    if os.geteuid() != 0:
+        print("(o) skipped: the proxy bench needs root (a network namespace of its own)")
+        return
+    for tool in ("ip", "unshare", "tinyproxy"):
+        if subprocess.run(["which", tool], capture_output=True).returncode:
+            print("(o) skipped: %s is not installed" % tool)
+            return
+    tag = str(os.getpid())
+    ns, vh, vn = "wrxb" + tag, "wbh" + tag, "wbn" + tag
+    procs = []
+
+    def run(*a):
+        subprocess.run(a, check=True, capture_output=True)
+    try:
+        run("ip", "netns", "add", ns)
+        run("ip", "link", "add", vh, "type", "veth", "peer", "name", vn)
+        run("ip", "link", "set", vn, "netns", ns)
+        run("ip", "addr", "add", "198.51.100.1/24", "dev", vh)
+        run("ip", "link", "set", vh, "up")
+        run("ip", "netns", "exec", ns, "ip", "addr", "add", "198.51.100.2/24", "dev", vn)
+        run("ip", "netns", "exec", ns, "ip", "link", "set", vn, "up")
+        run("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up")
+        up = subprocess.Popen(["ip", "netns", "exec", ns, "python3", "-c", UPSTREAM_O],
+                              stdout=subprocess.PIPE, text=True)
+        procs.append(up)
+        assert up.stdout.readline().strip() == "up"
+        hosts = os.path.join(TMP, "hosts")
+        with open(hosts, "w") as f:
+            f.write("127.0.0.1 localhost\n198.51.100.2 bench.test\n")
+        sock = os.path.join(TMP, "proxy.sock")
+        token = "bench-" + os.urandom(6).hex()
+        spec = {"socket": sock, "token": token, "max_connections": 1024,
+                "allowed_domains": [{"host": "bench.test"}]}
+        wrap = "mount --make-rprivate / && mount --bind '%s' /etc/hosts && exec " % hosts
+        px = subprocess.Popen(["unshare", "-m", "sh", "-c", wrap + "'%s' __proxy" % WORKREX],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        procs.append(px)
+        px.stdin.write(json.dumps(spec))
+        px.stdin.close()
+        assert px.stdout.readline().strip() == "listening"
+        threading.Thread(target=lambda: [None for _ in px.stdout], daemon=True).start()
+        tconf = os.path.join(TMP, "tinyproxy.conf")
+        with open(tconf, "w") as f:
+            f.write("Port 8899\nListen 127.0.0.1\nTimeout 600\nMaxClients 2000\n"
+                    "ConnectPort 443\nAllow 127.0.0.1\nLogLevel Critical\n")
+        tp = subprocess.Popen(["unshare", "-m", "sh", "-c", wrap + "tinyproxy -d -c '%s'" % tconf],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        procs.append(tp)
+        auth = "Proxy-Authorization: Basic %s\r\n" % __import__("base64").b64encode(
+            ("workrex:" + token).encode()).decode()
+
+        def open_direct():
+            s = socket.create_connection(("198.51.100.2", 443), timeout=30)
+            return s
+
+        def open_via(kind):
+            if kind == "workrex":
+                s = socket.socket(socket.AF_UNIX)
+                s.settimeout(30)
+                s.connect(sock)
+                s.sendall(("CONNECT bench.test:443 HTTP/1.1\r\n%s\r\n" % auth).encode())
+            else:
+                s = socket.create_connection(("127.0.0.1", 8899), timeout=30)
+                s.sendall(b"CONNECT bench.test:443 HTTP/1.1\r\nHost: bench.test:443\r\n\r\n")
+            got = b""
+            while b"\r\n\r\n" not in got:
+                b = s.recv(4096)
+                if not b:
+                    raise RuntimeError("%s: no answer to CONNECT" % kind)
+                got += b
+            if b" 200 " not in got.split(b"\r\n")[0]:
+                raise RuntimeError("%s: %r" % (kind, got[:80]))
+            return s
+
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                open_via("tinyproxy").close()
+                break
+            except (OSError, RuntimeError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        size = 512 << 20
+        buf = bytearray(4 << 20)
+
+        def download(opener):
+            s = opener()
+            t0 = time.monotonic()
+            s.sendall(b"D" + struct.pack(">Q", size))
+            n = 0
+            while True:
+                k = s.recv_into(buf)
+                if not k:
+                    break
+                n += k
+            dt = time.monotonic() - t0
+            s.close()
+            if n != size:
+                raise RuntimeError("got %d of %d bytes" % (n, size))
+            return dt
+        rates = {}
+        for name, opener in (("direct", open_direct), ("workrex", lambda: open_via("workrex")),
+                             ("tinyproxy", lambda: open_via("tinyproxy"))):
+            rates[name] = statistics.median([size / download(opener) / 1e6 for _ in range(3)])
+        print("(o) one tunnel, 512 MiB down, median of 3: direct %.0f MB/s; workrex's proxy %.0f "
+              "MB/s (%s of direct); tinyproxy %.0f MB/s (%s of direct)"
+              % (rates["direct"], rates["workrex"], ratio(rates["workrex"], rates["direct"]),
+                 rates["tinyproxy"], ratio(rates["tinyproxy"], rates["direct"])))
+        lat = {}
+        for name, opener in (("direct", open_direct), ("workrex", lambda: open_via("workrex")),
+                             ("tinyproxy", lambda: open_via("tinyproxy"))):
+            xs = []
+            for _ in range(200):
+                t0 = time.monotonic()
+                s = opener()
+                xs.append(time.monotonic() - t0)
+                s.close()
+            lat[name] = statistics.median(xs) * 1e3
+        print("(o) time to a tunnel (CONNECT to 200), median of 200: workrex %.2f ms, tinyproxy "
+              "%.2f ms; a direct TCP connect %.2f ms (added by workrex: %.2f ms)"
+              % (lat["workrex"], lat["tinyproxy"], lat["direct"], lat["workrex"] - lat["direct"]))
+        base = pss_kb(px.pid)
+        held = []
+        for _ in range(1000):
+            s = open_via("workrex")
+            s.sendall(b"I")
+            held.append(s)
+        time.sleep(0.5)
+        full = pss_kb(px.pid)
+        print("(o) 1,000 idle tunnels held: the proxy's memory %.1f MB -> %.1f MB (%.1f KB a tunnel)"
+              % (base / 1024, full / 1024, (full - base) / 1000))
+        for s in held:
+            s.close()
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+        subprocess.run(["ip", "link", "del", vh], capture_output=True)
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
 # ---- (n) image paste through the terminal (OSC 5522) -------------------------------
 
 READ_5522 = r"""
@@ -1059,7 +1235,7 @@ def main():
     for tool in ("tmux",):
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
-    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n"]
+    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o"]
     # The repositories made here need no identity or settings of the machine's.
     os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
@@ -1094,6 +1270,8 @@ def main():
             bench_paste()
         if "n" in which:
             bench_paste_terminal()
+        if "o" in which:
+            bench_proxy()
     finally:
         tmux("kill-server")
         end_keepers(TMP)

@@ -22,9 +22,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A direction stops reading while the other side holds more than this unsent. */
-#define QUEUE_HIGH (256 * 1024)
-#define READ_SIZE (64 * 1024)
+/*
+ * Every read lands in the proxy's one buffer (the loop runs one callback at
+ * a time) and is written on at once; what the other side cannot take now
+ * is copied and queued, and its source stops reading until that is
+ * written: one pending write per direction, whatever the ends' speeds.
+ */
+#define READ_SIZE (256 * 1024)
 
 enum phase { HEAD, RESOLVE, DIAL, TUNNEL, REFUSING, DONE };
 
@@ -59,6 +63,7 @@ struct proxy {
 	bool listening, closing;
 	struct conn *conns;
 	int active;
+	char rbuf[READ_SIZE];
 };
 
 static void conn_end(struct conn *c, int status, const char *why);
@@ -205,10 +210,9 @@ static uv_stream_t *side(struct conn *c, bool server)
 
 static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
 {
-	(void)h;
+	struct conn *c = h->data;
 	(void)want;
-	b->base = malloc(READ_SIZE);
-	b->len = b->base ? READ_SIZE : 0;
+	*b = uv_buf_init(c->p->rbuf, sizeof c->p->rbuf);
 }
 
 static void on_tunnel_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b);
@@ -268,32 +272,41 @@ static void on_tunnel_written(uv_write_t *req, int status)
 		conn_close(c);
 		return;
 	}
-	/* The side that was held back reads again once this one has room. */
-	bool src_eof = to_server ? c->client_eof : c->server_eof;
-	if (!src_eof && uv_stream_get_write_queue_size(side(c, to_server)) < QUEUE_HIGH / 2)
+	/* The side that was held back reads again. */
+	if (!(to_server ? c->client_eof : c->server_eof))
 		set_reading(c, !to_server, true);
 }
 
-static void forward(struct conn *c, bool to_server, char *data, size_t n)
+/* data[0..n) to the other side: now if it takes it, else queued, its source paused. */
+static void forward(struct conn *c, bool to_server, const char *data, size_t n)
 {
-	struct wreq *w = xcalloc(1, sizeof *w);
-	w->c = c;
-	w->data = data;
-	w->to_server = to_server;
 	if (to_server)
 		c->up += n;
 	else
 		c->down += n;
-	uv_buf_t b = uv_buf_init(data, (unsigned)n);
 	uv_stream_t *dst = side(c, to_server);
+	uv_buf_t b = uv_buf_init((char *)data, (unsigned)n);
+	int done = uv_try_write(dst, &b, 1);
+	if (done == (int)n)
+		return;
+	if (done < 0 && done != UV_EAGAIN) {
+		conn_close(c);
+		return;
+	}
+	size_t off = done > 0 ? (size_t)done : 0;
+	struct wreq *w = xcalloc(1, sizeof *w);
+	w->c = c;
+	w->data = xmalloc(n - off);
+	memcpy(w->data, data + off, n - off);
+	w->to_server = to_server;
+	b = uv_buf_init(w->data, (unsigned)(n - off));
 	if (uv_write(&w->req, dst, &b, 1, on_tunnel_written) < 0) {
-		free(data);
+		free(w->data);
 		free(w);
 		conn_close(c);
 		return;
 	}
-	if (uv_stream_get_write_queue_size(dst) >= QUEUE_HIGH)
-		set_reading(c, !to_server, false);
+	set_reading(c, !to_server, false);
 }
 
 static void on_tunnel_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
@@ -304,7 +317,6 @@ static void on_tunnel_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 		forward(c, !from_server, b->base, (size_t)n);
 		return;
 	}
-	free(b->base);
 	if (n == 0)
 		return;
 	if (n != UV_EOF || c->phase != TUNNEL) {
@@ -331,16 +343,12 @@ static void on_established(uv_write_t *req, int status)
 		conn_close(c);
 		return;
 	}
-	/* Bytes the client sent after its head are the server's. */
-	if (c->head.len > c->h.len) {
-		size_t n = c->head.len - c->h.len;
-		char *rest = xmalloc(n);
-		memcpy(rest, c->head.data + c->h.len, n);
-		forward(c, true, rest, n);
-	}
-	buf_free(&c->head);
 	set_reading(c, false, true);
 	set_reading(c, true, true);
+	/* Bytes the client sent after its head are the server's. */
+	if (c->head.len > c->h.len)
+		forward(c, true, c->head.data + c->h.len, c->head.len - c->h.len);
+	buf_free(&c->head);
 }
 
 /* ---- dialling ---- */
