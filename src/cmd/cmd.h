@@ -45,6 +45,7 @@ void cmd_ctx_free(struct cmd_ctx *ctx);
 
 int cmd_add(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_egress(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_allow_domain(struct cmd_ctx *ctx, int argc, char **argv);
 /* workrex __proxy: the network proxy alone (cmd_proxy.c). */
 int cmd_proxy_main(void);
 int cmd_list(struct cmd_ctx *ctx, int argc, char **argv);

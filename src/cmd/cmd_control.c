@@ -174,6 +174,56 @@ int cmd_egress(struct cmd_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * allow-domain: the running dashboard asks the user and does it; with none,
+ * asked here (or -y), then done here.
+ */
+int cmd_allow_domain(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const char *host = NULL;
+	bool yes = false;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-y") || !strcmp(argv[i], "--yes"))
+			yes = true;
+		else if (argv[i][0] == '-' || host)
+			return cmd_usage(cmd_find("allow-domain"));
+		else
+			host = argv[i];
+	}
+	if (host == NULL)
+		return cmd_usage(cmd_find("allow-domain"));
+	if (cmd_dashboard_runs(ctx)) {
+		json_object *req = json_object_new_object();
+		json_object_object_add(req, "cmd", json_object_new_string("allow-domain"));
+		json_object_object_add(req, "host", json_object_new_string(host));
+		fprintf(stderr, "workrex: allow-domain: the dashboard asks you\n");
+		int rc = cmd_dashboard(ctx, "allow-domain", req, NULL);
+		json_object_put(req);
+		return rc < 0 ? 1 : 0;
+	}
+	char *path = config_global_path(), *cause = NULL;
+	if (!yes) {
+		if (!isatty(STDIN_FILENO)) {
+			free(path);
+			return cmd_fail("allow-domain", "no terminal to ask on: pass -y");
+		}
+		fprintf(stderr, "add %s to sandbox.network.allowed_domains in %s? [y/N] ", host,
+			path);
+		char line[16] = "";
+		if (fgets(line, sizeof line, stdin) == NULL || (line[0] != 'y' && line[0] != 'Y')) {
+			free(path);
+			return cmd_fail("allow-domain", "not added");
+		}
+	}
+	int rc = config_allow_domain(path, host, &cause) < 0 ? cmd_fail("allow-domain", "%s", cause)
+							     : 0;
+	if (rc == 0)
+		printf("%s is in sandbox.network.allowed_domains (%s)\n", host, path);
+	free(cause);
+	free(path);
+	return rc;
+}
+
 /* Block until the agents reach a status (polling the dashboard). */
 int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv)
 {

@@ -131,6 +131,13 @@ void config_free(struct config *c);
  */
 int config_load(struct config *c, const char *path, bool global, char **err);
 
+/*
+ * Add host ("name" or "*.name") to sandbox.network.allowed_domains in the
+ * config file at path (the global one), keeping the rest of the file as
+ * it is (edit.c). 0 (also when it was there), or -errno with *cause.
+ */
+int config_allow_domain(const char *path, const char *host, char **cause);
+
 /* The global config path ($XDG_CONFIG_HOME/workrex/config.yaml); caller frees. */
 char *config_global_path(void);
 /* .workrex.yaml from dir upwards (stopping at a .git), or NULL; caller frees. */

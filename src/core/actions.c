@@ -508,6 +508,39 @@ static void do_list(struct act_call *c)
 	act_ok(c, f);
 }
 
+/* allow-domain, once the user said yes: into the global config, then read again. */
+static void allow_run(struct act_call *c)
+{
+	struct wrx *w = c->w;
+	const char *host = str_arg(c, "host");
+	char *path = config_global_path(), *cause = NULL;
+	struct strlist warnings = {0};
+	if (config_allow_domain(path, host, &cause) < 0 ||
+	    wrx_config_reload(w, &warnings, &cause) < 0) {
+		act_fail(c, "allow-domain: %s", cause);
+		free(cause);
+	} else {
+		wrx_message(w, false,
+			    "%s is in allowed_domains (%s); agents' proxies take it as "
+			    "their panes open again",
+			    host, path);
+		c->said = true;
+		act_ok(c, NULL);
+	}
+	strlist_free(&warnings);
+	free(path);
+}
+
+static void do_allow_domain(struct act_call *c)
+{
+	char *path = config_global_path();
+	char *q = xasprintf("add %s to sandbox.network.allowed_domains in %s? (y/n)",
+			    str_arg(c, "host"), path);
+	free(path);
+	confirm_then(c, q, allow_run);
+	free(q);
+}
+
 static void do_reload(struct act_call *c)
 {
 	struct wrx *w = c->w;
@@ -885,6 +918,8 @@ static const struct action table[] = {
 	{"heartbeat", "heartbeat", NO_ARGS, DOOR_AGENT, 0, DOOR_AGENT, 0, do_ok},
 	{"list", NULL, NO_ARGS, DOOR_CONTROL, 0, 0, 0, do_list},
 	{"reload", NULL, NO_ARGS, DOOR_UI | DOOR_CONTROL, 0, 0, 0, do_reload},
+	{"allow-domain", NULL, ARGS({"host", ARG_STR, true}), DOOR_UI | DOOR_CONTROL,
+	 DOOR_UI | DOOR_CONTROL, 0, 0, do_allow_domain},
 	{"open", NULL,
 	 ARGS(HANDLE, {"path", ARG_STR, false}, {"branch", ARG_STR, false},
 	      {"agent", ARG_STR, false}, {"number", ARG_INT, false}, {"sandbox", ARG_BOOL, false},

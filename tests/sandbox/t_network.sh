@@ -109,6 +109,23 @@ t_deny_policy() {
 	grep -q 'allowed  allowed.test:443 via 198.51.100.2' "$E2E_TMP/egress"
 	grep -q 'refused  other.test:443 (403)' "$E2E_TMP/egress"
 	grep -q 'box: proxy: refused  other.test:443' "$XDG_STATE_HOME/workrex/workrex.log"
+	wait_for '^ 2 .*box.*⊘1'
+	# The user allows it: the dashboard asks; yes writes the global config;
+	# the agent's panes opened again take it.
+	(cd "$repo" && "$WORKREX" allow-domain other.test >"$E2E_TMP/allow.out" 2>&1) &
+	wait_for 'add other.test to sandbox.network.allowed_domains in .*\(y/n\)'
+	keys y
+	wait_for 'other.test is in allowed_domains'
+	grep -q '"other.test"' "$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx close box
+	until_ok 30 eval '! podman ps --format "{{.Names}}" | grep -q "^wrx-box-"'
+	wrx open box
+	until_ok 30 eval 'podman ps --format "{{.Names}}" | grep -q "^wrx-box-"'
+	prefix z
+	wait_for '│.*[$#] *$'
+	type_line 'curl -sS --max-time 10 --cacert cert.pem https://other.test/ >ok2.txt 2>&1; echo "now-$?"'
+	wait_for '│now-0'
+	grep -qx 'hello from upstream' "$w/ok2.txt"
 }
 
 run_test "policy deny: HTTPS to allowed names through the proxy, and no other way out" t_deny_policy

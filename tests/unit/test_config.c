@@ -12,6 +12,7 @@
 #include "util/util.h"
 
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -458,6 +459,59 @@ static void test_not_available_yet(void **state)
 	free(g);
 }
 
+static char *slurp_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char text[4096];
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	return text;
+}
+
+/* allow-domain: the name goes where the list is; comments and the rest stay. */
+static void test_allow_domain(void **state)
+{
+	(void)state;
+	char *cause = NULL;
+	static const struct {
+		const char *before, *after;
+	} cases[] = {
+		{"", "sandbox:\n  network:\n    allowed_domains: [\"b.io\"]\n"},
+		{"# mine\nsandbox:\n  enabled: true # on\n",
+		 "# mine\nsandbox:\n  network:\n    allowed_domains: [\"b.io\"]\n  enabled: true # "
+		 "on\n"},
+		{"sandbox:\n    network:\n        policy: deny\n",
+		 "sandbox:\n    network:\n        allowed_domains: [\"b.io\"]\n        policy: "
+		 "deny\n"},
+		{"sandbox:\n  network:\n    allowed_domains: [a.com]  # x\nnotify: off\n",
+		 "sandbox:\n  network:\n    allowed_domains: [a.com, \"b.io\"]  # x\nnotify: "
+		 "off\n"},
+		{"sandbox:\n  network:\n    allowed_domains:\n      - a.com\n      - "
+		 "\"*.c.org\"\n# end\n",
+		 "sandbox:\n  network:\n    allowed_domains:\n      - a.com\n      - \"*.c.org\"\n"
+		 "      - \"b.io\"\n# end\n"},
+		{"sandbox:\n  network:\n    allowed_domains: [b.io]\n",
+		 "sandbox:\n  network:\n    allowed_domains: [b.io]\n"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *p = write_file("allow.yaml", cases[i].before);
+		if (config_allow_domain(p, "B.io.", &cause) != 0)
+			fail_msg("case %zu: %s", i, cause);
+		assert_string_equal(slurp_text(p), cases[i].after);
+		free(p);
+	}
+	char *p = write_file("allow.yaml", "sandbox:\n  network: {policy: deny}\n");
+	assert_int_equal(config_allow_domain(p, "b.io", &cause), -EINVAL);
+	assert_non_null(strstr(cause, "add the name to allowed_domains yourself"));
+	free(cause);
+	assert_int_equal(config_allow_domain(p, "10.0.0.1", &cause), -EINVAL);
+	free(cause);
+	assert_string_equal(slurp_text(p), "sandbox:\n  network: {policy: deny}\n");
+	free(p);
+}
+
 /* Every error in a file, each with its place, choices named. */
 static void test_every_error_listed(void **state)
 {
@@ -684,6 +738,7 @@ int main(void)
 		cmocka_unit_test(test_search_dir_skips_linked_worktrees),
 		cmocka_unit_test(test_untrusted_commands_ignored),
 		cmocka_unit_test(test_not_available_yet),
+		cmocka_unit_test(test_allow_domain),
 		cmocka_unit_test(test_every_error_listed),
 		cmocka_unit_test(test_reference_loads_as_defaults),
 		cmocka_unit_test(test_every_key_reaches_its_field),

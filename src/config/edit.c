@@ -1,0 +1,235 @@
+/*
+ * edit.c - the one change workrex makes to a config file itself: a name
+ * added to sandbox.network.allowed_domains (config_allow_domain).
+ *
+ * The file is the user's, comments and layout included, so it is edited
+ * as text where libyaml says the list is: into a flow list before its ']',
+ * after a block list's last item at the items' indent, or as a new key
+ * under sandbox.network (or sandbox, or the file) when there is none. The
+ * result is read back as a config before it replaces the file (through a
+ * temporary file and rename), so a change that would not read is never
+ * written.
+ */
+#include "config.h"
+
+#include "../util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+/* The value node of key in mapping m, or NULL. */
+static yaml_node_t *get(yaml_document_t *d, yaml_node_t *m, const char *key, yaml_node_t **kn)
+{
+	if (m == NULL || m->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(d, p->key);
+		if (k && k->type == YAML_SCALAR_NODE &&
+		    !strcmp((char *)k->data.scalar.value, key)) {
+			if (kn)
+				*kn = k;
+			return yaml_document_get_node(d, p->value);
+		}
+	}
+	return NULL;
+}
+
+/* The whole file (at most max bytes), or NULL. */
+static char *slurp(const char *path, size_t max)
+{
+	FILE *f = fopen(path, "re");
+	if (f == NULL)
+		return NULL;
+	struct buf b = {0};
+	char tmp[4096];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0 && b.len < max)
+		buf_add(&b, tmp, n);
+	fclose(f);
+	return b.data ? b.data : xstrdup("");
+}
+
+/* The offset just past the line holding offset at. */
+static size_t line_end(const char *text, size_t at)
+{
+	const char *nl = strchr(text + at, '\n');
+	return nl ? (size_t)(nl - text) + 1 : strlen(text);
+}
+
+/* text with ins put at offset at. */
+static char *splice_in(const char *text, size_t at, const char *ins)
+{
+	return xasprintf("%.*s%s%s", (int)at, text, ins, text + at);
+}
+
+/* The changed text, or NULL with *cause. */
+static char *added(const char *text, const char *host, char **cause)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
+	if (!yaml_parser_load(&parser, &doc)) {
+		*cause = xstrdup("the global config does not read as YAML; fix it first");
+		yaml_parser_delete(&parser);
+		return NULL;
+	}
+	yaml_node_t *root = yaml_document_get_root_node(&doc), *kn = NULL;
+	yaml_node_t *sb = get(&doc, root, "sandbox", &kn), *sbk = kn;
+	yaml_node_t *net = get(&doc, sb, "network", &kn), *netk = kn;
+	yaml_node_t *list = get(&doc, net, "allowed_domains", &kn);
+	char *out = NULL;
+	char *item = xasprintf("\"%s\"", host);
+	if (list && list->type == YAML_SEQUENCE_NODE &&
+	    list->data.sequence.style == YAML_FLOW_SEQUENCE_STYLE) {
+		size_t close = list->end_mark.index; /* just past ']' */
+		bool empty = list->data.sequence.items.start == list->data.sequence.items.top;
+		char *ins = xasprintf("%s%s", empty ? "" : ", ", item);
+		out = splice_in(text, close - 1, ins);
+		free(ins);
+	} else if (list && list->type == YAML_SEQUENCE_NODE &&
+		   list->data.sequence.items.start < list->data.sequence.items.top) {
+		yaml_node_t *first =
+			yaml_document_get_node(&doc, list->data.sequence.items.start[0]);
+		yaml_node_t *last = yaml_document_get_node(&doc, list->data.sequence.items.top[-1]);
+		/* "- " sits two columns before the item. */
+		int indent = (int)first->start_mark.column - 2;
+		char *ins = xasprintf("%*s- %s\n", indent < 0 ? 0 : indent, "", item);
+		out = splice_in(text,
+				line_end(text, last->end_mark.index ? last->end_mark.index - 1 : 0),
+				ins);
+		free(ins);
+	} else if (list) {
+		*cause = xstrdup("sandbox.network.allowed_domains is not a list; fix it first");
+	} else if (net && net->type == YAML_MAPPING_NODE &&
+		   net->data.mapping.style != YAML_FLOW_MAPPING_STYLE) {
+		yaml_node_t *k1 =
+			yaml_document_get_node(&doc, net->data.mapping.pairs.start[0].key);
+		char *ins = xasprintf("%*sallowed_domains: [%s]\n", (int)k1->start_mark.column, "",
+				      item);
+		out = splice_in(text, line_end(text, netk->start_mark.index), ins);
+		free(ins);
+	} else if (!net && sb && sb->type == YAML_MAPPING_NODE &&
+		   sb->data.mapping.style != YAML_FLOW_MAPPING_STYLE) {
+		int col = (int)yaml_document_get_node(&doc, sb->data.mapping.pairs.start[0].key)
+				  ->start_mark.column;
+		char *ins = xasprintf("%*snetwork:\n%*sallowed_domains: [%s]\n", col, "", col * 2,
+				      "", item);
+		out = splice_in(text, line_end(text, sbk->start_mark.index), ins);
+		free(ins);
+	} else if (!sb) {
+		size_t n = strlen(text);
+		out = xasprintf("%s%ssandbox:\n  network:\n    allowed_domains: [%s]\n", text,
+				n && text[n - 1] != '\n' ? "\n" : "", item);
+	} else {
+		*cause = xstrdup("sandbox or sandbox.network is written in a form workrex does not "
+				 "edit; add the name to allowed_domains yourself");
+	}
+	free(item);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	return out;
+}
+
+int config_allow_domain(const char *path, const char *host, char **cause)
+{
+	struct net_domain d = {0};
+	const char *why;
+	if (net_domain_parse(host, &d, &why) < 0) {
+		*cause = xasprintf("'%s': %s", host, why);
+		return -EINVAL;
+	}
+	char *name = xasprintf("%s%s", d.wildcard ? "*." : "", d.name);
+	free(d.name);
+	char *text = slurp(path, 1 << 20);
+	if (text == NULL)
+		text = xstrdup("");
+	/* Already there: nothing to do. */
+	struct config c;
+	char *err = NULL;
+	config_init(&c);
+	int rc = config_load(&c, path, true, &err);
+	bool have = false;
+	for (size_t i = 0; rc == 0 && i < c.sandbox.network.allowed.n; i++) {
+		char *e = xasprintf("%s%s", c.sandbox.network.allowed.d[i].wildcard ? "*." : "",
+				    c.sandbox.network.allowed.d[i].name);
+		have |= !strcmp(e, name);
+		free(e);
+	}
+	config_free(&c);
+	if (rc < 0) {
+		*cause = xasprintf("%s; fix it first", err);
+		free(err);
+		free(text);
+		free(name);
+		return -EINVAL;
+	}
+	if (have) {
+		free(text);
+		free(name);
+		return 0;
+	}
+	char *out = added(text, name, cause);
+	free(text);
+	if (out == NULL) {
+		free(name);
+		return -EINVAL;
+	}
+	/* Read back before it replaces the file (with its mode). */
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		mkdir_p(dir, 0700);
+	}
+	free(dir);
+	struct stat st;
+	mode_t mode = stat(path, &st) == 0 ? st.st_mode & 07777 : 0600;
+	char *tmp = xasprintf("%s.workrex-new", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (fd >= 0 && f == NULL)
+		close(fd);
+	rc = f && fputs(out, f) >= 0 ? 0 : -errno;
+	if (f && fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	free(out);
+	if (rc == 0) {
+		config_init(&c);
+		rc = config_load(&c, tmp, true, &err);
+		have = false;
+		for (size_t i = 0; rc == 0 && i < c.sandbox.network.allowed.n; i++) {
+			char *e = xasprintf("%s%s",
+					    c.sandbox.network.allowed.d[i].wildcard ? "*." : "",
+					    c.sandbox.network.allowed.d[i].name);
+			have |= !strcmp(e, name);
+			free(e);
+		}
+		config_free(&c);
+		if (rc < 0 || !have) {
+			*cause = xasprintf(
+				"the edited config would not read (%s); nothing was changed",
+				rc < 0 ? err : "the name is missing");
+			free(err);
+			rc = -EINVAL;
+		}
+	} else {
+		*cause = xasprintf("%s: %s", tmp, strerror(-rc));
+	}
+	if (rc == 0 && rename(tmp, path) < 0) {
+		rc = -errno;
+		*cause = xasprintf("%s: %s", path, strerror(errno));
+	}
+	if (rc < 0)
+		unlink(tmp);
+	free(tmp);
+	free(name);
+	return rc;
+}
