@@ -23,6 +23,23 @@ static int no_dashboard(const char *what)
 			"no dashboard is running for this project (start one with `workrex`)");
 }
 
+/* Ask the dashboard (req taken) and print its reply's "data". */
+static int print_data(struct cmd_ctx *ctx, const char *what, json_object *req)
+{
+	json_object *r = NULL;
+	int rc = cmd_dashboard(ctx, what, req, &r);
+	json_object_put(req);
+	if (rc == -ENOENT)
+		return no_dashboard(what);
+	if (rc < 0)
+		return 1;
+	json_object *d;
+	if (json_object_object_get_ex(r, "data", &d))
+		fputs(json_object_get_string(d), stdout);
+	json_object_put(r);
+	return 0;
+}
+
 int cmd_open(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	bool cont = false;
@@ -133,22 +150,12 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
 	int rc = cmd_which_agent(ctx, "capture", name, &a);
 	if (rc)
 		return rc;
-	json_object *req = cmd_agent_request("capture", &a), *r = NULL;
+	json_object *req = cmd_agent_request("capture", &a);
 	json_object_object_add(req, "lines", json_object_new_int(lines));
 	json_object_object_add(req, "colour", json_object_new_boolean(colour));
 	json_object_object_add(req, "screen", json_object_new_boolean(screen));
-	rc = cmd_dashboard(ctx, "capture", req, &r);
-	json_object_put(req);
 	agent_rec_free(&a);
-	if (rc == -ENOENT)
-		return no_dashboard("capture");
-	if (rc < 0)
-		return 1;
-	json_object *d;
-	if (json_object_object_get_ex(r, "data", &d))
-		fputs(json_object_get_string(d), stdout);
-	json_object_put(r);
-	return 0;
+	return print_data(ctx, "capture", req);
 }
 
 int cmd_egress(struct cmd_ctx *ctx, int argc, char **argv)
@@ -159,19 +166,9 @@ int cmd_egress(struct cmd_ctx *ctx, int argc, char **argv)
 	int rc = cmd_which_agent(ctx, "egress", argc == 2 ? argv[1] : NULL, &a);
 	if (rc)
 		return rc;
-	json_object *req = cmd_agent_request("egress", &a), *r = NULL;
-	rc = cmd_dashboard(ctx, "egress", req, &r);
-	json_object_put(req);
+	json_object *req = cmd_agent_request("egress", &a);
 	agent_rec_free(&a);
-	if (rc == -ENOENT)
-		return no_dashboard("egress");
-	if (rc < 0)
-		return 1;
-	json_object *d;
-	if (json_object_object_get_ex(r, "data", &d))
-		fputs(json_object_get_string(d), stdout);
-	json_object_put(r);
-	return 0;
+	return print_data(ctx, "egress", req);
 }
 
 /*

@@ -259,19 +259,29 @@ static void pass_eof(struct conn *c, bool from_server)
 	}
 }
 
-static void on_tunnel_written(uv_write_t *req, int status)
+/* A write in the tunnel is done: its connection, or NULL when the tunnel is over. */
+static struct conn *tunnel_written(uv_write_t *req, int status, bool *to_server)
 {
 	struct wreq *w = (struct wreq *)req;
 	struct conn *c = w->c;
+	*to_server = w->to_server;
 	free(w->data);
-	bool to_server = w->to_server;
 	free(w);
 	if (c->phase != TUNNEL)
-		return;
+		return NULL;
 	if (status < 0) {
 		conn_close(c);
-		return;
+		return NULL;
 	}
+	return c;
+}
+
+static void on_tunnel_written(uv_write_t *req, int status)
+{
+	bool to_server;
+	struct conn *c = tunnel_written(req, status, &to_server);
+	if (c == NULL)
+		return;
 	/* The side that was held back reads again. */
 	if (!(to_server ? c->client_eof : c->server_eof))
 		set_reading(c, !to_server, true);
@@ -333,16 +343,10 @@ static void on_tunnel_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 
 static void on_established(uv_write_t *req, int status)
 {
-	struct wreq *w = (struct wreq *)req;
-	struct conn *c = w->c;
-	free(w->data);
-	free(w);
-	if (c->phase != TUNNEL)
+	bool to_server;
+	struct conn *c = tunnel_written(req, status, &to_server);
+	if (c == NULL)
 		return;
-	if (status < 0) {
-		conn_close(c);
-		return;
-	}
 	set_reading(c, false, true);
 	set_reading(c, true, true);
 	/* Bytes the client sent after its head are the server's. */

@@ -73,28 +73,6 @@ t_mouse() {
 	wait_for '│\^\[\[M .*$'
 }
 
-t_copy_to_clipboard() {
-	start 120 30
-	tm set -g set-clipboard on
-	wait_for 'wrx\$'
-	type_line 'echo alpha-beta-gamma'
-	wait_for '│alpha-beta-gamma *$'
-	prefix '['
-	wait_for '\[scroll'
-	keys /
-	tm send-keys -l 'beta'
-	keys Enter
-	keys v l l l
-	keys y
-	wait_for 'copied 4 bytes'
-	for _ in $(seq 50); do
-		[ "$(tm show-buffer 2>/dev/null)" = "beta" ] && return 0
-		sleep 0.1
-	done
-	echo "buffer: $(tm show-buffer 2>&1)" >&2
-	false
-}
-
 # osc52 TEXT: the shell line that has the pane's program set the clipboard to TEXT.
 osc52() {
 	local b
@@ -109,6 +87,23 @@ buffer_is() {
 	done
 	echo "buffer: $(tm show-buffer 2>&1), not $1" >&2
 	false
+}
+
+t_copy_to_clipboard() {
+	start 120 30
+	tm set -g set-clipboard on
+	wait_for 'wrx\$'
+	type_line 'echo alpha-beta-gamma'
+	wait_for '│alpha-beta-gamma *$'
+	prefix '['
+	wait_for '\[scroll'
+	keys /
+	tm send-keys -l 'beta'
+	keys Enter
+	keys v l l l
+	keys y
+	wait_for 'copied 4 bytes'
+	buffer_is beta
 }
 
 # A host pane's OSC 52 write reaches the outer terminal (clipboard.host_panes:

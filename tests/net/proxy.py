@@ -323,7 +323,6 @@ def main():
         if up:
             up.kill()
         teardown_net()
-    print("net: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
 
