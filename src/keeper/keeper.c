@@ -96,7 +96,8 @@ struct keeper {
 	 */
 	struct proxy_spec proxy_spec;
 	struct proxy *proxy;
-	struct buf egress; /* KM_EGRESS frames not sent yet */
+	struct stat proxy_st; /* its socket file: removed at the end only if still ours */
+	struct buf egress;    /* KM_EGRESS frames not sent yet */
 	int egress_kept;
 };
 
@@ -725,7 +726,10 @@ static int proxy_start(struct keeper *k, json_object *spec, char **cause)
 			       .event = on_egress,
 			       .arg = k};
 	k->proxy = proxy_new(k->loop, &o);
-	return proxy_listen(k->proxy, k->proxy_spec.socket, cause);
+	int rc = proxy_listen(k->proxy, k->proxy_spec.socket, cause);
+	if (rc == 0 && lstat(k->proxy_spec.socket, &k->proxy_st) < 0)
+		memset(&k->proxy_st, 0, sizeof k->proxy_st);
+	return rc;
 }
 
 int keeper_main(void)
@@ -821,7 +825,10 @@ int keeper_main(void)
 		send_frame(c, KM_BYE, why, strlen(why));
 	}
 	unlink(k.sock);
-	if (k.proxy)
+	/* The agent's next keeper may listen there already (its panes opened again). */
+	struct stat st;
+	if (k.proxy && lstat(k.proxy_spec.socket, &st) == 0 && st.st_ino == k.proxy_st.st_ino &&
+	    st.st_dev == k.proxy_st.st_dev)
 		unlink(k.proxy_spec.socket);
 	proxy_spec_free(&k.proxy_spec);
 	return 0;

@@ -7,7 +7,7 @@
 # Inside the container: the allowed name works through the proxy (curl
 # reads HTTPS_PROXY); another name is refused; a direct connection, a DNS
 # query, IPv6 and curl --noproxy all fail; the agent's uid is the user's
-# and it holds no capability.
+# and it holds no capability. The proxy goes on with no dashboard.
 . "$(dirname "$0")/lib.sh"
 TAG=$$
 NS=wrxs$TAG VH=wsh$TAG VN=wsn$TAG
@@ -126,6 +126,11 @@ t_deny_policy() {
 	type_line 'curl -sS --max-time 10 --cacert cert.pem https://other.test/ >ok2.txt 2>&1; echo "now-$?"'
 	wait_for '│now-0'
 	grep -qx 'hello from upstream' "$w/ok2.txt"
+	# With no dashboard, the keeper's proxy goes on serving the agent.
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	wrx send box 'curl -sS --max-time 10 --cacert cert.pem https://allowed.test/ >detached.txt 2>&1'
+	until_ok 20 grep -qx 'hello from upstream' "$w/detached.txt"
 }
 
 run_test "policy deny: HTTPS to allowed names through the proxy, and no other way out" t_deny_policy
