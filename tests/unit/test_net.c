@@ -29,19 +29,9 @@ static void test_host_grammar(void **state)
 	assert_int_equal(norm("xn--bcher-kva.example", out), 0);
 	assert_int_equal(norm("a-b.c0.io", out), 0);
 	/* Malformed: refused, never cleaned up. */
-	const char *bad[] = {"",
-			     ".",
-			     "example.com..",
-			     "a..b",
-			     "-a.com",
-			     "a-.com",
-			     "a_b.com",
-			     "a%2e.com",
-			     "user@a.com",
-			     "a.com\tb",
-			     "b\xc3\xbc"
-			     "cher.de",
-			     "a .com",
+	const char *bad[] = {"",           ".",        "example.com..",  "a..b",
+			     "-a.com",     "a-.com",   "a_b.com",        "a%2e.com",
+			     "user@a.com", "a.com\tb", "b\u00fccher.de", "a .com",
 			     "a/b.com"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		if (norm(bad[i], out) != -EINVAL)
