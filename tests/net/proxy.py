@@ -157,8 +157,22 @@ def connect(head, extra=b"", timeout=10):
     s = socket.socket(socket.AF_UNIX)
     s.settimeout(timeout)
     s.connect(SOCK)
-    s.sendall(head.encode("latin-1") + extra)
+    try:
+        s.sendall(head.encode("latin-1") + extra)
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # refused before all of it was read: the answer is there to read
     return s
+
+
+def event_of(host, timeout=5):
+    """The proxy's latest event for host: it comes a moment after the connection ends."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        found = [e for e in events if e["host"] == host]
+        if found:
+            return found[-1]
+        time.sleep(0.05)
+    return None
 
 
 def status_of(s, timeout=10):
@@ -264,10 +278,10 @@ def main():
         st, same = tunnel_roundtrip("privok.test:443", 1 << 12)
         ok("a private address with allow_private_ips: 200", st == 200 and same, "%d" % st)
         st, same = tunnel_roundtrip("mixed.test:443", 1 << 12)
-        mixed = [e for e in events if e["host"] == "mixed.test"]
+        mixed = event_of("mixed.test")
         ok("a name resolving to loopback first, then a public address: the public one",
-           st == 200 and same and mixed and mixed[-1].get("addr") == "198.51.100.2",
-           "%d %s" % (st, mixed[-1:]))
+           st == 200 and same and mixed and mixed.get("addr") == "198.51.100.2",
+           "%d %s" % (st, mixed))
         ok("the secret server on 127.0.0.1:443 was never reached", secret.hits == 0, "%d" % secret.hits)
 
         # The head: slow, oversize, pipelined.
@@ -303,11 +317,14 @@ def main():
         ok("over max_connections: 503", st == 503, "%d" % st)
         for h in held:
             h.close()
-        time.sleep(0.3)
-        ok("below it again: 200", ask("allowed.test:443") == 200)
+        end, st = time.monotonic() + 5, 0
+        while st != 200 and time.monotonic() < end:  # the proxy sees the closes a moment later
+            time.sleep(0.1)
+            st = ask("allowed.test:443")
+        ok("below it again: 200", st == 200, "%d" % st)
 
         # Every connection is told, refused ones with why.
-        time.sleep(0.3)
+        time.sleep(1)
         refused = [e for e in events if e["status"] == 403 and e["host"] == "other.test"]
         ok("refusals are reported with the reason", refused and "allowed_domains" in refused[0].get("why", ""),
            str(refused[:1]))
