@@ -13,6 +13,14 @@ export GIT_CONFIG_GLOBAL=$HOME/.gitconfig
 git config --global user.name "Host User"
 git config --global user.email host@example.com
 
+# add_box: the agent "box", focused, its container up; sets w to its worktree.
+add_box() {
+	wrx add box >/dev/null
+	wait_for '^ 2 box'
+	until_ok 30 eval 'podman ps --format "{{.Names}}" | grep -q "^wrx-box-"'
+	w=$(wrx path box)
+}
+
 # global_config LINES...: the global config, sandbox.image set, LINES under sandbox:.
 global_config() {
 	mkdir -p "$XDG_CONFIG_HOME/workrex"

@@ -16,11 +16,8 @@ t_sandbox_reads_the_clipboard() {
 	global_config "  enabled: true"
 	start_repo 140 40
 	wait_for 'wrx\$'
-	wrx add box >/dev/null
-	wait_for '^ 2 box'
-	until_ok 30 eval 'podman ps --format "{{.Names}}" | grep -q "^wrx-box-"'
 	local w
-	w=$(wrx path box)
+	add_box
 	prefix z
 	wait_for '│.*[$#] *$'
 	# The agent's pane, in its container: the shims are its xclip and wl-paste.

@@ -70,11 +70,8 @@ t_deny_policy() {
 		"unshare -m sh -c 'mount --make-rprivate / && mount --bind $E2E_TMP/hosts /etc/hosts && exec env TERM=tmux-256color PATH=\"$PATH\" $WORKREX'$after_exit"
 	tm set -g status off
 	wait_for 'wrx\$'
-	wrx add box >/dev/null
-	wait_for '^ 2 box'
-	until_ok 30 eval 'podman ps --format "{{.Names}}" | grep -q "^wrx-box-"'
 	local w
-	w=$(wrx path box)
+	add_box
 	cp "$E2E_TMP/cert.pem" "$w/cert.pem"
 	prefix z
 	wait_for '│.*[$#] *$'
