@@ -28,7 +28,7 @@
  * is copied and queued, and its source stops reading until that is
  * written: one pending write per direction, whatever the ends' speeds.
  */
-#define READ_SIZE (256 * 1024)
+#define READ_SIZE (1024 * 1024)
 
 enum phase { HEAD, RESOLVE, DIAL, TUNNEL, REFUSING, DONE };
 
