@@ -138,6 +138,45 @@ static char *added(const char *text, const char *host, char **cause)
 	return out;
 }
 
+/*
+ * Does the config at path allow exactly name ("*.x" or "x")? 1 or 0; -1
+ * with *err when the file does not read as a config.
+ */
+static int has_domain(const char *path, const char *name, char **err)
+{
+	struct config c;
+	config_init(&c);
+	int rc = config_load(&c, path, true, err);
+	const struct net_policy *p = &c.sandbox.network.allowed;
+	for (size_t i = 0; rc == 0 && i < p->n; i++)
+		if (!strcmp(p->d[i].name, name + (p->d[i].wildcard ? 2 : 0)) &&
+		    p->d[i].wildcard == !strncmp(name, "*.", 2))
+			rc = 1;
+	config_free(&c);
+	return rc;
+}
+
+/* text to path through path.workrex-new and a rename, keeping path's mode. */
+static int replace_file(const char *path, const char *tmp, const char *text)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		mkdir_p(dir, 0700);
+	}
+	free(dir);
+	struct stat st;
+	mode_t mode = stat(path, &st) == 0 ? st.st_mode & 07777 : 0600;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	int rc = fd_write_all(fd, text, strlen(text)) < 0 ? -errno : 0;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	return rc;
+}
+
 int config_allow_domain(const char *path, const char *host, char **cause)
 {
 	struct net_domain d = {0};
@@ -148,87 +187,37 @@ int config_allow_domain(const char *path, const char *host, char **cause)
 	}
 	char *name = xasprintf("%s%s", d.wildcard ? "*." : "", d.name);
 	free(d.name);
-	char *text = slurp(path, 1 << 20);
-	if (text == NULL)
-		text = xstrdup("");
-	/* Already there: nothing to do. */
-	struct config c;
-	char *err = NULL;
-	config_init(&c);
-	int rc = config_load(&c, path, true, &err);
-	bool have = false;
-	for (size_t i = 0; rc == 0 && i < c.sandbox.network.allowed.n; i++) {
-		char *e = xasprintf("%s%s", c.sandbox.network.allowed.d[i].wildcard ? "*." : "",
-				    c.sandbox.network.allowed.d[i].name);
-		have |= !strcmp(e, name);
-		free(e);
-	}
-	config_free(&c);
+	char *err = NULL, *tmp = xasprintf("%s.workrex-new", path), *out = NULL;
+	int rc = has_domain(path, name, &err);
 	if (rc < 0) {
 		*cause = xasprintf("%s; fix it first", err);
-		free(err);
+		rc = -EINVAL;
+	} else if (rc == 1) {
+		rc = 0; /* there already */
+	} else {
+		char *text = slurp(path, 1 << 20);
+		out = added(text ? text : "", name, cause);
 		free(text);
-		free(name);
-		return -EINVAL;
-	}
-	if (have) {
-		free(text);
-		free(name);
-		return 0;
-	}
-	char *out = added(text, name, cause);
-	free(text);
-	if (out == NULL) {
-		free(name);
-		return -EINVAL;
-	}
-	/* Read back before it replaces the file (with its mode). */
-	char *dir = xstrdup(path);
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		mkdir_p(dir, 0700);
-	}
-	free(dir);
-	struct stat st;
-	mode_t mode = stat(path, &st) == 0 ? st.st_mode & 07777 : 0600;
-	char *tmp = xasprintf("%s.workrex-new", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (fd >= 0 && f == NULL)
-		close(fd);
-	rc = f && fputs(out, f) >= 0 ? 0 : -errno;
-	if (f && fclose(f) != 0 && rc == 0)
-		rc = -errno;
-	free(out);
-	if (rc == 0) {
-		config_init(&c);
-		rc = config_load(&c, tmp, true, &err);
-		have = false;
-		for (size_t i = 0; rc == 0 && i < c.sandbox.network.allowed.n; i++) {
-			char *e = xasprintf("%s%s",
-					    c.sandbox.network.allowed.d[i].wildcard ? "*." : "",
-					    c.sandbox.network.allowed.d[i].name);
-			have |= !strcmp(e, name);
-			free(e);
-		}
-		config_free(&c);
-		if (rc < 0 || !have) {
+		rc = out ? replace_file(path, tmp, out) : -EINVAL;
+		if (out && rc < 0)
+			*cause = xasprintf("%s: %s", tmp, strerror(-rc));
+		/* Read back before it replaces the file. */
+		int back = rc == 0 ? has_domain(tmp, name, &err) : 0;
+		if (rc == 0 && back != 1) {
 			*cause = xasprintf(
 				"the edited config would not read (%s); nothing was changed",
-				rc < 0 ? err : "the name is missing");
-			free(err);
+				back < 0 ? err : "the name is missing");
 			rc = -EINVAL;
 		}
-	} else {
-		*cause = xasprintf("%s: %s", tmp, strerror(-rc));
+		if (rc == 0 && rename(tmp, path) < 0) {
+			rc = -errno;
+			*cause = xasprintf("%s: %s", path, strerror(errno));
+		}
+		if (rc < 0)
+			unlink(tmp);
 	}
-	if (rc == 0 && rename(tmp, path) < 0) {
-		rc = -errno;
-		*cause = xasprintf("%s: %s", path, strerror(errno));
-	}
-	if (rc < 0)
-		unlink(tmp);
+	free(err);
+	free(out);
 	free(tmp);
 	free(name);
 	return rc;

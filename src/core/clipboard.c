@@ -300,7 +300,7 @@ static bool from_terminal_start(struct read *x)
 	return h->terminal_clipboard && h->terminal_clipboard(x->w->ui, from_terminal, x) == 0;
 }
 
-static bool over_ssh(void)
+bool clipboard_over_ssh(void)
 {
 	const char *a = getenv("SSH_CONNECTION"), *b = getenv("SSH_TTY");
 	return (a && *a) || (b && *b);
@@ -314,7 +314,7 @@ void clipboard_stage(struct wrx *w, const char *worktree, clipboard_done_fn *don
 	x->done = done;
 	x->arg = arg;
 	/* Over SSH the user's clipboard is where their terminal is: ask it first. */
-	bool remote = over_ssh();
+	bool remote = clipboard_over_ssh();
 	if (remote && from_terminal_start(x))
 		return;
 	for (size_t i = 0; i < WRX_ARRAY_LEN(readers) && x->r == NULL; i++) {

@@ -17,6 +17,7 @@
 #ifndef WRX_CLIPBOARD_H
 #define WRX_CLIPBOARD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define CLIPBOARD_MAX (20u << 20)
@@ -34,6 +35,12 @@ const char *clipboard_image_kind(const void *data, size_t n);
  * where it was staged (the file name), or NULL with why. Called once, later.
  */
 typedef void clipboard_done_fn(struct wrx *w, const char *path, const char *why, void *arg);
+
+/*
+ * The dashboard runs over SSH (SSH_CONNECTION or SSH_TTY): the user's
+ * clipboard is where their terminal is, asked through OSC 5522 first.
+ */
+bool clipboard_over_ssh(void);
 
 /* Stage the clipboard's image under worktree; done gets the file's path. */
 void clipboard_stage(struct wrx *w, const char *worktree, clipboard_done_fn *done, void *arg);

@@ -43,10 +43,8 @@ struct termclip {
 
 static bool remote_or_headless(void)
 {
-	const char *v[] = {"SSH_CONNECTION", "SSH_TTY"};
-	for (size_t i = 0; i < WRX_ARRAY_LEN(v); i++)
-		if (getenv(v[i]) && *getenv(v[i]))
-			return true;
+	if (clipboard_over_ssh())
+		return true;
 	const char *d = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
 	return !(d && *d) && !(wl && *wl);
 }
