@@ -55,9 +55,17 @@ struct backend_pane {
 #define BACKEND_GUEST_DIR "/opt/workrex/bin"
 #define BACKEND_GUEST_CLIENT BACKEND_GUEST_DIR "/workrex"
 #define BACKEND_GUEST_HOST_BIN "/opt/workrex/host-bin"
+/* Where the agent's RPC directory (its sockets, the proxy's port file) is mounted. */
+#define BACKEND_GUEST_RPC_DIR "/run/workrex"
 /* Under policy: deny, the guest forwards 127.0.0.1:this to the proxy's socket. */
 #define BACKEND_PROXY_PORT 3128
 #define BACKEND_PROXY_SOCKET "proxy.sock"
+/* ... or, where no socket reaches the sandbox, the proxy's TCP port is in this file. */
+#define BACKEND_PROXY_PORT_FILE "proxy-port"
+/* The proxy's URL goes in each of these: the forms agent CLIs and their tools read. */
+#define BACKEND_PROXY_VARS                                                                         \
+	"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy",        \
+		"npm_config_https_proxy", "npm_config_proxy", "GLOBAL_AGENT_HTTPS_PROXY"
 
 struct backend {
 	const char *name;
@@ -120,6 +128,21 @@ const struct backend *backend_find(const char *name);
 
 /* The container runtime to use: the configured one, else podman, docker, container on PATH. */
 const char *container_runtime(const struct config *cfg);
+/*
+ * How the runtime's containers reach the host. Podman and docker on Linux
+ * share unix sockets through a bind mount. Apple Container's VMs and
+ * Docker Desktop's cannot (nor any engine with share_sockets: false):
+ * there the RPC bridge and the proxy listen on TCP at bind, the container
+ * names the host guest, and under policy: deny a firewall inside keeps
+ * it to those two ports. tcp false: bind and guest are NULL.
+ */
+struct container_reach {
+	bool tcp;
+	const char *bind, *guest;
+	bool add_host; /* docker: --add-host=host.docker.internal:host-gateway */
+};
+/* 0, or -EINVAL with *cause when TCP is needed and no address is known. */
+int container_reach(const struct config *cfg, struct container_reach *r, char **cause);
 /* The sandbox image for an agent: sandbox.image, else workrex-sandbox:<agent>. Caller frees. */
 char *container_image(const struct config *cfg, const char *agent);
 /*

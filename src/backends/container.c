@@ -26,6 +26,7 @@
 #include "../util/util.h"
 
 #include <dirent.h>
+#include <json-c/json.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -34,10 +35,10 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #define GUEST_DIR BACKEND_GUEST_DIR
-#define GUEST_RPC_DIR "/run/workrex"
 #define GUEST_PATH                                                                                 \
 	BACKEND_GUEST_HOST_BIN ":" GUEST_DIR ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:" \
 			       "/sbin:/bin"
@@ -70,6 +71,72 @@ char *container_name(const char *handle, int n, const char *session)
 static bool is_apple(const char *rt)
 {
 	return strcmp(rt, "container") == 0;
+}
+
+/*
+ * Docker Desktop runs its engine in a VM that unix sockets do not cross:
+ * on macOS always; on Linux when the context in use is its own.
+ */
+static bool docker_desktop(void)
+{
+	struct utsname u;
+	if (uname(&u) == 0 && strcmp(u.sysname, "Darwin") == 0)
+		return true;
+	const char *host = getenv("DOCKER_HOST"), *ctx = getenv("DOCKER_CONTEXT");
+	if (host && *host)
+		return strstr(host, "/.docker/desktop/") != NULL;
+	if (ctx && *ctx)
+		return strcmp(ctx, "desktop-linux") == 0;
+	const char *dir = getenv("DOCKER_CONFIG"), *home = getenv("HOME");
+	char *path = dir && *dir ? xasprintf("%s/config.json", dir)
+		     : home      ? xasprintf("%s/.docker/config.json", home)
+				 : NULL;
+	json_object *o = path ? json_object_from_file(path) : NULL, *v;
+	bool desktop = o && json_object_object_get_ex(o, "currentContext", &v) &&
+		       json_object_is_type(v, json_type_string) &&
+		       strcmp(json_object_get_string(v), "desktop-linux") == 0;
+	json_object_put(o);
+	free(path);
+	return desktop;
+}
+
+int container_reach(const struct config *cfg, struct container_reach *r, char **cause)
+{
+	memset(r, 0, sizeof *r);
+	const char *rt = container_runtime(cfg), *share = cfg->sandbox.container.share_sockets;
+	const char *host = cfg->sandbox.rpc_host;
+	if (rt == NULL)
+		return 0;
+	bool desktop = strcmp(rt, "docker") == 0 && docker_desktop();
+	if (is_apple(rt)) {
+		r->tcp = true;
+		r->bind = r->guest = host ? host : "192.168.64.1";
+	} else if (share && strcmp(share, "true") == 0) {
+		return 0;
+	} else if (desktop || (share && strcmp(share, "false") == 0)) {
+		r->tcp = true;
+		if (host) {
+			r->bind = r->guest = host;
+		} else if (desktop) {
+			/* Its VM forwards host.docker.internal to the host's loopback. */
+			r->bind = "127.0.0.1";
+			r->guest = "host.docker.internal";
+			r->add_host = true;
+		} else {
+			*cause = xasprintf("sandbox.container.share_sockets is false: set "
+					   "sandbox.rpc_host to the host's address on %s's "
+					   "network (its bridge's gateway)",
+					   rt);
+			return -EINVAL;
+		}
+	}
+	if (r->tcp && (strcmp(r->bind, "0.0.0.0") == 0 || strcmp(r->bind, "::") == 0)) {
+		*cause = xasprintf("sandbox.rpc_host %s would listen on every address; name the "
+				   "host's address on the sandbox's network",
+				   r->bind);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* ---- checks ---- */
@@ -323,21 +390,14 @@ static int container_check(const struct backend_pane *p, char **cause)
 				   p->guest_bin ? p->guest_bin : "workrex-guest");
 		return -ENOENT;
 	}
-	if (!strcmp(p->cfg->sandbox.network.policy, "deny")) {
-		/* Where no socket crosses, only a firewall inside could hold: not built yet. */
-		if (is_apple(rt)) {
-			*cause = xstrdup(
-				"sandbox.network.policy: deny needs a firewall inside Apple "
-				"Container's VM, which is not available yet: the agent does "
-				"not start (set policy: allow, or use podman or docker)");
-			return -ENOTSUP;
-		}
-		if (p->proxy_token == NULL || p->rpc_dir == NULL) {
-			*cause =
-				xstrdup("sandbox.network.policy is deny, and the agent's proxy was "
-					"not set up: the agent does not start");
-			return -ENOTSUP;
-		}
+	struct container_reach reach;
+	if (container_reach(p->cfg, &reach, cause) < 0)
+		return -EINVAL;
+	if (!strcmp(p->cfg->sandbox.network.policy, "deny") &&
+	    (p->proxy_token == NULL || p->rpc_dir == NULL)) {
+		*cause = xstrdup("sandbox.network.policy is deny, and the agent's proxy was "
+				 "not set up: the agent does not start");
+		return -ENOTSUP;
 	}
 	int rc;
 	if ((rc = check_caps(p, cause)) < 0 || (rc = check_mounts(p, cause)) < 0 ||
@@ -571,6 +631,11 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 		return -EINVAL;
 	}
 	bool apple = is_apple(rt);
+	struct container_reach reach;
+	if (container_reach(p->cfg, &reach, cause) < 0)
+		return -EINVAL;
+	/* policy: deny. With no socket shared, a firewall inside; else no network at all. */
+	bool firewall = p->proxy_token && reach.tcp;
 	char *name = container_name(p->handle, p->n, p->session);
 	add(l, rt);
 	add(l, "run");
@@ -583,11 +648,23 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	addf(l, "--label=workrex.handle=%s", p->handle);
 	if (strcmp(rt, "podman") == 0 && getuid() != 0)
 		add(l, "--userns=keep-id"); /* rootless: the user's own uid inside */
-	else
+	/* The firewall step starts as root, and becomes the user before the agent. */
+	if (firewall)
+		add(l, "--user=0:0");
+	else if (strcmp(rt, "podman") != 0 || getuid() == 0)
 		addf(l, "--user=%ld:%ld", (long)getuid(), (long)getgid());
 	if (!apple) {
 		/* No capabilities, no setuid gains, no user namespaces of its own (seccomp.c). */
 		add(l, "--cap-drop=ALL");
+		if (firewall) {
+			/* Only for the firewall step, which drops all four before the agent. */
+			static const char *const caps[] = {"NET_ADMIN", "SETUID", "SETGID",
+							   "SETPCAP"};
+			for (size_t i = 0; i < WRX_ARRAY_LEN(caps); i++)
+				addf(l, "--cap-add=%s", caps[i]);
+			add(l, "--sysctl=net.ipv6.conf.all.disable_ipv6=1");
+			add(l, "--sysctl=net.ipv6.conf.default.disable_ipv6=1");
+		}
 		add(l, "--security-opt=no-new-privileges");
 		addf(l, "--pids-limit=%ld", sb->container.pids_limit);
 		bool own_seccomp = false;
@@ -603,11 +680,12 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 		add(l,
 		    "--http-proxy=false"); /* the dashboard's proxy and its credentials stay out */
 	/* policy: deny. Nothing but loopback; HTTPS leaves through the mounted proxy socket. */
-	if (p->proxy_token && !apple) {
+	if (p->proxy_token && !reach.tcp)
 		add(l, "--network=none");
-		if (p->resolv)
-			mount_bind(l, p->resolv, "/etc/resolv.conf", false);
-	}
+	if (p->proxy_token && p->resolv && !apple)
+		mount_bind(l, p->resolv, "/etc/resolv.conf", false);
+	if (reach.add_host)
+		add(l, "--add-host=host.docker.internal:host-gateway");
 	if (sb->container.memory && strcmp(sb->container.memory, "none") != 0)
 		addf(l, "--memory=%s", sb->container.memory);
 	if (sb->container.cpus)
@@ -644,9 +722,9 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	char *wgit = xasprintf("%s/.git", p->worktree);
 	mount_bind(l, p->private_gitfile, wgit, false);
 	free(wgit);
-	/* The bridge and its client. */
-	if (!apple && p->rpc_dir)
-		mount_bind(l, p->rpc_dir, GUEST_RPC_DIR, false);
+	/* The bridge (its socket, or the proxy's port file) and its client. */
+	if (p->rpc_dir && (!reach.tcp || firewall))
+		mount_bind(l, p->rpc_dir, BACKEND_GUEST_RPC_DIR, false);
 	mount_bind(l, p->guest_bin, BACKEND_GUEST_CLIENT, false);
 	if (p->host_bin)
 		mount_bind(l, p->host_bin, BACKEND_GUEST_HOST_BIN, false);
@@ -680,32 +758,27 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	env(l, "GIT_CONFIG_COUNT=%d", count);
 	env(l, "PATH=%s", GUEST_PATH);
 	env(l, "WORKREX_SANDBOX=1");
-	if (apple) {
+	if (reach.tcp) {
 		/* No socket crosses into its VM: the token-checked TCP listener does. */
-		env(l, "WORKREX_RPC_HOST=%s", sb->rpc_host ? sb->rpc_host : "192.168.64.1");
+		env(l, "WORKREX_RPC_HOST=%s", reach.guest);
 		env(l, "WORKREX_RPC_PORT=%d", p->rpc_port);
 	} else if (p->rpc_dir) {
-		env(l, "WORKREX_RPC_SOCKET=%s/rpc.sock", GUEST_RPC_DIR);
+		env(l, "WORKREX_RPC_SOCKET=%s/rpc.sock", BACKEND_GUEST_RPC_DIR);
 	}
-	if (p->proxy_token && !apple) {
+	if (firewall) {
+		/* The firewall step names the proxy, at the port the keeper chose. */
+		env(l, "WORKREX_PROXY_TOKEN=%s", p->proxy_token);
+	} else if (p->proxy_token) {
 		/* Every form the agent CLIs and their tools read (curl, git, Node, npm, Python). */
 		char *url = xasprintf("http://workrex:%s@127.0.0.1:%d", p->proxy_token,
 				      BACKEND_PROXY_PORT);
-		static const char *const names[] = {"HTTPS_PROXY",
-						    "https_proxy",
-						    "HTTP_PROXY",
-						    "http_proxy",
-						    "ALL_PROXY",
-						    "all_proxy",
-						    "npm_config_https_proxy",
-						    "npm_config_proxy",
-						    "GLOBAL_AGENT_HTTPS_PROXY"};
+		static const char *const names[] = {BACKEND_PROXY_VARS};
 		for (size_t i = 0; i < WRX_ARRAY_LEN(names); i++)
 			env(l, "%s=%s", names[i], url);
 		env(l, "NO_PROXY=localhost,127.0.0.1,::1");
 		env(l, "no_proxy=localhost,127.0.0.1,::1");
 		env(l, "NODE_USE_ENV_PROXY=1");
-		env(l, "WORKREX_PROXY_SOCKET=%s/" BACKEND_PROXY_SOCKET, GUEST_RPC_DIR);
+		env(l, "WORKREX_PROXY_SOCKET=%s/" BACKEND_PROXY_SOCKET, BACKEND_GUEST_RPC_DIR);
 		env(l, "WORKREX_PROXY_PORT=%d", BACKEND_PROXY_PORT);
 		free(url);
 	}
@@ -721,8 +794,15 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	char *image = container_image(p->cfg, p->agent);
 	add(l, image);
 	free(image);
-	/* The guest's forwarder first: the proxy is there before the agent. */
-	if (p->proxy_token && !apple) {
+	/* The guest's forwarder, or its firewall, first: the proxy is there before the agent. */
+	if (firewall) {
+		add(l, BACKEND_GUEST_CLIENT);
+		add(l, "firewall");
+		addf(l, "--user=%ld:%ld", (long)getuid(), (long)getgid());
+		for (size_t i = 0; i < sb->container.group_add.n; i++)
+			addf(l, "--group=%s", sb->container.group_add.v[i]);
+		add(l, "--");
+	} else if (p->proxy_token) {
 		add(l, BACKEND_GUEST_CLIENT);
 		add(l, "proxy-forward");
 		add(l, "--");

@@ -251,6 +251,41 @@ static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 		       have ? "" : " is not here (workrex sandbox build, or pull)");
 		problems += !have;
 	}
+	/* How the sandbox reaches the host, and under deny what holds its network. */
+	struct container_reach reach;
+	char *why = NULL;
+	bool deny = strcmp(ctx->cfg.sandbox.network.policy, "deny") == 0;
+	if (rt && container_reach(&ctx->cfg, &reach, &why) < 0) {
+		printf("FAIL  host: %s\n", why);
+		problems++;
+	} else if (rt && !reach.tcp) {
+		printf("ok    host: unix sockets mounted in (RPC%s)%s\n", deny ? ", proxy" : "",
+		       deny ? "; network: none at all" : "");
+	} else if (rt) {
+		printf("ok    host: RPC%s over TCP at %s (the sandbox names it %s)%s\n",
+		       deny ? " and the proxy" : "", reach.bind, reach.guest,
+		       deny ? "; network: a firewall step as root, then your uid" : "");
+		if (deny && path_has(rt)) {
+			/* The firewall step needs the image's iptables. */
+			char *av[] = {(char *)rt,
+				      "run",
+				      "--rm",
+				      image,
+				      "/bin/sh",
+				      "-c",
+				      "test -x /usr/sbin/iptables || test -x /sbin/iptables",
+				      NULL};
+			struct proc_opts o = PROC_OPTS_DEFAULT;
+			o.out = o.err = PROC_NULL;
+			bool ipt = proc_run(av, &o) == 0;
+			printf("%s  iptables in %s%s\n", ipt ? "ok  " : "FAIL", image,
+			       ipt ? ""
+				   : ": missing, and the firewall step needs it (apt-get "
+				     "install iptables in its Dockerfile)");
+			problems += !ipt;
+		}
+	}
+	free(why);
 	char *guest = backend_guest_path();
 	bool g = guest && access(guest, X_OK) == 0;
 	printf("%s  client: %s%s\n", g ? "ok  " : "FAIL", guest ? guest : "workrex-guest",
@@ -271,6 +306,11 @@ static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 		if (agent_pane(ctx, handle, &sp) == 0) {
 			char *av[] = {"/bin/bash", NULL};
 			sp.p.argv = av;
+			if (deny) {
+				/* What the dashboard fills in when it opens the pane. */
+				sp.p.proxy_token = "TOKEN";
+				sp.p.rpc_dir = "$XDG_RUNTIME_DIR/workrex/a-HASH";
+			}
 			struct strlist l = {0};
 			int rc = backend_container.check(&sp.p, &cause);
 			if (rc < 0) {

@@ -71,6 +71,7 @@ struct sandbox_config {
 		struct strlist devices, group_add, excluded_files, cap_add,
 			security_opt; /* global */
 		char *oci_runtime;    /* owned; global-only */
+		char *share_sockets;  /* owned: auto, true, false; global-only */
 	} container;
 	struct {
 		char *policy;              /* owned: allow, deny */

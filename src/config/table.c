@@ -19,6 +19,7 @@ static const char *const backends[] = {"container", "lima", NULL};
 static const char *const targets[] = {"agent", "all", NULL};
 static const char *const runtimes[] = {"podman", "docker", "apple-container", NULL};
 static const char *const policies[] = {"allow", "deny", NULL};
+static const char *const tristate[] = {"auto", "true", "false", NULL};
 static const char *const clip_policies[] = {"allow", "ask", "deny", NULL};
 static const char *const toolchains[] = {"auto", "off", "devbox", "flake", NULL};
 
@@ -94,8 +95,9 @@ const struct config_key config_keys[] = {
 	    .help = "commands a sandbox may run on the host, in bubblewrap"),
 	KEY("sandbox.agent_config_dir", CONFIG_PATH, SB(agent_config_dir), GLOBAL,
 	    .unset = "per agent", .help = "~/.claude, ~/.codex, ~/.gemini, ~/.config/opencode"),
-	KEY("sandbox.rpc_host", CONFIG_STRING, SB(rpc_host), GLOBAL, .unset = "192.168.64.1",
-	    .help = "the host's address, for Apple Container"),
+	KEY("sandbox.rpc_host", CONFIG_STRING, SB(rpc_host), GLOBAL, .unset = "per runtime",
+	    .help = "the host's address where no socket is shared (Apple Container: "
+		    "192.168.64.1; Docker Desktop: 127.0.0.1)"),
 	KEY("sandbox.dangerously_allow_unsandboxed_host_exec", CONFIG_BOOL,
 	    SB(dangerously_allow_unsandboxed_host_exec), GLOBAL, .def = "false",
 	    .help = "host commands without bubblewrap"),
@@ -115,6 +117,10 @@ const struct config_key config_keys[] = {
 	    .def = "[]", .help = "paths in the worktree hidden from the sandbox"),
 	KEY("sandbox.container.oci_runtime", CONFIG_STRING, SB(container.oci_runtime), GLOBAL,
 	    .unset = "the engine's"),
+	KEY("sandbox.container.share_sockets", CONFIG_CHOICE, SB(container.share_sockets), GLOBAL,
+	    .def = "auto", .choices = tristate,
+	    .help = "false: RPC and proxy over TCP to rpc_host, a firewall inside (auto: false "
+		    "for Apple Container and Docker Desktop)"),
 	KEY("sandbox.container.cap_add", CONFIG_LIST, SB(container.cap_add), GLOBAL, .def = "[]",
 	    .help = "ALL and SYS_ADMIN are refused"),
 	KEY("sandbox.container.security_opt", CONFIG_LIST, SB(container.security_opt), GLOBAL,

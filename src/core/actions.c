@@ -520,9 +520,7 @@ static void allow_run(struct act_call *c)
 		act_fail(c, "allow-domain: %s", cause);
 		free(cause);
 	} else {
-		wrx_message(w, false,
-			    "%s is in allowed_domains (%s); agents' proxies take it as "
-			    "their panes open again",
+		wrx_message(w, false, "%s is in allowed_domains (%s); agents' proxies take it now",
 			    host, path);
 		c->said = true;
 		act_ok(c, NULL);

@@ -14,6 +14,7 @@
 #include "../keeper/client.h"
 #include "../keeper/keeper.h"
 #include "../keeper/proto.h"
+#include "../net/spec.h"
 #include "../rpc/proto.h"
 #include "../rpc/server.h"
 #include "../util/log.h"
@@ -236,21 +237,36 @@ static json_object *proxy_spec(struct wrx *w, struct agent *a)
 	json_object_object_add(o, "socket", json_object_new_string(sock));
 	free(sock);
 	json_object_object_add(o, "token", json_object_new_string(a->proxy_token));
+	/* A sandbox no socket reaches: TCP too, its port in a file it can read. */
+	struct container_reach reach;
+	char *cause = NULL;
+	if (container_reach(&w->cfg, &reach, &cause) == 0 && reach.tcp) {
+		json_object_object_add(o, "tcp_host", json_object_new_string(reach.bind));
+		char *pf = xasprintf("%s/" BACKEND_PROXY_PORT_FILE, a->rpc_dir);
+		json_object_object_add(o, "port_file", json_object_new_string(pf));
+		free(pf);
+	}
+	free(cause);
 	json_object_object_add(o, "max_connections",
 			       json_object_new_int((int)w->cfg.sandbox.network.max_connections));
-	json_object *list = json_object_new_array();
-	const struct net_policy *p = &w->cfg.sandbox.network.allowed;
-	for (size_t i = 0; i < p->n; i++) {
-		json_object *e = json_object_new_object();
-		char *host = xasprintf("%s%s", p->d[i].wildcard ? "*." : "", p->d[i].name);
-		json_object_object_add(e, "host", json_object_new_string(host));
-		free(host);
-		json_object_object_add(e, "allow_private_ips",
-				       json_object_new_boolean(p->d[i].private_ok));
-		json_object_array_add(list, e);
-	}
-	json_object_object_add(o, "allowed_domains", list);
+	json_object_object_add(o, "allowed_domains",
+			       proxy_domains_json(&w->cfg.sandbox.network.allowed));
 	return o;
+}
+
+void keep_proxy_policy(struct wrx *w)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "allowed_domains",
+			       proxy_domains_json(&w->cfg.sandbox.network.allowed));
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	for (int i = 0; i < session_pane_count(w->s); i++) {
+		struct wpane *wp = session_pane(w->s, i);
+		if (wp->keeper && wp->agent->proxy_token &&
+		    session_agent_pane(w->s, wp->agent) == wp)
+			keeper_conn_send(wp->keeper, KM_POLICY, s, strlen(s));
+	}
+	json_object_put(o);
 }
 
 int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause)

@@ -155,21 +155,15 @@ int sandbox_proxy_token(struct wrx *w, struct agent *a, char **cause)
 }
 
 /*
- * Apple Container runs each container in its own VM: no unix socket
- * crosses. The bridge listens on TCP, on the host's address on the VMs'
- * network only (sandbox.rpc_host), never on all addresses; tokens guard it.
+ * Where no unix socket crosses into the sandbox (Apple Container's VMs,
+ * Docker Desktop, share_sockets: false), the bridge listens on TCP, on the
+ * host's address on the sandboxes' network only (container_reach), never
+ * on all addresses; tokens guard it.
  */
-static int tcp_listener(struct wrx *w, char **cause)
+static int tcp_listener(struct wrx *w, const char *host, char **cause)
 {
 	if (w->rpc_port)
 		return 0;
-	const char *host = w->cfg.sandbox.rpc_host ? w->cfg.sandbox.rpc_host : "192.168.64.1";
-	if (strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0) {
-		*cause = xasprintf("sandbox.rpc_host %s would listen on every address; name the "
-				   "host's address on the sandbox's network",
-				   host);
-		return -EINVAL;
-	}
 	int port = 0;
 	int rc = rpc_server_listen_tcp(w->rpc, host, 0, &port, cause);
 	if (rc < 0)
@@ -296,8 +290,10 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 	struct strlist run = {0};
 	rc = b->check(&p, cause);
 	/* A runtime that cannot share a socket gets the TCP listener, once checked. */
-	const char *rt = container_runtime(&w->cfg);
-	if (rc == 0 && rt && strcmp(rt, "container") == 0 && (rc = tcp_listener(w, cause)) == 0)
+	struct container_reach reach = {0};
+	if (rc == 0 && b == &backend_container &&
+	    (rc = container_reach(&w->cfg, &reach, cause)) == 0 && reach.tcp &&
+	    (rc = tcp_listener(w, reach.bind, cause)) == 0)
 		p.rpc_port = w->rpc_port;
 	char *bin = NULL, *profile = NULL;
 	if (rc == 0) {

@@ -299,6 +299,7 @@ int wrx_config_reload(struct wrx *w, struct strlist *warnings, char **cause)
 	config_free(&w->cfg);
 	w->cfg = c;
 	session_set_scrollback(w->s, w->cfg.scrollback);
+	keep_proxy_policy(w);
 	if (w->hooks->config_changed)
 		w->hooks->config_changed(w->ui);
 	wrx_relayout(w);

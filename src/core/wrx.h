@@ -146,6 +146,8 @@ void keep_resume(struct wrx *w);
 int keep_next_id(struct wrx *w);
 /* Tell a's keepers what it reported (status, title, note), for the next dashboard. */
 void keep_meta(struct wrx *w, struct agent *a);
+/* allowed_domains as the config has it now, to every running proxy of this dashboard's. */
+void keep_proxy_policy(struct wrx *w);
 /* a's agent CLI reported its session id (well formed): kept to resume it after a reboot. */
 void keep_session(struct wrx *w, struct agent *a, const char *id);
 

@@ -10,6 +10,7 @@
  * Everything else is the host's business, and says so.
  */
 #include "../cmd/cmd_rpc.h"
+#include "firewall.h"
 #include "forward.h"
 
 #include <stdio.h>
@@ -35,6 +36,8 @@ static const struct {
 	 "<command> [args...]: a host command (sandbox.host_commands)"},
 	{"proxy-forward", guest_proxy_forward,
 	 "-- <command>: HTTPS_PROXY to the agent's proxy, then the command (policy: deny)"},
+	{"firewall", guest_firewall,
+	 "--user=U:G -- <command>: as root, let out only the proxy and RPC, then the command"},
 };
 
 static void usage(FILE *f)

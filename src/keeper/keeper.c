@@ -378,6 +378,25 @@ static void on_hello(struct client *c, const char *data, size_t len)
 		send_egress(c->k);
 }
 
+/*
+ * The user changed allowed_domains: the proxy matches the next request
+ * against the new list (none holds on to an entry of the old one); a
+ * tunnel already open stays open.
+ */
+static void policy_change(struct keeper *k, const char *data, size_t len)
+{
+	char *text = xstrndup(data, len), *cause = NULL;
+	json_object *o = json_tokener_parse(text);
+	struct net_policy p;
+	if (o && proxy_policy_read(o, &p, &cause) == 0) {
+		net_policy_free(&k->proxy_spec.policy);
+		k->proxy_spec.policy = p;
+	}
+	free(cause);
+	json_object_put(o);
+	free(text);
+}
+
 static void on_message(struct client *c, int type, const char *data, size_t len)
 {
 	struct keeper *k = c->k;
@@ -440,6 +459,10 @@ static void on_message(struct client *c, int type, const char *data, size_t len)
 		break;
 	case KM_KILL:
 		end(k);
+		break;
+	case KM_POLICY:
+		if (c->role == ROLE_WRITER && k->proxy)
+			policy_change(k, data, len);
 		break;
 	default:
 		break; /* newer than us: skipped */
@@ -714,6 +737,35 @@ static void on_egress(void *arg, const struct proxy_event *ev)
 	send_egress(k);
 }
 
+/*
+ * A sandbox no socket reaches (sandbox.container.share_sockets): the proxy
+ * listens on TCP as well, and its port goes in a file of the agent's RPC
+ * directory, which the sandbox's firewall step reads (mounted read-only).
+ * Written whole (a rename), so it never reads half a number.
+ */
+static int proxy_tcp(struct keeper *k, char **cause)
+{
+	int port = 0;
+	int rc = proxy_listen_tcp(k->proxy, k->proxy_spec.tcp_host, &port, cause);
+	if (rc < 0)
+		return rc;
+	char text[16];
+	int n = snprintf(text, sizeof text, "%d\n", port);
+	char *tmp = xasprintf("%s.%ld", k->proxy_spec.port_file, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	bool ok = fd >= 0 && fd_write_all(fd, text, (size_t)n) == 0;
+	if (fd >= 0 && close(fd) < 0)
+		ok = false;
+	if (!ok || rename(tmp, k->proxy_spec.port_file) < 0) {
+		rc = -errno;
+		*cause = xasprintf("the proxy's port file %s: %s", k->proxy_spec.port_file,
+				   strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+	return rc;
+}
+
 static int proxy_start(struct keeper *k, json_object *spec, char **cause)
 {
 	if (proxy_spec_read(spec, &k->proxy_spec, cause) < 0)
@@ -729,6 +781,8 @@ static int proxy_start(struct keeper *k, json_object *spec, char **cause)
 	int rc = proxy_listen(k->proxy, k->proxy_spec.socket, cause);
 	if (rc == 0 && lstat(k->proxy_spec.socket, &k->proxy_st) < 0)
 		memset(&k->proxy_st, 0, sizeof k->proxy_st);
+	if (rc == 0 && k->proxy_spec.tcp_host)
+		rc = proxy_tcp(k, cause);
 	return rc;
 }
 

@@ -17,6 +17,8 @@
  *   KM_META   JSON the keeper keeps and gives back in its hello (status, title)
  *   KM_SEEN   the program's end was shown: the keeper may go
  *   KM_KILL   end the program and the keeper
+ *   KM_POLICY {"allowed_domains": [...]}, from the writer: the agent's proxy
+ *             matches the next requests against it (the user changed it)
  * Keeper to client:
  *   KM_HELLO  {"version", "pane", "handle", "label", "pid", "keeper",
  *              "sandboxed", "agent_pane", "token", "meta", "exited", "status"}
@@ -55,6 +57,7 @@ enum keeper_msg {
 	KM_ROLE,
 	KM_CLIPBOARD,
 	KM_EGRESS,
+	KM_POLICY,
 };
 
 /* Append a frame to out. */

@@ -36,7 +36,10 @@ struct conn {
 	struct proxy *p;
 	struct conn *next, *prev;
 	enum phase phase;
-	uv_pipe_t client;
+	union {
+		uv_pipe_t pipe; /* from the unix socket (the guest's forwarder) */
+		uv_tcp_t tcp;   /* from the TCP listener (a sandbox behind its firewall) */
+	} client;
 	uv_tcp_t server;
 	uv_timer_t timer;
 	uv_getaddrinfo_t gai;
@@ -46,7 +49,7 @@ struct conn {
 	bool reading[2]; /* [0] the client, [1] the server: read from in the tunnel */
 	struct buf head; /* the head so far; after it, bytes for the server */
 	struct connect_head h;
-	const struct net_domain *domain;
+	bool private_ok; /* the matched allowed_domains entry's (the policy may change) */
 	char addr[INET6_ADDRSTRLEN];
 	/* Each direction: ended (EOF read), shut (its write side shut down). */
 	bool client_eof, server_eof, client_shut, server_shut;
@@ -60,7 +63,9 @@ struct proxy {
 	uv_loop_t *loop;
 	struct proxy_opts o;
 	uv_pipe_t listener;
-	bool listening, closing;
+	uv_tcp_t tcp_listener;
+	int listening; /* listeners not closed yet */
+	bool closing;
 	struct conn *conns;
 	int active;
 	char rbuf[READ_SIZE];
@@ -408,7 +413,7 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 	const char *what = "no address";
 	for (const struct addrinfo *a = res; a && pick == NULL; a = a->ai_next) {
 		enum addr_class k = net_addr_class(a->ai_addr, &what);
-		if (k == ADDR_PUBLIC || (k == ADDR_PRIVATE && c->domain->private_ok))
+		if (k == ADDR_PUBLIC || (k == ADDR_PRIVATE && c->private_ok))
 			pick = a;
 	}
 	if (pick == NULL) {
@@ -472,11 +477,12 @@ static void on_head_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 	}
 	uv_read_stop(s);
 	uv_timer_stop(&c->timer);
-	c->domain = net_policy_match(c->p->o.policy, c->h.host);
-	if (c->domain == NULL) {
+	const struct net_domain *d = net_policy_match(c->p->o.policy, c->h.host);
+	if (d == NULL) {
 		conn_end(c, 403, "the host is not in sandbox.network.allowed_domains");
 		return;
 	}
+	c->private_ok = d->private_ok;
 	c->phase = RESOLVE;
 	c->gai.data = c;
 	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
@@ -513,9 +519,14 @@ static void on_connection(uv_stream_t *l, int status)
 		p->conns->prev = c;
 	p->conns = c;
 	p->active++;
-	uv_pipe_init(p->loop, &c->client, 0);
+	if (l->type == UV_TCP) {
+		uv_tcp_init(p->loop, &c->client.tcp);
+		uv_tcp_nodelay(&c->client.tcp, 1);
+	} else {
+		uv_pipe_init(p->loop, &c->client.pipe, 0);
+	}
 	uv_timer_init(p->loop, &c->timer);
-	c->client.data = c->timer.data = c;
+	c->client.pipe.data = c->timer.data = c; /* data: the same field in both */
 	c->open = 2;
 	if (uv_accept(l, (uv_stream_t *)&c->client) < 0) {
 		conn_close(c);
@@ -547,7 +558,7 @@ int proxy_listen(struct proxy *p, const char *path, char **cause)
 	unlink(path);
 	uv_pipe_init(p->loop, &p->listener, 0);
 	p->listener.data = p;
-	p->listening = true;
+	p->listening++;
 	mode_t old = umask(0177);
 	int rc = uv_pipe_bind(&p->listener, path);
 	umask(old);
@@ -560,6 +571,34 @@ int proxy_listen(struct proxy *p, const char *path, char **cause)
 	return 0;
 }
 
+int proxy_listen_tcp(struct proxy *p, const char *host, int *port, char **cause)
+{
+	struct sockaddr_storage ss;
+	int rc = uv_ip4_addr(host, 0, (struct sockaddr_in *)&ss);
+	if (rc < 0)
+		rc = uv_ip6_addr(host, 0, (struct sockaddr_in6 *)&ss);
+	if (rc < 0) {
+		*cause = xasprintf("the proxy cannot listen on '%s': not an IP address", host);
+		return rc;
+	}
+	uv_tcp_init(p->loop, &p->tcp_listener);
+	p->tcp_listener.data = p;
+	p->listening++;
+	rc = uv_tcp_bind(&p->tcp_listener, (struct sockaddr *)&ss, 0);
+	if (rc == 0)
+		rc = uv_listen((uv_stream_t *)&p->tcp_listener, 128, on_connection);
+	int len = sizeof ss;
+	if (rc == 0)
+		rc = uv_tcp_getsockname(&p->tcp_listener, (struct sockaddr *)&ss, &len);
+	if (rc < 0) {
+		*cause = xasprintf("the proxy cannot listen on %s: %s", host, uv_strerror(rc));
+		return rc;
+	}
+	*port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+					      : ((struct sockaddr_in6 *)&ss)->sin6_port);
+	return 0;
+}
+
 int proxy_active(const struct proxy *p)
 {
 	return p->active;
@@ -568,8 +607,7 @@ int proxy_active(const struct proxy *p)
 static void on_listener_closed(uv_handle_t *h)
 {
 	struct proxy *p = h->data;
-	p->listening = false;
-	if (p->conns == NULL)
+	if (--p->listening == 0 && p->conns == NULL)
 		free(p);
 }
 
@@ -582,8 +620,11 @@ void proxy_close(struct proxy *p)
 		c->why = c->why ? c->why : "the proxy closed";
 		conn_close(c);
 	}
-	if (p->listening)
-		uv_close((uv_handle_t *)&p->listener, on_listener_closed);
-	else if (p->conns == NULL)
+	bool pipe = p->listener.loop != NULL, tcp = p->tcp_listener.loop != NULL;
+	if (!pipe && !tcp && p->conns == NULL)
 		free(p);
+	if (pipe)
+		uv_close((uv_handle_t *)&p->listener, on_listener_closed);
+	if (tcp)
+		uv_close((uv_handle_t *)&p->tcp_listener, on_listener_closed);
 }

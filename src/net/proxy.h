@@ -36,8 +36,10 @@ struct proxy_event {
 };
 
 struct proxy_opts {
-	const char *token;               /* the agent's: Basic base64("workrex:<token>") */
-	const struct net_policy *policy; /* borrowed, for the proxy's life */
+	const char *token; /* the agent's: Basic base64("workrex:<token>") */
+	/* Borrowed, for the proxy's life; read only while a request is matched, so
+	 * its owner may change it between callbacks. */
+	const struct net_policy *policy;
 	int max_connections;
 	unsigned head_ms, connect_ms; /* 0: PROXY_HEAD_MS, PROXY_CONNECT_MS */
 	void (*event)(void *arg, const struct proxy_event *ev);
@@ -49,6 +51,12 @@ struct proxy;
 struct proxy *proxy_new(uv_loop_t *loop, const struct proxy_opts *o);
 /* Listen on a unix socket at path (made 0600; one there already is replaced). 0 or -errno. */
 int proxy_listen(struct proxy *p, const char *path, char **cause);
+/*
+ * Listen on TCP too, at host (an IP address) and a port of the system's
+ * choosing, set in *port: for a sandbox no socket can reach, whose
+ * firewall lets it out to this port only. 0 or -errno.
+ */
+int proxy_listen_tcp(struct proxy *p, const char *host, int *port, char **cause);
 /* Connections under way. */
 int proxy_active(const struct proxy *p);
 /* Stop listening, end every connection, free p once its handles have closed. */

@@ -378,7 +378,7 @@ int rpc_connect_unix(const char *path, char **cause)
  * names a backend added with --add-host). No DNS: the static guest cannot
  * load glibc's resolver modules, and the host picks an address it knows.
  */
-static int resolve(const char *host, int port, struct sockaddr_storage *ss, socklen_t *len)
+int rpc_resolve(const char *host, int port, struct sockaddr_storage *ss, socklen_t *len)
 {
 	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
@@ -433,7 +433,7 @@ static int connect_tcp(const char *host, const char *port, char **cause)
 		*cause = xasprintf("WORKREX_RPC_PORT '%s' is not a port", port);
 		return -EINVAL;
 	}
-	if (resolve(host, (int)p, &ss, &len) < 0) {
+	if (rpc_resolve(host, (int)p, &ss, &len) < 0) {
 		*cause = xasprintf("WORKREX_RPC_HOST '%s' is neither an address nor in /etc/hosts",
 				   host);
 		return -EHOSTUNREACH;

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #define RPC_LINE_MAX (1024 * 1024) /* bytes in one line, newline excluded */
 #define RPC_TOKEN_LEN 64           /* hex digits */
@@ -106,6 +107,12 @@ int rpc_send(int fd, json_object *obj);
 int rpc_recv(int fd, struct buf *in, uint64_t deadline, json_object **out);
 
 /* ---- the client: what `workrex set-status` etc. use ---- */
+
+/*
+ * host: an IP address, or a name in /etc/hosts (no DNS: the static guest
+ * cannot load glibc's resolver modules). 0, or -EHOSTUNREACH.
+ */
+int rpc_resolve(const char *host, int port, struct sockaddr_storage *ss, socklen_t *len);
 
 struct rpc_client;
 

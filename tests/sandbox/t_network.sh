@@ -8,10 +8,28 @@
 # reads HTTPS_PROXY); another name is refused; a direct connection, a DNS
 # query, IPv6 and curl --noproxy all fail; the agent's uid is the user's
 # and it holds no capability. The proxy goes on with no dashboard.
+#
+# Both ways out are tried: no network at all (the default: the proxy's
+# socket is mounted), and the firewall mode of Docker Desktop and Apple
+# Container (share_sockets: false), here on podman's own bridge: a firewall
+# step as root inside, the proxy and the bridge on TCP, and an agent that
+# cannot undo the rules, reach the host's other ports or the bridge.
 . "$(dirname "$0")/lib.sh"
 TAG=$$
 NS=wrxs$TAG VH=wsh$TAG VN=wsn$TAG
-trap 'podman ps -aq --filter "label=workrex.project=$repo" | xargs -r podman rm -f >/dev/null 2>&1; [ -n "${UP:-}" ] && kill "$UP" 2>/dev/null; ip link del "$VH" 2>/dev/null; ip netns del "$NS" 2>/dev/null; stop' EXIT
+# Everything a test started goes when it ends (each runs in a subshell: its own trap).
+cleanup() {
+	set +e
+	trap - ERR
+	podman ps -aq --filter "label=workrex.project=$repo" | while read -r c; do podman rm -f "$c"; done >/dev/null 2>&1
+	podman rm -f "wrxfw-$TAG" >/dev/null 2>&1
+	[ -n "${NSPID:-}" ] && kill "$NSPID" 2>/dev/null
+	[ -n "${UP:-}" ] && kill "$UP" 2>/dev/null
+	[ -n "${HOSTSVC:-}" ] && kill "$HOSTSVC" 2>/dev/null
+	ip link del "$VH" 2>/dev/null
+	ip netns del "$NS" 2>/dev/null
+}
+trap 'cleanup; stop' EXIT
 
 for tool in ip unshare openssl python3; do
 	command -v "$tool" >/dev/null || { echo "not ok - network: $tool is required but not installed"; exit 1; }
@@ -59,19 +77,31 @@ upstream() {
 	until_ok 10 grep -q up "$E2E_TMP/up.out"
 }
 
-# run_in BOX LINE: the agent pane runs LINE; its output lands in out.txt.
-t_deny_policy() {
-	make_repo
-	upstream
+# ns_up: a mount namespace whose /etc/hosts names the upstream allowed.test
+# and other.test, held by a sleeping process; podman runs in it from then
+# on (a container's network namespace is a mount in there), and so does the
+# dashboard (dashboard_in_ns), whose keepers' proxy resolves names there.
+ns_up() {
+	trap cleanup EXIT
 	printf '127.0.0.1 localhost\n198.51.100.2 allowed.test other.test\n' >"$E2E_TMP/hosts"
-	global_config "  enabled: true" "  network:" "    policy: deny" \
-		"    allowed_domains: [allowed.test]"
+	unshare -m --propagation private sh -c "mount --bind $E2E_TMP/hosts /etc/hosts && exec sleep 3600" \
+		</dev/null >/dev/null 2>&1 &
+	NSPID=$!
+	until_ok 10 eval 'nsenter -m -t "$NSPID" grep -q allowed.test /etc/hosts'
+	podman() { nsenter -m -t "$NSPID" podman "$@"; }
+}
+
+dashboard_in_ns() {
 	tm new-session -d -x 160 -y 40 -c "$repo" \
-		"unshare -m sh -c 'mount --make-rprivate / && mount --bind $E2E_TMP/hosts /etc/hosts && exec env TERM=tmux-256color PATH=\"$PATH\" $WORKREX'$after_exit"
+		"nsenter -m -t $NSPID --wd=$repo env TERM=tmux-256color PATH=\"$PATH\" $WORKREX$after_exit"
 	tm set -g status off
 	wait_for 'wrx\$'
-	local w
-	add_box
+}
+
+# no_way_out: in the box's focused shell, the allowed name works through
+# the proxy; another is refused; around the proxy, a direct connection,
+# DNS and IPv6 fail.
+no_way_out() {
 	cp "$E2E_TMP/cert.pem" "$w/cert.pem"
 	prefix z
 	wait_for '│.*[$#] *$'
@@ -94,6 +124,18 @@ t_deny_policy() {
 	type_line '(echo x >/dev/tcp/2001:db8::2/443) 2>v6.txt; echo "v6-$?"; getent hosts example.org; echo "dns-$?"'
 	wait_for '│dns-[1-9]'
 	screen | grep -q '│v6-[1-9]'
+}
+
+t_deny_policy() {
+	make_repo
+	upstream
+	global_config "  enabled: true" "  network:" "    policy: deny" \
+		"    allowed_domains: [allowed.test]"
+	ns_up
+	dashboard_in_ns
+	local w
+	add_box
+	no_way_out
 	# Only loopback; the user's uid; no capabilities.
 	type_line 'grep -c : /proc/net/dev >ifs.txt; id -u >uid.txt; grep CapEff /proc/self/status >caps.txt; echo facts-done'
 	wait_for '│facts-done'
@@ -107,19 +149,13 @@ t_deny_policy() {
 	grep -q 'refused  other.test:443 (403)' "$E2E_TMP/egress"
 	grep -q 'box: proxy: refused  other.test:443' "$XDG_STATE_HOME/workrex/workrex.log"
 	wait_for '^ 2 .*box.*⊘1'
-	# The user allows it: the dashboard asks; yes writes the global config;
-	# the agent's panes opened again take it.
+	# The user allows it: the dashboard asks; yes writes the global config,
+	# and the agent's running proxy takes it at once.
 	(cd "$repo" && "$WORKREX" allow-domain other.test >"$E2E_TMP/allow.out" 2>&1) &
 	wait_for 'add other.test to sandbox.network.allowed_domains in .*\(y/n\)'
 	keys y
-	wait_for 'other.test is in allowed_domains'
+	wait_for 'other.test is in allowed_domains.*take it now'
 	grep -q '"other.test"' "$XDG_CONFIG_HOME/workrex/config.yaml"
-	wrx close box
-	until_ok 30 eval '! podman ps --format "{{.Names}}" | grep -q "^wrx-box-"'
-	wrx open box
-	until_ok 30 eval 'podman ps --format "{{.Names}}" | grep -q "^wrx-box-"'
-	prefix z
-	wait_for '│.*[$#] *$'
 	type_line 'curl -sS --max-time 10 --cacert cert.pem https://other.test/ >ok2.txt 2>&1; echo "now-$?"'
 	wait_for '│now-0'
 	grep -qx 'hello from upstream' "$w/ok2.txt"
@@ -131,3 +167,78 @@ t_deny_policy() {
 }
 
 run_test "policy deny: HTTPS to allowed names through the proxy, and no other way out" t_deny_policy
+
+# Firewall mode, for real: podman's bridge stands in for Docker Desktop's
+# and Apple Container's network, where no socket is shared.
+t_firewall_mode() {
+	make_repo
+	upstream
+	ns_up
+	# The bridge is up while a container uses it; its gateway is the host.
+	podman run -d --name "wrxfw-$TAG" workrex-test:latest sleep 600 >/dev/null
+	local gw
+	gw=$(podman network inspect podman --format '{{range .Subnets}}{{.Gateway}}{{end}}')
+	[ -n "$gw" ]
+	until_ok 10 eval "ip -4 addr | grep -q 'inet $gw/'"
+	# A service of the host's on the bridge: out of the agent's reach.
+	python3 -c 'import socket,sys; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind((sys.argv[1], 0)); s.listen(); print(s.getsockname()[1], flush=True); [s.accept()[0].sendall(b"host secret\n") for _ in iter(int, 1)]' "$gw" >"$E2E_TMP/hostsvc" &
+	HOSTSVC=$!
+	until_ok 10 test -s "$E2E_TMP/hostsvc"
+	local hport
+	hport=$(cat "$E2E_TMP/hostsvc")
+	global_config "  enabled: true" "  rpc_host: $gw" "  container:" "    share_sockets: false" \
+		"  network:" "    policy: deny" "    allowed_domains: [allowed.test]"
+	dashboard_in_ns
+	local w
+	add_box
+	# The bridge over TCP: the agent's status reaches the dashboard.
+	wrx send box 'workrex set-status waiting'
+	wait_for '◆ box'
+	no_way_out
+	# The host's other ports, and the bridge's address on other ports, are shut.
+	type_line "(exec 3<>/dev/tcp/$gw/$hport; cat <&3) >hostsvc.txt 2>&1; echo \"hostsvc-\$?\""
+	wait_for '│hostsvc-[1-9]'
+	not grep -q 'host secret' "$w/hostsvc.txt"
+	# The agent cannot undo the firewall: the user's uid, no capability left.
+	type_line 'iptables -F OUTPUT >flush.txt 2>&1; echo "flush-$?"; id -u >uid.txt; grep ^Cap /proc/self/status >caps.txt; echo facts-done'
+	wait_for '│facts-done'
+	screen | grep -q '│flush-[1-9]'
+	[ "$(cat "$w/uid.txt")" = "$(id -u)" ]
+	[ "$(grep -c ':.0000000000000000' "$w/caps.txt")" = 5 ]
+	# Still shut after the attempt.
+	type_line '(echo x >/dev/tcp/198.51.100.2/443) 2>/dev/null; echo "again-$?"'
+	wait_for '│again-[1-9]'
+	wrx egress box >"$E2E_TMP/egress"
+	grep -q '1 allowed, 1 refused' "$E2E_TMP/egress"
+	# doctor says how the sandbox reaches the host, and finds iptables in the image.
+	nsenter -m -t "$NSPID" --wd="$repo" "$WORKREX" sandbox doctor box >"$E2E_TMP/doctor" || { cat "$E2E_TMP/doctor" >&2; false; }
+	grep -q "^ok    host: RPC and the proxy over TCP at $gw .*a firewall step" "$E2E_TMP/doctor"
+	grep -q '^ok    iptables in workrex-test:latest' "$E2E_TMP/doctor"
+}
+
+# A firewall step that fails starts no agent: an image without iptables.
+t_firewall_fails_closed() {
+	make_repo
+	ns_up
+	podman run --name "wrxfw-noipt-$TAG" workrex-test:latest rm /usr/sbin/iptables /usr/sbin/ip6tables
+	podman commit -q "wrxfw-noipt-$TAG" "workrex-test-noipt:$TAG" >/dev/null
+	podman rm -f "wrxfw-noipt-$TAG" >/dev/null
+	podman run -d --name "wrxfw-$TAG" workrex-test:latest sleep 600 >/dev/null
+	local gw
+	gw=$(podman network inspect podman --format '{{range .Subnets}}{{.Gateway}}{{end}}')
+	global_config "  enabled: true" "  rpc_host: $gw" "  container:" "    share_sockets: false" \
+		"  network:" "    policy: deny"
+	sed -i "s|image: workrex-test:latest|image: workrex-test-noipt:$TAG|" "$XDG_CONFIG_HOME/workrex/config.yaml"
+	dashboard_in_ns
+	wrx add box >/dev/null
+	wait_for 'iptables is not in the image'
+	# ...and the container is gone: no agent ran.
+	until_ok 20 eval '! podman ps --format "{{.Names}}" | grep -q "^wrx-box-"'
+	wait_for 'box:shell .*\[exited 126\]'
+	not nsenter -m -t "$NSPID" --wd="$repo" "$WORKREX" sandbox doctor box >"$E2E_TMP/doctor"
+	grep -q "^FAIL  iptables in workrex-test-noipt:$TAG: missing" "$E2E_TMP/doctor"
+	podman rmi -f "workrex-test-noipt:$TAG" >/dev/null 2>&1
+}
+
+run_test "firewall mode (share_sockets: false): the same, from a bridge network" t_firewall_mode
+run_test "firewall mode: a failed step starts no agent" t_firewall_fails_closed

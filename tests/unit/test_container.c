@@ -360,6 +360,115 @@ static void expect_refused(struct config *c, const char *needle)
 	free(cause);
 }
 
+/* policy: deny; argv as the runtime got it. */
+static char *deny_argv(struct config *c, struct backend_pane *p)
+{
+	free(c->sandbox.network.policy);
+	c->sandbox.network.policy = xstrdup("deny");
+	*p = pane(c);
+	p->proxy_token = "tok123";
+	p->resolv = snap;
+	char *cause = NULL;
+	if (backend_container.check(p, &cause) != 0)
+		fail_msg("refused: %s", cause);
+	struct strlist argv = {0};
+	if (backend_container.argv(p, &argv, &cause) != 0)
+		fail_msg("no argv: %s", cause);
+	char *got = run_recorded(&argv);
+	strlist_free(&argv);
+	return got;
+}
+
+/*
+ * Where no socket is shared, policy: deny is a firewall step inside:
+ * root with NET_ADMIN (which it drops), the bridge and the proxy over TCP,
+ * no proxy variables yet (the step sets them, with the proxy's port).
+ */
+static void expect_firewall(const char *got, const char *host, const char *groups)
+{
+	expect_line(got, "--user=0:0");
+	expect_no_line(got, "--network=none");
+	expect_line(got, "WORKREX_RPC_HOST=%s", host);
+	expect_line(got, "WORKREX_RPC_PORT=40123");
+	expect_line(got, "WORKREX_PROXY_TOKEN=tok123");
+	expect_no_line(got, "WORKREX_RPC_SOCKET=/run/workrex/rpc.sock");
+	assert_null(strstr(got, "HTTPS_PROXY="));
+	/* The proxy's port file is in the agent's RPC directory. */
+	expect_line(got, "type=bind,source=%s,target=/run/workrex,readonly", rpcdir);
+	char *step =
+		xasprintf("/opt/workrex/bin/workrex\nfirewall\n--user=%ld:%ld\n%s--\n/bin/sh\n",
+			  (long)getuid(), (long)getgid(), groups);
+	if (strstr(got, step) == NULL)
+		fail_msg("no firewall step [%s] in:\n%s", step, got);
+	free(step);
+}
+
+static void test_firewall_mode(void **state)
+{
+	(void)state;
+	struct config c;
+	struct backend_pane p;
+	/* Apple Container: its own VM, root in it; no capability flags to give. */
+	with_runtime(&c, "apple-container");
+	char *got = deny_argv(&c, &p);
+	expect_firewall(got, "192.168.64.1", "");
+	expect_no_line(got, "--cap-add=NET_ADMIN");
+	free(got);
+	config_free(&c);
+	/* Docker Desktop (its context): host.docker.internal, four capabilities, IPv6 off. */
+	with_runtime(&c, "docker");
+	setenv("DOCKER_CONTEXT", "desktop-linux", 1);
+	strlist_add(&c.sandbox.container.group_add, "render");
+	got = deny_argv(&c, &p);
+	expect_firewall(got, "host.docker.internal", "--group=render\n");
+	expect_line(got, "--add-host=host.docker.internal:host-gateway");
+	expect_line(got, "--cap-drop=ALL");
+	const char *caps[] = {"NET_ADMIN", "SETUID", "SETGID", "SETPCAP"};
+	for (size_t i = 0; i < 4; i++)
+		expect_line(got, "--cap-add=%s", caps[i]);
+	expect_line(got, "--sysctl=net.ipv6.conf.all.disable_ipv6=1");
+	expect_line(got, "--security-opt=no-new-privileges");
+	expect_line(got, "type=bind,source=%s,target=/etc/resolv.conf,readonly", snap);
+	struct container_reach r;
+	char *cause = NULL;
+	assert_int_equal(container_reach(&c, &r, &cause), 0);
+	assert_true(r.tcp);
+	assert_string_equal(r.bind, "127.0.0.1");
+	free(got);
+	config_free(&c);
+	/* ...its config file says so as well; another context is a Linux engine. */
+	unsetenv("DOCKER_CONTEXT");
+	setenv("DOCKER_CONFIG", top, 1);
+	sh("echo '{\"currentContext\": \"desktop-linux\"}' >%s/config.json", top);
+	with_runtime(&c, "docker");
+	assert_int_equal(container_reach(&c, &r, &cause), 0);
+	assert_true(r.tcp);
+	sh("echo '{\"currentContext\": \"default\"}' >%s/config.json", top);
+	assert_int_equal(container_reach(&c, &r, &cause), 0);
+	assert_false(r.tcp);
+	unsetenv("DOCKER_CONFIG");
+	got = deny_argv(&c, &p); /* the socket is shared: no network at all */
+	expect_line(got, "--network=none");
+	expect_line(got, "--user=%ld:%ld", (long)getuid(), (long)getgid());
+	assert_non_null(strstr(got, "/opt/workrex/bin/workrex\nproxy-forward\n--\n"));
+	free(got);
+	config_free(&c);
+	/* share_sockets: false on podman needs the host's address on its bridge. */
+	with_runtime(&c, "podman");
+	free(c.sandbox.container.share_sockets);
+	c.sandbox.container.share_sockets = xstrdup("false");
+	expect_refused(&c, "set sandbox.rpc_host");
+	c.sandbox.rpc_host = xstrdup("0.0.0.0");
+	expect_refused(&c, "every address");
+	free(c.sandbox.rpc_host);
+	c.sandbox.rpc_host = xstrdup("10.88.0.1");
+	got = deny_argv(&c, &p);
+	expect_firewall(got, "10.88.0.1", "");
+	expect_line(got, "--cap-add=NET_ADMIN");
+	free(got);
+	config_free(&c);
+}
+
 static void add_mount(struct config *c, const char *host, bool writable)
 {
 	struct sandbox_config *sb = &c->sandbox;
@@ -503,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_strip_credentials),
 		cmocka_unit_test(test_apple_container_argv),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_firewall_mode),
 		cmocka_unit_test(test_state_symlink_not_mounted),
 		cmocka_unit_test(test_no_runtime),
 	};

@@ -1,6 +1,7 @@
-/* Unit tests for src/net/: the host grammar, the policy, address classes, the request head. */
+/* Unit tests for src/net/: the host grammar, the policy (and as JSON), address classes, the request head. */
 #include "../../src/net/head.h"
 #include "../../src/net/host.h"
+#include "../../src/net/spec.h"
 #include "../../src/util/util.h"
 
 #include <arpa/inet.h>
@@ -95,6 +96,37 @@ static enum addr_class cls(const char *a)
 	return net_addr_class((struct sockaddr *)&ss, &what);
 }
 
+/* A policy change (KM_POLICY): what the dashboard writes reads back the same; bad entries refused. */
+static void test_policy_json(void **state)
+{
+	(void)state;
+	struct net_policy p = {0}, q;
+	const char *why = NULL;
+	p.d = calloc(2, sizeof *p.d);
+	assert_int_equal(net_domain_parse("*.example.com", &p.d[0], &why), 0);
+	assert_int_equal(net_domain_parse("api.test", &p.d[1], &why), 0);
+	p.d[1].private_ok = true;
+	p.n = 2;
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "allowed_domains", proxy_domains_json(&p));
+	char *cause = NULL;
+	assert_int_equal(proxy_policy_read(o, &q, &cause), 0);
+	assert_int_equal(q.n, 2);
+	assert_non_null(net_policy_match(&q, "a.example.com"));
+	assert_null(net_policy_match(&q, "example.com"));
+	assert_true(net_policy_match(&q, "api.test")->private_ok);
+	net_policy_free(&q);
+	json_object_put(o);
+	o = json_tokener_parse("{\"allowed_domains\": [{\"host\": \"ok.test\"}, "
+			       "{\"host\": \"10.0.0.1\"}]}");
+	assert_int_equal(proxy_policy_read(o, &q, &cause), -EINVAL);
+	assert_non_null(strstr(cause, "10.0.0.1"));
+	assert_int_equal(q.n, 0);
+	free(cause);
+	json_object_put(o);
+	net_policy_free(&p);
+}
+
 static void test_address_classes(void **state)
 {
 	(void)state;
@@ -184,9 +216,8 @@ static void test_head(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_host_grammar),
-		cmocka_unit_test(test_policy),
-		cmocka_unit_test(test_address_classes),
+		cmocka_unit_test(test_host_grammar), cmocka_unit_test(test_policy),
+		cmocka_unit_test(test_policy_json),  cmocka_unit_test(test_address_classes),
 		cmocka_unit_test(test_head),
 	};
 	return cmocka_run_group_tests_name("net", tests, NULL, NULL);
