@@ -47,6 +47,9 @@ int main(int argc, char **argv)
 	/* The proxy on its own, for its tests and the bench (cmd_proxy.c). */
 	if (argc == 2 && strcmp(argv[1], "__proxy") == 0)
 		return cmd_proxy_main();
+	/* A pane's first step in a Lima VM (cmd_lima.c). */
+	if (argc >= 2 && strcmp(argv[1], "__lima-up") == 0)
+		return cmd_lima_up(argc - 1, argv + 1);
 	int i;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];

@@ -159,7 +159,7 @@ const struct backend backend_host = {
 	.stop_argv = host_stop_argv,
 };
 
-static const struct backend *const table[] = {&backend_host, &backend_container};
+static const struct backend *const table[] = {&backend_host, &backend_container, &backend_lima};
 
 const struct backend *backend_find(const char *name)
 {

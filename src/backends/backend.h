@@ -67,6 +67,20 @@ struct backend_pane {
 	"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy",        \
 		"npm_config_https_proxy", "npm_config_proxy", "GLOBAL_AGENT_HTTPS_PROXY"
 
+/*
+ * How a sandbox reaches the host. Podman and docker on Linux
+ * share unix sockets through a bind mount. Apple Container's VMs and
+ * Docker Desktop's cannot (nor any engine with share_sockets: false):
+ * there the RPC bridge and the proxy listen on TCP at bind, the container
+ * names the host guest, and under policy: deny a firewall inside keeps
+ * it to those two ports. tcp false: bind and guest are NULL.
+ */
+struct backend_reach {
+	bool tcp;
+	const char *bind, *guest;
+	bool add_host; /* docker: --add-host=host.docker.internal:host-gateway */
+};
+
 struct backend {
 	const char *name;
 	/* Can this pane run here? 0, or -errno with *cause saying why not (and what to do). */
@@ -75,10 +89,13 @@ struct backend {
 	int (*argv)(const struct backend_pane *p, struct strlist *out, char **cause);
 	/* A command that stops what argv started, or nothing (out left empty). */
 	void (*stop_argv)(const struct backend_pane *p, struct strlist *out);
+	/* How its sandboxes reach the host (below); NULL: they are the host. */
+	int (*reach)(const struct config *cfg, struct backend_reach *r, char **cause);
 };
 
 extern const struct backend backend_host;
 extern const struct backend backend_container;
+extern const struct backend backend_lima;
 
 /* The static guest client: $WORKREX_GUEST, else workrex-guest beside this binary. Caller frees. */
 char *backend_guest_path(void);
@@ -128,21 +145,21 @@ const struct backend *backend_find(const char *name);
 
 /* The container runtime to use: the configured one, else podman, docker, container on PATH. */
 const char *container_runtime(const struct config *cfg);
-/*
- * How the runtime's containers reach the host. Podman and docker on Linux
- * share unix sockets through a bind mount. Apple Container's VMs and
- * Docker Desktop's cannot (nor any engine with share_sockets: false):
- * there the RPC bridge and the proxy listen on TCP at bind, the container
- * names the host guest, and under policy: deny a firewall inside keeps
- * it to those two ports. tcp false: bind and guest are NULL.
- */
-struct container_reach {
-	bool tcp;
-	const char *bind, *guest;
-	bool add_host; /* docker: --add-host=host.docker.internal:host-gateway */
-};
-/* 0, or -EINVAL with *cause when TCP is needed and no address is known. */
-int container_reach(const struct config *cfg, struct container_reach *r, char **cause);
+/* The container backend's reach: 0, or -EINVAL with *cause when TCP is needed and no address is known. */
+int container_reach(const struct config *cfg, struct backend_reach *r, char **cause);
+/* Does a mount of dir give access to a container engine's socket? */
+bool backend_holds_engine_socket(const char *dir);
+
+/* ---- the Lima backend (lima.c) ---- */
+
+/* The project's VM: wrx-<project>-<hash>, or wrx-shared (isolation: shared). Caller frees. */
+char *lima_vm_name(const struct config *cfg, const char *project_root);
+/* Where its YAML and the client it mounts live (made 0700); NULL without a state dir. */
+char *lima_dir(void);
+/* devbox, flake or off: toolchain, or for auto what the project has. */
+const char *lima_toolchain(const struct config *cfg, const char *project_root);
+/* The VM's Lima YAML for p's project, mounting guest_dir as the client's. */
+int lima_yaml(const struct backend_pane *p, const char *guest_dir, char **out, char **cause);
 /* The sandbox image for an agent: sandbox.image, else workrex-sandbox:<agent>. Caller frees. */
 char *container_image(const struct config *cfg, const char *agent);
 /*

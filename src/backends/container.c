@@ -100,7 +100,7 @@ static bool docker_desktop(void)
 	return desktop;
 }
 
-int container_reach(const struct config *cfg, struct container_reach *r, char **cause)
+int container_reach(const struct config *cfg, struct backend_reach *r, char **cause)
 {
 	memset(r, 0, sizeof *r);
 	const char *rt = container_runtime(cfg), *share = cfg->sandbox.container.share_sockets;
@@ -175,7 +175,7 @@ static bool engine_socket(const char *path)
 }
 
 /* A mount source that holds an engine socket somewhere below it (/run, /var, /). */
-static bool holds_engine_socket(const char *dir)
+bool backend_holds_engine_socket(const char *dir)
 {
 	static const char *const sockets[] = {"/run/docker.sock", "/var/run/docker.sock",
 					      "/run/podman/podman.sock",
@@ -195,7 +195,7 @@ static int check_mounts(const struct backend_pane *p, char **cause)
 		const struct mount_def *m = &sb->extra_mounts[i];
 		char real[PATH_MAX];
 		const char *host = realpath(m->host, real) ? real : m->host;
-		if (holds_engine_socket(host)) {
+		if (backend_holds_engine_socket(host)) {
 			*cause = xasprintf(
 				"sandbox.extra_mounts: %s gives access to a container engine "
 				"socket, which controls the host; refused (read-only does "
@@ -390,7 +390,7 @@ static int container_check(const struct backend_pane *p, char **cause)
 				   p->guest_bin ? p->guest_bin : "workrex-guest");
 		return -ENOENT;
 	}
-	struct container_reach reach;
+	struct backend_reach reach;
 	if (container_reach(p->cfg, &reach, cause) < 0)
 		return -EINVAL;
 	if (!strcmp(p->cfg->sandbox.network.policy, "deny") &&
@@ -631,7 +631,7 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 		return -EINVAL;
 	}
 	bool apple = is_apple(rt);
-	struct container_reach reach;
+	struct backend_reach reach;
 	if (container_reach(p->cfg, &reach, cause) < 0)
 		return -EINVAL;
 	/* policy: deny. With no socket shared, a firewall inside; else no network at all. */
@@ -866,4 +866,5 @@ const struct backend backend_container = {
 	.check = container_check,
 	.argv = container_argv,
 	.stop_argv = container_stop_argv,
+	.reach = container_reach,
 };

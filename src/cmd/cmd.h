@@ -48,6 +48,13 @@ int cmd_egress(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_allow_domain(struct cmd_ctx *ctx, int argc, char **argv);
 /* workrex __proxy: the network proxy alone (cmd_proxy.c). */
 int cmd_proxy_main(void);
+/* workrex __lima-up VM YAML -- COMMAND...: the VM up, then COMMAND (cmd_lima.c). */
+int cmd_lima_up(int argc, char **argv);
+/* sandbox doctor, stop [--all] and prune for sandbox.backend: lima (cmd_lima.c). */
+int cmd_lima_doctor(struct cmd_ctx *ctx);
+int cmd_lima_stop(struct cmd_ctx *ctx, bool all, bool prune);
+/* sandbox doctor's line for the guest client: 1 when it is missing (cmd_sandbox.c). */
+int cmd_doctor_client(void);
 int cmd_list(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_status(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv);

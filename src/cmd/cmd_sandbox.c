@@ -24,7 +24,7 @@
 
 static const char usage_text[] = "sandbox build [--agent NAME] | pull | init-dockerfile [--force] "
 				 "| shell [handle] [-- command...] "
-				 "| doctor [handle] | stop | prune";
+				 "| doctor [handle] | stop [--all] | prune";
 
 /* Run argv in the foreground, as it is; returns its exit status. */
 static int run(char **argv)
@@ -229,6 +229,16 @@ static int sandbox_shell(struct cmd_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
+int cmd_doctor_client(void)
+{
+	char *guest = backend_guest_path();
+	bool g = guest && access(guest, X_OK) == 0;
+	printf("%s  client: %s%s\n", g ? "ok  " : "FAIL", guest ? guest : "workrex-guest",
+	       g ? "" : " is missing (make guest)");
+	free(guest);
+	return !g;
+}
+
 static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	int problems = 0;
@@ -252,7 +262,7 @@ static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 		problems += !have;
 	}
 	/* How the sandbox reaches the host, and under deny what holds its network. */
-	struct container_reach reach;
+	struct backend_reach reach;
 	char *why = NULL;
 	bool deny = strcmp(ctx->cfg.sandbox.network.policy, "deny") == 0;
 	if (rt && container_reach(&ctx->cfg, &reach, &why) < 0) {
@@ -286,12 +296,7 @@ static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 		}
 	}
 	free(why);
-	char *guest = backend_guest_path();
-	bool g = guest && access(guest, X_OK) == 0;
-	printf("%s  client: %s%s\n", g ? "ok  " : "FAIL", guest ? guest : "workrex-guest",
-	       g ? "" : " is missing (make guest)");
-	problems += !g;
-	free(guest);
+	problems += cmd_doctor_client();
 	/* What an agent's pane would see, for the agent named or the first one. */
 	struct agent_rec *all = NULL;
 	size_t n = 0;
@@ -372,6 +377,12 @@ int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv)
 	int rc = cmd_open_repo(ctx, "sandbox");
 	if (rc)
 		return rc;
+	bool lima = strcmp(ctx->cfg.sandbox.backend, "lima") == 0;
+	bool all = argc > 2 && strcmp(argv[2], "--all") == 0;
+	if (lima && strcmp(sub, "doctor") == 0)
+		return cmd_lima_doctor(ctx);
+	if (lima && (strcmp(sub, "stop") == 0 || strcmp(sub, "prune") == 0))
+		return cmd_lima_stop(ctx, all, strcmp(sub, "prune") == 0);
 	if (strcmp(sub, "build") == 0)
 		return sandbox_build(ctx, argc - 1, argv + 1);
 	if (strcmp(sub, "pull") == 0)

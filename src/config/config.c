@@ -15,6 +15,7 @@
 #include "table.h"
 #include "../util/util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,15 @@ static void warn(struct walk *w, yaml_node_t *n, const char *fmt, const char *ar
 	free(msg);
 	w->c->warnings = xrealloc(w->c->warnings, (w->c->nwarnings + 1) * sizeof(char *));
 	w->c->warnings[w->c->nwarnings++] = line;
+}
+
+bool config_size_ok(const char *s)
+{
+	char *end;
+	if (s == NULL || !isdigit((unsigned char)*s) || strtod(s, &end) <= 0)
+		return false;
+	return !strcmp(end, "GiB") || !strcmp(end, "MiB") || !strcmp(end, "TiB") ||
+	       !strcmp(end, "G") || !strcmp(end, "M");
 }
 
 /* An error; the walk goes on, so that one run names them all (one a line). */
@@ -538,8 +548,16 @@ static void read_value(struct walk *w, const struct config_key *k, yaml_node_t *
 		free(prefix);
 		return;
 	case CONFIG_STRING:
-		if (want_scalar(w, v, k->path))
-			set_str(field, scalar(v));
+		if (!want_scalar(w, v, k->path))
+			break;
+		if ((k->flags & CONFIG_SIZE) && !config_size_ok(scalar(v))) {
+			char *msg =
+				xasprintf("%s: '%%s' is not a size (4GiB, 512MiB, 100G)", k->path);
+			fail(w, v, msg, scalar(v));
+			free(msg);
+			break;
+		}
+		set_str(field, scalar(v));
 		break;
 	case CONFIG_PATH:
 		read_path(w, v, k->path, field);

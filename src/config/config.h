@@ -52,7 +52,7 @@ struct mount_def {
 
 struct sandbox_config {
 	bool enabled;
-	char *backend;                  /* owned: container (lima later) */
+	char *backend;                  /* owned: container or lima */
 	char *target;                   /* owned: agent or all */
 	char *image;                    /* owned; NULL: workrex-sandbox:<agent> */
 	struct strlist env;             /* "NAME=value"; global-only */
@@ -83,7 +83,7 @@ struct sandbox_config {
 		long cpus;
 		bool skip_default_provision;
 		bool accept_reduced_git_metadata_isolation; /* global-only */
-	} lima; /* read by the lima backend (not built yet) */
+	} lima; /* read by the lima backend (backends/lima.c) */
 };
 
 struct config {
@@ -119,6 +119,8 @@ struct config {
 	struct strlist untrusted; /* the keys: post_create, panes, ... */
 };
 
+/* A size as Lima takes it: a number and GiB, MiB, TiB, G or M. */
+bool config_size_ok(const char *s);
 void config_init(struct config *c);
 /* The sidebar's icon for st ("" for none). */
 const char *config_icon(const struct config *c, enum wrx_status st);

@@ -20,6 +20,7 @@ static const char *const targets[] = {"agent", "all", NULL};
 static const char *const runtimes[] = {"podman", "docker", "apple-container", NULL};
 static const char *const policies[] = {"allow", "deny", NULL};
 static const char *const tristate[] = {"auto", "true", "false", NULL};
+static const char *const isolations[] = {"project", "shared", NULL};
 static const char *const clip_policies[] = {"allow", "ask", "deny", NULL};
 static const char *const toolchains[] = {"auto", "off", "devbox", "flake", NULL};
 
@@ -81,7 +82,7 @@ const struct config_key config_keys[] = {
 	KEY("sandbox.enabled", CONFIG_BOOL, SB(enabled), .flags = CONFIG_ONLY_ON, .def = "false",
 	    .help = "also add -S"),
 	KEY("sandbox.backend", CONFIG_CHOICE, SB(backend), .def = "container", .choices = backends,
-	    .not_yet = ": sandboxed agents do not start"),
+	    .help = "lima: a persistent VM per project"),
 	KEY("sandbox.target", CONFIG_CHOICE, SB(target), .def = "agent", .choices = targets,
 	    .help = "agent: only the agent's pane; all: every pane"),
 	KEY("sandbox.image", CONFIG_STRING, SB(image), .unset = "workrex-sandbox:<agent>",
@@ -136,11 +137,13 @@ const struct config_key config_keys[] = {
 	KEY("sandbox.network.max_connections", CONFIG_NUMBER, SB(network.max_connections),
 	    .def = "128", .min = 1, .max = 1024, .help = "connections through the proxy at once"),
 	SECTION("sandbox.lima"),
-	KEY("sandbox.lima.isolation", CONFIG_STRING, SB(lima.isolation), .def = "project",
-	    .help = "project: a VM per project; shared: one VM"),
+	KEY("sandbox.lima.isolation", CONFIG_CHOICE, SB(lima.isolation), .def = "project",
+	    .choices = isolations, .help = "project: a VM per project; shared: one VM"),
 	KEY("sandbox.lima.cpus", CONFIG_NUMBER, SB(lima.cpus), .def = "4", .min = 1, .max = 1024),
-	KEY("sandbox.lima.memory", CONFIG_STRING, SB(lima.memory), .def = "4GiB"),
-	KEY("sandbox.lima.disk", CONFIG_STRING, SB(lima.disk), .def = "100GiB"),
+	KEY("sandbox.lima.memory", CONFIG_STRING, SB(lima.memory), .flags = CONFIG_SIZE,
+	    .def = "4GiB"),
+	KEY("sandbox.lima.disk", CONFIG_STRING, SB(lima.disk), .flags = CONFIG_SIZE,
+	    .def = "100GiB"),
 	KEY("sandbox.lima.provision", CONFIG_STRING, SB(lima.provision), .unset = "none",
 	    .help = "a script run once in a new VM"),
 	KEY("sandbox.lima.skip_default_provision", CONFIG_BOOL, SB(lima.skip_default_provision),

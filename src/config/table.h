@@ -51,6 +51,8 @@ enum {
 	CONFIG_COMMAND = 1 << 1,
 	/* A project file may set it true, never false over a global true. */
 	CONFIG_ONLY_ON = 1 << 2,
+	/* A CONFIG_STRING that is a size: a number and GiB, MiB, TiB, G or M. */
+	CONFIG_SIZE = 1 << 3,
 };
 
 struct config_key {

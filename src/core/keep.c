@@ -238,9 +238,10 @@ static json_object *proxy_spec(struct wrx *w, struct agent *a)
 	free(sock);
 	json_object_object_add(o, "token", json_object_new_string(a->proxy_token));
 	/* A sandbox no socket reaches: TCP too, its port in a file it can read. */
-	struct container_reach reach;
+	struct backend_reach reach;
+	const struct backend *b = backend_find(w->cfg.sandbox.backend);
 	char *cause = NULL;
-	if (container_reach(&w->cfg, &reach, &cause) == 0 && reach.tcp) {
+	if (b && b->reach && b->reach(&w->cfg, &reach, &cause) == 0 && reach.tcp) {
 		json_object_object_add(o, "tcp_host", json_object_new_string(reach.bind));
 		char *pf = xasprintf("%s/" BACKEND_PROXY_PORT_FILE, a->rpc_dir);
 		json_object_object_add(o, "port_file", json_object_new_string(pf));

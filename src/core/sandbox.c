@@ -157,7 +157,7 @@ int sandbox_proxy_token(struct wrx *w, struct agent *a, char **cause)
 /*
  * Where no unix socket crosses into the sandbox (Apple Container's VMs,
  * Docker Desktop, share_sockets: false), the bridge listens on TCP, on the
- * host's address on the sandboxes' network only (container_reach), never
+ * host's address on the sandboxes' network only (the backend's reach), never
  * on all addresses; tokens guard it.
  */
 static int tcp_listener(struct wrx *w, const char *host, char **cause)
@@ -290,9 +290,8 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 	struct strlist run = {0};
 	rc = b->check(&p, cause);
 	/* A runtime that cannot share a socket gets the TCP listener, once checked. */
-	struct container_reach reach = {0};
-	if (rc == 0 && b == &backend_container &&
-	    (rc = container_reach(&w->cfg, &reach, cause)) == 0 && reach.tcp &&
+	struct backend_reach reach = {0};
+	if (rc == 0 && b->reach && (rc = b->reach(&w->cfg, &reach, cause)) == 0 && reach.tcp &&
 	    (rc = tcp_listener(w, reach.bind, cause)) == 0)
 		p.rpc_port = w->rpc_port;
 	char *bin = NULL, *profile = NULL;

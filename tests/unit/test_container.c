@@ -429,7 +429,7 @@ static void test_firewall_mode(void **state)
 	expect_line(got, "--sysctl=net.ipv6.conf.all.disable_ipv6=1");
 	expect_line(got, "--security-opt=no-new-privileges");
 	expect_line(got, "type=bind,source=%s,target=/etc/resolv.conf,readonly", snap);
-	struct container_reach r;
+	struct backend_reach r;
 	char *cause = NULL;
 	assert_int_equal(container_reach(&c, &r, &cause), 0);
 	assert_true(r.tcp);
