@@ -140,6 +140,11 @@ int config_load(struct config *c, const char *path, bool global, char **err);
  * it is (edit.c). 0 (also when it was there), or -errno with *cause.
  */
 int config_allow_domain(const char *path, const char *host, char **cause);
+/*
+ * sandbox.lima.accept_reduced_git_metadata_isolation: true in the config
+ * at path (the global one), edited as text the same way. 0 or -errno.
+ */
+int config_accept_lima(const char *path, char **cause);
 
 /* The global config path ($XDG_CONFIG_HOME/workrex/config.yaml); caller frees. */
 char *config_global_path(void);

@@ -1,6 +1,7 @@
 /*
- * edit.c - the one change workrex makes to a config file itself: a name
- * added to sandbox.network.allowed_domains (config_allow_domain).
+ * edit.c - the changes workrex makes to a config file itself, each once
+ * the user said yes: a name added to sandbox.network.allowed_domains
+ * (config_allow_domain), and a key set true (config_accept_lima).
  *
  * The file is the user's, comments and layout included, so it is edited
  * as text where libyaml says the list is: into a flow list before its ']',
@@ -220,5 +221,111 @@ int config_allow_domain(const char *path, const char *host, char **cause)
 	free(out);
 	free(tmp);
 	free(name);
+	return rc;
+}
+
+/* text with the key at dotted (a.b.c) set true, or NULL with *cause. */
+static char *set_true(const char *text, const char *dotted, char **cause)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
+	if (!yaml_parser_load(&parser, &doc)) {
+		*cause = xstrdup("the global config does not read as YAML; fix it first");
+		yaml_parser_delete(&parser);
+		return NULL;
+	}
+	struct strlist keys = {0};
+	for (const char *k = dotted, *dot; *k; k = dot + 1) {
+		dot = strchr(k, '.');
+		char *one = xstrndup(k, dot ? (size_t)(dot - k) : strlen(k));
+		strlist_add(&keys, one);
+		free(one);
+		if (dot == NULL)
+			break;
+	}
+	/* Down the mappings that are there. */
+	yaml_node_t *node = yaml_document_get_root_node(&doc), *kn = NULL, *at_key = NULL;
+	size_t depth = 0;
+	bool blocked = node && (node->type != YAML_MAPPING_NODE ||
+				node->data.mapping.style == YAML_FLOW_MAPPING_STYLE);
+	while (!blocked && node && depth < keys.n) {
+		yaml_node_t *child = get(&doc, node, keys.v[depth], &kn);
+		if (child == NULL)
+			break;
+		if (depth + 1 < keys.n && (child->type != YAML_MAPPING_NODE ||
+					   child->data.mapping.style == YAML_FLOW_MAPPING_STYLE)) {
+			blocked = true;
+			break;
+		}
+		at_key = kn;
+		node = child;
+		depth++;
+	}
+	char *out = NULL;
+	struct buf ins = {0};
+	if (blocked || (depth == keys.n && node->type != YAML_SCALAR_NODE)) {
+		*cause = xasprintf("%s is written in a form workrex does not edit; set it yourself",
+				   dotted);
+	} else if (depth == keys.n) {
+		/* There, as some other scalar: its text becomes true. */
+		out = xasprintf("%.*strue%s", (int)node->start_mark.index, text,
+				text + node->end_mark.index);
+	} else {
+		/* The keys not there yet, under the last that is (or at the end). */
+		int col = 0;
+		size_t where = strlen(text);
+		if (depth > 0) {
+			yaml_node_t *k1 =
+				yaml_document_get_node(&doc, node->data.mapping.pairs.start[0].key);
+			col = (int)k1->start_mark.column;
+			where = line_end(text, at_key->start_mark.index);
+		} else if (where && text[where - 1] != '\n') {
+			buf_addch(&ins, '\n');
+		}
+		for (size_t i = depth; i < keys.n; i++, col += 2)
+			buf_addf(&ins, "%*s%s:%s\n", col, "", keys.v[i],
+				 i + 1 < keys.n ? "" : " true");
+		out = splice_in(text, where, ins.data);
+	}
+	buf_free(&ins);
+	strlist_free(&keys);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	return out;
+}
+
+int config_accept_lima(const char *path, char **cause)
+{
+	static const char key[] = "sandbox.lima.accept_reduced_git_metadata_isolation";
+	char *text = slurp(path, 1 << 20), *err = NULL, *tmp = xasprintf("%s.workrex-new", path);
+	char *out = set_true(text ? text : "", key, cause);
+	free(text);
+	int rc = out ? replace_file(path, tmp, out) : -EINVAL;
+	if (out && rc < 0)
+		*cause = xasprintf("%s: %s", tmp, strerror(-rc));
+	/* Read back before it replaces the file. */
+	if (rc == 0) {
+		struct config c;
+		config_init(&c);
+		if (config_load(&c, tmp, true, &err) < 0 ||
+		    !c.sandbox.lima.accept_reduced_git_metadata_isolation) {
+			*cause = xasprintf("the edited config would not read (%s); nothing was "
+					   "changed",
+					   err ? err : "the key is not true");
+			rc = -EINVAL;
+		}
+		config_free(&c);
+	}
+	if (rc == 0 && rename(tmp, path) < 0) {
+		rc = -errno;
+		*cause = xasprintf("%s: %s", path, strerror(errno));
+	}
+	if (rc < 0)
+		unlink(tmp);
+	free(err);
+	free(out);
+	free(tmp);
 	return rc;
 }

@@ -182,13 +182,9 @@ static void confirmed(struct wrx *w, bool yes, void *arg)
 	then(c);
 }
 
-/* Run then(c) once the user says yes, when the table says this call must ask. */
-static void confirm_then(struct act_call *c, const char *question, then_fn *then)
+/* Run then(c) once the user says yes. */
+static void ask_then(struct act_call *c, const char *question, then_fn *then)
 {
-	if (!c->confirm) {
-		then(c);
-		return;
-	}
 	struct wrx *w = c->w;
 	if (w->hooks->ask == NULL) {
 		act_fail(c, "%s: nobody here to confirm it", c->act->name);
@@ -201,6 +197,15 @@ static void confirm_then(struct act_call *c, const char *question, then_fn *then
 		free(k);
 		act_fail(c, "the user is answering another question; ask again later");
 	}
+}
+
+/* ...when the table says this call must ask. */
+static void confirm_then(struct act_call *c, const char *question, then_fn *then)
+{
+	if (c->confirm)
+		ask_then(c, question, then);
+	else
+		then(c);
 }
 
 static bool asking(struct wrx *w)
@@ -590,11 +595,64 @@ static struct agent *learn(struct act_call *c)
 	return a;
 }
 
+static void open_run(struct act_call *c);
+
+/* Yes to writable git metadata in Lima VMs: into the global config, then the panes. */
+static void lima_accepted(struct act_call *c)
+{
+	struct wrx *w = c->w;
+	char *path = config_global_path(), *cause = NULL;
+	struct strlist warnings = {0};
+	if (config_accept_lima(path, &cause) < 0 || wrx_config_reload(w, &warnings, &cause) < 0) {
+		act_fail(c, "lima: %s", cause);
+		free(cause);
+	} else {
+		wrx_message(w, false, "writable git metadata in Lima VMs accepted (%s)", path);
+		open_run(c);
+	}
+	strlist_free(&warnings);
+	free(path);
+}
+
 static void do_open(struct act_call *c)
 {
 	struct agent *a = c->a ? c->a : learn(c);
 	if (a == NULL) {
 		act_fail(c, "no agent '%s' in this dashboard", str_arg(c, "handle"));
+		return;
+	}
+	c->a = a;
+	if (c->handle == NULL)
+		c->handle = xstrdup(a->handle); /* learned: a question checks it is still there */
+	/*
+	 * Lima shares directories, not files: its VM gets the git metadata
+	 * writable. The first sandboxed agent there asks the user to accept
+	 * that, once, for every project (sandbox.lima.accept_...).
+	 */
+	struct wrx *w = c->w;
+	if (strcmp(w->cfg.sandbox.backend, "lima") == 0 &&
+	    !w->cfg.sandbox.lima.accept_reduced_git_metadata_isolation &&
+	    session_agent_panes(w->s, a) == 0 && sandbox_pane_wanted(w, a, true)) {
+		if (w->hooks->ask == NULL) {
+			act_fail(c, "Lima VMs get the git metadata writable: an agent there can "
+				    "change hooks and config the host runs; accept it with "
+				    "sandbox.lima.accept_reduced_git_metadata_isolation: true");
+			return;
+		}
+		ask_then(c,
+			 "Lima VMs get the git metadata writable: an agent there can change "
+			 "hooks and config this host runs. Accept, for every project? (y/n)",
+			 lima_accepted);
+		return;
+	}
+	open_run(c);
+}
+
+static void open_run(struct act_call *c)
+{
+	struct agent *a = c->a;
+	if (a == NULL) {
+		act_fail(c, "the agent went while the user was asked");
 		return;
 	}
 	/* add made its sandbox's git dir a moment ago: its first pane need not. */

@@ -836,6 +836,12 @@ int keeper_main(void)
 	}
 	if (rc < 0) {
 		say("%s\n", cause ? cause : "the keeper could not start");
+		free(cause);
+		free(k.sock);
+		strv_free(argv);
+		strv_free(env);
+		json_object_put(spec);
+		proxy_spec_free(&k.proxy_spec);
 		return 1;
 	}
 	k.pid = pty_pid(k.pane);

@@ -117,19 +117,31 @@ t_lima_lifecycle() {
 	grep -qx "limactl stop $vm" "$FAKE_LOG"
 }
 
-# Not accepted yet: no VM is made, and the reason says what to set.
+# Not accepted yet: the dashboard asks. No: no VM is made. Yes: the global
+# config says so from then on (its comments kept), and the VM is made.
 t_lima_not_accepted() {
 	make_repo
 	fake_limactl
-	lima_config ""
-	start_repo 160 40
-	wait_for 'wrx\$'
-	not wrx add box >"$E2E_TMP/add" 2>&1
-	grep -q 'accept_reduced_git_metadata_isolation: true' "$E2E_TMP/add"
-	not grep -q 'limactl create' "$FAKE_LOG"
+	lima_config "    memory: 2GiB # mine"
 	wrx sandbox doctor >"$E2E_TMP/doctor" || true
 	grep -q '^FAIL  .*accept_reduced_git_metadata_isolation' "$E2E_TMP/doctor"
+	start_repo 160 40
+	wait_for 'wrx\$'
+	(wrx add box -b >"$E2E_TMP/add" 2>&1 || echo "rc=$?" >>"$E2E_TMP/add") &
+	wait_for 'git metadata writable.*Accept, for every project\? \(y/n\)'
+	keys n
+	until_ok 10 grep -q "rc=1" "$E2E_TMP/add" || { cat "$E2E_TMP/add" >&2; false; }
+	grep -q "the user declined" "$E2E_TMP/add" || { cat "$E2E_TMP/add" >&2; screen >&2; tail -5 "$XDG_STATE_HOME/workrex/workrex.log" >&2; false; }
+	not grep -q 'limactl create' "$FAKE_LOG"
+	not grep -q accept_reduced "$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx open box >"$E2E_TMP/open2" 2>&1 &
+	wait_for 'Accept, for every project\? \(y/n\)'
+	keys y
+	wait_for 'writable git metadata in Lima VMs accepted'
+	grep -q '^    accept_reduced_git_metadata_isolation: true$' "$XDG_CONFIG_HOME/workrex/config.yaml"
+	grep -q 'memory: 2GiB # mine' "$XDG_CONFIG_HOME/workrex/config.yaml"
+	until_ok 10 grep -q 'limactl create' "$FAKE_LOG"
 }
 
 run_test "lima: a missing VM made, a stopped one started, progress shown, keys answered" t_lima_lifecycle
-run_test "lima: writable git metadata not accepted: nothing starts" t_lima_not_accepted
+run_test "lima: writable git metadata: the dashboard asks; no starts nothing, yes is kept" t_lima_not_accepted

@@ -511,6 +511,41 @@ static void test_allow_domain(void **state)
 	free(p);
 }
 
+/* The Lima acceptance: the key set true where its mappings are; the rest stays. */
+static void test_accept_lima(void **state)
+{
+	(void)state;
+	char *cause = NULL;
+	static const struct {
+		const char *before, *after;
+	} cases[] = {
+		{"", "sandbox:\n  lima:\n    accept_reduced_git_metadata_isolation: true\n"},
+		{"notify: off", "notify: off\nsandbox:\n  lima:\n    "
+				"accept_reduced_git_metadata_isolation: true\n"},
+		{"sandbox:\n  backend: lima # mine\n",
+		 "sandbox:\n  lima:\n    accept_reduced_git_metadata_isolation: true\n  backend: "
+		 "lima # mine\n"},
+		{"sandbox:\n    lima:\n        cpus: 2\n",
+		 "sandbox:\n    lima:\n        accept_reduced_git_metadata_isolation: true\n"
+		 "        cpus: 2\n"},
+		{"sandbox:\n  lima:\n    accept_reduced_git_metadata_isolation: false  # no\n",
+		 "sandbox:\n  lima:\n    accept_reduced_git_metadata_isolation: true  # no\n"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *p = write_file("accept.yaml", cases[i].before);
+		if (config_accept_lima(p, &cause) != 0)
+			fail_msg("case %zu: %s", i, cause);
+		assert_string_equal(slurp_text(p), cases[i].after);
+		free(p);
+	}
+	char *p = write_file("accept.yaml", "sandbox: {lima: {cpus: 2}}\n");
+	assert_int_equal(config_accept_lima(p, &cause), -EINVAL);
+	assert_non_null(strstr(cause, "set it yourself"));
+	free(cause);
+	assert_string_equal(slurp_text(p), "sandbox: {lima: {cpus: 2}}\n");
+	free(p);
+}
+
 /* Every error in a file, each with its place, choices named. */
 static void test_every_error_listed(void **state)
 {
@@ -738,6 +773,7 @@ int main(void)
 		cmocka_unit_test(test_untrusted_commands_ignored),
 		cmocka_unit_test(test_not_available_yet),
 		cmocka_unit_test(test_allow_domain),
+		cmocka_unit_test(test_accept_lima),
 		cmocka_unit_test(test_every_error_listed),
 		cmocka_unit_test(test_reference_loads_as_defaults),
 		cmocka_unit_test(test_every_key_reaches_its_field),
