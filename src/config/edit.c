@@ -70,18 +70,27 @@ static char *splice_in(const char *text, size_t at, const char *ins)
 	return xasprintf("%.*s%s%s", (int)at, text, ins, text + at);
 }
 
+/* text as a YAML document (the caller deletes it); -EINVAL with *cause. */
+static int load(const char *text, yaml_document_t *doc, char **cause)
+{
+	yaml_parser_t parser;
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
+	int ok = yaml_parser_load(&parser, doc);
+	yaml_parser_delete(&parser);
+	if (!ok) {
+		*cause = xstrdup("the global config does not read as YAML; fix it first");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The changed text, or NULL with *cause. */
 static char *added(const char *text, const char *host, char **cause)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
-	if (!yaml_parser_load(&parser, &doc)) {
-		*cause = xstrdup("the global config does not read as YAML; fix it first");
-		yaml_parser_delete(&parser);
+	if (load(text, &doc, cause) < 0)
 		return NULL;
-	}
 	yaml_node_t *root = yaml_document_get_root_node(&doc), *kn = NULL;
 	yaml_node_t *sb = get(&doc, root, "sandbox", &kn), *sbk = kn;
 	yaml_node_t *net = get(&doc, sb, "network", &kn), *netk = kn;
@@ -135,7 +144,6 @@ static char *added(const char *text, const char *host, char **cause)
 	}
 	free(item);
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	return out;
 }
 
@@ -227,15 +235,9 @@ int config_allow_domain(const char *path, const char *host, char **cause)
 /* text with the key at dotted (a.b.c) set true, or NULL with *cause. */
 static char *set_true(const char *text, const char *dotted, char **cause)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
-	if (!yaml_parser_load(&parser, &doc)) {
-		*cause = xstrdup("the global config does not read as YAML; fix it first");
-		yaml_parser_delete(&parser);
+	if (load(text, &doc, cause) < 0)
 		return NULL;
-	}
 	struct strlist keys = {0};
 	for (const char *k = dotted, *dot; *k; k = dot + 1) {
 		dot = strchr(k, '.');
@@ -292,7 +294,6 @@ static char *set_true(const char *text, const char *dotted, char **cause)
 	buf_free(&ins);
 	strlist_free(&keys);
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	return out;
 }
 
