@@ -252,6 +252,96 @@ static void read_agents(struct walk *w, yaml_node_t *n)
 	}
 }
 
+/* A value that must not reach a command line as something else: no control bytes, no blanks. */
+static bool plain_word(const char *s)
+{
+	if (s == NULL || *s == '\0')
+		return false;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p <= ' ' || *p == 0x7f)
+			return false;
+	return true;
+}
+
+/*
+ * remote.hosts: name: {ssh: user@host, path: /srv/clone, docker | podman}.
+ * The destination goes to ssh as an argument, so one that begins with '-'
+ * (an option: -oProxyCommand=...) or holds blanks is refused here.
+ */
+static void read_hosts(struct walk *w, yaml_node_t *n)
+{
+	if (n->type != YAML_MAPPING_NODE) {
+		fail(w, n, "%s must be a mapping of name: {ssh, path}", "remote.hosts");
+		return;
+	}
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
+		const char *name = scalar(k);
+		if (name == NULL || !plain_word(name) ||
+		    strspn(name, "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				 "0123456789-_.") != strlen(name)) {
+			fail(w, k, "remote.hosts: '%s' is not a host name (letters, digits, -_.)",
+			     name ? name : "?");
+			continue;
+		}
+		if (v->type != YAML_MAPPING_NODE) {
+			fail(w, v, "remote.hosts.%s must be a mapping {ssh, path}", name);
+			continue;
+		}
+		struct remote_host h = {.name = xstrdup(name)};
+		bool docker = false, podman = false, had_ssh = false, had_path = false;
+		for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+		     q < v->data.mapping.pairs.top; q++) {
+			yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
+			yaml_node_t *qv = yaml_document_get_node(w->doc, q->value);
+			const char *key = scalar(qk) ? scalar(qk) : "?";
+			char *path = xasprintf("remote.hosts.%s.%s", name, key);
+			had_ssh |= !strcmp(key, "ssh");
+			had_path |= !strcmp(key, "path");
+			if (!strcmp(key, "ssh") && want_scalar(w, qv, path)) {
+				if (!plain_word(scalar(qv)) || scalar(qv)[0] == '-')
+					fail(w, qv,
+					     "remote.hosts: ssh '%s' is not a destination "
+					     "(user@host; "
+					     "no leading '-', no blanks)",
+					     scalar(qv));
+				else
+					set_str(&h.ssh, scalar(qv));
+			} else if (!strcmp(key, "path") && want_scalar(w, qv, path)) {
+				const char *s = scalar(qv);
+				bool ok = s[0] == '/';
+				for (const unsigned char *c = (const unsigned char *)s; ok && *c;
+				     c++)
+					ok = *c >= ' ' && *c != 0x7f;
+				if (!ok)
+					fail(w, qv, "remote.hosts: path '%s' must be absolute", s);
+				else
+					set_str(&h.path, s);
+			} else if (!strcmp(key, "docker")) {
+				read_bool(w, qv, path, &docker);
+			} else if (!strcmp(key, "podman")) {
+				read_bool(w, qv, path, &podman);
+			} else if (strcmp(key, "ssh") && strcmp(key, "path")) {
+				warn(w, qk, "unknown key '%s'", path);
+			}
+			free(path);
+		}
+		if (docker && podman)
+			fail(w, v, "remote.hosts.%s: docker or podman, not both", name);
+		else if (docker || podman)
+			h.runtime = xstrdup(docker ? "docker" : "podman");
+		if (!had_ssh || !had_path)
+			fail(w, v,
+			     "remote.hosts.%s needs ssh (user@host) and path (the clone there)",
+			     name);
+		w->c->hosts = xrealloc(w->c->hosts, (w->c->nhosts + 1) * sizeof *w->c->hosts);
+		w->c->hosts[w->c->nhosts++] = h;
+	}
+}
+
 static void free_panes(struct config *c)
 {
 	for (size_t i = 0; i < c->npanes; i++)
@@ -620,6 +710,9 @@ static void read_value(struct walk *w, const struct config_key *k, yaml_node_t *
 	case CONFIG_DOMAINS:
 		read_domains(w, v, field);
 		break;
+	case CONFIG_HOSTS:
+		read_hosts(w, v);
+		break;
 	case CONFIG_ANY:
 		break;
 	}
@@ -750,6 +843,13 @@ void config_free(struct config *c)
 		strlist_free(&c->agents[i].env);
 	}
 	free(c->agents);
+	for (size_t i = 0; i < c->nhosts; i++) {
+		free(c->hosts[i].name);
+		free(c->hosts[i].ssh);
+		free(c->hosts[i].path);
+		free(c->hosts[i].runtime);
+	}
+	free(c->hosts);
 	free_panes(c);
 	free_mounts(&c->sandbox);
 	net_policy_free(&c->sandbox.network.allowed);

@@ -86,12 +86,20 @@ struct sandbox_config {
 	} lima; /* read by the lima backend (backends/lima.c) */
 };
 
+/* A server agents may run on (remote.hosts; add --remote is not built yet). */
+struct remote_host {
+	char *name, *ssh, *path; /* owned: its name here, ssh's destination, the clone there */
+	char *runtime;           /* owned; NULL: the agent runs directly; docker or podman */
+};
+
 struct config {
 	char *main_branch;        /* owned; NULL: detect */
 	char *worktree_dir;       /* owned; NULL: <repo-parent>/<project>__worktrees */
 	char *agent;              /* owned; NULL: claude if on PATH, else $SHELL */
 	struct agent_def *agents; /* owned; global-only */
 	size_t nagents;
+	struct remote_host *hosts; /* owned: remote.hosts; global-only */
+	size_t nhosts;
 	struct pane_def *panes; /* owned; NULL: agent pane + a shell pane */
 	size_t npanes;
 	struct strlist files_copy, files_symlink;

@@ -97,6 +97,24 @@ static void add_agents(struct buf *b, const struct config *c)
 	buf_addch(b, '}');
 }
 
+static void add_hosts(struct buf *b, const struct config *c)
+{
+	buf_addch(b, '{');
+	for (size_t i = 0; i < c->nhosts; i++) {
+		const struct remote_host *h = &c->hosts[i];
+		buf_addstr(b, i ? ", " : "");
+		add_scalar(b, h->name);
+		buf_addstr(b, ": {ssh: ");
+		add_scalar(b, h->ssh ? h->ssh : "");
+		buf_addstr(b, ", path: ");
+		add_scalar(b, h->path ? h->path : "");
+		if (h->runtime)
+			buf_addf(b, ", %s: true", h->runtime);
+		buf_addch(b, '}');
+	}
+	buf_addch(b, '}');
+}
+
 static void add_panes(struct buf *b, const struct config *c)
 {
 	buf_addch(b, '[');
@@ -202,6 +220,9 @@ static void add_value(struct buf *b, const struct config_key *k, const struct co
 	}
 	case CONFIG_BINDS:
 		add_binds(b, c);
+		break;
+	case CONFIG_HOSTS:
+		add_hosts(b, c);
 		break;
 	case CONFIG_ANY:
 		buf_addstr(b, "(not read yet)");

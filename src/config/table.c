@@ -154,7 +154,7 @@ const struct config_key config_keys[] = {
 	    SB(lima.accept_reduced_git_metadata_isolation), GLOBAL, .def = "false",
 	    .help = "Lima mounts git metadata writable"),
 	SECTION("remote", GLOBAL),
-	KEY("remote.hosts", CONFIG_ANY, 0, .unset = "none",
+	KEY("remote.hosts", CONFIG_HOSTS, AT(hosts), .def = "{}",
 	    .not_yet = ": add --remote does not exist",
 	    .help = "name: {ssh: user@host, path, docker}"),
 };
@@ -178,8 +178,8 @@ const char *config_type_name(enum config_type t)
 		[CONFIG_LIST] = "list",       [CONFIG_ENV] = "mapping",
 		[CONFIG_KEY] = "key",         [CONFIG_AGENTS] = "mapping",
 		[CONFIG_PANES] = "list",      [CONFIG_MOUNTS] = "list",
-		[CONFIG_BINDS] = "mapping",   [CONFIG_ANY] = "any",
-		[CONFIG_DOMAINS] = "list",
+		[CONFIG_BINDS] = "mapping",   [CONFIG_HOSTS] = "mapping",
+		[CONFIG_ANY] = "any",         [CONFIG_DOMAINS] = "list",
 	};
 	return names[t];
 }

@@ -206,7 +206,7 @@ static void test_global_only_keys_ignored_in_project(void **state)
 					  "sandbox:\n  enabled: true\n  extra_mounts: [/]\n"
 					  "  host_commands: [sh]\n  network:\n    policy: allow\n"
 					  "  container:\n    cap_add: [ALL]\n    memory: 1g\n"
-					  "remote:\n  hosts: {}\n"
+					  "remote:\n  hosts: {x: {ssh: a, path: /b}}\n"
 					  "clipboard:\n  sandboxed_panes: allow\n");
 	assert_int_equal(config_load(&c, p, false, &err), 0);
 	assert_string_equal(c.clipboard_sandboxed, "ask");
@@ -546,6 +546,49 @@ static void test_accept_lima(void **state)
 	free(p);
 }
 
+/* remote.hosts: read as written; a destination ssh would take as an option is an error. */
+static void test_remote_hosts(void **state)
+{
+	(void)state;
+	struct config c;
+	char *err = NULL;
+	config_init(&c);
+	char *p = write_file("hosts.yaml", "remote:\n  hosts:\n    big: {ssh: me@big.example, "
+					   "path: /srv/proj, docker: true}\n    small:\n"
+					   "      ssh: small\n      path: /home/me/proj\n");
+	assert_int_equal(config_load(&c, p, true, &err), 0);
+	assert_int_equal(c.nhosts, 2);
+	assert_string_equal(c.hosts[0].name, "big");
+	assert_string_equal(c.hosts[0].ssh, "me@big.example");
+	assert_string_equal(c.hosts[0].path, "/srv/proj");
+	assert_string_equal(c.hosts[0].runtime, "docker");
+	assert_null(c.hosts[1].runtime);
+	config_free(&c);
+	free(p);
+	config_init(&c);
+	p = write_file(
+		"hosts.yaml",
+		"remote:\n  hosts:\n    a: {ssh: -oProxyCommand=touch/tmp/x, path: /p}\n"
+		"    b: {ssh: me@b, path: rel/dir}\n    c: {ssh: me@c}\n"
+		"    d: {ssh: me@d, path: /p, docker: true, podman: true}\n"
+		"    \"e f\": {ssh: me@e, path: /p}\n    g: {ssh: \"me@g evil\", path: /p}\n");
+	assert_true(config_load(&c, p, true, &err) < 0);
+	static const char *const want[] = {
+		"3:14: remote.hosts: ssh '-oProxyCommand=touch/tmp/x' is not a destination",
+		"4:26: remote.hosts: path 'rel/dir' must be absolute",
+		"5:8: remote.hosts.c needs ssh (user@host) and path",
+		"6:8: remote.hosts.d: docker or podman, not both",
+		"7:5: remote.hosts: 'e f' is not a host name",
+		"8:14: remote.hosts: ssh 'me@g evil' is not a destination"};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		if (strstr(err, want[i]) == NULL)
+			fail_msg("missing [%s] in:\n%s", want[i], err);
+	assert_null(strstr(err, "remote.hosts.a needs")); /* one error for one fault */
+	free(err);
+	config_free(&c);
+	free(p);
+}
+
 /* Every error in a file, each with its place, choices named. */
 static void test_every_error_listed(void **state)
 {
@@ -653,6 +696,8 @@ static char *other_value(const struct config_key *k)
 		return xstrdup("[/tmp]");
 	case CONFIG_BINDS:
 		return xstrdup("{Q: quit}");
+	case CONFIG_HOSTS:
+		return xstrdup("{big: {ssh: me@big.example, path: /srv/p, podman: true}}");
 	default:
 		return NULL; /* sections; CONFIG_ANY, which nothing reads */
 	}
@@ -774,6 +819,7 @@ int main(void)
 		cmocka_unit_test(test_not_available_yet),
 		cmocka_unit_test(test_allow_domain),
 		cmocka_unit_test(test_accept_lima),
+		cmocka_unit_test(test_remote_hosts),
 		cmocka_unit_test(test_every_error_listed),
 		cmocka_unit_test(test_reference_loads_as_defaults),
 		cmocka_unit_test(test_every_key_reaches_its_field),
