@@ -186,6 +186,36 @@ static int replace_file(const char *path, const char *tmp, const char *text)
 	return rc;
 }
 
+/*
+ * The edited text out to path: written beside it, read back as a config
+ * (holds(tmp, arg) must say 1; 0 names missing), then renamed over it.
+ * Nothing changes unless all of that went well. 0, or -errno with *cause.
+ */
+static int commit_edit(const char *path, const char *out,
+		       int (*holds)(const char *path, const char *arg, char **err), const char *arg,
+		       const char *missing, char **cause)
+{
+	char *tmp = xasprintf("%s.workrex-new", path), *err = NULL;
+	int rc = replace_file(path, tmp, out);
+	if (rc < 0)
+		*cause = xasprintf("%s: %s", tmp, strerror(-rc));
+	int back = rc == 0 ? holds(tmp, arg, &err) : 0;
+	if (rc == 0 && back != 1) {
+		*cause = xasprintf("the edited config would not read (%s); nothing was changed",
+				   back < 0 ? err : missing);
+		rc = -EINVAL;
+	}
+	if (rc == 0 && rename(tmp, path) < 0) {
+		rc = -errno;
+		*cause = xasprintf("%s: %s", path, strerror(errno));
+	}
+	if (rc < 0)
+		unlink(tmp);
+	free(err);
+	free(tmp);
+	return rc;
+}
+
 int config_allow_domain(const char *path, const char *host, char **cause)
 {
 	struct net_domain d = {0};
@@ -196,7 +226,7 @@ int config_allow_domain(const char *path, const char *host, char **cause)
 	}
 	char *name = xasprintf("%s%s", d.wildcard ? "*." : "", d.name);
 	free(d.name);
-	char *err = NULL, *tmp = xasprintf("%s.workrex-new", path), *out = NULL;
+	char *err = NULL;
 	int rc = has_domain(path, name, &err);
 	if (rc < 0) {
 		*cause = xasprintf("%s; fix it first", err);
@@ -205,29 +235,13 @@ int config_allow_domain(const char *path, const char *host, char **cause)
 		rc = 0; /* there already */
 	} else {
 		char *text = slurp(path, 1 << 20);
-		out = added(text ? text : "", name, cause);
+		char *out = added(text ? text : "", name, cause);
 		free(text);
-		rc = out ? replace_file(path, tmp, out) : -EINVAL;
-		if (out && rc < 0)
-			*cause = xasprintf("%s: %s", tmp, strerror(-rc));
-		/* Read back before it replaces the file. */
-		int back = rc == 0 ? has_domain(tmp, name, &err) : 0;
-		if (rc == 0 && back != 1) {
-			*cause = xasprintf(
-				"the edited config would not read (%s); nothing was changed",
-				back < 0 ? err : "the name is missing");
-			rc = -EINVAL;
-		}
-		if (rc == 0 && rename(tmp, path) < 0) {
-			rc = -errno;
-			*cause = xasprintf("%s: %s", path, strerror(errno));
-		}
-		if (rc < 0)
-			unlink(tmp);
+		rc = out ? commit_edit(path, out, has_domain, name, "the name is missing", cause)
+			 : -EINVAL;
+		free(out);
 	}
 	free(err);
-	free(out);
-	free(tmp);
 	free(name);
 	return rc;
 }
@@ -297,36 +311,27 @@ static char *set_true(const char *text, const char *dotted, char **cause)
 	return out;
 }
 
+/* Does the config at path accept Lima's writable git metadata? As has_domain. */
+static int lima_accepted(const char *path, const char *unused, char **err)
+{
+	(void)unused;
+	struct config c;
+	config_init(&c);
+	int rc = config_load(&c, path, true, err);
+	if (rc == 0)
+		rc = c.sandbox.lima.accept_reduced_git_metadata_isolation;
+	config_free(&c);
+	return rc;
+}
+
 int config_accept_lima(const char *path, char **cause)
 {
 	static const char key[] = "sandbox.lima.accept_reduced_git_metadata_isolation";
-	char *text = slurp(path, 1 << 20), *err = NULL, *tmp = xasprintf("%s.workrex-new", path);
+	char *text = slurp(path, 1 << 20);
 	char *out = set_true(text ? text : "", key, cause);
 	free(text);
-	int rc = out ? replace_file(path, tmp, out) : -EINVAL;
-	if (out && rc < 0)
-		*cause = xasprintf("%s: %s", tmp, strerror(-rc));
-	/* Read back before it replaces the file. */
-	if (rc == 0) {
-		struct config c;
-		config_init(&c);
-		if (config_load(&c, tmp, true, &err) < 0 ||
-		    !c.sandbox.lima.accept_reduced_git_metadata_isolation) {
-			*cause = xasprintf("the edited config would not read (%s); nothing was "
-					   "changed",
-					   err ? err : "the key is not true");
-			rc = -EINVAL;
-		}
-		config_free(&c);
-	}
-	if (rc == 0 && rename(tmp, path) < 0) {
-		rc = -errno;
-		*cause = xasprintf("%s: %s", path, strerror(errno));
-	}
-	if (rc < 0)
-		unlink(tmp);
-	free(err);
+	int rc = out ? commit_edit(path, out, lima_accepted, NULL, "the key is not true", cause)
+		     : -EINVAL;
 	free(out);
-	free(tmp);
 	return rc;
 }
