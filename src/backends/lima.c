@@ -326,6 +326,13 @@ static int lima_check(const struct backend_pane *p, char **cause)
 static char *guest_dir(const char *dir, const char *guest, char **cause)
 {
 	char *bin = xasprintf("%s/bin", dir), *dst = xasprintf("%s/bin/workrex", dir);
+	/* Copied once per build: a pane opens on the dashboard's loop. */
+	struct stat src, have;
+	if (stat(guest, &src) == 0 && lstat(dst, &have) == 0 && S_ISREG(have.st_mode) &&
+	    have.st_size == src.st_size && have.st_mtime >= src.st_mtime) {
+		free(dst);
+		return bin;
+	}
 	char *tmp = xasprintf("%s.%ld", dst, (long)getpid());
 	int in = -1, out = -1;
 	bool ok =

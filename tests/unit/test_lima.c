@@ -316,6 +316,13 @@ static void test_argv(void **state)
 	char *client = xasprintf("%s/state/workrex/lima/bin/workrex", top);
 	assert_int_equal(stat(client, &st), 0);
 	assert_true(st.st_mode & S_IXUSR);
+	assert_int_equal(st.st_size, 5);
+	/* A new build of the client is copied again; the same one is not. */
+	strlist_free(&l);
+	sh("printf 'guest-v2' >%s && touch -d '+1 min' %s", guest, guest);
+	assert_int_equal(backend_lima.argv(&p, &l, &cause), 0);
+	assert_int_equal(stat(client, &st), 0);
+	assert_int_equal(st.st_size, 8);
 	free(client);
 	buf_free(&all);
 	strlist_free(&l);
