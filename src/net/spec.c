@@ -3,45 +3,30 @@
  */
 #include "spec.h"
 
+#include "../util/json.h"
 #include "../util/util.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *str(json_object *o, const char *key)
-{
-	json_object *v;
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-		       ? json_object_get_string(v)
-		       : NULL;
-}
-
-static int num(json_object *o, const char *key, int def)
-{
-	json_object *v;
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_int)
-		       ? json_object_get_int(v)
-		       : def;
-}
-
 int proxy_spec_read(json_object *o, struct proxy_spec *s, char **cause)
 {
 	memset(s, 0, sizeof *s);
-	if (o == NULL || !json_object_is_type(o, json_type_object) || !str(o, "socket") ||
-	    !str(o, "token") || !*str(o, "token")) {
+	if (o == NULL || !json_object_is_type(o, json_type_object) || !json_str(o, "socket") ||
+	    !json_str(o, "token") || !*json_str(o, "token")) {
 		*cause = xstrdup("a proxy needs a socket and a token");
 		return -EINVAL;
 	}
-	s->socket = xstrdup(str(o, "socket"));
-	s->token = xstrdup(str(o, "token"));
-	if (str(o, "tcp_host") && str(o, "port_file")) {
-		s->tcp_host = xstrdup(str(o, "tcp_host"));
-		s->port_file = xstrdup(str(o, "port_file"));
+	s->socket = xstrdup(json_str(o, "socket"));
+	s->token = xstrdup(json_str(o, "token"));
+	if (json_str(o, "tcp_host") && json_str(o, "port_file")) {
+		s->tcp_host = xstrdup(json_str(o, "tcp_host"));
+		s->port_file = xstrdup(json_str(o, "port_file"));
 	}
-	s->max_connections = num(o, "max_connections", 128);
-	s->head_ms = (unsigned)num(o, "head_ms", 0);
-	s->connect_ms = (unsigned)num(o, "connect_ms", 0);
+	s->max_connections = json_int(o, "max_connections", 128);
+	s->head_ms = (unsigned)json_int(o, "head_ms", 0);
+	s->connect_ms = (unsigned)json_int(o, "connect_ms", 0);
 	return proxy_policy_read(o, &s->policy, cause);
 }
 
@@ -55,7 +40,7 @@ int proxy_policy_read(json_object *o, struct net_policy *p, char **cause)
 	p->d = xcalloc(n ? n : 1, sizeof *p->d);
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(list, i), *v;
-		const char *host = str(e, "host"), *why = "no host";
+		const char *host = json_str(e, "host"), *why = "no host";
 		struct net_domain *d = &p->d[p->n];
 		if (host == NULL || net_domain_parse(host, d, &why) < 0) {
 			*cause = xasprintf("allowed_domains: '%s': %s", host ? host : "?", why);

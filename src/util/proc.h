@@ -34,4 +34,15 @@ int proc_wait(pid_t pid);
 /* proc_spawn then proc_wait (stdout flushed first). */
 int proc_run(char *const argv[], const struct proc_opts *o);
 
+struct buf;
+/*
+ * Run argv with in (len bytes, or NULL: /dev/null) on its stdin and its
+ * stdout and stderr gathered into out and err (either may be NULL: dropped),
+ * all three at once, so that none fills while another waits. dir and env
+ * as in o (its fds are ours here). timeout_ms > 0: killed (SIGKILL) when it
+ * runs longer, status 128 + 9. Its exit status, or -errno.
+ */
+int proc_capture(char *const argv[], const struct proc_opts *o, const char *in, size_t len,
+		 struct buf *out, struct buf *err, int timeout_ms);
+
 #endif

@@ -168,7 +168,14 @@ int utf8_encode(uint32_t cp, char *out)
 
 int file_read(const char *path, size_t max, char **out, char **cause)
 {
+	size_t len;
+	return file_read_len(path, max, out, &len, cause);
+}
+
+int file_read_len(const char *path, size_t max, char **out, size_t *len, char **cause)
+{
 	*out = NULL;
+	*len = 0;
 	bool in = strcmp(path, "-") == 0;
 	FILE *f = in ? stdin : fopen(path, "rb");
 	if (f == NULL) {
@@ -191,6 +198,7 @@ int file_read(const char *path, size_t max, char **out, char **cause)
 		return rc;
 	}
 	*out = b.data ? b.data : xstrdup("");
+	*len = b.len;
 	return 0;
 }
 

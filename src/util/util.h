@@ -58,6 +58,8 @@ int utf8_encode(uint32_t cp, char *out);
  * not exist, -EFBIG when it is larger than max).
  */
 int file_read(const char *path, size_t max, char **out, char **cause);
+/* The same, with its length in *len: for data that may hold a NUL. */
+int file_read_len(const char *path, size_t max, char **out, size_t *len, char **cause);
 
 /* 'word' quoted for /bin/sh; caller frees. */
 char *sh_quote(const char *word);

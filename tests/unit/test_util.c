@@ -1,10 +1,14 @@
-/* Tests for src/util/util.c: base64, which carries a host command's bytes over RPC. */
+/*
+ * Tests for src/util/util.c: base64, which carries a host command's bytes over
+ * RPC; and src/util/proc.c's proc_capture, which feeds ssh a pasted image.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "util/proc.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -53,11 +57,61 @@ static void test_base64_every_byte(void **state)
 	buf_free(&d);
 }
 
+/* 4 MiB each way at once: neither pipe fills while the other waits. */
+static void test_capture_both_ways(void **state)
+{
+	(void)state;
+	size_t n = 4u << 20;
+	char *in = malloc(n);
+	assert_non_null(in);
+	for (size_t i = 0; i < n; i++)
+		in[i] = (char)(i * 31 + 7);
+	char *const argv[] = {"sh", "-c", "tee /dev/stderr", NULL};
+	struct buf out = {0}, err = {0};
+	assert_int_equal(proc_capture(argv, NULL, in, n, &out, &err, 0), 0);
+	assert_int_equal(out.len, n);
+	assert_int_equal(err.len, n);
+	assert_memory_equal(out.data, in, n);
+	assert_memory_equal(err.data, in, n);
+	buf_free(&out);
+	buf_free(&err);
+	free(in);
+}
+
+/* A child that exits without reading: its status, and we live (no SIGPIPE). */
+static void test_capture_unread_input(void **state)
+{
+	(void)state;
+	size_t n = 1u << 20;
+	char *in = calloc(1, n);
+	assert_non_null(in);
+	char *const argv[] = {"sh", "-c", "echo gone; exit 3", NULL};
+	struct buf out = {0};
+	assert_int_equal(proc_capture(argv, NULL, in, n, &out, NULL, 0), 3);
+	assert_int_equal(out.len, 5);
+	assert_memory_equal(out.data, "gone\n", 5);
+	buf_free(&out);
+	free(in);
+}
+
+/* Over its time: killed, 128 + 9, even while it holds our input unread. */
+static void test_capture_timeout(void **state)
+{
+	(void)state;
+	char *const argv[] = {"sleep", "30", NULL};
+	assert_int_equal(proc_capture(argv, NULL, "x", 1, NULL, NULL, 200), 128 + 9);
+	char *const quiet[] = {"true", NULL};
+	assert_int_equal(proc_capture(quiet, NULL, NULL, 0, NULL, NULL, 200), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_base64_vectors),
 		cmocka_unit_test(test_base64_every_byte),
+		cmocka_unit_test(test_capture_both_ways),
+		cmocka_unit_test(test_capture_unread_input),
+		cmocka_unit_test(test_capture_timeout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,24 @@
+/* json.c - the fields of a JSON object, typed (json.h). */
+#include "json.h"
+
+const char *json_str(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+		       ? json_object_get_string(v)
+		       : NULL;
+}
+
+int json_int(json_object *o, const char *key, int def)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_int)
+		       ? json_object_get_int(v)
+		       : def;
+}
+
+bool json_flag(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}

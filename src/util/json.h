@@ -1,0 +1,18 @@
+/*
+ * json.h - reading a field of a JSON object (json-c) that may be missing,
+ * or of another type than it should: such a field reads as not there.
+ */
+#ifndef WRX_JSON_H
+#define WRX_JSON_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+
+/* The string at key (borrowed from o), or NULL. */
+const char *json_str(json_object *o, const char *key);
+/* The integer at key, or def. */
+int json_int(json_object *o, const char *key, int def);
+/* Is key there, and true? */
+bool json_flag(json_object *o, const char *key);
+
+#endif
