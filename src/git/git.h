@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 struct repo;
+struct strlist;
 
 /* Start libgit2 once, without loading CA certificates (certs.c). */
 void git_lib_init(void);
@@ -80,6 +81,9 @@ void repo_worktree_discard(const struct repo *r, const char *name, const char *b
 char *repo_config_get(const struct repo *r, const char *key); /* caller frees; NULL if unset */
 int repo_config_set(const struct repo *r, const char *key, const char *value);
 int repo_config_unset(const struct repo *r, const char *key);
+/* The names of the keys set that begin with prefix and end with suffix, onto out. 0 or -errno. */
+int repo_config_names(const struct repo *r, const char *prefix, const char *suffix,
+		      struct strlist *out);
 
 /*
  * Run git with argv (without "git") in dir; stdout and stderr captured into
@@ -88,6 +92,17 @@ int repo_config_unset(const struct repo *r, const char *key);
  */
 int git_run(const char *dir, const char *const *argv, struct buf *out, struct buf *err,
 	    bool no_hooks);
+/* The same with env ("NAME=value", NULL-terminated, or NULL) set for git. */
+int git_run_env(const char *dir, const char *const *argv, char *const *env, struct buf *out,
+		struct buf *err, bool no_hooks);
+
+/*
+ * git fetch refspec from (a repository's path or URL) into r, every object
+ * hashed and checked (transfer.fsckObjects), no tags, no FETCH_HEAD, no
+ * hook; env as git_run_env's. git's exit status, its stderr in err.
+ */
+int repo_fetch_verified(const struct repo *r, const char *from, const char *refspec,
+			char *const *env, struct buf *err);
 
 /* git's last line of err (what went wrong), without "fatal: "/"error: "; caller frees. */
 char *git_error_line(struct buf *err, const char *fallback);

@@ -139,8 +139,46 @@ static int rebase_or_abort(const char *dir, const char *onto, bool no_hooks, cha
 	return run_or_undo(dir, "rebase", argv, abort_, no_hooks, cause);
 }
 
-static int do_merge(const char *target, const struct agent_rec *a, const struct merge_opts *o,
-		    char **cause)
+/*
+ * A checkout of the branch to rebase in: its worktree, or for an agent
+ * whose worktree is elsewhere (o->place) a temporary one here. *tmp gets
+ * what to remove after (caller frees), NULL for none.
+ */
+static char *branch_checkout(const char *root, const struct agent_rec *a,
+			     const struct merge_opts *o, char **tmp, char **cause)
+{
+	*tmp = NULL;
+	if (o->place == NULL)
+		return xstrdup(a->path);
+	char tmpl[] = "/tmp/workrex-rebase.XXXXXX";
+	if (mkdtemp(tmpl) == NULL) {
+		*cause = xasprintf("temporary worktree: %s", strerror(errno));
+		return NULL;
+	}
+	char *dir = xasprintf("%s/%s", tmpl, a->handle);
+	const char *argv[] = {"worktree", "add", "--", dir, a->branch, NULL};
+	if (git_in(root, argv, true, cause, "git worktree add failed") < 0) {
+		rmdir(tmpl);
+		free(dir);
+		return NULL;
+	}
+	*tmp = xstrdup(dir);
+	return dir;
+}
+
+static void checkout_drop(const char *root, char *tmp)
+{
+	if (tmp == NULL)
+		return;
+	const char *argv[] = {"worktree", "remove", "--force", "--", tmp, NULL};
+	git_in(root, argv, true, NULL, NULL);
+	*strrchr(tmp, '/') = '\0';
+	rmdir(tmp);
+	free(tmp);
+}
+
+static int do_merge(const char *root, const char *target, const struct agent_rec *a,
+		    const struct merge_opts *o, char **cause)
 {
 	const char *branch = a->branch;
 	if (strcmp(o->strategy, "squash") == 0) {
@@ -159,23 +197,24 @@ static int do_merge(const char *target, const struct agent_rec *a, const struct 
 		return rc;
 	}
 	if (strcmp(o->strategy, "rebase") == 0) {
-		char *before = rev(a->path, "HEAD");
-		if (rebase_or_abort(a->path, o->into, o->no_hooks, cause) < 0) {
-			free(before);
+		char *tmp, *dir = branch_checkout(root, a, o, &tmp, cause);
+		if (dir == NULL)
 			return -EIO;
-		}
+		char *before = rev(dir, "HEAD");
+		int rc = rebase_or_abort(dir, o->into, o->no_hooks, cause);
 		const char *ff[] = {"merge", "--ff-only", "--", branch, NULL};
-		if (git_in(target, ff, o->no_hooks, cause, "fast-forward failed") < 0) {
+		if (rc == 0 && git_in(target, ff, o->no_hooks, cause, "fast-forward failed") < 0) {
 			/* Put the branch back where it was. */
 			if (before) {
 				const char *back[] = {"reset", "--hard", before, NULL};
-				git_in(a->path, back, true, NULL, NULL);
+				git_in(dir, back, true, NULL, NULL);
 			}
-			free(before);
-			return -EIO;
+			rc = -EIO;
 		}
 		free(before);
-		return 0;
+		free(dir);
+		checkout_drop(root, tmp);
+		return rc < 0 ? -EIO : 0;
 	}
 	char *msg = xasprintf("Merge branch '%s'", branch);
 	const char *argv[] = {"merge", "--no-ff", "--no-edit", "-m", msg, "--", branch, NULL};
@@ -213,13 +252,21 @@ int worktree_merge(const struct repo *r, const struct config *c, const struct ag
 		goto out;
 	}
 	bool dirty = false;
-	if ((rc = repo_dirty(a->path, &dirty, cause)) < 0)
+	if ((rc = o.place ? o.place->dirty(o.place->arg, a, &dirty, cause)
+			  : repo_dirty(a->path, &dirty, cause)) < 0)
 		goto out;
 	if (dirty && !o.ignore_uncommitted) {
 		*cause = xasprintf("branch '%s' has uncommitted changes; commit them or pass "
 				   "--ignore-uncommitted",
 				   a->branch);
 		rc = -EBUSY;
+		goto out;
+	}
+	if (o.place && o.keep && strcmp(o.strategy, "rebase") == 0) {
+		*cause = xasprintf("'%s' runs on %s, where its branch stays as it is: merge it "
+				   "without -k to rebase it, or keep it with another strategy",
+				   a->handle, a->remote ? a->remote : "a server");
+		rc = -EINVAL;
 		goto out;
 	}
 	if (dirty && strcmp(o.strategy, "rebase") == 0) {
@@ -259,7 +306,7 @@ int worktree_merge(const struct repo *r, const struct config *c, const struct ag
 		 * failing hook leaves it as it was, and -k keeps it. Its panes
 		 * close only when its worktree goes (worktree_remove, below).
 		 */
-		if ((rc = do_merge(target, a, &o, cause)) < 0)
+		if ((rc = do_merge(repo_root(r), target, a, &o, cause)) < 0)
 			goto out;
 	}
 	if (!o.keep && dirty) {
@@ -273,19 +320,12 @@ int worktree_merge(const struct repo *r, const struct config *c, const struct ag
 					 .stop_arg = o.stop_arg,
 					 .force = true,
 					 .keep_branch = false,
-					 .run_hooks = true};
+					 .run_hooks = true,
+					 .place = o.place};
 		rc = worktree_remove(r, c, a, &ro, cause);
 	}
 out:
-	if (tmp) {
-		const char *argv[] = {"worktree", "remove", "--force", "--", tmp, NULL};
-		git_in(repo_root(r), argv, true, NULL, NULL);
-		char *parent = xstrdup(tmp);
-		*strrchr(parent, '/') = '\0';
-		rmdir(parent);
-		free(parent);
-		free(tmp);
-	}
+	checkout_drop(repo_root(r), tmp);
 	free(target);
 	free(main);
 	return rc;
@@ -299,7 +339,12 @@ int worktree_rebase(const struct repo *r, const struct config *c, const struct a
 	onto = onto ? onto : main;
 	int rc = 0;
 	bool dirty = false;
-	if (a->branch == NULL) {
+	if (a->remote) {
+		*cause = xasprintf("'%s' runs on %s: its branch is rebased as it merges (merge "
+				   "--rebase)",
+				   a->handle, a->remote);
+		rc = -EINVAL;
+	} else if (a->branch == NULL) {
 		*cause = xasprintf("'%s' has no branch checked out (detached HEAD)", a->handle);
 		rc = -EINVAL;
 	} else if (onto == NULL || !repo_branch_exists(r, onto)) {

@@ -26,14 +26,27 @@
 
 #define GIT_HEX_MAX 64 /* a SHA-256 object name */
 
-char *private_agent_dir(const char *project_root, const char *handle, bool create)
+char *private_project_dir(const char *project_root, bool create)
 {
 	char *state = state_dir();
 	if (state == NULL)
 		return NULL;
-	char *dir = xasprintf("%s/sandbox/git-%08x/%s", state,
-			      str_hash(WRX_HASH_INIT, project_root), handle);
+	char *dir = xasprintf("%s/sandbox/git-%08x", state, str_hash(WRX_HASH_INIT, project_root));
 	free(state);
+	if (create && mkdir_p(dir, 0700) < 0) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+char *private_agent_dir(const char *project_root, const char *handle, bool create)
+{
+	char *project = private_project_dir(project_root, false);
+	if (project == NULL)
+		return NULL;
+	char *dir = xasprintf("%s/%s", project, handle);
+	free(project);
 	if (create && mkdir_p(dir, 0700) < 0) {
 		free(dir);
 		return NULL;
@@ -431,24 +444,8 @@ int private_import(const struct repo *r, const char *handle, const char *branch,
 	}
 	hidden = xasprintf("refs/workrex/import/%s", handle);
 	char *spec = xasprintf("+refs/heads/import:%s", hidden);
-	const char *fetch[] = {"-c",
-			       "transfer.fsckObjects=true",
-			       "-c",
-			       "fetch.fsckObjects=true",
-			       "-c",
-			       "fetch.writeCommitGraph=false",
-			       "-c",
-			       "maintenance.auto=false",
-			       "fetch",
-			       "--no-tags",
-			       "--no-write-fetch-head",
-			       "--quiet",
-			       "--",
-			       q,
-			       spec,
-			       NULL};
 	struct buf err = {0};
-	int grc = git_run(repo_root(r), fetch, NULL, &err, true);
+	int grc = repo_fetch_verified(r, q, spec, NULL, &err);
 	free(spec);
 	if (grc != 0) {
 		char *why = git_error_line(&err, "git fetch failed");

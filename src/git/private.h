@@ -62,6 +62,8 @@ int private_import(const struct repo *r, const char *handle, const char *branch,
  * its private copies of agent state files); made when create. Caller frees.
  */
 char *private_agent_dir(const char *project_root, const char *handle, bool create);
+/* The directory of those of a project (the agents' dirs are in it). Caller frees. */
+char *private_project_dir(const char *project_root, bool create);
 
 /* The agent is gone: remove its private git dir and everything kept for it. */
 void private_forget(const struct repo *r, const char *handle);

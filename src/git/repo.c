@@ -7,6 +7,7 @@
  */
 #include "git.h"
 
+#include "../config/config.h"
 #include "../util/proc.h"
 
 #include <errno.h>
@@ -556,15 +557,46 @@ void repo_worktree_discard(const struct repo *r, const char *name, const char *b
 	git_reference_free(ref);
 }
 
-char *repo_config_get(const struct repo *r, const char *key)
+static git_config *snapshot(const struct repo *r)
 {
 	struct repo *m = (struct repo *)r; /* the snapshot is a cache */
 	if (m->snap == NULL && git_repository_config_snapshot(&m->snap, r->git) < 0)
+		return NULL;
+	return m->snap;
+}
+
+char *repo_config_get(const struct repo *r, const char *key)
+{
+	struct repo *m = (struct repo *)r;
+	if (snapshot(r) == NULL)
 		return NULL;
 	const char *v = NULL;
 	if (git_config_get_string(&v, m->snap, key) < 0 || v == NULL)
 		return NULL;
 	return xstrdup(v);
+}
+
+/*
+ * An iterator, not git_config_foreach_match: libgit2 1.5 leaks the regex's
+ * match data (20 KB) on every call of that one.
+ */
+int repo_config_names(const struct repo *r, const char *prefix, const char *suffix,
+		      struct strlist *out)
+{
+	git_config *snap = snapshot(r);
+	git_config_iterator *it = NULL;
+	if (snap == NULL || git_config_iterator_new(&it, snap) < 0)
+		return -EIO;
+	git_config_entry *e;
+	size_t np = strlen(prefix), ns = strlen(suffix);
+	while (git_config_next(&e, it) == 0) {
+		size_t n = strlen(e->name);
+		if (n > np + ns && strncmp(e->name, prefix, np) == 0 &&
+		    strcmp(e->name + n - ns, suffix) == 0)
+			strlist_add(out, e->name);
+	}
+	git_config_iterator_free(it);
+	return 0;
 }
 
 /* Writes go to the repository's own file, never the user's global one. */
@@ -608,45 +640,15 @@ int repo_config_unset(const struct repo *r, const char *key)
 	return rc < 0 && rc != GIT_ENOTFOUND ? -EIO : 0;
 }
 
-/* Read both pipes to their ends (either may fill first). */
-static void drain2(int fo, struct buf *out, int fe, struct buf *err)
-{
-	struct pollfd pf[2] = {{.fd = fo, .events = POLLIN}, {.fd = fe, .events = POLLIN}};
-	struct buf *dst[2] = {out, err};
-	int open_fds = 2;
-	char tmp[8192];
-	while (open_fds > 0) {
-		if (poll(pf, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return;
-		}
-		for (int i = 0; i < 2; i++) {
-			if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			ssize_t n = read(pf[i].fd, tmp, sizeof tmp);
-			if (n > 0) {
-				if (dst[i])
-					buf_add(dst[i], tmp, (size_t)n);
-			} else if (n == 0 || errno != EINTR) {
-				pf[i].fd = -1;
-				open_fds--;
-			}
-		}
-	}
-}
-
 int git_run(const char *dir, const char *const *argv, struct buf *out, struct buf *err,
 	    bool no_hooks)
 {
-	int po[2], pe[2];
-	if (pipe2(po, O_CLOEXEC) < 0)
-		return -1;
-	if (pipe2(pe, O_CLOEXEC) < 0) {
-		close(po[0]);
-		close(po[1]);
-		return -1;
-	}
+	return git_run_env(dir, argv, NULL, out, err, no_hooks);
+}
+
+int git_run_env(const char *dir, const char *const *argv, char *const *env, struct buf *out,
+		struct buf *err, bool no_hooks)
+{
 	size_t n = 0;
 	while (argv[n])
 		n++;
@@ -659,19 +661,42 @@ int git_run(const char *dir, const char *const *argv, struct buf *out, struct bu
 	}
 	for (size_t i = 0; i < n; i++)
 		av[k++] = argv[i];
-	char *env[] = {"GIT_TERMINAL_PROMPT=0", NULL};
-	struct proc_opts o = {
-		.dir = dir, .env = env, .in = PROC_NULL, .out = po[1], .err = pe[1], .keep = -1};
-	pid_t pid = proc_spawn((char *const *)av, &o);
+	size_t ne = 0;
+	while (env && env[ne])
+		ne++;
+	char **all = xcalloc(ne + 2, sizeof *all);
+	all[0] = "GIT_TERMINAL_PROMPT=0";
+	if (ne)
+		memcpy(all + 1, env, ne * sizeof *all);
+	struct proc_opts o = PROC_OPTS_DEFAULT;
+	o.dir = dir;
+	o.env = all;
+	int status = proc_capture((char *const *)av, &o, NULL, 0, out, err, 0);
 	free(av);
-	close(po[1]);
-	close(pe[1]);
-	if (pid > 0)
-		drain2(po[0], out, pe[0], err);
-	close(po[0]);
-	close(pe[0]);
-	int status = pid > 0 ? proc_wait(pid) : -1;
+	free(all);
 	return status < 0 ? -1 : status;
+}
+
+int repo_fetch_verified(const struct repo *r, const char *from, const char *refspec,
+			char *const *env, struct buf *err)
+{
+	const char *fetch[] = {"-c",
+			       "transfer.fsckObjects=true",
+			       "-c",
+			       "fetch.fsckObjects=true",
+			       "-c",
+			       "fetch.writeCommitGraph=false",
+			       "-c",
+			       "maintenance.auto=false",
+			       "fetch",
+			       "--no-tags",
+			       "--no-write-fetch-head",
+			       "--quiet",
+			       "--",
+			       from,
+			       refspec,
+			       NULL};
+	return git_run_env(repo_root(r), fetch, env, NULL, err, true);
 }
 
 char *git_error_line(struct buf *err, const char *fallback)

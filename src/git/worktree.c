@@ -121,7 +121,8 @@ static char *get_key(const struct repo *r, const char *handle, const char *field
 
 static void unset_keys(const struct repo *r, const char *handle, const char *branch)
 {
-	static const char *fields[] = {"branch", "path", "agent", "created", "sandbox", "number"};
+	static const char *fields[] = {"branch",  "path",   "agent", "created",
+				       "sandbox", "number", "remote"};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
 		char *key = xasprintf("workrex.worktree.%s.%s", handle, fields[i]);
 		repo_config_unset(r, key);
@@ -132,6 +133,30 @@ static void unset_keys(const struct repo *r, const char *handle, const char *bra
 		repo_config_unset(r, key);
 		free(key);
 	}
+}
+
+/* Its number for life: the lowest no other agent holds (1 is the project's own). */
+static void give_number(const struct repo *r, struct agent_rec *a)
+{
+	struct agent_rec *all = NULL;
+	size_t nall = 0;
+	char *ignored = NULL;
+	a->number = 2;
+	if (agent_list(r, &all, &nall, &ignored) == 0) {
+		for (bool taken = true; taken; a->number += taken) {
+			taken = false;
+			for (size_t i = 0; i < nall && !taken; i++)
+				taken = all[i].number == a->number &&
+					strcmp(all[i].handle, a->handle);
+		}
+		for (size_t i = 0; i < nall; i++)
+			agent_rec_free(&all[i]);
+		free(all);
+	}
+	free(ignored);
+	char num[16];
+	snprintf(num, sizeof num, "%d", a->number);
+	set_key(r, a->handle, "number", num);
 }
 
 /* A pattern from files.copy / files.symlink may not leave the repository. */
@@ -465,26 +490,7 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 	set_key(r, handle, "agent", out->agent);
 	set_key(r, handle, "created", created);
 	out->sandbox = o->sandbox;
-	/* Its number for life: the lowest no other agent holds (1 is the project's own). */
-	struct agent_rec *all = NULL;
-	size_t nall = 0;
-	char *ignored = NULL;
-	out->number = 2;
-	if (agent_list(r, &all, &nall, &ignored) == 0) {
-		for (bool taken = true; taken; out->number += taken) {
-			taken = false;
-			for (size_t i = 0; i < nall && !taken; i++)
-				taken = all[i].number == out->number &&
-					strcmp(all[i].handle, handle);
-		}
-		for (size_t i = 0; i < nall; i++)
-			agent_rec_free(&all[i]);
-		free(all);
-	}
-	free(ignored);
-	char num[16];
-	snprintf(num, sizeof num, "%d", out->number);
-	set_key(r, handle, "number", num);
+	give_number(r, out);
 	if (o->sandbox >= 0)
 		set_key(r, handle, "sandbox", o->sandbox ? "true" : "false");
 	if (base) {
@@ -512,8 +518,11 @@ void agent_rec_free(struct agent_rec *a)
 	free(a->path);
 	free(a->agent);
 	free(a->base);
+	free(a->remote);
 	memset(a, 0, sizeof *a);
 }
+
+static void rec_keys(const struct repo *r, struct agent_rec *a);
 
 /* Fill a record for a linked worktree (recorded by workrex or not). */
 static void rec_from_worktree(const struct repo *r, const struct worktree_info *w,
@@ -523,6 +532,12 @@ static void rec_from_worktree(const struct repo *r, const struct worktree_info *
 	a->handle = xstrdup(slash ? slash + 1 : w->path);
 	a->path = xstrdup(w->path);
 	a->branch = w->branch ? xstrdup(w->branch) : NULL;
+	rec_keys(r, a);
+}
+
+/* What is recorded of a->handle (and of its a->branch): agent, created, sandbox, number, base. */
+static void rec_keys(const struct repo *r, struct agent_rec *a)
+{
 	a->agent = get_key(r, a->handle, "agent");
 	char *created = get_key(r, a->handle, "created");
 	a->created = created ? atol(created) : 0;
@@ -540,6 +555,38 @@ static void rec_from_worktree(const struct repo *r, const struct worktree_info *
 	}
 }
 
+/* The handles of agents on servers (workrex.worktree.<handle>.remote set). */
+static void remote_handles(const struct repo *r, struct strlist *out)
+{
+	struct strlist keys = {0};
+	repo_config_names(r, "workrex.worktree.", ".remote", &keys);
+	for (size_t i = 0; i < keys.n; i++) {
+		const char *h = keys.v[i] + strlen("workrex.worktree.");
+		size_t len = strlen(h) - strlen(".remote");
+		char *handle = xstrndup(h, len);
+		if (handle_valid(handle))
+			strlist_add(out, handle);
+		free(handle);
+	}
+	strlist_free(&keys);
+}
+
+/* An agent on a server, from its record alone (nothing of it is here). */
+static int rec_remote(const struct repo *r, const char *handle, struct agent_rec *a)
+{
+	memset(a, 0, sizeof *a);
+	a->remote = get_key(r, handle, "remote");
+	a->path = get_key(r, handle, "path");
+	if (a->remote == NULL || a->path == NULL || a->path[0] != '/') {
+		agent_rec_free(a);
+		return -ENOENT;
+	}
+	a->handle = xstrdup(handle);
+	a->branch = get_key(r, handle, "branch");
+	rec_keys(r, a);
+	return 0;
+}
+
 int agent_list(const struct repo *r, struct agent_rec **out, size_t *n, char **cause)
 {
 	struct worktree_info *w;
@@ -547,13 +594,44 @@ int agent_list(const struct repo *r, struct agent_rec **out, size_t *n, char **c
 	int rc = repo_worktrees(r, &w, &nw, cause);
 	if (rc < 0)
 		return rc;
-	*out = xcalloc(nw + 1, sizeof **out);
+	struct strlist remote = {0};
+	remote_handles(r, &remote);
+	*out = xcalloc(nw + remote.n + 1, sizeof **out);
 	*n = 0;
 	for (size_t i = 0; i < nw; i++)
 		if (!w[i].main)
 			rec_from_worktree(r, &w[i], &(*out)[(*n)++]);
+	for (size_t i = 0; i < remote.n; i++) {
+		bool here = false;
+		for (size_t k = 0; k < *n && !here; k++)
+			here = strcmp((*out)[k].handle, remote.v[i]) == 0;
+		if (!here && rec_remote(r, remote.v[i], &(*out)[*n]) == 0)
+			(*n)++;
+	}
+	strlist_free(&remote);
 	worktree_info_free(w, nw);
 	return 0;
+}
+
+int agent_record_remote(const struct repo *r, struct agent_rec *a)
+{
+	char created[32];
+	snprintf(created, sizeof created, "%ld", a->created);
+	set_key(r, a->handle, "branch", a->branch);
+	set_key(r, a->handle, "path", a->path);
+	set_key(r, a->handle, "agent", a->agent);
+	set_key(r, a->handle, "created", created);
+	give_number(r, a);
+	if (a->base) {
+		char *key = xasprintf("branch.%s.workrex-base", a->branch);
+		repo_config_set(r, key, a->base);
+		free(key);
+	}
+	/* Last: the key that makes it an agent, once the rest is there. */
+	char *key = xasprintf("workrex.worktree.%s.remote", a->handle);
+	int rc = repo_config_set(r, key, a->remote);
+	free(key);
+	return rc;
 }
 
 static bool same_path(const char *a, const char *b)
@@ -600,6 +678,25 @@ int agent_find(const struct repo *r, const char *name, const char *cwd, struct a
 		}
 		hit = &w[i];
 	}
+	if (hit == NULL && name && !main_hit) {
+		/* An agent on a server, by handle or branch. */
+		struct strlist remote = {0};
+		remote_handles(r, &remote);
+		for (size_t i = 0; i < remote.n; i++) {
+			struct agent_rec a;
+			if (rec_remote(r, remote.v[i], &a) < 0)
+				continue;
+			if (strcmp(a.handle, name) == 0 ||
+			    (a.branch && strcmp(a.branch, name) == 0)) {
+				*out = a;
+				strlist_free(&remote);
+				worktree_info_free(w, nw);
+				return 0;
+			}
+			agent_rec_free(&a);
+		}
+		strlist_free(&remote);
+	}
 	if (hit == NULL) {
 		if (main_hit)
 			*cause = xasprintf(
@@ -621,13 +718,15 @@ int agent_find(const struct repo *r, const char *name, const char *cwd, struct a
 int worktree_remove(const struct repo *r, const struct config *c, const struct agent_rec *a,
 		    const struct remove_opts *o, char **cause)
 {
-	if (same_path(a->path, repo_root(r))) {
+	const struct worktree_place *place = o->place;
+	if (place == NULL && same_path(a->path, repo_root(r))) {
 		*cause = xasprintf("'%s' is the main worktree, which workrex never removes",
 				   a->handle);
 		return -EPERM;
 	}
 	bool dirty = false;
-	int rc = repo_dirty(a->path, &dirty, cause);
+	int rc = place ? place->dirty(place->arg, a, &dirty, cause)
+		       : repo_dirty(a->path, &dirty, cause);
 	if (rc < 0 && !o->force)
 		return rc;
 	if (dirty && !o->force) {
@@ -651,17 +750,23 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 	}
 	if (o->stop)
 		o->stop(a, o->stop_arg);
-	if (o->run_hooks && (rc = run_hooks(&c->pre_remove, "pre_remove", r, a, cause)) < 0)
-		return rc;
 	struct buf err = {0};
-	/* Twice: a locked worktree (a lock file) is removed too. */
-	const char *argv[] = {"worktree", "remove", "--force", "--force", "--", a->path, NULL};
-	if (git_run(repo_root(r), argv, NULL, &err, true) != 0) {
-		*cause = git_error_line(&err, "git worktree remove failed");
-		buf_free(&err);
-		return -EIO;
+	if (place) {
+		if ((rc = place->remove(place->arg, a, o->run_hooks, cause)) < 0)
+			return rc;
+	} else {
+		if (o->run_hooks && (rc = run_hooks(&c->pre_remove, "pre_remove", r, a, cause)) < 0)
+			return rc;
+		/* Twice: a locked worktree (a lock file) is removed too. */
+		const char *argv[] = {"worktree", "remove", "--force", "--force",
+				      "--",       a->path,  NULL};
+		if (git_run(repo_root(r), argv, NULL, &err, true) != 0) {
+			*cause = git_error_line(&err, "git worktree remove failed");
+			buf_free(&err);
+			return -EIO;
+		}
+		buf_consume(&err, err.len);
 	}
-	buf_consume(&err, err.len);
 	if (a->branch && !o->keep_branch) {
 		const char *bargv[] = {"branch", "-D", "--", a->branch, NULL};
 		if (git_run(repo_root(r), bargv, NULL, &err, true) != 0) {
@@ -680,6 +785,12 @@ int worktree_sync_files(const struct repo *r, const struct config *c, const stru
 			int *done, char **cause)
 {
 	*done = 0;
+	if (a->remote) {
+		*cause = xasprintf("'%s' runs on %s: files.copy and files.symlink are for "
+				   "worktrees here",
+				   a->handle, a->remote);
+		return -EINVAL;
+	}
 	int rc = place_files(r, &c->files_copy, false, a->path, true, done, cause);
 	if (rc == 0)
 		rc = place_files(r, &c->files_symlink, true, a->path, true, done, cause);
@@ -705,6 +816,11 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 		    const char *branch, struct agent_rec *out, char **cause)
 {
 	memset(out, 0, sizeof *out);
+	if (a->remote) {
+		*cause = xasprintf("'%s' runs on %s: a remote agent keeps its name", a->handle,
+				   a->remote);
+		return -EINVAL;
+	}
 	if (!handle_valid(handle)) {
 		*cause = xasprintf("'%s' cannot be a worktree name: use letters, digits, '.', '_' "
 				   "and '-'",

@@ -5,7 +5,10 @@
  * An agent is a linked worktree with a branch, recorded in the repository's
  * config as workrex.worktree.<handle>.{branch,path,agent,created,sandbox} and
  * branch.<branch>.workrex-base, so `git worktree list` and workrex agree and
- * any workrex process (CLI or dashboard) sees the same agents.
+ * any workrex process (CLI or dashboard) sees the same agents. An agent on
+ * a server (add --remote) has no worktree here: its record says so
+ * (.remote, the host's name in remote.hosts; .path, its worktree there),
+ * and its branch here is what was last fetched back from it.
  */
 #ifndef WRX_WORKTREE_H
 #define WRX_WORKTREE_H
@@ -24,6 +27,7 @@ struct agent_rec {
 	long created; /* epoch seconds, 0 unknown */
 	int sandbox;  /* add -S: 1, --no-sandbox: 0, neither: -1 (the config decides) */
 	int number;   /* its number in the dashboard (2.., 1 is the project's own); 0 unknown */
+	char *remote; /* owned; the server it runs on (remote.hosts), or NULL: here */
 };
 
 /* "feature/auth" -> "feature-auth"; NULL if nothing usable is left. Caller frees. */
@@ -49,6 +53,12 @@ struct add_opts {
 int worktree_add(const struct repo *r, const struct config *c, const struct add_opts *o,
 		 struct agent_rec *out, char **cause);
 
+/*
+ * Record an agent made on a server (a->remote, a->path there): its keys,
+ * its number (the lowest free, into a->number), its base. 0 or -errno.
+ */
+int agent_record_remote(const struct repo *r, struct agent_rec *a);
+
 /* Find an agent by handle, branch, or path (cwd inside its worktree when name is NULL). */
 int agent_find(const struct repo *r, const char *name, const char *cwd, struct agent_rec *out,
 	       char **cause);
@@ -63,12 +73,25 @@ void agent_rec_free(struct agent_rec *a);
  */
 typedef void agent_stop_fn(const struct agent_rec *a, void *arg);
 
+/*
+ * Where an agent's worktree is when it is not on this machine (a remote
+ * agent's server, cmd_remote.c): what remove and merge do there instead
+ * of here. The branch here is up to date already (fetched back).
+ */
+struct worktree_place {
+	int (*dirty)(void *arg, const struct agent_rec *a, bool *dirty, char **cause);
+	/* Its pre_remove hooks (when run_hooks), then its worktree and branch there. */
+	int (*remove)(void *arg, const struct agent_rec *a, bool run_hooks, char **cause);
+	void *arg;
+};
+
 struct remove_opts {
 	agent_stop_fn *stop; /* may be NULL */
 	void *stop_arg;
 	bool force; /* even with uncommitted or unmerged work */
 	bool keep_branch;
-	bool run_hooks; /* pre_remove */
+	bool run_hooks;                     /* pre_remove */
+	const struct worktree_place *place; /* NULL: the worktree is here */
 };
 
 int worktree_remove(const struct repo *r, const struct config *c, const struct agent_rec *a,
@@ -86,7 +109,8 @@ struct merge_opts {
 	bool keep;
 	bool ignore_uncommitted;
 	bool no_verify;
-	bool no_hooks; /* git hooks off (work done for a sandboxed agent) */
+	bool no_hooks;                      /* git hooks off (work done for a sandboxed agent) */
+	const struct worktree_place *place; /* NULL: the worktree is here */
 };
 
 /* Merge the agent's branch; on any failure nothing has changed. *note: extra info for the user. */

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "git/worktree.h"
+#include "shell.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,13 +26,9 @@ static int sh(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *cmd = xvasprintf(fmt, ap);
+	int rc = vsh_at(root ? root : top, fmt, ap);
 	va_end(ap);
-	char *full = xasprintf("cd %s && (%s) >/dev/null 2>&1", root ? root : top, cmd);
-	int rc = system(full);
-	free(cmd);
-	free(full);
-	return WEXITSTATUS(rc);
+	return rc;
 }
 
 /* Output of a shell command, last newline trimmed; caller frees. */
@@ -668,6 +665,130 @@ static void test_stop_only_when_going_ahead(void **state)
 	agent_rec_free(&a);
 }
 
+/* A remote agent's worktree "there", for the place seam: what remove and merge asked of it. */
+struct there {
+	bool dirty;
+	int dirty_asked, removed, hooks;
+};
+
+static int there_dirty(void *arg, const struct agent_rec *a, bool *dirty, char **cause)
+{
+	struct there *t = arg;
+	(void)a;
+	(void)cause;
+	t->dirty_asked++;
+	*dirty = t->dirty;
+	return 0;
+}
+
+static int there_remove(void *arg, const struct agent_rec *a, bool run_hooks, char **cause)
+{
+	struct there *t = arg;
+	(void)a;
+	(void)cause;
+	t->removed++;
+	t->hooks += run_hooks;
+	return 0;
+}
+
+static void test_remote_records(void **state)
+{
+	struct fx *f = *state;
+	/* An agent on a server: a branch here (as fetched back), a record, no worktree. */
+	assert_int_equal(sh("git branch far"), 0);
+	struct agent_rec a = {.handle = xstrdup("far"),
+			      .branch = xstrdup("far"),
+			      .path = xstrdup("/srv/clone__worktrees/far"),
+			      .base = xstrdup("main"),
+			      .created = 5,
+			      .sandbox = -1,
+			      .remote = xstrdup("gpu")};
+	assert_int_equal(agent_record_remote(f->r, &a), 0);
+	assert_int_equal(a.number, 2);
+	struct agent_rec local = add(f, "near");
+	struct agent_rec *as;
+	size_t n;
+	char *cause = NULL;
+	assert_int_equal(agent_list(f->r, &as, &n, &cause), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(as[0].handle, "near");
+	assert_null(as[0].remote);
+	assert_int_equal(as[0].number, 3);
+	assert_string_equal(as[1].handle, "far");
+	assert_string_equal(as[1].remote, "gpu");
+	assert_string_equal(as[1].path, "/srv/clone__worktrees/far");
+	assert_string_equal(as[1].base, "main");
+	for (size_t i = 0; i < n; i++)
+		agent_rec_free(&as[i]);
+	free(as);
+	struct agent_rec got;
+	assert_int_equal(agent_find(f->r, "far", root, &got, &cause), 0);
+	assert_string_equal(got.remote, "gpu");
+	agent_rec_free(&got);
+	/* What is not done to a worktree that is not here. */
+	assert_int_equal(worktree_rename(f->r, &a, "farther", NULL, &got, &cause), -EINVAL);
+	assert_non_null(strstr(cause, "runs on gpu"));
+	free(cause);
+	int done;
+	assert_int_equal(worktree_sync_files(f->r, &f->c, &a, &done, &cause), -EINVAL);
+	free(cause);
+	/* remove asks there: uncommitted work there is refused without force. */
+	struct there t = {.dirty = true};
+	const struct worktree_place place = {there_dirty, there_remove, &t};
+	struct remove_opts o = {.place = &place, .run_hooks = true};
+	assert_int_equal(worktree_remove(f->r, &f->c, &a, &o, &cause), -EBUSY);
+	assert_non_null(strstr(cause, "uncommitted changes"));
+	free(cause);
+	assert_int_equal(t.removed, 0);
+	t.dirty = false;
+	assert_int_equal(worktree_remove(f->r, &f->c, &a, &o, &cause), 0);
+	assert_int_equal(t.removed, 1);
+	assert_int_equal(t.hooks, 1);
+	assert_int_not_equal(sh("git rev-parse --verify --quiet refs/heads/far"), 0);
+	assert_int_equal(agent_find(f->r, "far", root, &got, &cause), -ENOENT);
+	free(cause);
+	agent_rec_free(&a);
+	agent_rec_free(&local);
+}
+
+/* A remote agent's merge --rebase: in a checkout of its branch made here for it. */
+static void test_remote_merge_rebase(void **state)
+{
+	struct fx *f = *state;
+	assert_int_equal(
+		sh("git branch far && git worktree add -q ../tmpfar far && cd ../tmpfar "
+		   "&& echo x >x.txt && git add x.txt && git -c user.name=T -c "
+		   "user.email=t@x commit -qm far && cd - && git worktree remove ../tmpfar"),
+		0);
+	assert_int_equal(sh("echo y >y.txt && git add y.txt && git commit -qm main2"), 0);
+	struct agent_rec a = {.handle = xstrdup("far"),
+			      .branch = xstrdup("far"),
+			      .path = xstrdup("/srv/clone__worktrees/far"),
+			      .sandbox = -1,
+			      .remote = xstrdup("gpu")};
+	assert_int_equal(agent_record_remote(f->r, &a), 0);
+	struct there t = {0};
+	const struct worktree_place place = {there_dirty, there_remove, &t};
+	struct merge_opts o = {.strategy = "rebase", .place = &place, .keep = true};
+	char *note = NULL, *cause = NULL;
+	assert_int_equal(worktree_merge(f->r, &f->c, &a, &o, &note, &cause), -EINVAL);
+	assert_non_null(strstr(cause, "runs on gpu"));
+	free(cause);
+	o.keep = false;
+	assert_int_equal(worktree_merge(f->r, &f->c, &a, &o, &note, &cause), 0);
+	free(note);
+	/* Linear: main2, then far's commit on top; nothing left of the checkout. */
+	char *log = out("git log --format=%%s main");
+	assert_string_equal(log, "far\nmain2\ninit");
+	free(log);
+	char *wts = out("git worktree list | wc -l");
+	assert_string_equal(wts, "1");
+	free(wts);
+	assert_int_equal(t.dirty_asked, 3); /* the refused merge, the merge, its remove */
+	assert_int_equal(t.removed, 1);
+	agent_rec_free(&a);
+}
+
 int main(void)
 {
 	if (mkdtemp(top) == NULL)
@@ -692,6 +813,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ignore_uncommitted_keeps_worktree, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_remove_guards, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remote_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remote_merge_rebase, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_main_worktree_untouchable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_into_other_branch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hooks_env_and_failing_pre_merge, setup,
