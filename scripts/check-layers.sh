@@ -11,7 +11,7 @@ rank() {
 	term | rpc | net) echo 1 ;;
 	config | keeper) echo 2 ;;
 	git) echo 3 ;;
-	backends) echo 4 ;;
+	backends | remote) echo 4 ;;
 	core) echo 5 ;;
 	ui | cmd) echo 6 ;;
 	guest | .) echo 7 ;; # the two programs: src/main.c and src/guest/main.c

@@ -50,6 +50,15 @@ int main(int argc, char **argv)
 	/* A pane's first step in a Lima VM (cmd_lima.c). */
 	if (argc >= 2 && strcmp(argv[1], "__lima-up") == 0)
 		return cmd_lima_up(argc - 1, argv + 1);
+	/* A remote link's steps (cmd_remote.c): the server's end, and the dashboard's children. */
+	if (argc == 2 && strcmp(argv[1], "__remote") == 0)
+		return cmd_remote_serve();
+	if (argc >= 2 && strcmp(argv[1], "__remote-up") == 0)
+		return cmd_remote_up(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "__remote-start") == 0)
+		return cmd_remote_start(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "__remote-paste") == 0)
+		return cmd_remote_paste(argc - 1, argv + 1);
 	int i;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];

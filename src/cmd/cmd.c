@@ -23,7 +23,7 @@ static int cmd_notify_user(struct cmd_ctx *ctx, int argc, char **argv);
 static const struct cmd table[] = {
 	{"add", NULL,
 	 "add <branch> [--base REF] [-p TEXT | -P FILE] [-a AGENT] [--name HANDLE] [-b] "
-	 "[-S|--no-sandbox]",
+	 "[-S|--no-sandbox] [--remote HOST]",
 	 "create a branch and worktree for a new agent", cmd_add, rpc_cmd_add},
 	{"list", "ls", "list [--json | -q|--quiet]", "list the agents", cmd_list, NULL},
 	{"status", NULL, "status [handle...] [--json]", "agents and their status", cmd_status,
@@ -280,6 +280,8 @@ json_object *cmd_agent_request(const char *verb, const struct agent_rec *a)
 		json_object_object_add(req, "number", json_object_new_int(a->number));
 	if (a->sandbox >= 0)
 		json_object_object_add(req, "sandbox", json_object_new_boolean(a->sandbox));
+	if (a->remote)
+		json_object_object_add(req, "remote", json_object_new_string(a->remote));
 	return req;
 }
 
@@ -358,6 +360,10 @@ int cmd_which_agent(struct cmd_ctx *ctx, const char *what, const char *name, str
  */
 int cmd_import_sandbox(struct cmd_ctx *ctx, const char *what, const struct agent_rec *a)
 {
+	/* list shows what was last fetched, unless a link is up anyway: it connects to nobody. */
+	if (a->remote)
+		return cmd_remote_import(ctx, what, a,
+					 strcmp(what, "list") && strcmp(what, "status"));
 	char *note = NULL, *cause = NULL;
 	int rc = private_import(ctx->repo, a->handle, a->branch, a->path, &note, &cause);
 	if (note)

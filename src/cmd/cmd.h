@@ -79,6 +79,39 @@ int cmd_attach(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_watch(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_shutdown(struct cmd_ctx *ctx, int argc, char **argv);
 
+/* cmd_remote.c: agents on servers (remote.hosts). */
+/* new_only: an agent asked (spawn_agent): a new branch only, never one of the user's here. */
+int cmd_remote_add(struct cmd_ctx *ctx, const struct add_opts *o, const char *host, bool background,
+		   bool new_only);
+/* A remote agent's branch fetched back (connect: link up if none is); 0, or -1 having said why. */
+int cmd_remote_import(struct cmd_ctx *ctx, const char *what, const struct agent_rec *a,
+		      bool connect);
+/* Where remove and merge find a's worktree: NULL for one here. */
+const struct worktree_place *cmd_remote_place(struct cmd_ctx *ctx, const struct agent_rec *a);
+/*
+ * The agent's first pane on its server, forwarded here (attach, watch):
+ * the socket's path here, or NULL with *cause. Caller frees.
+ */
+char *cmd_remote_pane(struct cmd_ctx *ctx, const struct agent_rec *a, char **cause);
+/*
+ * The keepers of ctx's project on the servers its agents are on, as
+ * {host: [pane, ...]} into out; how many. A host that does not answer is
+ * said on stderr and left out.
+ */
+int cmd_remote_keepers(struct cmd_ctx *ctx, json_object *out);
+/* End those keepers (cmd_remote_keepers' out): how many ended. */
+int cmd_remote_end(struct cmd_ctx *ctx, json_object *which);
+/* sandbox doctor's lines for the servers of remote.hosts: 1 when one has a problem. */
+int cmd_remote_doctor(struct cmd_ctx *ctx);
+/*
+ * workrex __remote-up, __remote-start, __remote-paste (the dashboard's
+ * children), __remote (the server's end).
+ */
+int cmd_remote_up(int argc, char **argv);
+int cmd_remote_start(int argc, char **argv);
+int cmd_remote_paste(int argc, char **argv);
+int cmd_remote_serve(void);
+
 /* Does the agent run in a sandbox: its own choice (add -S / --no-sandbox), else the config's. */
 bool cmd_sandboxed(const struct cmd_ctx *ctx, const struct agent_rec *a);
 /*

@@ -55,14 +55,33 @@ bool cmd_dashboard_runs(struct cmd_ctx *ctx)
 	return up;
 }
 
+/* Is the request's agent one on a server (whose keepers run there)? */
+static bool on_server(struct cmd_ctx *ctx, json_object *req)
+{
+	json_object *v;
+	struct agent_rec a;
+	char *cause = NULL;
+	if (ctx->repo == NULL || !json_object_object_get_ex(req, "handle", &v) ||
+	    agent_find(ctx->repo, json_object_get_string(v), ctx->cwd, &a, &cause) < 0) {
+		free(cause);
+		return false;
+	}
+	bool there = a.remote != NULL;
+	agent_rec_free(&a);
+	return there;
+}
+
 bool cmd_core_wanted(struct cmd_ctx *ctx, json_object *req)
 {
 	json_object *v;
 	const char *verb =
 		json_object_object_get_ex(req, "cmd", &v) ? json_object_get_string(v) : "";
 	/* list asks the keepers alone (cmd_keepers_live): no core takes them all over. */
-	return !strcmp(verb, "open") ||
-	       (strcmp(verb, "list") && has_keepers(ctx->repo ? repo_root(ctx->repo) : ctx->cwd));
+	if (!strcmp(verb, "open"))
+		return true;
+	if (!strcmp(verb, "list"))
+		return false;
+	return has_keepers(ctx->repo ? repo_root(ctx->repo) : ctx->cwd) || on_server(ctx, req);
 }
 
 int cmd_keepers_live(struct cmd_ctx *ctx, json_object **reply)
@@ -162,6 +181,34 @@ int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **
 	return core(ctx, req, NULL, reply, cause);
 }
 
+/* Until no step of a remote host runs (remote.c), at most timeout_ms. */
+static void remote_wait(struct wrx *w, int timeout_ms)
+{
+	uint64_t end = now_ms() + (uint64_t)timeout_ms;
+	while (!remote_settled(w) && now_ms() < end) {
+		uv_run(w->loop, UV_RUN_NOWAIT);
+		usleep(2000);
+	}
+}
+
+/* The request names an agent on a server: its host's keepers attached first. */
+static void remote_first(struct wrx *w, json_object *req)
+{
+	json_object *v;
+	struct agent *a = req && json_object_object_get_ex(req, "handle", &v)
+				  ? session_find_agent(w->s, json_object_get_string(v))
+				  : NULL;
+	if (a == NULL || a->remote == NULL)
+		return;
+	remote_attach_host(w, a->remote);
+	remote_wait(w, 30000);
+	/* The first screens come right after the hellos. */
+	for (int i = 0; i < 25; i++) {
+		uv_run(w->loop, UV_RUN_NOWAIT);
+		usleep(2000);
+	}
+}
+
 static int core(struct cmd_ctx *ctx, json_object *req, struct agent_call *ac, json_object **reply,
 		char **cause)
 {
@@ -175,7 +222,9 @@ static int core(struct cmd_ctx *ctx, json_object *req, struct agent_call *ac, js
 	if (rc == 0 && (rc = wrx_start(&w, cause)) < 0)
 		wrx_close(&w);
 	if (rc == 0) {
+		remote_first(&w, req);
 		do_request(&w, req, ac, reply);
+		remote_wait(&w, 60000); /* a pane starting there */
 		keep_flush(&w, 2000);
 		w.quitting = true;
 		wrx_close(&w);

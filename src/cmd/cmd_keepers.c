@@ -187,7 +187,9 @@ static int view(struct cmd_ctx *ctx, const char *what, int argc, char **argv, bo
 	if (rc)
 		return rc;
 	char *cause = NULL;
-	char *path = agent_socket(repo_root(ctx->repo), a.handle, &cause);
+	/* On a server: its keeper there, forwarded here through the link. */
+	char *path = a.remote ? cmd_remote_pane(ctx, &a, &cause)
+			      : agent_socket(repo_root(ctx->repo), a.handle, &cause);
 	agent_rec_free(&a);
 	if (path == NULL) {
 		rc = cmd_fail(what, "%s", cause);
@@ -278,20 +280,26 @@ int cmd_shutdown(struct cmd_ctx *ctx, int argc, char **argv)
 	struct keeper_entry *e;
 	size_t n = keeper_list(dir, &e);
 	free(dir);
-	if (n == 0) {
+	/* And those of its agents on servers. */
+	json_object *there = json_object_new_object();
+	size_t all = n + (size_t)cmd_remote_keepers(ctx, there);
+	if (all == 0) {
 		printf("no program of this project runs\n");
+		keeper_list_free(e, n);
+		json_object_put(there);
 		return 0;
 	}
 	if (!yes) {
 		char answer[16] = "";
 		if (!isatty(STDIN_FILENO))
-			rc = cmd_fail("shutdown", "%zu programs run; -y ends them without asking",
-				      n);
+			rc = cmd_fail("shutdown", "%zu program%s; -y ends %s without asking", all,
+				      all == 1 ? " runs" : "s run", all == 1 ? "it" : "them");
 		else
-			fprintf(stderr, "end %zu running program%s of this project? (y/n) ", n,
-				n == 1 ? "" : "s");
+			fprintf(stderr, "end %zu running program%s of this project? (y/n) ", all,
+				all == 1 ? "" : "s");
 		if (rc || fgets(answer, sizeof answer, stdin) == NULL || answer[0] != 'y') {
 			keeper_list_free(e, n);
+			json_object_put(there);
 			return rc ? rc : 1;
 		}
 	}
@@ -304,6 +312,8 @@ int cmd_shutdown(struct cmd_ctx *ctx, int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		while (access(e[i].path, F_OK) == 0 && now_ms() < deadline)
 			usleep(20000);
+	ended += cmd_remote_end(ctx, there);
+	json_object_put(there);
 	printf("ended %d program%s\n", ended, ended == 1 ? "" : "s");
 	keeper_list_free(e, n);
 	return 0;

@@ -379,8 +379,11 @@ int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv)
 		return rc;
 	bool lima = strcmp(ctx->cfg.sandbox.backend, "lima") == 0;
 	bool all = argc > 2 && strcmp(argv[2], "--all") == 0;
-	if (lima && strcmp(sub, "doctor") == 0)
-		return cmd_lima_doctor(ctx);
+	if (strcmp(sub, "doctor") == 0) {
+		/* The backend's checks, then the servers of remote.hosts. */
+		rc = lima ? cmd_lima_doctor(ctx) : sandbox_doctor(ctx, argc - 1, argv + 1);
+		return cmd_remote_doctor(ctx) || rc ? 1 : 0;
+	}
 	if (lima && (strcmp(sub, "stop") == 0 || strcmp(sub, "prune") == 0))
 		return cmd_lima_stop(ctx, all, strcmp(sub, "prune") == 0);
 	if (strcmp(sub, "build") == 0)
@@ -391,8 +394,6 @@ int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv)
 		return sandbox_init_dockerfile(ctx, argc - 1, argv + 1);
 	if (strcmp(sub, "shell") == 0)
 		return sandbox_shell(ctx, argc - 1, argv + 1);
-	if (strcmp(sub, "doctor") == 0)
-		return sandbox_doctor(ctx, argc - 1, argv + 1);
 	if (strcmp(sub, "stop") == 0)
 		return sandbox_stop_prune(ctx, false);
 	if (strcmp(sub, "prune") == 0)

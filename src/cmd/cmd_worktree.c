@@ -67,6 +67,7 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		{"background", no_argument, NULL, 'b'},
 		{"sandbox", no_argument, NULL, 'S'},
 		{"no-sandbox", no_argument, NULL, 'N'},
+		{"remote", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		/* What a sandboxed agent's spawn_agent runs (bridge.c); not for users. */
 		{"from-sandbox", no_argument, NULL, 'F'},
@@ -78,6 +79,7 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	struct add_opts o = {.cwd = ctx->cwd, .sandbox = -1};
 	char *prompt = NULL;
 	bool background = false, new_only = false;
+	const char *remote = NULL;
 	int c;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "p:P:a:bSh", opts, NULL)) != -1) {
@@ -93,6 +95,9 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 			break;
 		case 'O':
 			new_only = true;
+			break;
+		case 'R':
+			remote = optarg;
 			break;
 		case 'B':
 			o.base = optarg;
@@ -147,6 +152,15 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 			free(prompt);
 			return rc;
 		}
+	}
+	if (remote && o.setup_inside) {
+		free(prompt);
+		return cmd_fail("add", "a sandbox spawns in a sandbox, not on a server");
+	}
+	if (remote) {
+		rc = cmd_remote_add(ctx, &o, remote, background, new_only);
+		free(prompt);
+		return rc;
 	}
 	char *main_branch = NULL;
 	if (o.setup_inside) {
@@ -370,7 +384,9 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 		const char *status = st ? json_object_get_string(st) : NULL;
 		json_object *panes = cmd_live_agent(live_agents, a->handle, "panes");
 		json_object *exited = cmd_live_agent(live_agents, a->handle, "exited");
-		const char *backend = cmd_sandboxed(ctx, a) ? ctx->cfg.sandbox.backend : "host";
+		char *backend = a->remote               ? xasprintf("ssh:%s", a->remote)
+				: cmd_sandboxed(ctx, a) ? xstrdup(ctx->cfg.sandbox.backend)
+							: xstrdup("host");
 		{
 			json_object *o = json_object_new_object();
 			json_object_object_add(o, "handle", json_object_new_string(a->handle));
@@ -387,6 +403,9 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 					json_object_new_int(json_object_get_int(exited)));
 				json_object_object_add(o, "backend",
 						       json_object_new_string(backend));
+				json_object_object_add(o, "host",
+						       a->remote ? json_object_new_string(a->remote)
+								 : NULL);
 				json_object_object_add(o, "created",
 						       json_object_new_int64(a->created));
 				json_object_object_add(o, "unmerged", json_object_new_int64(ahead));
@@ -400,6 +419,7 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 			}
 			json_object_array_add(arr, o);
 		}
+		free(backend);
 	}
 	if (json)
 		printf("%s\n",
@@ -599,15 +619,17 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 		agent_rec_free(&a);
 		return rc;
 	}
-	/* Git work done for a sandboxed agent runs no git hook (its branch wrote them). */
-	o.no_hooks = cmd_sandboxed(ctx, &a);
+	/* Git work done for a sandboxed or remote agent runs no git hook (its branch wrote them). */
+	o.no_hooks = cmd_sandboxed(ctx, &a) || a.remote;
+	o.place = cmd_remote_place(ctx, &a);
 	o.stop = stop_panes;
 	o.stop_arg = ctx;
 	if (worktree_merge(ctx->repo, &ctx->cfg, &a, &o, &note, &cause) < 0) {
 		rc = cmd_fail("merge", "%s", cause);
 		free(cause);
 	} else {
-		if (!o.keep && access(a.path, F_OK) != 0)
+		if (!o.keep && (a.remote ? repo_branch_exists(ctx->repo, a.branch) == false
+					 : access(a.path, F_OK) != 0))
 			cmd_notify(ctx, "merge", "forget", &a, false);
 		char *main = repo_main_branch(ctx->repo, ctx->cfg.main_branch);
 		printf("merged %s into %s%s%s\n", a.branch,
@@ -686,6 +708,7 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 			agent_rec_free(&as[i]);
 			continue;
 		}
+		o.place = cmd_remote_place(ctx, &as[i]);
 		if (worktree_remove(ctx->repo, &ctx->cfg, &as[i], &o, &cause) < 0) {
 			rc = cmd_fail("remove", "%s", cause);
 			free(cause);

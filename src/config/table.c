@@ -155,8 +155,7 @@ const struct config_key config_keys[] = {
 	    .help = "Lima mounts git metadata writable"),
 	SECTION("remote", GLOBAL),
 	KEY("remote.hosts", CONFIG_HOSTS, AT(hosts), .def = "{}",
-	    .not_yet = ": add --remote does not exist",
-	    .help = "name: {ssh: user@host, path, docker}"),
+	    .help = "servers for add --remote: name: {ssh: user@host, path: /srv/clone}"),
 };
 
 const size_t config_nkeys = sizeof config_keys / sizeof *config_keys;

@@ -61,10 +61,11 @@ struct act_call {
 	const struct action *act;
 	json_object *args; /* owned */
 	enum door door;
-	int pane;       /* the agent door: the calling pane */
-	bool sandboxed; /* ...which runs in a sandbox */
-	bool confirm;   /* this call waits for the user's yes */
-	bool said;      /* its outcome is on the status line already */
+	int pane;           /* the agent door: the calling pane */
+	bool sandboxed;     /* ...which runs in a sandbox */
+	const char *remote; /* ...or on this server (remote.hosts), borrowed; NULL: here */
+	bool confirm;       /* this call waits for the user's yes */
+	bool said;          /* its outcome is on the status line already */
 	struct agent *a;
 	char *handle; /* owned: a's, kept while the user thinks (a may go) */
 	act_reply_fn *reply;
@@ -324,7 +325,7 @@ static void do_paste_image(struct act_call *c)
 	ip->c = c;
 	ip->pane = wp->id;
 	ip->empty = bool_arg(c, "empty");
-	clipboard_stage(c->w, wp->agent->path, image_pasted, ip);
+	clipboard_stage(c->w, wp->agent, image_pasted, ip);
 }
 
 /*
@@ -363,11 +364,18 @@ static void clipboard_given(struct wrx *w, const char *path, const char *why, vo
 static void do_clipboard_read(struct act_call *c)
 {
 	struct wpane *wp = session_find_pane(c->w->s, c->pane);
+	if (c->remote) {
+		act_fail(c,
+			 "clipboard-read is for sandboxes; paste into an agent on %s with the "
+			 "dashboard's paste-image",
+			 c->remote);
+		return;
+	}
 	if (wp == NULL || wp->last_key == 0 || now_ms() - wp->last_key > CLIPBOARD_KEY_MS) {
 		act_fail(c, "the clipboard is read only right after a key is pressed in this pane");
 		return;
 	}
-	clipboard_stage(c->w, c->a->path, clipboard_given, c);
+	clipboard_stage(c->w, c->a, clipboard_given, c);
 }
 
 /* ---- host commands (hostexec.h) ---- */
@@ -420,6 +428,13 @@ static void do_host_exec(struct act_call *c)
 {
 	const struct config *cfg = &c->w->cfg;
 	const char *name = str_arg(c, "command");
+	if (c->remote) {
+		exec_refuse(c, HOSTEXEC_NOT_ALLOWED,
+			    "host commands are for sandboxes; an agent on %s runs its commands "
+			    "there",
+			    c->remote);
+		return;
+	}
 	if (!hostexec_allowed(cfg, name)) {
 		exec_refuse(
 			c, HOSTEXEC_NOT_ALLOWED,
@@ -592,6 +607,9 @@ static struct agent *learn(struct act_call *c)
 	json_object *sb = arg(c, "sandbox");
 	if (sb && json_object_is_type(sb, json_type_boolean))
 		a->sandbox = json_object_get_boolean(sb);
+	const char *remote = str_arg(c, "remote");
+	a->remote = remote ? xstrdup(remote) : NULL;
+	a->prompt_waits = bool_arg(c, "prompt");
 	return a;
 }
 
@@ -848,6 +866,11 @@ static void do_add(struct act_call *c)
 	/* An agent makes a new agent; it never types into one that exists. */
 	if (c->door == DOOR_AGENT)
 		strlist_add(&c->argv, "--new-only");
+	/* From a server: on the same server. */
+	if (c->remote && (c->act->flags & ACT_INHERIT)) {
+		strlist_add(&c->argv, "--remote");
+		strlist_add(&c->argv, c->remote);
+	}
 	if (prompt && *prompt) {
 		strlist_add(&c->argv, "-p");
 		strlist_add(&c->argv, prompt);
@@ -980,7 +1003,8 @@ static const struct action table[] = {
 	 ARGS(HANDLE, {"path", ARG_STR, false}, {"branch", ARG_STR, false},
 	      {"agent", ARG_STR, false}, {"number", ARG_INT, false}, {"sandbox", ARG_BOOL, false},
 	      {"git_ready", ARG_BOOL, false}, {"focus", ARG_BOOL, false},
-	      {"continue", ARG_BOOL, false}),
+	      {"continue", ARG_BOOL, false}, {"remote", ARG_STR, false},
+	      {"prompt", ARG_BOOL, false}),
 	 DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT | ACT_LEARN, do_open},
 	{"close", "close", ARGS(HANDLE), DOOR_CONTROL | DOOR_AGENT, 0, DOOR_AGENT,
 	 ACT_AGENT | ACT_GONE_OK, do_close},
@@ -1153,6 +1177,7 @@ void actions_call_stream(struct wrx *w, const char *verb, json_object *args, enu
 			return;
 		}
 		c->sandboxed = wp->sandboxed;
+		c->remote = wp->agent->remote;
 		if (check_caller(c, wp->agent) < 0)
 			return;
 	}

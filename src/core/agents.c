@@ -40,6 +40,7 @@ void agents_load(struct wrx *w)
 				a->branch = as[i].branch ? xstrdup(as[i].branch) : NULL;
 				a->agent = as[i].agent ? xstrdup(as[i].agent) : NULL;
 				a->sandbox = as[i].sandbox;
+				a->remote = as[i].remote ? xstrdup(as[i].remote) : NULL;
 			}
 		}
 		for (size_t i = 0; i < n; i++)
@@ -107,9 +108,21 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 	}
 	int rows, cols;
 	wrx_pane_size(w, &rows, &cols);
-	/* Its own (add -a), else the configured one. */
-	const char *name = a->agent ? a->agent : agentcmd_default(&w->cfg);
+	/*
+	 * Its own (add -a), else the configured one; on a server, no guess
+	 * from this machine's PATH: the configured agent, else the shell there.
+	 */
+	const char *name = a->agent    ? a->agent
+			   : a->remote ? w->cfg.agent
+				       : agentcmd_default(&w->cfg);
 	char *prompt = a->worktree && !cont ? pending_prompt(a) : NULL;
+	if (a->remote) {
+		free(prompt);
+		prompt = a->prompt_waits && !cont
+				 ? xasprintf("%s/.workrex/PROMPT-%s.md", a->path, a->handle)
+				 : NULL;
+		a->prompt_waits = false;
+	}
 	size_t n = w->cfg.npanes ? w->cfg.npanes : 2;
 	struct pane_open *o = xcalloc(n, sizeof *o);
 	char **lines = xcalloc(n, sizeof *lines);
@@ -134,8 +147,22 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 				agentcmd_build(&w->cfg, NULL, NULL, false); /* the user's shell */
 			o[i].label = "shell";
 		}
+		/*
+		 * There: the user's shell there, the PATH of its login profile
+		 * (which may set it anew: Debian's /etc/profile does) with the
+		 * workrex there first, for the agent's hooks.
+		 */
+		if (a->remote) {
+			char *line = (is_agent && name == NULL) || spec == NULL
+					     ? xstrdup("exec \"${SHELL:-/bin/sh}\"")
+					     : lines[i];
+			if (line != lines[i])
+				free(lines[i]);
+			lines[i] = xasprintf("PATH=\"$WORKREX_BIN:$PATH\"; export PATH; %s", line);
+			free(line);
+		}
 		argv[i][0] = "/bin/sh";
-		argv[i][1] = "-c";
+		argv[i][1] = a->remote ? "-lc" : "-c";
 		argv[i][2] = lines[i];
 		argv[i][3] = NULL;
 		o[i].argv = argv[i];

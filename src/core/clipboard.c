@@ -2,26 +2,22 @@
  * clipboard.c - see clipboard.h. A read is two children on the loop
  * (run_stream): the tool lists the clipboard's types, then gives the
  * bytes of the best image type; osascript has no listing and gives PNG
- * data as hex. Writing the image (up to 20 MiB) is the thread pool's
- * work (uv_queue_work), so the loop never waits on the disk.
+ * data as hex. Writing the image (up to 20 MiB, util/image.c) is the
+ * thread pool's work (uv_queue_work), so the loop never waits on the disk.
  */
 #include "clipboard.h"
 
-#include "../util/beneath.h"
+#include "../util/image.h"
+#include "../util/json.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "run.h"
 #include "session.h"
 #include "wrx.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #define TYPE "\001" /* in a reader's argv: the type chosen */
 
@@ -50,76 +46,10 @@ static const struct reader {
 /* The image types taken, best first. */
 static const char *const types[] = {"image/png", "image/jpeg", "image/webp", "image/gif"};
 
-const char *clipboard_image_kind(const void *data, size_t n)
-{
-	const unsigned char *d = data;
-	if (n >= 8 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0)
-		return "png";
-	if (n >= 3 && d[0] == 0xff && d[1] == 0xd8 && d[2] == 0xff)
-		return "jpeg";
-	if (n >= 6 && (memcmp(d, "GIF87a", 6) == 0 || memcmp(d, "GIF89a", 6) == 0))
-		return "gif";
-	if (n >= 12 && memcmp(d, "RIFF", 4) == 0 && memcmp(d + 8, "WEBP", 4) == 0)
-		return "webp";
-	return NULL;
-}
-
-/* Files of earlier pastes over an hour old go; no name is followed. */
-static void prune(int dir)
-{
-	int fd = dup(dir);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (d == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	time_t now = time(NULL);
-	for (struct dirent *e; (e = readdir(d));) {
-		struct stat st;
-		if (strncmp(e->d_name, "clipboard-", 10) == 0 &&
-		    fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    now - st.st_mtime > CLIPBOARD_KEEP_S)
-			unlinkat(dir, e->d_name, 0);
-	}
-	closedir(d);
-}
-
-int clipboard_write(const char *worktree, const void *data, size_t n, const char *kind, char **path)
-{
-	int dir = beneath_dir(worktree, ".workrex/tmp", true, 0755);
-	if (dir < 0)
-		return dir;
-	prune(dir);
-	close(dir);
-	char *ignore = NULL;
-	if (beneath_read(worktree, ".workrex/tmp/.gitignore", 64, &ignore) < 0 ||
-	    strcmp(ignore, "*\n") != 0) {
-		int rc = beneath_write(worktree, ".workrex/tmp/.gitignore", "*\n", 2, 0644);
-		if (rc < 0) {
-			free(ignore);
-			return rc;
-		}
-	}
-	free(ignore);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	struct tm tm;
-	localtime_r(&ts.tv_sec, &tm);
-	char stamp[32];
-	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-	char *rel =
-		xasprintf(".workrex/tmp/clipboard-%s-%03ld.%s", stamp, ts.tv_nsec / 1000000, kind);
-	int rc = beneath_write(worktree, rel, data, n, 0600);
-	if (rc == 0)
-		*path = xasprintf("%s/%s", worktree, rel);
-	free(rel);
-	return rc;
-}
-
 struct read {
 	struct wrx *w;
 	char *worktree;
+	char *host, *handle; /* owned: an agent on a server (remote.hosts), staged there */
 	const struct reader *r;
 	bool listing;
 	const char *type; /* chosen */
@@ -139,6 +69,8 @@ static void end(struct read *x, const char *path, const char *why)
 	buf_free(&x->out);
 	buf_free(&x->err);
 	free(x->worktree);
+	free(x->host);
+	free(x->handle);
 	free(x->path);
 	free(x);
 }
@@ -184,7 +116,7 @@ static bool unhex(struct buf *b)
 static void write_image(uv_work_t *work)
 {
 	struct read *x = work->data;
-	x->rc = clipboard_write(x->worktree, x->out.data, x->out.len, x->kind, &x->path);
+	x->rc = image_stage(x->worktree, x->out.data, x->out.len, x->kind, &x->path);
 }
 
 static void written(uv_work_t *work, int status)
@@ -200,6 +132,34 @@ static void written(uv_work_t *work, int status)
 	end(x, x->path, NULL);
 }
 
+/* The child's last line: {"path": where it is there}, or why not. */
+static void staged_there(void *arg, int status, const char *output, const char *last)
+{
+	struct read *x = arg;
+	(void)output;
+	json_object *o = status == 0 ? json_tokener_parse(last) : NULL;
+	const char *path = json_str(o, "path");
+	if (path)
+		end(x, path, NULL);
+	else
+		end(x, NULL, *last ? wrx_outcome(last) : "workrex __remote-paste said nothing");
+	json_object_put(o);
+}
+
+/* An agent on a server: the image goes there through the host's link, by a child. */
+static void stage_there(struct read *x)
+{
+	char *argv[] = {x->w->self_exe, "__remote-paste", x->host, x->handle, NULL};
+	struct run_opts o = {.argv = argv,
+			     .cwd = x->w->root,
+			     .input = x->out.data,
+			     .input_len = x->out.len,
+			     .done = staged_there,
+			     .arg = x};
+	if (run_start(x->w->loop, &o) < 0)
+		end(x, NULL, "cannot run workrex __remote-paste");
+}
+
 /* x->out holds what the clipboard gave: an image, staged off the loop, or why not. */
 static void got_image(struct read *x)
 {
@@ -207,13 +167,17 @@ static void got_image(struct read *x)
 		end(x, NULL, "the clipboard's image is over 20 MiB");
 		return;
 	}
-	const char *kind = clipboard_image_kind(x->out.data, x->out.len);
+	const char *kind = image_kind(x->out.data, x->out.len);
 	if (kind == NULL) {
 		end(x, NULL, "what the clipboard gave is not an image (PNG, JPEG, GIF, WebP)");
 		return;
 	}
-	/* Up to 20 MiB to disk, and a directory pruned: in the thread pool, not on the loop. */
 	x->kind = kind;
+	if (x->host) {
+		stage_there(x);
+		return;
+	}
+	/* Up to 20 MiB to disk, and a directory pruned: in the thread pool, not on the loop. */
 	x->work.data = x;
 	if (uv_queue_work(x->w->loop, &x->work, write_image, written) < 0)
 		end(x, NULL, "could not write the image");
@@ -306,11 +270,15 @@ bool clipboard_over_ssh(void)
 	return (a && *a) || (b && *b);
 }
 
-void clipboard_stage(struct wrx *w, const char *worktree, clipboard_done_fn *done, void *arg)
+void clipboard_stage(struct wrx *w, const struct agent *a, clipboard_done_fn *done, void *arg)
 {
 	struct read *x = xcalloc(1, sizeof *x);
 	x->w = w;
-	x->worktree = xstrdup(worktree);
+	x->worktree = xstrdup(a->path);
+	if (a->remote) {
+		x->host = xstrdup(a->remote);
+		x->handle = xstrdup(a->handle);
+	}
 	x->done = done;
 	x->arg = arg;
 	/* Over SSH the user's clipboard is where their terminal is: ask it first. */

@@ -7,28 +7,26 @@
  * read from where the user's clipboard is (wl-paste on Wayland, xclip on
  * X11, osascript on macOS: run by argv, 5 s and 20 MiB at most), checked
  * by its first bytes (PNG, JPEG, GIF, WebP: some clipboard bridges return
- * text and exit 0), written under the pane's worktree as
- * .workrex/tmp/clipboard-<time>.<ext> (0600, never through a symlink the
- * agent planted: beneath.h; a .gitignore of "*" beside it; files over an
- * hour old removed), and its path pasted into the pane, bracketed when
- * the program asked for it, without Enter. The worktree has the same path
- * inside a container, so sandboxed panes take it alike.
+ * text and exit 0), staged under the pane's worktree (util/image.h), and
+ * its path pasted into the pane, bracketed when the program asked for it,
+ * without Enter. The worktree has the same path inside a container, so
+ * sandboxed panes take it alike; for an agent on a server the image is
+ * staged there, through a child (`workrex __remote-paste`).
  */
 #ifndef WRX_CLIPBOARD_H
 #define WRX_CLIPBOARD_H
 
+#include "../util/image.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CLIPBOARD_MAX (20u << 20)
+#define CLIPBOARD_MAX IMAGE_MAX
 #define CLIPBOARD_TIMEOUT_MS 5000
-#define CLIPBOARD_KEEP_S 3600
 
 struct wrx;
 struct wpane;
-
-/* The kind of image data holds: "png", "jpeg", "gif", "webp", or NULL. */
-const char *clipboard_image_kind(const void *data, size_t n);
+struct agent;
 
 /*
  * Read the clipboard's image (the tools and the order: clipboard.c). path:
@@ -42,15 +40,11 @@ typedef void clipboard_done_fn(struct wrx *w, const char *path, const char *why,
  */
 bool clipboard_over_ssh(void);
 
-/* Stage the clipboard's image under worktree; done gets the file's path. */
-void clipboard_stage(struct wrx *w, const char *worktree, clipboard_done_fn *done, void *arg);
-
 /*
- * Stage under worktree the image data (kind: clipboard_image_kind's):
- * 0 with *path (caller frees), or -errno.
+ * Stage the clipboard's image under a's worktree, here or on a's server;
+ * done gets the file's path (there).
  */
-int clipboard_write(const char *worktree, const void *data, size_t n, const char *kind,
-		    char **path);
+void clipboard_stage(struct wrx *w, const struct agent *a, clipboard_done_fn *done, void *arg);
 
 /*
  * wp's program wrote text to the clipboard (OSC 52): set it, ask the user

@@ -113,7 +113,7 @@ void keep_meta(struct wrx *w, struct agent *a)
 	json_object_put(m);
 }
 
-static void meta_apply(struct wrx *w, struct agent *a, const char *meta)
+void keep_meta_apply(struct wrx *w, struct agent *a, const char *meta)
 {
 	json_object *m = meta ? json_tokener_parse(meta) : NULL, *v;
 	if (m == NULL)
@@ -149,7 +149,7 @@ static char *mark_path(struct wrx *w, const struct agent *a, bool create)
 	return f;
 }
 
-static void mark(struct wrx *w, const struct agent *a, bool on)
+void keep_mark(struct wrx *w, const struct agent *a, bool on)
 {
 	if (!a->worktree)
 		return;
@@ -162,6 +162,14 @@ static void mark(struct wrx *w, const struct agent *a, bool on)
 		unlink(f);
 	}
 	free(f);
+}
+
+bool keep_marked(struct wrx *w, const struct agent *a)
+{
+	char *f = mark_path(w, a, false);
+	bool marked = f && access(f, F_OK) == 0;
+	free(f);
+	return marked;
 }
 
 /* The id in a's mark, or NULL. Caller frees. */
@@ -210,12 +218,9 @@ void keep_resume(struct wrx *w)
 		return;
 	for (int i = 0; i < session_agent_count(w->s); i++) {
 		struct agent *a = session_agent(w->s, i);
-		if (!a->worktree || session_agent_panes(w->s, a) > 0)
-			continue;
-		char *f = mark_path(w, a, false);
-		bool lost = f && access(f, F_OK) == 0;
-		free(f);
-		if (!lost)
+		/* An agent on a server: its host says, once attached (remote.c). */
+		if (!a->worktree || a->remote || session_agent_panes(w->s, a) > 0 ||
+		    !keep_marked(w, a))
 			continue;
 		char *cause = NULL;
 		free(a->session_id);
@@ -276,6 +281,8 @@ int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp,
 		*cause = xstrdup("no directory for keepers");
 		return -ENOENT;
 	}
+	if (wp->agent->remote)
+		return remote_pane_start(w, wp, sp, cause); /* marked once it runs there */
 	char *path = keeper_path(w->keeper_dir, wp->id, cause);
 	if (path == NULL)
 		return -ENAMETOOLONG;
@@ -318,7 +325,7 @@ int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp,
 	keeper_conn_set_pid(wp->keeper, info.keeper_pid);
 	keeper_info_free(&info);
 	if (session_agent_pane(w->s, wp->agent) == wp)
-		mark(w, wp->agent, true);
+		keep_mark(w, wp->agent, true);
 	return 0;
 }
 
@@ -326,8 +333,10 @@ void keep_pane_closing(struct wrx *w, struct wpane *wp)
 {
 	if (wp->keeper)
 		keeper_conn_kill(wp->keeper);
+	if (wp->agent->remote)
+		remote_pane_closing(w, wp);
 	if (session_agent_pane(w->s, wp->agent) == wp)
-		mark(w, wp->agent, false);
+		keep_mark(w, wp->agent, false);
 }
 
 /* Take over the keeper e: 1 adopted, 0 not (its agent is gone: ended), -1 error. */
@@ -368,7 +377,7 @@ static int take_over(struct wrx *w, const struct keeper_entry *e)
 		wrx_message(w, true, "%s: %s", a->handle, cause);
 		free(cause);
 	}
-	meta_apply(w, a, live.meta);
+	keep_meta_apply(w, a, live.meta);
 	keeper_info_free(&live);
 	return 1;
 }
@@ -397,7 +406,7 @@ int keep_next_id(struct wrx *w)
 		next = WRX_MAX(next, atoi(e->d_name) + 1);
 	if (d)
 		closedir(d);
-	return next;
+	return WRX_MAX(next, remote_next_id(w));
 }
 
 void keep_flush(struct wrx *w, int timeout_ms)

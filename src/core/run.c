@@ -178,8 +178,10 @@ int run_start(uv_loop_t *loop, const struct run_opts *o)
 	if (o->done)
 		uv_read_start((uv_stream_t *)&r->out, alloc, readable);
 	if (o->input) {
-		r->input = xstrdup(o->input);
-		uv_buf_t b = uv_buf_init(r->input, (unsigned)strlen(r->input));
+		size_t n = o->input_len ? o->input_len : strlen(o->input);
+		r->input = xmalloc(n + 1);
+		memcpy(r->input, o->input, n);
+		uv_buf_t b = uv_buf_init(r->input, (unsigned)n);
 		if (uv_write(&r->wreq, (uv_stream_t *)&r->in, &b, 1, written) < 0)
 			uv_close((uv_handle_t *)&r->in, closed);
 	}

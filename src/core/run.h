@@ -26,6 +26,7 @@ struct run_opts {
 	char *const *argv; /* argv[0]: a path, or a name looked up on PATH */
 	const char *cwd;   /* NULL: ours */
 	const char *input; /* written to its stdin, then closed; NULL: none */
+	size_t input_len;  /* of input; 0: strlen(input) */
 	bool detach;       /* its own session; nothing read, nothing waited for */
 	run_done_fn *done; /* NULL: its output is discarded */
 	run_progress_fn *progress;

@@ -46,8 +46,8 @@ static void run_detached(struct wrx *w, const struct strlist *argv)
 
 bool sandbox_wanted(struct wrx *w, const struct agent *a)
 {
-	if (!a->worktree)
-		return false; /* the project's own shell stays on the host */
+	if (!a->worktree || a->remote)
+		return false; /* the project's own shell stays on the host; a server is its own */
 	return a->sandbox == 1 || (a->sandbox == -1 && w->cfg.sandbox.enabled);
 }
 

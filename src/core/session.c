@@ -58,6 +58,7 @@ static void agent_free(struct agent *a)
 	free(a->note);
 	free(a->rpc_dir);
 	free(a->proxy_token);
+	free(a->remote);
 	for (size_t i = 0; i < a->negress; i++)
 		free(a->egress[i]);
 	free(a->egress);
@@ -71,6 +72,8 @@ static void pane_release(struct session *s, struct wpane *wp)
 	pane_free(wp->term);
 	free(wp->label);
 	free(wp->container);
+	free(wp->link);
+	free(wp->remote_spec);
 	free(wp);
 }
 

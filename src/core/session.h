@@ -46,6 +46,8 @@ struct agent {
 	int spawns;            /* spawn_agent calls in that minute */
 	bool merge_asked;      /* its own merge request waits for the user's yes */
 	bool git_ready;        /* add prepared its private git dir just now (backends/) */
+	char *remote;          /* owned: the server it runs on (remote.hosts), or NULL: here */
+	bool prompt_waits; /* remote: add left a prompt in its worktree there, for a first open */
 };
 
 /* A working agent whose pane printed nothing this long is shown interrupted. */
@@ -67,7 +69,14 @@ struct wpane {
 	bool sandboxed;          /* runs in the agent's sandbox (the pane_argv hook decides how) */
 	void *keeper;            /* the owner's: the connection to the pane's keeper, or NULL */
 	char *container;         /* owned: the container it runs in, by name, or NULL */
-	void *view;              /* owned by the UI (scroll state), freed through ui hook */
+	/*
+	 * An agent's pane on a server (remote.c): what the border says while
+	 * it is not attached there ("connecting", "link lost"), or NULL; and
+	 * its keeper's spec until the keeper runs there.
+	 */
+	char *link;        /* owned */
+	char *remote_spec; /* owned JSON, or NULL */
+	void *view;        /* owned by the UI (scroll state), freed through ui hook */
 };
 
 struct session_hooks {

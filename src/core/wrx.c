@@ -266,6 +266,9 @@ int wrx_start(struct wrx *w, char **cause)
 		agents_load(w);
 	if (w->keeper_dir)
 		keep_attach(w);
+	/* A command's core attaches a host only when its request needs one (cmd_core.c). */
+	if (w->keeper_dir && !w->helper)
+		remote_attach(w);
 	sandbox_start(w);
 	return 0;
 }
@@ -275,6 +278,7 @@ void wrx_close(struct wrx *w)
 	w->quitting = true;
 	session_free(w->s);
 	w->s = NULL;
+	remote_stop(w);
 	bridge_stop(w);
 	sandbox_stop(w);
 	config_free(&w->cfg);

@@ -78,6 +78,8 @@ struct wrx {
 	char *keeper_dir; /* owned: where the project's keepers listen; NULL: panes run here */
 	bool helper;      /* takes keepers over as a helper, not as their writer */
 	struct strlist kept_containers; /* containers keepers run: not a dead dashboard's */
+	struct rhost *hosts;            /* owned: the servers of its remote agents (remote.c) */
+	char *remote_sock;              /* owned: the bridge's socket for agents there, or NULL */
 	/* Colours the dashboard's terminal shows: 8, 16, 256, 1 << 24; 0 before it says. */
 	int display_colours;
 	bool quitting;
@@ -150,6 +152,24 @@ void keep_meta(struct wrx *w, struct agent *a);
 void keep_proxy_policy(struct wrx *w);
 /* a's agent CLI reported its session id (well formed): kept to resume it after a reboot. */
 void keep_session(struct wrx *w, struct agent *a, const char *id);
+
+/* keep.c, for remote.c: what the agent reported, from its keeper; its "keeper runs" mark. */
+void keep_meta_apply(struct wrx *w, struct agent *a, const char *meta);
+void keep_mark(struct wrx *w, const struct agent *a, bool on);
+bool keep_marked(struct wrx *w, const struct agent *a);
+
+/* remote.c: agents on servers, their keepers there reached through a link a host. */
+int remote_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause);
+void remote_pane_closing(struct wrx *w, struct wpane *wp);
+/* Every host of the session's remote agents brought up, its keepers attached. */
+void remote_attach(struct wrx *w);
+/* That host, if it is not up. */
+void remote_attach_host(struct wrx *w, const char *name);
+/* No child of remote.c runs (a command's core waits for it before it ends). */
+bool remote_settled(struct wrx *w);
+/* The lowest pane id above those of the project's panes on servers. */
+int remote_next_id(struct wrx *w);
+void remote_stop(struct wrx *w);
 
 /* bridge.c: the RPC server, its tokens, and agents' requests into actions. */
 int bridge_start(struct wrx *w, char **cause);

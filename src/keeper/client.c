@@ -161,15 +161,11 @@ int keeper_open(const char *path, const char *role, struct pane *mirror, struct 
 		char **cause)
 {
 	memset(info, 0, sizeof *info);
-	int fd = rpc_connect_unix(path, cause);
+	int fd = keeper_conn_open(path, role, cause);
 	if (fd < 0)
 		return fd;
-	char *hello = xasprintf("{\"version\":%d,\"role\":\"%s\"}", KEEPER_VERSION, role);
-	int rc = keeper_send(fd, KM_HELLO, hello, strlen(hello));
-	free(hello);
 	struct buf in = {0};
-	if (rc == 0)
-		rc = read_until(fd, &in, mirror, info, OPEN_TIMEOUT_MS);
+	int rc = read_until(fd, &in, mirror, info, OPEN_TIMEOUT_MS);
 	buf_free(&in);
 	if (rc == 0 && info->version < 1)
 		rc = -EPROTO;
@@ -251,6 +247,7 @@ struct keeper_conn {
 	keeper_gone_fn *gone;
 	void *data;
 	keeper_egress_fn *egress;
+	keeper_hello_fn *hello;
 	bool closed;
 	pid_t pid; /* the keeper's, for when its socket is full */
 };
@@ -298,6 +295,35 @@ void keeper_conn_send(struct keeper_conn *c, int type, const void *data, size_t 
 void keeper_conn_on_egress(struct keeper_conn *c, keeper_egress_fn *fn)
 {
 	c->egress = fn;
+}
+
+void keeper_conn_on_hello(struct keeper_conn *c, keeper_hello_fn *fn)
+{
+	c->hello = fn;
+}
+
+void keeper_conn_release(struct keeper_conn *c)
+{
+	if (c->mirror)
+		pane_unset_io(c->mirror);
+	c->mirror = NULL;
+	conn_close(c);
+}
+
+int keeper_conn_open(const char *path, const char *role, char **cause)
+{
+	int fd = rpc_connect_unix(path, cause);
+	if (fd < 0)
+		return fd;
+	char *hello = xasprintf("{\"version\":%d,\"role\":\"%s\"}", KEEPER_VERSION, role);
+	int rc = keeper_send(fd, KM_HELLO, hello, strlen(hello));
+	free(hello);
+	if (rc < 0) {
+		close(fd);
+		*cause = xasprintf("%s: the keeper closed the connection", path);
+		return rc;
+	}
+	return fd;
 }
 
 bool keeper_conn_pending(const struct keeper_conn *c)
@@ -362,6 +388,13 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 		if (type == KM_UPDATE && c->mirror) {
 			if (sync_apply(c->mirror, data, len) < 0)
 				r = -1;
+		} else if (type == KM_HELLO && c->hello) {
+			struct keeper_info info = {0};
+			parse_hello(data, len, &info);
+			keeper_hello_fn *fn = c->hello;
+			c->hello = NULL; /* one hello a connection */
+			fn(c, &info, c->data);
+			keeper_info_free(&info);
 		} else if (type == KM_EGRESS && c->egress) {
 			c->egress(c, data, len, c->data);
 		} else if (type == KM_CLIPBOARD && c->mirror) {

@@ -68,6 +68,22 @@ struct keeper_conn *keeper_conn_new(uv_loop_t *loop, int fd, struct pane *mirror
 /* A connection through the agent's proxy ended: its JSON (net/spec.h), data as given. */
 typedef void keeper_egress_fn(struct keeper_conn *c, const char *json, size_t len, void *data);
 void keeper_conn_on_egress(struct keeper_conn *c, keeper_egress_fn *fn);
+/*
+ * Without waiting: connect to the keeper at path and send the hello as
+ * role; the fd for keeper_conn_new, whose keeper_conn_on_hello hears the
+ * answer on the loop (a keeper through a remote link answers a round trip
+ * later). -errno with *cause.
+ */
+int keeper_conn_open(const char *path, const char *role, char **cause);
+/* The keeper's hello (info valid during the call), once, on the loop. */
+typedef void keeper_hello_fn(struct keeper_conn *c, const struct keeper_info *info, void *data);
+void keeper_conn_on_hello(struct keeper_conn *c, keeper_hello_fn *fn);
+/*
+ * Let the mirror go (its io unset: it takes no more input, and is not
+ * marked lost) and close the connection: a link that dropped, to be
+ * made again with a new connection for the same mirror.
+ */
+void keeper_conn_release(struct keeper_conn *c);
 /* Bytes queued for the keeper and not yet written? */
 bool keeper_conn_pending(const struct keeper_conn *c);
 /* Send a frame (KM_META, KM_SEEN...). */

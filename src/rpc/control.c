@@ -21,11 +21,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-static char *runtime_dir(char **cause)
+char *control_dir(char **cause)
 {
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	char *dir = xdg && *xdg == '/' ? xasprintf("%s/workrex", xdg)
-				       : xasprintf("/tmp/workrex-%ld", (long)getuid());
+	const char *own = getenv("WORKREX_RUNTIME_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
+	char *dir = own && *own == '/'   ? xstrdup(own)
+		    : xdg && *xdg == '/' ? xasprintf("%s/workrex", xdg)
+					 : xasprintf("/tmp/workrex-%ld", (long)getuid());
 	if (dir_private(dir, cause) < 0) {
 		free(dir);
 		return NULL;
@@ -35,7 +36,7 @@ static char *runtime_dir(char **cause)
 
 char *control_path(const char *root, char **cause)
 {
-	char *dir = runtime_dir(cause);
+	char *dir = control_dir(cause);
 	if (dir == NULL)
 		return NULL;
 	const char *base = strrchr(root, '/');

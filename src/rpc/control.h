@@ -14,6 +14,11 @@
 
 #include <json-c/json.h>
 
+/*
+ * The directory of the sockets (made 0700, owner checked): $WORKREX_RUNTIME_DIR,
+ * else $XDG_RUNTIME_DIR/workrex, else /tmp/workrex-<uid>. Caller frees.
+ */
+char *control_dir(char **cause);
 /* The socket path for a project root (or plain directory); caller frees. NULL + cause on error. */
 char *control_path(const char *root, char **cause);
 

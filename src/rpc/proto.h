@@ -118,8 +118,10 @@ struct rpc_client;
 
 /*
  * Connect to the bridge named by the environment (WORKREX_RPC_SOCKET, or
- * WORKREX_RPC_HOST + WORKREX_RPC_PORT; WORKREX_RPC_TOKEN) and authenticate.
- * -ENOENT when the environment names no bridge; other -errno with *cause.
+ * WORKREX_RPC_HOST + WORKREX_RPC_PORT; WORKREX_RPC_TOKEN) and authenticate;
+ * when that fails, to WORKREX_RPC_KEEPER if set (the pane's keeper, for an
+ * agent on a server). -ENOENT when the environment names no bridge; other
+ * -errno with *cause (why the first failed).
  */
 int rpc_client_open_env(struct rpc_client **out, int timeout_ms, char **cause);
 int rpc_client_open(struct rpc_client **out, const char *socket_path, const char *host,

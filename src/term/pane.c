@@ -271,6 +271,12 @@ void pane_set_io(struct pane *p, const struct pane_io *io)
 		p->io.resize(p->io.ctx, p->rows, p->cols);
 }
 
+void pane_unset_io(struct pane *p)
+{
+	memset(&p->io, 0, sizeof p->io);
+	p->has_io = false;
+}
+
 static void emit(struct pane *p)
 {
 	int ev = p->events;

@@ -101,6 +101,8 @@ void pane_free(struct pane *p);
 struct pane *pane_mirror_new(int rows, int cols, size_t scrollback, pane_event_fn *fn, void *data);
 bool pane_is_mirror(const struct pane *p);
 void pane_set_io(struct pane *p, const struct pane_io *io);
+/* No io any more (its owner closed it already): input and output go nowhere. */
+void pane_unset_io(struct pane *p);
 /* Who hears of p's events from now on (as given to pane_new). */
 void pane_set_hook(struct pane *p, pane_event_fn *fn, void *data);
 

@@ -241,7 +241,9 @@ static void draw_title(struct ui *ui, struct wpane *wp)
 		buf_addstr(&right, " [zoom]");
 	if (v->copy)
 		buf_addf(&right, " [scroll %d/%zu]", v->top, pane_history(wp->term));
-	if (pane_exited(wp->term, &status)) {
+	if (wp->link) {
+		buf_addf(&right, " [%s]", wp->agent->remote ? wp->agent->remote : "link");
+	} else if (pane_exited(wp->term, &status)) {
 		if (status == PANE_LOST)
 			buf_addstr(&right, " [keeper gone]");
 		else if (WIFEXITED(status))
@@ -458,6 +460,23 @@ static void draw_pane(struct ui *ui, struct wpane *wp, bool full)
 	pane_clean(p);
 }
 
+/*
+ * A pane on a server that is not attached there: a bar over its last row
+ * says so (its screen is the last one it had), until its link is back and
+ * the keeper there sends the whole screen again (a relayout: all redrawn).
+ */
+static void draw_link(struct wpane *wp)
+{
+	struct rect r = ((struct view *)wp->view)->r;
+	if (wp->link == NULL || r.h < 3 || r.w < 8)
+		return;
+	char *bar = xasprintf(" %s%s ", wp->link,
+			      pane_exited(wp->term, NULL) ? "" : "; the program goes on there");
+	fill(r.y + r.h - 1, r.x, r.w, A_REVERSE | A_BOLD, ' ');
+	put_text(r.y + r.h - 1, r.x, r.w, bar, A_REVERSE | A_BOLD);
+	free(bar);
+}
+
 static void draw_sidebar(struct ui *ui, int h)
 {
 	int w = SIDEBAR_WIDTH;
@@ -488,9 +507,12 @@ static void draw_sidebar(struct ui *ui, int h)
 		char refused[24] = "";
 		if (ag->egress_refused)
 			snprintf(refused, sizeof refused, " \u2298%d", ag->egress_refused);
-		char *row = xasprintf(" %d %s%s%s%s%s%s%s", ag->num, icon, ag->handle,
+		/* @host: it runs on that server. */
+		char *where = ag->remote ? xasprintf(" @%s", ag->remote) : xstrdup("");
+		char *row = xasprintf(" %d %s%s%s%s%s%s%s%s", ag->num, icon, ag->handle, where,
 				      sandbox_wanted(ui->w, ag) ? " \u25a3" : "", refused,
 				      *age ? " " : "", age, ag->bell ? " !" : "");
+		free(where);
 		free(icon);
 		ui->sidebar_rows[y] = session_agent_pane(s, ag);
 		put_text(y++, 0, w, row, ag->attention ? (A_BOLD | A_REVERSE) : A_BOLD);
@@ -663,6 +685,7 @@ void render_frame(struct ui *ui)
 			continue;
 		draw_title(ui, wp);
 		draw_pane(ui, wp, full);
+		draw_link(wp);
 		if (v->r.x + v->r.w < ui->area.x + ui->area.w) {
 			attr_set(A_DIM, 0, NULL);
 			mvvline_set(v->r.y, v->r.x + v->r.w, WACS_VLINE, v->r.h);

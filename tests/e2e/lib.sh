@@ -35,27 +35,27 @@ start() {
 	tm set -g status off
 }
 
-# keepers: the pids of this test's keepers (started under its XDG_RUNTIME_DIR).
+# keepers [VAR=VALUE]: the pids of this test's keepers (started under its
+# XDG_RUNTIME_DIR), or of those whose environment has VAR=VALUE.
 keepers() {
-	local p
+	local p mark=${1:-XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR}
 	for p in $(pgrep -f -- '__keeper$' || true); do
-		tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" |
-			grep -qxF "XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR" && echo "$p"
+		tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qxF "$mark" && echo "$p"
 	done
 	return 0
 }
-# nkeepers N: exactly N of them run now (for until_ok).
-nkeepers() { [ "$(keepers | wc -l)" -eq "$1" ]; }
-# end_keepers: end them (a killed tmux only detaches workrex) and wait until they went.
+# nkeepers N [VAR=VALUE]: exactly N of them run now (for until_ok).
+nkeepers() { [ "$(keepers "${2:-}" | wc -l)" -eq "$1" ]; }
+# end_keepers [VAR=VALUE]: end them (a killed tmux only detaches workrex) and wait until they went.
 end_keepers() {
 	local i=0 left
-	left=$(keepers)
+	left=$(keepers "${1:-}")
 	[ -n "$left" ] && kill $left 2>/dev/null
-	while [ -n "$(keepers)" ] && ((i < 100)); do
+	while [ -n "$(keepers "${1:-}")" ] && ((i < 100)); do
 		sleep 0.05
 		i=$((i + 1))
 	done
-	left=$(keepers)
+	left=$(keepers "${1:-}")
 	[ -n "$left" ] && kill -9 $left 2>/dev/null
 	return 0
 }
@@ -203,10 +203,20 @@ stop_x() {
 }
 # clip FILE TYPE: the clipboard holds FILE as TYPE (xclip stays, on no pipe of ours, to serve it).
 clip() { xclip -selection clipboard -t "$2" -i "$1" >/dev/null 2>&1; }
+# staged_one WORKTREE IMAGE: one pasted image under WORKTREE, IMAGE's
+# bytes, mode 0600; its path in $staged.
+staged_one() {
+	staged=$(ls "$1"/.workrex/tmp/clipboard-*.png)
+	[ "$(echo "$staged" | wc -l)" -eq 1 ] || return 1
+	cmp "$2" "$staged" || return 1
+	[ "$(stat -c %a "$staged")" = 600 ]
+}
 
 # A real sshd of the test's own on a free loopback port, with keys made for
 # it: start_sshd exports SSH_PORT; on_ssh CMD... runs CMD there as this
-# user; stop_sshd ends it (stop does too).
+# user; stop_sshd ends it and every connection it serves (stop does too);
+# run_sshd starts it again, on the same port with the same keys. Lines in
+# SSHD_EXTRA go into its config (SetEnv: the "server" user's environment).
 start_sshd() {
 	local d="$E2E_TMP/sshd"
 	command -v /usr/sbin/sshd >/dev/null || { echo "not ok - sshd (openssh-server) is required but not installed"; return 1; }
@@ -229,7 +239,12 @@ start_sshd() {
 		PasswordAuthentication no
 		KbdInteractiveAuthentication no
 		PermitRootLogin prohibit-password
+		${SSHD_EXTRA:-}
 	CONF
+	run_sshd
+}
+run_sshd() {
+	local d="$E2E_TMP/sshd"
 	/usr/sbin/sshd -f "$d/sshd_config" -E "$d/log"
 	until_ok 10 test -s "$d/sshd.pid"
 	until_ok 10 on_ssh true
@@ -242,6 +257,15 @@ ssh_cmd() {
 }
 on_ssh() { $(ssh_cmd) "$@"; }
 stop_sshd() {
-	[ -s "$E2E_TMP/sshd/sshd.pid" ] && kill "$(cat "$E2E_TMP/sshd/sshd.pid")" 2>/dev/null
+	local f="$E2E_TMP/sshd/sshd.pid" p i=0
+	[ -s "$f" ] || return 0
+	p=$(cat "$f")
+	pkill -P "$p" 2>/dev/null || true
+	kill "$p" 2>/dev/null || true
+	while kill -0 "$p" 2>/dev/null && ((i < 100)); do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	rm -f "$f"
 	return 0
 }

@@ -29,12 +29,9 @@ t_image_paste() {
 	prefix p
 	wait_for '│GOT\[\\x1b\[200~/.*/\.workrex/tmp/clipboard-[0-9-]+\.png\\x1b\[201~\]'
 	local f
-	f=$(ls "$w"/.workrex/tmp/clipboard-*.png)
-	[ "$(echo "$f" | wc -l)" -eq 1 ]
-	cmp "$E2E_TMP/one.png" "$f"
-	[ "$(stat -c %a "$f")" = 600 ]
+	staged_one "$w" "$E2E_TMP/one.png"
 	[ "$(cat "$w/.workrex/tmp/.gitignore")" = '*' ]
-	screen | grep -qF "$f"
+	screen | grep -qF "$staged"
 	test -z "$(git -C "$w" status --porcelain)"
 	# The terminal's empty paste (a clipboard that holds only an image).
 	clip "$E2E_TMP/two.png" image/png

@@ -226,9 +226,7 @@ static void test_global_only_keys_ignored_in_project(void **state)
 	config_free(&c);
 	config_init(&c);
 	assert_int_equal(config_load(&c, p, true, &err), 0);
-	/* (but for what is not built yet, which says so) */
-	assert_int_equal(c.nwarnings, 1);
-	assert_non_null(strstr(c.warnings[0], "'remote.hosts' is not available yet"));
+	assert_int_equal(c.nwarnings, 0);
 	assert_int_equal(c.nagents, 1);
 	assert_string_equal(config_agent(&c, "claude")->command, "/tmp/evil");
 	assert_string_equal(c.clipboard_sandboxed, "allow");

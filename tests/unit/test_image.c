@@ -1,11 +1,11 @@
-/* Tests for src/core/clipboard.c: what counts as an image, and how it is staged. */
+/* Tests for src/util/image.c: what counts as an image, and how it is staged. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/clipboard.h"
+#include "util/image.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -20,14 +20,14 @@
 static void test_kinds(void **state)
 {
 	(void)state;
-	assert_string_equal(clipboard_image_kind("\x89PNG\r\n\x1a\n....", 12), "png");
-	assert_string_equal(clipboard_image_kind("\xff\xd8\xff\xe0", 4), "jpeg");
-	assert_string_equal(clipboard_image_kind("GIF89a..", 8), "gif");
-	assert_string_equal(clipboard_image_kind("RIFF\0\0\0\0WEBPVP8 ", 16), "webp");
-	assert_null(clipboard_image_kind("\x89PNG", 4)); /* cut short */
-	assert_null(clipboard_image_kind("hello, world", 12));
-	assert_null(clipboard_image_kind("RIFF\0\0\0\0WAVE", 12));
-	assert_null(clipboard_image_kind("", 0));
+	assert_string_equal(image_kind("\x89PNG\r\n\x1a\n....", 12), "png");
+	assert_string_equal(image_kind("\xff\xd8\xff\xe0", 4), "jpeg");
+	assert_string_equal(image_kind("GIF89a..", 8), "gif");
+	assert_string_equal(image_kind("RIFF\0\0\0\0WEBPVP8 ", 16), "webp");
+	assert_null(image_kind("\x89PNG", 4)); /* cut short */
+	assert_null(image_kind("hello, world", 12));
+	assert_null(image_kind("RIFF\0\0\0\0WAVE", 12));
+	assert_null(image_kind("", 0));
 }
 
 static void test_staging(void **state)
@@ -37,7 +37,7 @@ static void test_staging(void **state)
 	assert_non_null(mkdtemp(wt));
 	const char png[] = "\x89PNG\r\n\x1a\nimage bytes";
 	char *path = NULL;
-	assert_int_equal(clipboard_write(wt, png, sizeof png - 1, "png", &path), 0);
+	assert_int_equal(image_stage(wt, png, sizeof png - 1, "png", &path), 0);
 	struct stat st;
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
@@ -52,7 +52,7 @@ static void test_staging(void **state)
 	assert_int_equal(utime(path, &old), 0);
 	char *second = NULL;
 	usleep(2000);
-	assert_int_equal(clipboard_write(wt, png, sizeof png - 1, "png", &second), 0);
+	assert_int_equal(image_stage(wt, png, sizeof png - 1, "png", &second), 0);
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(access(second, F_OK), 0);
 	free(path);
@@ -62,7 +62,7 @@ static void test_staging(void **state)
 	assert_int_equal(rename(tmp, moved), 0);
 	assert_int_equal(symlink("/etc", tmp), 0);
 	path = NULL;
-	assert_true(clipboard_write(wt, png, sizeof png - 1, "png", &path) < 0);
+	assert_true(image_stage(wt, png, sizeof png - 1, "png", &path) < 0);
 	assert_null(path);
 	free(tmp);
 	free(moved);
