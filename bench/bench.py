@@ -42,6 +42,12 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
       against a direct connection; the time to a CONNECT's 200 (median of
       200) against a direct TCP connect; 1,000 idle tunnels held, and the
       proxy's memory with them.
+  (p) agents on a server (add --remote), over a real sshd of the bench's own
+      on loopback, the server being this machine as a second user
+      environment: keystroke to echo in the remote agent's pane (its keeper
+      there, through the ssh master) against the dashboard's local pane in
+      the same run; `workrex add --remote` against a local `workrex add` in
+      the same repository and a bare `ssh srv true` (one handshake).
   (n) image paste from the terminal's clipboard (OSC 5522, as over SSH): a
       5 MB PNG from the stand-in terminal (tests/e2e/kitty_terminal.py) to
       its path on the outer terminal, against a program that only reads the
@@ -481,13 +487,7 @@ def bench_add():
 
 
 def bench_list():
-    repo = os.path.join(TMP, "many")
-    os.makedirs(repo)
-    git("init", "-q", "-b", "main", cwd=repo)
-    with open(os.path.join(repo, "a.txt"), "w") as fh:
-        fh.write("a\n")
-    git("add", "a.txt", cwd=repo)
-    git("commit", "-qm", "a", cwd=repo)
+    repo = new_repo("many", "a\n")
     # Real agents, as `workrex add` makes them (records in the repository's
     # config), 30 with uncommitted files and 30 with a commit ahead.
     for i in range(100):
@@ -541,10 +541,7 @@ def rpc_connect(sock_path, token):
 
 def bench_status():
     import json, socket
-    repo = os.path.join(TMP, "st")
-    os.makedirs(repo)
-    git("init", "-q", "-b", "main", cwd=repo)
-    git("commit", "-q", "--allow-empty", "-m", "a", cwd=repo)
+    repo = new_repo("st")
     env = env_for("/bin/sh")
     term = Term(["/bin/sh", "-c", "cd '%s' && exec '%s'" % (repo, WORKREX)], env)
     try:
@@ -614,12 +611,19 @@ def sandbox_conf(section):
     return conf
 
 
-def sandbox_repo(name):
-    """A repository with one commit, and the global config's directory made."""
+def new_repo(name, a_txt=None):
+    """A repository under TMP with one commit (of a.txt holding A_TXT, or
+    empty), and the global config's directory made."""
     repo = os.path.join(TMP, name)
     os.makedirs(repo)
     git("init", "-q", "-b", "main", cwd=repo)
-    git("commit", "-q", "--allow-empty", "-m", "a", cwd=repo)
+    if a_txt is None:
+        git("commit", "-q", "--allow-empty", "-m", "a", cwd=repo)
+    else:
+        with open(os.path.join(repo, "a.txt"), "w") as f:
+            f.write(a_txt)
+        git("add", "a.txt", cwd=repo)
+        git("commit", "-qm", "a", cwd=repo)
     os.makedirs(os.path.join(TMP, "cfg", "workrex"), exist_ok=True)
     return repo
 
@@ -634,7 +638,7 @@ def bench_sandbox():
     env = env_for("/bin/sh")
     env["CONTAINERS_CONF"] = conf
     # workrex: a dashboard in a repository; each add -S makes a worktree and a container.
-    repo = sandbox_repo("sbx")
+    repo = new_repo("sbx")
     with open(os.path.join(TMP, "cfg", "workrex", "config.yaml"), "w") as f:
         f.write("agent: marker\nagents:\n  marker:\n    command: sh\n"
                 "    args: [\"-c\", \"%s\"]\npanes: [\"<agent>\"]\n"
@@ -688,7 +692,7 @@ def bench_import():
     conf = sandbox_conf("i")
     if conf is None:
         return
-    repo = sandbox_repo("imp")
+    repo = new_repo("imp")
     with open(os.path.join(TMP, "cfg", "workrex", "config.yaml"), "w") as f:
         f.write("sandbox:\n  image: workrex-test:latest\n")
     env = dict(genv(), CONTAINERS_CONF=conf)
@@ -820,6 +824,103 @@ def bench_attach():
                                        " ".join("%.0f" % x for x in runs)))
 
 
+# ---- (p) agents on a server ----------------------------------------------------------
+
+def remote_server():
+    """An sshd of our own on loopback; ssh reaches it as "srv" (a wrapper adds -F)."""
+    d, srv = os.path.join(TMP, "sshd"), os.path.join(TMP, "srv")
+    for sub in ("home", "run", "xdg"):
+        os.makedirs(os.path.join(srv, sub), mode=0o700)
+    os.makedirs(d)
+    os.makedirs("/run/sshd", exist_ok=True)
+    for k in ("host_key", "user_key"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", os.path.join(d, k)],
+                       check=True)
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    with open(os.path.join(d, "sshd_config"), "w") as f:
+        f.write("Port %d\nListenAddress 127.0.0.1\nHostKey %s/host_key\n"
+                "AuthorizedKeysFile %s/user_key.pub\nPidFile %s/sshd.pid\nStrictModes no\n"
+                "UsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
+                "PermitRootLogin prohibit-password\n"
+                "SetEnv HOME=%s/home XDG_RUNTIME_DIR=%s/xdg WORKREX_RUNTIME_DIR=%s/run\n"
+                % (port, d, d, d, srv, srv, srv))
+    with open(os.path.join(d, "ssh_config"), "w") as f:
+        f.write("Host srv\n  HostName 127.0.0.1\n  Port %d\n  IdentityFile %s/user_key\n"
+                "  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n"
+                % (port, d))
+    bindir = os.path.join(TMP, "bin")
+    os.makedirs(bindir, exist_ok=True)
+    with open(os.path.join(bindir, "ssh"), "w") as f:
+        f.write('#!/bin/sh\nexec /usr/bin/ssh -F %s/ssh_config "$@"\n' % d)
+    os.chmod(os.path.join(bindir, "ssh"), 0o755)
+    subprocess.run(["/usr/sbin/sshd", "-f", os.path.join(d, "sshd_config"), "-E",
+                    os.path.join(d, "log")], check=True)
+    os.environ["PATH"] = bindir + ":" + os.environ["PATH"]
+    deadline = time.monotonic() + 10
+    while subprocess.run(["ssh", "srv", "true"], capture_output=True).returncode:
+        if time.monotonic() > deadline:
+            raise TimeoutError("the bench's sshd does not answer")
+        time.sleep(0.1)
+    return srv, os.path.join(d, "sshd.pid")
+
+
+def bench_remote():
+    if not os.path.exists("/usr/sbin/sshd"):
+        print("(p) FAILED: sshd (openssh-server) is not installed")
+        return
+    srv, pidfile = remote_server()
+    repo = new_repo("rproj", "one\n")
+    cfg = TMP + "/cfg/workrex/config.yaml"
+    with open(cfg, "w") as f:
+        f.write("agent: /bin/sh\npanes:\n  - command: <agent>\n"
+                "remote:\n  hosts:\n    srv: {ssh: srv, path: %s/clone}\n" % srv)
+    try:
+        # Keystroke to echo: the remote agent's pane, then the project's own local one.
+        timed([WORKREX, "add", "--remote", "srv", "echo"], repo)  # copies the build there too
+        w = Term(["/bin/sh", "-c", "cd '%s' && exec '%s'" % (repo, WORKREX)], env_for("/bin/sh"))
+        w.wait_for(b"echo @srv", timeout=30)
+        time.sleep(1)
+        m = w.mark()
+        w.send(b"\x022")
+        w.send(b"exec cat >/dev/null\r")
+        w.wait_for(b"null", m, timeout=20)
+        time.sleep(0.5)
+        rp50, rp99 = echo_latencies(w)
+        m = w.mark()
+        w.send(b"\x021")
+        w.send(b"exec cat >/dev/null\r")
+        w.wait_for(b"null", m, timeout=20)
+        time.sleep(0.5)
+        lp50, lp99 = echo_latencies(w)
+        w.send(b"\x02q")
+        w.close()
+        end_keepers(srv + "/xdg")
+        # add --remote against a local add of the same repository, alternating.
+        r, l, h = [], [], []
+        for i in range(9):
+            runs = [(r, [WORKREX, "add", "--remote", "srv", "r%d" % i]),
+                    (l, [WORKREX, "add", "l%d" % i]), (h, ["ssh", "srv", "true"])]
+            for out, argv in (runs if i % 2 == 0 else runs[::-1]):
+                out.append(timed(argv, repo))
+        rm, lm, hm = statistics.median(r), statistics.median(l), statistics.median(h)
+        print("(p) a pane on a server over loopback ssh: keystroke to echo p50 %.1f ms p99 %.1f ms; "
+              "a local pane p50 %.1f ms p99 %.1f ms; p99 ratio %s" % (rp50, rp99, lp50, lp99,
+                                                                     ratio(rp99, lp99)))
+        print("    add --remote %.3f s (median of 9), a local add %.3f s, ratio %s; "
+              "a bare ssh connection %.3f s" % (rm, lm, ratio(rm, lm), hm))
+    finally:
+        end_keepers(srv + "/xdg")
+        os.remove(cfg)
+        try:
+            os.kill(int(open(pidfile).read()), signal.SIGTERM)
+        except (OSError, ValueError):
+            pass
+
+
 # ---- (l) host commands ---------------------------------------------------------------
 
 def bench_hostexec():
@@ -827,7 +928,7 @@ def bench_hostexec():
     if subprocess.run(["which", "bwrap"], capture_output=True).returncode:
         print("(l) skipped: bubblewrap is not installed")
         return
-    repo = sandbox_repo("hx")
+    repo = new_repo("hx")
     cfg = os.path.join(TMP, "cfg", "workrex", "config.yaml")
     with open(cfg, "w") as f:
         f.write('sandbox:\n  host_commands: ["true", cat]\n')
@@ -946,7 +1047,7 @@ def bench_paste():
                                  "-i", png], env=xenv, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         time.sleep(0.3)
-        repo = sandbox_repo("paste")
+        repo = new_repo("paste")
         cfg = os.path.join(TMP, "cfg", "workrex", "config.yaml")
         with open(cfg, "w") as f:
             f.write("agent: python3 %s\npanes: [\"<agent>\"]\n" % tail_input())
@@ -1199,7 +1300,7 @@ def bench_paste_terminal():
             ref.append(term.wait_for(b"read %d" % size, mark, timeout=30) - t0)
     finally:
         term.close()
-    repo = sandbox_repo("paste5522")
+    repo = new_repo("paste5522")
     cfg = os.path.join(TMP, "cfg", "workrex", "config.yaml")
     with open(cfg, "w") as f:
         f.write("agent: python3 %s\npanes: [\"<agent>\"]\n" % tail_input())
@@ -1235,7 +1336,8 @@ def main():
     for tool in ("tmux",):
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
-    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o"]
+    which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o",
+                             "p"]
     # The repositories made here need no identity or settings of the machine's.
     os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
@@ -1272,6 +1374,8 @@ def main():
             bench_paste_terminal()
         if "o" in which:
             bench_proxy()
+        if "p" in which:
+            bench_remote()
     finally:
         tmux("kill-server")
         end_keepers(TMP)
