@@ -71,6 +71,15 @@ static json_object *fail(const char *fmt, ...)
 	return r;
 }
 
+/* fail with *cause (taken: freed, NULL after), or fallback when there is none. */
+static json_object *failed(char **cause, const char *fallback)
+{
+	json_object *r = fail("%s", *cause ? *cause : fallback);
+	free(*cause);
+	*cause = NULL;
+	return r;
+}
+
 static json_object *ok(void)
 {
 	json_object *r = json_object_new_object();
@@ -116,11 +125,8 @@ static json_object *op_hello(json_object *req, const struct payload *p)
 {
 	char *cause = NULL;
 	char *rpc = rpc_socket(req, &cause);
-	if (rpc == NULL) {
-		json_object *r = fail("%s", cause);
-		free(cause);
-		return r;
-	}
+	if (rpc == NULL)
+		return failed(&cause, "no link id");
 	/* Left by a master that died: sshd would not listen over it. */
 	int fd = rpc_connect_unix(rpc, &cause);
 	if (fd >= 0)
@@ -184,11 +190,8 @@ static json_object *op_prepare(json_object *req, const struct payload *p)
 		created = true;
 	}
 	struct repo *r = clone_at(path, &cause);
-	if (r == NULL) {
-		json_object *a = fail("%s", cause);
-		free(cause);
-		return a;
-	}
+	if (r == NULL)
+		return failed(&cause, "no clone");
 	repo_free(r);
 	json_object *a = ok();
 	json_object_object_add(a, "created", json_object_new_boolean(created));
@@ -199,11 +202,8 @@ static json_object *op_add(json_object *req, const struct payload *p)
 {
 	char *cause = NULL;
 	struct repo *repo = clone_at(json_str(req, "path"), &cause);
-	if (repo == NULL) {
-		json_object *r = fail("%s", cause);
-		free(cause);
-		return r;
-	}
+	if (repo == NULL)
+		return failed(&cause, "no clone");
 	struct config c;
 	config_init(&c);
 	if (!strings(req, "post_create", &c.post_create)) {
@@ -222,7 +222,7 @@ static json_object *op_add(json_object *req, const struct payload *p)
 	int rc = o.branch && o.handle ? worktree_add(repo, &c, &o, &a, &cause) : -EINVAL;
 	json_object *r;
 	if (rc < 0 && a.path == NULL) {
-		r = fail("%s", cause ? cause : "add needs a branch and a handle");
+		r = failed(&cause, "add needs a branch and a handle");
 	} else {
 		/* Made, even if post_create failed: it is an agent, to be removed or used. */
 		r = ok();
@@ -259,7 +259,7 @@ static json_object *op_start(json_object *req, const struct payload *p)
 	struct strlist argv = {0}, env = {0};
 	json_object *r = NULL;
 	if (rpc == NULL) {
-		r = fail("%s", cause ? cause : "no pane");
+		r = failed(&cause, "no pane");
 	} else if (!strings(req, "argv", &argv) || argv.n == 0 || !strings(req, "env", &env)) {
 		r = fail("start needs argv and env, lists of strings");
 	} else if (json_str(req, "cwd") == NULL || json_str(req, "cwd")[0] != '/') {
@@ -335,7 +335,7 @@ static json_object *op_start(json_object *req, const struct payload *p)
 		free(self);
 		free(bin);
 		if (rc < 0) {
-			r = fail("%s", cause);
+			r = failed(&cause, "the keeper did not start");
 		} else {
 			r = ok();
 			json_object_object_add(r, "socket", json_object_new_string(sock));
@@ -364,7 +364,7 @@ static json_object *op_status(json_object *req, const struct payload *p)
 		r = ok();
 		json_object_object_add(r, "gone", json_object_new_boolean(1));
 	} else if (repo_dirty(wt, &dirty, &cause) < 0) {
-		r = fail("%s", cause);
+		r = failed(&cause, "git status failed");
 	} else {
 		r = ok();
 		json_object_object_add(r, "dirty", json_object_new_boolean(dirty));
@@ -412,10 +412,8 @@ static json_object *op_kill(json_object *req, const struct payload *p)
 	json_object *panes;
 	if (repo == NULL || !json_object_object_get_ex(req, "panes", &panes) ||
 	    !json_object_is_type(panes, json_type_array)) {
-		json_object *r = fail("%s", cause ? cause : "kill needs panes");
-		free(cause);
 		repo_free(repo);
-		return r;
+		return failed(&cause, "kill needs panes");
 	}
 	json_object *r = ok();
 	json_object_object_add(r, "ended",
@@ -430,10 +428,8 @@ static json_object *op_remove(json_object *req, const struct payload *p)
 	struct repo *repo = clone_at(json_str(req, "path"), &cause);
 	const char *handle = json_str(req, "handle");
 	if (repo == NULL || handle == NULL || !handle_valid(handle)) {
-		json_object *r = fail("%s", cause ? cause : "remove needs a handle");
-		free(cause);
 		repo_free(repo);
-		return r;
+		return failed(&cause, "remove needs a handle");
 	}
 	end_keepers(repo_root(repo), handle, NULL);
 	struct agent_rec a;
@@ -451,7 +447,9 @@ static json_object *op_remove(json_object *req, const struct payload *p)
 					.run_hooks = json_flag(req, "run_hooks")};
 		free(cause);
 		cause = NULL;
-		r = worktree_remove(repo, &c, &a, &o, &cause) < 0 ? fail("%s", cause) : ok();
+		r = worktree_remove(repo, &c, &a, &o, &cause) < 0
+			    ? failed(&cause, "the worktree was not removed")
+			    : ok();
 		config_free(&c);
 		agent_rec_free(&a);
 	}
@@ -470,7 +468,7 @@ static json_object *op_paste(json_object *req, const struct payload *p)
 	struct agent_rec a = {0};
 	json_object *r = NULL;
 	if (repo == NULL || handle == NULL || !handle_valid(handle))
-		r = fail("%s", cause ? cause : "paste needs a handle");
+		r = failed(&cause, "paste needs a handle");
 	else if (kind == NULL)
 		r = fail("what came is not an image (PNG, JPEG, GIF, WebP)");
 	else if (agent_find(repo, handle, NULL, &a, &cause) < 0)
