@@ -219,8 +219,7 @@ static int sandbox_shell(struct cmd_ctx *ctx, int argc, char **argv)
 		rc = cmd_fail("sandbox", "%s", cause);
 		free(cause);
 	} else {
-		char **av = xcalloc(l.n + 1, sizeof *av);
-		memcpy(av, l.v, l.n * sizeof *av);
+		char **av = strlist_argv(&l);
 		rc = run(av);
 		free(av);
 	}

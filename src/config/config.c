@@ -117,6 +117,14 @@ void strlist_add(struct strlist *l, const char *s)
 	l->v[l->n++] = xstrdup(s);
 }
 
+char **strlist_argv(const struct strlist *l)
+{
+	char **v = xcalloc(l->n + 1, sizeof *v);
+	if (l->n)
+		memcpy(v, l->v, l->n * sizeof *v);
+	return v;
+}
+
 void strlist_free(struct strlist *l)
 {
 	for (size_t i = 0; i < l->n; i++)

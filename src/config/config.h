@@ -189,5 +189,7 @@ void config_reference_man(struct buf *out);
 const struct agent_def *config_agent(const struct config *c, const char *name);
 void strlist_add(struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);
+/* A NULL-terminated view of l, for an argv (the strings stay l's): caller frees the array. */
+char **strlist_argv(const struct strlist *l);
 
 #endif

@@ -475,10 +475,7 @@ static void do_host_exec(struct act_call *c)
 	hostexec_env(&env);
 	free(argv);
 	free(prog);
-	/* NULL-terminated views of the two lists. */
-	char **rv = xcalloc(run.n + 1, sizeof *rv), **ev = xcalloc(env.n + 1, sizeof *ev);
-	memcpy(rv, run.v, run.n * sizeof *rv);
-	memcpy(ev, env.v, env.n * sizeof *ev);
+	char **rv = strlist_argv(&run), **ev = strlist_argv(&env);
 	struct run_stream r = {.argv = rv,
 			       .env = ev,
 			       .cwd = c->a->path,

@@ -518,8 +518,7 @@ static void host_refresh(struct rhost *h)
 		strlist_add(&a, "--kill");
 		strlist_add(&a, h->kill.v[i]);
 	}
-	char **argv = xcalloc(a.n + 1, sizeof *argv);
-	memcpy(argv, a.v, a.n * sizeof *argv);
+	char **argv = strlist_argv(&a);
 	struct run_opts o = {
 		.argv = argv, .cwd = w->root, .done = up_done, .arg = ticket_new(h, 0)};
 	for (int i = 0; i < session_pane_count(w->s); i++) {
@@ -650,11 +649,7 @@ void remote_stop(struct wrx *w)
 		if (h->linked && h->up && !w->helper) {
 			struct strlist a = {0};
 			link_exit_argv(&h->link, &a);
-			char **argv = xcalloc(a.n + 1, sizeof *argv);
-			memcpy(argv, a.v, a.n * sizeof *argv);
-			struct run_opts o = {.argv = argv, .detach = true};
-			run_start(w->loop, &o);
-			free(argv);
+			run_detached(w->loop, &a);
 			strlist_free(&a);
 		}
 		uv_timer_stop(&h->retry);

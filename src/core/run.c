@@ -6,6 +6,7 @@
  */
 #include "run.h"
 
+#include "../config/config.h"
 #include "../util/log.h"
 #include "../util/util.h"
 
@@ -352,4 +353,16 @@ int run_stream(uv_loop_t *loop, const struct run_stream *r)
 		uv_timer_start(&x->limit, stream_limit, (uint64_t)r->timeout_ms, 0);
 	stream_reading(x, true);
 	return 0;
+}
+
+void run_detached(uv_loop_t *loop, const struct strlist *argv)
+{
+	if (argv->n == 0)
+		return;
+	char **v = strlist_argv(argv);
+	struct run_opts o = {.argv = v, .detach = true};
+	int rc = run_start(loop, &o);
+	if (rc < 0)
+		log_msg("%s: %s", v[0], uv_strerror(rc));
+	free(v);
 }

@@ -36,6 +36,10 @@ struct run_opts {
 /* Start it. 0, or -errno (uv's) and done is not called. */
 int run_start(uv_loop_t *loop, const struct run_opts *o);
 
+struct strlist;
+/* Start argv (none: nothing), not waited for: it finishes even as we exit; a failure logged. */
+void run_detached(uv_loop_t *loop, const struct strlist *argv);
+
 /*
  * A child whose stdout and stderr are taken apart, as they come, all of
  * them: a host command's (hostexec.h), a clipboard's image. The reader

@@ -30,20 +30,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Start argv, not waited for: it finishes even as we exit. */
-static void run_detached(struct wrx *w, const struct strlist *argv)
-{
-	if (argv->n == 0)
-		return;
-	char **v = xcalloc(argv->n + 1, sizeof *v);
-	memcpy(v, argv->v, argv->n * sizeof *v);
-	struct run_opts o = {.argv = v, .detach = true};
-	int rc = run_start(w->loop, &o);
-	if (rc < 0)
-		log_msg("%s: %s", v[0], uv_strerror(rc));
-	free(v);
-}
-
 bool sandbox_wanted(struct wrx *w, const struct agent *a)
 {
 	if (!a->worktree || a->remote)
@@ -70,7 +56,7 @@ void sandbox_start(struct wrx *w)
 	if (any && w->in_repo && !w->helper) {
 		struct strlist argv = {0};
 		container_cleanup_argv(&w->cfg, w->root, w->session_id, &w->kept_containers, &argv);
-		run_detached(w, &argv);
+		run_detached(w->loop, &argv);
 		strlist_free(&argv);
 	}
 }
@@ -309,8 +295,7 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 		strlist_free(&run);
 		return rc;
 	}
-	char **v = xcalloc(run.n + 1, sizeof *v);
-	memcpy(v, run.v, run.n * sizeof *v);
+	char **v = strlist_argv(&run);
 	free(run.v);
 	*out = v;
 	if (b == &backend_container) {
@@ -334,6 +319,6 @@ void sandbox_pane_gone(struct wrx *w, struct wpane *wp)
 	};
 	struct strlist argv = {0};
 	b->stop_argv(&p, &argv);
-	run_detached(w, &argv);
+	run_detached(w->loop, &argv);
 	strlist_free(&argv);
 }

@@ -156,14 +156,6 @@ void link_ssh_argv(const struct remote_link *l, struct strlist *out)
 	strlist_add(out, l->host->ssh);
 }
 
-/* NULL-terminated view of a list (the strings stay the list's). */
-static char **view(const struct strlist *l)
-{
-	char **v = xcalloc(l->n + 1, sizeof *v);
-	memcpy(v, l->v, l->n * sizeof *v);
-	return v;
-}
-
 bool link_alive(const struct remote_link *l)
 {
 	char *cause = NULL;
@@ -210,7 +202,7 @@ int link_up(struct remote_link *l, char **cause)
 	strlist_add(&a, l->host->ssh);
 	char *errf = xasprintf("%s/ssh.err", l->dir);
 	int err = open(errf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	char **argv = view(&a);
+	char **argv = strlist_argv(&a);
 	struct proc_opts o = PROC_OPTS_DEFAULT;
 	o.in = PROC_NULL;
 	o.out = PROC_NULL;
@@ -252,7 +244,7 @@ void link_down(const struct remote_link *l)
 		return;
 	struct strlist a = {0};
 	link_exit_argv(l, &a);
-	char **argv = view(&a);
+	char **argv = strlist_argv(&a);
 	proc_capture(argv, NULL, NULL, 0, NULL, NULL, 10000);
 	free(argv);
 	strlist_free(&a);
@@ -283,7 +275,7 @@ static int run_remote(const struct remote_link *l, bool install, const char *in,
 	char *cmd = remote_command(l, install);
 	strlist_add(&a, cmd);
 	free(cmd);
-	char **argv = view(&a);
+	char **argv = strlist_argv(&a);
 	int st = proc_capture(argv, NULL, in ? in : "", in ? len : 0, out, err, CALL_TIMEOUT_MS);
 	free(argv);
 	strlist_free(&a);
@@ -397,7 +389,7 @@ static int mux(const struct remote_link *l, const char *op, bool reverse, size_t
 	}
 	strlist_add(&a, "--");
 	strlist_add(&a, l->host->ssh);
-	char **argv = view(&a);
+	char **argv = strlist_argv(&a);
 	int st = proc_capture(argv, NULL, NULL, 0, NULL, err, 30000);
 	free(argv);
 	strlist_free(&a);
