@@ -140,6 +140,28 @@ static int rebase_or_abort(const char *dir, const char *onto, bool no_hooks, cha
 }
 
 /*
+ * A temporary worktree of branch, under a directory of its own in /tmp:
+ * its path (caller frees; checkout_drop removes both), or NULL with *cause.
+ */
+static char *temp_checkout(const char *root, const char *branch, char **cause)
+{
+	char tmpl[] = "/tmp/workrex-merge.XXXXXX";
+	if (mkdtemp(tmpl) == NULL) {
+		*cause = xasprintf("temporary worktree: %s", strerror(errno));
+		return NULL;
+	}
+	char *dir = xasprintf("%s/worktree", tmpl);
+	const char *argv[] = {"worktree", "add", "--", dir, branch, NULL};
+	if (git_in(root, argv, true, cause, "git worktree add failed") < 0) {
+		rmdir(dir);
+		rmdir(tmpl);
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+/*
  * A checkout of the branch to rebase in: its worktree, or for an agent
  * whose worktree is elsewhere (o->place) a temporary one here. *tmp gets
  * what to remove after (caller frees), NULL for none.
@@ -150,19 +172,9 @@ static char *branch_checkout(const char *root, const struct agent_rec *a,
 	*tmp = NULL;
 	if (o->place == NULL)
 		return xstrdup(a->path);
-	char tmpl[] = "/tmp/workrex-rebase.XXXXXX";
-	if (mkdtemp(tmpl) == NULL) {
-		*cause = xasprintf("temporary worktree: %s", strerror(errno));
-		return NULL;
-	}
-	char *dir = xasprintf("%s/%s", tmpl, a->handle);
-	const char *argv[] = {"worktree", "add", "--", dir, a->branch, NULL};
-	if (git_in(root, argv, true, cause, "git worktree add failed") < 0) {
-		rmdir(tmpl);
-		free(dir);
-		return NULL;
-	}
-	*tmp = xstrdup(dir);
+	char *dir = temp_checkout(root, a->branch, cause);
+	if (dir)
+		*tmp = xstrdup(dir);
 	return dir;
 }
 
@@ -284,17 +296,10 @@ int worktree_merge(const struct repo *r, const struct config *c, const struct ag
 		target = checkout_of(r, o.into, cause);
 		if (target == NULL) {
 			/* Not checked out anywhere: merge in a temporary worktree. */
-			char tmpl[] = "/tmp/workrex-merge.XXXXXX";
-			if (mkdtemp(tmpl) == NULL) {
-				*cause = xasprintf("temporary worktree: %s", strerror(errno));
-				rc = -errno;
+			if ((tmp = temp_checkout(repo_root(r), o.into, cause)) == NULL) {
+				rc = -EIO;
 				goto out;
 			}
-			tmp = xasprintf("%s/%s", tmpl, o.into);
-			const char *argv[] = {"worktree", "add", "--", tmp, o.into, NULL};
-			if ((rc = git_in(repo_root(r), argv, true, cause,
-					 "git worktree add failed")) < 0)
-				goto out;
 			target = xstrdup(tmp);
 		}
 		if ((rc = check_target(target, o.into, a->branch, cause)) < 0)

@@ -376,18 +376,24 @@ static void test_main_worktree_untouchable(void **state)
 static void test_merge_into_other_branch(void **state)
 {
 	struct fx *f = *state;
-	assert_int_equal(sh("git branch release"), 0);
+	/* A name with a '/': its temporary worktree leaves no directory behind either. */
+	assert_int_equal(sh("git branch release/1.0"), 0);
+	char *tmps = out("ls -d /tmp/workrex-merge.* 2>/dev/null | wc -l");
 	struct agent_rec a = add(f, "fix");
 	commit_in(&a, "f.txt", "f\\n");
-	struct merge_opts o = {.into = "release"};
+	struct merge_opts o = {.into = "release/1.0"};
 	char *note = NULL, *cause = NULL;
 	if (worktree_merge(f->r, &f->c, &a, &o, &note, &cause) < 0)
 		fail_msg("%s", cause);
-	char *on_release = out("git show release:f.txt");
+	char *on_release = out("git show release/1.0:f.txt");
 	assert_string_equal(on_release, "f");
 	assert_int_not_equal(sh("git show main:f.txt"), 0);
 	char *wl = out("git worktree list --porcelain | grep -c '^worktree '");
 	assert_string_equal(wl, "1"); /* the temporary worktree is gone */
+	char *after = out("ls -d /tmp/workrex-merge.* 2>/dev/null | wc -l");
+	assert_string_equal(after, tmps);
+	free(after);
+	free(tmps);
 	free(on_release);
 	free(wl);
 	free(note);
