@@ -63,19 +63,6 @@ static int git_link(struct cmd_ctx *ctx, const struct remote_link *l, const char
 	return st == 0 ? 0 : -EIO;
 }
 
-/* The commit a ref names, or NULL. Caller frees. */
-static char *rev(struct cmd_ctx *ctx, const char *ref)
-{
-	const char *argv[] = {"rev-parse", "--verify", "--quiet", ref, NULL};
-	struct buf out = {0};
-	if (git_run(repo_root(ctx->repo), argv, &out, NULL, true) != 0 || out.data == NULL) {
-		buf_free(&out);
-		return NULL;
-	}
-	out.data[strcspn(out.data, "\n")] = '\0';
-	return out.data;
-}
-
 static int update_ref(struct cmd_ctx *ctx, const char *ref, const char *to, const char *from)
 {
 	const char *argv[] = {"update-ref", "-m", "workrex: from the agent's server", "--", ref, to,
@@ -124,7 +111,8 @@ int cmd_remote_import(struct cmd_ctx *ctx, const char *what, const struct agent_
 		cause = git_error_line(&err, "git fetch failed");
 	buf_free(&err);
 	free(env[0]);
-	char *tip = rc == 0 ? rev(ctx, fetched) : NULL, *was = rev(ctx, synced);
+	char *tip = rc == 0 ? git_rev(repo_root(ctx->repo), fetched) : NULL,
+	     *was = git_rev(repo_root(ctx->repo), synced);
 	char *branch = xasprintf("refs/heads/%s", a->branch);
 	if (rc < 0) {
 		cmd_fail(what, "%s: fetching %s from %s: %s", a->handle, a->branch, a->remote,
@@ -317,7 +305,7 @@ int cmd_remote_add(struct cmd_ctx *ctx, const struct add_opts *o, const char *ho
 	if (base == NULL)
 		base = repo_head_branch(ctx->repo);
 	bool exists = repo_branch_exists(ctx->repo, o->branch);
-	char *tip = rev(ctx, exists ? o->branch : base ? base : "HEAD");
+	char *tip = git_rev(repo_root(ctx->repo), exists ? o->branch : base ? base : "HEAD");
 	json_object *r = NULL, *v;
 	if (tip == NULL) {
 		cause = xasprintf("no commit '%s' to start from", exists ? o->branch : base);

@@ -104,6 +104,9 @@ int git_run_env(const char *dir, const char *const *argv, char *const *env, stru
 int repo_fetch_verified(const struct repo *r, const char *from, const char *refspec,
 			char *const *env, struct buf *err);
 
+/* The commit what (a ref, a rev) names in the repository of dir, hex, or NULL. Caller frees. */
+char *git_rev(const char *dir, const char *what);
+
 /* git's last line of err (what went wrong), without "fatal: "/"error: "; caller frees. */
 char *git_error_line(struct buf *err, const char *fallback);
 

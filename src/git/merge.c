@@ -20,18 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static char *rev(const char *dir, const char *what)
-{
-	struct buf out = {0};
-	const char *argv[] = {"rev-parse", "--verify", "--quiet", what, NULL};
-	if (git_run(dir, argv, &out, NULL, true) != 0) {
-		buf_free(&out);
-		return NULL;
-	}
-	out.data[strcspn(out.data, "\n")] = '\0';
-	return out.data;
-}
-
 /* Lines of a git command's output as a comma-separated list; caller frees. */
 static char *lines_joined(const char *dir, const char *const *argv)
 {
@@ -212,7 +200,7 @@ static int do_merge(const char *root, const char *target, const struct agent_rec
 		char *tmp, *dir = branch_checkout(root, a, o, &tmp, cause);
 		if (dir == NULL)
 			return -EIO;
-		char *before = rev(dir, "HEAD");
+		char *before = git_rev(dir, "HEAD");
 		int rc = rebase_or_abort(dir, o->into, o->no_hooks, cause);
 		const char *ff[] = {"merge", "--ff-only", "--", branch, NULL};
 		if (rc == 0 && git_in(target, ff, o->no_hooks, cause, "fast-forward failed") < 0) {

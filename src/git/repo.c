@@ -699,6 +699,18 @@ int repo_fetch_verified(const struct repo *r, const char *from, const char *refs
 	return git_run_env(repo_root(r), fetch, env, NULL, err, true);
 }
 
+char *git_rev(const char *dir, const char *what)
+{
+	struct buf out = {0};
+	const char *argv[] = {"rev-parse", "--verify", "--quiet", what, NULL};
+	if (git_run(dir, argv, &out, NULL, true) != 0 || out.data == NULL) {
+		buf_free(&out);
+		return NULL;
+	}
+	out.data[strcspn(out.data, "\n")] = '\0';
+	return out.data;
+}
+
 char *git_error_line(struct buf *err, const char *fallback)
 {
 	while (err->len > 0 && (err->data[err->len - 1] == '\n' || err->data[err->len - 1] == ' '))
