@@ -181,16 +181,6 @@ int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **
 	return core(ctx, req, NULL, reply, cause);
 }
 
-/* Until no step of a remote host runs (remote.c), at most timeout_ms. */
-static void remote_wait(struct wrx *w, int timeout_ms)
-{
-	uint64_t end = now_ms() + (uint64_t)timeout_ms;
-	while (!remote_settled(w) && now_ms() < end) {
-		uv_run(w->loop, UV_RUN_NOWAIT);
-		usleep(2000);
-	}
-}
-
 /* The request names an agent on a server: its host's keepers attached first. */
 static void remote_first(struct wrx *w, json_object *req)
 {
@@ -201,12 +191,9 @@ static void remote_first(struct wrx *w, json_object *req)
 	if (a == NULL || a->remote == NULL)
 		return;
 	remote_attach_host(w, a->remote);
-	remote_wait(w, 30000);
+	wrx_run_until(w, remote_settled, 30000);
 	/* The first screens come right after the hellos. */
-	for (int i = 0; i < 25; i++) {
-		uv_run(w->loop, UV_RUN_NOWAIT);
-		usleep(2000);
-	}
+	wrx_run_until(w, NULL, 50);
 }
 
 static int core(struct cmd_ctx *ctx, json_object *req, struct agent_call *ac, json_object **reply,
@@ -224,7 +211,7 @@ static int core(struct cmd_ctx *ctx, json_object *req, struct agent_call *ac, js
 	if (rc == 0) {
 		remote_first(&w, req);
 		do_request(&w, req, ac, reply);
-		remote_wait(&w, 60000); /* a pane starting there */
+		wrx_run_until(&w, remote_settled, 60000); /* a pane starting there */
 		keep_flush(&w, 2000);
 		w.quitting = true;
 		wrx_close(&w);

@@ -409,18 +409,17 @@ int keep_next_id(struct wrx *w)
 	return WRX_MAX(next, remote_next_id(w));
 }
 
+static bool flushed(struct wrx *w)
+{
+	for (int i = 0; i < session_pane_count(w->s); i++) {
+		struct wpane *wp = session_pane(w->s, i);
+		if (wp->keeper && keeper_conn_pending(wp->keeper))
+			return false;
+	}
+	return true;
+}
+
 void keep_flush(struct wrx *w, int timeout_ms)
 {
-	uint64_t end = now_ms() + (uint64_t)timeout_ms;
-	for (;;) {
-		bool pending = false;
-		for (int i = 0; i < session_pane_count(w->s); i++) {
-			struct wpane *wp = session_pane(w->s, i);
-			pending = pending || (wp->keeper && keeper_conn_pending(wp->keeper));
-		}
-		if (!pending || now_ms() >= end)
-			return;
-		uv_run(w->loop, UV_RUN_NOWAIT);
-		usleep(2000);
-	}
+	wrx_run_until(w, flushed, timeout_ms);
 }

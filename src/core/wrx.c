@@ -182,6 +182,24 @@ int wrx_config_read(const struct wrx *w, struct config *c, char **cause)
 			       w->config_file, cause);
 }
 
+static void run_over(uv_timer_t *t)
+{
+	*(bool *)t->data = true;
+}
+
+void wrx_run_until(struct wrx *w, bool (*done)(struct wrx *w), int timeout_ms)
+{
+	uv_timer_t t;
+	bool over = false;
+	uv_timer_init(w->loop, &t);
+	t.data = &over;
+	uv_timer_start(&t, run_over, (uint64_t)WRX_MAX(timeout_ms, 0), 0);
+	while (!over && !(done && done(w)))
+		uv_run(w->loop, UV_RUN_ONCE);
+	uv_close((uv_handle_t *)&t, NULL);
+	uv_run(w->loop, UV_RUN_NOWAIT); /* its close, before t goes */
+}
+
 const char *wrx_outcome(const char *last)
 {
 	return strncmp(last, "workrex: ", 9) == 0 ? last + 9 : last;

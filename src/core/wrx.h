@@ -123,6 +123,11 @@ const char *wrx_outcome(const char *last);
 int wrx_config_reload(struct wrx *w, struct strlist *warnings, char **cause);
 /* Agent a needs the user: the bell and the desktop, as `notify` says. */
 void wrx_attention(struct wrx *w, struct agent *a, const char *what);
+/*
+ * Run w's loop until done(w) holds (NULL: never) or timeout_ms passed,
+ * asleep between its events: a command's core, which waits for its panes.
+ */
+void wrx_run_until(struct wrx *w, bool (*done)(struct wrx *w), int timeout_ms);
 /* A new pane's size, from the face (24x80 with none). */
 void wrx_pane_size(struct wrx *w, int *rows, int *cols);
 
