@@ -121,6 +121,12 @@ int tty_open(struct ui *ui, char **cause)
 		goto fail;
 	}
 	set_term(ui->scr);
+	/*
+	 * Enter is CR, as every terminal sends it; curses' default (nl) turns it
+	 * into LF on input, which a raw-mode program (Claude Code's input box,
+	 * Codex's menus) takes for C-j and never submits. C-j stays LF.
+	 */
+	nonl();
 	intrflush(stdscr, FALSE);
 	/* Never cut a frame short for pending input: the loop reads it next. */
 	typeahead(-1);
