@@ -279,9 +279,14 @@ static int cb_scrollrect(VTermRect r, int downward, int rightward, void *user)
 	/*
 	 * Anything else libvterm does through moverect and erase below; a scroll
 	 * of the whole region is an erase there, with nothing kept (as before).
+	 * But not on a screen one row high, where every newline is one: a
+	 * squeezed pane kept nothing of what its program printed. Its row goes
+	 * to the history, as tmux keeps it.
 	 */
+	bool one_row_up = s->rows == 1 && r.start_row == 0 && r.end_row == 1 && downward == 1;
 	if (rightward != 0 || r.start_col != 0 || r.end_col != s->cols || r.start_row < 0 ||
-	    r.end_row > s->rows || downward == 0 || abs(downward) >= r.end_row - r.start_row)
+	    r.end_row > s->rows || downward == 0 ||
+	    (abs(downward) >= r.end_row - r.start_row && !one_row_up))
 		return 0;
 	scroll_rows(s, s->cur, r.start_row, r.end_row, downward);
 	return 1;

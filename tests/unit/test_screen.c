@@ -279,7 +279,11 @@ static void test_random_streams_match_libvterm(void **state)
 	(void)state;
 	for (unsigned round = 0; round < 60; round++) {
 		unsigned seed = round * 7919 + 1;
-		int rows = 1 + (int)(round % 12) * 3, cols = 2 + (int)((round * 13) % 70);
+		/*
+		 * At least two rows: on a screen of one, libvterm erases the row a
+		 * newline scrolls away; ours keeps it (test_one_row_keeps_lines).
+		 */
+		int rows = 2 + (int)(round % 12) * 3, cols = 2 + (int)((round * 13) % 70);
 		struct ref r;
 		ref_open(&r, rows, cols);
 		struct pane *p = pane_new(rows, cols, 1000, NULL, NULL);
@@ -294,7 +298,7 @@ static void test_random_streams_match_libvterm(void **state)
 			 */
 			if (rand_r(&seed) % 150 == 0 && !pane_alt_screen(p)) {
 				int was_rows = rows, was_cols = cols;
-				rows = 1 + rand_r(&seed) % 40;
+				rows = 2 + rand_r(&seed) % 39;
 				(void)rand_r(&seed);
 				vterm_set_size(r.vt, rows, cols);
 				if (rows < was_rows || cols < was_cols)
@@ -655,11 +659,35 @@ static void test_every_sgr_attribute(void **state)
 	pane_free(p);
 }
 
+/*
+ * A screen one row high scrolls its whole region at every newline: the row
+ * goes to the history, as tmux keeps it (libvterm's own screen erases it).
+ */
+static void test_one_row_keeps_lines(void **state)
+{
+	(void)state;
+	struct wrx_cell c[8];
+	struct pane *p = pane_new(1, 8, 100, NULL, NULL);
+	feeds(p, "one\r\ntwo\r\nthree");
+	assert_int_equal(pane_history(p), 2);
+	pane_line(p, -2, c, 8);
+	assert_int_equal(c[0].ch[0], 'o');
+	pane_line(p, -1, c, 8);
+	assert_int_equal(c[0].ch[0], 't');
+	pane_line(p, 0, c, 8);
+	assert_int_equal(c[2].ch[0], 'r');
+	/* Not from the alternate screen. */
+	feeds(p, "\033[?1049hx\r\ny\r\nz");
+	assert_int_equal(pane_history(p), 2);
+	pane_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_streams_match_libvterm),
 		cmocka_unit_test(test_wide_characters_stay_whole),
+		cmocka_unit_test(test_one_row_keeps_lines),
 		cmocka_unit_test(test_scroll_and_resize_keep_lines),
 		cmocka_unit_test(test_saved_cursor_beyond_a_shrunk_screen),
 		cmocka_unit_test(test_resize_under_the_alternate_screen),
