@@ -112,7 +112,8 @@ struct config {
 	char *notify; /* owned: off, bell, desktop, both */
 	/* owned: allow, ask, deny: a pane's OSC 52 clipboard write (global-only) */
 	char *clipboard_host, *clipboard_sandboxed;
-	char *icons[3]; /* owned: working, waiting, done (config_icon) */
+	char *sidebar_order; /* owned: number, attention */
+	char *icons[4];      /* owned: working, waiting, done, failed (config_icon) */
 	struct sandbox_config sandbox;
 	char **warnings; /* owned */
 	size_t nwarnings;

@@ -22,6 +22,7 @@ static const char *const policies[] = {"allow", "deny", NULL};
 static const char *const tristate[] = {"auto", "true", "false", NULL};
 static const char *const isolations[] = {"project", "shared", NULL};
 static const char *const clip_policies[] = {"allow", "ask", "deny", NULL};
+static const char *const orders[] = {"number", "attention", NULL};
 static const char *const toolchains[] = {"auto", "off", "devbox", "flake", NULL};
 
 /* A row: its path, type and field; then only what differs from nothing. */
@@ -72,6 +73,10 @@ const struct config_key config_keys[] = {
 	    .help = "lines of history kept per pane"),
 	KEY("notify", CONFIG_CHOICE, AT(notify), .def = "bell", .choices = notifies,
 	    .help = "how an agent that needs you is announced"),
+	SECTION("sidebar"),
+	KEY("sidebar.order", CONFIG_CHOICE, AT(sidebar_order), .def = "number", .choices = orders,
+	    .help = "number: the agents by number, a stable order; attention: those that "
+		    "need you first"),
 	SECTION("clipboard", .help = "what a pane's clipboard writes (OSC 52) may do"),
 	KEY("clipboard.host_panes", CONFIG_CHOICE, AT(clipboard_host), GLOBAL, .def = "allow",
 	    .choices = clip_policies, .help = "what a host pane's clipboard write (OSC 52) does"),

@@ -167,6 +167,10 @@ static void hook_pane_gone(void *data, struct wpane *wp)
 	for (int i = 0; i < ui->nsidebar_rows; i++)
 		if (ui->sidebar_rows[i] == wp)
 			ui->sidebar_rows[i] = NULL;
+	if (ui->laid_focus == wp) {
+		ui->laid_focus = NULL;
+		ui_relayout(ui);
+	}
 }
 
 static bool hook_asking(void *data)
@@ -313,7 +317,7 @@ void ui_open_agent(struct ui *ui, struct agent *a)
 }
 
 /* Focus the agent's last pane, or open its panes. */
-static void focus_agent(struct ui *ui, int at)
+void ui_focus_agent(struct ui *ui, int at)
 {
 	struct agent *a = session_agent(ui->w->s, at);
 	if (session_agent_panes(ui->w->s, a) > 0)
@@ -340,7 +344,7 @@ static void focus_attention(struct ui *ui)
 	if (best < 0)
 		ui_message(ui, false, "no agent has finished or waits for you");
 	else
-		focus_agent(ui, best);
+		ui_focus_agent(ui, best);
 }
 
 void ui_action(struct ui *ui, enum wrx_action action, int arg)
@@ -372,9 +376,12 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 		if (at < 0)
 			ui_message(ui, true, "no agent %d", arg);
 		else
-			focus_agent(ui, at);
+			ui_focus_agent(ui, at);
 		break;
 	}
+	case ACT_PICK_AGENT:
+		prompts_pick_agent(ui);
+		break;
 	case ACT_ATTENTION:
 		focus_attention(ui);
 		break;

@@ -213,6 +213,13 @@ static void prompt_key(struct ui *ui, int key)
 			p->input.len--;
 		if (p->input.data)
 			p->input.data[p->input.len] = '\0';
+	} else if (key == '\t' && p->complete) {
+		char *to = p->complete(ui, p->input.data ? p->input.data : "");
+		if (to) {
+			buf_consume(&p->input, p->input.len);
+			buf_addstr(&p->input, to);
+			free(to);
+		}
 	} else if (key == 21) { /* C-u */
 		buf_consume(&p->input, p->input.len);
 	} else if (key >= 0x20 && key < WRX_K_BASE) {

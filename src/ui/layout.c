@@ -1,6 +1,14 @@
 /*
- * layout.c - tile (one main pane left, the rest stacked right), grid and
- * full layouts, and the geometry behind directional focus.
+ * layout.c - tile (the focused pane as the main one, the rest stacked
+ * beside it), grid and full layouts, and the geometry behind directional
+ * focus.
+ *
+ * No pane shown is ever squeezed below LAYOUT_MIN_ROWS rows under its
+ * title bar: panes that do not fit are not shown at all (w = h = 0), and a
+ * line says how many (the note). Squeezing was the alternative, and a pane
+ * one row high is useless to read and to type into. The focused pane is
+ * always shown, and in tile it is the main pane, so keys never go to a
+ * pane the screen does not show. The others keep their display order.
  *
  * Sizes are split so the remainders go to the first panes, and nothing is
  * ever negative: a 1x1 terminal yields tiny or empty rectangles, which the
@@ -11,6 +19,11 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A shown pane: its title bar and LAYOUT_MIN_ROWS rows. */
+#define MIN_H (LAYOUT_MIN_ROWS + 1)
+/* The narrowest stack or grid column worth showing. */
+#define MIN_W 16
 
 const char *layout_name(enum wrx_layout kind)
 {
@@ -34,59 +47,137 @@ static void split(int start, int total, int n, int gap, int *pos, int *size)
 	}
 }
 
-static void stack(struct rect col, int first, int n, struct rect *out)
+static int *ints(int n)
 {
-	int *pos = calloc((size_t)n, sizeof *pos), *size = calloc((size_t)n, sizeof *size);
-	if (pos == NULL || size == NULL)
+	int *p = calloc((size_t)(n > 0 ? n : 1), sizeof *p);
+	if (p == NULL)
 		abort();
-	split(col.y, col.h, n, 0, pos, size);
-	for (int i = 0; i < n; i++)
-		out[first + i] = (struct rect){col.x, pos[i], col.w, size[i]};
+	return p;
+}
+
+/* The panes which[0..k) one above the other in col. */
+static void stack(struct rect col, const int *which, int k, struct rect *out)
+{
+	int *pos = ints(k), *size = ints(k);
+	split(col.y, col.h, k, 0, pos, size);
+	for (int i = 0; i < k; i++)
+		out[which[i]] = (struct rect){col.x, pos[i], col.w, size[i]};
 	free(pos);
 	free(size);
 }
 
-/* Room for a pane: its border line and one line of it. */
-static bool shown(const struct rect *r)
+/*
+ * How many of `want` panes a column of height h shows, at least MIN_H rows
+ * each; *note is set when some are left out, and one row is kept for it.
+ */
+static int fit(int h, int want, bool *note)
 {
-	return r->w >= 1 && r->h >= 2;
+	*note = want > h / MIN_H;
+	if (!*note)
+		return want;
+	return h > 1 ? (h - 1) / MIN_H : 0;
 }
 
 /*
- * More panes than rows in a stack leave the last ones without room. The
- * focused pane is always shown, whatever its place: it takes the slot of
- * the last pane that has room (a spawn focused past the last row, or keys
- * sent to a pane nobody can see, were the alternative).
+ * The panes to show besides the focused one, in display order: the first k
+ * of them. which[] gets their indices.
  */
-static void show_focus(int n, int focus, struct rect *out)
+static int others(int n, int focus, int k, int *which)
 {
-	if (shown(&out[focus]))
-		return;
-	for (int j = n - 1; j >= 0; j--) {
-		if (j != focus && shown(&out[j])) {
-			struct rect t = out[j];
-			out[j] = out[focus];
-			out[focus] = t;
-			return;
-		}
-	}
+	int m = 0;
+	for (int i = 0; i < n && m < k; i++)
+		if (i != focus)
+			which[m++] = i;
+	return m;
 }
 
-static int compute(enum wrx_layout kind, bool zoom, int n, int focus, struct rect area,
-		   struct rect *out);
+static int tile(int n, int focus, struct rect area, struct rect *out, struct rect *note)
+{
+	int mainw = area.w * 3 / 5, stackw = area.w - mainw - 1;
+	if (stackw < MIN_W || area.h < MIN_H) {
+		out[focus] = area;
+		return 1;
+	}
+	bool noted;
+	int k = fit(area.h, n - 1, &noted);
+	out[focus] = (struct rect){area.x, area.y, k > 0 || noted ? mainw : area.w, area.h};
+	struct rect col = {area.x + mainw + 1, area.y, stackw, area.h - (noted ? 1 : 0)};
+	if (noted)
+		*note = (struct rect){col.x, area.y + area.h - 1, stackw, 1};
+	int *which = ints(k);
+	k = others(n, focus, k, which);
+	stack(col, which, k, out);
+	free(which);
+	return k + 1;
+}
+
+/* Grid: as square as possible, columns first; the focused pane always among them. */
+static int grid(int n, int focus, struct rect area, struct rect *out, struct rect *note)
+{
+	int maxcols = WRX_MAX((area.w + 1) / (MIN_W + 1), 1), maxrows = area.h / MIN_H;
+	bool noted = n > maxcols * maxrows;
+	if (noted)
+		maxrows = area.h > 1 ? (area.h - 1) / MIN_H : 0;
+	int k = WRX_MIN(n, maxcols * maxrows);
+	if (k <= 1) {
+		out[focus] = (struct rect){area.x, area.y, area.w, area.h - (noted ? 1 : 0)};
+		if (noted && area.h > 1)
+			*note = (struct rect){area.x, area.y + area.h - 1, area.w, 1};
+		return 1;
+	}
+	int *which = ints(k);
+	which[0] = focus;
+	others(n, focus, k - 1, which + 1);
+	/* Back in display order, the focused pane in its place among them. */
+	for (int i = 1; i < k && which[i] < which[i - 1]; i++) {
+		int t = which[i];
+		which[i] = which[i - 1];
+		which[i - 1] = t;
+	}
+	int cols = 1;
+	while (cols * cols < k)
+		cols++;
+	int rows = (k + cols - 1) / cols;
+	if (rows > maxrows) {
+		rows = maxrows;
+		cols = (k + rows - 1) / rows;
+	}
+	if (cols > maxcols) {
+		cols = maxcols;
+		rows = (k + cols - 1) / cols;
+	}
+	struct rect body = {area.x, area.y, area.w, area.h - (noted ? 1 : 0)};
+	int *cpos = ints(cols), *csize = ints(cols);
+	split(body.x, body.w, cols, 1, cpos, csize);
+	for (int c = 0; c < cols; c++) {
+		int first = c * rows, count = WRX_MIN(k - first, rows);
+		if (count > 0)
+			stack((struct rect){cpos[c], body.y, csize[c], body.h}, which + first,
+			      count, out);
+	}
+	/* The remainders went to the first cells: the focused pane takes the largest. */
+	int big = focus;
+	for (int i = 0; i < k; i++)
+		if (out[which[i]].w * out[which[i]].h > out[big].w * out[big].h)
+			big = which[i];
+	struct rect t = out[big];
+	out[big] = out[focus];
+	out[focus] = t;
+	if (noted)
+		*note = (struct rect){area.x, area.y + area.h - 1, area.w, 1};
+	free(cpos);
+	free(csize);
+	free(which);
+	return k;
+}
 
 int layout_compute(enum wrx_layout kind, bool zoom, int n, int focus, struct rect area,
-		   struct rect *out)
+		   struct rect *out, struct rect *note)
 {
-	int rc = compute(kind, zoom, n, focus, area, out);
-	if (rc > 0 && focus >= 0 && focus < n)
-		show_focus(n, focus, out);
-	return rc;
-}
-
-static int compute(enum wrx_layout kind, bool zoom, int n, int focus, struct rect area,
-		   struct rect *out)
-{
+	struct rect none = {0};
+	if (note == NULL)
+		note = &none;
+	*note = (struct rect){0};
 	if (n <= 0)
 		return 0;
 	memset(out, 0, (size_t)n * sizeof *out);
@@ -98,39 +189,8 @@ static int compute(enum wrx_layout kind, bool zoom, int n, int focus, struct rec
 		out[focus] = area;
 		return 1;
 	}
-	if (kind == WRX_LAYOUT_TILE) {
-		int pos[2], size[2];
-		int mainw = area.w * 3 / 5;
-		pos[0] = area.x;
-		size[0] = mainw;
-		pos[1] = area.x + mainw + 1;
-		size[1] = area.w - mainw - 1;
-		if (size[1] < 1) {
-			split(area.x, area.w, 2, 1, pos, size);
-		}
-		out[0] = (struct rect){pos[0], area.y, size[0], area.h};
-		stack((struct rect){pos[1], area.y, size[1], area.h}, 1, n - 1, out);
-		return n;
-	}
-	/* Grid: as square as possible, columns first. */
-	int cols = 1;
-	while (cols * cols < n)
-		cols++;
-	int rows = (n + cols - 1) / cols;
-	int *cpos = calloc((size_t)cols, sizeof *cpos),
-	    *csize = calloc((size_t)cols, sizeof *csize);
-	if (cpos == NULL || csize == NULL)
-		abort();
-	split(area.x, area.w, cols, 1, cpos, csize);
-	for (int c = 0; c < cols; c++) {
-		int first = c * rows;
-		int count = n - first < rows ? n - first : rows;
-		if (count > 0)
-			stack((struct rect){cpos[c], area.y, csize[c], area.h}, first, count, out);
-	}
-	free(cpos);
-	free(csize);
-	return n;
+	return kind == WRX_LAYOUT_TILE ? tile(n, focus, area, out, note)
+				       : grid(n, focus, area, out, note);
 }
 
 int layout_neighbour(const struct rect *r, int n, int from, int dx, int dy)

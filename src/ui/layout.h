@@ -15,12 +15,18 @@ struct rect {
 	int x, y, w, h;
 };
 
+/* The fewest rows a shown pane has under its title bar. */
+#define LAYOUT_MIN_ROWS 3
+
 /*
  * Place n panes in area. out[i] gets pane i's rectangle; a pane that is not
- * shown (full layout, zoom) gets w = h = 0. Returns how many are shown.
+ * shown (full layout, zoom, no room) gets w = h = 0. The focused pane is
+ * always shown, and in tile it is the main one. Returns how many are shown.
+ * *note (may be NULL) gets the line where the renderer says how many did
+ * not fit, or h = 0 when all did (or the user chose full or zoom).
  */
 int layout_compute(enum wrx_layout kind, bool zoom, int n, int focus, struct rect area,
-		   struct rect *out);
+		   struct rect *out, struct rect *note);
 
 const char *layout_name(enum wrx_layout kind);
 

@@ -9,6 +9,7 @@
 #include "../git/worktree.h"
 #include "ui.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,65 @@ void prompts_agent_verb(struct ui *ui, const char *verb)
 	json_object *args = json_object_new_object();
 	json_object_object_add(args, "handle", json_object_new_string(a->handle));
 	actions_call(ui->w, verb, args, DOOR_UI, 0, NULL, NULL);
+}
+
+/* ---- ': an agent by number or name ---- */
+
+int prompts_agent_named(struct ui *ui, const char *answer)
+{
+	struct session *s = ui->w->s;
+	char *end;
+	long num = strtol(answer, &end, 10);
+	if (*answer && *end == '\0')
+		return num > 0 && num <= INT32_MAX ? session_agent_by_num(s, (int)num) : -1;
+	int found = -1, n = 0;
+	for (int i = 0; i < session_agent_count(s); i++) {
+		const char *h = session_agent(s, i)->handle;
+		if (strcmp(h, answer) == 0)
+			return i;
+		if (*answer && strncmp(h, answer, strlen(answer)) == 0)
+			found = i, n++;
+	}
+	return n == 1 ? found : -1;
+}
+
+/* The longest prefix the handles starting with input share. */
+static char *complete_agent(struct ui *ui, const char *input)
+{
+	struct session *s = ui->w->s;
+	char *common = NULL;
+	for (int i = 0; i < session_agent_count(s); i++) {
+		const char *h = session_agent(s, i)->handle;
+		if (strncmp(h, input, strlen(input)) != 0)
+			continue;
+		if (common == NULL) {
+			common = xstrdup(h);
+			continue;
+		}
+		size_t k = 0;
+		while (common[k] && common[k] == h[k])
+			k++;
+		common[k] = '\0';
+	}
+	return common;
+}
+
+static void pick_answer(struct ui *ui, const char *answer, void *arg)
+{
+	(void)arg;
+	if (answer == NULL || *answer == '\0')
+		return;
+	int at = prompts_agent_named(ui, answer);
+	if (at < 0)
+		ui_message(ui, true, "no agent '%s' (C-b w lists them)", answer);
+	else
+		ui_focus_agent(ui, at);
+}
+
+void prompts_pick_agent(struct ui *ui)
+{
+	ui_prompt(ui, "agent (number or name, Tab completes):", false, pick_answer, NULL);
+	ui->prompt->complete = complete_agent;
 }
 
 /* ---- : a workrex command line, its output shown ---- */

@@ -188,13 +188,34 @@ static int attention_rank(const struct agent *a)
 	return a->status == WRX_STATUS_WAITING ? 0 : a->status == WRX_STATUS_DONE ? 1 : 2;
 }
 
+/*
+ * The agents by number: rows that move as statuses change take clicks and
+ * keys meant for the row that was there. sidebar.order: attention puts
+ * those needing the user first, for whoever wants that.
+ */
 int ui_agent_order(struct ui *ui, int *order)
 {
-	int n = session_agent_count(ui->w->s), k = 0;
+	struct session *s = ui->w->s;
+	int n = session_agent_count(s), k = 0;
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	for (int i = 1; i < n; i++)
+		for (int j = i;
+		     j > 0 && session_agent(s, order[j])->num < session_agent(s, order[j - 1])->num;
+		     j--) {
+			int t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	if (strcmp(ui->w->cfg.sidebar_order, "attention") != 0)
+		return n;
+	int *byrank = xcalloc((size_t)WRX_MAX(n, 1), sizeof *byrank);
 	for (int rank = 0; rank <= 3; rank++)
 		for (int i = 0; i < n; i++)
-			if (attention_rank(session_agent(ui->w->s, i)) == rank)
-				order[k++] = i;
+			if (attention_rank(session_agent(s, order[i])) == rank)
+				byrank[k++] = order[i];
+	memcpy(order, byrank, (size_t)n * sizeof *order);
+	free(byrank);
 	return n;
 }
 
@@ -477,6 +498,84 @@ static void draw_link(struct wpane *wp)
 	free(bar);
 }
 
+/* The line under an agent's row: its title or its last notice. */
+static const char *agent_note(const struct agent *a)
+{
+	return a->title ? a->title : a->note;
+}
+
+/* The sidebar rows of agent a: its own, its title's and its panes'; `full`, or only its own. */
+static int sidebar_height(struct session *s, const struct agent *a, bool full)
+{
+	if (!full)
+		return 1;
+	int n = 1 + (agent_note(a) != NULL);
+	for (int i = 0; i < session_pane_count(s); i++)
+		n += session_pane(s, i)->agent == a;
+	return n;
+}
+
+/* Agent ag's rows from y on, at most to h; returns the next row. */
+static int sidebar_agent(struct ui *ui, struct agent *ag, bool full, int y, int h, uint64_t now)
+{
+	struct session *s = ui->w->s;
+	int w = SIDEBAR_WIDTH;
+	char *icon = status_prefix(ui, ag, now);
+	char age[16];
+	clock_age(ag, now, age, sizeof age);
+	/* ▣: runs in a sandbox; ⊘N: its proxy refused N connections. */
+	char refused[24] = "";
+	if (ag->egress_refused)
+		snprintf(refused, sizeof refused, " \u2298%d", ag->egress_refused);
+	/* @host: it runs on that server. */
+	char *where = ag->remote ? xasprintf(" @%s", ag->remote) : xstrdup("");
+	char *row = xasprintf(" %d %s%s%s%s%s%s%s%s", ag->num, icon, ag->handle, where,
+			      sandbox_wanted(ui->w, ag) ? " \u25a3" : "", refused, *age ? " " : "",
+			      age, ag->bell ? " !" : "");
+	free(where);
+	free(icon);
+	struct wpane *focus = session_focus(s);
+	attr_t at = ag->attention ? (A_BOLD | A_REVERSE) : A_BOLD;
+	/* Folded to one row, the focused agent's row is the one marked. */
+	if (!full && focus && focus->agent == ag)
+		at |= A_REVERSE;
+	ui->sidebar_rows[y] = session_agent_pane(s, ag);
+	if (at & A_REVERSE)
+		fill(y, 0, w, at, ' ');
+	put_text(y++, 0, w, row, at);
+	free(row);
+	if (!full)
+		return y;
+	const char *note = agent_note(ag);
+	if (note && y < h) {
+		char *trow = xasprintf("   %s", note);
+		ui->sidebar_rows[y] = session_agent_pane(s, ag);
+		put_text(y++, 0, w, trow, A_DIM);
+		free(trow);
+	}
+	for (int i = 0; i < session_pane_count(s) && y < h; i++) {
+		struct wpane *wp = session_pane(s, i);
+		if (wp->agent != ag)
+			continue;
+		const char *t = pane_title(wp->term);
+		char *prow = xasprintf("   %d %s%s%s%s", wp->id, wp->label, *t ? " " : "", t,
+				       pane_exited(wp->term, NULL) ? " (exited)" : "");
+		ui->sidebar_rows[y] = wp;
+		attr_t pat = wp == focus ? A_REVERSE : A_NORMAL;
+		if (pat)
+			fill(y, 0, w, pat, ' ');
+		put_text(y++, 0, w, prow, pat);
+		free(prow);
+	}
+	return y;
+}
+
+/*
+ * Every agent with its title and panes, while they fit. When they do not,
+ * one row an agent (the focused one keeps its panes), and when even that
+ * does not fit, a window of them that holds the focused agent, scrolled no
+ * more than it must be, and a last line saying how many more there are.
+ */
 static void draw_sidebar(struct ui *ui, int h)
 {
 	int w = SIDEBAR_WIDTH;
@@ -490,54 +589,64 @@ static void draw_sidebar(struct ui *ui, int h)
 	}
 	for (int y = 0; y < h; y++)
 		fill(y, 0, w, A_NORMAL, ' ');
-	int y = 0;
-	if (y < h)
-		put_text(y++, 0, w, " workrex", A_BOLD);
 	int n = session_agent_count(s);
 	int *order = xcalloc((size_t)WRX_MAX(n, 1), sizeof *order);
 	ui_agent_order(ui, order);
+	struct wpane *focus = session_focus(s);
+	int fk = 0, total = 0, room = h - 1;
+	for (int k = 0; k < n; k++) {
+		struct agent *ag = session_agent(s, order[k]);
+		total += sidebar_height(s, ag, true);
+		if (focus && focus->agent == ag)
+			fk = k;
+	}
+	bool full = total <= room;
+	/* Folded: the rows of agents from top on, the last line kept for the count. */
+	int top = WRX_MIN(ui->sidebar_top, WRX_MAX(n - 1, 0)), last = n;
+	if (!full) {
+		int fold = 0;
+		for (int k = 0; k < n; k++)
+			fold += sidebar_height(s, session_agent(s, order[k]), k == fk);
+		if (fold > room) {
+			room--;
+			if (fk < top)
+				top = fk;
+			for (;;) {
+				int used = 0;
+				for (last = top; last < n; last++) {
+					int need = sidebar_height(s, session_agent(s, order[last]),
+								  last == fk);
+					if (used + need > room)
+						break;
+					used += need;
+				}
+				if (fk < last || top >= fk)
+					break;
+				top++;
+			}
+		} else {
+			top = 0;
+		}
+	} else {
+		top = 0;
+	}
+	ui->sidebar_top = top;
 	uint64_t now = now_ms();
-	for (int k = 0; k < n && y < h; k++) {
-		int a = order[k];
-		struct agent *ag = session_agent(s, a);
-		char *icon = status_prefix(ui, ag, now);
-		char age[16];
-		clock_age(ag, now, age, sizeof age);
-		/* ▣: runs in a sandbox; ⊘N: its proxy refused N connections. */
-		char refused[24] = "";
-		if (ag->egress_refused)
-			snprintf(refused, sizeof refused, " \u2298%d", ag->egress_refused);
-		/* @host: it runs on that server. */
-		char *where = ag->remote ? xasprintf(" @%s", ag->remote) : xstrdup("");
-		char *row = xasprintf(" %d %s%s%s%s%s%s%s%s", ag->num, icon, ag->handle, where,
-				      sandbox_wanted(ui->w, ag) ? " \u25a3" : "", refused,
-				      *age ? " " : "", age, ag->bell ? " !" : "");
-		free(where);
-		free(icon);
-		ui->sidebar_rows[y] = session_agent_pane(s, ag);
-		put_text(y++, 0, w, row, ag->attention ? (A_BOLD | A_REVERSE) : A_BOLD);
-		free(row);
-		const char *note = ag->title ? ag->title : ag->note;
-		if (note && y < h) {
-			char *trow = xasprintf("   %s", note);
-			ui->sidebar_rows[y] = session_agent_pane(s, ag);
-			put_text(y++, 0, w, trow, A_DIM);
-			free(trow);
-		}
-		for (int i = 0; i < session_pane_count(s) && y < h; i++) {
-			struct wpane *wp = session_pane(s, i);
-			if (wp->agent != ag)
-				continue;
-			const char *t = pane_title(wp->term);
-			char *prow = xasprintf("   %d %s%s%s%s", wp->id, wp->label, *t ? " " : "",
-					       t, pane_exited(wp->term, NULL) ? " (exited)" : "");
-			ui->sidebar_rows[y] = wp;
-			attr_t at = wp == session_focus(s) ? A_REVERSE : A_NORMAL;
-			if (at)
-				fill(y, 0, w, at, ' ');
-			put_text(y++, 0, w, prow, at);
-			free(prow);
-		}
+	int y = 0;
+	if (y < h) {
+		char *head =
+			top > 0 ? xasprintf(" workrex  \u2191%d more", top) : xstrdup(" workrex");
+		put_text(y++, 0, w, head, A_BOLD);
+		free(head);
+	}
+	for (int k = top; k < last && y < h; k++)
+		y = sidebar_agent(ui, session_agent(s, order[k]), full || k == fk, y, h, now);
+	if (last < n && h > 1) {
+		char name[32];
+		keys_name(ui->w->cfg.prefix, name, sizeof name);
+		char *more = xasprintf(" \u2193%d more (%s ')", n - last, name);
+		put_text(h - 1, 0, w, more, A_DIM);
+		free(more);
 	}
 	free(order);
 	attr_set(A_DIM, 0, NULL);
@@ -616,8 +725,10 @@ void render_layout(struct ui *ui)
 	ui->area = (struct rect){sw, 0, ui->cols - sw, ui->rows - 1};
 	int n = session_pane_count(s);
 	struct rect *r = xcalloc((size_t)WRX_MAX(n, 1), sizeof *r);
-	layout_compute(session_layout(s), session_zoomed(s), n,
-		       session_pane_index(s, session_focus(s)), ui->area, r);
+	ui->hidden =
+		n - layout_compute(session_layout(s), session_zoomed(s), n,
+				   session_pane_index(s, session_focus(s)), ui->area, r, &ui->note);
+	ui->laid_focus = session_focus(s);
 	for (int i = 0; i < n; i++) {
 		struct wpane *wp = session_pane(s, i);
 		struct view *v = ui_view(wp);
@@ -671,7 +782,8 @@ static void place_cursor(struct ui *ui)
 void render_frame(struct ui *ui)
 {
 	struct session *s = ui->w->s;
-	if (ui->layout_dirty)
+	/* Whatever moved the focus (a key, a click, a new agent), the layout shows it. */
+	if (ui->layout_dirty || ui->laid_focus != session_focus(s))
 		render_layout(ui);
 	bool full = ui->full_redraw;
 	ui->full_redraw = false;
@@ -691,6 +803,14 @@ void render_frame(struct ui *ui)
 			mvvline_set(v->r.y, v->r.x + v->r.w, WACS_VLINE, v->r.h);
 			attr_set(A_NORMAL, 0, NULL);
 		}
+	}
+	if (ui->note.h > 0) {
+		char name[32];
+		keys_name(ui->w->cfg.prefix, name, sizeof name);
+		char *line = xasprintf(" +%d more (%s ')", ui->hidden, name);
+		fill(ui->note.y, ui->note.x, ui->note.w, A_DIM, ' ');
+		put_text(ui->note.y, ui->note.x, ui->note.w, line, A_DIM);
+		free(line);
 	}
 	if (n == 0 && ui->area.w > 0 && ui->area.h > 0) {
 		for (int y = 0; y < ui->area.h; y++)

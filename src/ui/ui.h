@@ -55,6 +55,8 @@ struct prompt {
 	uint64_t deaf_until;
 	void (*done)(struct ui *ui, const char *answer, void *arg); /* NULL answer: cancelled */
 	void *arg;
+	/* Tab: what the input completes to (owned by the caller), or NULL. */
+	char *(*complete)(struct ui *ui, const char *input);
 };
 
 /* How long an agent's question ignores keys (typed before the user could read it). */
@@ -107,6 +109,9 @@ struct ui {
 
 	int rows, cols;
 	struct rect area;              /* where panes go */
+	struct rect note;              /* "+N more": the panes that did not fit (h = 0: none) */
+	int hidden;                    /* how many */
+	struct wpane *laid_focus;      /* the focus the layout was made for; borrowed */
 	int ncolours;                  /* the terminal's COLORS */
 	int colour_kind;               /* TERMINFO_*: what its colour numbers mean */
 	struct terminfo_extras extras; /* what it draws that curses cannot */
@@ -114,12 +119,14 @@ struct ui {
 	int cursor_shape_sent;
 	struct wpane **sidebar_rows; /* which pane each sidebar row shows; borrowed */
 	int nsidebar_rows;
+	int sidebar_top; /* the first agent the sidebar shows when they do not all fit */
 };
 
 /* dashboard.c */
-void ui_dirty(struct ui *ui);          /* schedule a frame */
-void ui_relayout(struct ui *ui);       /* sizes changed: relayout at the next frame */
-void ui_flush_terminal(struct ui *ui); /* the frame and tty_out, to the terminal in one write */
+void ui_dirty(struct ui *ui);              /* schedule a frame */
+void ui_relayout(struct ui *ui);           /* sizes changed: relayout at the next frame */
+void ui_focus_agent(struct ui *ui, int i); /* agent i, its panes opened if it has none */
+void ui_flush_terminal(struct ui *ui);     /* the frame and tty_out, to the terminal in one write */
 void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Close the open question with answer (NULL: cancelled), calling its done. */
@@ -171,6 +178,9 @@ int ui_agent_order(struct ui *ui, int *order);
 void prompts_new_agent(struct ui *ui);
 void prompts_agent_verb(struct ui *ui, const char *verb); /* "merge", "remove" */
 void prompts_command(struct ui *ui);
+void prompts_pick_agent(struct ui *ui);
+/* The agent the answer names: its number, its handle or a prefix of one handle; or -1. */
+int prompts_agent_named(struct ui *ui, const char *answer);
 
 /* clock.c: status ages and the silence of working agents */
 /* Re-arm the tick for the next status-age or silence change; from each frame. */

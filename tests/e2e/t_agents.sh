@@ -29,8 +29,8 @@ t_new_agent_key() {
 	wait_for '^ 2 feature-login'
 	wait_for 'feature-login:'
 	type_line 'basename "$PWD"; basename "$(dirname "$PWD")"'
-	wait_for "│feature-login *$"
-	wait_for "│proj__worktrees *$"
+	wait_for "│feature-login *(│|$)"
+	wait_for "│proj__worktrees *(│|$)"
 	grep -q 'make it work' "$E2E_TMP/work/proj__worktrees/feature-login/.workrex/PROMPT-feature-login.md"
 	[ "$(git -C "$repo" worktree list | wc -l)" -eq 2 ]
 }
@@ -221,7 +221,7 @@ t_agents_survive_restart() {
 	prefix 2
 	wait_for 'later:'
 	type_line 'basename "$PWD"'
-	wait_for '│later *$'
+	wait_for '│later *(│|$)'
 }
 
 t_second_dashboard_refused() {
@@ -375,7 +375,7 @@ t_numbers_are_stable() {
 	wait_for '^ 3 dd'
 	prefix 4
 	type_line 'echo "pane=$WORKREX_PANE"'
-	wait_for '│pane=[0-9]+ *$'
+	wait_for '│pane=[0-9]+ *(│|$)'
 	local id
 	id=$(screen | grep -oE '│pane=[0-9]+' | head -1 | cut -d= -f2)
 	screen | grep -qE "│ $id [^│]*cc:" || { screen >&2; return 1; }

@@ -118,12 +118,13 @@ t_tiling_zoom_focus_close() {
 	wait_for '^ +2 bash'
 	prefix c
 	wait_for '^ +3 bash'
-	# Three title bars: the main pane left, two stacked right.
+	# Three title bars: the focused pane (3) is the main one, left; the
+	# others stacked right, in their order.
 	[ "$(screen | grep -oE '│ [123] [^│]*work:bash' | wc -l)" -eq 3 ]
-	screen | grep -qE '^ workrex .*│ 1 [^│]*work:bash.*│ 2 [^│]*work:bash'
-	# Pane 3 is focused; type into it.
+	screen | grep -qE '^ workrex .*│ 3 [^│]*work:bash.*│ 1 [^│]*work:bash'
+	screen | grep -A30 '│ 1 [^│]*work:bash' | grep -qE '│ 2 [^│]*work:bash *$'
 	type_line 'echo in-three'
-	wait_for '│in-three *$'
+	wait_for '^.{20,30}│in-three *│'
 	# Zoom shows one pane only.
 	prefix z
 	wait_for '\[zoom\]'

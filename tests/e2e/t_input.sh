@@ -54,9 +54,11 @@ t_mouse() {
 	wait_for '│100 *$'
 	prefix c
 	wait_for '^ +2 bash'
-	# Click into pane 1 (left) focuses it: typing lands there.
-	mouse 40 10 0
-	mouse 40 10 3
+	# Pane 2, focused, is the main one (left). A click into pane 1, in the
+	# stack, focuses it: it becomes the main one, and typing lands there.
+	mouse 100 10 0
+	mouse 100 10 3
+	wait_for '^ workrex .*│ 1 [^│]*work:bash.*│ 2 [^│]*work:bash'
 	type_line 'echo clicked-one'
 	wait_for '^.{20,30}│clicked-one'
 	# The wheel scrolls its history.

@@ -108,7 +108,7 @@ t_link_drop() {
 	wait_for '│before-drop'
 	# The link drops while the agent works: it goes on there, the pane says so.
 	type_line 'for i in $(seq 1 30); do echo tick $i; sleep 0.1; done; workrex set-status waiting; echo LOOP-END rc=$?'
-	wait_for '│tick 2$'
+	wait_for '│tick 2 *(│|$)'
 	stop_sshd
 	wait_for 'srv unreachable: reconnecting; the program goes on there'
 	nremote 1

@@ -20,7 +20,7 @@ t_flood_does_not_starve() {
 	for i in 1 2 3; do
 		type_line "echo marker-$i-\$((7*6))"
 		# Generous liveness bound; the latency itself is measured by make bench.
-		wait_for "│marker-$i-42 *$" 10
+		wait_for "│marker-$i-42 *(│|$)" 10
 		r=$(rss_kb "$pid")
 		((r > max)) && max=$r
 		sleep 1
@@ -44,7 +44,7 @@ t_random_bytes_flood() {
 	type_line 'head -c 3000000 /dev/urandom; printf "\033c"; echo random-done'
 	prefix o
 	type_line 'echo alive-$((6*7))'
-	wait_for '│alive-42 *$' 20
+	wait_for '│alive-42 *(│|$)' 20
 	pid=$(workrex_pid)
 	kill -0 "$pid"
 }
@@ -56,7 +56,7 @@ t_base64_flood_for_ten_seconds() {
 	prefix c
 	wait_for '^ +2 bash'
 	type_line 'echo typed-$((6*7))'
-	wait_for '│typed-42 *$' 10
+	wait_for '│typed-42 *(│|$)' 10
 	wait_for 'flood-over' 30
 	kill -0 "$(workrex_pid)"
 }
@@ -96,14 +96,14 @@ t_one_by_one_terminal() {
 	tm resize-window -x 100 -y 30
 	wait_for 'wrx\$'
 	type_line 'stty size'
-	wait_for '│28 75 *$'
+	wait_for '│28 75 *(│|$)'
 }
 
 t_huge_terminal() {
 	start 500 200
 	wait_for 'wrx\$'
 	type_line 'stty size'
-	wait_for '│198 475 *$'
+	wait_for '│198 475 *(│|$)'
 	prefix c
 	prefix c
 	prefix Space
@@ -121,17 +121,17 @@ t_shrink_under_a_scroll_region() {
 	type_line "printf '\\033[20;38r\\033[37;1H\\0337'; sleep 1; printf '\\033[14T\\033[4h\\0338status\\033[3L\\r\\n'; echo shrink-\$((6*7))"
 	sleep 0.3
 	tm resize-window -x 100 -y 12
-	wait_for '│shrink-42 *$'
+	wait_for '│shrink-42 *(│|$)'
 	kill -0 "$(workrex_pid)"
 	type_line 'stty size'
-	wait_for '│10 75 *$'
+	wait_for '│10 75 *(│|$)'
 }
 
 t_invalid_utf8() {
 	start 100 30
 	wait_for 'wrx\$'
 	type_line "printf '\\xff\\xfe\\xc3\\x28\\xe2\\x82\\xf0\\x9f\\x98\\xed\\xa0\\x80\\xc0\\xaf|\\n'; echo utf8-$((6*7))"
-	wait_for '│utf8-42 *$'
+	wait_for '│utf8-42 *(│|$)'
 	kill -0 "$(workrex_pid)"
 }
 
@@ -143,9 +143,9 @@ t_intermediates_do_not_freeze() {
 	start 100 30
 	wait_for 'wrx\$'
 	type_line "printf '\\033![5b\\033 [3b\\033#]0;t\\007\\033\"P1\\033\\\\'; echo after-them"
-	wait_for '│5b3b0;t1after-them *$' 5
+	wait_for '│5b3b0;t1after-them *(│|$)' 5
 	type_line 'echo still-alive'
-	wait_for '│still-alive *$' 5
+	wait_for '│still-alive *(│|$)' 5
 	kill -TERM "$(workrex_pid)"
 	wait_for 'WORKREX-EXITED' 5
 }
@@ -179,7 +179,7 @@ t_terminal_hangup_detaches() {
 	for i in 2 3 4 5 6; do
 		prefix c
 		wait_for "^ +$i bash"
-		wait_for '│wrx\$ *$'
+		wait_for '│wrx\$ *(│|$)'
 		type_line 'sleep 1000 &'
 	done
 	for _ in $(seq 50); do

@@ -91,7 +91,7 @@ t_rename() {
 	# Its panes open in the new directory, with its number.
 	prefix 2
 	type_line 'basename "$PWD"'
-	wait_for '│better *$'
+	wait_for '│better *(│|$)'
 	wrx merge better | grep -q 'merged better into main'
 }
 

@@ -1,4 +1,4 @@
-/* Tests for src/ui/layout.c: the three layouts, zoom, tiny areas, neighbours. */
+/* Tests for src/ui/layout.c: the three layouts, zoom, tiny areas, neighbours, many panes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,7 +23,7 @@ static void test_single_pane_fills(void **state)
 {
 	(void)state;
 	struct rect r[1], area = {10, 0, 100, 40};
-	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, false, 1, 0, area, r), 1);
+	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, false, 1, 0, area, r, NULL), 1);
 	assert_memory_equal(&r[0], &area, sizeof area);
 }
 
@@ -31,7 +31,7 @@ static void test_tile_main_and_stack(void **state)
 {
 	(void)state;
 	struct rect r[3], area = {0, 0, 100, 40};
-	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, false, 3, 0, area, r), 3);
+	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, false, 3, 0, area, r, NULL), 3);
 	assert_int_equal(r[0].x, 0);
 	assert_int_equal(r[0].h, 40);
 	assert_int_equal(r[0].w, 60);
@@ -46,13 +46,13 @@ static void test_grid_is_square(void **state)
 {
 	(void)state;
 	struct rect r[4], area = {0, 0, 81, 40};
-	assert_int_equal(layout_compute(WRX_LAYOUT_GRID, false, 4, 0, area, r), 4);
+	assert_int_equal(layout_compute(WRX_LAYOUT_GRID, false, 4, 0, area, r, NULL), 4);
 	assert_int_equal(r[0].w, 40);
 	assert_int_equal(r[2].x, 41);
 	assert_int_equal(r[0].h, 20);
 	no_overlap(r, 4);
 	struct rect r5[5];
-	layout_compute(WRX_LAYOUT_GRID, false, 5, 0, area, r5);
+	layout_compute(WRX_LAYOUT_GRID, false, 5, 0, area, r5, NULL);
 	no_overlap(r5, 5);
 	for (int i = 0; i < 5; i++)
 		assert_true(r5[i].w > 0 && r5[i].h > 0);
@@ -62,10 +62,10 @@ static void test_full_and_zoom_show_focus_only(void **state)
 {
 	(void)state;
 	struct rect r[3], area = {0, 0, 80, 24};
-	assert_int_equal(layout_compute(WRX_LAYOUT_FULL, false, 3, 2, area, r), 1);
+	assert_int_equal(layout_compute(WRX_LAYOUT_FULL, false, 3, 2, area, r, NULL), 1);
 	assert_int_equal(r[0].w, 0);
 	assert_int_equal(r[2].w, 80);
-	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, true, 3, 1, area, r), 1);
+	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, true, 3, 1, area, r, NULL), 1);
 	assert_int_equal(r[1].h, 24);
 	assert_int_equal(r[0].h, 0);
 }
@@ -77,22 +77,23 @@ static void test_tiny_areas_never_negative(void **state)
 	for (int w = 0; w < 4; w++)
 		for (int h = 0; h < 4; h++)
 			for (int k = 0; k < WRX_LAYOUT_COUNT; k++) {
-				layout_compute(k, false, 9, 0, (struct rect){0, 0, w, h}, r);
+				layout_compute(k, false, 9, 0, (struct rect){0, 0, w, h}, r, NULL);
 				for (int i = 0; i < 9; i++) {
 					assert_true(r[i].w >= 0 && r[i].h >= 0);
 					assert_true(r[i].x + r[i].w <= w);
 					assert_true(r[i].y + r[i].h <= h);
 				}
 			}
-	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, false, 0, 0, (struct rect){0, 0, 9, 9}, r),
-			 0);
+	assert_int_equal(
+		layout_compute(WRX_LAYOUT_TILE, false, 0, 0, (struct rect){0, 0, 9, 9}, r, NULL),
+		0);
 }
 
 static void test_neighbours(void **state)
 {
 	(void)state;
 	struct rect r[3];
-	layout_compute(WRX_LAYOUT_TILE, false, 3, 0, (struct rect){0, 0, 100, 40}, r);
+	layout_compute(WRX_LAYOUT_TILE, false, 3, 0, (struct rect){0, 0, 100, 40}, r, NULL);
 	assert_int_equal(layout_neighbour(r, 3, 0, 1, 0), 1);
 	assert_int_equal(layout_neighbour(r, 3, 1, 0, 1), 2);
 	assert_int_equal(layout_neighbour(r, 3, 2, 0, -1), 1);
@@ -100,7 +101,7 @@ static void test_neighbours(void **state)
 	assert_int_equal(layout_neighbour(r, 3, 0, -1, 0), -1);
 }
 
-/* More panes than the stack has rows: the focused one is always shown (issue 11). */
+/* The focused pane is always shown, and in tile it is the main one. */
 static void test_focus_always_shown(void **state)
 {
 	(void)state;
@@ -108,11 +109,64 @@ static void test_focus_always_shown(void **state)
 	struct rect r[N], area = {0, 0, 120, 40};
 	for (int kind = WRX_LAYOUT_TILE; kind <= WRX_LAYOUT_GRID; kind++) {
 		for (int focus = 0; focus < N; focus++) {
-			layout_compute((enum wrx_layout)kind, false, N, focus, area, r);
+			layout_compute((enum wrx_layout)kind, false, N, focus, area, r, NULL);
 			assert_true(r[focus].w >= 1 && r[focus].h >= 2);
+			if (kind == WRX_LAYOUT_TILE) {
+				assert_int_equal(r[focus].x, 0);
+				assert_int_equal(r[focus].h, 40);
+			}
 			no_overlap(r, N);
 		}
 	}
+}
+
+/* One layout of n panes in area ar: the invariants test_many_agents checks. */
+static void many(enum wrx_layout kind, int n, int focus, struct rect ar)
+{
+	struct rect r[64], note;
+	int shown = layout_compute(kind, false, n, focus, ar, r, &note);
+	int visible = 0, biggest = 0;
+	for (int i = 0; i < n; i++) {
+		if (r[i].w == 0 && r[i].h == 0)
+			continue;
+		visible++;
+		assert_true(r[i].h - 1 >= LAYOUT_MIN_ROWS);
+		assert_true(r[i].x >= ar.x && r[i].x + r[i].w <= ar.x + ar.w);
+		assert_true(r[i].y >= ar.y && r[i].y + r[i].h <= ar.y + ar.h);
+		if (i != focus && r[i].w * r[i].h > biggest)
+			biggest = r[i].w * r[i].h;
+	}
+	assert_int_equal(visible, shown);
+	assert_true(r[focus].w * r[focus].h >= biggest);
+	if (kind == WRX_LAYOUT_TILE)
+		assert_true(r[focus].w * r[focus].h > biggest);
+	/* The note is there when, and only when, some are hidden, and covers no pane. */
+	assert_int_equal(note.h > 0, shown < n);
+	r[n] = note;
+	no_overlap(r, note.h > 0 ? n + 1 : n);
+}
+
+/*
+ * The layouts with many agents, at the sizes a person uses: 80x24 and
+ * 200x60 less the sidebar and the status line, 6, 12 and 25 agents of one
+ * or two panes each, plus the project's shell. No pane shown is under
+ * LAYOUT_MIN_ROWS rows, the focused one is the largest, the rest are
+ * hidden and counted on the note line, and nothing overlaps.
+ */
+static void test_many_agents(void **state)
+{
+	(void)state;
+	const struct rect areas[] = {{25, 0, 55, 23}, {25, 0, 175, 59}};
+	const int agents[] = {6, 12, 25};
+	for (size_t a = 0; a < WRX_ARRAY_LEN(areas); a++)
+		for (size_t k = 0; k < WRX_ARRAY_LEN(agents); k++)
+			for (int per = 1; per <= 2; per++) {
+				int n = 1 + agents[k] * per;
+				for (int focus = 0; focus < n; focus++) {
+					many(WRX_LAYOUT_TILE, n, focus, areas[a]);
+					many(WRX_LAYOUT_GRID, n, focus, areas[a]);
+				}
+			}
 }
 
 int main(void)
@@ -125,6 +179,7 @@ int main(void)
 		cmocka_unit_test(test_full_and_zoom_show_focus_only),
 		cmocka_unit_test(test_tiny_areas_never_negative),
 		cmocka_unit_test(test_neighbours),
+		cmocka_unit_test(test_many_agents),
 	};
 	return cmocka_run_group_tests_name("layout", tests, NULL, NULL);
 }
