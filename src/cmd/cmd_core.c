@@ -123,6 +123,21 @@ int cmd_keepers_live(struct cmd_ctx *ctx, json_object **reply)
 		json_object *m = k->agent_pane && k->meta ? json_tokener_parse(k->meta) : NULL;
 		if (m && json_object_object_get_ex(m, "status", &v))
 			json_object_object_add(a, "status", json_object_get(v));
+		if (m && json_object_object_get_ex(m, "failure", &v))
+			json_object_object_add(a, "failure", json_object_get(v));
+		/* Its program ended with no dashboard to see it: done, or failed and how. */
+		const char *said = m && json_object_object_get_ex(m, "status", &v)
+					   ? json_object_get_string(v)
+					   : "";
+		char how[48];
+		if (k->agent_pane && k->exited && strcmp(said, STATUS_DONE) != 0 &&
+		    strcmp(said, STATUS_FAILED) != 0) {
+			enum wrx_status st = status_ended(k->status, how, sizeof how);
+			json_object_object_add(a, "status",
+					       json_object_new_string(status_word(st)));
+			if (st == WRX_STATUS_FAILED)
+				json_object_object_add(a, "failure", json_object_new_string(how));
+		}
 		json_object_put(m);
 	}
 	keeper_list_free(e, n);

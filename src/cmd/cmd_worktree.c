@@ -290,7 +290,10 @@ static void print_table(json_object *arr, bool status_only, const char *root)
 		char **row = cell + (r + 1) * NCOLS;
 		row[HANDLE] = xstrdup(field(o, "handle", "?"));
 		row[BRANCH] = xstrdup(field(o, "branch", "(detached)"));
-		row[STATUS] = xstrdup(field(o, "status", "-"));
+		row[STATUS] = status_only && field(o, "failure", NULL)
+				      ? xasprintf("%s (%s)", field(o, "status", "-"),
+						  field(o, "failure", NULL))
+				      : xstrdup(field(o, "status", "-"));
 		if (status_only)
 			continue;
 		int panes = json_object_object_get_ex(o, "panes", &v) ? json_object_get_int(v) : 0;
@@ -394,6 +397,9 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 				o, "branch", a->branch ? json_object_new_string(a->branch) : NULL);
 			json_object_object_add(o, "status",
 					       status ? json_object_new_string(status) : NULL);
+			json_object *failure = cmd_live_agent(live_agents, a->handle, "failure");
+			if (failure)
+				json_object_object_add(o, "failure", json_object_get(failure));
 			if (!status_only) {
 				json_object_object_add(
 					o, "panes",

@@ -793,7 +793,7 @@ const char *config_icon(const struct config *c, enum wrx_status st)
 {
 	if (st == WRX_STATUS_INTERRUPTED)
 		return "\u25cb"; /* a hollow "working" */
-	return st >= WRX_STATUS_WORKING && st <= WRX_STATUS_DONE ? c->icons[st - 1] : "";
+	return st >= WRX_STATUS_WORKING && st <= WRX_STATUS_FAILED ? c->icons[st - 1] : "";
 }
 
 void config_init(struct config *c)

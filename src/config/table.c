@@ -64,6 +64,7 @@ const struct config_key config_keys[] = {
 	KEY("status_icons.working", CONFIG_STRING, AT(icons[WRX_STATUS_WORKING - 1]), .def = "●"),
 	KEY("status_icons.waiting", CONFIG_STRING, AT(icons[WRX_STATUS_WAITING - 1]), .def = "◆"),
 	KEY("status_icons.done", CONFIG_STRING, AT(icons[WRX_STATUS_DONE - 1]), .def = "✓"),
+	KEY("status_icons.failed", CONFIG_STRING, AT(icons[WRX_STATUS_FAILED - 1]), .def = "✗"),
 	SECTION("keys"),
 	KEY("keys.prefix", CONFIG_KEY, AT(prefix), .def = "C-b",
 	    .help = "C-x, M-x, a character, Space, F1..F12, ..."),

@@ -512,6 +512,8 @@ static void do_list(struct act_call *c)
 			json_object_new_int64((int64_t)(now - WRX_MIN(now, a->status_since))));
 		if (a->title)
 			json_object_object_add(o, "title", json_object_new_string(a->title));
+		if (a->failure)
+			json_object_object_add(o, "failure", json_object_new_string(a->failure));
 		json_object_object_add(o, "panes", json_object_new_int(session_agent_panes(s, a)));
 		int exited = 0;
 		for (int k = 0; k < session_pane_count(s); k++)

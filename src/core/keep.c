@@ -102,6 +102,8 @@ void keep_meta(struct wrx *w, struct agent *a)
 		json_object_object_add(m, "title", json_object_new_string(a->title));
 	if (a->note)
 		json_object_object_add(m, "note", json_object_new_string(a->note));
+	if (a->failure)
+		json_object_object_add(m, "failure", json_object_new_string(a->failure));
 	if (a->session_id)
 		json_object_object_add(m, "session", json_object_new_string(a->session_id));
 	const char *s = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN);
@@ -118,10 +120,14 @@ void keep_meta_apply(struct wrx *w, struct agent *a, const char *meta)
 	json_object *m = meta ? json_tokener_parse(meta) : NULL, *v;
 	if (m == NULL)
 		return;
-	enum wrx_status st;
+	enum wrx_status st = WRX_STATUS_NONE;
 	if (json_object_object_get_ex(m, "status", &v) &&
 	    status_parse_reached(json_object_get_string(v), &st) == 0)
 		session_set_status(w->s, a, st);
+	if (st == WRX_STATUS_FAILED && json_object_object_get_ex(m, "failure", &v)) {
+		free(a->failure);
+		a->failure = xstrdup(json_object_get_string(v));
+	}
 	if (json_object_object_get_ex(m, "title", &v))
 		session_set_title(w->s, a, json_object_get_string(v));
 	if (json_object_object_get_ex(m, "note", &v) && a->note == NULL)

@@ -56,6 +56,7 @@ static void agent_free(struct agent *a)
 	free(a->session_id);
 	free(a->title);
 	free(a->note);
+	free(a->failure);
 	free(a->rpc_dir);
 	free(a->proxy_token);
 	free(a->remote);
@@ -227,6 +228,39 @@ static int agent_index(const struct session *s, const struct agent *a)
 	return -1;
 }
 
+/*
+ * The agent's own program ended. Having said done, it stays done; else it
+ * is done when it ended well, failed when not (a CLI that did not start,
+ * exit 127; one that crashed): with how it ended and the last line it
+ * printed, which is usually why.
+ */
+static void agent_program_ended(struct session *s, struct wpane *wp)
+{
+	struct agent *a = wp->agent;
+	int st;
+	if (a->status == WRX_STATUS_DONE || !pane_exited(wp->term, &st))
+		return;
+	char how[48] = "its keeper is gone";
+	if (st != PANE_LOST && status_ended(st, how, sizeof how) == WRX_STATUS_DONE) {
+		session_set_status(s, a, WRX_STATUS_DONE);
+		return;
+	}
+	char *last = NULL;
+	for (int r = pane_rows(wp->term) - 1; r >= -(int)pane_history(wp->term) && !last; r--) {
+		char *t = pane_line_text(wp->term, r);
+		if (t && *t && strspn(t, " ") != strlen(t))
+			last = t;
+		else
+			free(t);
+		if (r < pane_rows(wp->term) - 200)
+			break;
+	}
+	free(a->failure);
+	a->failure = last ? xasprintf("%s: %s", how, last) : xstrdup(how);
+	free(last);
+	session_set_status(s, a, WRX_STATUS_FAILED);
+}
+
 static void on_pane_event(struct pane *p, int events, void *data)
 {
 	struct wpane *wp = data;
@@ -242,10 +276,8 @@ static void on_pane_event(struct pane *p, int events, void *data)
 		const char *text = pane_clipboard(p, &len);
 		s->hooks.clipboard(s->ui, wp, text, len);
 	}
-	/* The agent's own program ended: it is done, whether or not it said so. */
-	if ((events & PANE_EV_EXIT) && session_agent_pane(s, wp->agent) == wp &&
-	    wp->agent->status != WRX_STATUS_DONE)
-		session_set_status(s, wp->agent, WRX_STATUS_DONE);
+	if ((events & PANE_EV_EXIT) && session_agent_pane(s, wp->agent) == wp)
+		agent_program_ended(s, wp);
 	if (events & (PANE_EV_DAMAGE | PANE_EV_TITLE | PANE_EV_EXIT | PANE_EV_BELL))
 		changed(s);
 }
@@ -506,7 +538,6 @@ void session_set_focus(struct session *s, struct wpane *wp)
 {
 	if (wp == s->focus)
 		return;
-	struct agent *before = s->focus ? s->focus->agent : NULL;
 	if (s->focus)
 		pane_focus(s->focus->term, false);
 	s->focus = wp;
@@ -515,12 +546,6 @@ void session_set_focus(struct session *s, struct wpane *wp)
 		wp->bell = false;
 		wp->agent->bell = false;
 		wp->agent->attention = false;
-		/* Coming to an agent that waited or finished is the answer to it. */
-		if (wp->agent != before && (wp->agent->status == WRX_STATUS_WAITING ||
-					    wp->agent->status == WRX_STATUS_DONE)) {
-			wp->agent->status = WRX_STATUS_NONE;
-			wp->agent->status_since = now_ms();
-		}
 		int ai = agent_index(s, wp->agent);
 		if (ai >= 0)
 			s->last_focus[ai] = wp;
@@ -584,9 +609,14 @@ void session_set_status(struct session *s, struct agent *a, enum wrx_status st)
 {
 	bool same = a->status == st;
 	a->status = st;
+	if (st != WRX_STATUS_FAILED) {
+		free(a->failure);
+		a->failure = NULL;
+	}
 	if (!same)
 		a->status_since = now_ms();
-	if ((st == WRX_STATUS_WAITING || st == WRX_STATUS_DONE) && !agent_focused(s, a)) {
+	if ((st == WRX_STATUS_WAITING || st == WRX_STATUS_DONE || st == WRX_STATUS_FAILED) &&
+	    !agent_focused(s, a)) {
 		bool raise = !a->attention || !same;
 		if (raise)
 			a->attention_since = now_ms();

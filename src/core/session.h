@@ -32,8 +32,9 @@ struct agent {
 	uint64_t attention_since; /* now_ms() when it last came to need the user */
 	char *title;              /* owned; set by the agent (set-title), or NULL */
 	char *note;               /* owned; last notify text, or NULL */
-	char *branch;             /* owned; NULL for the home directory */
-	char *agent;              /* owned; what add -a recorded, or NULL: the configured agent */
+	char *failure;     /* owned; failed: how its program ended ("exit 127: ..."), or NULL */
+	char *branch;      /* owned; NULL for the home directory */
+	char *agent;       /* owned; what add -a recorded, or NULL: the configured agent */
 	char *session_id;  /* owned; the agent CLI's session its hooks last reported, or NULL */
 	bool worktree;     /* an agent's worktree (not the main directory) */
 	int sandbox;       /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
@@ -189,9 +190,10 @@ bool session_zoomed(const struct session *s);
 void session_toggle_zoom(struct session *s);
 
 /*
- * The agent's status, as its hooks report it. waiting and done on an
- * agent that is not focused raise its attention (and the attention hook);
- * focusing the agent later clears them back to none.
+ * The agent's status, as its hooks report it. waiting, done and failed on
+ * an agent that is not focused raise its attention (and the attention
+ * hook); focusing the agent later clears the attention, not the status,
+ * which stays until the agent reports another.
  */
 void session_set_status(struct session *s, struct agent *a, enum wrx_status st);
 void session_set_title(struct session *s, struct agent *a, const char *title);

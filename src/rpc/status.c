@@ -4,17 +4,21 @@
 #include "status.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 static const struct {
 	const char *word;
-	bool reported; /* an agent reports it (set-status); wait and status_icons name it */
+	bool reported; /* an agent reports it (set-status) */
+	bool reached;  /* wait and status_icons name it */
 } table[WRX_STATUS_COUNT] = {
-	[WRX_STATUS_NONE] = {"-", false},
-	[WRX_STATUS_WORKING] = {STATUS_WORKING, true},
-	[WRX_STATUS_WAITING] = {STATUS_WAITING, true},
-	[WRX_STATUS_DONE] = {STATUS_DONE, true},
-	[WRX_STATUS_INTERRUPTED] = {"interrupted", false},
+	[WRX_STATUS_NONE] = {"-", false, false},
+	[WRX_STATUS_WORKING] = {STATUS_WORKING, true, true},
+	[WRX_STATUS_WAITING] = {STATUS_WAITING, true, true},
+	[WRX_STATUS_DONE] = {STATUS_DONE, true, true},
+	[WRX_STATUS_FAILED] = {STATUS_FAILED, false, true},
+	[WRX_STATUS_INTERRUPTED] = {"interrupted", false, false},
 };
 
 const char *status_word(enum wrx_status st)
@@ -22,16 +26,17 @@ const char *status_word(enum wrx_status st)
 	return (unsigned)st < WRX_STATUS_COUNT ? table[st].word : "-";
 }
 
-static int parse(const char *word, bool clear_too, enum wrx_status *st)
+static int parse(const char *word, bool reported, enum wrx_status *st)
 {
 	if (word == NULL)
 		return -1;
-	if (clear_too && strcmp(word, STATUS_CLEAR) == 0) {
+	if (reported && strcmp(word, STATUS_CLEAR) == 0) {
 		*st = WRX_STATUS_NONE;
 		return 0;
 	}
 	for (int i = 0; i < WRX_STATUS_COUNT; i++) {
-		if (table[i].reported && strcmp(word, table[i].word) == 0) {
+		if ((reported ? table[i].reported : table[i].reached) &&
+		    strcmp(word, table[i].word) == 0) {
 			*st = (enum wrx_status)i;
 			return 0;
 		}
@@ -52,4 +57,17 @@ int status_parse_reached(const char *word, enum wrx_status *st)
 const char *status_choices(void)
 {
 	return "working|waiting|done|" STATUS_CLEAR;
+}
+
+enum wrx_status status_ended(int wstatus, char *how, size_t len)
+{
+	if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0)
+		return WRX_STATUS_DONE;
+	if (WIFEXITED(wstatus))
+		snprintf(how, len, "exit %d", WEXITSTATUS(wstatus));
+	else if (WIFSIGNALED(wstatus))
+		snprintf(how, len, "killed by signal %d", WTERMSIG(wstatus));
+	else
+		snprintf(how, len, "ended (status %d)", wstatus);
+	return WRX_STATUS_FAILED;
 }

@@ -11,12 +11,15 @@
 #define WRX_STATUS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum wrx_status {
 	WRX_STATUS_NONE,
 	WRX_STATUS_WORKING,
 	WRX_STATUS_WAITING,
 	WRX_STATUS_DONE,
+	/* Its program ended with an error before it said done (session.c). */
+	WRX_STATUS_FAILED,
 	/* Shown only: working, but its pane has been silent (session.h). */
 	WRX_STATUS_INTERRUPTED,
 	WRX_STATUS_COUNT,
@@ -26,6 +29,7 @@ enum wrx_status {
 #define STATUS_WORKING "working"
 #define STATUS_WAITING "waiting"
 #define STATUS_DONE "done"
+#define STATUS_FAILED "failed"
 #define STATUS_CLEAR "clear" /* an agent reports none */
 
 /* What an agent reports or the dashboard shows for st: "working", ... ; none: "-". */
@@ -35,8 +39,15 @@ const char *status_word(enum wrx_status st);
  * clear (none). 0, or -1 for any other word.
  */
 int status_parse(const char *word, enum wrx_status *st);
-/* A status an agent reaches (working, waiting, done): what wait and the icons name. */
+/* A status an agent reaches (working, waiting, done, failed): what wait and the icons name. */
 int status_parse_reached(const char *word, enum wrx_status *st);
+/*
+ * How an agent's program ended, from its wait status: the status it leaves
+ * (done when it exited 0, else failed) and, failed, how ("exit 127",
+ * "killed by signal 9") in how[len].
+ */
+enum wrx_status status_ended(int wstatus, char *how, size_t len);
+
 /* "working|waiting|done|clear", for usage and error messages. */
 const char *status_choices(void);
 

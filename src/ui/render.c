@@ -498,10 +498,10 @@ static void draw_link(struct wpane *wp)
 	free(bar);
 }
 
-/* The line under an agent's row: its title or its last notice. */
+/* The line under an agent's row: its title, how it failed, or its last notice. */
 static const char *agent_note(const struct agent *a)
 {
-	return a->title ? a->title : a->note;
+	return a->title ? a->title : a->failure ? a->failure : a->note;
 }
 
 /* The sidebar rows of agent a: its own, its title's and its panes'; `full`, or only its own. */

@@ -44,15 +44,19 @@ YAML
 	row 2 | grep -q '●'
 	wrx send feat ask
 	wait_for '^ 2 ◆ feat'
-	# Needing the user, it is listed first.
-	screen | sed -n 2p | grep -q '^ 2 ◆ feat'
+	# Needing the user, it stays in its place: rows do not move under a click.
+	screen | sed -n 2p | grep -q '^ 1 proj'
 	wrx send feat finish
 	wait_for '^ 2 ✓ feat'
 	wait_for 'hook Stop rc=0'
 	not grep -q 'rc=[1-9]' <(screen)
-	# Focusing the agent answers it: the status goes.
+	# Focusing the agent clears its highlight, not its status: done stays
+	# for list and status, and wait returns at once.
 	prefix 2
-	wait_for '^ 2 feat'
+	sleep 0.5
+	wait_for '^ 2 ✓ feat'
+	wrx status --json | grep -q '"status":"done"'
+	(cd "$repo" && timeout 5 "$WORKREX" wait feat --timeout 3 >/dev/null)
 	grep -q 'workrex set-status waiting' "$HOME/.claude/settings.json"
 	wrx send feat quit
 	wait_for '\[exited 0\]'
@@ -73,9 +77,16 @@ t_status_without_hooks() {
 	prefix w
 	wait_for 'interrupted'
 	keys q
-	# An agent whose program exits is done.
-	wrx send ends 'exit 3'
-	wait_for '^ [23] ✓ ends'
+	# An agent whose program fails, having said nothing, is failed: its
+	# icon, and how it ended for status, list and wait.
+	wrx send ends 'exec sh -c "echo cannot start: no API key; exit 3"'
+	wait_for '^ [23] ✗ ends'
+	wrx status ends | grep -qF 'failed (exit 3: cannot start: no API key)'
+	wrx status --json | grep -qF '"failure":"exit 3: cannot start: no API key"'
+	(cd "$repo" && timeout 5 "$WORKREX" wait ends --status failed --timeout 3 >/dev/null)
+	# One whose program ends well is done.
+	wrx send quiet 'exit 0'
+	wait_for '^ [23] ✓ quiet'
 	# Outside any pane, set-status has nothing to say and succeeds.
 	env -u WORKREX_PANE -u WORKREX_RPC_TOKEN -u WORKREX_RPC_SOCKET "$WORKREX" set-status done
 	not env WORKREX_SANDBOX=1 "$WORKREX" set-status done 2>/dev/null

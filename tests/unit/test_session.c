@@ -170,16 +170,40 @@ static void test_attention(void **state)
 	session_set_status(s, a, WRX_STATUS_DONE);
 	assert_false(a->attention);
 	assert_int_equal(seen.attention, 2);
-	/* Focusing b answers it: attention and its done cleared. */
+	/* Focusing b clears its attention, not its status: done stays until it says otherwise. */
 	session_focus_agent(s, 1);
 	assert_ptr_equal(session_focus(s), pb);
 	assert_false(b->attention);
-	assert_int_equal(b->status, WRX_STATUS_NONE);
+	assert_int_equal(b->status, WRX_STATUS_DONE);
 	/* Working again clears a raised attention too. */
 	session_set_status(s, a, WRX_STATUS_WAITING);
 	assert_true(a->attention);
 	session_set_status(s, a, WRX_STATUS_WORKING);
 	assert_false(a->attention);
+}
+
+/*
+ * An agent's program that ends badly before saying done is failed, with how
+ * it ended and the last line it printed; one that ends well, or had said
+ * done, is done.
+ */
+static void test_failed(void **state)
+{
+	(void)state;
+	const char *out = "starting\r\nclaude: no API key\r\n\r\n";
+	pane_feed(pb->term, out, strlen(out));
+	pane_set_exited(pb->term, 1 << 8); /* exit 1 */
+	assert_int_equal(b->status, WRX_STATUS_FAILED);
+	assert_string_equal(b->failure, "exit 1: claude: no API key");
+	assert_true(b->attention);
+	assert_string_equal(seen.what, "failed");
+	/* A status it reports later replaces it, and how it failed with it. */
+	session_set_status(s, b, WRX_STATUS_WORKING);
+	assert_null(b->failure);
+	session_set_status(s, a, WRX_STATUS_DONE);
+	pane_set_exited(pa->term, 9); /* killed */
+	assert_int_equal(a->status, WRX_STATUS_DONE);
+	assert_null(a->failure);
 }
 
 static void test_silence(void **state)
@@ -262,6 +286,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open_through_the_seam, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_attention, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_silence, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bell, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_numbers_and_focus_cycle, setup, teardown),
