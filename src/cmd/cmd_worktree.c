@@ -9,6 +9,7 @@
 #include "cmd.h"
 
 #include "../backends/backend.h"
+#include "../core/agentcmd.h"
 #include "../git/private.h"
 
 #include <errno.h>
@@ -117,6 +118,13 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 			break;
 		}
 		case 'a':
+			if (o.agent) {
+				free(prompt);
+				return cmd_fail("add",
+						"-a given twice (%s, %s): one agent CLI an agent; "
+						"add one agent for each",
+						o.agent, optarg);
+			}
 			o.agent = optarg;
 			break;
 		case 'n':
@@ -144,8 +152,13 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		free(prompt);
 		return rc;
 	}
+	/*
+	 * Recorded as it is now, so that the agent comes back as what it was
+	 * after a reboot, whatever the config says then; on a server, no guess
+	 * from this machine's PATH.
+	 */
 	if (o.agent == NULL)
-		o.agent = ctx->cfg.agent;
+		o.agent = remote ? ctx->cfg.agent : agentcmd_default(&ctx->cfg);
 	if (prompt && !new_only && !o.setup_inside) {
 		rc = prompt_running(ctx, &o);
 		if (rc != -ENOENT) {

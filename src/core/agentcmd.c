@@ -46,6 +46,23 @@ const char *agentcmd_default(const struct config *c)
 	return path_has("claude") ? "claude" : NULL;
 }
 
+/* The known agent behind name: a profile's name or command, or the command itself. */
+static const struct known_agent *known_for(const struct config *c, const char *name)
+{
+	const struct agent_def *def = name ? config_agent(c, name) : NULL;
+	const char *cmd = def ? def->command : name;
+	if (cmd == NULL)
+		return NULL;
+	const struct known_agent *k = find_known(def ? def->name : cmd);
+	return k == NULL && def ? find_known(def->command) : k;
+}
+
+bool agentcmd_resumes(const struct config *c, const char *name)
+{
+	const struct known_agent *k = known_for(c, name);
+	return k && k->resume;
+}
+
 char *agentcmd_build(const struct config *c, const char *name, const char *prompt_file, bool cont)
 {
 	return agentcmd_build_sandboxed(c, name, prompt_file, cont ? "" : NULL, false);
@@ -142,9 +159,7 @@ char *agentcmd_build_sandboxed(const struct config *c, const char *name, const c
 			buf_addch(&b, ' ');
 			add_word(&b, def->args.v[i], true, prompt_file);
 		}
-	const struct known_agent *k = find_known(def ? def->name : cmd);
-	if (k == NULL && def)
-		k = find_known(def->command);
+	const struct known_agent *k = known_for(c, name);
 	if (k && sandboxed && k->approve)
 		buf_addf(&b, " %s", k->approve);
 	/* The id is well formed (rpc_session_wellformed): one word, no quoting needed. */

@@ -35,6 +35,9 @@ char *agentcmd_build(const struct config *c, const char *name, const char *promp
 char *agentcmd_build_sandboxed(const struct config *c, const char *name, const char *prompt_file,
 			       const char *resume, bool sandboxed);
 
+/* Can the agent continue its latest session (a known agent with a resume flag)? */
+bool agentcmd_resumes(const struct config *c, const char *name);
+
 /*
  * Does the agent take the prompt (a known agent, or {prompt}/{prompt_file}
  * in its command or arguments)? Others only get WORKREX_PROMPT_FILE.

@@ -116,6 +116,16 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 			   : a->remote ? w->cfg.agent
 				       : agentcmd_default(&w->cfg);
 	char *prompt = a->worktree && !cont ? pending_prompt(a) : NULL;
+	/*
+	 * Continued, an agent with no way to resume would start over: its
+	 * first prompt again, or a task run twice. Its shell opens instead.
+	 */
+	bool fresh = cont && name && !agentcmd_resumes(&w->cfg, name);
+	if (fresh)
+		wrx_message(w, false,
+			    "%s: %s cannot resume a session; its shell opened in the worktree "
+			    "(start it again there if you want)",
+			    a->handle, name);
 	if (a->remote) {
 		free(prompt);
 		prompt = a->prompt_waits && !cont
@@ -130,7 +140,8 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 	for (size_t i = 0; i < n; i++) {
 		const char *spec =
 			w->cfg.npanes ? w->cfg.panes[i].command : (i == 0 ? "<agent>" : NULL);
-		bool is_agent = spec && strcmp(spec, "<agent>") == 0;
+		bool agent_spec = spec && strcmp(spec, "<agent>") == 0;
+		bool is_agent = agent_spec && !fresh;
 		bool boxed = sandbox_pane_wanted(w, a, is_agent);
 		if (is_agent) {
 			/* Resumed: the session its hooks reported, else its latest. */
@@ -139,7 +150,7 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 			if (boxed)
 				lines[i] = with_setup(w, a, lines[i]);
 			o[i].label = name ? name : "shell";
-		} else if (spec) {
+		} else if (spec && !agent_spec) {
 			lines[i] = xasprintf("exec %s", spec);
 			o[i].label = spec;
 		} else {
@@ -153,9 +164,10 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 		 * workrex there first, for the agent's hooks.
 		 */
 		if (a->remote) {
-			char *line = (is_agent && name == NULL) || spec == NULL
-					     ? xstrdup("exec \"${SHELL:-/bin/sh}\"")
-					     : lines[i];
+			char *line =
+				(is_agent && name == NULL) || spec == NULL || agent_spec != is_agent
+					? xstrdup("exec \"${SHELL:-/bin/sh}\"")
+					: lines[i];
 			if (line != lines[i])
 				free(lines[i]);
 			lines[i] = xasprintf("PATH=\"$WORKREX_BIN:$PATH\"; export PATH; %s", line);

@@ -81,6 +81,17 @@ t_kill_dashboard() { counter_survives kill; }
 t_detach() { counter_survives detach; }
 
 # vim and less, full screen: the same screen before and after, and the keys still reach them.
+# settled_capture FILE: v's screen into FILE once a redraw (a resize as the
+# focus moves) is over: the same twice, 0.3 s apart.
+settled_capture() {
+	local i=0
+	wrx capture v --screen >"$1"
+	until sleep 0.3 && wrx capture v --screen >"$1.again" && cmp -s "$1" "$1.again"; do
+		((i++ < 30)) || return 1
+		mv "$1.again" "$1"
+	done
+}
+
 t_full_screen_programs() {
 	make_repo
 	seq 1 500 | sed 's/^/text line /' >"$repo/long.txt"
@@ -92,10 +103,10 @@ t_full_screen_programs() {
 	start_repo 120 36
 	wait_for 'C-b \? help'
 	wrx add v >/dev/null
-	wait_for '│text line 15$' 20
+	wait_for '│text line 15 *(│|$)' 20
 	# vim in v's first pane (focused), less at its end in the second.
 	type_line 'vim -u NONE -N +"set nu" long.txt'
-	wait_for '│ *1 text line 1$'
+	wait_for '│ *1 text line 1 *(│|$)'
 	keys 200G
 	wait_for '│ *200 text line 200'
 	prefix o
@@ -103,7 +114,8 @@ t_full_screen_programs() {
 	wait_for '│text line 500'
 	prefix o
 	prefix o
-	wrx capture v --screen >"$E2E_TMP/before"
+	# Focused, vim's pane is the main one again.
+	settled_capture "$E2E_TMP/before"
 	grep -q 'text line 200' "$E2E_TMP/before"
 	kill -9 "$(workrex_pid)"
 	wait_for 'WORKREX-EXITED'
@@ -111,7 +123,7 @@ t_full_screen_programs() {
 	wait_for '^ 2 v'
 	prefix 2
 	wait_for '│ *200 text line 200'
-	wrx capture v --screen >"$E2E_TMP/after"
+	settled_capture "$E2E_TMP/after"
 	diff -u "$E2E_TMP/before" "$E2E_TMP/after" >&2
 	# Detached again, and back: less still at its end, vim still takes keys.
 	prefix d
@@ -120,7 +132,8 @@ t_full_screen_programs() {
 	restart_elsewhere
 	wait_for '^ 2 v'
 	prefix 2
-	wait_for '│text line 500'
+	# less, in the stack now (smaller), redrew from the top line it had.
+	wait_for '│text line 4[6-9][0-9] *$'
 	keys ':q' Enter
 	wait_for '│wrx\$|│.*\$ *$'
 }
@@ -302,6 +315,47 @@ t_resume_after_reboot() {
 	not nkeepers 2
 }
 
+# After a reboot an agent comes back as the CLI it was added with, whatever
+# the config says now; one that cannot resume opens its shell, says so, and
+# never runs its task again unasked.
+t_back_as_they_were() {
+	make_repo
+	mkdir -p "$E2E_TMP/bin" "$XDG_CONFIG_HOME/workrex"
+	printf '#!/bin/sh\necho "CLAUDE ARGS:$*:"\nexec bash --norc -i\n' >"$E2E_TMP/bin/claude"
+	chmod +x "$E2E_TMP/bin/claude"
+	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<-'YAML'
+		agent: claude
+		agents:
+		  task:
+		    command: sh
+		    args: ["-c", "echo RAN-THE-TASK >>../task.log; exec bash --norc -i"]
+		panes:
+		  - command: <agent>
+	YAML
+	export PATH="$E2E_TMP/bin:$PATH"
+	start_repo 120 36
+	wait_for 'C-b \? help'
+	wrx add r >/dev/null
+	wrx add -a task t >/dev/null
+	wait_for 'CLAUDE ARGS::'
+	until_ok 10 test -s "$E2E_TMP/work/proj__worktrees/task.log"
+	wrx list --json | python3 -c 'import json, sys; a = {x["handle"]: x for x in json.load(sys.stdin)}; assert a["r"]["agent"] == "claude", a'
+	# The user's config changes its agent; then the machine goes down.
+	sed -i 's/^agent: claude/agent: bash/' "$XDG_CONFIG_HOME/workrex/config.yaml"
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	end_keepers
+	rm -rf "$XDG_RUNTIME_DIR/workrex"
+	kill_tmux
+	start_repo 120 36
+	wait_for 't: task cannot resume a session; its shell opened in the worktree'
+	wait_for '│CLAUDE ARGS:--continue:'
+	sleep 1
+	[ "$(grep -c RAN-THE-TASK "$E2E_TMP/work/proj__worktrees/task.log")" -eq 1 ]
+	wrx send t 'echo "in=$(basename "$PWD")"'
+	until_ok 10 sh -c "cd '$repo' && '$WORKREX' capture t | grep -qx in=t"
+}
+
 # Keepers whose agent is gone are ended; shutdown ends them all, asking first.
 t_orphans_and_shutdown() {
 	make_repo
@@ -382,6 +436,7 @@ run_test "add with no dashboard starts the agent; send, capture, list; a dashboa
 run_test "attach takes typing from another terminal, C-b d gives it back; watch only looks" t_attach_and_watch
 run_test "status and title reported while detached show in the next dashboard" t_status_while_detached
 run_test "after a reboot the agent opens again with its resume flag; a closed one does not" t_resume_after_reboot
+run_test "after a reboot agents come back as the CLI they were added with; no task runs twice" t_back_as_they_were
 run_test "keepers of a vanished agent are ended; shutdown ends the rest, asking first" t_orphans_and_shutdown
 run_test "a keeper's socket: a client that never reads, unknown and broken frames, another user" t_keeper_socket_abuse
 run_test "a program that ended with no dashboard keeps its status until its pane is closed" t_exit_kept
