@@ -4,6 +4,9 @@
 # (loopback only), their API pointed at a closed loopback port. Their input
 # box comes up without a network; there, C-b p's pasted path becomes their
 # image attachment, and `send` is submitted (the screen answers Enter).
+# And as a person uses them, with keys typed through tmux: Claude Code's
+# trust question answered with Enter, a prompt typed and submitted with
+# Enter; Codex's trust menu walked with the arrows and Enter, then a prompt.
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 need_x
@@ -123,3 +126,77 @@ t_codex_takes_paste_and_send() {
 }
 
 run_test "Codex (offline): C-b p's path is its image attachment; send is submitted" t_codex_takes_paste_and_send
+
+# claude_offline_env: Claude Code's first-run answers but the folder's
+# trust, its API at a closed loopback port.
+claude_offline_env() {
+	cat >"$HOME/.claude.json" <<-EOF
+		{"hasCompletedOnboarding": true,
+		 "customApiKeyResponses": {"approved": ["sk-ant-offline"], "rejected": []}}
+	EOF
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: claude\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	export PATH="$NPM_DIR/node_modules/.bin:$PATH" ANTHROPIC_API_KEY=sk-ant-offline
+	export ANTHROPIC_BASE_URL=http://127.0.0.1:9 DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1
+	export DISABLE_ERROR_REPORTING=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
+}
+
+t_claude_by_keyboard() {
+	make_repo
+	claude_offline_env
+	start_offline
+	wait_for 'C-b \? help'
+	wrx add cc >/dev/null
+	prefix 2
+	prefix z
+	# Its trust question, answered with Enter as a person does.
+	wait_for '│ *❯ 1\. Yes, I trust this folder' 60
+	keys Enter
+	wait_for '│❯.{0,2}$' 30
+	grep -q '"hasTrustDialogAccepted": *true' "$HOME/.claude.json"
+	# A prompt typed and submitted with Enter: in its transcript, the input
+	# box empty again, and Claude asks its API (loopback's closed port).
+	tm send-keys -l 'say hello, typed'
+	wait_for '│❯.say hello, typed *$'
+	keys Enter
+	wait_for 'Unable to connect to API \(ConnectionRefused\)' 30
+	wait_for '│❯.{0,2}$'
+	screen | grep -q '❯.say hello, typed'
+}
+
+t_codex_by_keyboard() {
+	make_repo
+	mkdir -p "$HOME/.codex" "$XDG_CONFIG_HOME/workrex"
+	cat >"$HOME/.codex/config.toml" <<-EOF
+		model = "gpt-5"
+		model_provider = "offline"
+		[model_providers.offline]
+		name = "offline"
+		base_url = "http://127.0.0.1:9/v1"
+		wire_api = "responses"
+		requires_openai_auth = false
+	EOF
+	printf 'agent: codex\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	export PATH="$NPM_DIR/node_modules/.bin:$PATH"
+	start_offline
+	wait_for 'C-b \? help'
+	wrx add cx >/dev/null
+	prefix 2
+	prefix z
+	# Its trust menu: down to "Back", up again, Enter on "Trust and continue".
+	wait_for '│› 1\. Trust and continue' 60
+	keys Down
+	wait_for '│› 2\. Back to'
+	keys Up
+	wait_for '│› 1\. Trust and continue'
+	keys Enter
+	wait_for '│› Ask Codex to do anything' 60
+	grep -q 'trust_level = "trusted"' "$HOME/.codex/config.toml"
+	tm send-keys -l 'say hello, typed'
+	wait_for '│› say hello, typed'
+	keys Enter
+	wait_for 'Connection failed|Reconnecting' 30
+}
+
+run_test "Claude Code (offline), by keyboard: trust answered with Enter, a prompt submitted" t_claude_by_keyboard
+run_test "Codex (offline), by keyboard: its menu walked with arrows and Enter, a prompt submitted" t_codex_by_keyboard
