@@ -569,6 +569,35 @@ static int merge_preview(struct cmd_ctx *ctx, const struct agent_rec *a, const c
 	return 0;
 }
 
+/*
+ * A merge with nothing to merge removes the agent: right when it is done
+ * and its work is in, a surprise while its program still runs (the commit
+ * it is about to make would be lost with the worktree). Refused then.
+ */
+static bool nothing_yet(struct cmd_ctx *ctx, const struct agent_rec *a, const char *into)
+{
+	if (a->remote || a->branch == NULL)
+		return false;
+	char *main = into ? NULL : repo_main_branch(ctx->repo, ctx->cfg.main_branch);
+	into = into ? into : main;
+	bool nothing = into && repo_ahead(ctx->repo, a->branch, into) == 0;
+	json_object *r = NULL, *agents = NULL;
+	bool runs = false;
+	if (nothing && cmd_live_agents(ctx, "merge", &r, &agents) == 0) {
+		json_object *p = cmd_live_agent(agents, a->handle, "panes");
+		json_object *e = cmd_live_agent(agents, a->handle, "exited");
+		runs = p && json_object_get_int(p) > (e ? json_object_get_int(e) : 0);
+		json_object_put(r);
+	}
+	if (nothing && runs)
+		cmd_fail("merge",
+			 "'%s' has nothing to merge into %s yet, and its agent still runs; "
+			 "merging now would remove it (workrex rm %s does that on purpose)",
+			 a->branch, into, a->handle);
+	free(main);
+	return nothing && runs;
+}
+
 int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -637,6 +666,10 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 		rc = merge_preview(ctx, &a, o.into);
 		agent_rec_free(&a);
 		return rc;
+	}
+	if (!o.keep && nothing_yet(ctx, &a, o.into)) {
+		agent_rec_free(&a);
+		return 1;
 	}
 	/* Git work done for a sandboxed or remote agent runs no git hook (its branch wrote them). */
 	o.no_hooks = cmd_sandboxed(ctx, &a) || a.remote;

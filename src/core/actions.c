@@ -66,6 +66,7 @@ struct act_call {
 	const char *remote; /* ...or on this server (remote.hosts), borrowed; NULL: here */
 	bool confirm;       /* this call waits for the user's yes */
 	bool said;          /* its outcome is on the status line already */
+	bool overridden;    /* asked again with the flag that overrides a refusal */
 	struct agent *a;
 	char *handle; /* owned: a's, kept while the user thinks (a may go) */
 	act_reply_fn *reply;
@@ -223,12 +224,59 @@ static void child_progress(void *arg, const char *line, size_t len)
 		wrx_message(c->w, false, "%s: %.*s", c->act->name, (int)WRX_MIN(len, 200), line);
 }
 
+static void run_child(struct act_call *c);
+
+/*
+ * Refusals a flag overrides, for verbs asked from the dashboard's keys:
+ * the key asks again with the flag, so it can do what the command line
+ * does (merge --ignore-uncommitted, remove -f) once the user has read why.
+ */
+static const struct {
+	const char *verb;
+	const char *says; /* the refusal names the flag so */
+	const char *flag;
+	const char *question;
+} overrides[] = {
+	{"merge", "--ignore-uncommitted", "--ignore-uncommitted",
+	 "merge its commits anyway, leaving the uncommitted changes in its worktree? (y/n)"},
+	{"remove", "--force", "--force",
+	 "remove it anyway, losing what is not committed or merged? (y/n)"},
+};
+
+static bool offer_override(struct act_call *c, const char *last)
+{
+	if (c->door != DOOR_UI || c->overridden || c->w->hooks->ask == NULL)
+		return false;
+	for (size_t i = 0; i < WRX_ARRAY_LEN(overrides); i++) {
+		if (strcmp(c->act->name, overrides[i].verb) != 0 ||
+		    !strstr(last, overrides[i].says))
+			continue;
+		/* The same child again, the flag before its "--". */
+		struct strlist again = {0};
+		for (size_t k = 0; k < c->argv.n; k++) {
+			if (strcmp(c->argv.v[k], "--") == 0)
+				strlist_add(&again, overrides[i].flag);
+			strlist_add(&again, c->argv.v[k]);
+		}
+		strlist_free(&c->argv);
+		c->argv = again;
+		c->overridden = true;
+		char *q = xasprintf("%s - %s", last, overrides[i].question);
+		ask_then(c, q, run_child);
+		free(q);
+		return true;
+	}
+	return false;
+}
+
 static void child_done(void *arg, int status, const char *output, const char *last)
 {
 	struct act_call *c = arg;
 	struct wrx *w = c->w;
 	(void)output;
 	last = wrx_outcome(last);
+	if (status != 0 && !w->quitting && offer_override(c, last))
+		return;
 	if (*last)
 		wrx_message(w, status != 0, "%s", last);
 	else if (c->door == DOOR_UI)

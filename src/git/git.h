@@ -53,8 +53,12 @@ char *repo_packed_refs(const struct repo *r, const char *skip_branch);
 /* Commits on branch that are not on into (0 when merged). -1 on error. */
 long repo_ahead(const struct repo *r, const char *branch, const char *into);
 
-/* Does the worktree at path have uncommitted changes (untracked counted)? */
-int repo_dirty(const char *path, bool *dirty, char **cause);
+/*
+ * Does the worktree at path have uncommitted changes (untracked counted)?
+ * Untracked files that match a glob of placed (files.copy, files.symlink:
+ * workrex put them there) are not the agent's changes; placed may be NULL.
+ */
+int repo_dirty(const char *path, const struct strlist *placed, bool *dirty, char **cause);
 /* Files changed in the worktree at path (tracked only); caller frees list. */
 int repo_changed_files(const char *path, char ***files, size_t *n, char **cause);
 

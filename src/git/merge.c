@@ -253,7 +253,7 @@ int worktree_merge(const struct repo *r, const struct config *c, const struct ag
 	}
 	bool dirty = false;
 	if ((rc = o.place ? o.place->dirty(o.place->arg, a, &dirty, cause)
-			  : repo_dirty(a->path, &dirty, cause)) < 0)
+			  : worktree_dirty(c, a, &dirty, cause)) < 0)
 		goto out;
 	if (dirty && !o.ignore_uncommitted) {
 		*cause = xasprintf("branch '%s' has uncommitted changes; commit them or pass "
@@ -346,7 +346,7 @@ int worktree_rebase(const struct repo *r, const struct config *c, const struct a
 	} else if (strcmp(a->branch, onto) == 0) {
 		*cause = xasprintf("'%s' cannot be rebased onto itself", a->branch);
 		rc = -EINVAL;
-	} else if ((rc = repo_dirty(a->path, &dirty, cause)) == 0 && dirty) {
+	} else if ((rc = worktree_dirty(c, a, &dirty, cause)) == 0 && dirty) {
 		*cause = xasprintf("'%s' has uncommitted changes; commit them first (a rebase "
 				   "rewrites the branch under them)",
 				   a->handle);

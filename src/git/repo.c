@@ -11,6 +11,7 @@
 #include "../util/proc.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <git2.h>
 #include <limits.h>
@@ -284,7 +285,23 @@ static int status_list(const char *path, git_status_list **list, bool untracked,
 	return rc < 0 ? -EIO : 0;
 }
 
-int repo_dirty(const char *path, bool *dirty, char **cause)
+/* An untracked path that one of the globs put there (a directory as "dir/"). */
+static bool placed_here(const git_status_entry *e, const char *p, const struct strlist *placed)
+{
+	if (placed == NULL || e->status != GIT_STATUS_WT_NEW)
+		return false;
+	char *q = xstrdup(p);
+	size_t n = strlen(q);
+	if (n > 1 && q[n - 1] == '/')
+		q[n - 1] = '\0';
+	bool hit = false;
+	for (size_t i = 0; i < placed->n && !hit; i++)
+		hit = fnmatch(placed->v[i], q, FNM_PATHNAME | FNM_PERIOD) == 0;
+	free(q);
+	return hit;
+}
+
+int repo_dirty(const char *path, const struct strlist *placed, bool *dirty, char **cause)
 {
 	git_status_list *list = NULL;
 	int rc = status_list(path, &list, true, cause);
@@ -298,7 +315,7 @@ int repo_dirty(const char *path, bool *dirty, char **cause)
 				: e->head_to_index  ? e->head_to_index->new_file.path
 						    : "";
 		/* workrex's own files in the worktree are not the user's work. */
-		if (strncmp(p, ".workrex/", 9) == 0)
+		if (strncmp(p, ".workrex/", 9) == 0 || placed_here(e, p, placed))
 			continue;
 		*dirty = e->status != GIT_STATUS_CURRENT && e->status != GIT_STATUS_IGNORED;
 	}

@@ -715,6 +715,18 @@ int agent_find(const struct repo *r, const char *name, const char *cwd, struct a
 	return 0;
 }
 
+int worktree_dirty(const struct config *c, const struct agent_rec *a, bool *dirty, char **cause)
+{
+	struct strlist placed = {0};
+	for (size_t i = 0; i < c->files_copy.n; i++)
+		strlist_add(&placed, c->files_copy.v[i]);
+	for (size_t i = 0; i < c->files_symlink.n; i++)
+		strlist_add(&placed, c->files_symlink.v[i]);
+	int rc = repo_dirty(a->path, &placed, dirty, cause);
+	strlist_free(&placed);
+	return rc;
+}
+
 int worktree_remove(const struct repo *r, const struct config *c, const struct agent_rec *a,
 		    const struct remove_opts *o, char **cause)
 {
@@ -726,7 +738,7 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 	}
 	bool dirty = false;
 	int rc = place ? place->dirty(place->arg, a, &dirty, cause)
-		       : repo_dirty(a->path, &dirty, cause);
+		       : worktree_dirty(c, a, &dirty, cause);
 	if (rc < 0 && !o->force)
 		return rc;
 	if (dirty && !o->force) {

@@ -94,6 +94,12 @@ struct remove_opts {
 	const struct worktree_place *place; /* NULL: the worktree is here */
 };
 
+/*
+ * Does agent a's worktree hold changes of its own? What files.copy and
+ * files.symlink put there (untracked, matching their globs) is not.
+ */
+int worktree_dirty(const struct config *c, const struct agent_rec *a, bool *dirty, char **cause);
+
 int worktree_remove(const struct repo *r, const struct config *c, const struct agent_rec *a,
 		    const struct remove_opts *o, char **cause);
 

@@ -363,7 +363,7 @@ static json_object *op_status(json_object *req, const struct payload *p)
 	if (lstat(wt, &st) < 0) {
 		r = ok();
 		json_object_object_add(r, "gone", json_object_new_boolean(1));
-	} else if (repo_dirty(wt, &dirty, &cause) < 0) {
+	} else if (repo_dirty(wt, NULL, &dirty, &cause) < 0) {
 		r = failed(&cause, "git status failed");
 	} else {
 		r = ok();

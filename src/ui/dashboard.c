@@ -96,6 +96,10 @@ void ui_prompt_end(struct ui *ui, const char *answer)
 	if (p == NULL)
 		return;
 	ui->prompt = NULL; /* first: done may ask something new */
+	if (ui->prompt_rows) {
+		ui->prompt_rows = false;
+		ui->full_redraw = true;
+	}
 	p->done(ui, answer, p->arg);
 	free(p->label);
 	buf_free(&p->input);
@@ -429,6 +433,7 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 		break;
 	case ACT_HELP:
 		ui->help = true;
+		ui->help_top = 0;
 		ui_dirty(ui);
 		break;
 	case ACT_QUIT: {

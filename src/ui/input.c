@@ -246,7 +246,16 @@ void input_key(struct ui *ui, int key, int mods)
 	struct wpane *focus = session_focus(ui->w->s);
 	int bkey = key | ((mods & WRX_MOD_ALT) ? WRX_K_META : 0);
 	if (ui->help) {
-		ui->help = false;
+		/* Scrolled by draw_help's clamp; any other key closes it. */
+		int step = key == 'j' || key == WRX_K_DOWN    ? 1
+			   : key == 'k' || key == WRX_K_UP    ? -1
+			   : key == WRX_K_NPAGE || key == ' ' ? 10
+			   : key == WRX_K_PPAGE               ? -10
+							      : 0;
+		if (step)
+			ui->help_top = WRX_MAX(ui->help_top + step, 0);
+		else
+			ui->help = false;
 		ui->full_redraw = true;
 		ui_dirty(ui);
 		return;

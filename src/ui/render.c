@@ -654,6 +654,65 @@ static void draw_sidebar(struct ui *ui, int h)
 	attr_set(A_NORMAL, 0, NULL);
 }
 
+/* Columns the UTF-8 text s takes. */
+static int text_width(const char *s)
+{
+	int n = 0;
+	mbstate_t st;
+	memset(&st, 0, sizeof st);
+	while (*s) {
+		wchar_t wc;
+		size_t k = mbrtowc(&wc, s, strlen(s), &st);
+		if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+			memset(&st, 0, sizeof st);
+			k = 1;
+			wc = L'?';
+		}
+		n += WRX_MAX(width_of((uint32_t)wc), 1);
+		s += k;
+	}
+	return n;
+}
+
+/*
+ * A question longer than the status line (a refusal and what to do about
+ * it, the project config to trust) in lines of at most w columns, broken
+ * between words, drawn above the status line: a yes must never be to text
+ * the user could not see. Returns the rows used, bottom up from y.
+ */
+static int draw_wrapped(struct ui *ui, int y, const char *text, int w)
+{
+	struct strlist lines = {0};
+	struct buf line = {0};
+	const char *p = text;
+	while (*p) {
+		size_t n = strcspn(p, " ");
+		char *word = xstrndup(p, n);
+		int lw = line.len ? text_width(line.data) : 0;
+		if (line.len && lw + 1 + text_width(word) > w) {
+			strlist_add(&lines, line.data);
+			buf_consume(&line, line.len);
+		}
+		if (line.len)
+			buf_addch(&line, ' ');
+		buf_addstr(&line, word);
+		free(word);
+		p += n + (p[n] == ' ');
+	}
+	if (line.len)
+		strlist_add(&lines, line.data);
+	buf_free(&line);
+	/* What does not fit is its start: the end holds the question. */
+	int k = WRX_MIN((int)lines.n, y);
+	for (int i = 0; i < k; i++) {
+		int row = y - k + i;
+		fill(row, 0, ui->cols, A_REVERSE | A_BOLD, ' ');
+		put_text(row, 1, w, lines.v[lines.n - (size_t)k + (size_t)i], A_REVERSE | A_BOLD);
+	}
+	strlist_free(&lines);
+	return k;
+}
+
 static void draw_status(struct ui *ui)
 {
 	int y = ui->rows - 1;
@@ -669,7 +728,13 @@ static void draw_status(struct ui *ui)
 		rw = 0;
 	}
 	if (ui->prompt) {
-		int used = put_text(y, 0, leftw, ui->prompt->label, A_BOLD);
+		const char *label = ui->prompt->label;
+		if (text_width(label) + 12 > leftw && ui->cols > 2 &&
+		    draw_wrapped(ui, y, label, ui->cols - 2) > 0) {
+			ui->prompt_rows = true;
+			label = ui->prompt->yesno ? "y/n:" : ">";
+		}
+		int used = put_text(y, 0, leftw, label, A_BOLD);
 		if (used < leftw)
 			used += put_text(y, used, leftw - used, " ", A_NORMAL);
 		const char *in = ui->prompt->input.data ? ui->prompt->input.data : "";
@@ -688,30 +753,45 @@ static void draw_status(struct ui *ui)
 		put_text(y, ui->cols - rw, rw, right, ui->prefix_armed ? A_REVERSE : A_DIM);
 }
 
+/*
+ * The bindings over the panes. Taller than the screen, it scrolls (j, k,
+ * arrows, PgUp, PgDn; help_key clamps ui->help_top) and says so.
+ */
 static void draw_help(struct ui *ui)
 {
 	size_t n;
 	const struct binding *b = bindings_all(&n);
-	int w = WRX_MIN(ui->cols, 64), h = WRX_MIN(ui->rows, (int)n + 3);
+	int w = WRX_MIN(ui->cols, 90), h = WRX_MIN(ui->rows, (int)n + 3);
 	int x0 = (ui->cols - w) / 2, y0 = (ui->rows - h) / 2;
+	int room = WRX_MAX(h - 3, 0);
+	bool scrolls = (int)n > room;
+	ui->help_top = WRX_MAX(WRX_MIN(ui->help_top, (int)n - room), 0);
 	for (int y = 0; y < h; y++)
 		fill(y0 + y, x0, w, A_REVERSE, ' ');
 	char prefix[32];
-	char *head = xasprintf(" keys after the prefix %s (any key closes)",
-			       keys_name(ui->w->cfg.prefix, prefix, sizeof prefix));
+	char *head = xasprintf(" keys after the prefix %s (%s)",
+			       keys_name(ui->w->cfg.prefix, prefix, sizeof prefix),
+			       scrolls ? "j/k scroll, any other key closes" : "any key closes");
 	put_text(y0, x0, w, head, A_REVERSE | A_BOLD);
 	free(head);
-	for (size_t i = 0; i < n && (int)i + 2 < h; i++) {
+	for (int i = 0; i < room && ui->help_top + i < (int)n; i++) {
+		const struct binding *k = &b[ui->help_top + i];
 		char name[32];
 		char *line;
-		keys_name(b[i].key, name, sizeof name);
-		if (b[i].action == ACT_FOCUS_AGENT)
+		keys_name(k->key, name, sizeof name);
+		if (k->action == ACT_FOCUS_AGENT)
 			line = xasprintf("  %-8s focus agent %d (again: its next pane)", name,
-					 b[i].arg);
+					 k->arg);
 		else
-			line = xasprintf("  %-8s %s", name, action_help(b[i].action));
-		put_text(y0 + 1 + (int)i, x0, w, line, A_REVERSE);
+			line = xasprintf("  %-8s %s", name, action_help(k->action));
+		put_text(y0 + 1 + i, x0, w, line, A_REVERSE);
 		free(line);
+	}
+	if (scrolls) {
+		char *more = xasprintf("  %d-%d of %zu", ui->help_top + 1,
+				       WRX_MIN(ui->help_top + room, (int)n), n);
+		put_text(y0 + h - 1, x0, w, more, A_REVERSE | A_DIM);
+		free(more);
 	}
 }
 

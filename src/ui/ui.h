@@ -97,10 +97,12 @@ struct ui {
 	bool sidebar;
 	bool prefix_armed;
 	bool help;
+	int help_top;              /* the first binding the help shows */
 	bool overview;             /* the agents table (prefix w) */
 	struct textview *textview; /* owned: a command's output shown whole, or NULL */
 	int ov_sel;
 	struct prompt *prompt; /* owned */
+	bool prompt_rows;      /* its question took rows over the panes: redraw them after */
 	char *message;         /* owned */
 	bool message_error;
 	bool pasting;

@@ -227,6 +227,16 @@ t_help_lists_bindings() {
 	screen | grep -q 'zoom the focused pane'
 	keys Escape
 	wait_gone 'keys after the prefix'
+	# Taller than an 80x24 screen, it scrolls to its last binding.
+	tm resize-window -x 80 -y 24
+	prefix '?'
+	wait_for 'j/k scroll, any other key closes'
+	not grep -q 'read the config files again' <(screen)
+	for _ in $(seq 40); do keys j; done
+	wait_for "focus an agent by number or name"
+	wait_for 'read the config files again'
+	keys q
+	wait_gone 'keys after the prefix'
 }
 
 # The running workrex is on the panes' PATH, built from source or not, so

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The verbs workmux users reach for (issue 11): path, sync-files, rebase,
-# rename, init, completions.
+# rename, init, completions; and verbs that never destroy work by surprise.
 . "$(dirname "$0")/lib.sh"
 trap stop EXIT
 
@@ -151,7 +151,67 @@ t_completions() {
 	wait_for '^zsh> workrex open topic ?$'
 }
 
+# commit_in AGENT FILE: a commit on the agent's branch, in its worktree.
+commit_in() {
+	local w=$E2E_TMP/work/proj__worktrees/$1
+	echo "$2" >"$w/$2"
+	git -C "$w" add "$2"
+	git -C "$w" commit -qm "$2"
+}
+
+# Nothing lost by surprise: a merge with nothing to merge while the agent
+# runs is refused; what files.copy/symlink placed is not the agent's
+# change; the keys' merge and remove ask again with the flag git's
+# refusal names.
+t_no_surprises() {
+	make_repo
+	echo secret >"$repo/.env"
+	mkdir "$repo/cache"
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\nfiles:\n  copy: [.env]\n  symlink: [cache]\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 140 40
+	wait_for 'C-b \? help'
+	for a in busy placed dirty gone; do wrx add -b "$a" >/dev/null; done
+	wait_for '^ 5 gone'
+	not wrx merge busy 2>"$E2E_TMP/err"
+	grep -q "'busy' has nothing to merge into main yet, and its agent still runs" "$E2E_TMP/err"
+	wrx list | grep -q '^busy '
+	# .env and cache, placed by workrex, are not the agent's changes.
+	commit_in placed one.txt
+	wrx merge placed >/dev/null
+	git -C "$repo" log --oneline main | grep -q one.txt
+	# C-b m: refused for uncommitted work, asked again, merged with it kept.
+	commit_in dirty two.txt
+	echo wip >"$E2E_TMP/work/proj__worktrees/dirty/wip.txt"
+	prefix "'"
+	tm send-keys -l dirty
+	keys Enter
+	prefix m
+	wait_for 'merge dirty and remove its worktree\? \(y/n\)'
+	keys y
+	wait_for 'merge its commits anyway'
+	sleep 0.7
+	keys y
+	wait_for 'keeps its uncommitted changes'
+	git -C "$repo" log --oneline main | grep -q two.txt
+	[ -f "$E2E_TMP/work/proj__worktrees/dirty/wip.txt" ]
+	# C-b X: refused for unmerged commits, asked again, removed.
+	commit_in gone three.txt
+	prefix "'"
+	tm send-keys -l gone
+	keys Enter
+	prefix X
+	wait_for 'remove the worktree and branch of gone\? \(y/n\)'
+	keys y
+	wait_for 'remove it anyway'
+	sleep 0.7
+	keys y
+	until_ok 10 not test -d "$E2E_TMP/work/proj__worktrees/gone"
+	not git -C "$repo" rev-parse -q --verify refs/heads/gone
+}
+
 run_test "path prints a worktree; sync-files copies and links again" t_path_and_sync_files
+run_test "no surprises: nothing to merge while it runs, placed files, keys ask again" t_no_surprises
 run_test "rebase onto main; a conflict or uncommitted work changes nothing" t_rebase
 run_test "init writes a commented config that loads, uncommented too" t_init
 run_test "completion scripts for bash, zsh and fish, loaded by each" t_completions
