@@ -409,7 +409,11 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 			json_object_object_add(
 				o, "branch", a->branch ? json_object_new_string(a->branch) : NULL);
 			json_object_object_add(o, "status",
-					       status ? json_object_new_string(status) : NULL);
+					       status       ? json_object_new_string(status)
+					       : a->missing ? json_object_new_string("missing")
+							    : NULL);
+			if (a->missing)
+				json_object_object_add(o, "missing", json_object_new_boolean(1));
 			json_object *failure = cmd_live_agent(live_agents, a->handle, "failure");
 			if (failure)
 				json_object_object_add(o, "failure", json_object_get(failure));
@@ -761,14 +765,18 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 			continue;
 		}
 		o.place = cmd_remote_place(ctx, &as[i]);
+		char *note = NULL;
+		o.note = &note;
 		if (worktree_remove(ctx->repo, &ctx->cfg, &as[i], &o, &cause) < 0) {
 			rc = cmd_fail("remove", "%s", cause);
 			free(cause);
 			cause = NULL;
 		} else {
 			cmd_notify(ctx, "remove", "forget", &as[i], false);
-			printf("removed %s\n", as[i].handle);
+			printf("removed %s%s%s\n", as[i].handle, note ? "; " : "",
+			       note ? note : "");
 		}
+		free(note);
 		agent_rec_free(&as[i]);
 	}
 	free(as);

@@ -41,6 +41,7 @@ void agents_load(struct wrx *w)
 				a->agent = as[i].agent ? xstrdup(as[i].agent) : NULL;
 				a->sandbox = as[i].sandbox;
 				a->remote = as[i].remote ? xstrdup(as[i].remote) : NULL;
+				a->missing = as[i].missing;
 			}
 		}
 		for (size_t i = 0; i < n; i++)
@@ -105,6 +106,12 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 		if (focus)
 			session_set_focus(w->s, session_agent_pane(w->s, a));
 		return 0;
+	}
+	if (a->missing) {
+		*cause = xasprintf("its worktree %s is gone (deleted by hand?); workrex rm %s "
+				   "cleans up, keeping a branch with unmerged commits",
+				   a->path, a->handle);
+		return -ENOENT;
 	}
 	int rows, cols;
 	wrx_pane_size(w, &rows, &cols);

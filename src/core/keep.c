@@ -225,7 +225,7 @@ void keep_resume(struct wrx *w)
 	for (int i = 0; i < session_agent_count(w->s); i++) {
 		struct agent *a = session_agent(w->s, i);
 		/* An agent on a server: its host says, once attached (remote.c). */
-		if (!a->worktree || a->remote || session_agent_panes(w->s, a) > 0 ||
+		if (!a->worktree || a->remote || a->missing || session_agent_panes(w->s, a) > 0 ||
 		    !keep_marked(w, a))
 			continue;
 		char *cause = NULL;

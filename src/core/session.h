@@ -37,6 +37,7 @@ struct agent {
 	char *agent;       /* owned; what add -a recorded, or NULL: the configured agent */
 	char *session_id;  /* owned; the agent CLI's session its hooks last reported, or NULL */
 	bool worktree;     /* an agent's worktree (not the main directory) */
+	bool missing;      /* its worktree was deleted by hand: no pane opens there */
 	int sandbox;       /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
 	char *rpc_dir;     /* owned; its own RPC socket's directory once a sandbox needs it */
 	char *proxy_token; /* owned; under policy: deny, its proxy's (sandbox.c), or NULL */

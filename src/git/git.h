@@ -26,6 +26,7 @@ struct worktree_info {
 	char *path;   /* owned, absolute */
 	char *branch; /* owned; NULL when detached */
 	bool main;    /* the main worktree */
+	bool missing; /* git has it, but its directory is gone (deleted by hand) */
 };
 
 /* Open the repository around dir; always resolves to the main worktree. */

@@ -350,6 +350,7 @@ static void add_wt(struct worktree_info **out, size_t *n, const char *path, git_
 	struct worktree_info *w = &(*out)[(*n)++];
 	w->path = strip_slash(path);
 	w->main = main;
+	w->missing = false;
 	w->branch = NULL;
 	git_reference *head = NULL;
 	if (git_repository_head(&head, g) == 0) {
@@ -379,6 +380,7 @@ static void add_linked(struct worktree_info **out, size_t *n, const struct repo 
 	struct worktree_info *w = &(*out)[(*n)++];
 	w->path = strip_slash(path);
 	w->main = false;
+	w->missing = false;
 	w->branch = NULL;
 	char *head = xasprintf("%s/worktrees/%s/HEAD", git_repository_commondir(r->git), name);
 	char *text = NULL, *cause = NULL;
@@ -406,8 +408,15 @@ int repo_worktrees(const struct repo *r, struct worktree_info **out, size_t *n, 
 		git_worktree *wt = NULL;
 		if (git_worktree_lookup(&wt, r->git, names.strings[i]) < 0)
 			continue;
-		if (git_worktree_validate(wt) == 0)
-			add_linked(out, n, r, names.strings[i], git_worktree_path(wt));
+		struct stat st;
+		const char *path = git_worktree_path(wt);
+		if (git_worktree_validate(wt) == 0) {
+			add_linked(out, n, r, names.strings[i], path);
+		} else if (path && lstat(path, &st) < 0 && errno == ENOENT) {
+			/* Deleted by hand: still git's, and an agent's, until removed. */
+			add_linked(out, n, r, names.strings[i], path);
+			(*out)[*n - 1].missing = true;
+		}
 		git_worktree_free(wt);
 	}
 	git_strarray_dispose(&names);

@@ -532,6 +532,7 @@ static void rec_from_worktree(const struct repo *r, const struct worktree_info *
 	a->handle = xstrdup(slash ? slash + 1 : w->path);
 	a->path = xstrdup(w->path);
 	a->branch = w->branch ? xstrdup(w->branch) : NULL;
+	a->missing = w->missing;
 	rec_keys(r, a);
 }
 
@@ -717,6 +718,9 @@ int agent_find(const struct repo *r, const char *name, const char *cwd, struct a
 
 int worktree_dirty(const struct config *c, const struct agent_rec *a, bool *dirty, char **cause)
 {
+	*dirty = false;
+	if (a->missing)
+		return 0; /* nothing left uncommitted: it went with the directory */
 	struct strlist placed = {0};
 	for (size_t i = 0; i < c->files_copy.n; i++)
 		strlist_add(&placed, c->files_copy.v[i]);
@@ -746,11 +750,20 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 				   a->handle);
 		return -EBUSY;
 	}
+	bool keep_branch = o->keep_branch;
 	if (a->branch && !o->keep_branch && !o->force) {
 		char *main = repo_main_branch(r, c->main_branch);
 		const char *into = a->base && repo_branch_exists(r, a->base) ? a->base : main;
 		long ahead = into ? repo_ahead(r, a->branch, into) : -1;
-		if (ahead > 0) {
+		if (ahead > 0 && a->missing) {
+			/* Its directory is gone already: what is left to clean up goes, its commits stay. */
+			keep_branch = true;
+			if (o->note)
+				*o->note = xasprintf(
+					"its branch %s keeps %ld commit%s not merged into "
+					"%s (remove -f deletes it)",
+					a->branch, ahead, ahead == 1 ? "" : "s", into);
+		} else if (ahead > 0) {
 			*cause = xasprintf(
 				"'%s' has %ld commit%s not merged into %s; merge it, pass "
 				"--keep-branch, or --force",
@@ -767,7 +780,8 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 		if ((rc = place->remove(place->arg, a, o->run_hooks, cause)) < 0)
 			return rc;
 	} else {
-		if (o->run_hooks && (rc = run_hooks(&c->pre_remove, "pre_remove", r, a, cause)) < 0)
+		if (o->run_hooks && !a->missing &&
+		    (rc = run_hooks(&c->pre_remove, "pre_remove", r, a, cause)) < 0)
 			return rc;
 		/* Twice: a locked worktree (a lock file) is removed too. */
 		const char *argv[] = {"worktree", "remove", "--force", "--force",
@@ -779,7 +793,7 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 		}
 		buf_consume(&err, err.len);
 	}
-	if (a->branch && !o->keep_branch) {
+	if (a->branch && !keep_branch) {
 		const char *bargv[] = {"branch", "-D", "--", a->branch, NULL};
 		if (git_run(repo_root(r), bargv, NULL, &err, true) != 0) {
 			*cause = git_error_line(&err, "git branch -D failed");
@@ -788,7 +802,7 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 		}
 	}
 	buf_free(&err);
-	unset_keys(r, a->handle, o->keep_branch ? NULL : a->branch);
+	unset_keys(r, a->handle, keep_branch ? NULL : a->branch);
 	private_forget(r, a->handle);
 	return 0;
 }

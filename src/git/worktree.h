@@ -28,6 +28,7 @@ struct agent_rec {
 	int sandbox;  /* add -S: 1, --no-sandbox: 0, neither: -1 (the config decides) */
 	int number;   /* its number in the dashboard (2.., 1 is the project's own); 0 unknown */
 	char *remote; /* owned; the server it runs on (remote.hosts), or NULL: here */
+	bool missing; /* its worktree was deleted by hand; git's record and ours remain */
 };
 
 /* "feature/auth" -> "feature-auth"; NULL if nothing usable is left. Caller frees. */
@@ -92,6 +93,7 @@ struct remove_opts {
 	bool keep_branch;
 	bool run_hooks;                     /* pre_remove */
 	const struct worktree_place *place; /* NULL: the worktree is here */
+	char **note; /* may be NULL: what was kept and why (a missing worktree's branch) */
 };
 
 /*

@@ -501,6 +501,8 @@ static void draw_link(struct wpane *wp)
 /* The line under an agent's row: its title, how it failed, or its last notice. */
 static const char *agent_note(const struct agent *a)
 {
+	if (a->missing)
+		return "worktree gone (rm)";
 	return a->title ? a->title : a->failure ? a->failure : a->note;
 }
 

@@ -210,7 +210,38 @@ t_no_surprises() {
 	not git -C "$repo" rev-parse -q --verify refs/heads/gone
 }
 
+# A worktree deleted by hand: listed as missing; rm cleans up git's record
+# and ours, keeping a branch with unmerged commits unless -f; merge brings
+# its commits in and cleans up.
+t_worktree_deleted_by_hand() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	for a in plain work merged; do wrx add -b "$a" >/dev/null; done
+	commit_in work w.txt
+	commit_in merged m.txt
+	local wt=$E2E_TMP/work/proj__worktrees
+	end_keepers
+	rm -rf "$wt/plain" "$wt/work" "$wt/merged"
+	wrx list >"$E2E_TMP/list"
+	grep -qE '^plain +plain +missing ' "$E2E_TMP/list"
+	grep -qE '^work +work +missing ' "$E2E_TMP/list"
+	# The dashboard shows it, and opens nothing there.
+	start_repo 120 36
+	wait_for 'worktree gone \(rm\)'
+	wrx rm plain | grep -qx 'removed plain'
+	not git -C "$repo" rev-parse -q --verify refs/heads/plain
+	wrx rm work | grep -q 'its branch work keeps 1 commit not merged into main'
+	git -C "$repo" rev-parse -q --verify refs/heads/work >/dev/null
+	wrx merge merged >/dev/null
+	git -C "$repo" log --oneline main | grep -q m.txt
+	[ -z "$(git -C "$repo" worktree list --porcelain | grep proj__worktrees)" ]
+	[ -z "$(git -C "$repo" config --get-regexp '^workrex\.worktree\.(plain|work|merged)\.')" ]
+	not grep -qE '^(plain|work|merged) ' <(wrx list)
+}
+
 run_test "path prints a worktree; sync-files copies and links again" t_path_and_sync_files
+run_test "a worktree deleted by hand: missing; rm and merge clean up, unmerged kept" t_worktree_deleted_by_hand
 run_test "no surprises: nothing to merge while it runs, placed files, keys ask again" t_no_surprises
 run_test "rebase onto main; a conflict or uncommitted work changes nothing" t_rebase
 run_test "init writes a commented config that loads, uncommented too" t_init
