@@ -195,6 +195,13 @@ static int cb_erase(VTermRect r, int selective, void *user)
 		/* As xterm: a row erased to its end no longer runs on. */
 		if (c1 == s->cols && !selective)
 			s->buf[s->cur][row]->wrapped = false;
+		/*
+		 * The first row erased whole: the history's last line does not
+		 * run on into what comes there now (clear after a long command
+		 * line joined them when the pane was next resized).
+		 */
+		if (row == 0 && c0 == 0 && c1 == s->cols && !selective && s->cur == MAIN && s->sb)
+			sb_unwrap_last(s->sb);
 	}
 	damage(s, r.start_row, r.end_row);
 	return 1;
@@ -442,6 +449,8 @@ static int cb_csi(const char *leader, const long args[], int argc, const char *i
 		s->saved = s->pen;
 	else if (command == 'u')
 		s->pen = s->saved;
+	else if (command == 'J' && s->sb)
+		sb_clear(s->sb);
 	return 1;
 }
 

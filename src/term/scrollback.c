@@ -336,6 +336,23 @@ bool sb_wrapped(const struct sb *sb, size_t idx)
 	return idx < sb->count && (*slot(sb, sb->count - 1 - idx))->wrapped;
 }
 
+void sb_unwrap_last(struct sb *sb)
+{
+	if (sb->count == 0 || !(*slot(sb, sb->count - 1))->wrapped)
+		return;
+	(*slot(sb, sb->count - 1))->wrapped = false;
+	sb->gen++;
+}
+
+void sb_clear(struct sb *sb)
+{
+	if (sb->count == 0)
+		return;
+	while (sb->count > 0)
+		drop_oldest(sb);
+	sb->gen++;
+}
+
 int sb_pop(struct sb *sb, struct wrx_cell *cells, int ncols, bool *wrapped)
 {
 	if (sb->count == 0)

@@ -36,6 +36,10 @@ int sb_get(const struct sb *sb, size_t idx, struct wrx_cell *cells, int ncols);
 
 /* Line idx goes on in the next newer one. */
 bool sb_wrapped(const struct sb *sb, size_t idx);
+/* The newest line no longer runs on into the screen (what followed it was erased). */
+void sb_unwrap_last(struct sb *sb);
+/* Every line gone (CSI 3 J). */
+void sb_clear(struct sb *sb);
 
 /* Remove the newest line into cells (and its wrapped mark); returns 0, or -1 if empty. */
 int sb_pop(struct sb *sb, struct wrx_cell *cells, int ncols, bool *wrapped);

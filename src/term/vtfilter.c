@@ -225,8 +225,12 @@ static size_t do_csi(struct vtfilter *vf, const char *data, size_t j, size_t len
 	bool leader = np && p[0] >= 0x3c && p[0] <= 0x3f;
 	bool intermed = np && p[np - 1] >= 0x20 && p[np - 1] <= 0x2f;
 	if (leader && p[0] == VTFILTER_LEADER && intermed && p[np - 1] == '$' &&
-	    (f == 'm' || f == 's' || f == 'u'))
+	    (f == 'm' || f == 's' || f == 'u' || f == 'J'))
 		return t + 1; /* ours: never the program's */
+	if (f == 'J' && np == 1 && p[0] == '3') {
+		buf_addstr(out, VTFILTER_CLEAR_HISTORY);
+		return t + 1;
+	}
 	if (p[0] == '?' && (f == 'h' || f == 'l')) {
 		dec_mode(vf, p, np, (char)f, out);
 		return t + 1;

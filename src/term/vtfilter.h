@@ -27,7 +27,8 @@
  * every SGR, for screen.c alone (libvterm knows neither dim, conceal,
  * overline, the underline styles and colour, nor 38:2::R:G:B, and its pen
  * goes unused), and every save and restore of the cursor (the pen with it). Such sequences from the program itself
- * are dropped. Mode 47 (the alternate screen, which libvterm ignores) is
+ * are dropped. So is CSI 3 J, which erases the history: libvterm does
+ * nothing with it. Mode 47 (the alternate screen, which libvterm ignores) is
  * passed on as 1047, and a restore of the cursor brings back the
  * character sets saved with it, which libvterm does not.
  */
@@ -47,6 +48,8 @@
 #define VTFILTER_INTERMED "$"
 #define VTFILTER_SAVE "\033[?$s"
 #define VTFILTER_RESTORE "\033[?$u"
+/* CSI 3 J (ED 3, erase the history, as xterm and tmux do; libvterm 0.1.4 ignores it). */
+#define VTFILTER_CLEAR_HISTORY "\033[?$J"
 
 /*
  * What the filter remembers between calls; zero-initialise. The character

@@ -682,12 +682,39 @@ static void test_one_row_keeps_lines(void **state)
 	pane_free(p);
 }
 
+/*
+ * clear (ED 2, ED 3) after a command line that wrapped: the history goes
+ * with ED 3, and without it the history's last line no longer runs on
+ * into the first row, so a resize does not join them (the '12 ' of
+ * '12 tests pass' went to the end of the command line).
+ */
+static void test_clear_breaks_the_run_on(void **state)
+{
+	(void)state;
+	const char *cmd = "$ workrex set-title 'writing tests'; workrex set-status working; "
+			  "clear; echo 12\r\n";
+	for (int e3 = 0; e3 <= 1; e3++) {
+		struct pane *p = pane_new(3, 29, 100, NULL, NULL);
+		feeds(p, cmd);
+		assert_true(pane_history(p) >= 1);
+		feeds(p, e3 ? "\033[H\033[2J\033[3J12 tests pass\r\n$ "
+			    : "\033[H\033[2J12 tests pass\r\n$ ");
+		assert_int_equal(pane_history(p) == 0, e3);
+		pane_resize(p, 20, 45);
+		char *row = pane_line_text(p, 0);
+		assert_string_equal(row, "12 tests pass");
+		free(row);
+		pane_free(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_streams_match_libvterm),
 		cmocka_unit_test(test_wide_characters_stay_whole),
 		cmocka_unit_test(test_one_row_keeps_lines),
+		cmocka_unit_test(test_clear_breaks_the_run_on),
 		cmocka_unit_test(test_scroll_and_resize_keep_lines),
 		cmocka_unit_test(test_saved_cursor_beyond_a_shrunk_screen),
 		cmocka_unit_test(test_resize_under_the_alternate_screen),

@@ -73,7 +73,9 @@ static void test_screen_is_told_what_libvterm_drops(void **state)
 	/* Not an SGR: a private mode report, a DECSCA. */
 	assert_string_equal(RUN_ALL("\033[>4;2m\033[1\"q", &u), "\033[>4;2m\033[1\"q");
 	/* The program's copy of ours is dropped. */
-	assert_string_equal(RUN_ALL("a\033[?1$mb\033[?$uc\033[?$s", &u), "abc");
+	assert_string_equal(RUN_ALL("a\033[?1$mb\033[?$uc\033[?$s\033[?$J", &u), "abc");
+	/* ED 3, erase the history, which libvterm ignores; ED 2 as it is. */
+	assert_string_equal(RUN_ALL("\033[2J\033[3J", &u), "\033[2J\033[?$J");
 	/* Mode 47 as 1047, which libvterm has. */
 	assert_string_equal(RUN_ALL("\033[?47h\033[?1;47l", &u), "\033[?1047h\033[?1;1047l");
 	/*
