@@ -95,6 +95,10 @@ int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 		fprintf(stderr, "warning: %s\n", c.warnings[i]);
 	if (rc < 0) {
 		fprintf(stderr, "error: %s\n", err);
+		fprintf(stderr,
+			"config check: not valid (1 error, %zu warning%s); fix it, then check "
+			"again\n",
+			c.nwarnings, c.nwarnings == 1 ? "" : "s");
 		free(err);
 		config_free(&c);
 		return 1;
@@ -103,6 +107,10 @@ int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 	config_reference(&b, &c, 0);
 	fwrite(b.data, 1, b.len, stdout);
 	buf_free(&b);
+	/* The verdict last, where it is read: the resolved values came before it. */
+	fflush(stdout);
+	fprintf(stderr, "config check: valid, %zu warning%s\n", c.nwarnings,
+		c.nwarnings == 1 ? "" : "s");
 	config_free(&c);
 	return 0;
 }

@@ -272,11 +272,26 @@ static bool global_only(const struct config_key *k)
 	return false;
 }
 
+/* A section none of whose keys a project may set (clipboard): nothing to write for one. */
+static bool empty_for_project(const struct config_key *k)
+{
+	if (k->type != CONFIG_SECTION)
+		return false;
+	size_t n = strlen(k->path);
+	for (const struct config_key *e = k + 1; e < config_keys + config_nkeys; e++) {
+		if (strncmp(e->path, k->path, n) != 0 || e->path[n] != '.')
+			break;
+		if (e->type != CONFIG_SECTION && !global_only(e))
+			return false;
+	}
+	return true;
+}
+
 void config_reference(struct buf *out, const struct config *c, unsigned flags)
 {
 	for (size_t i = 0; i < config_nkeys; i++) {
 		const struct config_key *k = &config_keys[i];
-		if ((flags & CONFIG_REF_PROJECT) && global_only(k))
+		if ((flags & CONFIG_REF_PROJECT) && (global_only(k) || empty_for_project(k)))
 			continue;
 		int depth = 0;
 		for (const char *p = k->path; *p; p++)

@@ -228,6 +228,15 @@ static void child(const struct pty_spawn *sp)
 		fprintf(stderr, "workrex: cannot enter %s: %s\r\n", sp->cwd, strerror(errno));
 		_exit(126);
 	}
+	/*
+	 * The outer terminal's multiplexer is not the pane's: a tmux command
+	 * in a pane would drive the user's tmux, and agent CLIs give tmux
+	 * advice. The pane's terminal is workrex, whatever TERM_PROGRAM said.
+	 */
+	static const char *const outer[] = {"TMUX", "TMUX_PANE", "TERM_PROGRAM",
+					    "TERM_PROGRAM_VERSION"};
+	for (size_t i = 0; i < sizeof outer / sizeof *outer; i++)
+		unsetenv(outer[i]);
 	for (char *const *e = sp->env; e && *e; e++)
 		putenv(*e);
 	execvp(sp->argv[0], sp->argv);

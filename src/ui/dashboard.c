@@ -449,6 +449,8 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 		break;
 	}
 	case ACT_DETACH:
+		ui->detached_running = session_running(s);
+		ui->detached = true;
 		dashboard_stop(ui);
 		break;
 	case ACT_SEND_PREFIX:
@@ -629,6 +631,11 @@ int dashboard_run(const struct dashboard_opts *opts)
 
 	if (ui->w->cfg.nwarnings)
 		ui_message(ui, true, "config: %s", ui->w->cfg.warnings[0]);
+	else if (getenv("TMUX") && ui->w->cfg.prefix == 2)
+		/* tmux takes the first C-b: say how to reach ours. */
+		ui_message(ui, false,
+			   "inside tmux, C-b is tmux's prefix too: press C-b twice for workrex's, "
+			   "or set keys.prefix");
 
 	ui->layout_dirty = true;
 	render_frame(ui); /* sizes the area before the first pane starts */
@@ -660,6 +667,12 @@ out:
 	ui_unwatch_config(ui);
 	uv_run(loop, UV_RUN_NOWAIT);
 	tty_close(ui);
+	/* Back on the user's terminal: what a detach left behind, as tmux says it. */
+	if (ui->detached)
+		printf("[detached: %d program%s go%s on; workrex comes back to %s]\n",
+		       ui->detached_running, ui->detached_running == 1 ? "" : "s",
+		       ui->detached_running == 1 ? "es" : "",
+		       ui->detached_running == 1 ? "it" : "them");
 	textview_close(ui);
 	free(ui->message);
 	free(ui->sidebar_rows);

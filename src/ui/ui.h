@@ -108,6 +108,8 @@ struct ui {
 	bool pasting;
 	struct buf paste;
 	bool quitting;
+	bool detached;        /* C-b d: said on the terminal once the dashboard is gone */
+	int detached_running; /* the programs that went on */
 
 	int rows, cols;
 	struct rect area;              /* where panes go */

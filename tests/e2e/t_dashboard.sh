@@ -239,6 +239,16 @@ t_help_lists_bindings() {
 	wait_gone 'keys after the prefix'
 }
 
+# Run inside tmux: its variables do not reach the panes (a tmux command
+# there would drive the user's tmux), and the dashboard says how to reach
+# its prefix past tmux's.
+t_inside_tmux() {
+	WORKREX_ENV="TMUX=/tmp/tmux-0/default,1,0 TMUX_PANE=%9 TERM_PROGRAM=tmux TERM_PROGRAM_VERSION=3.3a" start 120 30
+	wait_for "inside tmux, C-b is tmux's prefix too: press C-b twice"
+	type_line 'echo "outer=[$TMUX|$TMUX_PANE|$TERM_PROGRAM|$TERM_PROGRAM_VERSION]"'
+	wait_for '│outer=\[\|\|\|\] *$'
+}
+
 # The running workrex is on the panes' PATH, built from source or not, so
 # the hooks setup installs (workrex set-status) work in them (issue 11).
 t_workrex_on_the_panes_path() {
@@ -251,6 +261,7 @@ t_workrex_on_the_panes_path() {
 }
 
 run_test "shell pane runs commands" t_shell_runs_commands
+run_test "inside tmux: no tmux variable in the panes; the prefix advice" t_inside_tmux
 run_test "bold red X" t_bold_red
 run_test "24-bit colour" t_truecolour
 run_test "CJK, emoji and combining marks keep columns" t_wide_chars_keep_columns

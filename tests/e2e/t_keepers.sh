@@ -56,6 +56,8 @@ counter_survives() {
 		kill -9 "$(workrex_pid)"
 	else
 		prefix d
+		# As tmux does, it says so on the terminal it leaves.
+		wait_for '^\[detached: 2 programs go on; workrex comes back to them\]'
 	fi
 	wait_for 'WORKREX-EXITED'
 	sleep 1

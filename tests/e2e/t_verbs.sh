@@ -103,15 +103,21 @@ t_init() {
 	grep -q '^# post_create: \["npm ci"\] .*package-lock.json' "$repo/.workrex.yaml"
 	grep -q '^# merge_strategy: merge' "$repo/.workrex.yaml"
 	not grep -q 'global only' "$repo/.workrex.yaml"
+	# Not even the header of a section only the global file may set.
+	not grep -qE '^# (clipboard|agents|remote):' "$repo/.workrex.yaml"
 	wrx config check >/dev/null 2>"$E2E_TMP/err"
-	not grep -q . "$E2E_TMP/err"
+	[ "$(cat "$E2E_TMP/err")" = "config check: valid, 0 warnings" ]
+	# A bad file gets a verdict too.
+	printf 'scrollback: lots\n' >"$E2E_TMP/bad.yaml"
+	not wrx --config "$E2E_TMP/bad.yaml" config check >/dev/null 2>"$E2E_TMP/err"
+	grep -q '^config check: not valid (1 error, 0 warnings)' "$E2E_TMP/err"
 	# Never over a file that is there.
 	not wrx init 2>"$E2E_TMP/err"
 	grep -q 'File exists (left as it is)' "$E2E_TMP/err"
 	# Every key at its default, uncommented, is a valid config ("null" too).
 	sed -n '/^# main_branch/,$p' "$repo/.workrex.yaml" | sed 's/^# //' >"$E2E_TMP/all.yaml"
 	mv "$E2E_TMP/all.yaml" "$repo/.workrex.yaml"
-	wrx config check 2>&1 >/dev/null | not grep -v 'runs commands'
+	wrx config check 2>&1 >/dev/null | not grep -v 'runs commands\|^config check: valid'
 	wrx config check 2>/dev/null | grep -q "^main_branch: (detected)"
 }
 
