@@ -50,7 +50,7 @@ int cmd_rename(struct cmd_ctx *ctx, int argc, char **argv)
 	bool keep_branch = false;
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+b:k", opts, NULL)) != -1) {
+	while ((c = getopt_exact(argc, argv, "+b:k", opts)) != -1) {
 		if (c == 'b')
 			branch = optarg;
 		else if (c == 'k')
@@ -126,7 +126,7 @@ int cmd_rebase(struct cmd_ctx *ctx, int argc, char **argv)
 	const char *onto = NULL;
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	while ((c = getopt_exact(argc, argv, "+", opts)) != -1) {
 		if (c == 'o')
 			onto = optarg;
 		else

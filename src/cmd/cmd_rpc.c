@@ -242,7 +242,7 @@ int rpc_cmd_add(int argc, char **argv)
 	bool background = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:P:b", opts, NULL)) != -1) {
+	while ((c = getopt_exact(argc, argv, "p:P:b", opts)) != -1) {
 		switch (c) {
 		case 'p':
 			free(prompt);
@@ -289,7 +289,7 @@ int rpc_cmd_merge(int argc, char **argv)
 	bool rebase = false, squash = false, keep = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "k", opts, NULL)) != -1) {
+	while ((c = getopt_exact(argc, argv, "k", opts)) != -1) {
 		if (c == 'r')
 			rebase = true;
 		else if (c == 's')

@@ -83,7 +83,7 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	const char *remote = NULL;
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "p:P:a:bSh", opts, NULL)) != -1) {
+	while ((c = getopt_exact(argc, argv, "p:P:a:bSh", opts)) != -1) {
 		switch (c) {
 		case 'S':
 			o.sandbox = 1;
@@ -620,7 +620,7 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 	bool preview = false;
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "kh", opts, NULL)) != -1) {
+	while ((c = getopt_exact(argc, argv, "kh", opts)) != -1) {
 		switch (c) {
 		case 'i':
 			o.into = optarg;
@@ -714,7 +714,7 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 	bool all = false;
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "fkh", opts, NULL)) != -1) {
+	while ((c = getopt_exact(argc, argv, "fkh", opts)) != -1) {
 		switch (c) {
 		case 'f':
 			o.force = true;

@@ -186,8 +186,17 @@ static int do_merge(const char *root, const char *target, const struct agent_rec
 		const char *undo[] = {"reset", "--merge", NULL};
 		if (run_or_undo(target, "merge --squash", argv, undo, o->no_hooks, cause) < 0)
 			return -EIO;
-		char *msg = xasprintf("Squashed branch '%s'", branch);
-		const char *commit[] = {"commit", "--no-edit", "-m", msg, NULL};
+		/* The branch's own messages, oldest first: the squash keeps what they said. */
+		char *range = xasprintf("%s..%s", o->into, branch);
+		const char *log[] = {"log", "--reverse", "--format=* %s%n%n%w(0,2,2)%b", range,
+				     NULL};
+		struct buf body = {0};
+		git_run(target, log, &body, NULL, true);
+		free(range);
+		char *msg =
+			xasprintf("Squashed branch '%s'\n\n%s", branch, body.data ? body.data : "");
+		buf_free(&body);
+		const char *commit[] = {"commit", "--no-edit", "--cleanup=strip", "-m", msg, NULL};
 		int rc = git_in(target, commit, o->no_hooks, cause, "git commit failed");
 		free(msg);
 		if (rc < 0) {

@@ -26,11 +26,53 @@
 #include <time.h>
 #include <unistd.h>
 
+/*
+ * Latin letters with marks as their ASCII base (U+00C0..U+017F): a handle
+ * names a directory, a socket and a container, which take ASCII only, and
+ * 'ünïcödé' as 'n-c-d' is no name a person recognises. From U+00C0, in
+ * order; '-' where there is no base letter (the multiplication and
+ * division signs), two letters for the ligatures and the sharp s.
+ */
+static const char *const latin[] =
+	{
+		"A",  "A", "A",  "A",  "A",  "A", "AE", "C", "E", "E", "E",
+		"E",  "I", "I",  "I",  "I", /* C0 */
+		"D",  "N", "O",  "O",  "O",  "O", "O",  "-", "O", "U", "U",
+		"U",  "U", "Y",  "TH", "ss", "a", "a",  "a", "a", "a", "a",
+		"ae", "c", "e",  "e",  "e",  "e", "i",  "i", "i", "i", /* E0 */
+		"d",  "n", "o",  "o",  "o",  "o", "o",  "-", "o", "u", "u",
+		"u",  "u", "y",  "th", "y",  "A", "a",  "A", "a", "A", "a",
+		"C",  "c", "C",  "c",  "C",  "c", "C",  "c", "D", "d", /* 100 */
+		"D",  "d", "E",  "e",  "E",  "e", "E",  "e", "E", "e", "E",
+		"e",  "G", "g",  "G",  "g",  "G", "g",  "G", "g", "H", "h",
+		"H",  "h", "I",  "i",  "I",  "i", "I",  "i", "I", "i", /* 120 */
+		"I",  "i", "IJ", "ij", "J",  "j", "K",  "k", "k", "L", "l",
+		"L",  "l", "L",  "l",  "L",  "l", "L",  "l", "N", "n", "N",
+		"n",  "N", "n",  "n",  "N",  "n", "O",  "o", "O", "o", /* 140 */
+		"O",  "o", "OE", "oe", "R",  "r", "R",  "r", "R", "r", "S",
+		"s",  "S", "s",  "S",  "s",  "S", "s",  "T", "t", "T", "t",
+		"T",  "t", "U",  "u",  "U",  "u", "U",  "u", "U", "u", /* 160 */
+		"U",  "u", "U",  "u",  "W",  "w", "Y",  "y", "Y", "Z", "z",
+		"Z",  "z", "Z",  "z",  "s",
+};
+
 char *handle_from_branch(const char *branch)
 {
 	struct buf b = {0};
 	for (const char *p = branch; *p && b.len < 64; p++) {
 		unsigned char c = (unsigned char)*p;
+		/* A two-byte UTF-8 Latin letter: its base letters, one by one. */
+		if (c >= 0xc3 && c <= 0xc5 && ((unsigned char)p[1] & 0xc0) == 0x80) {
+			unsigned cp = ((c & 0x1fu) << 6) | ((unsigned char)p[1] & 0x3fu);
+			p++;
+			if (cp >= 0xc0 && cp < 0xc0 + WRX_ARRAY_LEN(latin)) {
+				for (const char *l = latin[cp - 0xc0]; *l && b.len < 64; l++)
+					if (*l != '-' || (b.len && b.data[b.len - 1] != '-'))
+						buf_addch(&b, *l);
+				continue;
+			}
+			c = '-';
+		}
 		bool ok = isalnum(c) || c == '.' || c == '_' || c == '-';
 		char ch = ok ? (char)c : '-';
 		if (ch == '-' && (b.len == 0 || b.data[b.len - 1] == '-'))

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,4 +393,24 @@ bool str_is_word(const char *s, size_t max)
 			return false;
 	}
 	return true;
+}
+
+int getopt_exact(int argc, char *const *argv, const char *shorts, const struct option *opts)
+{
+	int li = -1;
+	int c = getopt_long(argc, argv, shorts, opts, &li);
+	if (c < 0 || li < 0)
+		return c;
+	/* The token that named it: the last argument taken, or the one before (its value). */
+	const char *tok = argv[optind - 1];
+	if (strncmp(tok, "--", 2) != 0 && optind >= 2)
+		tok = argv[optind - 2];
+	size_t n = strcspn(tok + 2, "=");
+	if (strncmp(tok, "--", 2) == 0 &&
+	    (n != strlen(opts[li].name) || strncmp(tok + 2, opts[li].name, n) != 0)) {
+		fprintf(stderr, "workrex: %s: --%.*s is not an option; say --%s in full\n", argv[0],
+			(int)n, tok + 2, opts[li].name);
+		return '?';
+	}
+	return c;
 }

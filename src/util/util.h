@@ -94,4 +94,13 @@ void base64_encode(struct buf *out, const void *p, size_t n);
 /* The bytes of base64 text s (padded or not) added to out: 0, or -EINVAL for bad text. */
 int base64_decode(struct buf *out, const char *s, size_t n);
 
+struct option;
+/*
+ * getopt_long, without its abbreviations: --pr was taken for --prompt, and
+ * would silently mean another option once one named --pr exists. A long
+ * option must be spelled whole; an abbreviation is '?' after a message
+ * naming the option meant, as getopt says its own errors.
+ */
+int getopt_exact(int argc, char *const *argv, const char *shorts, const struct option *opts);
+
 #endif

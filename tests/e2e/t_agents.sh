@@ -347,6 +347,11 @@ t_unknown_names_are_errors() {
 	wait_for 'wrx\$'
 	not wrx status nosuch 2>"$E2E_TMP/err"
 	grep -q "status: no agent 'nosuch'" "$E2E_TMP/err"
+	# A long option is spelled whole: no abbreviation means another by surprise.
+	not wrx merge --ignore nosuch 2>"$E2E_TMP/err"
+	grep -q 'merge: --ignore is not an option; say --ignore-uncommitted in full' "$E2E_TMP/err"
+	not wrx add -a one -a two nosuch 2>"$E2E_TMP/err"
+	grep -q 'add: -a given twice (one, two)' "$E2E_TMP/err"
 	local rc=0
 	(cd "$repo" && timeout 5 "$WORKREX" wait nosuch) 2>"$E2E_TMP/err" || rc=$?
 	[ "$rc" -eq 1 ]

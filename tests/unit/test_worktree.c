@@ -116,6 +116,20 @@ static void test_handles(void **state)
 	assert_string_equal(h, "a-b-c-x");
 	free(h);
 	assert_null(handle_from_branch("///"));
+	/* Latin letters with marks keep their base letter; other scripts go. */
+	h = handle_from_branch("\xc3\xbc"
+			       "n"
+			       "\xc3\xaf"
+			       "c"
+			       "\xc3\xb6"
+			       "d"
+			       "\xc3\xa9"); /* ünïcödé */
+	assert_string_equal(h, "unicode");
+	free(h);
+	h = handle_from_branch("fix/Stra\xc3\x9f"
+			       "e-\xc5\x93uvre-\xe4\xbf\xae"); /* Straße-œuvre-修 */
+	assert_string_equal(h, "fix-Strasse-oeuvre");
+	free(h);
 	assert_true(handle_valid("fix-1.2_x"));
 	assert_false(handle_valid("../x"));
 	assert_false(handle_valid("/abs"));
@@ -236,6 +250,14 @@ static void test_merge_rebase(void **state)
 static void test_merge_squash(void **state)
 {
 	merge_with(*state, "squash");
+	/* The one commit keeps what the branch's commits said, oldest first. */
+	char *msg = out("git log -1 --format=%%B");
+	assert_non_null(strstr(msg, "Squashed branch 'work'"));
+	char *first = strstr(msg, "* edit b.txt"), *second = strstr(msg, "* edit a.txt");
+	assert_non_null(first);
+	assert_non_null(second);
+	assert_true(first < second);
+	free(msg);
 }
 
 static void test_conflict_changes_nothing(void **state)
