@@ -709,7 +709,7 @@ static int draw_wrapped(struct ui *ui, int y, const char *text, int w)
 	for (int i = 0; i < k; i++) {
 		int row = y - k + i;
 		fill(row, 0, ui->cols, A_REVERSE | A_BOLD, ' ');
-		put_text(row, 1, w, lines.v[lines.n - (size_t)k + (size_t)i], A_REVERSE | A_BOLD);
+		put_text(row, 0, w, lines.v[lines.n - (size_t)k + (size_t)i], A_REVERSE | A_BOLD);
 	}
 	strlist_free(&lines);
 	return k;
@@ -732,7 +732,7 @@ static void draw_status(struct ui *ui)
 	if (ui->prompt) {
 		const char *label = ui->prompt->label;
 		if (text_width(label) + 12 > leftw && ui->cols > 2 &&
-		    draw_wrapped(ui, y, label, ui->cols - 2) > 0) {
+		    draw_wrapped(ui, y, label, ui->cols - 1) > 0) {
 			ui->prompt_rows = true;
 			label = ui->prompt->yesno ? "y/n:" : ">";
 		}
