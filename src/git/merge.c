@@ -102,20 +102,61 @@ static int git_in(const char *dir, const char *const *argv, bool no_hooks, char 
 }
 
 /*
+ * Why git refused, from its error output: its error line with the files
+ * it names under it ("The following untracked working tree files would be
+ * overwritten by merge: x.txt"), or NULL.
+ */
+static char *git_reason(const struct buf *err)
+{
+	if (err->data == NULL)
+		return NULL;
+	struct buf why = {0};
+	bool files = false;
+	for (const char *l = err->data; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0)) {
+		size_t n = strcspn(l, "\n");
+		if (why.len == 0 && (!strncmp(l, "error: ", 7) || !strncmp(l, "fatal: ", 7))) {
+			buf_add(&why, l + 7, n - 7);
+			while (why.len &&
+			       (why.data[why.len - 1] == ':' || why.data[why.len - 1] == ' '))
+				why.data[--why.len] = '\0';
+		} else if (why.len && l[0] == '\t') {
+			buf_addstr(&why, files ? ", " : ": ");
+			buf_add(&why, l + 1, n - 1);
+			files = true;
+		} else if (why.len) {
+			break;
+		}
+	}
+	return why.data;
+}
+
+/*
  * Run git argv in dir (a merge, a squash, a rebase); if it fails, undo it
- * with git undo and say which files conflicted: nothing has changed.
+ * with git undo and say why, which files conflicted and what to do next
+ * (next, may be NULL): nothing has changed.
  */
 static int run_or_undo(const char *dir, const char *what, const char *const *argv,
-		       const char *const *undo, bool no_hooks, char **cause)
+		       const char *const *undo, bool no_hooks, const char *next, char **cause)
 {
-	if (git_in(dir, argv, no_hooks, NULL, NULL) == 0)
+	struct buf err = {0};
+	if (git_run(dir, argv, NULL, &err, no_hooks) == 0) {
+		buf_free(&err);
 		return 0;
+	}
 	const char *cf[] = {"diff", "--name-only", "--diff-filter=U", NULL};
 	char *files = lines_joined(dir, cf);
 	git_in(dir, undo, true, NULL, NULL);
-	*cause = *files ? xasprintf("conflict in %s; nothing was changed", files)
-			: xasprintf("git %s failed; nothing was changed", what);
+	char *why = git_reason(&err);
+	if (*files)
+		*cause = xasprintf("conflict in %s; nothing was changed%s%s", files,
+				   next ? ": " : "", next ? next : "");
+	else if (why)
+		*cause = xasprintf("git %s refused in %s: %s; nothing was changed", what, dir, why);
+	else
+		*cause = xasprintf("git %s failed; nothing was changed", what);
+	free(why);
 	free(files);
+	buf_free(&err);
 	return -EIO;
 }
 
@@ -124,7 +165,20 @@ static int rebase_or_abort(const char *dir, const char *onto, bool no_hooks, cha
 {
 	const char *argv[] = {"rebase", "--", onto, NULL};
 	const char *abort_[] = {"rebase", "--abort", NULL};
-	return run_or_undo(dir, "rebase", argv, abort_, no_hooks, cause);
+	char *next = xasprintf("rebase onto %s in the agent's worktree with git, or ask the agent, "
+			       "then try again",
+			       onto);
+	int rc = run_or_undo(dir, "rebase", argv, abort_, no_hooks, next, cause);
+	free(next);
+	return rc;
+}
+
+/* What to do after a merge's conflict: the target into the agent's branch, there. */
+static char *merge_next(const struct agent_rec *a, const char *into)
+{
+	return xasprintf("merge %s into %s in its worktree (git merge %s there, or ask the "
+			 "agent), then merge again",
+			 into, a->branch, into);
 }
 
 /*
@@ -184,7 +238,11 @@ static int do_merge(const char *root, const char *target, const struct agent_rec
 	if (strcmp(o->strategy, "squash") == 0) {
 		const char *argv[] = {"merge", "--squash", "--", branch, NULL};
 		const char *undo[] = {"reset", "--merge", NULL};
-		if (run_or_undo(target, "merge --squash", argv, undo, o->no_hooks, cause) < 0)
+		char *next = merge_next(a, o->into);
+		int undone =
+			run_or_undo(target, "merge --squash", argv, undo, o->no_hooks, next, cause);
+		free(next);
+		if (undone < 0)
 			return -EIO;
 		/* The branch's own messages, oldest first: the squash keeps what they said. */
 		char *range = xasprintf("%s..%s", o->into, branch);
@@ -228,7 +286,9 @@ static int do_merge(const char *root, const char *target, const struct agent_rec
 	char *msg = xasprintf("Merge branch '%s'", branch);
 	const char *argv[] = {"merge", "--no-ff", "--no-edit", "-m", msg, "--", branch, NULL};
 	const char *abort_[] = {"merge", "--abort", NULL};
-	int rc = run_or_undo(target, "merge", argv, abort_, o->no_hooks, cause);
+	char *next = merge_next(a, o->into);
+	int rc = run_or_undo(target, "merge", argv, abort_, o->no_hooks, next, cause);
+	free(next);
 	free(msg);
 	return rc;
 }

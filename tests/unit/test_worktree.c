@@ -274,6 +274,10 @@ static void test_conflict_changes_nothing(void **state)
 		assert_int_not_equal(worktree_merge(f->r, &f->c, &a, &o, &note, &cause), 0);
 		if (strstr(cause, "conflict in a.txt") == NULL)
 			fail_msg("%s: %s", strategies[i], cause);
+		/* And what to do next. */
+		if (strstr(cause, strcmp(strategies[i], "rebase") ? "git merge main there"
+								  : "rebase onto main") == NULL)
+			fail_msg("%s: %s", strategies[i], cause);
 		free(cause);
 		char *m = out("git rev-parse main"), *b = out("git rev-parse clash");
 		assert_string_equal(m, main_before);
@@ -287,6 +291,27 @@ static void test_conflict_changes_nothing(void **state)
 	}
 	free(main_before);
 	free(br_before);
+	agent_rec_free(&a);
+}
+
+/* git refuses (an untracked file in the way): its reason, and the file, reach the user. */
+static void test_refusal_says_why(void **state)
+{
+	struct fx *f = *state;
+	struct agent_rec a = add(f, "inway");
+	commit_in(&a, "new.txt", "agent\\n");
+	assert_int_equal(sh("printf 'mine\\n' >new.txt"), 0);
+	struct merge_opts o = {0};
+	char *note = NULL, *cause = NULL;
+	assert_int_not_equal(worktree_merge(f->r, &f->c, &a, &o, &note, &cause), 0);
+	if (strstr(cause, "untracked working tree files would be overwritten by merge: new.txt") ==
+	    NULL)
+		fail_msg("%s", cause);
+	free(cause);
+	char *mine = out("cat new.txt");
+	assert_string_equal(mine, "mine");
+	free(mine);
+	assert_int_equal(sh("rm new.txt"), 0);
 	agent_rec_free(&a);
 }
 
@@ -835,6 +860,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_merge_commit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_rebase, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_squash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refusal_says_why, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conflict_changes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dirty_worktree_and_dirty_main, setup,
 						teardown),
