@@ -80,8 +80,9 @@ t_lima_lifecycle() {
 	# A missing VM: made from the YAML, then started, its progress in the pane.
 	wait_for 'creating the Lima VM wrx-proj-'
 	wait_for 'Waiting for the VM \(1/3\)'
-	# Meanwhile the dashboard answers: the host pane takes keys and runs them.
-	prefix Left
+	# Meanwhile the dashboard answers: the host pane (in the stack, right of
+	# the new agent's) takes keys and runs them.
+	prefix Right
 	type_line 'echo "still-$((6*7))"'
 	wait_for 'still-42'
 	[ "$(cat "$FAKE_STATE")" = Stopped ] # the VM was still starting
