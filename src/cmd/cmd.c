@@ -200,6 +200,22 @@ int cmd_usage(const struct cmd *c)
 	return 2;
 }
 
+/*
+ * Commands that need nothing the project's file says, or whose user must
+ * not be locked out by a typo in it: they go on with the global file
+ * alone, and say so. (A project's pre_remove does not run then.)
+ */
+static bool without_project_config(const char *cmd)
+{
+	static const char *const ok[] = {"list",     "status", "capture",    "send",     "wait",
+					 "path",     "close",  "remove",     "attach",   "watch",
+					 "shutdown", "trust",  "set-status", "set-title"};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(ok); i++)
+		if (strcmp(cmd, ok[i]) == 0)
+			return true;
+	return false;
+}
+
 int cmd_open_repo(struct cmd_ctx *ctx, const char *cmd)
 {
 	char *cause = NULL;
@@ -213,9 +229,25 @@ int cmd_open_repo(struct cmd_ctx *ctx, const char *cmd)
 		ctx->cfg_loaded = true;
 		const char *dir = config_search_dir(ctx->cwd, repo_root(ctx->repo));
 		if (config_load_all(&ctx->cfg, dir, ctx->config_file, &cause) < 0) {
-			int rc = cmd_fail(cmd, "%s", cause);
+			char *g = config_global_path(), *gcause = NULL;
+			config_free(&ctx->cfg);
+			config_init(&ctx->cfg);
+			/* The global file's own error, or a file named with --config, stops all. */
+			bool global_bad = g && strncmp(cause, g, strlen(g)) == 0;
+			if (ctx->config_file || global_bad || !without_project_config(cmd) ||
+			    (g && config_load(&ctx->cfg, g, true, &gcause) < 0)) {
+				int rc = cmd_fail(cmd, "%s", cause);
+				free(cause);
+				free(gcause);
+				free(g);
+				return rc;
+			}
+			fprintf(stderr,
+				"workrex: warning: %s; %s goes on without the project's config%s\n",
+				cause, cmd,
+				strcmp(cmd, "remove") == 0 ? " (no pre_remove of it runs)" : "");
 			free(cause);
-			return rc;
+			free(g);
 		}
 		for (size_t i = 0; i < ctx->cfg.nwarnings; i++)
 			fprintf(stderr, "workrex: warning: %s\n", ctx->cfg.warnings[i]);

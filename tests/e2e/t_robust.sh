@@ -159,6 +159,25 @@ t_bad_config_is_a_clear_error() {
 	rm "$XDG_CONFIG_HOME/workrex/config.yaml"
 }
 
+# A project's file that does not load locks nobody out: list, status and
+# rm go on with the global file, saying so; what needs it (add) refuses.
+t_bad_project_config_locks_nobody_out() {
+	git_env
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx add -b one >/dev/null
+	printf 'scrollback: 10\nkeys: [\n' >"$repo/.workrex.yaml"
+	wrx list 2>"$E2E_TMP/err" | grep -q '^one '
+	grep -q "\.workrex\.yaml:3:1: .*; list goes on without the project's config" "$E2E_TMP/err"
+	wrx status >/dev/null
+	wrx rm one 2>"$E2E_TMP/err" | grep -qx 'removed one'
+	grep -q 'remove goes on without the project.s config (no pre_remove of it runs)' "$E2E_TMP/err"
+	not wrx add two 2>"$E2E_TMP/err"
+	grep -q 'add: .*\.workrex\.yaml:3:1: ' "$E2E_TMP/err"
+	rm -rf "$XDG_CONFIG_HOME/workrex" "$repo/.workrex.yaml"
+}
+
 t_unknown_key_is_a_warning() {
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
 	printf 'scrollback: 10\nfrobnicate: 1\nkeys:\n  prefix: C-a\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
@@ -229,6 +248,7 @@ run_test "a pane shrinks under a scroll region and a saved cursor" t_shrink_unde
 run_test "invalid UTF-8" t_invalid_utf8
 run_test "escape intermediates before [ or a string introducer do not freeze it" t_intermediates_do_not_freeze
 run_test "malformed config is a clear error" t_bad_config_is_a_clear_error
+run_test "a broken project config locks nobody out of list, status, rm" t_bad_project_config_locks_nobody_out
 run_test "unknown config key is a warning; prefix rebinds" t_unknown_key_is_a_warning
 run_test "SIGHUP detaches; the next dashboard has the programs; quit ends them" t_terminal_hangup_detaches
 run_test "a terminal that stops reading: the dashboard waits, nothing lost" t_slow_terminal
