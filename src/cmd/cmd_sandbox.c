@@ -296,13 +296,23 @@ static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	free(why);
 	problems += cmd_doctor_client();
-	/* What an agent's pane would see, for the agent named or the first one. */
-	struct agent_rec *all = NULL;
+	/*
+	 * What an agent's pane would see: the agent named, else the one whose
+	 * worktree this is, else the first, and which one it is, said.
+	 */
+	struct agent_rec *all = NULL, here = {0};
 	size_t n = 0;
 	char *cause = NULL;
 	const char *handle = argc > 1 ? argv[1] : NULL;
-	if (handle == NULL && agent_list(ctx->repo, &all, &n, &cause) == 0 && n > 0)
+	if (handle == NULL && agent_find(ctx->repo, NULL, ctx->cwd, &here, &cause) == 0) {
+		handle = here.handle;
+		printf("\n(for %s, whose worktree this is; sandbox doctor HANDLE for another)\n",
+		       handle);
+	} else if (handle == NULL && agent_list(ctx->repo, &all, &n, &cause) == 0 && n > 0) {
 		handle = all[0].handle;
+		printf("\n(for %s, the first of %zu agent%s; sandbox doctor HANDLE for another)\n",
+		       handle, n, n == 1 ? "" : "s");
+	}
 	free(cause);
 	cause = NULL;
 	if (handle) {
@@ -328,9 +338,13 @@ static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 					if (strcmp(l.v[k], "--mount") == 0)
 						printf("  %s\n", l.v[k + 1]);
 				printf("  HOME=/tmp (empty but for the agent's config)\n");
+				/* Quoted for a shell: it can be pasted and run. */
 				printf("\nthe command:\n ");
-				for (size_t k = 0; k < l.n; k++)
-					printf(" %s", l.v[k]);
+				for (size_t k = 0; k < l.n; k++) {
+					char *q = sh_quote(l.v[k]);
+					printf(" %s", q);
+					free(q);
+				}
 				printf("\n");
 			}
 			free(cause);
@@ -344,6 +358,7 @@ static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 	for (size_t k = 0; k < n; k++)
 		agent_rec_free(&all[k]);
 	free(all);
+	agent_rec_free(&here);
 	free(image);
 	return problems ? 1 : 0;
 }

@@ -810,7 +810,8 @@ static void do_egress(struct act_call *c)
 	struct buf b = {0};
 	buf_addf(&b, "%s: %d allowed, %d refused through its proxy since this dashboard started\n",
 		 a->handle, a->egress_ok, a->egress_refused);
-	if (a->proxy_token == NULL)
+	/* Connections counted or listed say a proxy ran, whatever this dashboard holds now. */
+	if (a->proxy_token == NULL && a->negress == 0 && a->egress_ok + a->egress_refused == 0)
 		buf_addstr(
 			&b,
 			"(no proxy: sandbox.network.policy is not deny, or it is not sandboxed)\n");

@@ -218,6 +218,11 @@ t_sandbox_commands() {
 	grep -q '^ok    image: workrex-sandbox-test:shell' "$E2E_TMP/doctor"
 	grep -q '^ok    checks for box' "$E2E_TMP/doctor"
 	grep -q "target=$repo/.git/config,readonly" "$E2E_TMP/doctor"
+	# Without a name: the agent whose worktree this is, and it says so; its
+	# command line as a shell reads it back, word for word.
+	(cd "$w" && "$WORKREX" sandbox doctor) >"$E2E_TMP/doctor"
+	grep -q '^(for box, whose worktree this is; sandbox doctor HANDLE for another)' "$E2E_TMP/doctor"
+	sed -n '/^the command:/{n;p;}' "$E2E_TMP/doctor" | python3 -c 'import shlex, sys; a = shlex.split(sys.stdin.read()); assert a[0].endswith("podman") and "--mount" in a and a[-1] == "/bin/bash", a'
 	podman rmi -f workrex-sandbox-test:shell >/dev/null 2>&1
 	not wrx sandbox doctor box >"$E2E_TMP/doctor"
 	grep -q '^FAIL  image: workrex-sandbox-test:shell is not here' "$E2E_TMP/doctor"
