@@ -411,7 +411,8 @@ static void extra_draw(struct ui *ui)
 	bool covered = ui->overview || ui->textview || ui->help;
 	for (size_t i = 0; i < nextra_rows; i++) {
 		struct extra_row *e = &extra_rows[i];
-		if (!covered) {
+		/* Written after curses' frame: never over a question's rows. */
+		if (!covered && e->y < ui->prompt_top) {
 			buf_addf(&ui->tty_out, "\033[%d;%dH", e->y + 1, e->x + 1);
 			for (int k = 0; k < e->n; k++)
 				if (e->cells[k].width != 0 || k == 0)
@@ -718,6 +719,7 @@ static int draw_wrapped(struct ui *ui, int y, const char *text, int w)
 static void draw_status(struct ui *ui)
 {
 	int y = ui->rows - 1;
+	ui->prompt_top = y;
 	fill(y, 0, ui->cols, A_NORMAL, ' ');
 	char right[64], name[32];
 	snprintf(right, sizeof right, "%s[%s] %s ? help ", ui->prefix_armed ? "PREFIX " : "",
@@ -731,9 +733,11 @@ static void draw_status(struct ui *ui)
 	}
 	if (ui->prompt) {
 		const char *label = ui->prompt->label;
+		int k;
 		if (text_width(label) + 12 > leftw && ui->cols > 2 &&
-		    draw_wrapped(ui, y, label, ui->cols - 1) > 0) {
+		    (k = draw_wrapped(ui, y, label, ui->cols - 1)) > 0) {
 			ui->prompt_rows = true;
+			ui->prompt_top = y - k;
 			label = ui->prompt->yesno ? "y/n:" : ">";
 		}
 		int used = put_text(y, 0, leftw, label, A_BOLD);

@@ -103,6 +103,7 @@ struct ui {
 	int ov_sel;
 	struct prompt *prompt; /* owned */
 	bool prompt_rows;      /* its question took rows over the panes: redraw them after */
+	int prompt_top;        /* the first of those rows this frame (the status line: none) */
 	char *message;         /* owned */
 	bool message_error;
 	bool pasting;

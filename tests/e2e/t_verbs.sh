@@ -92,6 +92,8 @@ t_rename() {
 	prefix 2
 	type_line 'basename "$PWD"'
 	wait_for '│better *(│|$)'
+	# Something to merge: a branch with nothing is not merged while its agent runs.
+	git -C "$w" commit -q --allow-empty -m renamed
 	wrx merge better | grep -q 'merged better into main'
 }
 
