@@ -177,10 +177,14 @@ const struct cmd *cmd_at(size_t i)
 	return i < WRX_ARRAY_LEN(table) ? &table[i] : NULL;
 }
 
+/* The commands, their summaries in one column as wide as the longest name needs. */
 void cmd_list_all(FILE *f)
 {
+	int w = 0;
 	for (size_t i = 0; i < WRX_ARRAY_LEN(table); i++)
-		fprintf(f, "  %-10s %s\n", table[i].name, table[i].summary);
+		w = WRX_MAX(w, (int)strlen(table[i].name));
+	for (size_t i = 0; i < WRX_ARRAY_LEN(table); i++)
+		fprintf(f, "  %-*s  %s\n", w, table[i].name, table[i].summary);
 }
 
 int cmd_fail(const char *cmd, const char *fmt, ...)
