@@ -48,6 +48,8 @@ struct backend_pane {
 	 */
 	const char *proxy_token;
 	const char *resolv;
+	/* Under deny with no proxy (sandbox shell, no dashboard's): no network at all. */
+	bool offline;
 	const char *name; /* stop_argv: the container by this name (a keeper's), not n's */
 };
 

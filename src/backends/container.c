@@ -393,7 +393,7 @@ static int container_check(const struct backend_pane *p, char **cause)
 	struct backend_reach reach;
 	if (container_reach(p->cfg, &reach, cause) < 0)
 		return -EINVAL;
-	if (!strcmp(p->cfg->sandbox.network.policy, "deny") &&
+	if (!strcmp(p->cfg->sandbox.network.policy, "deny") && !p->offline &&
 	    (p->proxy_token == NULL || p->rpc_dir == NULL)) {
 		*cause = xstrdup("sandbox.network.policy is deny, and the agent's proxy was "
 				 "not set up: the agent does not start");
@@ -680,7 +680,7 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 		add(l,
 		    "--http-proxy=false"); /* the dashboard's proxy and its credentials stay out */
 	/* policy: deny. Nothing but loopback; HTTPS leaves through the mounted proxy socket. */
-	if (p->proxy_token && !reach.tcp)
+	if ((p->proxy_token && !reach.tcp) || p->offline)
 		add(l, "--network=none");
 	if (p->proxy_token && p->resolv && !apple)
 		mount_bind(l, p->resolv, "/etc/resolv.conf", false);

@@ -212,6 +212,15 @@ static int sandbox_shell(struct cmd_ctx *ctx, int argc, char **argv)
 	const char *sh = "/bin/bash";
 	char *shell_argv[] = {(char *)sh, NULL};
 	sp.p.argv = i < argc ? argv + i : shell_argv;
+	/*
+	 * Under deny the agent's HTTPS goes through its proxy, which a
+	 * dashboard or keeper runs: a look inside gets no network at all.
+	 */
+	if (strcmp(ctx->cfg.sandbox.network.policy, "deny") == 0) {
+		sp.p.offline = true;
+		fprintf(stderr, "workrex: sandbox shell: no network in it (policy: deny; the "
+				"agent's own proxy is its pane's)\n");
+	}
 	struct strlist l = {0};
 	if ((rc = backend_container.check(&sp.p, &cause)) == 0)
 		rc = backend_container.argv(&sp.p, &l, &cause);

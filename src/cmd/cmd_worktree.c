@@ -166,6 +166,26 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 			return rc;
 		}
 	}
+	/*
+	 * add origin/feature: the local branch feature, from origin/feature
+	 * (tracking it, as git checkout guesses), not a local branch named
+	 * "origin/feature".
+	 */
+	if (!repo_branch_exists(ctx->repo, o.branch) &&
+	    repo_remote_branch_exists(ctx->repo, o.branch) && strchr(o.branch, '/')) {
+		const char *local = strchr(o.branch, '/') + 1;
+		if (repo_branch_exists(ctx->repo, local)) {
+			free(prompt);
+			return cmd_fail(
+				"add",
+				"'%s' is a remote branch, and a local '%s' exists: `workrex "
+				"add %s` checks that out",
+				o.branch, local, local);
+		}
+		if (o.base == NULL)
+			o.base = o.branch;
+		o.branch = local;
+	}
 	if (remote && o.setup_inside) {
 		free(prompt);
 		return cmd_fail("add", "a sandbox spawns in a sandbox, not on a server");

@@ -122,6 +122,21 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 	const char *name = a->agent    ? a->agent
 			   : a->remote ? w->cfg.agent
 				       : agentcmd_default(&w->cfg);
+	/*
+	 * A profile added to agents: a moment ago (add -a made the agent from
+	 * the file as it is now): read the files again rather than run its
+	 * name as a command.
+	 */
+	if (name && !a->remote && config_agent(&w->cfg, name) == NULL && !strchr(name, ' ') &&
+	    !strchr(name, '/') && !path_has(name)) {
+		struct strlist warnings = {0};
+		char *why = NULL;
+		if (wrx_config_reload(w, &warnings, &why) < 0)
+			free(why);
+		strlist_free(&warnings);
+		/* The config's strings are new: the name again (an agent's own is its). */
+		name = a->agent ? a->agent : agentcmd_default(&w->cfg);
+	}
 	char *prompt = a->worktree && !cont ? pending_prompt(a) : NULL;
 	/*
 	 * Continued, an agent with no way to resume would start over: its

@@ -32,8 +32,14 @@ struct worktree_info {
 /* Open the repository around dir; always resolves to the main worktree. */
 int repo_open(const char *dir, struct repo **out, char **cause);
 void repo_free(struct repo *r);
-const char *repo_root(const struct repo *r);   /* main worktree, absolute */
-const char *repo_name(const struct repo *r);   /* its directory name */
+const char *repo_root(const struct repo *r); /* main worktree, absolute */
+const char *repo_name(const struct repo *r); /* its directory name */
+/*
+ * A submodule's superproject: the outermost working tree whose .git/modules
+ * holds this repository's git dir (caller frees), or NULL for a repository
+ * of its own.
+ */
+char *repo_superproject(const struct repo *r);
 const char *repo_gitdir(const struct repo *r); /* the common .git directory */
 
 /* The branch checked out in the main worktree; caller frees. NULL if detached. */
@@ -41,6 +47,8 @@ char *repo_head_branch(const struct repo *r);
 /* configured, else origin/HEAD's target, else main, else master; caller frees. */
 char *repo_main_branch(const struct repo *r, const char *configured);
 bool repo_branch_exists(const struct repo *r, const char *branch);
+/* Is name a remote-tracking branch ("origin/main")? */
+bool repo_remote_branch_exists(const struct repo *r, const char *name);
 /* Is name a valid new branch name (git check-ref-format --branch)? */
 bool repo_branch_name_valid(const char *name);
 /* The branch checked out in the worktree around dir; caller frees; NULL if none. */

@@ -165,6 +165,21 @@ bool repo_branch_exists(const struct repo *r, const char *branch)
 	return ok;
 }
 
+char *repo_superproject(const struct repo *r)
+{
+	const char *common = git_repository_commondir(r->git);
+	const char *at = common ? strstr(common, "/.git/modules/") : NULL;
+	return at ? xstrndup(common, (size_t)(at - common)) : NULL;
+}
+
+bool repo_remote_branch_exists(const struct repo *r, const char *name)
+{
+	git_reference *ref = NULL;
+	bool ok = git_branch_lookup(&ref, r->git, name, GIT_BRANCH_REMOTE) == 0;
+	git_reference_free(ref);
+	return ok;
+}
+
 char *repo_main_branch(const struct repo *r, const char *configured)
 {
 	if (configured && *configured)

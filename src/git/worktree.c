@@ -107,7 +107,25 @@ char *worktree_dir(const struct repo *r, const struct config *c, char **cause)
 {
 	struct buf b = {0};
 	const char *spec = c->worktree_dir;
-	if (spec == NULL || *spec == '\0') {
+	char *super = spec == NULL || *spec == '\0' ? repo_superproject(r) : NULL;
+	size_t sn = super ? strlen(super) : 0;
+	if (super && strncmp(repo_root(r), super, sn) == 0 && repo_root(r)[sn] == '/') {
+		/*
+		 * A submodule: beside its superproject, not inside its working
+		 * tree (where they were untracked files of it). app/libs/core:
+		 * app.libs.core__worktrees.
+		 */
+		char *parent = xstrdup(super);
+		char *slash = strrchr(parent, '/');
+		if (slash && slash != parent)
+			*slash = '\0';
+		buf_addf(&b, "%s/%s.", parent,
+			 strrchr(super, '/') ? strrchr(super, '/') + 1 : super);
+		for (const char *p = repo_root(r) + sn + 1; *p; p++)
+			buf_addch(&b, *p == '/' ? '.' : *p);
+		buf_addstr(&b, "__worktrees");
+		free(parent);
+	} else if (spec == NULL || *spec == '\0') {
 		char *parent = xstrdup(repo_root(r));
 		char *slash = strrchr(parent, '/');
 		if (slash && slash != parent)
@@ -132,6 +150,7 @@ char *worktree_dir(const struct repo *r, const struct config *c, char **cause)
 			}
 		}
 	}
+	free(super);
 	int rc = mkdir_p(b.data, 0755);
 	char real[PATH_MAX];
 	if (rc < 0 || realpath(b.data, real) == NULL) {

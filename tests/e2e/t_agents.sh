@@ -319,6 +319,21 @@ t_project_trust() {
 	test -e "$E2E_TMP/ran-2"
 }
 
+# A profile written into agents: while the dashboard runs is there for
+# the add that comes right after, not only after a restart.
+t_profile_added_while_running() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 120 36
+	wait_for 'C-b \? help'
+	printf 'agent: bash\nagents:\n  fresh:\n    command: sh\n    args: ["-c", "echo FRESH-PROFILE; exec bash"]\n' \
+		>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx add -a fresh -b x >/dev/null
+	until_ok 10 sh -c "cd '$repo' && '$WORKREX' capture x | grep -qx FRESH-PROFILE"
+	not grep -q 'not found' <(wrx capture x)
+}
+
 # add -a runs that agent, not the configured one (and again after a restart).
 t_add_with_agent() {
 	make_repo
@@ -508,6 +523,7 @@ run_test "a second dashboard for the project is refused" t_second_dashboard_refu
 run_test "overview table; status, list, wait; bad control input" t_overview_and_cli_queries
 run_test "a project config runs commands only once trusted; a change asks again" t_project_trust
 run_test "add -a runs that agent" t_add_with_agent
+run_test "a profile added to agents: while the dashboard runs is used at once" t_profile_added_while_running
 run_test "unknown names and a missing --config are errors" t_unknown_names_are_errors
 run_test "agent and pane numbers are stable" t_numbers_are_stable
 run_test "a prompt reaches any agent; one starting with - stays a prompt" t_prompt_reaches_any_agent

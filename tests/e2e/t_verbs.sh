@@ -248,7 +248,50 @@ t_worktree_deleted_by_hand() {
 	not grep -qE '^(plain|work|merged) ' <(wrx list)
 }
 
+# add origin/feature: the local branch feature from it, tracking it; never
+# a local branch named origin/feature.
+t_add_remote_branch() {
+	make_repo
+	git clone -q --bare "$repo" "$E2E_TMP/origin.git"
+	git -C "$repo" remote add origin "$E2E_TMP/origin.git"
+	git -C "$repo" switch -q -c feature
+	git -C "$repo" commit -q --allow-empty -m on-feature
+	git -C "$repo" push -q origin feature
+	git -C "$repo" switch -q main
+	git -C "$repo" branch -q -D feature
+	git -C "$repo" fetch -q origin
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx add -b origin/feature >/dev/null
+	not git -C "$repo" rev-parse -q --verify refs/heads/origin/feature
+	[ "$(git -C "$repo" rev-parse feature)" = "$(git -C "$repo" rev-parse origin/feature)" ]
+	[ "$(git -C "$repo" rev-parse --abbrev-ref feature@{upstream})" = origin/feature ]
+	wrx list | grep -qE '^feature +feature '
+	# With a local branch of that name already, it says which to use.
+	wrx rm feature -k >/dev/null
+	not wrx add -b origin/feature 2>"$E2E_TMP/err"
+	grep -q "a local 'feature' exists: .workrex add feature. checks that out" "$E2E_TMP/err"
+}
+
+# In a submodule, the worktrees go beside the superproject, not into its
+# working tree.
+t_submodule_worktrees() {
+	make_repo
+	local app=$E2E_TMP/work/app
+	git init -q -b main "$app"
+	git -C "$app" -c protocol.file.allow=always submodule -q add "$repo" libs/core
+	git -C "$app" commit -qm sub
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	(cd "$app/libs/core" && "$WORKREX" add -b x >/dev/null)
+	[ -d "$E2E_TMP/work/app.libs.core__worktrees/x" ]
+	[ -z "$(git -C "$app" status --porcelain)" ]
+	(cd "$app/libs/core" && "$WORKREX" rm x >/dev/null)
+}
+
 run_test "path prints a worktree; sync-files copies and links again" t_path_and_sync_files
+run_test "in a submodule the worktrees go beside the superproject" t_submodule_worktrees
+run_test "add origin/feature: the local branch feature, tracking it" t_add_remote_branch
 run_test "a worktree deleted by hand: missing; rm and merge clean up, unmerged kept" t_worktree_deleted_by_hand
 run_test "no surprises: nothing to merge while it runs, placed files, keys ask again" t_no_surprises
 run_test "rebase onto main; a conflict or uncommitted work changes nothing" t_rebase

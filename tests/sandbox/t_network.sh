@@ -142,6 +142,10 @@ t_deny_policy() {
 	[ "$(cat "$w/ifs.txt")" = 1 ]
 	[ "$(cat "$w/uid.txt")" = "$(id -u)" ]
 	grep -q 'CapEff:.0000000000000000' "$w/caps.txt"
+	# A look inside with sandbox shell: refused before; now no network at all, said.
+	wrx sandbox shell box -- sh -c 'grep -c : /proc/net/dev' >"$E2E_TMP/shell.out" 2>"$E2E_TMP/shell.err"
+	[ "$(cat "$E2E_TMP/shell.out")" = 1 ]
+	grep -q 'sandbox shell: no network in it (policy: deny' "$E2E_TMP/shell.err"
 	# The dashboard lists both, and the log has them.
 	wrx egress box >"$E2E_TMP/egress"
 	grep -q '1 allowed, 1 refused' "$E2E_TMP/egress"
