@@ -215,7 +215,9 @@ int cmd_allow_domain(struct cmd_ctx *ctx, int argc, char **argv)
 	int rc = config_allow_domain(path, host, &cause) < 0 ? cmd_fail("allow-domain", "%s", cause)
 							     : 0;
 	if (rc == 0)
-		printf("%s is in sandbox.network.allowed_domains (%s)\n", host, path);
+		printf("%s is in sandbox.network.allowed_domains (%s); agents running now take "
+		       "it when a dashboard next runs (workrex), new ones at once\n",
+		       host, path);
 	free(cause);
 	free(path);
 	return rc;

@@ -266,7 +266,14 @@ static json_object *proxy_spec(struct wrx *w, struct agent *a)
 	return o;
 }
 
-void keep_proxy_policy(struct wrx *w)
+/*
+ * allowed_domains as they are now, to the keeper of wp (a sandboxed agent's
+ * pane, where its proxy runs), or to every such keeper (wp NULL). Not only
+ * to agents this dashboard started: one it took over from an earlier
+ * dashboard (whose proxy token it never had) was left with the old list,
+ * while allow-domain said the proxies took the name.
+ */
+static void policy_to(struct wrx *w, struct wpane *only)
 {
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "allowed_domains",
@@ -274,11 +281,16 @@ void keep_proxy_policy(struct wrx *w)
 	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	for (int i = 0; i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
-		if (wp->keeper && wp->agent->proxy_token &&
+		if ((only == NULL || wp == only) && wp->keeper && wp->sandboxed &&
 		    session_agent_pane(w->s, wp->agent) == wp)
 			keeper_conn_send(wp->keeper, KM_POLICY, s, strlen(s));
 	}
 	json_object_put(o);
+}
+
+void keep_proxy_policy(struct wrx *w)
+{
+	policy_to(w, NULL);
 }
 
 int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause)
@@ -385,6 +397,9 @@ static int take_over(struct wrx *w, const struct keeper_entry *e)
 	}
 	keep_meta_apply(w, a, live.meta);
 	keeper_info_free(&live);
+	/* allow-domain may have run with no dashboard: the list as the files say now. */
+	if (wp->sandboxed && !w->helper && strcmp(w->cfg.sandbox.network.policy, "deny") == 0)
+		policy_to(w, wp);
 	return 1;
 }
 

@@ -47,7 +47,7 @@ upstream() {
 	ip netns exec "$NS" ip link set "$VN" up
 	ip netns exec "$NS" ip link set lo up
 	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=allowed.test \
-		-addext "subjectAltName=DNS:allowed.test,DNS:other.test" \
+		-addext "subjectAltName=DNS:allowed.test,DNS:other.test,DNS:third.test" \
 		-keyout "$E2E_TMP/key.pem" -out "$E2E_TMP/cert.pem" >/dev/null 2>&1
 	cat >"$E2E_TMP/https.py" <<-'EOF'
 		import http.server, socket, ssl, sys, threading
@@ -83,7 +83,7 @@ upstream() {
 # dashboard (dashboard_in_ns), whose keepers' proxy resolves names there.
 ns_up() {
 	trap cleanup EXIT
-	printf '127.0.0.1 localhost\n198.51.100.2 allowed.test other.test\n' >"$E2E_TMP/hosts"
+	printf '127.0.0.1 localhost\n198.51.100.2 allowed.test other.test third.test\n' >"$E2E_TMP/hosts"
 	unshare -m --propagation private sh -c "mount --bind $E2E_TMP/hosts /etc/hosts && exec sleep 3600" \
 		</dev/null >/dev/null 2>&1 &
 	NSPID=$!
@@ -168,6 +168,15 @@ t_deny_policy() {
 	wait_for 'WORKREX-EXITED'
 	wrx send box 'curl -sS --max-time 10 --cacert cert.pem https://allowed.test/ >detached.txt 2>&1'
 	until_ok 20 grep -qx 'hello from upstream' "$w/detached.txt"
+	# allow-domain with no dashboard says when running agents take it, and
+	# it is so: the next dashboard gives the list to the proxy of the agent
+	# it takes over (before, only agents it started itself were told).
+	wrx allow-domain third.test -y | grep -q 'agents running now take it when a dashboard next runs'
+	kill_tmux
+	dashboard_in_ns
+	wait_for '^ 2 .*box'
+	wrx send box 'curl -sS --max-time 10 --cacert cert.pem https://third.test/ >third.txt 2>&1'
+	until_ok 20 grep -qx 'hello from upstream' "$w/third.txt"
 }
 
 run_test "policy deny: HTTPS to allowed names through the proxy, and no other way out" t_deny_policy
