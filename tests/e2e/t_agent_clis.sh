@@ -43,24 +43,49 @@ start_offline() {
 	tm set -g status off
 }
 
-t_claude_takes_paste_and_send() {
-	make_repo
-	start_x
-	"$here/make_png.py" "$E2E_TMP/shot.png" 5000
-	clip "$E2E_TMP/shot.png" image/png
-	local w=$E2E_TMP/work/proj__worktrees/cc
-	# Its first run's questions answered as a user would have: onboarding,
-	# the API key, trust of the worktree.
+# claude_offline_env [DIR]: Claude Code as a user who ran it once left it
+# (onboarding done, the API key approved, DIR trusted when given), its API
+# at a closed loopback port, and the agent of every workrex agent.
+claude_offline_env() {
+	local trust=
+	[ -n "${1:-}" ] && trust=", \"projects\": {\"$1\": {\"hasTrustDialogAccepted\": true}}"
 	cat >"$HOME/.claude.json" <<-EOF
 		{"hasCompletedOnboarding": true,
-		 "customApiKeyResponses": {"approved": ["sk-ant-offline"], "rejected": []},
-		 "projects": {"$w": {"hasTrustDialogAccepted": true}}}
+		 "customApiKeyResponses": {"approved": ["sk-ant-offline"], "rejected": []}$trust}
 	EOF
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
 	printf 'agent: claude\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
 	export PATH="$NPM_DIR/node_modules/.bin:$PATH" ANTHROPIC_API_KEY=sk-ant-offline
 	export ANTHROPIC_BASE_URL=http://127.0.0.1:9 DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1
 	export DISABLE_ERROR_REPORTING=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
+}
+
+# codex_offline_env [DIR]: Codex with a provider of the user's own (so no
+# OpenAI sign-in) at a closed loopback port, DIR trusted when given.
+codex_offline_env() {
+	mkdir -p "$HOME/.codex" "$XDG_CONFIG_HOME/workrex"
+	cat >"$HOME/.codex/config.toml" <<-EOF
+		model = "gpt-5"
+		model_provider = "offline"
+		[model_providers.offline]
+		name = "offline"
+		base_url = "http://127.0.0.1:9/v1"
+		wire_api = "responses"
+		requires_openai_auth = false
+	EOF
+	[ -z "${1:-}" ] || printf '[projects."%s"]\ntrust_level = "trusted"\n' "$1" >>"$HOME/.codex/config.toml"
+	printf 'agent: codex\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	export PATH="$NPM_DIR/node_modules/.bin:$PATH"
+}
+
+t_claude_takes_paste_and_send() {
+	make_repo
+	start_x
+	"$here/make_png.py" "$E2E_TMP/shot.png" 5000
+	clip "$E2E_TMP/shot.png" image/png
+	local w=$E2E_TMP/work/proj__worktrees/cc
+	# Its first run's questions answered as a user would have, the worktree trusted.
+	claude_offline_env "$w"
 	start_offline
 	wait_for 'C-b \? help'
 	wrx add cc >/dev/null
@@ -87,22 +112,8 @@ t_codex_takes_paste_and_send() {
 	"$here/make_png.py" "$E2E_TMP/shot.png" 5000
 	clip "$E2E_TMP/shot.png" image/png
 	local w=$E2E_TMP/work/proj__worktrees/cx
-	# A provider of the user's own (so no OpenAI sign-in), at a closed
-	# loopback port; the worktree trusted, as a user would have said.
-	mkdir -p "$HOME/.codex" "$XDG_CONFIG_HOME/workrex"
-	cat >"$HOME/.codex/config.toml" <<-EOF
-		model = "gpt-5"
-		model_provider = "offline"
-		[model_providers.offline]
-		name = "offline"
-		base_url = "http://127.0.0.1:9/v1"
-		wire_api = "responses"
-		requires_openai_auth = false
-		[projects."$w"]
-		trust_level = "trusted"
-	EOF
-	printf 'agent: codex\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
-	export PATH="$NPM_DIR/node_modules/.bin:$PATH"
+	# The worktree trusted, as a user would have said.
+	codex_offline_env "$w"
 	start_offline
 	wait_for 'C-b \? help'
 	wrx add cx >/dev/null
@@ -126,20 +137,6 @@ t_codex_takes_paste_and_send() {
 }
 
 run_test "Codex (offline): C-b p's path is its image attachment; send is submitted" t_codex_takes_paste_and_send
-
-# claude_offline_env: Claude Code's first-run answers but the folder's
-# trust, its API at a closed loopback port.
-claude_offline_env() {
-	cat >"$HOME/.claude.json" <<-EOF
-		{"hasCompletedOnboarding": true,
-		 "customApiKeyResponses": {"approved": ["sk-ant-offline"], "rejected": []}}
-	EOF
-	mkdir -p "$XDG_CONFIG_HOME/workrex"
-	printf 'agent: claude\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
-	export PATH="$NPM_DIR/node_modules/.bin:$PATH" ANTHROPIC_API_KEY=sk-ant-offline
-	export ANTHROPIC_BASE_URL=http://127.0.0.1:9 DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1
-	export DISABLE_ERROR_REPORTING=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
-}
 
 t_claude_by_keyboard() {
 	make_repo
@@ -166,18 +163,7 @@ t_claude_by_keyboard() {
 
 t_codex_by_keyboard() {
 	make_repo
-	mkdir -p "$HOME/.codex" "$XDG_CONFIG_HOME/workrex"
-	cat >"$HOME/.codex/config.toml" <<-EOF
-		model = "gpt-5"
-		model_provider = "offline"
-		[model_providers.offline]
-		name = "offline"
-		base_url = "http://127.0.0.1:9/v1"
-		wire_api = "responses"
-		requires_openai_auth = false
-	EOF
-	printf 'agent: codex\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
-	export PATH="$NPM_DIR/node_modules/.bin:$PATH"
+	codex_offline_env
 	start_offline
 	wait_for 'C-b \? help'
 	wrx add cx >/dev/null
