@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The real Claude Code and Codex (from the npm registry, cached under
+# The real Claude Code, Codex and Gemini CLI (from the npm registry, cached under
 # /var/cache/workrex-test/npm), offline: in a network namespace of their own
 # (loopback only), their API pointed at a closed loopback port. Their input
 # box comes up without a network; there, C-b p's pasted path becomes their
 # image attachment, and `send` is submitted (the screen answers Enter).
 # And as a person uses them, with keys typed through tmux: Claude Code's
 # trust question answered with Enter, a prompt typed and submitted with
-# Enter; Codex's trust menu walked with the arrows and Enter, then a prompt.
+# Enter; Codex's and Gemini CLI's trust menus walked with the arrows and
+# Enter, then a prompt. (OpenCode by keyboard: not yet.)
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 need_x
@@ -27,12 +28,15 @@ for tool in npm unshare; do
 	command -v "$tool" >/dev/null || { echo "not ok - agent CLIs: $tool is required but not installed"; exit 1; }
 done
 CODEX_VERSION=0.171.0
+GEMINI_VERSION=0.61.0
 installed() { grep -q "\"version\": \"$2\"" "$NPM_DIR/node_modules/$1/package.json" 2>/dev/null; }
-if ! installed @anthropic-ai/claude-code "$CLAUDE_VERSION" || ! installed @openai/codex "$CODEX_VERSION"; then
+if ! installed @anthropic-ai/claude-code "$CLAUDE_VERSION" || ! installed @openai/codex "$CODEX_VERSION" ||
+	! installed @google/gemini-cli "$GEMINI_VERSION"; then
 	mkdir -p "$NPM_DIR"
-	timeout 600 npm install --no-audit --no-fund --prefix "$NPM_DIR" \
-		"@anthropic-ai/claude-code@$CLAUDE_VERSION" "@openai/codex@$CODEX_VERSION" >"$E2E_TMP/npm.log" 2>&1 ||
-		{ echo "not ok - agent CLIs: npm install of Claude Code and Codex failed:"; tail -5 "$E2E_TMP/npm.log"; exit 1; }
+	timeout 900 npm install --no-audit --no-fund --prefix "$NPM_DIR" \
+		"@anthropic-ai/claude-code@$CLAUDE_VERSION" "@openai/codex@$CODEX_VERSION" \
+		"@google/gemini-cli@$GEMINI_VERSION" >"$E2E_TMP/npm.log" 2>&1 ||
+		{ echo "not ok - agent CLIs: npm install of Claude Code, Codex and Gemini CLI failed:"; tail -5 "$E2E_TMP/npm.log"; exit 1; }
 fi
 
 # start_offline: the dashboard of $repo, its keepers and agents in a network
@@ -184,5 +188,39 @@ t_codex_by_keyboard() {
 	wait_for 'Connection failed|Reconnecting' 30
 }
 
+# Gemini CLI: its API key's auth chosen as a user would have; its folder
+# trust menu walked with the arrows and Enter (it restarts itself), then a
+# prompt typed, a moment, and Enter (it takes keys that come together with
+# the text for a paste, as a person's typing never does).
+t_gemini_by_keyboard() {
+	make_repo
+	mkdir -p "$HOME/.gemini" "$XDG_CONFIG_HOME/workrex"
+	printf '{"security": {"auth": {"selectedType": "gemini-api-key"}}}\n' >"$HOME/.gemini/settings.json"
+	printf 'agent: gemini\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	export PATH="$NPM_DIR/node_modules/.bin:$PATH" GEMINI_API_KEY=offline-key
+	start_offline
+	wait_for 'C-b \? help'
+	wrx add gm >/dev/null
+	prefix 2
+	prefix z
+	wait_for 'Do you trust the files in this folder' 60
+	wait_for '● 1\. Trust folder \(gm\)'
+	keys Down
+	wait_for '● 2\. Trust parent folder'
+	keys Up
+	wait_for '● 1\. Trust folder \(gm\)'
+	keys Enter
+	wait_for 'Type your message' 60
+	grep -q "proj__worktrees/gm" "$HOME/.gemini/trustedFolders.json"
+	tm send-keys -l 'say hello, typed'
+	wait_for '│ > say hello, typed'
+	sleep 0.5
+	keys Enter
+	wait_for 'Thinking|rror' 30
+	wait_for '│ >   Type your message'
+	screen | grep -q '│ > say hello, typed'
+}
+
 run_test "Claude Code (offline), by keyboard: trust answered with Enter, a prompt submitted" t_claude_by_keyboard
 run_test "Codex (offline), by keyboard: its menu walked with arrows and Enter, a prompt submitted" t_codex_by_keyboard
+run_test "Gemini CLI (offline), by keyboard: its trust menu walked, a prompt submitted" t_gemini_by_keyboard
