@@ -21,6 +21,9 @@ end_codex() {
 }
 trap 'end_codex; stop_x; stop' EXIT
 git_env
+# A person's terminal, not CI's: Gemini CLI takes CI=true for a headless run
+# (and exits 55 instead of asking to trust the folder).
+unset CI
 
 CLAUDE_VERSION=2.1.197
 NPM_DIR=/var/cache/workrex-test/npm

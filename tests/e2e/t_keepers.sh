@@ -83,6 +83,17 @@ t_kill_dashboard() { counter_survives kill; }
 t_detach() { counter_survives detach; }
 
 # vim and less, full screen: the same screen before and after, and the keys still reach them.
+# focus_vim: v's vim pane focused, the main one. C-b 2 on an agent that has
+# the focus already goes on to its next pane: pressed until it is vim's.
+focus_vim() {
+	local i=0
+	until screen | sed -n 1p | grep -qE '^ workrex +│ [0-9]+ v:bash'; do
+		((i++ < 4)) || { screen >&2; return 1; }
+		prefix 2
+		sleep 0.5
+	done
+}
+
 # settled_capture FILE: v's screen into FILE once a redraw (a resize as the
 # focus moves) is over: the same twice, 0.3 s apart.
 settled_capture() {
@@ -123,7 +134,7 @@ t_full_screen_programs() {
 	wait_for 'WORKREX-EXITED'
 	restart_elsewhere
 	wait_for '^ 2 v'
-	prefix 2
+	focus_vim
 	wait_for '│ *200 text line 200'
 	settled_capture "$E2E_TMP/after"
 	diff -u "$E2E_TMP/before" "$E2E_TMP/after" >&2
@@ -133,7 +144,7 @@ t_full_screen_programs() {
 	tm kill-window
 	restart_elsewhere
 	wait_for '^ 2 v'
-	prefix 2
+	focus_vim
 	# less, in the stack now (smaller), redrew from the top line it had.
 	wait_for '│text line 4[6-9][0-9] *$'
 	keys ':q' Enter
