@@ -125,9 +125,8 @@ t_full_screen_programs() {
 	prefix o
 	keys G
 	wait_for '│text line 500'
-	prefix o
-	prefix o
-	# Focused, vim's pane is the main one again.
+	# vim's pane focused again (the main one): compared at that size after.
+	focus_vim
 	settled_capture "$E2E_TMP/before"
 	grep -q 'text line 200' "$E2E_TMP/before"
 	kill -9 "$(workrex_pid)"
