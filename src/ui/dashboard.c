@@ -96,10 +96,6 @@ void ui_prompt_end(struct ui *ui, const char *answer)
 	if (p == NULL)
 		return;
 	ui->prompt = NULL; /* first: done may ask something new */
-	if (ui->prompt_rows) {
-		ui->prompt_rows = false;
-		ui->full_redraw = true;
-	}
 	p->done(ui, answer, p->arg);
 	free(p->label);
 	buf_free(&p->input);

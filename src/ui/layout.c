@@ -79,19 +79,32 @@ static int fit(int h, int want, bool *note)
 }
 
 /*
- * The panes to show besides the focused one, in display order: the first k
- * of them. which[] gets their indices.
+ * The k panes to show besides the focused one: those of the lowest rank
+ * (rank NULL: all alike), the first in display order among equals, put in
+ * display order. which[] gets their indices.
  */
-static int others(int n, int focus, int k, int *which)
+static int others(int n, int focus, const int *rank, int k, int *which)
 {
 	int m = 0;
-	for (int i = 0; i < n && m < k; i++)
-		if (i != focus)
-			which[m++] = i;
+	int top = 0;
+	for (int i = 0; rank && i < n; i++)
+		top = WRX_MAX(top, rank[i]);
+	for (int r = 0; r <= top && m < k; r++)
+		for (int i = 0; i < n && m < k; i++)
+			if (i != focus && (rank == NULL || rank[i] == r))
+				which[m++] = i;
+	/* Back in display order. */
+	for (int i = 1; i < m; i++)
+		for (int j = i; j > 0 && which[j] < which[j - 1]; j--) {
+			int t = which[j];
+			which[j] = which[j - 1];
+			which[j - 1] = t;
+		}
 	return m;
 }
 
-static int tile(int n, int focus, struct rect area, struct rect *out, struct rect *note)
+static int tile(int n, int focus, const int *rank, struct rect area, struct rect *out,
+		struct rect *note)
 {
 	int mainw = area.w * 3 / 5, stackw = area.w - mainw - 1;
 	if (stackw < MIN_W || area.h < MIN_H) {
@@ -105,14 +118,15 @@ static int tile(int n, int focus, struct rect area, struct rect *out, struct rec
 	if (noted)
 		*note = (struct rect){col.x, area.y + area.h - 1, stackw, 1};
 	int *which = ints(k);
-	k = others(n, focus, k, which);
+	k = others(n, focus, rank, k, which);
 	stack(col, which, k, out);
 	free(which);
 	return k + 1;
 }
 
 /* Grid: as square as possible, columns first; the focused pane always among them. */
-static int grid(int n, int focus, struct rect area, struct rect *out, struct rect *note)
+static int grid(int n, int focus, const int *rank, struct rect area, struct rect *out,
+		struct rect *note)
 {
 	int maxcols = WRX_MAX((area.w + 1) / (MIN_W + 1), 1), maxrows = area.h / MIN_H;
 	bool noted = n > maxcols * maxrows;
@@ -127,7 +141,7 @@ static int grid(int n, int focus, struct rect area, struct rect *out, struct rec
 	}
 	int *which = ints(k);
 	which[0] = focus;
-	others(n, focus, k - 1, which + 1);
+	others(n, focus, rank, k - 1, which + 1);
 	/* Back in display order, the focused pane in its place among them. */
 	for (int i = 1; i < k && which[i] < which[i - 1]; i++) {
 		int t = which[i];
@@ -171,8 +185,8 @@ static int grid(int n, int focus, struct rect area, struct rect *out, struct rec
 	return k;
 }
 
-int layout_compute(enum wrx_layout kind, bool zoom, int n, int focus, struct rect area,
-		   struct rect *out, struct rect *note)
+int layout_compute(enum wrx_layout kind, bool zoom, int n, int focus, const int *rank,
+		   struct rect area, struct rect *out, struct rect *note)
 {
 	struct rect none = {0};
 	if (note == NULL)
@@ -189,8 +203,8 @@ int layout_compute(enum wrx_layout kind, bool zoom, int n, int focus, struct rec
 		out[focus] = area;
 		return 1;
 	}
-	return kind == WRX_LAYOUT_TILE ? tile(n, focus, area, out, note)
-				       : grid(n, focus, area, out, note);
+	return kind == WRX_LAYOUT_TILE ? tile(n, focus, rank, area, out, note)
+				       : grid(n, focus, rank, area, out, note);
 }
 
 int layout_neighbour(const struct rect *r, int n, int from, int dx, int dy)

@@ -21,12 +21,14 @@ struct rect {
 /*
  * Place n panes in area. out[i] gets pane i's rectangle; a pane that is not
  * shown (full layout, zoom, no room) gets w = h = 0. The focused pane is
- * always shown, and in tile it is the main one. Returns how many are shown.
+ * always shown, and in tile it is the main one. When not all fit, those of
+ * the lowest rank[i] are shown (rank NULL: the first ones), in their order.
+ * Returns how many are shown.
  * *note (may be NULL) gets the line where the renderer says how many did
  * not fit, or h = 0 when all did (or the user chose full or zoom).
  */
-int layout_compute(enum wrx_layout kind, bool zoom, int n, int focus, struct rect area,
-		   struct rect *out, struct rect *note);
+int layout_compute(enum wrx_layout kind, bool zoom, int n, int focus, const int *rank,
+		   struct rect area, struct rect *out, struct rect *note);
 
 const char *layout_name(enum wrx_layout kind);
 

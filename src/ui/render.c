@@ -719,7 +719,6 @@ static int draw_wrapped(struct ui *ui, int y, const char *text, int w)
 static void draw_status(struct ui *ui)
 {
 	int y = ui->rows - 1;
-	ui->prompt_top = y;
 	fill(y, 0, ui->cols, A_NORMAL, ' ');
 	char right[64], name[32];
 	snprintf(right, sizeof right, "%s[%s] %s ? help ", ui->prefix_armed ? "PREFIX " : "",
@@ -731,15 +730,12 @@ static void draw_status(struct ui *ui)
 		leftw = ui->cols;
 		rw = 0;
 	}
+	int k = 0;
 	if (ui->prompt) {
 		const char *label = ui->prompt->label;
-		int k;
 		if (text_width(label) + 12 > leftw && ui->cols > 2 &&
-		    (k = draw_wrapped(ui, y, label, ui->cols - 1)) > 0) {
-			ui->prompt_rows = true;
-			ui->prompt_top = y - k;
+		    (k = draw_wrapped(ui, y, label, ui->cols - 1)) > 0)
 			label = ui->prompt->yesno ? "y/n:" : ">";
-		}
 		int used = put_text(y, 0, leftw, label, A_BOLD);
 		if (used < leftw)
 			used += put_text(y, used, leftw - used, " ", A_NORMAL);
@@ -752,9 +748,20 @@ static void draw_status(struct ui *ui)
 		}
 		used += put_text(y, used, leftw - used, in, A_NORMAL);
 		move(y, WRX_MIN(used, ui->cols - 1));
+	} else if (ui->message && ui->message_error && text_width(ui->message) > leftw &&
+		   ui->cols > 2) {
+		/* An error is read whole: it says why, and what to do next. */
+		k = draw_wrapped(ui, y, ui->message, ui->cols - 1);
 	} else if (ui->message) {
 		put_text(y, 0, leftw, ui->message, ui->message_error ? A_BOLD : A_NORMAL);
 	}
+	/* Rows over the panes: none of their raw writes there; given back, all redrawn. */
+	ui->prompt_top = y - k;
+	if (k < ui->status_rows) {
+		ui->full_redraw = true;
+		ui_dirty(ui);
+	}
+	ui->status_rows = k;
 	if (rw > 0)
 		put_text(y, ui->cols - rw, rw, right, ui->prefix_armed ? A_REVERSE : A_DIM);
 }
@@ -811,9 +818,22 @@ void render_layout(struct ui *ui)
 	ui->area = (struct rect){sw, 0, ui->cols - sw, ui->rows - 1};
 	int n = session_pane_count(s);
 	struct rect *r = xcalloc((size_t)WRX_MAX(n, 1), sizeof *r);
-	ui->hidden =
-		n - layout_compute(session_layout(s), session_zoomed(s), n,
-				   session_pane_index(s, session_focus(s)), ui->area, r, &ui->note);
+	/*
+	 * When not all fit: the focused agent's other panes first, then each
+	 * agent's own pane (its CLI), then the rest (their shells): a dozen
+	 * agents' shells are not what the stack is for.
+	 */
+	int *rank = xcalloc((size_t)WRX_MAX(n, 1), sizeof *rank);
+	struct wpane *f = session_focus(s);
+	for (int i = 0; i < n; i++) {
+		struct wpane *wp = session_pane(s, i);
+		rank[i] = f && wp->agent == f->agent               ? 0
+			  : session_agent_pane(s, wp->agent) == wp ? 1
+								   : 2;
+	}
+	ui->hidden = n - layout_compute(session_layout(s), session_zoomed(s), n,
+					session_pane_index(s, f), rank, ui->area, r, &ui->note);
+	free(rank);
 	ui->laid_focus = session_focus(s);
 	for (int i = 0; i < n; i++) {
 		struct wpane *wp = session_pane(s, i);

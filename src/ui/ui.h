@@ -102,8 +102,8 @@ struct ui {
 	struct textview *textview; /* owned: a command's output shown whole, or NULL */
 	int ov_sel;
 	struct prompt *prompt; /* owned */
-	bool prompt_rows;      /* its question took rows over the panes: redraw them after */
-	int prompt_top;        /* the first of those rows this frame (the status line: none) */
+	int status_rows;       /* rows over the panes a long question or error took last frame */
+	int prompt_top;        /* the first of them this frame (the status line: none) */
 	char *message;         /* owned */
 	bool message_error;
 	bool pasting;

@@ -23,7 +23,7 @@ static void test_single_pane_fills(void **state)
 {
 	(void)state;
 	struct rect r[1], area = {10, 0, 100, 40};
-	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, false, 1, 0, area, r, NULL), 1);
+	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, false, 1, 0, NULL, area, r, NULL), 1);
 	assert_memory_equal(&r[0], &area, sizeof area);
 }
 
@@ -31,7 +31,7 @@ static void test_tile_main_and_stack(void **state)
 {
 	(void)state;
 	struct rect r[3], area = {0, 0, 100, 40};
-	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, false, 3, 0, area, r, NULL), 3);
+	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, false, 3, 0, NULL, area, r, NULL), 3);
 	assert_int_equal(r[0].x, 0);
 	assert_int_equal(r[0].h, 40);
 	assert_int_equal(r[0].w, 60);
@@ -46,13 +46,13 @@ static void test_grid_is_square(void **state)
 {
 	(void)state;
 	struct rect r[4], area = {0, 0, 81, 40};
-	assert_int_equal(layout_compute(WRX_LAYOUT_GRID, false, 4, 0, area, r, NULL), 4);
+	assert_int_equal(layout_compute(WRX_LAYOUT_GRID, false, 4, 0, NULL, area, r, NULL), 4);
 	assert_int_equal(r[0].w, 40);
 	assert_int_equal(r[2].x, 41);
 	assert_int_equal(r[0].h, 20);
 	no_overlap(r, 4);
 	struct rect r5[5];
-	layout_compute(WRX_LAYOUT_GRID, false, 5, 0, area, r5, NULL);
+	layout_compute(WRX_LAYOUT_GRID, false, 5, 0, NULL, area, r5, NULL);
 	no_overlap(r5, 5);
 	for (int i = 0; i < 5; i++)
 		assert_true(r5[i].w > 0 && r5[i].h > 0);
@@ -62,10 +62,10 @@ static void test_full_and_zoom_show_focus_only(void **state)
 {
 	(void)state;
 	struct rect r[3], area = {0, 0, 80, 24};
-	assert_int_equal(layout_compute(WRX_LAYOUT_FULL, false, 3, 2, area, r, NULL), 1);
+	assert_int_equal(layout_compute(WRX_LAYOUT_FULL, false, 3, 2, NULL, area, r, NULL), 1);
 	assert_int_equal(r[0].w, 0);
 	assert_int_equal(r[2].w, 80);
-	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, true, 3, 1, area, r, NULL), 1);
+	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, true, 3, 1, NULL, area, r, NULL), 1);
 	assert_int_equal(r[1].h, 24);
 	assert_int_equal(r[0].h, 0);
 }
@@ -77,23 +77,24 @@ static void test_tiny_areas_never_negative(void **state)
 	for (int w = 0; w < 4; w++)
 		for (int h = 0; h < 4; h++)
 			for (int k = 0; k < WRX_LAYOUT_COUNT; k++) {
-				layout_compute(k, false, 9, 0, (struct rect){0, 0, w, h}, r, NULL);
+				layout_compute(k, false, 9, 0, NULL, (struct rect){0, 0, w, h}, r,
+					       NULL);
 				for (int i = 0; i < 9; i++) {
 					assert_true(r[i].w >= 0 && r[i].h >= 0);
 					assert_true(r[i].x + r[i].w <= w);
 					assert_true(r[i].y + r[i].h <= h);
 				}
 			}
-	assert_int_equal(
-		layout_compute(WRX_LAYOUT_TILE, false, 0, 0, (struct rect){0, 0, 9, 9}, r, NULL),
-		0);
+	assert_int_equal(layout_compute(WRX_LAYOUT_TILE, false, 0, 0, NULL,
+					(struct rect){0, 0, 9, 9}, r, NULL),
+			 0);
 }
 
 static void test_neighbours(void **state)
 {
 	(void)state;
 	struct rect r[3];
-	layout_compute(WRX_LAYOUT_TILE, false, 3, 0, (struct rect){0, 0, 100, 40}, r, NULL);
+	layout_compute(WRX_LAYOUT_TILE, false, 3, 0, NULL, (struct rect){0, 0, 100, 40}, r, NULL);
 	assert_int_equal(layout_neighbour(r, 3, 0, 1, 0), 1);
 	assert_int_equal(layout_neighbour(r, 3, 1, 0, 1), 2);
 	assert_int_equal(layout_neighbour(r, 3, 2, 0, -1), 1);
@@ -109,7 +110,7 @@ static void test_focus_always_shown(void **state)
 	struct rect r[N], area = {0, 0, 120, 40};
 	for (int kind = WRX_LAYOUT_TILE; kind <= WRX_LAYOUT_GRID; kind++) {
 		for (int focus = 0; focus < N; focus++) {
-			layout_compute((enum wrx_layout)kind, false, N, focus, area, r, NULL);
+			layout_compute((enum wrx_layout)kind, false, N, focus, NULL, area, r, NULL);
 			assert_true(r[focus].w >= 1 && r[focus].h >= 2);
 			if (kind == WRX_LAYOUT_TILE) {
 				assert_int_equal(r[focus].x, 0);
@@ -120,11 +121,47 @@ static void test_focus_always_shown(void **state)
 	}
 }
 
+/*
+ * Not all fit: the lowest ranks are shown (agents' own panes before their
+ * shells), still in display order.
+ */
+static void test_rank_decides_who_is_shown(void **state)
+{
+	(void)state;
+	enum { N = 21 };
+	int rank[N];
+	for (int i = 0; i < N; i++)
+		rank[i] = i % 2 ? 2 : 1; /* even: an agent's pane; odd: its shell */
+	struct rect r[N], note, area = {25, 0, 55, 23};
+	for (int kind = WRX_LAYOUT_TILE; kind <= WRX_LAYOUT_GRID; kind++) {
+		int shown =
+			layout_compute((enum wrx_layout)kind, false, N, 0, rank, area, r, &note);
+		assert_true(shown < N);
+		assert_true(note.h > 0);
+		int last_y = -1;
+		for (int i = 1; i < N; i++) {
+			bool on = r[i].w > 0;
+			/* Every shell hidden before any agent's pane is. */
+			if (i % 2 && on)
+				for (int j = 2; j < N; j += 2)
+					assert_true(r[j].w > 0);
+			/* Shown ones in display order, column by column. */
+			if (on && kind == WRX_LAYOUT_TILE) {
+				assert_true(r[i].y > last_y);
+				last_y = r[i].y;
+			}
+		}
+		assert_true(r[2].w > 0 && r[4].w > 0);
+		if (kind == WRX_LAYOUT_TILE)
+			assert_int_equal(r[1].w, 0);
+	}
+}
+
 /* One layout of n panes in area ar: the invariants test_many_agents checks. */
 static void many(enum wrx_layout kind, int n, int focus, struct rect ar)
 {
 	struct rect r[64], note;
-	int shown = layout_compute(kind, false, n, focus, ar, r, &note);
+	int shown = layout_compute(kind, false, n, focus, NULL, ar, r, &note);
 	int visible = 0, biggest = 0;
 	for (int i = 0; i < n; i++) {
 		if (r[i].w == 0 && r[i].h == 0)
@@ -180,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_tiny_areas_never_negative),
 		cmocka_unit_test(test_neighbours),
 		cmocka_unit_test(test_many_agents),
+		cmocka_unit_test(test_rank_decides_who_is_shown),
 	};
 	return cmocka_run_group_tests_name("layout", tests, NULL, NULL);
 }
