@@ -68,9 +68,23 @@ void ui_relayout(struct ui *ui)
 	ui_dirty(ui);
 }
 
+/*
+ * The question or message on the status line goes: rows it took over the
+ * panes are theirs again, drawn whole in the next frame (in the same
+ * frame as it goes, or the old text would stand there, read as current).
+ */
+static void status_gone(struct ui *ui)
+{
+	if (ui->status_rows > 0) {
+		ui->status_rows = 0;
+		ui->full_redraw = true;
+	}
+}
+
 static void on_message_timeout(uv_timer_t *t)
 {
 	struct ui *ui = t->data;
+	status_gone(ui);
 	free(ui->message);
 	ui->message = NULL;
 	ui_dirty(ui);
@@ -80,6 +94,7 @@ void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
+	status_gone(ui);
 	free(ui->message);
 	ui->message = xvasprintf(fmt, ap);
 	va_end(ap);
@@ -96,6 +111,7 @@ void ui_prompt_end(struct ui *ui, const char *answer)
 	if (p == NULL)
 		return;
 	ui->prompt = NULL; /* first: done may ask something new */
+	status_gone(ui);
 	p->done(ui, answer, p->arg);
 	free(p->label);
 	buf_free(&p->input);
@@ -107,6 +123,7 @@ void ui_prompt(struct ui *ui, const char *label, bool yesno,
 	       void (*done)(struct ui *, const char *, void *), void *arg)
 {
 	ui_prompt_end(ui, NULL);
+	status_gone(ui); /* a long error's rows, under a question that may take fewer */
 	struct prompt *p = xcalloc(1, sizeof *p);
 	p->label = xstrdup(label);
 	p->yesno = yesno;

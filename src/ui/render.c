@@ -755,12 +755,8 @@ static void draw_status(struct ui *ui)
 	} else if (ui->message) {
 		put_text(y, 0, leftw, ui->message, ui->message_error ? A_BOLD : A_NORMAL);
 	}
-	/* Rows over the panes: none of their raw writes there; given back, all redrawn. */
+	/* Rows over the panes: none of their raw writes there (ui_status_gone gives them back). */
 	ui->prompt_top = y - k;
-	if (k < ui->status_rows) {
-		ui->full_redraw = true;
-		ui_dirty(ui);
-	}
 	ui->status_rows = k;
 	if (rw > 0)
 		put_text(y, ui->cols - rw, rw, right, ui->prefix_armed ? A_REVERSE : A_DIM);

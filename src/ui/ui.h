@@ -102,7 +102,7 @@ struct ui {
 	struct textview *textview; /* owned: a command's output shown whole, or NULL */
 	int ov_sel;
 	struct prompt *prompt; /* owned */
-	int status_rows;       /* rows over the panes a long question or error took last frame */
+	int status_rows;       /* rows over the panes a long question or error took (drawn) */
 	int prompt_top;        /* the first of them this frame (the status line: none) */
 	char *message;         /* owned */
 	bool message_error;

@@ -201,6 +201,8 @@ t_no_surprises() {
 	sleep 0.7
 	keys y
 	wait_for 'keeps its uncommitted changes'
+	# Answered, the question's rows are the panes' again, not left standing.
+	wait_gone 'merge its commits anyway'
 	git -C "$repo" log --oneline main | grep -q two.txt
 	[ -f "$E2E_TMP/work/proj__worktrees/dirty/wip.txt" ]
 	# C-b X: refused for unmerged commits, asked again, removed.
@@ -214,6 +216,7 @@ t_no_surprises() {
 	wait_for 'remove it anyway'
 	sleep 0.7
 	keys y
+	wait_gone 'remove it anyway'
 	until_ok 10 not test -d "$E2E_TMP/work/proj__worktrees/gone"
 	not git -C "$repo" rev-parse -q --verify refs/heads/gone
 }
