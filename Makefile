@@ -20,7 +20,7 @@ LIBS    := $(PKG_LIBS) -lutil -Wl,--export-dynamic-symbol=mbedtls_x509_crt_parse
 BUILD   ?= build
 # The sandbox client: libc and json-c only, linked statically (see src/guest/main.c);
 # never with sanitizers, which cannot link statically.
-GUEST_SRC := src/guest/main.c src/guest/forward.c src/guest/firewall.c src/cmd/cmd_rpc.c src/rpc/proto.c src/rpc/status.c src/util/util.c
+GUEST_SRC := src/guest/main.c src/guest/forward.c src/guest/hostbox.c src/guest/firewall.c src/cmd/cmd_rpc.c src/rpc/proto.c src/rpc/status.c src/util/util.c
 GUEST   := $(BUILD)/workrex-guest
 
 

@@ -59,10 +59,13 @@ struct sandbox_config {
 	struct strlist env_passthrough; /* global-only */
 	struct mount_def *extra_mounts; /* owned; global-only */
 	size_t nextra_mounts;
-	struct strlist host_commands;                 /* global-only */
-	char *agent_config_dir;                       /* owned; global-only */
-	char *rpc_host;                               /* owned; global-only */
-	bool dangerously_allow_unsandboxed_host_exec; /* global-only */
+	struct strlist host_commands;                      /* global-only */
+	struct strlist host_command_paths;                 /* global-only: read-only in the box */
+	long host_command_processes, host_command_seconds; /* global-only */
+	char *host_command_memory;                         /* owned, "8GiB"; global-only */
+	char *agent_config_dir;                            /* owned; global-only */
+	char *rpc_host;                                    /* owned; global-only */
+	bool dangerously_allow_unsandboxed_host_exec;      /* global-only */
 	struct {
 		char *runtime; /* owned: podman, docker, apple-container; NULL: detect */
 		char *memory;  /* owned: "4g" */

@@ -14,6 +14,11 @@
 #include "clipboard.h"
 #include "deliver.h"
 #include "hostexec.h"
+#include "../backends/backend.h"
+#include "../git/private.h"
+#include "../net/proxy.h"
+#include "../net/spec.h"
+#include "../rpc/control.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "run.h"
@@ -72,7 +77,8 @@ struct act_call {
 	act_reply_fn *reply;
 	const struct act_stream *stream; /* the caller takes output as it comes, or NULL */
 	void *reply_arg;
-	struct strlist argv; /* a child's arguments after `workrex` */
+	struct strlist argv;           /* a child's arguments after `workrex` */
+	struct act_call *next_waiting; /* host commands waiting their agent's turn */
 };
 
 /* ---- arguments ---- */
@@ -467,9 +473,182 @@ static long exec_backlog(void *arg)
 	return c->stream && c->stream->backlog ? c->stream->backlog(c->reply_arg) : 0;
 }
 
+/* A host command under way: its call and the proxy made for it. */
+struct hx_run {
+	struct act_call *c;
+	struct proxy *proxy; /* NULL: no network */
+	char *token;
+};
+
+static void hx_next(struct wrx *w, const char *handle);
+
 static void exec_done(void *arg, int code)
 {
-	exec_exit(arg, code);
+	struct hx_run *r = arg;
+	struct wrx *w = r->c->w;
+	char *handle = xstrdup(r->c->handle);
+	if (r->proxy)
+		proxy_close(r->proxy);
+	free(r->token);
+	struct agent *a = session_find_agent(w->s, handle);
+	if (a)
+		a->host_busy = false;
+	exec_exit(r->c, code);
+	free(r);
+	hx_next(w, handle);
+	free(handle);
+}
+
+static void hx_output(void *arg, int stream, const char *p, size_t n)
+{
+	exec_output(((struct hx_run *)arg)->c, stream, p, n);
+}
+
+static long hx_backlog(void *arg)
+{
+	return exec_backlog(((struct hx_run *)arg)->c);
+}
+
+static void hx_egress(void *arg, const struct proxy_event *ev)
+{
+	struct act_call *c = arg;
+	struct agent *a = session_find_agent(c->w->s, c->handle);
+	json_object *o = proxy_event_json(ev);
+	if (a)
+		wrx_egress(c->w, a, o);
+	json_object_put(o);
+}
+
+/*
+ * The command's own proxy, on a socket only the host reaches (bound into
+ * its box): under policy deny the agent's allowed_domains, under allow every
+ * public name; never loopback or a private address either way.
+ */
+static struct proxy *hx_proxy(struct hx_run *r, char **sock)
+{
+	struct wrx *w = r->c->w;
+	char *cause = NULL;
+	char *dir = control_dir(&cause);
+	if (dir == NULL) {
+		log_msg("host-exec: no proxy: %s", cause);
+		free(cause);
+		return NULL;
+	}
+	*sock = xasprintf("%s/hx-%s.sock", dir, r->c->handle);
+	free(dir);
+	r->token = xcalloc(1, RPC_TOKEN_LEN + 1);
+	if (rpc_token_new(r->token) < 0) {
+		log_msg("host-exec: no proxy: no token");
+		return NULL;
+	}
+	static struct net_policy every = {.any_public = true};
+	bool deny = strcmp(w->cfg.sandbox.network.policy, "deny") == 0;
+	struct proxy_opts o = {.token = r->token,
+			       .policy = deny ? &w->cfg.sandbox.network.allowed : &every,
+			       .max_connections = (int)w->cfg.sandbox.network.max_connections,
+			       .event = hx_egress,
+			       .arg = r->c};
+	struct proxy *p = proxy_new(w->loop, &o);
+	if (proxy_listen(p, *sock, &cause) < 0) {
+		log_msg("host-exec: no proxy: %s", cause);
+		free(cause);
+		proxy_close(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void hx_start(struct act_call *c, char *prog)
+{
+	struct wrx *w = c->w;
+	const struct config *cfg = &w->cfg;
+	struct hx_run *r = xcalloc(1, sizeof *r);
+	r->c = c;
+	json_object *args = arg(c, "args");
+	size_t n = args ? json_object_array_length(args) : 0;
+	char **argv = xcalloc(n + 1, sizeof *argv);
+	for (size_t i = 0; i < n; i++)
+		argv[i] = (char *)json_object_get_string(json_object_array_get_idx(args, i));
+	bool bwrap = path_has("bwrap");
+	struct backend_git git = {0};
+	bool have_git = w->gitdir && backend_git_ready(w->root, c->a->handle, &git) == 0;
+	char *priv = private_agent_dir(w->root, c->a->handle, true);
+	char *layers = priv ? xasprintf("%s/host-caches", priv) : NULL;
+	char *sock = NULL;
+	if (bwrap)
+		r->proxy = hx_proxy(r, &sock);
+	struct hostexec_spec spec = {
+		.prog = prog,
+		.args = argv,
+		.worktree = c->a->path,
+		.home = getenv("HOME"),
+		.project_root = have_git ? w->root : NULL,
+		.git_dir = have_git ? w->gitdir : NULL,
+		.snapshot = have_git ? git.snapshot : NULL,
+		.private_gitdir = have_git ? git.priv.gitdir : NULL,
+		.private_gitfile = have_git ? git.priv.gitfile : NULL,
+		.excluded = &cfg->sandbox.container.excluded_files,
+		.paths = &cfg->sandbox.host_command_paths,
+		.layers = layers,
+		.guest = w->guest_bin,
+		.proxy = r->proxy ? sock : NULL,
+		.uid = (unsigned)getuid(),
+		.gid = (unsigned)getgid(),
+		.procs = cfg->sandbox.host_command_processes,
+		.memory = hostexec_size(cfg->sandbox.host_command_memory),
+		.unsandboxed = !bwrap,
+	};
+	struct strlist run = {0}, env = {0};
+	hostexec_argv(&spec, &run);
+	hostexec_env(r->proxy ? r->token : NULL, &env);
+	free(argv);
+	free(layers);
+	free(priv);
+	free(sock);
+	backend_git_free(&git);
+	char **rv = strlist_argv(&run), **ev = strlist_argv(&env);
+	struct run_stream rs = {
+		.argv = rv,
+		.env = ev,
+		.cwd = c->a->path,
+		.timeout_ms = (int)WRX_MIN(cfg->sandbox.host_command_seconds * 1000, INT32_MAX),
+		.output = hx_output,
+		.backlog = hx_backlog,
+		.exit = exec_done,
+		.arg = r};
+	c->a->host_busy = true;
+	int rc = run_stream(w->loop, &rs);
+	free(rv);
+	free(ev);
+	strlist_free(&run);
+	strlist_free(&env);
+	if (rc < 0) {
+		c->a->host_busy = false;
+		if (r->proxy)
+			proxy_close(r->proxy);
+		free(r->token);
+		free(r);
+		exec_refuse(c, HOSTEXEC_NO_START, "%s: %s", prog, uv_strerror(rc));
+	}
+}
+
+/* The next host command an agent asked for while one of its ran, if any. */
+static void hx_next(struct wrx *w, const char *handle)
+{
+	for (struct act_call **p = &w->hx_waiting; *p; p = &(*p)->next_waiting) {
+		struct act_call *c = *p;
+		if (strcmp(c->handle, handle) != 0)
+			continue;
+		*p = c->next_waiting;
+		c->a = session_find_agent(w->s, handle);
+		char *prog = c->a ? hostexec_which(str_arg(c, "command")) : NULL;
+		if (prog == NULL)
+			exec_refuse(c, HOSTEXEC_NO_START, "the agent or its command went away");
+		else
+			hx_start(c, prog);
+		free(prog);
+		return;
+	}
 }
 
 static void do_host_exec(struct act_call *c)
@@ -492,8 +671,7 @@ static void do_host_exec(struct act_call *c)
 			name);
 		return;
 	}
-	bool bwrap = path_has("bwrap");
-	if (!bwrap && !cfg->sandbox.dangerously_allow_unsandboxed_host_exec) {
+	if (!path_has("bwrap") && !cfg->sandbox.dangerously_allow_unsandboxed_host_exec) {
 		exec_refuse(c, HOSTEXEC_NO_START,
 			    "bubblewrap (bwrap) is not installed; host commands run only inside it "
 			    "(or set sandbox.dangerously_allow_unsandboxed_host_exec)");
@@ -504,40 +682,17 @@ static void do_host_exec(struct act_call *c)
 		exec_refuse(c, HOSTEXEC_NO_START, "'%s' is not installed on the host", name);
 		return;
 	}
-	json_object *args = arg(c, "args");
-	size_t n = args ? json_object_array_length(args) : 0;
-	char **argv = xcalloc(n + 1, sizeof *argv);
-	for (size_t i = 0; i < n; i++)
-		argv[i] = (char *)json_object_get_string(json_object_array_get_idx(args, i));
-	struct hostexec_spec spec = {
-		.prog = prog,
-		.args = argv,
-		.worktree = c->a->path,
-		.home = getenv("HOME"),
-		.runtime = getenv("XDG_RUNTIME_DIR"),
-		.network = strcmp(cfg->sandbox.network.policy, "deny") != 0,
-		.unsandboxed = !bwrap,
-	};
-	struct strlist run = {0}, env = {0};
-	hostexec_argv(&spec, &run);
-	hostexec_env(&env);
-	free(argv);
+	if (c->a->host_busy) {
+		/* One at a time: this one waits its turn (in order). */
+		struct act_call **p = &c->w->hx_waiting;
+		while (*p)
+			p = &(*p)->next_waiting;
+		*p = c;
+		free(prog);
+		return;
+	}
+	hx_start(c, prog);
 	free(prog);
-	char **rv = strlist_argv(&run), **ev = strlist_argv(&env);
-	struct run_stream r = {.argv = rv,
-			       .env = ev,
-			       .cwd = c->a->path,
-			       .output = exec_output,
-			       .backlog = exec_backlog,
-			       .exit = exec_done,
-			       .arg = c};
-	int rc = run_stream(c->w->loop, &r);
-	free(rv);
-	free(ev);
-	strlist_free(&run);
-	strlist_free(&env);
-	if (rc < 0)
-		exec_refuse(c, HOSTEXEC_NO_START, "%s: %s", name, uv_strerror(rc));
 }
 
 static void do_list(struct act_call *c)

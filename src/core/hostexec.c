@@ -4,6 +4,7 @@
  */
 #include "hostexec.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,53 +25,37 @@ bool hostexec_allowed(const struct config *c, const char *name)
 	return false;
 }
 
-/*
- * What a host command never sees: directories replaced by an empty tmpfs,
- * files by /dev/null. Keys, cloud and cluster credentials, registries'
- * tokens, password stores, shell and REPL histories.
- */
-static const char *const secret_dirs[] = {
-	".ssh",
-	".aws",
-	".gnupg",
-	".kube",
-	".docker",
-	".config/gh",
-	".config/gcloud",
-	".azure",
-	".password-store",
-	".local/share/keyrings",
-	".config/hub",
-	".terraform.d",
-	".config/op",
-	".oci",
+/* The system, read-only; a link (merged /usr) stays a link. */
+static const char *const system_dirs[] = {
+	"/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
 };
-static const char *const secret_files[] = {
-	".netrc",
-	".git-credentials",
-	".npmrc",
-	".pypirc",
-	".cargo/credentials",
-	".cargo/credentials.toml",
-	".vault-token",
-	".pgpass",
-	".my.cnf",
-	".Xauthority",
-	".ICEauthority",
-	".bash_history",
-	".zsh_history",
-	".python_history",
-	".node_repl_history",
-	".psql_history",
-	".mysql_history",
-	".lesshst",
-	".viminfo",
-	".local/share/fish/fish_history",
+/* What of /etc is a secret: files become /dev/null, directories empty. */
+static const char *const etc_files[] = {
+	"/etc/shadow",           "/etc/shadow-",          "/etc/gshadow",     "/etc/gshadow-",
+	"/etc/sudoers",          "/etc/security/opasswd", "/etc/krb5.keytab", "/etc/ipsec.secrets",
+	"/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets",
 };
-/* Caches a build tool writes: kept writable. */
+static const char *const etc_dirs[] = {
+	"/etc/ssl/private", "/etc/sudoers.d",
+	"/etc/wireguard",   "/etc/NetworkManager/system-connections",
+	"/etc/letsencrypt", "/etc/libvirt/secrets",
+	"/etc/docker",      "/etc/containers/auth.d",
+};
+/* Toolchains under home a command runs, read-only. */
+static const char *const toolchains[] = {
+	".rustup",          ".cargo/bin", ".cargo/config.toml",
+	".cargo/config",    ".cargo/env", ".nvm",
+	".pyenv",           ".sdkman",    ".volta",
+	".bun/bin",         ".deno/bin",  "go/bin",
+	".local/share/fnm",
+};
+/* Caches a build tool writes: the user's read-only, under the agent's layer. */
 static const char *const caches[] = {
-	".cache",     ".cargo/registry", ".cargo/git",     ".npm",
-	"go/pkg/mod", ".gradle/caches",  ".m2/repository",
+	".cargo/registry", ".cargo/git",           ".npm",
+	"go/pkg/mod",      ".cache/go-build",      ".cache/pip",
+	".cache/uv",       ".cache/pre-commit",    ".cache/node",
+	".cache/yarn",     ".cache/ms-playwright", ".local/share/pnpm",
+	".m2/repository",  ".gradle/caches",       ".gradle/wrapper",
 };
 
 char *hostexec_which(const char *name)
@@ -112,48 +97,216 @@ static void add(struct strlist *l, const char *a, const char *b, const char *c)
 		strlist_add(l, c);
 }
 
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/*
+ * path seen read-only at the same place (a link as a link, and what it
+ * names), if it is there and not in sight already; shown lists what is.
+ */
+static void show(struct strlist *l, struct strlist *shown, const char *path)
+{
+	for (size_t i = 0; i < shown->n; i++)
+		if (under(path, shown->v[i]))
+			return;
+	char target[4096];
+	ssize_t n = readlink(path, target, sizeof target - 1);
+	if (n > 0) {
+		target[n] = '\0';
+		add(l, "--symlink", target, path);
+		strlist_add(shown, path);
+		char *real = realpath(path, NULL);
+		if (real && strcmp(real, path) != 0)
+			show(l, shown, real);
+		free(real);
+	} else if (exists(path)) {
+		add(l, "--ro-bind", path, path);
+		strlist_add(shown, path);
+	}
+}
+
+/* Is path in sight already, read-only (the system)? */
+static bool in_system(const char *path)
+{
+	for (size_t i = 0; i < WRX_ARRAY_LEN(system_dirs); i++)
+		if (under(path, system_dirs[i]))
+			return true;
+	return false;
+}
+
+static void mkdirs(const char *path)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(p, 0700);
+			*s = '/';
+		}
+	mkdir(p, 0700);
+	free(p);
+}
+
+/*
+ * The user's cache at home/rel: read-only below the agent's layer, through
+ * an overlay hostbox mounts (it is given --overlay LOWER:LAYER:TARGET); no
+ * cache of the user's yet, the layer's upper directory alone.
+ */
+static void cache(const struct hostexec_spec *s, const char *rel, size_t i, struct strlist *l,
+		  struct strlist *box)
+{
+	char *target = xasprintf("%s/%s", s->home, rel);
+	char *name = xstrdup(rel);
+	for (char *c = name; *c; c++)
+		if (*c == '/')
+			*c = '_';
+	char *layer = xasprintf("%s/%s", s->layers, name);
+	char *upper = xasprintf("%s/upper", layer);
+	mkdirs(upper);
+	if (is_dir(target)) {
+		char *in_lower = xasprintf(HOSTEXEC_BOX "/lower/%zu", i);
+		char *in_layer = xasprintf(HOSTEXEC_BOX "/layer/%zu", i);
+		add(l, "--ro-bind", target, in_lower);
+		add(l, "--bind", layer, in_layer);
+		add(l, "--dir", target, NULL);
+		char *o = xasprintf("%s:%s:%s", in_lower, in_layer, target);
+		add(box, "--overlay", o, NULL);
+		free(o);
+		free(in_lower);
+		free(in_layer);
+	} else {
+		add(l, "--bind", upper, target);
+	}
+	free(upper);
+	free(layer);
+	free(name);
+	free(target);
+}
+
+/* The code as the container has it (container.c): the same paths, the same rights. */
+static void code(const struct hostexec_spec *s, struct strlist *l)
+{
+	char *wgit = xasprintf("%s/.git", s->worktree);
+	if (s->project_root && s->git_dir && s->private_gitdir && s->private_gitfile) {
+		add(l, "--ro-bind", s->project_root, s->project_root);
+		add(l, "--bind", s->worktree, s->worktree);
+		if (!under(s->git_dir, s->project_root))
+			add(l, "--ro-bind", s->git_dir, s->git_dir);
+		char *cfg = xasprintf("%s/config", s->git_dir);
+		add(l, "--ro-bind", s->snapshot ? s->snapshot : "/dev/null", cfg);
+		free(cfg);
+		add(l, "--bind", s->private_gitdir, s->private_gitdir);
+		add(l, "--ro-bind", s->private_gitfile, wgit);
+	} else {
+		add(l, "--bind", s->worktree, s->worktree);
+		if (exists(wgit))
+			add(l, "--ro-bind", wgit, wgit);
+	}
+	free(wgit);
+	const char *roots[] = {s->worktree, s->project_root};
+	for (size_t i = 0; s->excluded && i < s->excluded->n; i++) {
+		const char *ex = s->excluded->v[i];
+		if (ex[0] == '/' || strstr(ex, ".."))
+			continue;
+		for (size_t r = 0; r < WRX_ARRAY_LEN(roots); r++) {
+			if (roots[r] == NULL)
+				continue;
+			char *p = xasprintf("%s/%s", roots[r], ex);
+			if (is_dir(p))
+				add(l, "--tmpfs", p, NULL);
+			else if (exists(p))
+				add(l, "--ro-bind", "/dev/null", p);
+			free(p);
+		}
+	}
+}
+
 void hostexec_argv(const struct hostexec_spec *s, struct strlist *out)
 {
-	if (!s->unsandboxed) {
-		add(out, "bwrap", "--die-with-parent", "--new-session");
-		add(out, "--unshare-pid", "--unshare-ipc", "--unshare-uts");
-		if (!s->network)
-			add(out, "--unshare-net", NULL, NULL);
-		add(out, "--ro-bind", "/", "/");
-		add(out, "--dev", "/dev", NULL);
-		add(out, "--proc", "/proc", NULL);
-		/* Other programs' sockets (ssh-agent, workrex's own) and files. */
-		add(out, "--tmpfs", "/tmp", NULL);
-		add(out, "--tmpfs", "/var/tmp", NULL);
-		if (s->runtime && is_dir(s->runtime))
-			add(out, "--tmpfs", s->runtime, NULL);
-		for (size_t i = 0; s->home && i < WRX_ARRAY_LEN(secret_dirs); i++) {
-			char *p = xasprintf("%s/%s", s->home, secret_dirs[i]);
-			if (exists(p))
-				add(out, "--tmpfs", p, NULL);
-			free(p);
-		}
-		for (size_t i = 0; s->home && i < WRX_ARRAY_LEN(secret_files); i++) {
-			char *p = xasprintf("%s/%s", s->home, secret_files[i]);
-			if (exists(p))
-				add(out, "--ro-bind", "/dev/null", p);
-			free(p);
-		}
-		for (size_t i = 0; s->home && i < WRX_ARRAY_LEN(caches); i++) {
-			char *p = xasprintf("%s/%s", s->home, caches[i]);
-			if (is_dir(p))
-				add(out, "--bind", p, p);
-			free(p);
-		}
-		add(out, "--bind", s->worktree, s->worktree);
-		/* Its link to the repository stays the host's: git reads it. */
-		char *git = xasprintf("%s/.git", s->worktree);
-		if (exists(git))
-			add(out, "--ro-bind", git, git);
-		free(git);
-		add(out, "--chdir", s->worktree, NULL);
-		add(out, "--", NULL, NULL);
+	if (s->unsandboxed) {
+		strlist_add(out, s->prog);
+		for (char *const *a = s->args; a && *a; a++)
+			strlist_add(out, *a);
+		return;
 	}
+	struct strlist box = {0};   /* hostbox's options */
+	struct strlist shown = {0}; /* what is in sight, read-only */
+	add(out, "bwrap", "--die-with-parent", "--new-session");
+	/* Namespaces: uid 0 of a user namespace, for hostbox to mount the layers. */
+	add(out, "--unshare-user", "--uid", "0");
+	add(out, "--gid", "0", NULL);
+	add(out, "--unshare-pid", "--unshare-ipc", "--unshare-uts");
+	add(out, "--unshare-cgroup-try", "--unshare-net", NULL);
+	add(out, "--cap-drop", "ALL", NULL);
+	static const char *const caps[] = {"CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE", "CAP_SETPCAP",
+					   "CAP_SETFCAP"};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(caps); i++)
+		add(out, "--cap-add", caps[i], NULL);
+	for (size_t i = 0; i < WRX_ARRAY_LEN(system_dirs); i++)
+		show(out, &shown, system_dirs[i]);
+	for (size_t i = 0; i < WRX_ARRAY_LEN(etc_files); i++)
+		if (exists(etc_files[i]) && !is_dir(etc_files[i]))
+			add(out, "--ro-bind", "/dev/null", etc_files[i]);
+	for (size_t i = 0; i < WRX_ARRAY_LEN(etc_dirs); i++)
+		if (is_dir(etc_dirs[i]))
+			add(out, "--tmpfs", etc_dirs[i], NULL);
+	/* ssh_host_*_key: the machine's own keys. */
+	DIR *d = opendir("/etc/ssh");
+	for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+		if (strncmp(e->d_name, "ssh_host_", 9) == 0 && !strstr(e->d_name, ".pub")) {
+			char *p = xasprintf("/etc/ssh/%s", e->d_name);
+			add(out, "--ro-bind", "/dev/null", p);
+			free(p);
+		}
+	if (d)
+		closedir(d);
+	add(out, "--dev", "/dev", NULL);
+	add(out, "--proc", "/proc", NULL);
+	add(out, "--tmpfs", "/tmp", NULL);
+	add(out, "--tmpfs", "/var/tmp", NULL);
+	add(out, "--tmpfs", HOSTEXEC_BOX, NULL);
+	/* Home: empty, but for toolchains and the caches. */
+	if (s->home && s->home[0] == '/' && strcmp(s->home, "/") != 0 && !in_system(s->home)) {
+		add(out, "--tmpfs", s->home, NULL);
+		for (size_t i = 0; i < WRX_ARRAY_LEN(toolchains); i++) {
+			char *p = xasprintf("%s/%s", s->home, toolchains[i]);
+			show(out, &shown, p);
+			free(p);
+		}
+		for (size_t i = 0; s->layers && i < WRX_ARRAY_LEN(caches); i++)
+			cache(s, caches[i], i, out, &box);
+	}
+	for (size_t i = 0; s->paths && i < s->paths->n; i++)
+		if (s->paths->v[i][0] == '/')
+			show(out, &shown, s->paths->v[i]);
+	show(out, &shown, s->prog);
+	strlist_free(&shown);
+	code(s, out);
+	add(out, "--ro-bind", s->guest, HOSTEXEC_BOX "/workrex");
+	if (s->proxy)
+		add(out, "--bind", s->proxy, HOSTEXEC_PROXY_SOCKET);
+	add(out, "--remount-ro", "/", NULL); /* bwrap's own root: no scratch space but /tmp and ~ */
+	add(out, "--chdir", s->worktree, NULL);
+	add(out, "--", HOSTEXEC_BOX "/workrex", "hostbox");
+	char *n = xasprintf("%u", s->uid);
+	add(out, "--uid", n, NULL);
+	free(n);
+	n = xasprintf("%u", s->gid);
+	add(out, "--gid", n, NULL);
+	free(n);
+	n = xasprintf("%ld", s->procs);
+	add(out, "--procs", n, NULL);
+	free(n);
+	n = xasprintf("%lld", s->memory);
+	add(out, "--memory", n, NULL);
+	free(n);
+	for (size_t i = 0; i < box.n; i++)
+		strlist_add(out, box.v[i]);
+	strlist_free(&box);
+	strlist_add(out, "--");
 	strlist_add(out, s->prog);
 	for (char *const *a = s->args; a && *a; a++)
 		strlist_add(out, *a);
@@ -165,7 +318,23 @@ static const char *const kept_env[] = {
 	"LC_MESSAGES", "TZ",   "CARGO_HOME", "RUSTUP_HOME", "GOPATH", "GOROOT", "JAVA_HOME",
 };
 
-void hostexec_env(struct strlist *out)
+long long hostexec_size(const char *s)
+{
+	char *end;
+	double v = s ? strtod(s, &end) : 0;
+	if (s == NULL || v <= 0)
+		return 0;
+	static const struct {
+		const char *unit;
+		int shift;
+	} units[] = {{"GiB", 30}, {"G", 30}, {"MiB", 20}, {"M", 20}, {"TiB", 40}};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(units); i++)
+		if (strcmp(end, units[i].unit) == 0)
+			return (long long)(v * (double)(1LL << units[i].shift));
+	return 0;
+}
+
+void hostexec_env(const char *proxy_token, struct strlist *out)
 {
 	for (size_t i = 0; i < WRX_ARRAY_LEN(kept_env); i++) {
 		const char *v = getenv(kept_env[i]);
@@ -176,4 +345,27 @@ void hostexec_env(struct strlist *out)
 		}
 	}
 	strlist_add(out, "TERM=dumb");
+	if (proxy_token == NULL)
+		return;
+	static const char *const names[] = {"HTTPS_PROXY",
+					    "https_proxy",
+					    "HTTP_PROXY",
+					    "http_proxy",
+					    "ALL_PROXY",
+					    "all_proxy",
+					    "npm_config_https_proxy",
+					    "npm_config_proxy"};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(names); i++) {
+		char *kv = xasprintf("%s=http://workrex:%s@127.0.0.1:%d", names[i], proxy_token,
+				     HOSTEXEC_PROXY_PORT);
+		strlist_add(out, kv);
+		free(kv);
+	}
+	strlist_add(out, "NO_PROXY=localhost,127.0.0.1,::1");
+	strlist_add(out, "no_proxy=localhost,127.0.0.1,::1");
+	strlist_add(out, "NODE_USE_ENV_PROXY=1");
+	strlist_add(out, "WORKREX_PROXY_SOCKET=" HOSTEXEC_PROXY_SOCKET);
+	char *port = xasprintf("WORKREX_PROXY_PORT=%d", HOSTEXEC_PROXY_PORT);
+	strlist_add(out, port);
+	free(port);
 }

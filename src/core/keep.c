@@ -46,23 +46,19 @@ static void keeper_went(struct keeper_conn *c, const char *why, void *data)
 }
 
 #define EGRESS_LINES 200
+#define EGRESS_SAID_MS 1000 /* refusals said on the status line at most once a second */
 
 /*
- * A connection through the agent's proxy ended (policy: deny): logged, and
- * counted on the agent; a refusal is also said on the status line, against
- * the agent, so that a blocked dependency download is no mystery.
+ * A connection through one of the agent's proxies ended (its own under
+ * policy: deny, or a host command's): logged, and counted on the agent; a
+ * refusal is also said on the status line, against the agent, so that a
+ * blocked dependency download is no mystery. A flood of refusals is
+ * counted, not logged and said one by one: past the first in a second,
+ * only the tally, once that second is over.
  */
-static void on_egress(struct keeper_conn *c, const char *json, size_t len, void *data)
+void wrx_egress(struct wrx *w, struct agent *a, json_object *o)
 {
-	struct wpane *wp = data;
-	struct agent *a = wp->agent;
-	struct wrx *w = session_owner(wp->session);
-	(void)c;
-	char *s = xstrndup(json, len);
-	json_object *o = json_tokener_parse(s), *v;
-	free(s);
-	if (o == NULL)
-		return;
+	json_object *v;
 #define FIELD(k) (json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : "")
 	int status = json_object_object_get_ex(o, "status", &v) ? json_object_get_int(v) : 0;
 	int64_t up = json_object_object_get_ex(o, "up", &v) ? json_object_get_int64(v) : 0;
@@ -74,13 +70,25 @@ static void on_egress(struct keeper_conn *c, const char *json, size_t len, void 
 				   : xasprintf("refused  %s:%s (%d): %s", host, FIELD("port"),
 					       status, FIELD("why"));
 #undef FIELD
-	log_msg("%s: proxy: %s", a->handle, line);
+	uint64_t now = now_ms();
 	if (status == 200) {
 		a->egress_ok++;
+		log_msg("%s: proxy: %s", a->handle, line);
 	} else if (status) {
 		a->egress_refused++;
-		wrx_message(w, true, "%s: the proxy %s", a->handle, line);
-		wrx_relayout(w);
+		if (now - a->egress_said >= EGRESS_SAID_MS) {
+			if (a->egress_quiet)
+				log_msg("%s: proxy: %lu more refused in the last second", a->handle,
+					a->egress_quiet);
+			log_msg("%s: proxy: %s", a->handle, line);
+			wrx_message(w, true, "%s: the proxy %s", a->handle, line);
+			if (a->egress_quiet == 0)
+				wrx_relayout(w);
+			a->egress_said = now;
+			a->egress_quiet = 0;
+		} else {
+			a->egress_quiet++;
+		}
 	}
 	if (a->negress >= EGRESS_LINES) {
 		free(a->egress[0]);
@@ -90,6 +98,18 @@ static void on_egress(struct keeper_conn *c, const char *json, size_t len, void 
 		a->egress = xrealloc(a->egress, (a->negress + 1) * sizeof *a->egress);
 	}
 	a->egress[a->negress++] = line;
+}
+
+static void on_egress(struct keeper_conn *c, const char *json, size_t len, void *data)
+{
+	struct wpane *wp = data;
+	(void)c;
+	char *s = xstrndup(json, len);
+	json_object *o = json_tokener_parse(s);
+	free(s);
+	if (o == NULL)
+		return;
+	wrx_egress(session_owner(wp->session), wp->agent, o);
 	json_object_put(o);
 }
 

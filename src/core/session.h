@@ -42,6 +42,9 @@ struct agent {
 	char *rpc_dir;     /* owned; its own RPC socket's directory once a sandbox needs it */
 	char *proxy_token; /* owned; under policy: deny, its proxy's (sandbox.c), or NULL */
 	int egress_ok, egress_refused; /* connections through its proxy, since this dashboard */
+	uint64_t egress_said;          /* when a refusal was last said (now_ms) */
+	unsigned long egress_quiet;    /* refusals since, counted only */
+	bool host_busy;                /* a host command of its runs (one at a time) */
 	char **egress;                 /* owned: the latest of them, one line each, oldest first */
 	size_t negress;
 	uint64_t spawn_window; /* now_ms() when its current minute of spawn_agent calls began */

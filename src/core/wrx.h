@@ -16,7 +16,10 @@
 #include "session.h"
 
 #include <stdbool.h>
+#include <json-c/json.h>
 #include <uv.h>
+
+struct act_call;
 
 struct wrx;
 struct strlist;
@@ -69,12 +72,13 @@ struct wrx {
 	struct rpc_server *rpc;
 	char *sock_path; /* owned: the control socket, also agents' RPC socket */
 	/* For sandboxes, read once at start (sandbox.c): */
-	char *gitdir;     /* owned: the repository's common .git directory */
-	char *git_name;   /* owned: user.name, or NULL */
-	char *git_email;  /* owned: user.email, or NULL */
-	char *guest_bin;  /* owned: the static guest client */
-	char *session_id; /* owned: labels what this process starts */
-	int rpc_port;     /* the TCP listener's port, once a runtime needed one */
+	char *gitdir;                /* owned: the repository's common .git directory */
+	struct act_call *hx_waiting; /* host commands waiting for their agent's (actions.c) */
+	char *git_name;              /* owned: user.name, or NULL */
+	char *git_email;             /* owned: user.email, or NULL */
+	char *guest_bin;             /* owned: the static guest client */
+	char *session_id;            /* owned: labels what this process starts */
+	int rpc_port;                /* the TCP listener's port, once a runtime needed one */
 	char *keeper_dir; /* owned: where the project's keepers listen; NULL: panes run here */
 	bool helper;      /* takes keepers over as a helper, not as their writer */
 	struct strlist kept_containers; /* containers keepers run: not a dead dashboard's */
@@ -153,6 +157,8 @@ void keep_resume(struct wrx *w);
 int keep_next_id(struct wrx *w);
 /* Tell a's keepers what it reported (status, title, note), for the next dashboard. */
 void keep_meta(struct wrx *w, struct agent *a);
+/* A connection through one of a's proxies ended (proxy_event_json's object): logged, counted. */
+void wrx_egress(struct wrx *w, struct agent *a, json_object *o);
 /* allowed_domains as the config has it now, to every running proxy of this dashboard's. */
 void keep_proxy_policy(struct wrx *w);
 /* a's agent CLI reported its session id (well formed): kept to resume it after a reboot. */

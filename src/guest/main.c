@@ -12,6 +12,7 @@
 #include "../cmd/cmd_rpc.h"
 #include "firewall.h"
 #include "forward.h"
+#include "hostbox.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,8 @@ static const struct {
 	 "<command> [args...]: a host command (sandbox.host_commands)"},
 	{"proxy-forward", guest_proxy_forward,
 	 "-- <command>: HTTPS_PROXY to the agent's proxy, then the command (policy: deny)"},
+	{"hostbox", guest_hostbox,
+	 "[--overlay L:LAYER:T] -- <command>: a host command's first program (host only)"},
 	{"firewall", guest_firewall,
 	 "--user=U:G -- <command>: as root, let out only the proxy and RPC, then the command"},
 };

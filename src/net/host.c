@@ -119,6 +119,9 @@ void net_policy_free(struct net_policy *p)
 
 const struct net_domain *net_policy_match(const struct net_policy *p, const char *host)
 {
+	static const struct net_domain every = {.name = "*", .wildcard = true};
+	if (p->any_public)
+		return &every;
 	size_t hl = strlen(host);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct net_domain *d = &p->d[i];

@@ -41,6 +41,7 @@ struct net_domain {
 struct net_policy {
 	struct net_domain *d; /* owned */
 	size_t n;
+	bool any_public; /* every name, public addresses only (a host command under allow) */
 };
 
 /*

@@ -1,26 +1,34 @@
 #!/usr/bin/env bash
 # Host commands (sandbox.host_commands) from inside a real podman sandbox:
-# the shims on PATH, output and exit codes exactly, names that must not run,
-# and what a command may do on the host (bubblewrap): no secrets, no writes
-# outside the worktree, no host environment.
+# the shims on PATH, output and exit codes exactly, names that must not run;
+# then a hostile agent's Makefile run on the host, which attacks what the
+# box lets it see, write and reach (each "BROKE" line is an attack that
+# worked against the first box: root's capabilities, / read-only with a
+# deny-list, the user's caches writable, the host's network); and a real
+# cargo build through the box, twice, the second offline from the agent's
+# own cache.
 . "$(dirname "$0")/lib.sh"
 
 # Home, state and the host's tools outside /tmp, which a host command does
-# not see (other programs' sockets live there): so that hiding ~/.ssh is
-# something the command does, not a side effect of where the test runs.
+# not see (other programs' sockets live there): so that hiding ~ is
+# something the box does, not a side effect of where the test runs.
 HX=$(mktemp -d /var/lib/wrx-hostexec.XXXXXX)
+host_home=$(getent passwd "$(id -u)" | cut -d: -f6)
 cp -a "$HOME" "$HX/home"
-mkdir -m 700 "$HX/run"
+mkdir -m 700 "$HX/run" "$HX/wrt"
 export HOME=$HX/home XDG_CONFIG_HOME=$HX/home/.config XDG_STATE_HOME=$HX/home/.local/state
 export GIT_CONFIG_GLOBAL=$HOME/.gitconfig XDG_RUNTIME_DIR=$HX/run
+# A runtime directory of workrex's own outside $XDG_RUNTIME_DIR: the first
+# box masked only the latter, and the command reached every keeper.
+export WORKREX_RUNTIME_DIR=$HX/wrt
 repo=$HX/work/proj
-trap 'podman ps -aq --filter "label=workrex.project=$repo" | xargs -r podman rm -f >/dev/null 2>&1; stop; rm -rf "$HX"' EXIT
+servers=()
+repo2=$HX/work2/proj
+trap 'kill "${servers[@]}" 2>/dev/null; for r in "$repo" "$repo2"; do podman ps -aq --filter "label=workrex.project=$r" | xargs -r podman rm -f >/dev/null 2>&1; done; stop; rm -rf "$HX" /run/wrx-hx-docker.sock' EXIT
 
 # The host's own tools, on the dashboard's PATH.
 host_tools() {
-	mkdir -p "$HX/bin" "$HOME/.ssh" "$HOME/.cache"
-	echo PRIVATE-KEY >"$HOME/.ssh/id_ed25519"
-	echo 'machine x password NETRC-SECRET' >"$HOME/.netrc"
+	mkdir -p "$HX/bin"
 	head -c 10485760 /dev/urandom >"$HX/big.bin"
 	cat >"$HX/bin/hx-out" <<-'EOF'
 		#!/bin/sh
@@ -34,27 +42,57 @@ host_tools() {
 		#!/bin/sh
 		for a; do printf '[%s]\n' "$a"; done; pwd
 	EOF
-	cat >"$HX/bin/hx-probe" <<-EOF
+	# The agent's own code, run by a host tool: here it is the tool.
+	cat >"$HX/bin/hx-sh" <<-'EOF'
 		#!/bin/sh
-		if cat "$HOME/.ssh/id_ed25519" 2>/dev/null | grep -q KEY; then echo "READABLE ssh"; else echo "hidden ssh"; fi
-		if grep -q SECRET "$HOME/.netrc" 2>/dev/null; then echo "READABLE netrc"; else echo "hidden netrc"; fi
-		if (echo x >"$HX/outside") 2>/dev/null; then echo "WRITABLE outside"; else echo "ro outside"; fi
-		if (echo x >"$repo/planted") 2>/dev/null; then echo "WRITABLE main worktree"; else echo "ro main worktree"; fi
-		if (echo x >>"\$PWD/.git") 2>/dev/null; then echo "WRITABLE .git"; else echo "ro .git"; fi
-		if (echo x >"$HOME/.cache/hx") 2>/dev/null; then echo "cache writable"; else echo "CACHE RO"; fi
-		echo made-by-host-command >"\$PWD/host-made.txt" && echo "worktree writable"
-		if ls "$XDG_RUNTIME_DIR/workrex" 2>/dev/null | grep -q .; then echo "SEES sockets"; else echo "no sockets"; fi
-		env | grep -q HOST-ENV-SECRET && echo "LEAKED env" || echo "clean env"
-		read -r line && echo "STDIN \$line" || echo "stdin empty"
+		exec /bin/sh "$@"
 	EOF
 	chmod +x "$HX"/bin/*
-	export PATH="$HX/bin:$PATH" AWS_SECRET_ACCESS_KEY=HOST-ENV-SECRET
+	export PATH="$HX/bin:$HOME/.cargo/bin:$PATH" AWS_SECRET_ACCESS_KEY=HOST-ENV-SECRET
+}
+
+# Secrets where a user keeps them, none of them on any list.
+plant_secrets() {
+	local n=0 f
+	for f in .ssh/id_ed25519 .netrc .claude/.credentials.json .codex/auth.json \
+		.config/anthropic/api_key .config/gcloud/credentials.db \
+		.mozilla/firefox/p.default/logins.json ".config/google-chrome/Default/Login Data" \
+		.config/git/credentials .config/containers/auth.json .config/glab-cli/config.yml \
+		.config/rclone/rclone.conf .s3cfg .terraformrc .local/share/kwalletd/kdewallet.kwl \
+		.config/Code/User/globalStorage/state.vscdb .histfile .local/share/recently-used.xbel \
+		.gemini/oauth_creds.json .docker/config.json; do
+		mkdir -p "$(dirname "$HOME/$f")"
+		n=$((n + 1))
+		echo "HOME-SECRET-$n" >"$HOME/$f"
+	done
+	echo "# HOME-SECRET-config" >>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	# A cache of the user's, with code the user's own cargo runs later.
+	mkdir -p "$HOME/.cargo/registry/src/index/left-pad-1.0.0"
+	echo 'fn main() {}' >"$HOME/.cargo/registry/src/index/left-pad-1.0.0/lib.rs"
+}
+
+# Things listening on the host: a loopback service, an abstract socket, a
+# docker.sock stand-in in /run.
+host_servers() {
+	python3 - "$HX/port" <<-'EOF' &
+		import socket, sys, os
+		s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+		open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+		a = socket.socket(socket.AF_UNIX); a.bind("\0wrx-hx-abstract" + sys.argv[1]); a.listen(8)
+		u = socket.socket(socket.AF_UNIX)
+		if os.path.exists("/run/wrx-hx-docker.sock"): os.unlink("/run/wrx-hx-docker.sock")
+		u.bind("/run/wrx-hx-docker.sock"); u.listen(8)
+		import time; time.sleep(600)
+	EOF
+	servers+=($!)
+	until_ok 10 test -s "$HX/port"
 }
 
 t_host_commands() {
 	make_repo
 	host_tools
-	global_config "  enabled: true" "  host_commands: [hx-out, hx-big, hx-args, hx-probe, hx-missing, 'bad;name']"
+	global_config "  enabled: true" "  host_commands: [hx-out, hx-big, hx-args, hx-missing, 'bad;name']" \
+		"  host_command_paths: [$HX/big.bin]"
 	start_repo 140 40
 	wait_for 'wrx\$'
 	wrx add box -b >/dev/null
@@ -75,7 +113,6 @@ t_host_commands() {
 			workrex host-exec "\$n" -c 'echo RAN >$w/ran' 2>>names.err; echo "name \$?" >>\$out
 		done
 		hx-missing; echo "missing \$?" >>\$out
-		echo sent | hx-probe >probe.txt 2>&1; echo "probe \$?" >>\$out
 		echo hx-done >>\$out
 	EOF
 	wrx send box "sh probe.sh"
@@ -87,6 +124,7 @@ t_host_commands() {
 	grep -qx 'out 7' "$w/hx.txt"
 	printf 'out-line\nsecond\n' | cmp - "$w/o.txt"
 	printf 'err-line\n' | cmp - "$w/e.txt"
+	# A file of host_command_paths, read in the box.
 	grep -qx 'big 0' "$w/hx.txt"
 	cmp "$HX/big.bin" "$w/big.out"
 	printf '[a b]\n[]\n[$(id)]\n%s\n' "$w" | cmp - "$w/args.txt"
@@ -98,15 +136,149 @@ t_host_commands() {
 	grep -q "'bad;name' is not a command name" "$w/names.err"
 	# On the list but not on the host: 126.
 	grep -qx 'missing 126' "$w/hx.txt"
-	# What the command could do on the host.
-	cat "$w/probe.txt" >&2
-	grep -qx 'probe 0' "$w/hx.txt"
-	not grep -qE 'READABLE|WRITABLE|SEES|LEAKED|STDIN|CACHE RO' "$w/probe.txt"
-	[ "$(grep -cE '^(hidden|ro|clean|no sockets|stdin empty|cache writable|worktree writable)' "$w/probe.txt")" -eq 10 ]
-	test ! -e "$HX/outside"
-	test ! -e "$repo/planted"
-	grep -qx made-by-host-command "$w/host-made.txt"
 	wrx close box
 }
 
-run_test "host commands from a sandbox: shims, exact output and status, refused names, no secrets" t_host_commands
+# The agent's Makefile, as the host runs it: every line that starts with
+# BROKE is an attack that worked.
+write_attack() {
+	local w=$1 other=$2 port
+	port=$(cat "$HX/port")
+	cat >"$w/attack.sh" <<-EOF
+		id -u >/dev/null
+		grep -q '^CapEff:.*0000000000000000' /proc/self/status || echo "BROKE capabilities: \$(grep CapEff /proc/self/status)"
+		grep -q '^CapBnd:.*0000000000000000' /proc/self/status || echo "BROKE bounding set"
+		mount -o remount,rw / 2>/dev/null && echo "BROKE remount /"
+		mount -t tmpfs none "\$PWD" 2>/dev/null && echo "BROKE mount"
+		unshare -Ur true 2>/dev/null && echo "BROKE user namespace"
+		grep -q . /etc/shadow 2>/dev/null && echo "BROKE /etc/shadow"
+		for d in /usr /etc "$repo"; do
+			(echo x >"\$d/wrx-planted") 2>/dev/null && echo "BROKE wrote \$d"
+		done
+		# Where the box has a scratch tmpfs: tried here, looked for on the host.
+		for d in "$HX" "$HOME" /; do (echo x >"\$d/wrx-planted") 2>/dev/null; done
+		n=\$(grep -rl HOME-SECRET "$HOME" 2>/dev/null | wc -l); [ "\$n" = 0 ] || echo "BROKE \$n home secrets: \$(grep -rl HOME-SECRET "$HOME" | tr '\n' ' ')"
+		env | grep -q HOST-ENV-SECRET && echo "BROKE environment"
+		grep -q TOKEN-SECRET "$repo/.git/config" 2>/dev/null && echo "BROKE main .git/config"
+		git config --get remote.origin.url 2>/dev/null | grep -q TOKEN-SECRET && echo "BROKE git config"
+		grep -qs EXCLUDED-SECRET "$repo/secret.env" "\$PWD/secret.env" && echo "BROKE excluded_files"
+		grep -qs OTHER-SECRET "$other/other.txt" && echo "BROKE another agent's worktree"
+		find "$XDG_STATE_HOME" -name 'proxy-token*' 2>/dev/null | grep -q . && echo "BROKE proxy tokens"
+		ls -A "$WORKREX_RUNTIME_DIR" 2>/dev/null | grep -q . && echo "BROKE workrex runtime dir"
+		ls -A "$XDG_RUNTIME_DIR" 2>/dev/null | grep -q . && echo "BROKE XDG runtime dir"
+		python3 - <<-'PY'
+			import socket, os, base64
+			def tcp(port):
+			    s = socket.socket(); s.settimeout(2)
+			    try: s.connect(("127.0.0.1", port)); return True
+			    except OSError: return False
+			def unix(path):
+			    s = socket.socket(socket.AF_UNIX); s.settimeout(2)
+			    try: s.connect(path); return True
+			    except OSError: return False
+			if tcp($port): print("BROKE host loopback service")
+			if unix("\0wrx-hx-abstract$HX/port"): print("BROKE abstract socket")
+			if unix("/run/wrx-hx-docker.sock"): print("BROKE /run socket")
+			url = os.environ.get("HTTPS_PROXY", "")
+			print("proxy env", "yes" if url.startswith("http://workrex:") else "no")
+			if url:
+			    cred = url[len("http://"):url.rindex("@")]
+			    s = socket.socket(); s.settimeout(5); s.connect(("127.0.0.1", 3128))
+			    s.sendall(("CONNECT localhost:443 HTTP/1.1\r\nHost: localhost:443\r\nProxy-Authorization: Basic %s\r\n\r\n" % base64.b64encode(cred.encode()).decode()).encode())
+			    print("proxy says", s.recv(200).split(b"\r\n")[0].decode())
+		PY
+		mkdir -p "$HOME/.cargo/registry/src/index/left-pad-1.0.0" 2>/dev/null
+		echo 'fn main() { /* planted */ }' >"$HOME/.cargo/registry/src/index/left-pad-1.0.0/build.rs" 2>/dev/null
+		grep -q 'fn main' "$HOME/.cargo/registry/src/index/left-pad-1.0.0/lib.rs" && echo "user's cache readable"
+		echo attack-done
+	EOF
+}
+
+t_hostile_makefile() {
+	repo=$repo2
+	make_repo
+	git -C "$repo" remote add origin "https://user:TOKEN-SECRET@example.com/r.git"
+	echo EXCLUDED-SECRET >"$repo/secret.env"
+	host_tools
+	host_servers
+	global_config "  enabled: true" "  host_commands: [hx-sh, cargo]" \
+		"  host_command_paths: [$HX/dep]" "  host_command_processes: 64" \
+		"  container:" "    excluded_files: [secret.env]"
+	plant_secrets
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add other -b >/dev/null
+	wrx add box -b >/dev/null
+	wait_for '^ 3 box'
+	local w other
+	w=$(wrx path box)
+	other=$(wrx path other)
+	echo OTHER-SECRET >"$other/other.txt"
+	until_ok 60 eval 'podman ps --format "{{.Names}}" | grep -q "^wrx-box-"' || { screen >&2; return 1; }
+	write_attack "$w" "$other"
+	wrx send box "hx-sh attack.sh >attack.out 2>&1; echo \$? >attack.rc"
+	until_ok 60 test -s "$w/attack.rc" || { screen >&2; return 1; }
+	cat "$w/attack.out" >&2
+	grep -qx attack-done "$w/attack.out"
+	not grep -q '^BROKE' "$w/attack.out"
+	grep -qx 'proxy env yes' "$w/attack.out"
+	grep -q '^proxy says HTTP/1.1 403' "$w/attack.out"
+	grep -qx "user's cache readable" "$w/attack.out"
+	# Nothing it wrote is anywhere a host tool reads.
+	local f
+	for f in /usr/wrx-planted /etc/wrx-planted "$HX/wrx-planted" "$repo/wrx-planted" \
+		"$HOME/wrx-planted" /wrx-planted "$HOME/.cargo/registry/src/index/left-pad-1.0.0/build.rs"; do
+		test ! -e "$f" || { echo "planted: $f" >&2; return 1; }
+	done
+	# ...but in the agent's own layer, which goes with the agent.
+	local layer
+	layer=$(find "$XDG_STATE_HOME" -path '*host-caches/.cargo_registry/upper/src/index/left-pad-1.0.0/build.rs')
+	test -n "$layer"
+
+	# A fork bomb: stopped at host_command_processes, everything of it gone.
+	cat >"$w/bomb.sh" <<-'EOF'
+		i=0; while [ $i -lt 200 ]; do sleep 37 & i=$((i + 1)); done; wait
+	EOF
+	wrx send box "hx-sh bomb.sh >bomb.out 2>&1; echo \$? >bomb.rc"
+	until_ok 60 test -s "$w/bomb.rc" || { screen >&2; return 1; }
+	cat "$w/bomb.out" "$w/bomb.rc" >&2
+	grep -qx 137 "$w/bomb.rc"
+	grep -q 'over its limit of processes' "$w/bomb.out"
+	until_ok 10 not pgrep -f 'sleep 37'
+
+	# One at a time: two at once from the agent run one after the other.
+	printf 'echo start >>slow.log; sleep 1; echo end >>slow.log\n' >"$w/slow.sh"
+	wrx send box "(hx-sh slow.sh & hx-sh slow.sh & wait); echo done >slow.rc"
+	until_ok 30 test -s "$w/slow.rc"
+	printf 'start\nend\nstart\nend\n' | cmp - "$w/slow.log"
+
+	# A real build: cargo with a git dependency (cargo's cache, ~/.cargo/git),
+	# then again offline from nothing but the agent's layer.
+	git init -q -b main "$HX/dep"
+	printf '[package]\nname = "dep"\nversion = "0.1.0"\nedition = "2021"\n' >"$HX/dep/Cargo.toml"
+	mkdir -p "$HX/dep/src"
+	echo 'pub fn answer() -> u32 { 42 }' >"$HX/dep/src/lib.rs"
+	git -C "$HX/dep" add -A
+	git -C "$HX/dep" commit -qm dep
+	# The user's rust toolchain, where rustup keeps it: ~/.rustup and ~/.cargo/bin.
+	ln -s "$host_home/.rustup" "$HOME/.rustup"
+	ln -s "$host_home/.cargo/bin" "$HOME/.cargo/bin"
+	mkdir -p "$w/src"
+	printf '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n[dependencies]\ndep = { git = "file://%s/dep" }\n' "$HX" >"$w/Cargo.toml"
+	echo 'fn main() { println!("answer {}", dep::answer()); }' >"$w/src/main.rs"
+	wrx send box "s=\$(date +%s%N); cargo build >build1.out 2>&1; echo \$? \$(( (\$(date +%s%N) - s) / 1000000 )) >build1.rc"
+	until_ok 300 test -s "$w/build1.rc" || { screen >&2; return 1; }
+	cat "$w/build1.out" "$w/build1.rc" >&2
+	grep -q '^0 ' "$w/build1.rc"
+	test ! -e "$HOME/.cargo/git"
+	find "$XDG_STATE_HOME" -path '*host-caches/.cargo_git/upper/db/*' | grep -q .
+	wrx send box "rm -rf target; s=\$(date +%s%N); cargo build --offline >build2.out 2>&1; echo \$? \$(( (\$(date +%s%N) - s) / 1000000 )) >build2.rc; ./target/debug/app >run.out"
+	until_ok 300 test -s "$w/build2.rc" || { screen >&2; return 1; }
+	cat "$w/build2.out" "$w/build2.rc" >&2
+	grep -q '^0 ' "$w/build2.rc"
+	grep -qx 'answer 42' "$w/run.out"
+	echo "cargo build: first $(cut -d' ' -f2 "$w/build1.rc") ms, again offline from the agent's cache $(cut -d' ' -f2 "$w/build2.rc") ms" >&2
+}
+
+run_test "host commands from a sandbox: shims, exact output and status, refused names" t_host_commands
+run_test "a hostile Makefile on the host: no secret, no plant, no socket, no host network; caches per agent" t_hostile_makefile

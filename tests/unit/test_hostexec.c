@@ -44,10 +44,27 @@ static void test_names(void **state)
 static int find3(const struct strlist *l, const char *a, const char *b, const char *c)
 {
 	for (size_t i = 0; i + 1 < l->n; i++)
-		if (!strcmp(l->v[i], a) && !strcmp(l->v[i + 1], b) &&
+		if (!strcmp(l->v[i], a) && (b == NULL || !strcmp(l->v[i + 1], b)) &&
 		    (c == NULL || (i + 2 < l->n && !strcmp(l->v[i + 2], c))))
 			return (int)i;
 	return -1;
+}
+
+/* Does any argument name something under dir? */
+static bool names_under(const struct strlist *l, const char *dir)
+{
+	size_t n = strlen(dir);
+	for (size_t i = 0; i < l->n; i++)
+		if (strncmp(l->v[i], dir, n) == 0 && (l->v[i][n] == '/' || l->v[i][n] == '\0'))
+			return true;
+	return false;
+}
+
+static void mk(const char *home, const char *rel)
+{
+	char *p = xasprintf("mkdir -p '%s/%s'", home, rel);
+	assert_int_equal(system(p), 0);
+	free(p);
 }
 
 static void test_argv(void **state)
@@ -55,64 +72,101 @@ static void test_argv(void **state)
 	(void)state;
 	char home[] = "/tmp/wrx-hx-home.XXXXXX";
 	assert_non_null(mkdtemp(home));
-	char *p;
-	const char *make[] = {".ssh", ".aws", ".cache", ".cargo"};
-	for (size_t i = 0; i < 4; i++) {
-		p = xasprintf("%s/%s", home, make[i]);
-		assert_int_equal(mkdir(p, 0700), 0);
-		free(p);
-	}
-	p = xasprintf("%s/.netrc", home);
-	FILE *f = fopen(p, "w");
-	fclose(f);
+	const char *dirs[] = {".ssh",
+			      ".aws",
+			      ".config/anthropic",
+			      ".claude",
+			      ".rustup/toolchains",
+			      ".cargo/registry/src",
+			      ".cargo/bin"};
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+		mk(home, dirs[i]);
+	char *layers = xasprintf("%s/state/host-caches", home);
 	char *args[] = {"build", "--release", NULL};
+	struct strlist paths = {0};
+	strlist_add(&paths, "/srv/sdk");
 	struct hostexec_spec s = {.prog = "/usr/bin/cargo",
 				  .args = args,
 				  .worktree = "/w/t",
 				  .home = home,
-				  .runtime = NULL,
-				  .network = false};
+				  .paths = &paths,
+				  .layers = layers,
+				  .guest = "/g/workrex-guest",
+				  .proxy = "/r/hx.sock",
+				  .uid = 1000,
+				  .gid = 1000,
+				  .procs = 64,
+				  .memory = 1 << 30};
 	struct strlist l = {0};
 	hostexec_argv(&s, &l);
 	assert_string_equal(l.v[0], "bwrap");
-	assert_true(find3(&l, "--ro-bind", "/", "/") > 0);
-	assert_true(find3(&l, "--unshare-net", "--ro-bind", NULL) > 0);
-	assert_true(find3(&l, "--tmpfs", "/tmp", NULL) > 0);
-	char *ssh = xasprintf("%s/.ssh", home), *aws = xasprintf("%s/.aws", home),
-	     *cache = xasprintf("%s/.cache", home), *gpg = xasprintf("%s/.gnupg", home);
-	assert_true(find3(&l, "--tmpfs", ssh, NULL) > 0);
-	assert_true(find3(&l, "--tmpfs", aws, NULL) > 0);
-	assert_true(find3(&l, "--ro-bind", "/dev/null", p) > 0);
-	assert_true(find3(&l, "--bind", cache, cache) > 0);
-	assert_int_equal(find3(&l, "--tmpfs", gpg, NULL), -1); /* none there: nothing to hide */
-	/* The worktree writable after the masks, the command last, by argv. */
+	/* An allow-list: nothing of / as a whole, every namespace, no capability kept. */
+	assert_int_equal(find3(&l, "--ro-bind", "/", "/"), -1);
+	assert_true(find3(&l, "--unshare-user", "--uid", "0") > 0);
+	assert_true(find3(&l, "--unshare-net", NULL, NULL) > 0);
+	assert_true(find3(&l, "--unshare-pid", NULL, NULL) > 0);
+	assert_true(find3(&l, "--cap-drop", "ALL", NULL) > 0);
+	assert_true(find3(&l, "--ro-bind", "/usr", "/usr") > 0 ||
+		    find3(&l, "--symlink", "usr", NULL) > 0);
+	/* Home empty: no secret is named at all, toolchains read-only. */
+	assert_true(find3(&l, "--tmpfs", home, NULL) > 0);
+	char *p = xasprintf("%s/.ssh", home);
+	assert_false(names_under(&l, p));
+	free(p);
+	p = xasprintf("%s/.config", home);
+	assert_false(names_under(&l, p));
+	free(p);
+	p = xasprintf("%s/.claude", home);
+	assert_false(names_under(&l, p));
+	free(p);
+	p = xasprintf("%s/.rustup", home);
+	assert_true(find3(&l, "--ro-bind", p, p) > 0);
+	free(p);
+	assert_true(find3(&l, "--ro-bind", "/srv/sdk", "/srv/sdk") < 0); /* not there: not shown */
+	/* The user's cargo registry read-only, under the agent's layer; no npm cache: the layer alone. */
+	p = xasprintf("%s/.cargo/registry", home);
+	assert_true(find3(&l, "--ro-bind", p, NULL) > 0);
+	char *ov = NULL;
+	for (size_t i = 0; i + 1 < l.n; i++)
+		if (strcmp(l.v[i], "--overlay") == 0 && strstr(l.v[i + 1], p))
+			ov = l.v[i + 1];
+	assert_non_null(ov);
+	free(p);
+	p = xasprintf("%s/.npm", home);
+	char *up = xasprintf("%s/.npm/upper", layers);
+	assert_true(find3(&l, "--bind", up, p) > 0);
+	struct stat st;
+	assert_int_equal(stat(up, &st), 0);
+	free(up);
+	free(p);
+	/* The worktree writable after home, the proxy in, the box's program, then the command by argv. */
 	int wt = find3(&l, "--bind", "/w/t", "/w/t");
-	assert_true(wt > find3(&l, "--tmpfs", ssh, NULL));
+	assert_true(wt > find3(&l, "--tmpfs", home, NULL));
+	assert_true(find3(&l, "--bind", "/r/hx.sock", HOSTEXEC_PROXY_SOCKET) > 0);
+	assert_true(find3(&l, "--ro-bind", "/g/workrex-guest", HOSTEXEC_BOX "/workrex") > 0);
+	assert_true(find3(&l, HOSTEXEC_BOX "/workrex", "hostbox", "--uid") > 0);
+	assert_true(find3(&l, "--procs", "64", NULL) > 0);
+	assert_true(find3(&l, "--memory", "1073741824", NULL) > 0);
 	assert_string_equal(l.v[l.n - 4], "--");
 	assert_string_equal(l.v[l.n - 3], "/usr/bin/cargo");
 	assert_string_equal(l.v[l.n - 2], "build");
 	assert_string_equal(l.v[l.n - 1], "--release");
 	strlist_free(&l);
 
-	/* Network shared under policy allow; no bwrap at all when the user said so. */
-	s.network = true;
-	hostexec_argv(&s, &l);
-	assert_int_equal(find3(&l, "--unshare-net", "--ro-bind", NULL), -1);
-	strlist_free(&l);
+	/* No bwrap at all when the user said so. */
 	s.unsandboxed = true;
 	hostexec_argv(&s, &l);
 	assert_int_equal(l.n, 3);
 	assert_string_equal(l.v[0], "/usr/bin/cargo");
 	strlist_free(&l);
-	free(ssh);
-	free(aws);
-	free(cache);
-	free(gpg);
-	unlink(p);
-	free(p);
+	strlist_free(&paths);
+	free(layers);
 	char *rm = xasprintf("rm -rf '%s'", home);
 	assert_int_equal(system(rm), 0);
 	free(rm);
+	assert_int_equal(hostexec_size("8GiB"), 8LL << 30);
+	assert_int_equal(hostexec_size("512M"), 512LL << 20);
+	assert_int_equal(hostexec_size("lots"), 0);
 }
 
 static void test_env(void **state)
@@ -122,14 +176,17 @@ static void test_env(void **state)
 	setenv("GITHUB_TOKEN", "no", 1);
 	setenv("CARGO_HOME", "/c", 1);
 	struct strlist l = {0};
-	hostexec_env(&l);
-	bool cargo = false;
+	hostexec_env("t0k", &l);
+	bool cargo = false, proxy = false;
 	for (size_t i = 0; i < l.n; i++) {
 		assert_null(strstr(l.v[i], "SECRET"));
-		assert_null(strstr(l.v[i], "TOKEN"));
+		assert_null(strstr(l.v[i], "GITHUB"));
 		cargo = cargo || strcmp(l.v[i], "CARGO_HOME=/c") == 0;
+		proxy = proxy ||
+			strcmp(l.v[i], "HTTPS_PROXY=http://workrex:t0k@127.0.0.1:3128") == 0;
 	}
 	assert_true(cargo);
+	assert_true(proxy);
 	strlist_free(&l);
 }
 
