@@ -183,7 +183,9 @@ static void confirmed(struct wrx *w, bool yes, void *arg)
 		c->a->merge_asked = false;
 	if (!yes) {
 		log_msg("%s: %s: the user declined", c->handle ? c->handle : "-", c->act->name);
-		c->said = true; /* a no needs no message */
+		if (c->a && c->door == DOOR_AGENT)
+			c->a->declined_at = now_ms(); /* not asked again for a while */
+		c->said = true;                       /* a no needs no message */
 		act_fail(c, "the user declined the %s", c->act->name);
 		return;
 	}
@@ -201,9 +203,14 @@ static void ask_then(struct act_call *c, const char *question, then_fn *then)
 	struct confirm *k = xcalloc(1, sizeof *k);
 	k->c = c;
 	k->then = then;
-	if (w->hooks->ask(w->ui, question, c->door == DOOR_AGENT, confirmed, k) < 0) {
+	if (w->hooks->ask(w->ui, question, c->door == DOOR_AGENT ? c->handle : NULL, confirmed, k) <
+	    0) {
 		free(k);
-		act_fail(c, "the user is answering another question; ask again later");
+		if (c->a)
+			c->a->merge_asked = false;
+		act_fail(c, c->door == DOOR_AGENT
+				    ? "too many questions wait for the user; ask again later"
+				    : "the user is answering another question; ask again later");
 	}
 }
 
@@ -216,10 +223,8 @@ static void confirm_then(struct act_call *c, const char *question, then_fn *then
 		then(c);
 }
 
-static bool asking(struct wrx *w)
-{
-	return w->hooks->asking && w->hooks->asking(w->ui);
-}
+/* An agent whose request the user declined is not asked again for this long. */
+#define DECLINED_QUIET_MS 60000
 
 /* ---- `workrex <verb>` as a child ---- */
 
@@ -1117,15 +1122,13 @@ static void merge_previewed(void *arg, int status, const char *output, const cha
 	(void)output;
 	last = wrx_outcome(last);
 	c->a = session_find_agent(w->s, c->handle);
-	if (status != 0 || w->quitting || c->a == NULL || asking(w)) {
+	if (status != 0 || w->quitting || c->a == NULL) {
 		if (c->a)
 			c->a->merge_asked = false;
 		if (status != 0 || w->quitting)
 			act_fail(c, "%s", *last ? last : "merge: no preview");
-		else if (c->a == NULL)
-			act_fail(c, "the agent is gone");
 		else
-			act_fail(c, "the user is answering another question; ask again later");
+			act_fail(c, "the agent is gone");
 		return;
 	}
 	char *q = xasprintf("%s asks to merge %s - allow? (y/n)", c->handle, last);
@@ -1150,10 +1153,16 @@ static void do_merge(struct act_call *c)
 		free(q);
 		return;
 	}
-	if (a->merge_asked || asking(w)) {
-		act_fail(c, a->merge_asked
-				    ? "a merge of this agent already waits for the user"
-				    : "the user is answering another question; ask again later");
+	if (a->merge_asked) {
+		act_fail(c, "a merge of this agent already waits for the user");
+		return;
+	}
+	uint64_t since = now_ms() - a->declined_at;
+	if (a->declined_at && since < DECLINED_QUIET_MS) {
+		act_fail(c,
+			 "the user declined this agent's last request %llu s ago; not asked again "
+			 "for %d s",
+			 (unsigned long long)(since / 1000), DECLINED_QUIET_MS / 1000);
 		return;
 	}
 	a->merge_asked = true;

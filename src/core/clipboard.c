@@ -375,9 +375,10 @@ void clipboard_pane_write(struct wrx *w, struct wpane *wp, const char *text, siz
 	char *q = xasprintf("%s%s sets the clipboard to \"%s\" (%zu bytes). Allow?", handle,
 			    wp->sandboxed ? " (sandboxed)" : "", shown, len);
 	free(shown);
-	if (w->hooks->ask == NULL || w->hooks->ask(w->ui, q, true, clip_answered, k) < 0) {
-		wrx_message(w, true, "%s: its clipboard write was refused (a question is open)",
-			    handle);
+	if (w->hooks->ask == NULL || w->hooks->ask(w->ui, q, handle, clip_answered, k) < 0) {
+		/* Its questions are on the status line already: this one is only counted. */
+		log_msg("clipboard: %s pane %d: a write of %zu bytes refused (its questions wait)",
+			handle, wp->id, len);
 		free(k->text);
 		free(k);
 	}

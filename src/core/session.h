@@ -45,6 +45,7 @@ struct agent {
 	uint64_t egress_said;          /* when a refusal was last said (now_ms) */
 	unsigned long egress_quiet;    /* refusals since, counted only */
 	bool host_busy;                /* a host command of its runs (one at a time) */
+	uint64_t declined_at;          /* the user last said no to a request of its (now_ms) */
 	char **egress;                 /* owned: the latest of them, one line each, oldest first */
 	size_t negress;
 	uint64_t spawn_window; /* now_ms() when its current minute of spawn_agent calls began */

@@ -36,14 +36,15 @@ struct wrx_hooks {
 	void (*show)(void *ui, const char *title, const char *text); /* an output shown whole */
 	void (*ring)(void *ui);                                      /* the outer terminal's bell */
 	void (*pane_gone)(void *ui, struct wpane *wp);               /* before the pane is freed */
-	/* Is the user answering a question now? */
-	bool (*asking)(void *ui);
 	/*
-	 * Ask yes or no; done is called once, later. -EBUSY while asking.
-	 * unbidden: an agent asks, not a key the user just pressed, so keys
-	 * typed in the first moments (meant for a pane) do not answer it.
+	 * Ask yes or no; done is called once, later. A question of the user's
+	 * own (agent NULL: a key they just pressed) opens at once, -EBUSY
+	 * while another is open. An agent's (its handle) waits, never taking a
+	 * key, until the user opens it on purpose; -EBUSY when too many of that
+	 * agent's wait already.
 	 */
-	int (*ask)(void *ui, const char *question, bool unbidden, wrx_answer_fn *done, void *arg);
+	int (*ask)(void *ui, const char *question, const char *agent, wrx_answer_fn *done,
+		   void *arg);
 	/* Set the user's clipboard to text (the outer terminal's, and the system's). */
 	void (*set_clipboard)(void *ui, const char *text, size_t len);
 	/*

@@ -190,11 +190,6 @@ static void hook_pane_gone(void *data, struct wpane *wp)
 	}
 }
 
-static bool hook_asking(void *data)
-{
-	return ((struct ui *)data)->prompt != NULL;
-}
-
 struct ask {
 	wrx_answer_fn *done;
 	void *arg;
@@ -207,17 +202,62 @@ static void asked(struct ui *ui, const char *answer, void *arg)
 	k.done(ui->w, answer && strcmp(answer, "y") == 0, k.arg);
 }
 
-static int hook_ask(void *data, const char *question, bool unbidden, wrx_answer_fn *done, void *arg)
+bool ui_open_asked(struct ui *ui)
+{
+	struct asked *q = ui->asked;
+	if (q == NULL || ui->prompt)
+		return false;
+	ui->asked = q->next;
+	ui_prompt(ui, q->question, true, q->done, q->arg);
+	free(q->question);
+	free(q->agent);
+	free(q);
+	return true;
+}
+
+void ui_asked_clear(struct ui *ui)
+{
+	while (ui->asked) {
+		struct asked *q = ui->asked;
+		ui->asked = q->next;
+		q->done(ui, NULL, q->arg);
+		free(q->question);
+		free(q->agent);
+		free(q);
+	}
+}
+
+/*
+ * The user's own question (a verb of theirs asks again) opens at once; an
+ * agent's waits its turn, said on the status line, until the user opens
+ * it (ui_open_asked): a key typed into a pane never answers it.
+ */
+static int hook_ask(void *data, const char *question, const char *agent, wrx_answer_fn *done,
+		    void *arg)
 {
 	struct ui *ui = data;
-	if (ui->prompt || ui->quitting)
+	if (ui->quitting || (agent == NULL && ui->prompt))
+		return -EBUSY;
+	int n = 0;
+	struct asked **end = &ui->asked;
+	for (; *end; end = &(*end)->next)
+		n += agent && strcmp((*end)->agent, agent) == 0;
+	if (n >= ASKED_MAX)
 		return -EBUSY;
 	struct ask *k = xcalloc(1, sizeof *k);
 	k->done = done;
 	k->arg = arg;
-	ui_prompt(ui, question, true, asked, k);
-	if (unbidden)
-		ui->prompt->deaf_until = now_ms() + UNBIDDEN_DEAF_MS;
+	if (agent == NULL) {
+		ui_prompt(ui, question, true, asked, k);
+		return 0;
+	}
+	struct asked *q = xcalloc(1, sizeof *q);
+	q->question = xstrdup(question);
+	q->agent = xstrdup(agent);
+	q->done = asked;
+	q->arg = k;
+	*end = q;
+	ui_dirty(ui);
 	return 0;
 }
 
@@ -257,7 +297,6 @@ static const struct wrx_hooks hooks = {
 	.show = hook_show,
 	.ring = hook_ring,
 	.pane_gone = hook_pane_gone,
-	.asking = hook_asking,
 	.ask = hook_ask,
 	.set_clipboard = hook_set_clipboard,
 	.terminal_clipboard = termclip_read,
@@ -400,7 +439,8 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 		prompts_pick_agent(ui);
 		break;
 	case ACT_ATTENTION:
-		focus_attention(ui);
+		if (!ui_open_asked(ui))
+			focus_attention(ui);
 		break;
 	case ACT_RELOAD:
 		ui_reload_key(ui);
@@ -665,8 +705,9 @@ int dashboard_run(const struct dashboard_opts *opts)
 	close_handle((uv_handle_t *)&ui->tty_poll);
 out:
 	ui->quitting = core.quitting = true;
-	/* A question left open is a no: its owner cleans up while all still stands. */
+	/* A question left open or waiting is a no: its owner cleans up while all still stands. */
 	ui_prompt_end(ui, NULL);
+	ui_asked_clear(ui);
 	termclip_close(ui);
 	wrx_close(ui->w);
 	close_handle((uv_handle_t *)&ui->sig_winch);

@@ -191,8 +191,6 @@ static void forward(struct wpane *wp, int key, int mods)
 static void prompt_key(struct ui *ui, int key)
 {
 	struct prompt *p = ui->prompt;
-	if (p->yesno && now_ms() < p->deaf_until)
-		return;
 	if (p->yesno) {
 		if (key == 'y' || key == 'Y')
 			ui_prompt_end(ui, "y");
@@ -316,6 +314,9 @@ static void handle_mouse(struct ui *ui)
 		   ((b & BUTTON_CTRL) ? WRX_MOD_CTRL : 0);
 	bool press = b & (BUTTON1_PRESSED | BUTTON2_PRESSED | BUTTON3_PRESSED);
 
+	/* A click on the status line opens the question an agent waits on. */
+	if (press && ev.y == ui->rows - 1 && ui_open_asked(ui))
+		return;
 	if (ui->sidebar && ev.x < ui->area.x - 1) {
 		if (press && ev.y >= 0 && ev.y < ui->nsidebar_rows && ui->sidebar_rows[ev.y])
 			session_set_focus(ui->w->s, ui->sidebar_rows[ev.y]);

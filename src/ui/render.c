@@ -752,6 +752,18 @@ static void draw_status(struct ui *ui)
 		   ui->cols > 2) {
 		/* An error is read whole: it says why, and what to do next. */
 		k = draw_wrapped(ui, y, ui->message, ui->cols - 1);
+	} else if (ui->asked && !(ui->message && ui->message_error)) {
+		int n = 0;
+		for (struct asked *q = ui->asked; q; q = q->next)
+			n++;
+		char key[32];
+		keys_name(ui->w->cfg.prefix, key, sizeof key);
+		char *notice = n > 1 ? xasprintf("%d questions wait: %s a to answer - %s", n, key,
+						 ui->asked->question)
+				     : xasprintf("a question waits: %s a to answer - %s", key,
+						 ui->asked->question);
+		put_text(y, 0, leftw, notice, A_REVERSE);
+		free(notice);
 	} else if (ui->message) {
 		put_text(y, 0, leftw, ui->message, ui->message_error ? A_BOLD : A_NORMAL);
 	}

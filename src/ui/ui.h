@@ -51,16 +51,25 @@ struct prompt {
 	char *label; /* owned */
 	struct buf input;
 	bool yesno; /* answered by one key: y or n */
-	/* A question an agent asked: keys before this now_ms() are typing meant for a pane. */
-	uint64_t deaf_until;
 	void (*done)(struct ui *ui, const char *answer, void *arg); /* NULL answer: cancelled */
 	void *arg;
 	/* Tab: what the input completes to (owned by the caller), or NULL. */
 	char *(*complete)(struct ui *ui, const char *input);
 };
 
-/* How long an agent's question ignores keys (typed before the user could read it). */
-#define UNBIDDEN_DEAF_MS 600
+/*
+ * A question an agent asked (to merge, to set the clipboard): it never
+ * takes the keyboard. It waits here, said on the status line, until the
+ * user opens it on purpose (prefix a, or a click on that line); then y/n.
+ */
+struct asked {
+	char *question; /* owned */
+	char *agent;    /* owned: who asks */
+	void (*done)(struct ui *ui, const char *answer, void *arg);
+	void *arg;
+	struct asked *next;
+};
+#define ASKED_MAX 4 /* one agent's waiting at once; more are refused */
 
 struct ui {
 	struct wrx *w;         /* the application this dashboard shows */
@@ -102,6 +111,7 @@ struct ui {
 	struct textview *textview; /* owned: a command's output shown whole, or NULL */
 	int ov_sel;
 	struct prompt *prompt; /* owned */
+	struct asked *asked;   /* owned: agents' questions, oldest first */
 	int status_rows;       /* rows over the panes a long question or error took (drawn) */
 	int prompt_top;        /* the first of them this frame (the status line: none) */
 	char *message;         /* owned */
@@ -136,6 +146,10 @@ void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Close the open question with answer (NULL: cancelled), calling its done. */
 void ui_prompt_end(struct ui *ui, const char *answer);
+/* The oldest question an agent asked, opened (the user asked for it). False: none waits. */
+bool ui_open_asked(struct ui *ui);
+/* Every waiting question answered no (the dashboard is going). */
+void ui_asked_clear(struct ui *ui);
 /* Ask to trust the project's config if its commands were ignored (trustprompt.c). */
 void trust_ask(struct ui *ui);
 void ui_prompt(struct ui *ui, const char *label, bool yesno,

@@ -120,8 +120,9 @@ t_pane_sets_clipboard() {
 	wait_for '^.*│answer\[\] *$'
 }
 
-# clipboard.host_panes: ask. Keys typed as the question comes do not answer
-# it; y sets the clipboard, n refuses, and the pane is not asked again soon.
+# clipboard.host_panes: ask. The question waits on the status line and
+# takes no key: y typed into the pane goes to the pane; prefix a opens it,
+# y sets the clipboard, n refuses, and the pane is not asked again soon.
 t_pane_clipboard_asks() {
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
 	printf 'clipboard:\n  host_panes: ask\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
@@ -130,25 +131,100 @@ t_pane_clipboard_asks() {
 	tm set-buffer before
 	wait_for 'wrx\$'
 	type_line "$(osc52 first-write)"
-	wait_for 'sets the clipboard to "first-write" \(11 bytes\)\. Allow\?'
+	wait_for 'a question waits: C-b a to answer - .*sets the clipboard to "first-write"'
 	keys y y y
-	sleep 1
-	screen | grep -q 'sets the clipboard to "first-write"'
+	wait_for 'wrx\$ yyy'
 	buffer_is before
+	keys C-u
+	prefix a
+	wait_for '^.*sets the clipboard to "first-write" \(11 bytes\)\. Allow\?'
 	keys y
 	buffer_is first-write
 	wait_gone 'Allow\?'
 	type_line "$(osc52 second-write)"
-	wait_for 'sets the clipboard to "second-write"'
-	sleep 0.7
+	wait_for 'question waits.*sets the clipboard to "second-write"'
+	prefix a
 	keys n
-	wait_gone 'Allow\?'
+	wait_gone 'second-write'
 	type_line "$(osc52 third-write); echo wrote-third"
 	wait_for '│wrote-third *$'
 	sleep 0.5
-	wait_gone 'third-write.*Allow' 1
+	screen | not grep -q 'question waits'
 	buffer_is first-write
 	rm -rf "$XDG_CONFIG_HOME/workrex"
+}
+
+# An agent asks as fast as it can (its own merge, clipboard writes) while
+# the user types into another agent: every key reaches that agent, and no
+# y typed into a pane answers a question; the questions wait until the user
+# opens one (prefix a), and a no is not asked again at once.
+t_questions_take_no_keys() {
+	git_env
+	make_repo
+	mkdir -p "$E2E_TMP/guestbin" "$XDG_CONFIG_HOME/workrex"
+	ln -sf "$WORKREX_GUEST" "$E2E_TMP/guestbin/workrex"
+	printf 'clipboard:\n  host_panes: ask\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 140 40
+	tm set -g set-clipboard on
+	tm set-buffer before
+	wait_for 'wrx\$'
+	wrx add asker -b >/dev/null
+	wrx add typist -b >/dev/null
+	wait_for '^ 3 typist'
+	local g="PATH=$E2E_TMP/guestbin:\$PATH WORKREX_SANDBOX=1" a t
+	a=$(wrx path asker)
+	t=$(wrx path typist)
+	echo change >"$a/change.txt"
+	git -C "$a" add change.txt
+	git -C "$a" commit -qm change
+	# Until told to stop: its merge (in the background, again and again)
+	# and a clipboard write every 20 ms.
+	wrx send asker "i=0; while [ ! -e stop ]; do i=\$((i + 1)); ($g workrex merge >/dev/null 2>&1 &); printf '\\033]52;c;%s\\a' \$(printf y-\$i | base64); sleep 0.02; done; echo asker-done"
+	wait_for 'C-b a to answer'
+	prefix 3
+	wait_for '│ 4 typist:shell'
+	tm send-keys -l 'cat >typed.txt'
+	keys Enter
+	local i expect=
+	for i in $(seq 40); do
+		tm send-keys -l "y yes n y$i"
+		keys Enter
+		expect+="y yes n y$i"$'\n'
+		((i % 10)) || keys y Enter
+		((i % 10)) || expect+=$'y\n'
+	done
+	keys C-d
+	until_ok 20 eval '[ "$(cat "$t/typed.txt" 2>/dev/null)" = "$(printf %s "$expect")" ]' ||
+		{ diff <(printf %s "$expect") "$t/typed.txt" >&2; screen >&2; return 1; }
+	touch "$a/stop"
+	wait_for 'asker-done' 30
+	# Nothing was answered: no clipboard, no merge; at most 4 of its questions wait.
+	buffer_is before
+	not git -C "$repo" merge-base --is-ancestor asker main
+	wait_for '^4 questions wait: C-b a to answer'
+	# Opened on purpose, one at a time, each a no.
+	local merge_declined=
+	for i in 1 2 3 4; do
+		prefix a
+		wait_for '^asker (asks to merge|sets the clipboard).*(Allow\?|allow\? \(y/n\))'
+		screen | grep -q '^asker asks to merge' && merge_declined=1
+		keys n
+		wait_gone "^$((5 - i)) questions? waits?" 5
+	done
+	wait_gone 'questions? waits?'
+	buffer_is before
+	not git -C "$repo" merge-base --is-ancestor asker main
+	# A merge asked and declined is not asked again at once.
+	if [ -z "$merge_declined" ]; then
+		wrx send asker "$g workrex merge; echo merge-rc=\$?"
+		wait_for 'question waits: C-b a to answer - asker asks to merge'
+		prefix a
+		keys n
+		wait_for 'merge-rc=1'
+	fi
+	wrx send asker "$g workrex merge 2>again.err; echo merge-rc=\$?"
+	until_ok 10 grep -q 'not asked again for 60 s' "$a/again.err"
+	not git -C "$repo" merge-base --is-ancestor asker main
 }
 
 t_bell_and_title() {
@@ -172,5 +248,6 @@ run_test "bracketed paste passes through when enabled" t_bracketed_paste
 run_test "mouse: click focuses, wheel scrolls, programs get events" t_mouse
 run_test "scroll mode copies to the clipboard (OSC 52)" t_copy_to_clipboard
 run_test "a pane's OSC 52 write sets the clipboard; a read is not answered" t_pane_sets_clipboard
-run_test "clipboard.host_panes: ask asks, deaf to keys typed as it comes" t_pane_clipboard_asks
+run_test "clipboard.host_panes: ask waits on the status line; prefix a opens it" t_pane_clipboard_asks
+run_test "an agent asking as fast as it can takes no key typed into another agent" t_questions_take_no_keys
 run_test "bell marks an unfocused pane; titles show" t_bell_and_title

@@ -175,9 +175,10 @@ t_guest_client_over_rpc() {
 	# Its own merge waits for the user's yes; then hooks off, the branch lands
 	# on main, its panes go.
 	wrx send inside "echo new >new.txt && git add new.txt && git commit -qm new && $g workrex merge"
-	wait_for 'inside asks to merge inside into main: 1 file changed'
+	wait_for 'question waits: C-b a to answer - inside asks to merge inside into main: 1 file changed'
 	test ! -f "$repo/new.txt"
-	sleep 0.7 # an agent's question ignores keys for its first 0.6 s
+	prefix a
+	wait_for '^inside asks to merge inside into main: 1 file changed'
 	keys y
 	wait_gone '^ [0-9] . ?inside'
 	local i=0

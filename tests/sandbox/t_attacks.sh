@@ -133,8 +133,9 @@ t_rpc_spawn_and_merge() {
 	# Its own merge: the dashboard asks, with the warning; no is no.
 	wrx send box "workrex merge >merge.txt 2>&1; echo rc=\$? >>merge.txt"
 	wait_for 'box asks to merge box into main: .*WARNING, runs on the host: .*husky/post-merge' 30
+	prefix a
+	wait_for '^box asks to merge box into main: .*WARNING' 10
 	screen | grep -q '.workrex.yaml' || { screen >&2; return 1; }
-	sleep 0.7 # an agent's question ignores keys for its first 0.6 s
 	keys n
 	until_ok 30 grep -q rc= "$w/merge.txt"
 	grep -q 'rc=1' "$w/merge.txt"

