@@ -55,6 +55,7 @@ int cmd_proxy_main(void)
 				.max_connections = spec.max_connections,
 				.head_ms = spec.head_ms,
 				.connect_ms = spec.connect_ms,
+				.idle_ms = spec.idle_ms,
 				.event = on_event};
 	struct proxy *p = proxy_new(loop, &po);
 	int rc = proxy_listen(p, spec.socket, &cause);

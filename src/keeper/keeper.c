@@ -775,6 +775,7 @@ static int proxy_start(struct keeper *k, json_object *spec, char **cause)
 			       .max_connections = k->proxy_spec.max_connections,
 			       .head_ms = k->proxy_spec.head_ms,
 			       .connect_ms = k->proxy_spec.connect_ms,
+			       .idle_ms = k->proxy_spec.idle_ms,
 			       .event = on_egress,
 			       .arg = k};
 	k->proxy = proxy_new(k->loop, &o);

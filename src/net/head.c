@@ -118,6 +118,7 @@ int head_parse(const char *buf, size_t n, const char *token, struct connect_head
 		}
 		port = port * 10 + (*p - '0');
 	}
+	h->port = (int)port; /* said with a refusal too */
 	int rc = host_normalise(target, (size_t)(colon - target), h->host, why);
 	if (rc == -EPERM)
 		return 403;
@@ -127,6 +128,5 @@ int head_parse(const char *buf, size_t n, const char *token, struct connect_head
 		*why = "only port 443 is allowed";
 		return 403;
 	}
-	h->port = (int)port;
 	return 0;
 }

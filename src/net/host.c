@@ -149,6 +149,8 @@ static enum addr_class v4_class(uint32_t a, const char **what)
 		{0xa9fe0000, 0xffff0000, ADDR_FORBIDDEN, "link-local (169.254/16, metadata)"},
 		{0xe0000000, 0xf0000000, ADDR_FORBIDDEN, "multicast"},
 		{0xf0000000, 0xf0000000, ADDR_FORBIDDEN, "reserved or broadcast (240/4)"},
+		{0xc0000000, 0xffffff00, ADDR_FORBIDDEN, "IETF protocol assignments (192.0.0/24)"},
+		{0xc6120000, 0xfffe0000, ADDR_FORBIDDEN, "benchmarking (198.18/15)"},
 		{0x0a000000, 0xff000000, ADDR_PRIVATE, "private (10/8)"},
 		{0xac100000, 0xfff00000, ADDR_PRIVATE, "private (172.16/12)"},
 		{0xc0a80000, 0xffff0000, ADDR_PRIVATE, "private (192.168/16)"},
@@ -177,9 +179,34 @@ enum addr_class net_addr_class(const struct sockaddr *sa, const char **what)
 	static const uint8_t zero[16], mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff},
 				       nat64[12] = {0, 0x64, 0xff, 0x9b};
 	uint32_t v4 = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 | b[15];
-	/* An IPv4 inside: mapped (::ffff:a.b.c.d), compatible (::a.b.c.d), NAT64. */
-	if (!memcmp(b, mapped, 12) || !memcmp(b, nat64, 12) || (!memcmp(b, zero, 12) && v4 > 1))
+	static const uint8_t translated[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0},
+			     nat64_local[6] = {0, 0x64, 0xff, 0x9b, 0, 1};
+	/*
+	 * An IPv4 inside: mapped (::ffff:a.b.c.d), translated (::ffff:0:a.b.c.d),
+	 * compatible (::a.b.c.d), NAT64 (64:ff9b::a.b.c.d), ISATAP (::5efe:a.b.c.d
+	 * as the interface id).
+	 */
+	if (!memcmp(b, mapped, 12) || !memcmp(b, translated, 12) || !memcmp(b, nat64, 12) ||
+	    (!memcmp(b, zero, 12) && v4 > 1) ||
+	    ((b[8] & ~0x02) == 0 && b[9] == 0 && b[10] == 0x5e && b[11] == 0xfe))
 		return v4_class(v4, what);
+	/* Where the IPv4 inside is the translator's or hidden: never. */
+	if (!memcmp(b, nat64_local, 6)) {
+		*what = "local-use NAT64 (64:ff9b:1::/48)";
+		return ADDR_FORBIDDEN;
+	}
+	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0) {
+		*what = "Teredo (2001::/32)";
+		return ADDR_FORBIDDEN;
+	}
+	if (b[0] == 0x01 && !memcmp(b + 1, zero, 7)) {
+		*what = "discard-only (100::/64)";
+		return ADDR_FORBIDDEN;
+	}
+	if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) {
+		*what = "site-local (fec0::/10)";
+		return ADDR_FORBIDDEN;
+	}
 	if (b[0] == 0x20 && b[1] == 0x02) /* 6to4: 2002:a.b.c.d::/48 */
 		return v4_class((uint32_t)b[2] << 24 | (uint32_t)b[3] << 16 | (uint32_t)b[4] << 8 |
 					b[5],

@@ -15,6 +15,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +222,7 @@ static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
 }
 
 static void on_tunnel_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b);
+static void on_idle(uv_timer_t *t);
 
 static void set_reading(struct conn *c, bool server, bool on)
 {
@@ -299,6 +301,7 @@ static void forward(struct conn *c, bool to_server, const char *data, size_t n)
 		c->up += n;
 	else
 		c->down += n;
+	uv_timer_again(&c->timer); /* not idle */
 	uv_stream_t *dst = side(c, to_server);
 	uv_buf_t b = uv_buf_init((char *)data, (unsigned)n);
 	int done = uv_try_write(dst, &b, 1);
@@ -322,6 +325,14 @@ static void forward(struct conn *c, bool to_server, const char *data, size_t n)
 		return;
 	}
 	set_reading(c, !to_server, false);
+}
+
+/* Nothing either way for the idle time: the tunnel ends (a held socket is a slot). */
+static void on_idle(uv_timer_t *t)
+{
+	struct conn *c = t->data;
+	if (c->phase == TUNNEL)
+		conn_close(c);
 }
 
 static void on_tunnel_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
@@ -382,6 +393,8 @@ static void on_dialled(uv_connect_t *req, int status)
 	}
 	c->phase = TUNNEL;
 	c->status = 200;
+	unsigned idle = c->p->o.idle_ms ? c->p->o.idle_ms : PROXY_IDLE_MS;
+	uv_timer_start(&c->timer, on_idle, idle, idle);
 	struct wreq *w = xcalloc(1, sizeof *w);
 	w->c = c;
 	w->data = xstrdup("HTTP/1.1 200 Connection established\r\n\r\n");
@@ -391,6 +404,29 @@ static void on_dialled(uv_connect_t *req, int status)
 		free(w);
 		conn_close(c);
 	}
+}
+
+/* Is sa one of this machine's own addresses (a service listening on all of them)? */
+static bool host_owns(const struct sockaddr *sa)
+{
+	struct ifaddrs *all;
+	if (getifaddrs(&all) < 0)
+		return true; /* cannot tell: not dialled */
+	bool own = false;
+	for (struct ifaddrs *i = all; i && !own; i = i->ifa_next) {
+		const struct sockaddr *x = i->ifa_addr;
+		if (x == NULL || x->sa_family != sa->sa_family)
+			continue;
+		if (sa->sa_family == AF_INET)
+			own = ((const struct sockaddr_in *)x)->sin_addr.s_addr ==
+			      ((const struct sockaddr_in *)sa)->sin_addr.s_addr;
+		else if (sa->sa_family == AF_INET6)
+			own = !memcmp(&((const struct sockaddr_in6 *)x)->sin6_addr,
+				      &((const struct sockaddr_in6 *)sa)->sin6_addr,
+				      sizeof(struct in6_addr));
+	}
+	freeifaddrs(all);
+	return own;
 }
 
 static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
@@ -413,7 +449,11 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 	const char *what = "no address";
 	for (const struct addrinfo *a = res; a && pick == NULL; a = a->ai_next) {
 		enum addr_class k = net_addr_class(a->ai_addr, &what);
-		if (k == ADDR_PUBLIC || (k == ADDR_PRIVATE && c->private_ok))
+		if (k != ADDR_PUBLIC && !(k == ADDR_PRIVATE && c->private_ok))
+			continue;
+		if (host_owns(a->ai_addr))
+			what = "this machine's own address";
+		else
 			pick = a;
 	}
 	if (pick == NULL) {

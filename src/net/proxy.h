@@ -24,6 +24,7 @@
 
 #define PROXY_HEAD_MS 5000
 #define PROXY_CONNECT_MS 10000
+#define PROXY_IDLE_MS 600000 /* a tunnel with nothing either way this long ends */
 
 /* One connection, when it ends: allowed (status 200) or refused. */
 struct proxy_event {
@@ -41,7 +42,8 @@ struct proxy_opts {
 	 * its owner may change it between callbacks. */
 	const struct net_policy *policy;
 	int max_connections;
-	unsigned head_ms, connect_ms; /* 0: PROXY_HEAD_MS, PROXY_CONNECT_MS */
+	unsigned head_ms, connect_ms,
+		idle_ms; /* 0: PROXY_HEAD_MS, PROXY_CONNECT_MS, PROXY_IDLE_MS */
 	void (*event)(void *arg, const struct proxy_event *ev);
 	void *arg;
 };

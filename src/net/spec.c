@@ -27,6 +27,7 @@ int proxy_spec_read(json_object *o, struct proxy_spec *s, char **cause)
 	s->max_connections = json_int(o, "max_connections", 128);
 	s->head_ms = (unsigned)json_int(o, "head_ms", 0);
 	s->connect_ms = (unsigned)json_int(o, "connect_ms", 0);
+	s->idle_ms = (unsigned)json_int(o, "idle_ms", 0);
 	return proxy_policy_read(o, &s->policy, cause);
 }
 

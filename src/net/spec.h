@@ -6,7 +6,7 @@
  *    "allowed_domains": [{"host": "example.com" | "*.example.com",
  *                         "allow_private_ips": bool}, ...],
  *    "tcp_host": address, "port_file": path,  (a sandbox no socket reaches)
- *    "head_ms": n, "connect_ms": n}        (the last two for tests)
+ *    "head_ms": n, "connect_ms": n, "idle_ms": n}  (the last three for tests)
  */
 #ifndef WRX_NET_SPEC_H
 #define WRX_NET_SPEC_H
@@ -21,7 +21,7 @@ struct proxy_spec {
 	char *tcp_host, *port_file;
 	struct net_policy policy;
 	int max_connections;
-	unsigned head_ms, connect_ms;
+	unsigned head_ms, connect_ms, idle_ms;
 };
 
 /* 0, or -EINVAL with *cause (caller frees); s is always freed with proxy_spec_free. */

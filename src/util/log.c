@@ -1,6 +1,9 @@
 /*
  * log.c - append-only diagnostics log under the state directory. Lines are
- * timestamped and written unbuffered so a crash loses nothing.
+ * timestamped and written unbuffered so a crash loses nothing. Its size is
+ * capped: past LOG_MAX bytes it becomes workrex.log.1 (the one before goes)
+ * and a new one starts; every process that writes to it (the dashboard,
+ * keepers, commands) notices on its next line and follows.
  */
 #include "log.h"
 
@@ -15,6 +18,7 @@
 #include <unistd.h>
 
 static FILE *log_file;
+static char *log_path; /* owned */
 
 char *state_dir(void)
 {
@@ -39,10 +43,10 @@ int log_open(void)
 	char *dir = state_dir();
 	if (dir == NULL)
 		return -ENOENT;
-	char *path = xasprintf("%s/workrex.log", dir);
+	free(log_path);
+	log_path = xasprintf("%s/workrex.log", dir);
 	free(dir);
-	log_file = fopen(path, "ae");
-	free(path);
+	log_file = fopen(log_path, "ae");
 	if (log_file == NULL)
 		return -errno;
 	setvbuf(log_file, NULL, _IONBF, 0);
@@ -54,6 +58,27 @@ void log_close(void)
 	if (log_file)
 		fclose(log_file);
 	log_file = NULL;
+	free(log_path);
+	log_path = NULL;
+}
+
+/* Past the cap: rotate, unless another process did already; then write to the new file. */
+static void log_rotate(void)
+{
+	struct stat mine, now;
+	if (fstat(fileno(log_file), &mine) < 0 || mine.st_size < LOG_MAX)
+		return;
+	if (stat(log_path, &now) == 0 && now.st_ino == mine.st_ino && now.st_dev == mine.st_dev) {
+		char *old = xasprintf("%s.1", log_path);
+		rename(log_path, old);
+		free(old);
+	}
+	FILE *f = fopen(log_path, "ae");
+	if (f == NULL)
+		return;
+	setvbuf(f, NULL, _IONBF, 0);
+	fclose(log_file);
+	log_file = f;
 }
 
 void log_msg(const char *fmt, ...)
@@ -69,6 +94,7 @@ void log_msg(const char *fmt, ...)
 	va_start(ap, fmt);
 	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
+	log_rotate();
 	fprintf(log_file, "%s [%ld] %s\n", stamp, (long)getpid(), msg);
 	free(msg);
 }

@@ -8,6 +8,9 @@
 #ifndef WRX_LOG_H
 #define WRX_LOG_H
 
+/* workrex.log's size at most (then it is workrex.log.1, and a new one starts). */
+#define LOG_MAX (8 << 20)
+
 int log_open(void);
 void log_close(void);
 void log_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

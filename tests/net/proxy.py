@@ -28,10 +28,15 @@ HOSTS = """127.0.0.1 localhost
 10.77.0.2 priv.test privok.test
 ::ffff:127.0.0.1 mapped.test
 ::1 loop6.test
+198.51.100.1 own.test
+2001:0:4136:e378:8000:63bf:3fff:fdd2 teredo.test
+::ffff:0:7f00:1 translated.test
+198.18.0.1 bench.test
 """
 POLICY = [{"host": h} for h in ("allowed.test", "allowed6.test", "loop.test", "mixed.test",
                                 "meta.test", "priv.test", "mapped.test", "loop6.test",
-                                "*.wild.test", "nowhere.test")]
+                                "*.wild.test", "nowhere.test", "own.test", "teredo.test",
+                                "translated.test", "bench.test")]
 POLICY.append({"host": "privok.test", "allow_private_ips": True})
 
 passed = failed = 0
@@ -127,7 +132,7 @@ class Secret:
 
 def start_proxy(extra=None):
     spec = {"socket": SOCK, "token": TOKEN, "allowed_domains": POLICY, "max_connections": 8,
-            "head_ms": 1500}
+            "head_ms": 1500, "idle_ms": 3000}
     spec.update(extra or {})
     hosts = os.path.join(TMP, "hosts")
     with open(hosts, "w") as f:
@@ -275,6 +280,13 @@ def main():
                           ("loop6.test", "IPv6 loopback")):
             st = ask(name + ":443")
             ok("%s resolving to %s: 403" % (name, why), st == 403, "%d" % st)
+        for name, why in (("own.test", "this machine's own address"), ("teredo.test", "Teredo"),
+                          ("translated.test", "IPv4-translated loopback"), ("bench.test", "198.18/15")):
+            st = ask(name + ":443")
+            ok("%s resolving to %s: 403" % (name, why), st == 403, "%d" % st)
+        ask("portcheck.test:8080")
+        ev = event_of("portcheck.test")
+        ok("a refused port is reported with its port", ev and ev.get("port") == 8080, str(ev))
         st, same = tunnel_roundtrip("privok.test:443", 1 << 12)
         ok("a private address with allow_private_ips: 200", st == 200 and same, "%d" % st)
         st, same = tunnel_roundtrip("mixed.test:443", 1 << 12)
@@ -322,6 +334,19 @@ def main():
             time.sleep(0.1)
             st = ask("allowed.test:443")
         ok("below it again: 200", st == 200, "%d" % st)
+
+        # A tunnel with nothing either way ends after idle_ms (3 s here).
+        s = connect("CONNECT allowed.test:443 HTTP/1.1\r\n%s\r\n" % auth())
+        st, _ = status_of(s)
+        t0 = time.monotonic()
+        s.settimeout(10)
+        try:
+            gone = s.recv(100) == b""
+        except OSError:
+            gone = True
+        took = time.monotonic() - t0
+        ok("an idle tunnel ends after idle_ms", st == 200 and gone and 2 < took < 9, "%d %s %.1f" % (st, gone, took))
+        s.close()
 
         # Every connection is told, refused ones with why.
         time.sleep(1)

@@ -130,21 +130,15 @@ static void test_policy_json(void **state)
 static void test_address_classes(void **state)
 {
 	(void)state;
-	const char *forbidden[] = {"127.0.0.1",
-				   "127.9.9.9",
-				   "169.254.169.254",
-				   "0.0.0.0",
-				   "224.0.0.1",
-				   "255.255.255.255",
-				   "::1",
-				   "::",
-				   "fe80::1",
-				   "ff02::1",
-				   "::ffff:127.0.0.1",
-				   "::ffff:169.254.169.254",
-				   "64:ff9b::7f00:1",
-				   "2002:7f00:1::1",
-				   "::127.0.0.1"};
+	const char *forbidden[] = {
+		"127.0.0.1", "127.9.9.9", "169.254.169.254", "0.0.0.0", "224.0.0.1",
+		"255.255.255.255", "::1", "::", "fe80::1", "ff02::1", "::ffff:127.0.0.1",
+		"::ffff:169.254.169.254", "64:ff9b::7f00:1", "2002:7f00:1::1", "::127.0.0.1",
+		/* the second pass: every IPv4 inside, and the ranges it missed */
+		"::ffff:0:7f00:1", "::ffff:0:a9fe:a9fe", "fe80::5efe:7f00:1",
+		"2001:db8::5efe:7f00:1", "64:ff9b:1::7f00:1",
+		"64:ff9b:1:ab:cd::", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "100::1", "fec0::1",
+		"198.18.0.1", "198.19.255.255", "192.0.0.8"};
 	for (size_t i = 0; i < sizeof forbidden / sizeof *forbidden; i++)
 		if (cls(forbidden[i]) != ADDR_FORBIDDEN)
 			fail_msg("%s should be forbidden", forbidden[i]);

@@ -8,12 +8,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "util/log.h"
 #include "util/proc.h"
 #include "util/util.h"
 
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void test_base64_vectors(void **state)
 {
@@ -104,6 +107,41 @@ static void test_capture_timeout(void **state)
 	assert_int_equal(proc_capture(quiet, NULL, NULL, 0, NULL, NULL, 200), 0);
 }
 
+/* A flood of log lines leaves workrex.log and one rotation, each under the cap. */
+static void test_log_capped(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/wrx-log.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	setenv("XDG_STATE_HOME", dir, 1);
+	assert_int_equal(log_open(), 0);
+	char line[1024];
+	memset(line, 'x', sizeof line - 1);
+	line[sizeof line - 1] = '\0';
+	int n = 3 * LOG_MAX / (int)sizeof line;
+	for (int i = 0; i < n; i++)
+		log_msg("%d %s", i, line);
+	log_msg("the last line");
+	log_close();
+	char *cur = xasprintf("%s/workrex/workrex.log", dir), *old = xasprintf("%s.1", cur);
+	struct stat a, b;
+	assert_int_equal(stat(cur, &a), 0);
+	assert_int_equal(stat(old, &b), 0);
+	assert_true(a.st_size <= LOG_MAX + 2048);
+	assert_true(b.st_size <= LOG_MAX + 2048);
+	assert_true(b.st_size >= LOG_MAX);
+	char *text = NULL;
+	size_t len = 0;
+	assert_int_equal(file_read_len(cur, 2 * LOG_MAX, &text, &len, NULL), 0);
+	assert_non_null(strstr(text, "the last line"));
+	free(text);
+	char *rm = xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(rm), 0);
+	free(rm);
+	free(cur);
+	free(old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -112,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_capture_both_ways),
 		cmocka_unit_test(test_capture_unread_input),
 		cmocka_unit_test(test_capture_timeout),
+		cmocka_unit_test(test_log_capped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
