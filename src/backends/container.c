@@ -676,9 +676,12 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 			addf(l, "--security-opt=seccomp=%s", profile);
 		free(profile);
 	}
-	if (strcmp(rt, "podman") == 0)
-		add(l,
-		    "--http-proxy=false"); /* the dashboard's proxy and its credentials stay out */
+	if (strcmp(rt, "podman") == 0) {
+		/* The dashboard's proxy and its credentials stay out; so do the host's own names. */
+		add(l, "--http-proxy=false");
+		if (!reach.add_host)
+			add(l, "--no-hosts");
+	}
 	/* policy: deny. Nothing but loopback; HTTPS leaves through the mounted proxy socket. */
 	if ((p->proxy_token && !reach.tcp) || p->offline)
 		add(l, "--network=none");

@@ -69,6 +69,8 @@ int cmd_paste_image(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv);
+/* The project's containers removed, when a runtime is installed (shutdown): its status. */
+int cmd_sandbox_end(struct cmd_ctx *ctx);
 int cmd_completions(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_init(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_path(struct cmd_ctx *ctx, int argc, char **argv);

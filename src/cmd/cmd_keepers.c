@@ -284,6 +284,7 @@ int cmd_shutdown(struct cmd_ctx *ctx, int argc, char **argv)
 	json_object *there = json_object_new_object();
 	size_t all = n + (size_t)cmd_remote_keepers(ctx, there);
 	if (all == 0) {
+		cmd_sandbox_end(ctx); /* a container left from a program that went (kill -9) */
 		printf("no program of this project runs\n");
 		keeper_list_free(e, n);
 		json_object_put(there);
@@ -314,6 +315,10 @@ int cmd_shutdown(struct cmd_ctx *ctx, int argc, char **argv)
 			usleep(20000);
 	ended += cmd_remote_end(ctx, there);
 	json_object_put(there);
+	/* Their containers too: a killed `podman run` leaves its container up. */
+	if (cmd_sandbox_end(ctx) != 0)
+		fprintf(stderr, "workrex: shutdown: the project's containers could not all be "
+				"removed; `workrex sandbox stop` tries again\n");
 	printf("ended %d program%s\n", ended, ended == 1 ? "" : "s");
 	keeper_list_free(e, n);
 	return 0;

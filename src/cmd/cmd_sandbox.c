@@ -372,6 +372,31 @@ static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 	return problems ? 1 : 0;
 }
 
+/* A project's containers removed (-f), by their label: rt's exit status. */
+static int remove_containers(const char *rt, const char *filter, bool exited_only)
+{
+	/* podman would wait 10 s for a stop signal an agent may ignore. */
+	char *script =
+		xasprintf("\"$1\" ps -aq --filter \"$2\" %s | xargs -r \"$1\" rm -f %s >/dev/null",
+			  exited_only ? "--filter status=exited --filter status=created" : "",
+			  strcmp(rt, "podman") == 0 ? "--time 0" : "");
+	char *av[] = {"/bin/sh", "-c", script, "sandbox", (char *)rt, (char *)filter, NULL};
+	int rc = run(av);
+	free(script);
+	return rc;
+}
+
+int cmd_sandbox_end(struct cmd_ctx *ctx)
+{
+	const char *rt = container_runtime(&ctx->cfg);
+	if (rt == NULL || !path_has(rt))
+		return 0; /* no runtime: no container */
+	char *filter = xasprintf("label=workrex.project=%s", repo_root(ctx->repo));
+	int rc = remove_containers(rt, filter, false);
+	free(filter);
+	return rc;
+}
+
 /* stop: this project's containers; prune: stopped workrex containers of any project. */
 static int sandbox_stop_prune(struct cmd_ctx *ctx, bool prune)
 {
@@ -380,11 +405,7 @@ static int sandbox_stop_prune(struct cmd_ctx *ctx, bool prune)
 		return 1;
 	char *filter = prune ? xstrdup("label=workrex.project")
 			     : xasprintf("label=workrex.project=%s", repo_root(ctx->repo));
-	char *script = xasprintf("\"$1\" ps -aq --filter \"$2\" %s | xargs -r \"$1\" rm -f",
-				 prune ? "--filter status=exited --filter status=created" : "");
-	char *av[] = {"/bin/sh", "-c", script, "sandbox", (char *)rt, filter, NULL};
-	int rc = run(av);
-	free(script);
+	int rc = remove_containers(rt, filter, prune);
 	free(filter);
 	return rc == 0 ? 0
 		       : cmd_fail("sandbox", "%s failed (exit %d)", prune ? "prune" : "stop", rc);

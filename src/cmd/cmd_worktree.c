@@ -538,18 +538,32 @@ static void stop_panes(const struct agent_rec *a, void *arg)
 	cmd_notify(arg, "stop", "close", a, false);
 }
 
-/* Paths whose change makes the host run something new: the project config, hooks. */
+/*
+ * Paths whose change makes the host run something new: the project config,
+ * git hooks and their managers, what a build or an editor runs, CI.
+ */
 static bool runs_on_host(const char *path, const char *hooks_path)
 {
-	static const char *const prefixes[] = {".workrex.yaml",
-					       ".workrex/",
-					       ".husky/",
-					       ".githooks/",
-					       ".git-hooks/",
-					       "lefthook",
-					       ".pre-commit-config.yaml"};
+	static const char *const prefixes[] = {
+		".workrex.yaml", ".workrex/",       ".husky/",        ".githooks/",
+		".git-hooks/",   "lefthook",        ".lefthook",      ".pre-commit-config.yaml",
+		".envrc",        ".vscode/",        ".idea/",         ".github/workflows/",
+		".gitlab-ci",    ".circleci/",      ".travis.yml",    ".buildkite/",
+		"Jenkinsfile",   "azure-pipelines", ".devcontainer/",
+	};
+	/* Anywhere in the tree: what make, npm, cargo, just, task run. */
+	static const char *const names[] = {
+		"Makefile", "makefile",    "GNUmakefile", "package.json", "build.rs",
+		"justfile", "Justfile",    ".justfile",   "Taskfile.yml", "Taskfile.yaml",
+		"setup.py", "conftest.py", ".npmrc",      ".yarnrc.yml",  "CMakeLists.txt",
+	};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(prefixes); i++)
 		if (!strncmp(path, prefixes[i], strlen(prefixes[i])))
+			return true;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < WRX_ARRAY_LEN(names); i++)
+		if (!strcmp(base, names[i]))
 			return true;
 	size_t n = hooks_path ? strlen(hooks_path) : 0;
 	return n && hooks_path[0] != '/' && !strncmp(path, hooks_path, n) &&

@@ -629,17 +629,46 @@ void session_set_status(struct session *s, struct agent *a, enum wrx_status st)
 	changed(s);
 }
 
+/*
+ * An agent's words (its title, its notice) as one line: control bytes
+ * dropped, runs of blanks one space, none at either end; NULL when empty.
+ * (The sidebar marks them as the agent's, so no row can pass for another.)
+ */
+static char *one_line(const char *text)
+{
+	if (text == NULL)
+		return NULL;
+	char *out = xmalloc(strlen(text) + 1), *o = out;
+	bool blank = false;
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f || *p == ' ') {
+			blank = o > out;
+			continue;
+		}
+		if (blank)
+			*o++ = ' ';
+		blank = false;
+		*o++ = (char)*p;
+	}
+	*o = '\0';
+	if (*out == '\0') {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 void session_set_title(struct session *s, struct agent *a, const char *title)
 {
 	free(a->title);
-	a->title = title && *title ? xstrdup(title) : NULL;
+	a->title = one_line(title);
 	changed(s);
 }
 
 void session_notify(struct session *s, struct agent *a, const char *text)
 {
 	free(a->note);
-	a->note = text && *text ? xstrdup(text) : NULL;
+	a->note = one_line(text);
 	if (!agent_focused(s, a)) {
 		a->attention = true;
 		a->attention_since = now_ms();

@@ -551,7 +551,9 @@ static int sidebar_agent(struct ui *ui, struct agent *ag, bool full, int y, int 
 		return y;
 	const char *note = agent_note(ag);
 	if (note && y < h) {
-		char *trow = xasprintf("   %s", note);
+		/* The agent's own words are marked as its: no row of theirs passes for another. */
+		bool own = !ag->missing && (ag->title || (!ag->failure && ag->note));
+		char *trow = xasprintf(own ? "   \u00bb %s" : "   %s", note);
 		ui->sidebar_rows[y] = session_agent_pane(s, ag);
 		put_text(y++, 0, w, trow, A_DIM);
 		free(trow);

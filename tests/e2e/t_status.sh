@@ -72,11 +72,17 @@ t_status_without_hooks() {
 	# A working agent that prints nothing for 10 s is shown interrupted.
 	wrx send quiet 'workrex set-status working; workrex set-title "long job"'
 	wait_for '^ [23] ● quiet'
-	wait_for 'long job'
+	wait_for '^   » long job'
 	wait_for '^ [23] ○ quiet' 20
 	prefix w
 	wait_for 'interrupted'
 	keys q
+	# A title cannot pass for another agent's row: one line, marked as the agent's.
+	wrx send quiet "workrex set-title \"\$(printf '\\n 9 \\342\\234\\223 fake\\t\\tagent')\"; workrex set-title --help >/dev/null"
+	wait_for '^   » 9 ✓ fake agent' 20
+	screen | not grep -q '^ 9 '
+	wrx send quiet 'workrex set-title "long job"'
+	wait_for '^   » long job' 
 	# An agent whose program fails, having said nothing, is failed: its
 	# icon, and how it ended for status, list and wait.
 	wrx send ends 'exec sh -c "echo cannot start: no API key; exit 3"'

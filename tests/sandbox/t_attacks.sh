@@ -116,7 +116,11 @@ t_rpc_spawn_and_merge() {
 	inside box "
 		mkdir -p .husky; printf '#!/bin/sh\ntouch $E2E_TMP/HOOK-RAN\n' >.husky/post-merge; chmod +x .husky/post-merge
 		printf 'post_create: [\"touch $E2E_TMP/PROJECT-HOOK-RAN\"]\n' >.workrex.yaml
-		git add .husky .workrex.yaml; git commit -qm hooks
+		mkdir -p .vscode .github/workflows sub
+		echo 'all:; touch $E2E_TMP/MAKE-RAN' >sub/Makefile
+		echo '{\"scripts\": {\"postinstall\": \"touch x\"}}' >package.json
+		echo 'touch x' >.envrc; echo '{}' >.vscode/tasks.json; echo 'on: push' >.github/workflows/ci.yml
+		git add .husky .workrex.yaml sub package.json .envrc .vscode .github; git commit -qm hooks
 		workrex add crafted -b >spawn-existing.txt 2>&1; echo rc=\$? >>spawn-existing.txt
 		workrex add spawned -b >spawn.txt 2>&1; echo rc=\$? >>spawn.txt
 	"
@@ -132,10 +136,14 @@ t_rpc_spawn_and_merge() {
 	test ! -e "$E2E_TMP/POST-CREATE-ON-HOST"
 	# Its own merge: the dashboard asks, with the warning; no is no.
 	wrx send box "workrex merge >merge.txt 2>&1; echo rc=\$? >>merge.txt"
-	wait_for 'box asks to merge box into main: .*WARNING, runs on the host: .*husky/post-merge' 30
+	wait_for 'question waits: C-b a to answer - box asks to merge box into main' 30
 	prefix a
-	wait_for '^box asks to merge box into main: .*WARNING' 10
-	screen | grep -q '.workrex.yaml' || { screen >&2; return 1; }
+	wait_for '^box asks to merge box into main: .*WARNING, runs on the host: ' 10
+	local f
+	for f in .husky/post-merge .workrex.yaml sub/Makefile package.json .envrc .vscode/tasks.json \
+		.github/workflows/ci.yml; do
+		screen | tr -d '\n' | grep -qF "$f" || { echo "not warned: $f" >&2; screen >&2; return 1; }
+	done
 	keys n
 	until_ok 30 grep -q rc= "$w/merge.txt"
 	grep -q 'rc=1' "$w/merge.txt"

@@ -137,6 +137,27 @@ t_sandboxed_agent_outlives_the_dashboard() {
 	until_ok 30 eval '! containers | grep -qxF "$name"' || { containers >&2; return 1; }
 }
 
+# shutdown -y ends the project's programs and their containers with them
+# (a killed `podman run` client leaves its container up).
+t_shutdown_ends_containers() {
+	make_repo
+	global_config "  enabled: true"
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add box -b >/dev/null
+	wrx add cox -b >/dev/null
+	until_ok 30 eval '[ "$(containers | grep -c "^wrx-[bc]ox-")" -ge 2 ]' || { screen >&2; return 1; }
+	# Agents that ignore the signals a stopping client passes on.
+	wrx send box "trap '' HUP TERM INT; exec sleep 600"
+	wrx send cox "trap '' HUP TERM INT; exec sleep 600"
+	sleep 1
+	kill -9 "$(workrex_pid)"
+	wait_for 'WORKREX-EXITED'
+	wrx shutdown -y | grep -q '^ended [0-9]* programs$'
+	until_ok 15 eval '[ -z "$(containers)" ]' || { containers >&2; return 1; }
+	until_ok 10 nkeepers 0
+}
+
 # refused "CONFIG LINES..." MESSAGE: with this global config, a sandboxed
 # agent does not start and the user is told why; the dashboard goes on.
 refused() {
@@ -351,6 +372,7 @@ t_sandbox_commits_merge_three_ways() {
 
 run_test "a sandboxed agent sees only its work: secrets hidden, git metadata read-only, commits land, status works" t_sandboxed_agent_sees_only_its_work
 run_test "a sandboxed agent outlives a killed dashboard in its container; a dead keeper's container goes" t_sandboxed_agent_outlives_the_dashboard
+run_test "shutdown -y ends the project's containers with its programs" t_shutdown_ends_containers
 run_test "a sandbox holding another agent's token cannot speak for it" t_no_agent_speaks_for_another
 run_test "a known agent in a sandbox: approval flag, read-only settings, a private ~/.claude.json; none of it on the host" t_known_agent_in_a_sandbox
 run_test "sandbox init-dockerfile, build (from the dashboard's command line), shell, doctor" t_sandbox_commands

@@ -287,6 +287,7 @@ static void test_podman_argv(void **state)
 	char *got = run_recorded(&argv);
 	expect_line(got, "--cap-drop=ALL");
 	expect_line(got, "--http-proxy=false");
+	expect_line(got, "--no-hosts"); /* not the host's /etc/hosts */
 	expect_line(got, "--memory=8g");
 	if (access("/usr/share/containers/seccomp.json", R_OK) == 0)
 		expect_line(got,
