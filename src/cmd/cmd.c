@@ -318,6 +318,8 @@ json_object *cmd_agent_request(const char *verb, const struct agent_rec *a)
 		json_object_object_add(req, "sandbox", json_object_new_boolean(a->sandbox));
 	if (a->remote)
 		json_object_object_add(req, "remote", json_object_new_string(a->remote));
+	if (a->parent)
+		json_object_object_add(req, "parent", json_object_new_string(a->parent));
 	return req;
 }
 

@@ -74,6 +74,8 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		{"from-sandbox", no_argument, NULL, 'F'},
 		/* What any agent's spawn_agent runs: never a prompt into another agent. */
 		{"new-only", no_argument, NULL, 'O'},
+		/* ...and whose it is: the agent that asked (its family's budget, actions.c). */
+		{"parent", required_argument, NULL, 'Q'},
 		{0, 0, 0, 0},
 	};
 	const struct cmd *self = cmd_find("add");
@@ -96,6 +98,9 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 			break;
 		case 'O':
 			new_only = true;
+			break;
+		case 'Q':
+			o.parent = handle_valid(optarg) ? optarg : NULL;
 			break;
 		case 'R':
 			remote = optarg;

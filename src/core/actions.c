@@ -31,6 +31,15 @@
 
 /* An agent may spawn this many agents a minute. */
 #define SPAWNS_PER_MINUTE 5
+/*
+ * Agents made by agents: at most FAMILY_MAX under one agent the user made
+ * (its children, theirs, ...), PROJECT_SPAWNED_MAX in a project, and
+ * STARTS_PER_MINUTE a minute among all agents: a chain of spawns, each
+ * within its own 5 a minute, stops there.
+ */
+#define FAMILY_MAX 8
+#define PROJECT_SPAWNED_MAX 24
+#define STARTS_PER_MINUTE 12
 
 enum arg_type { ARG_STR, ARG_BOOL, ARG_INT, ARG_STRV };
 
@@ -79,6 +88,7 @@ struct act_call {
 	void *reply_arg;
 	struct strlist argv;           /* a child's arguments after `workrex` */
 	struct act_call *next_waiting; /* host commands waiting their agent's turn */
+	char *caller;                  /* owned: the agent door's calling agent */
 };
 
 /* ---- arguments ---- */
@@ -117,6 +127,7 @@ static void act_end(struct act_call *c, json_object *r)
 		json_object_put(r);
 	json_object_put(c->args);
 	strlist_free(&c->argv);
+	free(c->caller);
 	free(c->handle);
 	free(c);
 }
@@ -816,6 +827,8 @@ static struct agent *learn(struct act_call *c)
 		a->sandbox = json_object_get_boolean(sb);
 	const char *remote = str_arg(c, "remote");
 	a->remote = remote ? xstrdup(remote) : NULL;
+	const char *parent = str_arg(c, "parent");
+	a->parent = parent ? xstrdup(parent) : NULL;
 	a->prompt_waits = bool_arg(c, "prompt");
 	return a;
 }
@@ -1071,9 +1084,12 @@ static void do_add(struct act_call *c)
 	/* From a sandbox: sandboxed too, a new branch from the base, post_create inside. */
 	if (c->sandboxed && (c->act->flags & ACT_INHERIT))
 		strlist_add(&c->argv, "--from-sandbox");
-	/* An agent makes a new agent; it never types into one that exists. */
-	if (c->door == DOOR_AGENT)
+	/* An agent makes a new agent; it never types into one that exists; it is its family's. */
+	if (c->door == DOOR_AGENT) {
 		strlist_add(&c->argv, "--new-only");
+		strlist_add(&c->argv, "--parent");
+		strlist_add(&c->argv, c->caller);
+	}
 	/* From a server: on the same server. */
 	if (c->remote && (c->act->flags & ACT_INHERIT)) {
 		strlist_add(&c->argv, "--remote");
@@ -1216,7 +1232,7 @@ static const struct action table[] = {
 	      {"agent", ARG_STR, false}, {"number", ARG_INT, false}, {"sandbox", ARG_BOOL, false},
 	      {"git_ready", ARG_BOOL, false}, {"focus", ARG_BOOL, false},
 	      {"continue", ARG_BOOL, false}, {"remote", ARG_STR, false},
-	      {"prompt", ARG_BOOL, false}),
+	      {"prompt", ARG_BOOL, false}, {"parent", ARG_STR, false}),
 	 DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT | ACT_LEARN, do_open},
 	{"close", "close", ARGS(HANDLE), DOOR_CONTROL | DOOR_AGENT, 0, DOOR_AGENT,
 	 ACT_AGENT | ACT_GONE_OK, do_close},
@@ -1319,6 +1335,55 @@ static int check_args(struct act_call *c)
 	return 0;
 }
 
+/* The agent the user made that a's line goes back to (itself if the user made it). */
+static struct agent *family_root(struct session *s, struct agent *a)
+{
+	for (int depth = 0; a->parent && depth < 64; depth++) {
+		struct agent *up = session_find_agent(s, a->parent);
+		if (up == NULL)
+			break; /* its parent went: its line starts here */
+		a = up;
+	}
+	return a;
+}
+
+/* May caller make one more agent? 0, or -1 having replied. */
+static int check_family(struct act_call *c, struct agent *caller)
+{
+	struct session *s = c->w->s;
+	struct agent *root = family_root(s, caller);
+	int family = 0, spawned = 0;
+	for (int i = 0; i < session_agent_count(s); i++) {
+		struct agent *a = session_agent(s, i);
+		if (a->parent == NULL)
+			continue;
+		spawned++;
+		family += family_root(s, a) == root;
+	}
+	const char *why = NULL;
+	if (family >= FAMILY_MAX)
+		why = "its family (agents made under one agent of yours) has the most it may";
+	else if (spawned >= PROJECT_SPAWNED_MAX)
+		why = "the project has the most agents made by agents it may";
+	uint64_t now = now_ms();
+	if (now - c->w->start_window >= 60000) {
+		c->w->start_window = now;
+		c->w->starts = 0;
+	}
+	if (why == NULL && c->w->starts >= STARTS_PER_MINUTE)
+		why = "agents made more agents than the dashboard starts in a minute";
+	if (why) {
+		log_msg("rpc: %s: %s refused: %s (family %d of %d, project %d of %d)",
+			caller->handle, verb_name(c), why, family, FAMILY_MAX, spawned,
+			PROJECT_SPAWNED_MAX);
+		act_fail(c, "%s: %s (%d under %s); remove some first", verb_name(c), why, family,
+			 root->handle);
+		return -1;
+	}
+	c->w->starts++;
+	return 0;
+}
+
 /* The agent door: the caller's own agent, as the table allows. 0, or -1 having replied. */
 static int check_caller(struct act_call *c, struct agent *caller)
 {
@@ -1336,6 +1401,8 @@ static int check_caller(struct act_call *c, struct agent *caller)
 			return -1;
 		}
 	}
+	if ((c->act->flags & ACT_LIMITED) && check_family(c, caller) < 0)
+		return -1;
 	if (!(c->act->own & DOOR_AGENT))
 		return 0;
 	const char *handle = str_arg(c, "handle");
@@ -1390,6 +1457,7 @@ void actions_call_stream(struct wrx *w, const char *verb, json_object *args, enu
 		}
 		c->sandboxed = wp->sandboxed;
 		c->remote = wp->agent->remote;
+		c->caller = xstrdup(wp->agent->handle);
 		if (check_caller(c, wp->agent) < 0)
 			return;
 	}

@@ -42,6 +42,7 @@ void agents_load(struct wrx *w)
 				a->sandbox = as[i].sandbox;
 				a->remote = as[i].remote ? xstrdup(as[i].remote) : NULL;
 				a->missing = as[i].missing;
+				a->parent = as[i].parent ? xstrdup(as[i].parent) : NULL;
 			}
 		}
 		for (size_t i = 0; i < n; i++)

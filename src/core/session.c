@@ -60,6 +60,7 @@ static void agent_free(struct agent *a)
 	free(a->rpc_dir);
 	free(a->proxy_token);
 	free(a->remote);
+	free(a->parent);
 	for (size_t i = 0; i < a->negress; i++)
 		free(a->egress[i]);
 	free(a->egress);

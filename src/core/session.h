@@ -53,6 +53,7 @@ struct agent {
 	bool merge_asked;      /* its own merge request waits for the user's yes */
 	bool git_ready;        /* add prepared its private git dir just now (backends/) */
 	char *remote;          /* owned: the server it runs on (remote.hosts), or NULL: here */
+	char *parent;          /* owned: the agent whose spawn_agent made it; NULL: the user */
 	bool prompt_waits; /* remote: add left a prompt in its worktree there, for a first open */
 };
 

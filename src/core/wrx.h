@@ -75,6 +75,8 @@ struct wrx {
 	/* For sandboxes, read once at start (sandbox.c): */
 	char *gitdir;                /* owned: the repository's common .git directory */
 	struct act_call *hx_waiting; /* host commands waiting for their agent's (actions.c) */
+	uint64_t start_window;       /* now_ms() when the current minute of agents' spawns began */
+	int starts;                  /* agents agents made in it */
 	char *git_name;              /* owned: user.name, or NULL */
 	char *git_email;             /* owned: user.email, or NULL */
 	char *guest_bin;             /* owned: the static guest client */

@@ -182,8 +182,8 @@ static char *get_key(const struct repo *r, const char *handle, const char *field
 
 static void unset_keys(const struct repo *r, const char *handle, const char *branch)
 {
-	static const char *fields[] = {"branch",  "path",   "agent", "created",
-				       "sandbox", "number", "remote"};
+	static const char *fields[] = {"branch",  "path",   "agent",  "created",
+				       "sandbox", "number", "remote", "parent"};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
 		char *key = xasprintf("workrex.worktree.%s.%s", handle, fields[i]);
 		repo_config_unset(r, key);
@@ -551,6 +551,8 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 	set_key(r, handle, "agent", out->agent);
 	set_key(r, handle, "created", created);
 	out->sandbox = o->sandbox;
+	out->parent = o->parent ? xstrdup(o->parent) : NULL;
+	set_key(r, handle, "parent", out->parent);
 	give_number(r, out);
 	if (o->sandbox >= 0)
 		set_key(r, handle, "sandbox", o->sandbox ? "true" : "false");
@@ -580,6 +582,7 @@ void agent_rec_free(struct agent_rec *a)
 	free(a->agent);
 	free(a->base);
 	free(a->remote);
+	free(a->parent);
 	memset(a, 0, sizeof *a);
 }
 
@@ -610,6 +613,7 @@ static void rec_keys(const struct repo *r, struct agent_rec *a)
 	char *num = get_key(r, a->handle, "number");
 	a->number = num ? atoi(num) : 0;
 	free(num);
+	a->parent = get_key(r, a->handle, "parent");
 	if (a->branch) {
 		char *key = xasprintf("branch.%s.workrex-base", a->branch);
 		a->base = repo_config_get(r, key);
@@ -983,7 +987,7 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 		goto out;
 	}
 	/* The recorded keys follow; the branch's own config moved with git branch -m. */
-	static const char *fields[] = {"agent", "created", "sandbox", "number"};
+	static const char *fields[] = {"agent", "created", "sandbox", "number", "parent"};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
 		char *v = get_key(r, a->handle, fields[i]);
 		set_key(r, handle, fields[i], v);
@@ -1007,6 +1011,7 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 	out->created = a->created;
 	out->sandbox = a->sandbox;
 	out->number = a->number;
+	out->parent = a->parent ? xstrdup(a->parent) : NULL;
 out:
 	free(dir);
 	free(path);

@@ -29,6 +29,7 @@ struct agent_rec {
 	int number;   /* its number in the dashboard (2.., 1 is the project's own); 0 unknown */
 	char *remote; /* owned; the server it runs on (remote.hosts), or NULL: here */
 	bool missing; /* its worktree was deleted by hand; git's record and ours remain */
+	char *parent; /* owned; the agent whose spawn_agent made it, or NULL: the user */
 };
 
 /* "feature/auth" -> "feature-auth"; NULL if nothing usable is left. Caller frees. */
@@ -48,6 +49,7 @@ struct add_opts {
 	const char *cwd;    /* where the user stands */
 	int sandbox;        /* 1, 0, or -1: as the config says */
 	bool setup_inside;  /* post_create runs in the agent's sandbox, not here */
+	const char *parent; /* the agent that asked for it (spawn_agent); NULL: the user */
 };
 
 /* Create branch + worktree, copy/symlink files, run post_create, save the prompt. */

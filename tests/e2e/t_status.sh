@@ -217,6 +217,36 @@ t_spawn_rate_limit() {
 	[ "$(wrx list | grep -c '^kid')" -eq 5 ]
 }
 
+# A chain of spawns, each agent making the next within its own 5 a minute:
+# the family under the agent the user made stops at 8; another family of
+# the user's still may; the lineage is recorded where no agent writes.
+t_spawn_family_budget() {
+	: "${WORKREX_GUEST:?set WORKREX_GUEST to the static guest client}"
+	make_repo
+	mkdir -p "$E2E_TMP/guestbin"
+	ln -sf "$WORKREX_GUEST" "$E2E_TMP/guestbin/workrex"
+	start_repo 160 60
+	wait_for 'wrx\$'
+	wrx add root -b >/dev/null
+	wrx add other -b >/dev/null
+	wait_for '^ 3 other'
+	local g="PATH=$E2E_TMP/guestbin:\$PATH WORKREX_SANDBOX=1" from=root i
+	for i in $(seq 1 9); do
+		wrx send "$from" "$g workrex add gen$i -b 2>>\$HOME/family.err; echo gen-rc-$i=\$?"
+		wait_for "gen-rc-$i=" 30
+		[ "$i" -le 8 ] || break
+		until_ok 20 eval 'wrx list | grep -q "^gen$i "' || { screen >&2; return 1; }
+		until_ok 20 eval 'wrx send gen$i true 2>/dev/null'
+		from=gen$i
+	done
+	wait_for 'gen-rc-9=1'
+	grep -q 'its family (agents made under one agent of yours) has the most it may (8 under root)' "$HOME/family.err"
+	[ "$(wrx list | grep -c '^gen')" -eq 8 ]
+	[ "$(git -C "$repo" config workrex.worktree.gen3.parent)" = gen2 ]
+	wrx send other "$g workrex add cousin -b; echo cousin-rc=\$?"
+	wait_for 'cousin-rc=0' 30
+}
+
 # setup for Gemini CLI (its settings.json hooks) and OpenCode (a plugin), run
 # by stand-ins that fire them as those CLIs do (fake_agent.py gemini,
 # fake_opencode.mjs, which loads the plugin as an ES module).
@@ -293,3 +323,4 @@ run_test "prefix a focuses the agent that last finished or waits" t_attention_ke
 run_test "RPC protocol against the live dashboard" t_rpc_protocol_live
 run_test "the static guest client: status, add, merge over RPC; hooks off; no other agent" t_guest_client_over_rpc
 run_test "an agent spawns at most 5 agents a minute" t_spawn_rate_limit
+run_test "a chain of spawns stops at the family budget; another family still may" t_spawn_family_budget
