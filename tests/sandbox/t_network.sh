@@ -179,7 +179,51 @@ t_deny_policy() {
 	until_ok 20 grep -qx 'hello from upstream' "$w/third.txt"
 }
 
+# An agent floods its proxy with 10,000 refused requests: the log stays
+# under its cap, refusals are counted (not said one by one), and the
+# dashboard answers and takes keys meanwhile.
+t_refusal_flood() {
+	make_repo
+	global_config "  enabled: true" "  network:" "    policy: deny" \
+		"    allowed_domains: [allowed.test]"
+	start_repo 140 40
+	wait_for 'wrx\$'
+	local w
+	add_box
+	cat >"$w/flood.sh" <<-'EOF'
+		i=0
+		while [ $i -lt 10000 ]; do
+			exec 3<>/dev/tcp/127.0.0.1/3128 || break
+			printf 'CONNECT bad%d.test:443 HTTP/1.1\r\nHost: x\r\n\r\n' $i >&3
+			read -r line <&3
+			exec 3>&-
+			i=$((i + 1))
+		done
+		echo "flood-done $i $line"
+	EOF
+	local t0=$SECONDS
+	wrx send box 'bash flood.sh >flood.out 2>&1'
+	# Meanwhile: the dashboard lists, and another pane takes keys.
+	sleep 2
+	wrx list >/dev/null
+	prefix 1
+	type_line 'echo still-$((6*7))'
+	wait_for 'still-42'
+	until_ok 240 grep -q flood-done "$w/flood.out" || { cat "$w/flood.out" >&2; screen >&2; return 1; }
+	cat "$w/flood.out" >&2
+	grep -q '^flood-done 10000 HTTP/1.1 407' "$w/flood.out"
+	echo "10,000 refusals in $((SECONDS - t0)) s" >&2
+	local log=$XDG_STATE_HOME/workrex/workrex.log size
+	size=$(stat -c %s "$log")
+	echo "workrex.log: $size bytes, $(grep -c 'proxy: refused' "$log") refusal lines, $(grep -c 'more refused' "$log") tallies" >&2
+	[ "$size" -lt $((8 << 20)) ]
+	[ "$(grep -c 'proxy: refused' "$log")" -lt 1000 ]
+	wait_for '^ 2 .*box.*⊘10000' 20
+	wrx list >/dev/null
+}
+
 run_test "policy deny: HTTPS to allowed names through the proxy, and no other way out" t_deny_policy
+run_test "10,000 refused connections: the log under its cap, the dashboard responsive" t_refusal_flood
 
 # Firewall mode, for real: podman's bridge stands in for Docker Desktop's
 # and Apple Container's network, where no socket is shared.
