@@ -11,6 +11,10 @@
 #include "../backends/assets.h"
 #include "../backends/backend.h"
 #include "../core/agentcmd.h"
+#include "../core/hostexec.h"
+#include "../git/private.h"
+#include "../rpc/control.h"
+#include "../util/log.h"
 #include "../util/proc.h"
 #include "cmd.h"
 
@@ -24,7 +28,7 @@
 
 static const char usage_text[] = "sandbox build [--agent NAME] | pull | init-dockerfile [--force] "
 				 "| shell [handle] [-- command...] "
-				 "| doctor [handle] | stop [--all] | prune";
+				 "| doctor [--attack] [handle] | stop [--all] | prune";
 
 /* Run argv in the foreground, as it is; returns its exit status. */
 static int run(char **argv)
@@ -237,6 +241,232 @@ static int sandbox_shell(struct cmd_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
+/* ---- doctor --attack: the user's own proof, from inside their configuration ---- */
+
+/*
+ * Run in the agent's container, as its pane would be (no network under
+ * deny): what a hostile agent would try first. $1 the user's home, $2 the
+ * worktree, $3 the main worktree, $4 the policy. One line a case.
+ */
+static const char attack_in_container[] =
+	"h=$1 wt=$2 main=$3 policy=$4 bad=\n"
+	"for p in .ssh .aws .gnupg .kube .docker .netrc .git-credentials .config/gh "
+	".config/gcloud .claude/.credentials.json .codex/auth.json .gemini/oauth_creds.json "
+	".password-store .local/share/keyrings; do\n"
+	"  [ -e \"$h/$p\" ] && bad=\"$bad ~/$p\"\n"
+	"done\n"
+	"for mp in $(awk '{print $5}' /proc/self/mountinfo); do\n"
+	"  case $mp in "
+	"/|/proc*|/sys*|/dev*|/etc/*|/tmp|/run/workrex*|/opt/workrex*|\"$wt\"|\"$wt\"/*|"
+	"\"$main\"|\"$main\"/*) continue;; esac\n"
+	"  for f in $(find \"$mp\" -maxdepth 3 \\( -name 'id_rsa*' -o -name 'id_ed25519*' -o "
+	"-name 'id_ecdsa*' -o -name '*.key' -o -name 'credentials*' -o -name '.netrc' -o "
+	"-name '.git-credentials' -o -name 'auth.json' \\) -type f 2>/dev/null | head -5); do\n"
+	"    [ -r \"$f\" ] && bad=\"$bad $f\"\n"
+	"  done\n"
+	"done\n"
+	"if [ -n \"$bad\" ]; then echo \"FAIL  secrets: readable inside:$bad\"; "
+	"else echo \"ok    secrets: none of ~'s credentials, none in a mount\"; fi\n"
+	"n=$(grep -c : /proc/net/dev)\n"
+	"if [ \"$policy\" = deny ] && [ \"$n\" -gt 1 ]; then echo \"FAIL  network: $n interfaces "
+	"under policy deny\"; elif [ \"$policy\" = deny ]; then echo \"ok    network: loopback "
+	"only (policy deny)\"; else echo \"ok    network: policy allow: the internet, by your "
+	"choice\"; fi\n"
+	"s=$(find / \\( -path /proc -o -path /sys \\) -prune -o -type s -print 2>/dev/null | grep "
+	"-v "
+	"'^/run/workrex/' | head -5 | tr '\\n' ' ')\n"
+	"if [ -n \"$s\" ]; then echo \"FAIL  sockets: reachable inside: $s\"; else echo \"ok    "
+	"sockets: only its own bridge\"; fi\n"
+	"t=$(ls -A /run/workrex 2>/dev/null | grep -vcx -e agent.sock -e proxy.sock -e "
+	"proxy-port)\n"
+	"if [ \"$t\" -gt 0 ]; then echo \"FAIL  other agents: $t foreign entries in "
+	"/run/workrex\"; "
+	"else echo \"ok    other agents: no socket or token of another agent\"; fi\n";
+
+/*
+ * Run as a host command (in its box): $1 the runtime directory, $2 the
+ * state directory (of which only the agent's own private git dir may be
+ * in sight, as in its container: no socket, token or log). The cache
+ * write is looked for on the host afterwards.
+ */
+static const char attack_host_command[] =
+	"bad=\n"
+	"for p in .ssh .aws .gnupg .kube .docker .netrc .git-credentials .config .claude .codex "
+	".gemini .local/share/keyrings .mozilla .bash_history; do [ -e \"$HOME/$p\" ] && "
+	"bad=\"$bad ~/$p\"; done\n"
+	"for f in $(find \"$1\" \"$2\" \\( -type s -o -name 'proxy-token*' -o -name 'workrex.log*' "
+	"-o -name '*.sock' \\) 2>/dev/null | head -5); do bad=\"$bad $f\"; done\n"
+	"if [ -n \"$bad\" ]; then echo \"FAIL  host command's ~: in sight:$bad\"; else echo \"ok   "
+	" "
+	"host command's ~: toolchains and caches only; no socket, token or log of workrex\"; fi\n"
+	"grep -q '^CapEff:.*0000000000000000' /proc/self/status && echo \"ok    host command: no "
+	"capability\" || echo \"FAIL  host command: $(grep CapEff /proc/self/status)\"\n"
+	"for c in .cargo/registry .npm go/pkg/mod .cache/pip; do [ -d \"$HOME/$c\" ] && "
+	"echo x >\"$HOME/$c/.workrex-doctor\" 2>/dev/null; done\n"
+	"exit 0\n";
+
+/* The lines of out that say a case did not hold. */
+static int count_fails(const struct buf *out)
+{
+	int n = 0;
+	for (const char *p = out->data; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : "")
+		n += strncmp(p, "FAIL", 4) == 0;
+	return n;
+}
+
+/* The host command's part: the box built as the dashboard builds it. */
+static int attack_host(struct cmd_ctx *ctx, struct shell_pane *sp)
+{
+	if (ctx->cfg.sandbox.host_commands.n == 0) {
+		printf("ok    host commands: none configured (sandbox.host_commands)\n");
+		return 0;
+	}
+	if (!path_has("bwrap")) {
+		printf("%s  host commands: no bubblewrap%s\n",
+		       ctx->cfg.sandbox.dangerously_allow_unsandboxed_host_exec ? "FAIL" : "ok  ",
+		       ctx->cfg.sandbox.dangerously_allow_unsandboxed_host_exec
+			       ? ", and dangerously_allow_unsandboxed_host_exec runs them as you"
+			       : ": none runs");
+		return ctx->cfg.sandbox.dangerously_allow_unsandboxed_host_exec;
+	}
+	char *cause = NULL;
+	char *rt = control_dir(&cause), *st = state_dir();
+	free(cause);
+	char *priv = private_agent_dir(repo_root(ctx->repo), sp->a.handle, true);
+	char *layers = priv ? xasprintf("%s/host-caches", priv) : NULL;
+	const char *home = getenv("HOME");
+	char *args[] = {"-c",
+			(char *)attack_host_command,
+			"doctor",
+			rt ? rt : "/nonexistent",
+			st ? st : "/nonexistent",
+			NULL};
+	struct hostexec_spec spec = {
+		.prog = "/bin/sh",
+		.args = args,
+		.worktree = sp->a.path,
+		.home = home,
+		.project_root = repo_root(ctx->repo),
+		.git_dir = repo_gitdir(ctx->repo),
+		.snapshot = sp->git.snapshot,
+		.private_gitdir = sp->git.priv.gitdir,
+		.private_gitfile = sp->git.priv.gitfile,
+		.excluded = &ctx->cfg.sandbox.container.excluded_files,
+		.paths = &ctx->cfg.sandbox.host_command_paths,
+		.layers = layers,
+		.guest = sp->guest,
+		.uid = (unsigned)getuid(),
+		.gid = (unsigned)getgid(),
+		.procs = ctx->cfg.sandbox.host_command_processes,
+		.memory = hostexec_size(ctx->cfg.sandbox.host_command_memory),
+	};
+	struct strlist run = {0}, env = {0};
+	strlist_add(&run, "env");
+	strlist_add(&run, "-i");
+	hostexec_env(NULL, &env);
+	for (size_t i = 0; i < env.n; i++)
+		strlist_add(&run, env.v[i]);
+	hostexec_argv(&spec, &run);
+	char **av = strlist_argv(&run);
+	struct buf out = {0};
+	struct proc_opts o = PROC_OPTS_DEFAULT;
+	o.dir = sp->a.path;
+	int rc = proc_capture(av, &o, NULL, 0, &out, &out, 60000);
+	free(av);
+	strlist_free(&run);
+	strlist_free(&env);
+	int fails = 0;
+	if (rc != 0) {
+		printf("FAIL  host command: the box did not run (exit %d): %.200s\n", rc,
+		       out.data ? out.data : "");
+		fails++;
+	} else {
+		fputs(out.data ? out.data : "", stdout);
+		fails += count_fails(&out);
+	}
+	/* What it wrote into the caches is in the agent's layer, never the user's. */
+	static const char *const caches[] = {".cargo/registry", ".npm", "go/pkg/mod", ".cache/pip"};
+	int planted = 0, tried = 0;
+	for (size_t i = 0; home && i < WRX_ARRAY_LEN(caches); i++) {
+		char *p = xasprintf("%s/%s/.workrex-doctor", home, caches[i]);
+		char *d = xasprintf("%s/%s", home, caches[i]);
+		struct stat sb;
+		tried += stat(d, &sb) == 0;
+		if (stat(p, &sb) == 0) {
+			planted++;
+			unlink(p);
+		}
+		free(p);
+		free(d);
+	}
+	if (planted) {
+		printf("FAIL  caches: a host command wrote into %d of your caches\n", planted);
+		fails++;
+	} else {
+		printf("ok    caches: %s\n", tried ? "its writes went to the agent's own layer"
+						   : "none of yours (cargo, npm, go, pip) to try");
+	}
+	buf_free(&out);
+	free(layers);
+	free(priv);
+	free(rt);
+	free(st);
+	return fails;
+}
+
+/* `sandbox doctor --attack [handle]`: a short self-attack; what held, what did not. */
+static int sandbox_attack(struct cmd_ctx *ctx, const char *handle)
+{
+	struct shell_pane sp;
+	int rc = agent_pane(ctx, handle, &sp);
+	if (rc)
+		return rc;
+	printf("attacking %s's sandbox from inside, as its agent would:\n", sp.a.handle);
+	const char *home = getenv("HOME");
+	char *av[] = {"/bin/sh",
+		      "-c",
+		      (char *)attack_in_container,
+		      "attack",
+		      (char *)(home ? home : "/nonexistent"),
+		      sp.a.path,
+		      (char *)repo_root(ctx->repo),
+		      ctx->cfg.sandbox.network.policy,
+		      NULL};
+	sp.p.argv = av;
+	sp.p.tty = false;
+	sp.p.offline = strcmp(ctx->cfg.sandbox.network.policy, "deny") == 0;
+	struct strlist l = {0};
+	char *cause = NULL;
+	int fails = 0;
+	if ((rc = backend_container.check(&sp.p, &cause)) == 0)
+		rc = backend_container.argv(&sp.p, &l, &cause);
+	if (rc < 0) {
+		printf("FAIL  the sandbox does not start: %s\n", cause);
+		free(cause);
+		fails++;
+	} else {
+		char **cv = strlist_argv(&l);
+		struct buf out = {0};
+		rc = proc_capture(cv, NULL, NULL, 0, &out, &out, 120000);
+		free(cv);
+		if (rc != 0) {
+			printf("FAIL  the sandbox did not run the attack (exit %d): %.300s\n", rc,
+			       out.data ? out.data : "");
+			fails++;
+		} else {
+			fputs(out.data ? out.data : "", stdout);
+			fails += count_fails(&out);
+		}
+		buf_free(&out);
+	}
+	strlist_free(&l);
+	fails += attack_host(ctx, &sp);
+	shell_pane_free(&sp);
+	printf(fails ? "\n%d case%s did not hold\n" : "\nevery case held\n", fails,
+	       fails == 1 ? "" : "s");
+	return fails ? 1 : 0;
+}
+
 int cmd_doctor_client(void)
 {
 	char *guest = backend_guest_path();
@@ -423,6 +653,12 @@ int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv)
 		return rc;
 	bool lima = strcmp(ctx->cfg.sandbox.backend, "lima") == 0;
 	bool all = argc > 2 && strcmp(argv[2], "--all") == 0;
+	if (strcmp(sub, "doctor") == 0 && argc > 2 && strcmp(argv[2], "--attack") == 0) {
+		if (lima)
+			return cmd_fail("sandbox",
+					"doctor --attack knows containers; Lima is not yet one");
+		return sandbox_attack(ctx, argc > 3 ? argv[3] : NULL);
+	}
 	if (strcmp(sub, "doctor") == 0) {
 		/* The backend's checks, then the servers of remote.hosts. */
 		rc = lima ? cmd_lima_doctor(ctx) : sandbox_doctor(ctx, argc - 1, argv + 1);

@@ -158,6 +158,31 @@ t_shutdown_ends_containers() {
 	until_ok 10 nkeepers 0
 }
 
+# sandbox doctor --attack: the user's own proof. It holds on the test
+# image with host commands; mounting ~/.ssh through extra_mounts fails it,
+# naming the case.
+t_doctor_attack() {
+	make_repo
+	mkdir -p "$HOME/.ssh" "$HOME/.cargo/registry"
+	echo PRIVATE >"$HOME/.ssh/id_ed25519"
+	global_config "  enabled: true" "  host_commands: [git]"
+	wrx add box -b -S >/dev/null 2>&1 || wrx add box -S >/dev/null
+	(cd "$repo" && "$WORKREX" sandbox doctor --attack box) >"$E2E_TMP/attack.out" 2>&1 ||
+		{ cat "$E2E_TMP/attack.out" >&2; return 1; }
+	cat "$E2E_TMP/attack.out" >&2
+	grep -q '^ok    secrets' "$E2E_TMP/attack.out"
+	grep -q '^ok    sockets' "$E2E_TMP/attack.out"
+	grep -q "^ok    host command's ~" "$E2E_TMP/attack.out"
+	grep -q '^ok    caches: its writes went to the agent' "$E2E_TMP/attack.out"
+	grep -qx 'every case held' "$E2E_TMP/attack.out"
+	test ! -e "$HOME/.cargo/registry/.workrex-doctor"
+	global_config "  enabled: true" "  host_commands: [git]" "  extra_mounts: [$HOME/.ssh]"
+	not wrx sandbox doctor --attack box >"$E2E_TMP/attack2.out" 2>&1
+	cat "$E2E_TMP/attack2.out" >&2
+	grep -q "^FAIL  secrets: readable inside:.*\(~/.ssh\|id_ed25519\)" "$E2E_TMP/attack2.out"
+	grep -q 'did not hold' "$E2E_TMP/attack2.out"
+}
+
 # refused "CONFIG LINES..." MESSAGE: with this global config, a sandboxed
 # agent does not start and the user is told why; the dashboard goes on.
 refused() {
@@ -373,6 +398,7 @@ t_sandbox_commits_merge_three_ways() {
 run_test "a sandboxed agent sees only its work: secrets hidden, git metadata read-only, commits land, status works" t_sandboxed_agent_sees_only_its_work
 run_test "a sandboxed agent outlives a killed dashboard in its container; a dead keeper's container goes" t_sandboxed_agent_outlives_the_dashboard
 run_test "shutdown -y ends the project's containers with its programs" t_shutdown_ends_containers
+run_test "sandbox doctor --attack holds on the test image; a mounted ~/.ssh fails it, named" t_doctor_attack
 run_test "a sandbox holding another agent's token cannot speak for it" t_no_agent_speaks_for_another
 run_test "a known agent in a sandbox: approval flag, read-only settings, a private ~/.claude.json; none of it on the host" t_known_agent_in_a_sandbox
 run_test "sandbox init-dockerfile, build (from the dashboard's command line), shell, doctor" t_sandbox_commands
