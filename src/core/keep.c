@@ -333,6 +333,10 @@ int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp,
 	json_object_object_add(spec, "cols", json_object_new_int(pane_cols(wp->term)));
 	json_object_object_add(spec, "scrollback", json_object_new_int((int)w->cfg.scrollback));
 	json_object_object_add(spec, "socket", json_object_new_string(path));
+	/* Its key: only a client that reads it from our state directory writes. */
+	char key[RPC_TOKEN_LEN + 1];
+	if (keeper_key_make(path, key) == 0)
+		json_object_object_add(spec, "key", json_object_new_string(key));
 	json_object_object_add(spec, "pane", json_object_new_int(wp->id));
 	json_object_object_add(spec, "handle", json_object_new_string(wp->agent->handle));
 	json_object_object_add(spec, "label", json_object_new_string(wp->label));

@@ -315,7 +315,12 @@ int keeper_conn_open(const char *path, const char *role, char **cause)
 	int fd = rpc_connect_unix(path, cause);
 	if (fd < 0)
 		return fd;
-	char *hello = xasprintf("{\"version\":%d,\"role\":\"%s\"}", KEEPER_VERSION, role);
+	/* The keeper's key, where the dashboard that started it keeps it (proto.h). */
+	char key[RPC_TOKEN_LEN + 1];
+	char *hello = keeper_key_read(path, key) == 0
+			      ? xasprintf("{\"version\":%d,\"role\":\"%s\",\"key\":\"%s\"}",
+					  KEEPER_VERSION, role, key)
+			      : xasprintf("{\"version\":%d,\"role\":\"%s\"}", KEEPER_VERSION, role);
 	int rc = keeper_send(fd, KM_HELLO, hello, strlen(hello));
 	free(hello);
 	if (rc < 0) {

@@ -62,6 +62,7 @@ struct client {
 	 */
 	bool broken;
 	bool closing;
+	bool keyed; /* it showed the keeper's key */
 	struct client *next;
 };
 
@@ -76,7 +77,9 @@ struct keeper {
 	bool ending;
 	pid_t pid; /* the program */
 	char *sock;
-	json_object *hello; /* what clients are told */
+	json_object *hello; /* what clients are told (the pane's token: only keyed ones) */
+	char *key;          /* what a writer or helper must show (proto.h); NULL: none asked */
+	char *pane_token;   /* the pane's RPC token, for keyed clients' hellos */
 	char *meta;         /* KM_META's JSON, or NULL */
 	/*
 	 * A sandboxed agent pane's RPC socket (its container mounts it): the
@@ -313,6 +316,10 @@ static void hello_to(struct client *c)
 {
 	json_object *h = json_object_get(c->k->hello);
 	json_object_object_add(h, "meta", c->k->meta ? json_tokener_parse(c->k->meta) : NULL);
+	/* The pane's token: for a client of ours (a keeper of an older start asks no key). */
+	json_object_object_del(h, "token");
+	if (c->k->pane_token && (c->keyed || c->k->key == NULL))
+		json_object_object_add(h, "token", json_object_new_string(c->k->pane_token));
 	const char *s = json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN);
 	send_frame(c, KM_HELLO, s, strlen(s));
 	json_object_put(h);
@@ -358,8 +365,19 @@ static void on_hello(struct client *c, const char *data, size_t len)
 			 : !strcmp(word, "observer") ? ROLE_OBSERVER
 						     : ROLE_QUERY;
 	c->version = json_object_object_get_ex(o, "version", &v) ? json_object_get_int(v) : 0;
-	json_object_put(o); /* and word with it */
+	const char *key =
+		json_object_object_get_ex(o, "key", &v) ? json_object_get_string(v) : NULL;
+	c->keyed =
+		c->k->key && key && strlen(key) == RPC_TOKEN_LEN && rpc_token_equal(key, c->k->key);
+	json_object_put(o); /* and word and key with it */
 	if (c->version < 1) {
+		client_close(c);
+		return;
+	}
+	/* Being this user is not enough to write: the key is. */
+	if (c->k->key && !c->keyed && (role == ROLE_WRITER || role == ROLE_HELPER)) {
+		const char *why = "not a client of this keeper (no key): it only watches";
+		send_frame(c, KM_BYE, why, strlen(why));
 		client_close(c);
 		return;
 	}
@@ -847,7 +865,10 @@ int keeper_main(void)
 	}
 	k.pid = pty_pid(k.pane);
 	const char *token = token_of(env);
-	k.hello = hello_of(spec, token, k.pid);
+	k.hello = hello_of(spec, NULL, k.pid);
+	k.pane_token = token ? xstrdup(token) : NULL;
+	const char *key = get_str(spec, "key");
+	k.key = key && strlen(key) == RPC_TOKEN_LEN ? xstrdup(key) : NULL;
 	if (get_str(spec, "rpc_socket")) {
 		k.rpc_sock = xstrdup(get_str(spec, "rpc_socket"));
 		k.handle = xstrdup(get_str(spec, "handle") ? get_str(spec, "handle") : "");
@@ -880,6 +901,8 @@ int keeper_main(void)
 
 	uv_run(k.loop, UV_RUN_DEFAULT);
 
+	if (k.key)
+		keeper_key_forget(k.sock);
 	for (struct client *c = k.clients, *next; c; c = next) {
 		next = c->next;
 		const char *why = "the pane ended";

@@ -2,6 +2,9 @@
 #include "proto.h"
 
 #include "../rpc/control.h"
+#include "../rpc/proto.h"
+#include "../util/beneath.h"
+#include "../util/log.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -93,6 +96,68 @@ int keeper_input_get(const char *data, size_t len, struct pane_input *in)
 		in->len = len - sizeof v;
 	}
 	return in->kind >= PANE_IN_KEY && in->kind <= PANE_IN_SCROLLBACK ? 0 : -1;
+}
+
+/* keys/ of the state directory and socket's file name in it ('/' as '%'); NULL + errno. */
+static char *key_path(const char *socket, char **dir)
+{
+	char *state = state_dir();
+	if (state == NULL)
+		return NULL;
+	*dir = xasprintf("%s/keys", state);
+	free(state);
+	if (mkdir(*dir, 0700) < 0 && errno != EEXIST) {
+		free(*dir);
+		return NULL;
+	}
+	char *name = xasprintf("%s.key", socket);
+	for (char *p = name; *p; p++)
+		if (*p == '/')
+			*p = '%';
+	return name;
+}
+
+int keeper_key_make(const char *socket, char *out)
+{
+	char *dir = NULL, *name = key_path(socket, &dir);
+	if (name == NULL)
+		return -ENOENT;
+	int rc = rpc_token_new(out);
+	if (rc == 0)
+		rc = beneath_write(dir, name, out, RPC_TOKEN_LEN, 0600);
+	free(dir);
+	free(name);
+	return rc;
+}
+
+int keeper_key_read(const char *socket, char *out)
+{
+	char *dir = NULL, *name = key_path(socket, &dir), *text = NULL;
+	if (name == NULL)
+		return -ENOENT;
+	int rc = beneath_read(dir, name, RPC_TOKEN_LEN + 1, &text);
+	free(dir);
+	free(name);
+	if (rc < 0)
+		return rc;
+	rc = strlen(text) == RPC_TOKEN_LEN && rpc_token_wellformed(text, RPC_TOKEN_LEN) ? 0
+											: -EINVAL;
+	if (rc == 0)
+		memcpy(out, text, RPC_TOKEN_LEN + 1);
+	free(text);
+	return rc;
+}
+
+void keeper_key_forget(const char *socket)
+{
+	char *dir = NULL, *name = key_path(socket, &dir);
+	if (name) {
+		char *p = xasprintf("%s/%s", dir, name);
+		unlink(p);
+		free(p);
+	}
+	free(dir);
+	free(name);
 }
 
 char *keeper_dir(const char *root, char **cause)

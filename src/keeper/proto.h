@@ -86,4 +86,16 @@ int keeper_input_get(const char *data, size_t len, struct pane_input *in);
 char *keeper_dir(const char *root, char **cause);
 char *keeper_path(const char *dir, int pane, char **cause);
 
+/*
+ * A keeper's key: what a writer or helper shows in its hello, besides
+ * being the same user. It lives in the state directory (keys/, 0700),
+ * never beside the socket: what can reach a socket cannot take a pane by
+ * that alone. keeper_key_make writes a new one for socket into out
+ * (RPC_TOKEN_LEN + 1 bytes); keeper_key_read reads it (-ENOENT: none, a
+ * keeper started without one); keeper_key_forget removes it.
+ */
+int keeper_key_make(const char *socket, char *out);
+int keeper_key_read(const char *socket, char *out);
+void keeper_key_forget(const char *socket);
+
 #endif

@@ -14,6 +14,9 @@ usage: keeper_protocol.py SOCKET_DIR SCENARIO
   stranger  another user (nobody) cannot connect; with the directory
             opened to everyone (a weakened set-up), the keeper still
             refuses the peer (SO_PEERCRED): no hello comes back
+  keyless   the same user, reaching the socket but not the key in the
+            state directory: a writer or helper is sent away, a watcher
+            gets no pane token; with the key, both work
 
 Frames as src/keeper/proto.h: u32 length (type and payload), u8 type.
 Every wait is bounded.
@@ -30,8 +33,19 @@ def frame(t, payload=b""):
     return struct.pack("=IB", len(payload) + 1, t) + payload
 
 
-def hello(role):
-    return frame(KM_HELLO, json.dumps({"version": 1, "role": role}).encode())
+def key_of(path):
+    """The keeper's key, where the dashboard that started it keeps it."""
+    state = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
+    name = (path + ".key").replace("/", "%")
+    with open(os.path.join(state, "workrex", "keys", name)) as f:
+        return f.read().strip()
+
+
+def hello(role, key=None):
+    h = {"version": 1, "role": role}
+    if key:
+        h["key"] = key
+    return frame(KM_HELLO, json.dumps(h).encode())
 
 
 def read_frame(s, deadline):
@@ -139,7 +153,7 @@ def frames(path):
 def kill(path):
     pid = keeper_pid(path)
     s = connect(path)
-    s.sendall(hello("writer"))
+    s.sendall(hello("writer", key_of(path)))
     # Updates as the pane prints (the test keeps it printing), read for a while,
     # then a kill, and gone at once with the next updates unread.
     end = time.time() + 0.5
@@ -188,12 +202,39 @@ def stranger(path):
     print("another user: no way in through the directory; through an opened one, no hello")
 
 
+def keyless(path):
+    key = key_of(path)
+    for role in ("writer", "helper"):
+        s = connect(path)
+        s.sendall(hello(role) + frame(5, b"echo TYPED-BY-A-STRANGER\r"))  # KM_WRITE
+        t, body = read_frame(s, time.time() + 5)
+        assert t == 3 and b"no key" in body, (role, t, body)  # KM_BYE
+        s.close()
+    s = connect(path)
+    s.sendall(hello("observer"))
+    t, body = read_frame(s, time.time() + 5)
+    assert t == KM_HELLO and "token" not in json.loads(body), body
+    s.close()
+    s = connect(path)
+    s.sendall(hello("observer", "0" * 64))
+    t, body = read_frame(s, time.time() + 5)
+    assert t == KM_HELLO and "token" not in json.loads(body), "a wrong key got the token"
+    s.close()
+    s = connect(path)
+    s.sendall(hello("helper", key))
+    t, body = read_frame(s, time.time() + 5)
+    assert t == KM_HELLO and len(json.loads(body).get("token", "")) == 64, body
+    s.close()
+    print("no key: no writing, no pane token; the key: both")
+
+
 def main():
     d, scenario = sys.argv[1], sys.argv[2]
     socks = sockets(d)
     assert socks, "no keeper in " + d
     path = socks[-1]  # the newest pane: the one the test set up
-    {"slow": slow, "frames": frames, "stranger": stranger, "kill": kill}[scenario](path)
+    {"slow": slow, "frames": frames, "stranger": stranger, "kill": kill,
+     "keyless": keyless}[scenario](path)
 
 
 if __name__ == "__main__":

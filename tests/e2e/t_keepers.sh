@@ -406,6 +406,8 @@ t_keeper_socket_abuse() {
 	dir=$(ls -d "$XDG_RUNTIME_DIR"/workrex/*.k)
 	python3 "$here/keeper_protocol.py" "$dir" frames
 	python3 "$here/keeper_protocol.py" "$dir" stranger
+	python3 "$here/keeper_protocol.py" "$dir" keyless
+	screen | not grep -q TYPED-BY-A-STRANGER
 	# A flood for the client that never reads; the dashboard keeps drawing it.
 	wrx send p 'for i in $(seq 1 10); do head -c 2000000 /dev/zero | tr "\\0" x; echo; done; echo FLOOD-$((6*7))'
 	python3 "$here/keeper_protocol.py" "$dir" slow
