@@ -494,6 +494,7 @@ struct hx_run {
 	struct act_call *c;
 	struct proxy *proxy; /* NULL: no network */
 	char *token;
+	struct strlist cgroups; /* its own, removed after */
 };
 
 static void hx_next(struct wrx *w, const char *handle);
@@ -506,6 +507,7 @@ static void exec_done(void *arg, int code)
 	if (r->proxy)
 		proxy_close(r->proxy);
 	free(r->token);
+	hostexec_cgroups_remove(&r->cgroups);
 	struct agent *a = session_find_agent(w->s, handle);
 	if (a)
 		a->host_busy = false;
@@ -591,8 +593,11 @@ static void hx_start(struct act_call *c, char *prog)
 	char *priv = private_agent_dir(w->root, c->a->handle, true);
 	char *layers = priv ? xasprintf("%s/host-caches", priv) : NULL;
 	char *sock = NULL;
-	if (bwrap)
+	if (bwrap) {
 		r->proxy = hx_proxy(r, &sock);
+		hostexec_cgroups(c->a->handle, cfg->sandbox.host_command_processes,
+				 hostexec_size(cfg->sandbox.host_command_memory), &r->cgroups);
+	}
 	struct hostexec_spec spec = {
 		.prog = prog,
 		.args = argv,
@@ -612,6 +617,7 @@ static void hx_start(struct act_call *c, char *prog)
 		.gid = (unsigned)getgid(),
 		.procs = cfg->sandbox.host_command_processes,
 		.memory = hostexec_size(cfg->sandbox.host_command_memory),
+		.cgroups = &r->cgroups,
 		.unsandboxed = !bwrap,
 	};
 	struct strlist run = {0}, env = {0};
@@ -643,6 +649,7 @@ static void hx_start(struct act_call *c, char *prog)
 		if (r->proxy)
 			proxy_close(r->proxy);
 		free(r->token);
+		hostexec_cgroups_remove(&r->cgroups);
 		free(r);
 		exec_refuse(c, HOSTEXEC_NO_START, "%s: %s", prog, uv_strerror(rc));
 	}

@@ -5,6 +5,9 @@
 #include "hostexec.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -232,6 +235,16 @@ void hostexec_argv(const struct hostexec_spec *s, struct strlist *out)
 			strlist_add(out, *a);
 		return;
 	}
+	/* First into its cgroups (the shell is ours; bwrap and all it starts follow). */
+	if (s->cgroups && s->cgroups->n) {
+		add(out, "/bin/sh", "-c",
+		    "while [ \"$1\" != -- ]; do echo $$ >\"$1/cgroup.procs\" || exit 126; shift; "
+		    "done; shift; exec \"$@\"");
+		strlist_add(out, "hostexec");
+		for (size_t i = 0; i < s->cgroups->n; i++)
+			strlist_add(out, s->cgroups->v[i]);
+		strlist_add(out, "--");
+	}
 	struct strlist box = {0};   /* hostbox's options */
 	struct strlist shown = {0}; /* what is in sight, read-only */
 	add(out, "bwrap", "--die-with-parent", "--new-session");
@@ -317,6 +330,111 @@ static const char *const kept_env[] = {
 	"PATH",        "HOME", "USER",       "LOGNAME",     "LANG",   "LC_ALL", "LC_CTYPE",
 	"LC_MESSAGES", "TZ",   "CARGO_HOME", "RUSTUP_HOME", "GOPATH", "GOROOT", "JAVA_HOME",
 };
+
+/* Our cgroup's directory for controller (v1 "N:pids:/p", or v2 "0::/p"), or NULL. */
+static char *our_cgroup(const char *controller, bool v2)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	if (f == NULL)
+		return NULL;
+	char line[4096], *dir = NULL;
+	while (dir == NULL && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		char *c = strchr(line, ':'), *p = c ? strchr(c + 1, ':') : NULL;
+		if (p == NULL)
+			continue;
+		*p++ = '\0';
+		c++;
+		if (v2 && *c == '\0')
+			dir = xasprintf("/sys/fs/cgroup%s", strcmp(p, "/") ? p : "");
+		else if (!v2 && strcmp(c, controller) == 0)
+			dir = xasprintf("/sys/fs/cgroup/%s%s", controller, strcmp(p, "/") ? p : "");
+	}
+	fclose(f);
+	return dir;
+}
+
+static int put(const char *dir, const char *file, const char *value)
+{
+	char *p = xasprintf("%s/%s", dir, file);
+	FILE *f = fopen(p, "we");
+	free(p);
+	if (f == NULL)
+		return -1;
+	int rc = fputs(value, f) < 0 ? -1 : 0;
+	return fclose(f) < 0 ? -1 : rc;
+}
+
+/*
+ * Ours that are empty now (a command's last processes were still going
+ * when it was removed), and those of a dashboard that is gone: removed.
+ * A cgroup of another running dashboard is left alone.
+ */
+static void sweep(const char *base)
+{
+	DIR *d = opendir(base);
+	for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+		if (strncmp(e->d_name, "workrex-", 8) != 0)
+			continue;
+		const char *last = strrchr(e->d_name, '-');
+		const char *p = last;
+		while (p > e->d_name + 8 && p[-1] != '-')
+			p--;
+		long pid = strtol(p, NULL, 10);
+		if (pid <= 0 || (pid != (long)getpid() && kill((pid_t)pid, 0) == 0))
+			continue;
+		char *dir = xasprintf("%s/%s", base, e->d_name);
+		rmdir(dir); /* fails while a process is in it */
+		free(dir);
+	}
+	if (d)
+		closedir(d);
+}
+
+void hostexec_cgroups(const char *name, long procs, long long memory, struct strlist *dirs)
+{
+	static unsigned seq;
+	bool v2 = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0;
+	static const char *const controllers[] = {"pids", "memory"};
+	seq++;
+	for (size_t i = 0; i < (v2 ? 1u : 2u); i++) {
+		char *base = our_cgroup(controllers[i], v2);
+		if (base == NULL)
+			continue;
+		sweep(base);
+		if (v2)
+			put(base, "cgroup.subtree_control",
+			    "+pids +memory"); /* may be on already */
+		char *dir = xasprintf("%s/workrex-%s-%ld-%u", base, name, (long)getpid(), seq);
+		free(base);
+		if (mkdir(dir, 0700) < 0) {
+			free(dir);
+			continue;
+		}
+		char v[32];
+		bool ok = true;
+		if ((v2 || i == 0) && procs > 0) {
+			snprintf(v, sizeof v, "%ld", procs);
+			ok = put(dir, "pids.max", v) == 0;
+		}
+		if (ok && (v2 || i == 1) && memory > 0) {
+			snprintf(v, sizeof v, "%lld", memory);
+			ok = put(dir, v2 ? "memory.max" : "memory.limit_in_bytes", v) == 0;
+		}
+		if (ok)
+			strlist_add(dirs, dir);
+		else
+			rmdir(dir);
+		free(dir);
+	}
+}
+
+void hostexec_cgroups_remove(struct strlist *dirs)
+{
+	for (size_t i = 0; i < dirs->n; i++)
+		rmdir(dirs->v[i]);
+	strlist_free(dirs);
+}
 
 long long hostexec_size(const char *s)
 {

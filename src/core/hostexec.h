@@ -67,8 +67,10 @@ struct hostexec_spec {
 	const char *proxy;  /* the proxy's socket on the host; NULL: no network at all */
 	unsigned uid, gid;  /* ours: the command's in there */
 	long procs;         /* at most this many processes */
-	long long memory;   /* bytes resident at most; 0: no limit */
-	bool unsandboxed;   /* no bubblewrap: the user allowed it */
+	const struct strlist
+		*cgroups; /* cgroups it joins before bwrap (hostexec_cgroups), or NULL */
+	long long memory; /* bytes resident at most; 0: no limit */
+	bool unsandboxed; /* no bubblewrap: the user allowed it */
 };
 
 /* name's program on our PATH (an executable regular file), or NULL. Caller frees. */
@@ -80,6 +82,15 @@ void hostexec_argv(const struct hostexec_spec *s, struct strlist *out);
  * user's), into out; with a proxy, the proxy's variables for token.
  */
 void hostexec_env(const char *proxy_token, struct strlist *out);
+/*
+ * Where we may (root, or a delegated cgroup): a cgroup of its own for
+ * each of the pids and memory controllers, under ours, with those limits;
+ * their directories into dirs (the spec's cgroups: the command joins each
+ * before bwrap runs). None made is no error: the box's own watch and
+ * RLIMIT_NPROC still hold. hostexec_cgroups_remove removes them after.
+ */
+void hostexec_cgroups(const char *name, long procs, long long memory, struct strlist *dirs);
+void hostexec_cgroups_remove(struct strlist *dirs);
 /* "8GiB", "512M": bytes, or 0 for anything else. */
 long long hostexec_size(const char *s);
 

@@ -196,6 +196,8 @@ write_attack() {
 
 t_hostile_makefile() {
 	repo=$repo2
+	# What a run against a weakened build planted is not this run's doing.
+	rm -f /usr/wrx-planted /etc/wrx-planted /wrx-planted
 	make_repo
 	git -C "$repo" remote add origin "https://user:TOKEN-SECRET@example.com/r.git"
 	echo EXCLUDED-SECRET >"$repo/secret.env"
@@ -235,15 +237,18 @@ t_hostile_makefile() {
 	layer=$(find "$XDG_STATE_HOME" -path '*host-caches/.cargo_registry/upper/src/index/left-pad-1.0.0/build.rs')
 	test -n "$layer"
 
-	# A fork bomb: stopped at host_command_processes, everything of it gone.
+	# A fork bomb: stopped at host_command_processes (its cgroup refuses the
+	# fork, as root here; else RLIMIT_NPROC, or the box's watch ends it all),
+	# everything of it gone.
 	cat >"$w/bomb.sh" <<-'EOF'
 		i=0; while [ $i -lt 200 ]; do sleep 37 & i=$((i + 1)); done; wait
 	EOF
 	wrx send box "hx-sh bomb.sh >bomb.out 2>&1; echo \$? >bomb.rc"
 	until_ok 60 test -s "$w/bomb.rc" || { screen >&2; return 1; }
 	cat "$w/bomb.out" "$w/bomb.rc" >&2
-	grep -qx 137 "$w/bomb.rc"
-	grep -q 'over its limit of processes' "$w/bomb.out"
+	not grep -qx 0 "$w/bomb.rc"
+	grep -qE 'over its limit of processes|[Cc]annot fork|Resource temporarily unavailable' "$w/bomb.out"
+	[ "$(grep -c '^' "$w/bomb.out")" -lt 100 ]
 	until_ok 10 not pgrep -f 'sleep 37'
 
 	# One at a time: two at once from the agent run one after the other.
