@@ -1342,30 +1342,18 @@ static int check_args(struct act_call *c)
 	return 0;
 }
 
-/* The agent the user made that a's line goes back to (itself if the user made it). */
-static struct agent *family_root(struct session *s, struct agent *a)
-{
-	for (int depth = 0; a->parent && depth < 64; depth++) {
-		struct agent *up = session_find_agent(s, a->parent);
-		if (up == NULL)
-			break; /* its parent went: its line starts here */
-		a = up;
-	}
-	return a;
-}
-
 /* May caller make one more agent? 0, or -1 having replied. */
 static int check_family(struct act_call *c, struct agent *caller)
 {
 	struct session *s = c->w->s;
-	struct agent *root = family_root(s, caller);
+	struct agent *root = session_family_root(s, caller);
 	int family = 0, spawned = 0;
 	for (int i = 0; i < session_agent_count(s); i++) {
 		struct agent *a = session_agent(s, i);
 		if (a->parent == NULL)
 			continue;
 		spawned++;
-		family += family_root(s, a) == root;
+		family += session_family_root(s, a) == root;
 	}
 	const char *why = NULL;
 	if (family >= FAMILY_MAX)

@@ -93,6 +93,8 @@ int sandbox_agent_socket(struct wrx *w, struct agent *a, char **cause)
 		return rc;
 	}
 	a->rpc_dir = dir;
+	/* Its family's agents share a budget of the bridge's connections. */
+	rpc_server_family(w->rpc, a->handle, session_family_root(w->s, a)->handle);
 	return 0;
 }
 

@@ -659,6 +659,17 @@ static char *one_line(const char *text)
 	return out;
 }
 
+struct agent *session_family_root(const struct session *s, struct agent *a)
+{
+	for (int depth = 0; a->parent && depth < 64; depth++) {
+		struct agent *up = session_find_agent(s, a->parent);
+		if (up == NULL)
+			break; /* its parent went: its line starts here */
+		a = up;
+	}
+	return a;
+}
+
 void session_set_title(struct session *s, struct agent *a, const char *title)
 {
 	free(a->title);

@@ -142,6 +142,8 @@ int session_agent_by_num(const struct session *s, int num);
 void session_rename_agent(struct session *s, struct agent *a, const char *handle, const char *path,
 			  const char *branch);
 struct agent *session_find_agent(const struct session *s, const char *handle);
+/* The agent the user made that a's line (parent, its parent, ...) goes back to; a itself. */
+struct agent *session_family_root(const struct session *s, struct agent *a);
 /* Close the agent's panes and drop it from the dashboard. */
 void session_remove_agent(struct session *s, struct agent *a);
 int session_agent_panes(const struct session *s, const struct agent *a);

@@ -37,6 +37,7 @@ struct listener {
 	struct rpc_server *srv;
 	char *path;   /* owned; unix listeners */
 	char *handle; /* owned; only this agent's tokens, or NULL */
+	char *family; /* owned; the family it shares a budget with (rpc_server_family), or NULL */
 	bool control;
 	bool tcp;
 	struct listener *next;
@@ -52,6 +53,7 @@ struct conn {
 	struct listener *l; /* borrowed; may be closed first: only its flags are copied */
 	bool may_control;
 	char *only_handle; /* owned copy of l->handle */
+	char *family;      /* owned copy of l->family */
 	enum conn_state state;
 	int pane; /* CONN_AGENT */
 	struct buf in;
@@ -104,6 +106,7 @@ static void conn_handle_closed(uv_handle_t *h)
 		return;
 	buf_free(&c->in);
 	free(c->only_handle);
+	free(c->family);
 	free(c);
 }
 
@@ -351,6 +354,24 @@ static int agent_conns(struct rpc_server *s, const char *handle)
 	return n;
 }
 
+/* Connections open on the sockets of one family's agents. */
+static int family_conns(struct rpc_server *s, const char *family)
+{
+	int n = 0;
+	for (struct conn *c = s->conns; c; c = c->next)
+		n += !c->closing && c->family && !strcmp(c->family, family);
+	return n;
+}
+
+void rpc_server_family(struct rpc_server *s, const char *handle, const char *family)
+{
+	for (struct listener *l = s->listeners; l; l = l->next)
+		if (l->handle && !strcmp(l->handle, handle)) {
+			free(l->family);
+			l->family = family ? xstrdup(family) : NULL;
+		}
+}
+
 static void on_auth_timeout(uv_timer_t *t)
 {
 	struct conn *c = t->data;
@@ -368,6 +389,7 @@ static void on_connection(uv_stream_t *server, int status)
 	c->srv = s;
 	c->may_control = l->control;
 	c->only_handle = l->handle ? xstrdup(l->handle) : NULL;
+	c->family = l->family ? xstrdup(l->family) : NULL;
 	if (l->tcp)
 		uv_tcp_init(s->loop, &c->h.tcp);
 	else
@@ -400,8 +422,12 @@ static void on_connection(uv_stream_t *server, int status)
 		full = "the agents' sockets";
 	else if (c->only_handle && agent_conns(s, c->only_handle) > RPC_MAX_CONNS_PER_AGENT)
 		full = c->only_handle;
+	bool family = false;
+	if (!full && c->family && family_conns(s, c->family) > RPC_MAX_CONNS_PER_FAMILY)
+		full = c->family, family = true;
 	if (full) {
-		log_msg("rpc: refused a connection: too many open on %s", full);
+		log_msg("rpc: refused a connection: too many open on %s%s",
+			family ? "the family of " : "", full);
 		conn_refuse(c, "too many connections");
 		return;
 	}
@@ -470,6 +496,7 @@ static void listener_closed(uv_handle_t *h)
 {
 	struct listener *l = h->data;
 	free(l->handle);
+	free(l->family);
 	free(l);
 }
 

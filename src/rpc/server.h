@@ -25,6 +25,7 @@
 #define RPC_MAX_CONNS 1024             /* on agent sockets and TCP, authenticated or not */
 #define RPC_MAX_CONTROL_CONNS 256      /* on the control socket, which no sandbox reaches */
 #define RPC_MAX_CONNS_PER_AGENT 64     /* on one agent's own socket */
+#define RPC_MAX_CONNS_PER_FAMILY 192   /* on the sockets of agents one of the user's made */
 #define RPC_MAX_CONNS_PER_PANE 64      /* authenticated with one token */
 #define RPC_AGENT_AUTH_TIMEOUT_MS 2000 /* the first line on an agent socket or TCP */
 #define RPC_MAX_WRITE_QUEUE (8u << 20) /* replies a client leaves unread before it is dropped */
@@ -59,6 +60,11 @@ int rpc_server_listen_unix(struct rpc_server *s, const char *path, bool control,
 /* Listen on host:port (port 0: any); *bound gets the port. Tokens only. */
 int rpc_server_listen_tcp(struct rpc_server *s, const char *host, int port, int *bound,
 			  char **cause);
+/*
+ * The agent handle's socket shares a budget (RPC_MAX_CONNS_PER_FAMILY)
+ * with the others of family (the user's agent its line goes back to).
+ */
+void rpc_server_family(struct rpc_server *s, const char *handle, const char *family);
 /* Stop listening on path (a unix listener added above) and unlink it. */
 void rpc_server_unlisten(struct rpc_server *s, const char *path);
 

@@ -232,3 +232,41 @@ t_connection_flood() {
 	grep -q 'too many open on box' "$log" || { grep rpc: "$log" | tail -5 >&2; return 1; }
 }
 run_test "attack: 1,100 idle connections to an agent's own socket do not lock the user out" t_connection_flood
+
+# 8. A family shares one budget: an agent and the three it spawned hold 64
+# connections each (what each socket allows); past 192 together, refused.
+t_family_connection_budget() {
+	make_repo
+	sandboxed
+	boxed_agent
+	inside box "for k in kid1 kid2 kid3; do workrex add \$k -b; done >spawn.txt 2>&1"
+	local k
+	for k in kid1 kid2 kid3; do
+		until_ok 60 eval "find '$XDG_RUNTIME_DIR' -path '*/a-*/rpc.sock' | wc -l | grep -qx '[4-9]'" ||
+			{ cat "$w/spawn.txt" >&2; screen >&2; return 1; }
+	done
+	python3 - "$E2E_TMP/held" $(find "$XDG_RUNTIME_DIR" -path '*/a-*/rpc.sock') <<-'PY' &
+		import select, socket, sys, time
+		conns = []
+		for path in sys.argv[2:]:
+		    for i in range(64):
+		        s = socket.socket(socket.AF_UNIX)
+		        try:
+		            s.connect(path)
+		            conns.append(s)
+		        except OSError:
+		            pass
+		time.sleep(0.5)  # a refused one has its answer, or is closed, by now
+		ready, _, _ = select.select(conns, [], [], 0)
+		open(sys.argv[1], "w").write(str(len(conns) - len(ready)))
+		time.sleep(5)
+	PY
+	local flood=$! log=$XDG_STATE_HOME/workrex/workrex.log
+	until_ok 90 test -s "$E2E_TMP/held"
+	echo "family flood: $(cat "$E2E_TMP/held") of 256 held" >&2
+	[ "$(cat "$E2E_TMP/held")" -le 192 ]
+	grep -q 'too many open on the family of box' "$log" || { grep rpc: "$log" | tail -5 >&2; return 1; }
+	wrx list | grep -q '^box '
+	kill "$flood"
+}
+run_test "attack: an agent and its children share one connection budget" t_family_connection_budget
