@@ -46,6 +46,7 @@ struct agent {
 	unsigned long egress_quiet;    /* refusals since, counted only */
 	bool host_busy;                /* a host command of its runs (one at a time) */
 	uint64_t declined_at;          /* the user last said no to a request of its (now_ms) */
+	uint64_t notified;             /* its last bell or desktop notification (now_ms) */
 	char **egress;                 /* owned: the latest of them, one line each, oldest first */
 	size_t negress;
 	uint64_t spawn_window; /* now_ms() when its current minute of spawn_agent calls began */

@@ -47,6 +47,8 @@ void wrx_pane_size(struct wrx *w, int *rows, int *cols)
 
 /* ---- notification ---- */
 
+#define NOTIFY_QUIET_MS 2000
+
 static bool notify_has(const struct wrx *w, const char *how)
 {
 	return strcmp(w->cfg.notify, how) == 0 || strcmp(w->cfg.notify, "both") == 0;
@@ -70,8 +72,19 @@ static void notify_desktop(struct wrx *w, const char *title, const char *body)
 		log_msg("notify-send: %s", uv_strerror(rc));
 }
 
+/*
+ * An agent wants the user: the bell and a desktop notification, as the
+ * config says, at most once in NOTIFY_QUIET_MS per agent (an agent that
+ * notifies in a loop starts no process per call); its row moves up always.
+ */
 void wrx_attention(struct wrx *w, struct agent *a, const char *what)
 {
+	uint64_t now = now_ms();
+	if (a->notified && now - a->notified < NOTIFY_QUIET_MS) {
+		wrx_relayout(w);
+		return;
+	}
+	a->notified = now;
 	if (notify_has(w, "bell") && w->hooks->ring)
 		w->hooks->ring(w->ui);
 	if (notify_has(w, "desktop")) {

@@ -174,6 +174,13 @@ t_guest_client_over_rpc() {
 	wrx capture spawned | not grep -q 'speak-for-it'
 	wait_for '◆ inside'
 	grep -q 'workrex: inside|waiting|' "$E2E_TMP/notified"
+	# An agent that notifies in a loop starts no process per call.
+	local before
+	before=$(wc -l <"$E2E_TMP/notified")
+	wrx send inside "for i in \$(seq 40); do $g workrex notify spam-\$i; done; echo spam-done"
+	wait_for 'spam-done' 30
+	sleep 1
+	[ "$(wc -l <"$E2E_TMP/notified")" -le $((before + 3)) ] || { cat "$E2E_TMP/notified" >&2; return 1; }
 	# Another agent is not its to merge.
 	wrx send inside "$g workrex merge spawned; echo merge-other-rc=\$?"
 	wait_for 'merge-other-rc=1'
