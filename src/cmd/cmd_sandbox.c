@@ -314,6 +314,18 @@ static int count_fails(const struct buf *out)
 	return n;
 }
 
+/* A probe's lines as they are, or why it did not run: the cases that failed. */
+static int report(int rc, const struct buf *out, const char *what)
+{
+	if (rc != 0) {
+		printf("FAIL  %s did not run the attack (exit %d): %.300s\n", what, rc,
+		       out->data ? out->data : "");
+		return 1;
+	}
+	fputs(out->data ? out->data : "", stdout);
+	return count_fails(out);
+}
+
 /* The host command's part: the box built as the dashboard builds it. */
 static int attack_host(struct cmd_ctx *ctx, struct shell_pane *sp)
 {
@@ -375,15 +387,7 @@ static int attack_host(struct cmd_ctx *ctx, struct shell_pane *sp)
 	free(av);
 	strlist_free(&run);
 	strlist_free(&env);
-	int fails = 0;
-	if (rc != 0) {
-		printf("FAIL  host command: the box did not run (exit %d): %.200s\n", rc,
-		       out.data ? out.data : "");
-		fails++;
-	} else {
-		fputs(out.data ? out.data : "", stdout);
-		fails += count_fails(&out);
-	}
+	int fails = report(rc, &out, "the host command's box");
 	/* What it wrote into the caches is in the agent's layer, never the user's. */
 	static const char *const caches[] = {".cargo/registry", ".npm", "go/pkg/mod", ".cache/pip"};
 	int planted = 0, tried = 0;
@@ -449,14 +453,7 @@ static int sandbox_attack(struct cmd_ctx *ctx, const char *handle)
 		struct buf out = {0};
 		rc = proc_capture(cv, NULL, NULL, 0, &out, &out, 120000);
 		free(cv);
-		if (rc != 0) {
-			printf("FAIL  the sandbox did not run the attack (exit %d): %.300s\n", rc,
-			       out.data ? out.data : "");
-			fails++;
-		} else {
-			fputs(out.data ? out.data : "", stdout);
-			fails += count_fails(&out);
-		}
+		fails += report(rc, &out, "the sandbox");
 		buf_free(&out);
 	}
 	strlist_free(&l);
