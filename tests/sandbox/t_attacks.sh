@@ -238,14 +238,16 @@ run_test "attack: 1,100 idle connections to an agent's own socket do not lock th
 t_family_connection_budget() {
 	make_repo
 	sandboxed
+	touch "$E2E_TMP/family-start" # the sockets of this test's agents only
 	boxed_agent
 	inside box "for k in kid1 kid2 kid3; do workrex add \$k -b; done >spawn.txt 2>&1"
 	local k
 	for k in kid1 kid2 kid3; do
-		until_ok 60 eval "find '$XDG_RUNTIME_DIR' -path '*/a-*/rpc.sock' | wc -l | grep -qx '[4-9]'" ||
+		until_ok 60 eval "find '$XDG_RUNTIME_DIR' -path '*/a-*/rpc.sock' -newer '$E2E_TMP/family-start' | wc -l | grep -qx 4" ||
 			{ cat "$w/spawn.txt" >&2; screen >&2; return 1; }
 	done
-	python3 - "$E2E_TMP/held" $(find "$XDG_RUNTIME_DIR" -path '*/a-*/rpc.sock') <<-'PY' &
+	rm -f "$E2E_TMP/family-held"
+	python3 - "$E2E_TMP/family-held" $(find "$XDG_RUNTIME_DIR" -path '*/a-*/rpc.sock' -newer "$E2E_TMP/family-start") <<-'PY' &
 		import select, socket, sys, time
 		conns = []
 		for path in sys.argv[2:]:
@@ -262,9 +264,9 @@ t_family_connection_budget() {
 		time.sleep(5)
 	PY
 	local flood=$! log=$XDG_STATE_HOME/workrex/workrex.log
-	until_ok 90 test -s "$E2E_TMP/held"
-	echo "family flood: $(cat "$E2E_TMP/held") of 256 held" >&2
-	[ "$(cat "$E2E_TMP/held")" -le 192 ]
+	until_ok 90 test -s "$E2E_TMP/family-held"
+	echo "family flood: $(cat "$E2E_TMP/family-held") of 256 held" >&2
+	[ "$(cat "$E2E_TMP/family-held")" -le 192 ]
 	grep -q 'too many open on the family of box' "$log" || { grep rpc: "$log" | tail -5 >&2; return 1; }
 	wrx list | grep -q '^box '
 	kill "$flood"
