@@ -588,6 +588,13 @@ static int merge_preview(struct cmd_ctx *ctx, const struct agent_rec *a, const c
 		free(main);
 		return cmd_fail("merge", "'%s' has no branch to merge", a->handle);
 	}
+	/* Nothing to merge while its agent runs (it asks): refused, as nothing_yet does, unasked. */
+	if (repo_ahead(ctx->repo, a->branch, into) == 0) {
+		int rc =
+			cmd_fail("merge", "'%s' has nothing to merge into %s yet", a->branch, into);
+		free(main);
+		return rc;
+	}
 	char *range = xasprintf("%s...%s", into, a->branch);
 	const char *stat[] = {"diff", "--shortstat", range, "--", NULL};
 	const char *names[] = {"diff", "--name-only", "-z", range, "--", NULL};

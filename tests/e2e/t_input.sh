@@ -174,6 +174,11 @@ t_questions_take_no_keys() {
 	local g="PATH=$E2E_TMP/guestbin:\$PATH WORKREX_SANDBOX=1" a t
 	a=$(wrx path asker)
 	t=$(wrx path typist)
+	# Nothing to merge yet: refused at once, nobody asked.
+	wrx send asker "$g workrex merge 2>nothing.err; echo nothing-rc=\$?"
+	wait_for 'nothing-rc=1'
+	grep -q "'asker' has nothing to merge into main yet" "$a/nothing.err"
+	screen | not grep -q 'question waits'
 	echo change >"$a/change.txt"
 	git -C "$a" add change.txt
 	git -C "$a" commit -qm change
