@@ -4,6 +4,8 @@
  */
 #include "hostexec.h"
 
+#include "../backends/backend.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -465,17 +467,10 @@ void hostexec_env(const char *proxy_token, struct strlist *out)
 	strlist_add(out, "TERM=dumb");
 	if (proxy_token == NULL)
 		return;
-	static const char *const names[] = {"HTTPS_PROXY",
-					    "https_proxy",
-					    "HTTP_PROXY",
-					    "http_proxy",
-					    "ALL_PROXY",
-					    "all_proxy",
-					    "npm_config_https_proxy",
-					    "npm_config_proxy"};
+	static const char *const names[] = {BACKEND_PROXY_VARS}; /* as the container has them */
 	for (size_t i = 0; i < WRX_ARRAY_LEN(names); i++) {
 		char *kv = xasprintf("%s=http://workrex:%s@127.0.0.1:%d", names[i], proxy_token,
-				     HOSTEXEC_PROXY_PORT);
+				     BACKEND_PROXY_PORT);
 		strlist_add(out, kv);
 		free(kv);
 	}
@@ -483,7 +478,7 @@ void hostexec_env(const char *proxy_token, struct strlist *out)
 	strlist_add(out, "no_proxy=localhost,127.0.0.1,::1");
 	strlist_add(out, "NODE_USE_ENV_PROXY=1");
 	strlist_add(out, "WORKREX_PROXY_SOCKET=" HOSTEXEC_PROXY_SOCKET);
-	char *port = xasprintf("WORKREX_PROXY_PORT=%d", HOSTEXEC_PROXY_PORT);
+	char *port = xasprintf("WORKREX_PROXY_PORT=%d", BACKEND_PROXY_PORT);
 	strlist_add(out, port);
 	free(port);
 }

@@ -49,9 +49,10 @@ bool hostexec_name_ok(const char *name);
 /* Well formed and on the config's host_commands. */
 bool hostexec_allowed(const struct config *c, const char *name);
 
-#define HOSTEXEC_BOX "/run/workrex"                      /* the box's own files */
-#define HOSTEXEC_PROXY_SOCKET HOSTEXEC_BOX "/proxy.sock" /* the agent's proxy, in there */
-#define HOSTEXEC_PROXY_PORT 3128                         /* ...at 127.0.0.1 */
+#define HOSTEXEC_BOX "/run/workrex" /* the box's own files */
+#define HOSTEXEC_PROXY_SOCKET                                                                      \
+	HOSTEXEC_BOX                                                                               \
+		"/proxy.sock" /* the agent's proxy, in there, at 127.0.0.1:BACKEND_PROXY_PORT */
 
 struct hostexec_spec {
 	const char *prog;     /* the program, an absolute path */
