@@ -50,9 +50,8 @@ bool hostexec_name_ok(const char *name);
 bool hostexec_allowed(const struct config *c, const char *name);
 
 #define HOSTEXEC_BOX "/run/workrex" /* the box's own files */
-#define HOSTEXEC_PROXY_SOCKET                                                                      \
-	HOSTEXEC_BOX                                                                               \
-		"/proxy.sock" /* the agent's proxy, in there, at 127.0.0.1:BACKEND_PROXY_PORT */
+/* The agent's proxy, in there; forwarded to 127.0.0.1:BACKEND_PROXY_PORT. */
+#define HOSTEXEC_PROXY_SOCKET HOSTEXEC_BOX "/proxy.sock"
 
 struct hostexec_spec {
 	const char *prog;     /* the program, an absolute path */
