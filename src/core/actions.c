@@ -1144,7 +1144,7 @@ static void merge_previewed(void *arg, int status, const char *output, const cha
 	struct wrx *w = c->w;
 	(void)output;
 	last = wrx_outcome(last);
-	c->a = session_find_agent(w->s, c->handle);
+	c->a = session_find_agent(w->s, c->handle); /* NULL too once the core closed */
 	if (status != 0 || w->quitting || c->a == NULL) {
 		if (c->a)
 			c->a->merge_asked = false;

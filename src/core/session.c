@@ -180,7 +180,7 @@ void session_rename_agent(struct session *s, struct agent *a, const char *handle
 
 struct agent *session_find_agent(const struct session *s, const char *handle)
 {
-	for (int i = 0; i < s->nagents; i++)
+	for (int i = 0; s && i < s->nagents; i++)
 		if (strcmp(s->agents[i]->handle, handle) == 0)
 			return s->agents[i];
 	return NULL;
@@ -701,7 +701,7 @@ bool session_interrupted(const struct session *s, const struct agent *a, uint64_
 
 struct wpane *session_find_pane(const struct session *s, int id)
 {
-	for (int i = 0; i < s->npanes; i++)
+	for (int i = 0; s && i < s->npanes; i++)
 		if (s->panes[i]->id == id)
 			return s->panes[i];
 	return NULL;

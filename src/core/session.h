@@ -142,6 +142,10 @@ int session_agent_by_num(const struct session *s, int num);
 /* The agent was renamed on disk (workrex rename): its handle, path, branch (NULL: same). */
 void session_rename_agent(struct session *s, struct agent *a, const char *handle, const char *path,
 			  const char *branch);
+/*
+ * The lookups of a child's or a connection's late callback: a session the
+ * core closed already (NULL) has no agent and no pane.
+ */
 struct agent *session_find_agent(const struct session *s, const char *handle);
 /* The agent the user made that a's line (parent, its parent, ...) goes back to; a itself. */
 struct agent *session_family_root(const struct session *s, struct agent *a);

@@ -201,10 +201,77 @@ static void test_headless(void **state)
 	free(home);
 }
 
+static void on_reply(struct wrx *w, json_object *reply, void *arg)
+{
+	(void)w;
+	*(char **)arg = xstrdup(json_object_get_string(reply));
+	json_object_put(reply);
+}
+
+/*
+ * An agent's merge asks the user only after `workrex merge --preview`
+ * (a child) answers. The dashboard quitting while that child runs: its
+ * answer comes to a core with no session any more, and is a refusal.
+ */
+static void test_merge_preview_at_shutdown(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/wrx-core-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *cmd =
+		xasprintf("git init -q %s && git -C %s -c user.name=t -c user.email=t@t.invalid "
+			  "commit -q --allow-empty -m init",
+			  dir, dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	char *run = xasprintf("%s/run", dir), *home = xasprintf("%s/home", dir);
+	assert_int_equal(mkdir(run, 0700), 0);
+	assert_int_equal(mkdir(home, 0700), 0);
+	setenv("XDG_RUNTIME_DIR", run, 1);
+	setenv("HOME", home, 1);
+	/* The preview: a workrex that takes its time, then shows a diffstat. */
+	char *exe = xasprintf("%s/slow-workrex", dir);
+	FILE *f = fopen(exe, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\nsleep 0.3\necho ' 1 file changed'\n", f);
+	fclose(f);
+	assert_int_equal(chmod(exe, 0755), 0);
+
+	uv_loop_t *loop = uv_default_loop();
+	struct wrx w;
+	char *cause = NULL;
+	struct wrx_opts o = {.cwd = dir, .self_exe = exe};
+	assert_int_equal(wrx_open(&w, loop, &o, &hooks, NULL, &cause), 0);
+	seen.w = &w;
+	assert_int_equal(wrx_start(&w, &cause), 0);
+	struct agent *a = session_add_agent(w.s, "feat", dir);
+	a->worktree = true;
+	char *argv[] = {"sleep", "60", NULL};
+	struct wpane *wp = session_open_pane(w.s, a, argv, 24, 80, false, &cause);
+	assert_non_null(wp);
+
+	char *reply = NULL;
+	actions_call(&w, "merge", NULL, DOOR_AGENT, wp->id, on_reply, &reply);
+	assert_null(reply); /* it waits for the preview */
+	wrx_close(&w);
+	uv_run(loop, UV_RUN_DEFAULT);
+	assert_non_null(reply);
+	assert_non_null(strstr(reply, "\"ok\": false"));
+	free(reply);
+	assert_int_equal(uv_loop_close(loop), 0);
+	cmd = xasprintf("rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(exe);
+	free(run);
+	free(home);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_headless),
+		cmocka_unit_test(test_merge_preview_at_shutdown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
