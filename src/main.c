@@ -107,6 +107,12 @@ int main(int argc, char **argv)
 				argv[i]);
 			return 2;
 		}
+		/* `workrex CMD --help`: its usage, never its argument (a title "--help"). */
+		if (argc - i == 2 &&
+		    (strcmp(argv[i + 1], "-h") == 0 || strcmp(argv[i + 1], "--help") == 0)) {
+			printf("usage: workrex %s\n\n%s\n", c->usage, c->summary);
+			return 0;
+		}
 		if (c->sandboxed && rpc_cmd_in_sandbox())
 			return c->sandboxed(argc - i, argv + i);
 		struct cmd_ctx ctx = {.config_file = opts.config_file, .cwd = getcwd(NULL, 0)};

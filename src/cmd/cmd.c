@@ -79,7 +79,9 @@ static const struct cmd table[] = {
 	 rpc_cmd_host_exec},
 	{"setup", NULL, "setup [--print]", "install status hooks for the agent CLIs found",
 	 cmd_setup, NULL},
-	{"sandbox", NULL, "sandbox build|pull|init-dockerfile|shell|doctor|stop|prune",
+	{"sandbox", NULL,
+	 "sandbox build [--agent NAME] | pull | init-dockerfile [--force] | shell [handle] "
+	 "[-- command...] | doctor [--attack] [handle] | stop [--all] | prune",
 	 "build the sandbox image, look inside, check it", cmd_sandbox, NULL},
 	{"config", NULL, "config path|check|reference [--man]|reload",
 	 "show and check the configuration", cmd_config, NULL},

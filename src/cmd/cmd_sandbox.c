@@ -26,10 +26,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char usage_text[] = "sandbox build [--agent NAME] | pull | init-dockerfile [--force] "
-				 "| shell [handle] [-- command...] "
-				 "| doctor [--attack] [handle] | stop [--all] | prune";
-
 /* Run argv in the foreground, as it is; returns its exit status. */
 static int run(char **argv)
 {
@@ -87,7 +83,7 @@ static int sandbox_build(struct cmd_ctx *ctx, int argc, char **argv)
 		if (strcmp(argv[i], "--agent") == 0 && i + 1 < argc)
 			agent = argv[++i];
 		else {
-			fprintf(stderr, "usage: workrex %s\n", usage_text);
+			fprintf(stderr, "usage: workrex %s\n", cmd_find("sandbox")->usage);
 			return 2;
 		}
 	}
@@ -640,9 +636,9 @@ static int sandbox_stop_prune(struct cmd_ctx *ctx, bool prune)
 
 int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		fprintf(argc < 2 ? stderr : stdout, "usage: workrex %s\n", usage_text);
-		return argc < 2 ? 2 : 0;
+	if (argc < 2) {
+		fprintf(stderr, "usage: workrex %s\n", cmd_find("sandbox")->usage);
+		return 2;
 	}
 	const char *sub = argv[1];
 	int rc = cmd_open_repo(ctx, "sandbox");
@@ -675,6 +671,6 @@ int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv)
 		return sandbox_stop_prune(ctx, false);
 	if (strcmp(sub, "prune") == 0)
 		return sandbox_stop_prune(ctx, true);
-	fprintf(stderr, "usage: workrex %s\n", usage_text);
+	fprintf(stderr, "usage: workrex %s\n", cmd_find("sandbox")->usage);
 	return 2;
 }

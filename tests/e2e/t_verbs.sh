@@ -246,8 +246,8 @@ t_worktree_deleted_by_hand() {
 	git -C "$repo" rev-parse -q --verify refs/heads/work >/dev/null
 	wrx merge merged >/dev/null
 	git -C "$repo" log --oneline main | grep -q m.txt
-	[ -z "$(git -C "$repo" worktree list --porcelain | grep proj__worktrees)" ]
-	[ -z "$(git -C "$repo" config --get-regexp '^workrex\.worktree\.(plain|work|merged)\.')" ]
+	not grep -q proj__worktrees <(git -C "$repo" worktree list --porcelain)
+	not git -C "$repo" config --get-regexp '^workrex\.worktree\.(plain|work|merged)\.'
 	not grep -qE '^(plain|work|merged) ' <(wrx list)
 }
 
