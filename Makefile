@@ -152,7 +152,9 @@ bench: $(BIN) $(GUEST) $(BUILD)/lg2_worktree_add $(BUILD)/bench_reflow
 		REFLOW=$(abspath $(BUILD)/bench_reflow) python3 bench/bench.py
 
 # The house style (docs/STYLE.md): make format applies .clang-format, format-check
-# fails on any file it would change. check-layers: docs/ARCHITECTURE.md's layers.
+# fails on any file it would change. check-layers: docs/ARCHITECTURE.md's layers,
+# includes and calls (scripts/check-layers.sh), then planted violations it must
+# refuse (tests/layers/run.sh).
 FORMAT_FILES = $(shell find src tests bench -name '*.[ch]' | sort)
 format:
 	clang-format -i $(FORMAT_FILES)
@@ -161,8 +163,9 @@ format-check:
 	@clang-format --dry-run --Werror $(FORMAT_FILES) && \
 		echo "format-check: $(words $(FORMAT_FILES)) files as .clang-format says"
 
-check-layers:
-	@scripts/check-layers.sh
+check-layers: $(OBJ)
+	@scripts/check-layers.sh src $(BUILD)/src
+	@tests/layers/run.sh $(BUILD)/src
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the sandbox client
 # beside it (where workrex looks for it), the man pages, and the completion

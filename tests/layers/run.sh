@@ -1,0 +1,81 @@
+#!/bin/sh
+# check-layers against planted violations: a copy of src/ and of its
+# objects, one violation planted at a time, each of which must fail the
+# check with its own line; the clean copy must pass first, so that no case
+# passes by the check failing on everything.
+set -eu
+cd "$(dirname "$0")/../.."
+OBJ=${1:-build/src}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -r src "$tmp/src"
+cp -r "$OBJ" "$tmp/obj"
+passed=0 failed=0
+
+# The whole check; the include cases skip the objects (no such folder).
+check() { scripts/check-layers.sh "$tmp/src" "${1:-$tmp/obj}" >"$tmp/out" 2>&1; }
+
+if check; then
+	echo "ok - the clean copy passes"
+	passed=$((passed + 1))
+else
+	echo "not ok - the clean copy passes"
+	cat "$tmp/out"
+	failed=$((failed + 1))
+fi
+
+# plant NAME FILE LINE EXPECT: LINE appended to src/FILE; the check must fail saying EXPECT.
+plant() {
+	cp "$tmp/src/$2" "$tmp/saved"
+	printf '%s\n' "$3" >>"$tmp/src/$2"
+	if ! check "$tmp/none" && grep -qF "$4" "$tmp/out"; then
+		echo "ok - refused: $1"
+		passed=$((passed + 1))
+	else
+		echo "not ok - refused: $1"
+		cat "$tmp/out"
+		failed=$((failed + 1))
+	fi
+	cp "$tmp/saved" "$tmp/src/$2"
+}
+
+plant 'an upward include through a path' core/wrx.c '#include "../config/../ui/ui.h"' \
+	'src/core/wrx.c: includes ../config/../ui/ui.h: src/ui/ is not below src/core/'
+plant 'an include out of src/' util/util.c '#include "../../tests/unit/shell.h"' \
+	'outside src/'
+plant 'an include spaced out' git/repo.c '#  include   "../core/wrx.h"' \
+	'src/core/ is not below src/git/'
+plant 'curses by another path' core/wrx.c '#include <ncursesw/curses.h>' \
+	'includes <ncursesw/curses.h>: only src/ui/'
+plant 'terminfo outside ui/' term/screen.c '#include <term.h>' \
+	'includes <term.h>: only src/ui/'
+plant 'vterm outside term/' core/session.c '#include <vterm.h>' \
+	'includes <vterm.h>: only src/term/'
+plant 'git2 outside git/' core/agents.c '#include <git2.h>' \
+	'includes <git2.h>: only src/git/'
+plant 'yaml outside config/' cmd/cmd.c '#include <yaml.h>' \
+	'includes <yaml.h>: only src/config/'
+plant 'libuv in the guest' guest/main.c '#include <uv.h>' \
+	'the guest links libc and json-c only'
+plant 'an include through a macro' util/log.c '#include HEADER' \
+	'includes a macro'
+
+# A hand-written prototype calling up a layer: nothing is included, the
+# object references the dashboard's layout from util/.
+cat >"$tmp/planted.c" <<'C'
+int layout_name(int);
+int util_planted(void) { return layout_name(0); }
+C
+cc -c -o "$tmp/obj/util/planted.o" "$tmp/planted.c"
+if ! check && grep -qF 'src/util/planted.c: calls layout_name, defined in src/ui/' "$tmp/out"; then
+	echo "ok - refused: a prototype calling up a layer"
+	passed=$((passed + 1))
+else
+	echo "not ok - refused: a prototype calling up a layer"
+	cat "$tmp/out"
+	failed=$((failed + 1))
+fi
+rm -f "$tmp/obj/util/planted.o"
+
+echo "layers: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
