@@ -60,6 +60,14 @@ struct pane {
 
 	struct pane_io io;
 	bool has_io;
+	/*
+	 * A new mirror's input before it has an io (its keeper is starting):
+	 * kept, in order, and given to the io it gets first. Up to EARLY_MAX
+	 * bytes; none once it had an io (a link that drops loses what is typed).
+	 */
+	struct early *early;
+	size_t nearly, early_bytes;
+	bool early_open;
 
 	struct buf hold; /* held-back unfinished string sequence */
 	int discard;     /* inside a sequence too long to hold: DISCARD_* */
@@ -75,6 +83,42 @@ struct pane {
 	bool exited;
 	int exit_status;
 };
+
+struct early {
+	struct pane_input in; /* in.buf: owned */
+	bool write;           /* pane_write's bytes, not an input */
+};
+
+#define EARLY_MAX (1u << 20)
+
+/* Keep what a mirror with no io yet is given: true if kept (or dropped past the bound). */
+static bool early_keep(struct pane *p, const struct pane_input *in, bool write)
+{
+	if (p->has_io || !p->early_open || p->exited)
+		return false;
+	if (p->early_bytes + in->len + sizeof *p->early > EARLY_MAX)
+		return true;
+	p->early = xrealloc(p->early, (p->nearly + 1) * sizeof *p->early);
+	struct early *e = &p->early[p->nearly++];
+	e->in = *in;
+	char *copy = in->len ? xmalloc(in->len) : NULL;
+	if (copy)
+		memcpy(copy, in->buf, in->len);
+	e->in.buf = copy;
+	e->write = write;
+	p->early_bytes += in->len + sizeof *p->early;
+	return true;
+}
+
+static void early_drop(struct pane *p)
+{
+	for (size_t i = 0; i < p->nearly; i++)
+		free((char *)p->early[i].in.buf);
+	free(p->early);
+	p->early = NULL;
+	p->nearly = p->early_bytes = 0;
+	p->early_open = false;
+}
 
 static void mark_rows(struct pane *p, int start, int end)
 {
@@ -164,6 +208,8 @@ static void cb_output(const char *s, size_t len, void *user)
 	struct pane *p = user;
 	if (p->has_io && !p->exited)
 		p->io.write(p->io.ctx, s, len);
+	else if (p->vt == NULL)
+		early_keep(p, &(struct pane_input){.buf = s, .len = len}, true);
 }
 
 static struct pane *pane_alloc(int rows, int cols, size_t scrollback, pane_event_fn *fn, void *data)
@@ -219,6 +265,7 @@ struct pane *pane_mirror_new(int rows, int cols, size_t scrollback, pane_event_f
 	mirror_rows(p, p->rows, p->cols);
 	mark_rows(p, 0, p->rows);
 	p->events = 0;
+	p->early_open = true;
 	return p;
 }
 
@@ -243,6 +290,7 @@ void pane_free(struct pane *p)
 		return;
 	if (p->has_io && p->io.close)
 		p->io.close(p->io.ctx);
+	early_drop(p);
 	if (p->vt)
 		vterm_free(p->vt);
 	screen_free(p->scr);
@@ -269,6 +317,15 @@ void pane_set_io(struct pane *p, const struct pane_io *io)
 	p->has_io = true;
 	if (p->io.resize)
 		p->io.resize(p->io.ctx, p->rows, p->cols);
+	/* What was typed while it started, as it was typed. */
+	for (size_t i = 0; i < p->nearly && !p->exited; i++) {
+		const struct early *e = &p->early[i];
+		if (e->write)
+			p->io.write(p->io.ctx, e->in.buf, e->in.len);
+		else if (p->io.input)
+			p->io.input(p->io.ctx, &e->in);
+	}
+	early_drop(p);
 }
 
 void pane_unset_io(struct pane *p)
@@ -448,6 +505,8 @@ static bool to_emulator(struct pane *p, const struct pane_input *in)
 		return false;
 	if (p->has_io && p->io.input && !p->exited)
 		p->io.input(p->io.ctx, in);
+	else
+		early_keep(p, in, false);
 	return true;
 }
 
@@ -819,6 +878,7 @@ void pane_mirror_lost(struct pane *p)
 {
 	if (p->vt || p->exited)
 		return;
+	early_drop(p);
 	p->exited = true;
 	p->exit_status = PANE_LOST;
 	p->events |= PANE_EV_EXIT | PANE_EV_DAMAGE;

@@ -308,10 +308,56 @@ static void test_exit_and_resize_floor(void **state)
 	buf_free(&r.out);
 }
 
+/* What a new mirror is given before it has an io (its keeper starting), in order. */
+static struct buf early_seen;
+
+static void early_input(void *ctx, const struct pane_input *in)
+{
+	(void)ctx;
+	if (in->kind == PANE_IN_CHAR)
+		buf_addf(&early_seen, "c%c", (char)in->cp);
+	else if (in->kind == PANE_IN_PASTE)
+		buf_addf(&early_seen, "p%.*s", (int)in->len, in->buf);
+	else
+		buf_addf(&early_seen, "?");
+}
+
+static int early_write(void *ctx, const char *b, size_t len)
+{
+	(void)ctx;
+	buf_addf(&early_seen, "w%.*s", (int)len, b);
+	return 0;
+}
+
+static void test_mirror_keeps_early_input(void **state)
+{
+	(void)state;
+	struct pane *m = pane_mirror_new(4, 10, 0, NULL, NULL);
+	pane_char(m, 'a', 0);
+	pane_paste(m, "xyz", 3);
+	pane_write(m, "raw", 3);
+	char big[1000] = {0};
+	for (int i = 0; i < 2000; i++) /* past the bound: dropped, not grown */
+		pane_paste(m, big, sizeof big);
+	const struct pane_io io = {.write = early_write, .input = early_input};
+	pane_set_io(m, &io);
+	assert_true(strncmp(early_seen.data, "capxyzwraw", 10) == 0);
+	assert_true(early_seen.len < 1100 * 1000);
+	/* Once it had an io, nothing is kept for a later one. */
+	pane_unset_io(m);
+	early_seen.len = 0;
+	pane_char(m, 'b', 0);
+	pane_set_io(m, &io);
+	assert_int_equal(early_seen.len, 0);
+	pane_free(m);
+	buf_free(&early_seen);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_and_attributes),
+		cmocka_unit_test(test_mirror_keeps_early_input),
 		cmocka_unit_test(test_line_with_sgr),
 		cmocka_unit_test(test_title_split_across_writes),
 		cmocka_unit_test(test_clipboard_write),
