@@ -41,6 +41,8 @@
 #define CLIENT_QUEUE_MAX (1024 * 1024)
 /* How long a killed program has to go after its hang-up, before SIGKILL. */
 #define KILL_GRACE_MS 3000
+/* How long a keeper has to listen and run its program. */
+#define START_TIMEOUT_MS 10000
 
 /* A helper (a command run with no dashboard) writes like a writer, but neither resizes nor takes over. */
 enum role { ROLE_NONE, ROLE_QUERY, ROLE_OBSERVER, ROLE_HELPER, ROLE_WRITER };
@@ -88,6 +90,7 @@ struct keeper {
 	 */
 	char *rpc_sock;
 	char *token, *handle;
+	char *mark; /* the agent's "keeper runs" mark: its session id goes there (host.c) */
 	int pane_id;
 	struct rpc_server *rpc;
 	uv_timer_t rpc_retry;
@@ -546,6 +549,22 @@ static void on_connection(uv_stream_t *server, int status)
 	uv_read_start((uv_stream_t *)&c->h, on_alloc, on_read);
 }
 
+/*
+ * The agent CLI's session id, reported while no dashboard runs: into the
+ * agent's mark too, which outlives a reboot (the keeper does not), so that
+ * the next start resumes that session. Only into a mark that exists.
+ */
+static void mark_session(struct keeper *k, const char *id)
+{
+	int fd = k->mark ? open(k->mark, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return;
+	char *line = xasprintf("%s\n", id);
+	(void)fd_write_all(fd, line, strlen(line));
+	free(line);
+	close(fd);
+}
+
 /* meta's field key set to v (NULL: removed). */
 static void meta_set(struct keeper *k, const char *key, const char *v)
 {
@@ -573,8 +592,10 @@ static void on_rpc(struct rpc_call *call, const struct rpc_req *req, void *data)
 			return;
 		}
 		meta_set(k, "status", st == WRX_STATUS_NONE ? NULL : status_word(st));
-		if (req->session)
+		if (req->session) {
 			meta_set(k, "session", req->session);
+			mark_session(k, req->session);
+		}
 		break;
 	case RPC_SET_TITLE:
 		meta_set(k, "title", req->title);
@@ -867,6 +888,8 @@ int keeper_main(void)
 	const char *token = token_of(env);
 	k.hello = hello_of(spec, NULL, k.pid);
 	k.pane_token = token ? xstrdup(token) : NULL;
+	if (get_str(spec, "mark"))
+		k.mark = xstrdup(get_str(spec, "mark"));
 	const char *key = get_str(spec, "key");
 	k.key = key && strlen(key) == RPC_TOKEN_LEN ? xstrdup(key) : NULL;
 	if (get_str(spec, "rpc_socket")) {
@@ -918,7 +941,11 @@ int keeper_main(void)
 	return 0;
 }
 
-int keeper_start(const char *self_exe, json_object *spec, char **cause)
+/*
+ * Run `workrex __keeper` detached (double fork, its own session) with spec
+ * on its stdin: the read end of its answer pipe, or -errno with *cause.
+ */
+static int spawn(const char *self_exe, json_object *spec, char **cause)
 {
 	int in[2], out[2];
 	if (pipe2(in, O_CLOEXEC) < 0) {
@@ -965,39 +992,132 @@ int keeper_start(const char *self_exe, json_object *spec, char **cause)
 	/* A keeper that died first costs an EPIPE (callers ignore SIGPIPE); its answer says so. */
 	(void)fd_write_all(in[1], s, strlen(s));
 	close(in[1]);
+	return out[0];
+}
 
-	/* Its answer: "ok", or why not; nothing (EOF) means it died first. */
+/* The answer so far: 1 "ok", 0 more to come, -ECHILD with *cause: why not. */
+static int answer(const struct buf *ans, bool ended, char **cause)
+{
+	if (ans->len >= 3 && !memcmp(ans->data, "ok\n", 3))
+		return 1;
+	const char *nl = ans->data ? memchr(ans->data, '\n', ans->len) : NULL;
+	if (nl == NULL && !ended)
+		return 0;
+	*cause = ans->len ? xstrndup(ans->data, nl ? (size_t)(nl - ans->data) : ans->len)
+			  : xstrdup("the keeper died as it started");
+	return -ECHILD;
+}
+
+int keeper_start(const char *self_exe, json_object *spec, char **cause)
+{
+	int fd = spawn(self_exe, spec, cause);
+	if (fd < 0)
+		return fd;
 	struct buf ans = {0};
-	uint64_t deadline = now_ms() + 10000;
-	for (;;) {
-		struct pollfd pf = {.fd = out[0], .events = POLLIN};
+	uint64_t deadline = now_ms() + START_TIMEOUT_MS;
+	int rc = 0;
+	while (rc == 0) {
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
 		int left = (int)(deadline - WRX_MIN(now_ms(), deadline));
 		int r = poll(&pf, 1, left);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
-			break;
 		char b[512];
-		ssize_t n = read(out[0], b, sizeof b);
+		ssize_t n = r > 0 ? read(fd, b, sizeof b) : 0;
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			break;
-		buf_add(&ans, b, (size_t)n);
-		if (memchr(ans.data, '\n', ans.len))
-			break;
+		if (n > 0)
+			buf_add(&ans, b, (size_t)n);
+		rc = answer(&ans, n <= 0, cause);
 	}
-	close(out[0]);
-	int rc = 0;
-	if (ans.len >= 3 && !memcmp(ans.data, "ok\n", 3)) {
-		rc = 0;
-	} else {
-		char *nl = ans.data ? memchr(ans.data, '\n', ans.len) : NULL;
-		if (nl)
-			*nl = '\0';
-		*cause = ans.len ? xstrdup(ans.data) : xstrdup("the keeper died as it started");
-		rc = -ECHILD;
-	}
+	close(fd);
 	buf_free(&ans);
-	return rc;
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- the same on a loop ---- */
+
+struct start {
+	uv_pipe_t out;
+	uv_timer_t timer;
+	struct buf ans;
+	keeper_started_fn *done;
+	void *arg;
+	int open; /* handles not closed yet */
+};
+
+static void start_closed(uv_handle_t *h)
+{
+	struct start *st = h->data;
+	if (--st->open == 0) {
+		buf_free(&st->ans);
+		free(st);
+	}
+}
+
+static void start_end(struct start *st, int rc, const char *cause)
+{
+	if (st->done)
+		st->done(st->arg, rc, cause);
+	st->done = NULL;
+	uv_close((uv_handle_t *)&st->out, start_closed);
+	uv_close((uv_handle_t *)&st->timer, start_closed);
+}
+
+static void start_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
+{
+	struct start *st = h->data;
+	(void)want;
+	keeper_read_room(&st->ans, 512, b);
+}
+
+static void start_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+	struct start *st = s->data;
+	(void)b;
+	if (st->done == NULL)
+		return;
+	if (n > 0)
+		st->ans.len += (size_t)n;
+	char *cause = NULL;
+	int rc = n == 0 ? 0 : answer(&st->ans, n < 0, &cause);
+	if (rc != 0) {
+		uv_read_stop(s);
+		start_end(st, rc < 0 ? rc : 0, cause);
+	}
+	free(cause);
+}
+
+static void start_timeout(uv_timer_t *t)
+{
+	struct start *st = t->data;
+	uv_read_stop((uv_stream_t *)&st->out);
+	start_end(st, -ETIMEDOUT, "the keeper did not start in time");
+}
+
+int keeper_start_async(uv_loop_t *loop, const char *self_exe, json_object *spec,
+		       keeper_started_fn *done, void *arg, char **cause)
+{
+	int fd = spawn(self_exe, spec, cause);
+	if (fd < 0)
+		return fd;
+	struct start *st = xcalloc(1, sizeof *st);
+	st->done = done;
+	st->arg = arg;
+	uv_pipe_init(loop, &st->out, 0);
+	uv_timer_init(loop, &st->timer);
+	st->out.data = st->timer.data = st;
+	st->open = 2;
+	int rc = uv_pipe_open(&st->out, fd);
+	if (rc == 0)
+		rc = uv_read_start((uv_stream_t *)&st->out, start_alloc, start_read);
+	if (rc < 0) {
+		*cause = xasprintf("the keeper's answer: %s", uv_strerror(rc));
+		st->done = NULL;
+		uv_close((uv_handle_t *)&st->out, start_closed);
+		uv_close((uv_handle_t *)&st->timer, start_closed);
+		return rc;
+	}
+	uv_timer_start(&st->timer, start_timeout, START_TIMEOUT_MS, 0);
+	return 0;
 }

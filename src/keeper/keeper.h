@@ -5,7 +5,7 @@
  * keeper_start runs `workrex __keeper` detached from the caller (double
  * fork, setsid, SIGHUP and SIGPIPE ignored, stdio on /dev/null) and waits
  * on an error pipe until the keeper listens on its socket and its program
- * runs, or says why not. The keeper emulates the pane itself (a pane of
+ * runs, or says why not; keeper_start_async hears that on a loop. The keeper emulates the pane itself (a pane of
  * src/term/ on a pty), so a client that connects gets the whole pane at
  * once, then what changes (proto.h, sync.h). One client at a time writes
  * (a new writer takes over); any number watch. The keeper ends when told
@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <sys/types.h>
+#include <uv.h>
 
 /*
  * What a keeper runs, as JSON (it travels through a pipe, never argv):
@@ -25,6 +26,14 @@
  * "sandboxed", "agent_pane", "container".
  */
 int keeper_start(const char *self_exe, json_object *spec, char **cause); /* SIGPIPE ignored */
+/*
+ * The same without waiting: done(arg, 0 or -errno, why) is called once,
+ * on the loop, when the keeper listens or failed; or, now, -errno with
+ * *cause and done never called. The loop's stall: a fork and a pipe write.
+ */
+typedef void keeper_started_fn(void *arg, int rc, const char *cause);
+int keeper_start_async(uv_loop_t *loop, const char *self_exe, json_object *spec,
+		       keeper_started_fn *done, void *arg, char **cause);
 
 /* `workrex __keeper`: the keeper itself, its spec on stdin. */
 int keeper_main(void);
