@@ -73,6 +73,8 @@ int repo_changed_files(const char *path, char ***files, size_t *n, char **cause)
 
 /* Every worktree, the main one first. */
 int repo_worktrees(const struct repo *r, struct worktree_info **out, size_t *n, char **cause);
+/* The one linked worktree git names name (its directory in .git/worktrees/), as one of those. */
+int repo_worktree(const struct repo *r, const char *name, struct worktree_info **out, char **cause);
 void worktree_info_free(struct worktree_info *w, size_t n);
 
 /*

@@ -438,6 +438,30 @@ int repo_worktrees(const struct repo *r, struct worktree_info **out, size_t *n, 
 	return 0;
 }
 
+int repo_worktree(const struct repo *r, const char *name, struct worktree_info **out, char **cause)
+{
+	size_t n = 0;
+	*out = NULL;
+	git_worktree *wt = NULL;
+	if (git_worktree_lookup(&wt, r->git, name) < 0) {
+		*cause = xasprintf("no worktree '%s'", name);
+		return -ENOENT;
+	}
+	struct stat st;
+	const char *path = git_worktree_path(wt);
+	bool valid = git_worktree_validate(wt) == 0;
+	if (valid || (path && lstat(path, &st) < 0 && errno == ENOENT)) {
+		add_linked(out, &n, r, name, path);
+		(*out)->missing = !valid;
+	}
+	git_worktree_free(wt);
+	if (n == 0) {
+		*cause = xasprintf("worktree '%s' is not valid", name);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 void worktree_info_free(struct worktree_info *w, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

@@ -196,25 +196,34 @@ static void unset_keys(const struct repo *r, const char *handle, const char *bra
 	}
 }
 
-/* Its number for life: the lowest no other agent holds (1 is the project's own). */
+/*
+ * Its number for life: the lowest no other agent holds (1 is the project's
+ * own), from the records' number keys alone: one read of the config, not a
+ * walk of every worktree, so that an add costs the same at the hundredth.
+ */
 static void give_number(const struct repo *r, struct agent_rec *a)
 {
-	struct agent_rec *all = NULL;
-	size_t nall = 0;
-	char *ignored = NULL;
-	a->number = 2;
-	if (agent_list(r, &all, &nall, &ignored) == 0) {
-		for (bool taken = true; taken; a->number += taken) {
-			taken = false;
-			for (size_t i = 0; i < nall && !taken; i++)
-				taken = all[i].number == a->number &&
-					strcmp(all[i].handle, a->handle);
-		}
-		for (size_t i = 0; i < nall; i++)
-			agent_rec_free(&all[i]);
-		free(all);
+	struct strlist keys = {0};
+	repo_config_names(r, "workrex.worktree.", ".number", &keys);
+	char *mine = xasprintf("workrex.worktree.%s.number", a->handle);
+	size_t n = 0;
+	int *taken = xcalloc(keys.n + 1, sizeof *taken);
+	for (size_t i = 0; i < keys.n; i++) {
+		char *v = strcmp(keys.v[i], mine) ? repo_config_get(r, keys.v[i]) : NULL;
+		if (v && atoi(v) > 0)
+			taken[n++] = atoi(v);
+		free(v);
 	}
-	free(ignored);
+	for (a->number = 2;; a->number++) {
+		bool used = false;
+		for (size_t i = 0; i < n && !used; i++)
+			used = taken[i] == a->number;
+		if (!used)
+			break;
+	}
+	free(taken);
+	free(mine);
+	strlist_free(&keys);
 	char num[16];
 	snprintf(num, sizeof num, "%d", a->number);
 	set_key(r, a->handle, "number", num);
@@ -715,6 +724,34 @@ static bool path_inside(const char *dir, const char *path)
 		return false;
 	size_t n = strlen(rd);
 	return strncmp(rd, rp, n) == 0 && (rp[n] == '/' || rp[n] == '\0');
+}
+
+int agent_get(const struct repo *r, const char *handle, struct agent_rec *out, char **cause)
+{
+	memset(out, 0, sizeof *out);
+	if (!handle_valid(handle)) {
+		*cause = xasprintf("'%s' is not a handle", handle);
+		return -EINVAL;
+	}
+	if (rec_remote(r, handle, out) == 0)
+		return 0;
+	struct worktree_info *w;
+	if (repo_worktree(r, handle, &w, cause) == 0) {
+		const char *slash = strrchr(w->path, '/');
+		bool named = strcmp(slash ? slash + 1 : w->path, handle) == 0;
+		if (named)
+			rec_from_worktree(r, w, out);
+		worktree_info_free(w, 1);
+		if (named)
+			return 0;
+		free(*cause);
+		*cause = NULL;
+	} else {
+		free(*cause);
+		*cause = NULL;
+	}
+	/* git named its directory otherwise (a name taken before): the whole list. */
+	return agent_find(r, handle, NULL, out, cause);
 }
 
 int agent_find(const struct repo *r, const char *name, const char *cwd, struct agent_rec *out,

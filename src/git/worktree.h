@@ -63,6 +63,12 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 int agent_record_remote(const struct repo *r, struct agent_rec *a);
 
 /* Find an agent by handle, branch, or path (cwd inside its worktree when name is NULL). */
+/*
+ * The agent whose handle is handle, exactly: its worktree's entry read
+ * alone where git named it as the handle (as add does), else as agent_find
+ * does. 0, or -errno with *cause.
+ */
+int agent_get(const struct repo *r, const char *handle, struct agent_rec *out, char **cause);
 int agent_find(const struct repo *r, const char *name, const char *cwd, struct agent_rec *out,
 	       char **cause);
 /* Every agent worktree (the main worktree excluded). */
