@@ -187,7 +187,24 @@ static int by_pane(const void *x, const void *y)
 	       ((const struct keeper_entry *)y)->info.pane;
 }
 
+/* The keeper at path is another agent's than handle, by its link (no connection). */
+static bool others(const char *path, const char *handle)
+{
+	char *link = keeper_agent_link(path), target[256];
+	ssize_t n = link ? readlink(link, target, sizeof target - 1) : -1;
+	free(link);
+	if (n <= 0)
+		return false; /* no link: a keeper of an older start, asked */
+	target[n] = '\0';
+	return strcmp(target, handle) != 0;
+}
+
 size_t keeper_list(const char *dir, struct keeper_entry **out)
+{
+	return keeper_list_of(dir, NULL, out);
+}
+
+size_t keeper_list_of(const char *dir, const char *handle, struct keeper_entry **out)
 {
 	*out = NULL;
 	size_t n = 0, cap = 0;
@@ -198,6 +215,10 @@ size_t keeper_list(const char *dir, struct keeper_entry **out)
 		if (atoi(e->d_name) <= 0 || len < 6 || strcmp(e->d_name + len - 5, ".sock"))
 			continue;
 		char *path = xasprintf("%s/%s", dir, e->d_name), *cause = NULL;
+		if (handle && others(path, handle)) {
+			free(path);
+			continue;
+		}
 		struct keeper_info info;
 		int fd = keeper_open(path, "query", NULL, &info, &cause);
 		if (fd < 0) {

@@ -56,6 +56,8 @@ struct keeper_entry {
  * Caller frees with keeper_list_free.
  */
 size_t keeper_list(const char *dir, struct keeper_entry **out);
+/* The same for one agent's keepers (handle NULL: all), others skipped by their links. */
+size_t keeper_list_of(const char *dir, const char *handle, struct keeper_entry **out);
 void keeper_list_free(struct keeper_entry *e, size_t n);
 
 struct keeper_conn;

@@ -26,6 +26,7 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,6 +306,10 @@ static void end(struct keeper *k)
 	k->ending = true;
 	rpc_leave(k);
 	unlink(k->sock);
+	char *link = keeper_agent_link(k->sock);
+	if (link)
+		unlink(link);
+	free(link);
 	uv_close((uv_handle_t *)&k->listener, NULL);
 	if (k->pid <= 0) {
 		uv_stop(k->loop);
@@ -690,9 +695,24 @@ static int listen_on(struct keeper *k, char **cause)
 	umask(old);
 	if (rc == 0)
 		rc = uv_listen((uv_stream_t *)&k->listener, 16, on_connection);
-	if (rc < 0)
+	if (rc < 0) {
 		*cause = xasprintf("%s: %s", k->sock, uv_strerror(rc));
-	return rc;
+		return rc;
+	}
+	return 0;
+}
+
+/* Who it is for, readable without a connection (proto.h). */
+static void agent_link(struct keeper *k, const char *handle)
+{
+	char *link = keeper_agent_link(k->sock);
+	if (link && handle && *handle) {
+		unlink(link);
+		/* Without it the keeper is asked, as one of an older start is. */
+		if (symlink(handle, link) < 0)
+			link[0] = '\0';
+	}
+	free(link);
 }
 
 static char **strv(json_object *a)
@@ -828,6 +848,15 @@ static int proxy_start(struct keeper *k, json_object *spec, char **cause)
 
 int keeper_main(void)
 {
+	/* Not its session's leader (spawn): no terminal can become its own. */
+	pid_t pid = fork();
+	if (pid < 0) {
+		say("the keeper could not fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid > 0)
+		_exit(0);
+	closefrom(STDERR_FILENO + 1);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	sigset_t none;
@@ -887,10 +916,20 @@ int keeper_main(void)
 	k.pid = pty_pid(k.pane);
 	const char *token = token_of(env);
 	k.hello = hello_of(spec, NULL, k.pid);
+	agent_link(&k, get_str(spec, "handle"));
 	k.pane_token = token ? xstrdup(token) : NULL;
 	if (get_str(spec, "mark"))
 		k.mark = xstrdup(get_str(spec, "mark"));
+	/*
+	 * Its key: given (an older dashboard made it), or made here and kept
+	 * in the state directory for the dashboard to read (proto.h), so that
+	 * the dashboard's loop creates no file for a new pane. Before "ok".
+	 */
 	const char *key = get_str(spec, "key");
+	char made[RPC_TOKEN_LEN + 1];
+	if (key == NULL && json_object_get_boolean(json_object_object_get(spec, "make_key")) &&
+	    keeper_key_make(k.sock, made) == 0)
+		key = made;
 	k.key = key && strlen(key) == RPC_TOKEN_LEN ? xstrdup(key) : NULL;
 	if (get_str(spec, "rpc_socket")) {
 		k.rpc_sock = xstrdup(get_str(spec, "rpc_socket"));
@@ -942,10 +981,11 @@ int keeper_main(void)
 }
 
 /*
- * Run `workrex __keeper` detached (double fork, its own session) with spec
- * on its stdin: the read end of its answer pipe, or -errno with *cause.
+ * Run `workrex __keeper` detached (its own session, then a child of that)
+ * with spec on its stdin: the read end of its answer pipe, or -errno with
+ * *cause; *first is the process to reap once it answers.
  */
-static int spawn(const char *self_exe, json_object *spec, char **cause)
+static int spawn(const char *self_exe, json_object *spec, pid_t *first, char **cause)
 {
 	int in[2], out[2];
 	if (pipe2(in, O_CLOEXEC) < 0) {
@@ -959,40 +999,50 @@ static int spawn(const char *self_exe, json_object *spec, char **cause)
 		*cause = xasprintf("pipe: %s", strerror(e));
 		return -e;
 	}
-	pid_t pid = fork();
-	if (pid == 0) {
-		/* Its own session, then a child that is not its leader: no terminal ever again. */
-		setsid();
-		if (fork() != 0)
-			_exit(0);
-		dup2(in[0], STDIN_FILENO);
-		dup2(out[1], STDOUT_FILENO);
-		int null = open("/dev/null", O_WRONLY);
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);
-		closefrom(3);
-		char *argv[] = {(char *)self_exe, "__keeper", NULL};
-		execv(self_exe, argv);
-		say("cannot run %s: %s\n", self_exe, strerror(errno));
-		_exit(127);
-	}
+	/*
+	 * posix_spawn (a vfork: the caller's loop waits for an exec, not for a
+	 * copy of its memory, which grows with its panes), in its own session;
+	 * keeper_main forks once more at once, so that the keeper is not the
+	 * session's leader, and that first child is reaped once the keeper
+	 * answers (reap).
+	 */
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	posix_spawnattr_t at;
+	posix_spawnattr_init(&at);
+	sigset_t none;
+	sigemptyset(&none);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK);
+	char *argv[] = {(char *)self_exe, "__keeper", NULL};
+	pid_t pid;
+	int e = posix_spawn(&pid, self_exe, &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
 	close(in[0]);
 	close(out[1]);
-	if (pid < 0) {
-		int e = errno;
+	if (e != 0) {
 		close(in[1]);
 		close(out[0]);
-		*cause = xasprintf("fork: %s", strerror(e));
+		*cause = xasprintf("cannot run %s: %s", self_exe, strerror(e));
 		return -e;
 	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	*first = pid;
 	const char *s = json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN);
 	/* A keeper that died first costs an EPIPE (callers ignore SIGPIPE); its answer says so. */
 	(void)fd_write_all(in[1], s, strlen(s));
 	close(in[1]);
 	return out[0];
+}
+
+/* The keeper's first process: it forks the keeper and goes at once. */
+static void reap(pid_t first)
+{
+	while (waitpid(first, NULL, 0) < 0 && errno == EINTR)
+		;
 }
 
 /* The answer so far: 1 "ok", 0 more to come, -ECHILD with *cause: why not. */
@@ -1010,7 +1060,8 @@ static int answer(const struct buf *ans, bool ended, char **cause)
 
 int keeper_start(const char *self_exe, json_object *spec, char **cause)
 {
-	int fd = spawn(self_exe, spec, cause);
+	pid_t first;
+	int fd = spawn(self_exe, spec, &first, cause);
 	if (fd < 0)
 		return fd;
 	struct buf ans = {0};
@@ -1032,6 +1083,7 @@ int keeper_start(const char *self_exe, json_object *spec, char **cause)
 	}
 	close(fd);
 	buf_free(&ans);
+	reap(first);
 	return rc < 0 ? rc : 0;
 }
 
@@ -1043,7 +1095,8 @@ struct start {
 	struct buf ans;
 	keeper_started_fn *done;
 	void *arg;
-	int open; /* handles not closed yet */
+	pid_t first; /* reaped at the end */
+	int open;    /* handles not closed yet */
 };
 
 static void start_closed(uv_handle_t *h)
@@ -1057,6 +1110,7 @@ static void start_closed(uv_handle_t *h)
 
 static void start_end(struct start *st, int rc, const char *cause)
 {
+	reap(st->first);
 	if (st->done)
 		st->done(st->arg, rc, cause);
 	st->done = NULL;
@@ -1098,10 +1152,12 @@ static void start_timeout(uv_timer_t *t)
 int keeper_start_async(uv_loop_t *loop, const char *self_exe, json_object *spec,
 		       keeper_started_fn *done, void *arg, char **cause)
 {
-	int fd = spawn(self_exe, spec, cause);
+	pid_t first;
+	int fd = spawn(self_exe, spec, &first, cause);
 	if (fd < 0)
 		return fd;
 	struct start *st = xcalloc(1, sizeof *st);
+	st->first = first;
 	st->done = done;
 	st->arg = arg;
 	uv_pipe_init(loop, &st->out, 0);
@@ -1114,6 +1170,7 @@ int keeper_start_async(uv_loop_t *loop, const char *self_exe, json_object *spec,
 	if (rc < 0) {
 		*cause = xasprintf("the keeper's answer: %s", uv_strerror(rc));
 		st->done = NULL;
+		reap(first);
 		uv_close((uv_handle_t *)&st->out, start_closed);
 		uv_close((uv_handle_t *)&st->timer, start_closed);
 		return rc;

@@ -23,7 +23,10 @@
  * What a keeper runs, as JSON (it travels through a pipe, never argv):
  * "argv", "cwd", "env" (strings "K=V"), "rows", "cols", "scrollback",
  * "socket", and what clients are told: "pane", "handle", "label",
- * "sandboxed", "agent_pane", "container".
+ * "sandboxed", "agent_pane", "container". Its key: "key", or "make_key"
+ * (it makes one and keeps it where keeper_key_read finds it). While no
+ * dashboard holds it: "rpc_socket" (the agent's RPC, for the pane's
+ * token), "mark" (the agent's mark, for a reported session id), "proxy".
  */
 int keeper_start(const char *self_exe, json_object *spec, char **cause); /* SIGPIPE ignored */
 /*

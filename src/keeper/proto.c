@@ -185,6 +185,14 @@ char *keeper_path(const char *dir, int pane, char **cause)
 	return path;
 }
 
+char *keeper_agent_link(const char *socket)
+{
+	size_t n = strlen(socket);
+	if (n < 5 || strcmp(socket + n - 5, ".sock") != 0)
+		return NULL;
+	return xasprintf("%.*s.agent", (int)(n - 5), socket);
+}
+
 void keeper_read_room(struct buf *in, size_t chunk, uv_buf_t *b)
 {
 	buf_reserve(in, chunk);
