@@ -93,58 +93,15 @@ static const struct cmd table[] = {
 	 "let the project's .workrex.yaml run its commands (as it is now)", cmd_trust, NULL},
 };
 
-/* The bridge commands need no repository: they go straight to RPC. */
 /*
- * A hook in a host pane whose dashboard is gone (detached, killed): its
- * report goes to the pane's keeper through a core made here, for the next
- * dashboard to show. 1 when that was not the case (the RPC way is taken).
+ * The bridge commands need no repository: they go straight to RPC, to the
+ * dashboard, or while none runs to the pane's keeper (WORKREX_RPC_KEEPER),
+ * which keeps what it is told for the next one.
  */
-static int while_detached(struct cmd_ctx *ctx, const char *verb, const char *key, int argc,
-			  char **argv, const char *session)
-{
-	const char *pane = getenv("WORKREX_PANE"), *sock = getenv("WORKREX_RPC_SOCKET");
-	if (pane == NULL || sock == NULL || rpc_cmd_in_sandbox() || atoi(pane) <= 0 ||
-	    control_live(sock))
-		return 1;
-	json_object *args = json_object_new_object();
-	if (key) {
-		struct buf b = {0};
-		for (int i = 1; i < argc; i++)
-			buf_addf(&b, "%s%s", i > 1 ? " " : "", argv[i]);
-		if (argc > 1)
-			json_object_object_add(args, key, json_object_new_string(b.data));
-		buf_free(&b);
-	}
-	if (session)
-		json_object_object_add(args, "session", json_object_new_string(session));
-	if (cmd_open_repo(ctx, verb) != 0) {
-		json_object_put(args);
-		return 0;
-	}
-	char *cause = NULL;
-	json_object *r = NULL;
-	int rc = cmd_core_agent(ctx, verb, args, atoi(pane), &r, &cause);
-	json_object *e = NULL;
-	if (rc < 0 || !json_object_object_get_ex(r, "ok", NULL)) {
-		if (r)
-			json_object_object_get_ex(r, "error", &e);
-		rc = cmd_fail(verb, "%s", cause ? cause : e ? json_object_get_string(e) : "failed");
-	} else {
-		rc = 0;
-	}
-	free(cause);
-	json_object_put(r);
-	return rc;
-}
-
 static int cmd_set_status(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	enum wrx_status st;
-	int rc = argc == 2 && status_parse(argv[1], &st) == 0
-			 ? while_detached(ctx, "set-status", "status", argc, argv,
-					  rpc_cmd_hook_session())
-			 : 1;
-	return rc == 1 ? rpc_cmd_set_status(argc, argv) : rc;
+	(void)ctx;
+	return rpc_cmd_set_status(argc, argv);
 }
 
 static int cmd_host_exec(struct cmd_ctx *ctx, int argc, char **argv)
@@ -155,14 +112,14 @@ static int cmd_host_exec(struct cmd_ctx *ctx, int argc, char **argv)
 
 static int cmd_set_title(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	int rc = argc >= 2 ? while_detached(ctx, "set-title", "title", argc, argv, NULL) : 1;
-	return rc == 1 ? rpc_cmd_set_title(argc, argv) : rc;
+	(void)ctx;
+	return rpc_cmd_set_title(argc, argv);
 }
 
 static int cmd_notify_user(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	int rc = while_detached(ctx, "notify", "text", argc, argv, NULL);
-	return rc == 1 ? rpc_cmd_notify(argc, argv) : rc;
+	(void)ctx;
+	return rpc_cmd_notify(argc, argv);
 }
 
 const struct cmd *cmd_find(const char *name)

@@ -148,9 +148,6 @@ int cmd_keepers_live(struct cmd_ctx *ctx, json_object **reply);
 /* Does a dashboard of the project listen on its control socket? */
 bool cmd_dashboard_runs(struct cmd_ctx *ctx);
 int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **cause);
-/* The same for an agent door's verb, as the pane `pane` (a host pane's hook, detached). */
-int cmd_core_agent(struct cmd_ctx *ctx, const char *verb, json_object *args, int pane,
-		   json_object **reply, char **cause);
 /* Somebody listens on the unix socket at path. */
 bool control_live(const char *path);
 /* {"cmd": verb, "handle", "path", "branch"} for an agent; caller puts. */

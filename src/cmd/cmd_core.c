@@ -5,7 +5,7 @@
  * list, ...) are the core's (core/actions.c). With no dashboard, a
  * command that finds the project's keepers running, or that opens an
  * agent, makes a core in this process for its one request: it takes the
- * keepers over as a helper (keep.c), does the verb, and lets them go on.
+ * keepers over as a helper (host.c), does the verb, and lets them go on.
  * So every command works with or without a dashboard, one way.
  */
 #include "cmd.h"
@@ -154,48 +154,6 @@ static void close_any(uv_handle_t *h, void *arg)
 		uv_close(h, NULL);
 }
 
-struct agent_call {
-	const char *verb;
-	json_object *args;
-	int pane;
-	json_object *reply;
-};
-
-static void took_reply(struct wrx *w, json_object *r, void *arg)
-{
-	(void)w;
-	((struct agent_call *)arg)->reply = r;
-}
-
-static void do_request(struct wrx *w, json_object *req, struct agent_call *ac, json_object **reply)
-{
-	if (ac == NULL) {
-		*reply = actions_control_wait(w, req);
-		return;
-	}
-	/* The agent door, for the pane the caller runs in (only its own agent's verbs). */
-	actions_call(w, ac->verb, ac->args, DOOR_AGENT, ac->pane, took_reply, ac);
-	while (ac->reply == NULL && uv_run(w->loop, UV_RUN_ONCE))
-		;
-	*reply = ac->reply;
-}
-
-static int core(struct cmd_ctx *ctx, json_object *req, struct agent_call *ac, json_object **reply,
-		char **cause);
-
-int cmd_core_agent(struct cmd_ctx *ctx, const char *verb, json_object *args, int pane,
-		   json_object **reply, char **cause)
-{
-	struct agent_call ac = {.verb = verb, .args = args, .pane = pane};
-	*reply = NULL;
-	return core(ctx, NULL, &ac, reply, cause);
-}
-
-int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **cause)
-{
-	return core(ctx, req, NULL, reply, cause);
-}
-
 /* The request names an agent on a server: its host's keepers attached first. */
 static void remote_first(struct wrx *w, json_object *req)
 {
@@ -211,8 +169,7 @@ static void remote_first(struct wrx *w, json_object *req)
 	wrx_run_until(w, NULL, 50);
 }
 
-static int core(struct cmd_ctx *ctx, json_object *req, struct agent_call *ac, json_object **reply,
-		char **cause)
+int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **cause)
 {
 	signal(SIGPIPE, SIG_IGN); /* a keeper that went costs a write EPIPE, not us our life */
 	uv_loop_t loop;
@@ -221,13 +178,18 @@ static int core(struct cmd_ctx *ctx, json_object *req, struct agent_call *ac, js
 	struct wrx_opts o = {
 		.cwd = ctx->cwd, .config_file = ctx->config_file, .keepers = true, .helper = true};
 	int rc = wrx_open(&w, &loop, &o, NULL, NULL, cause);
+	/* A request about one agent: its keepers only, not every one of the project's. */
+	json_object *v;
+	if (rc == 0 && req && json_object_object_get_ex(req, "handle", &v) &&
+	    json_object_is_type(v, json_type_string))
+		w.attach_only = json_object_get_string(v);
 	if (rc == 0 && (rc = wrx_start(&w, cause)) < 0)
 		wrx_close(&w);
 	if (rc == 0) {
 		remote_first(&w, req);
-		do_request(&w, req, ac, reply);
-		wrx_run_until(&w, remote_settled, 60000); /* a pane starting there */
-		keep_flush(&w, 2000);
+		*reply = actions_control_wait(&w, req);
+		wrx_run_until(&w, host_settled, 60000); /* a pane starting, here or there */
+		host_flush(&w, 2000);
 		w.quitting = true;
 		wrx_close(&w);
 	}

@@ -1,5 +1,5 @@
 /*
- * cmd_attach.c - the keepers from the command line: `workrex attach
+ * cmd_keepers.c - the keepers from the command line: `workrex attach
  * HANDLE` and `workrex watch HANDLE` (one agent's pane in this terminal,
  * from its keeper, with or without a dashboard elsewhere), and `workrex
  * shutdown` (every keeper of the project ended).

@@ -2,8 +2,9 @@
  * keys.c - key names both ways, action names, and the binding table.
  *
  * Everything is a table: the named keys, the actions with their help text,
- * the default bindings. The help overlay and the man page read the same
- * tables, so they cannot drift from what the keys do.
+ * the default bindings. The help overlay reads the same tables, so it
+ * cannot drift from what the keys do; workrex(1)'s KEYS section is
+ * written by hand.
  */
 #include "keys.h"
 

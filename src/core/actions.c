@@ -1054,7 +1054,7 @@ static void do_set_status(struct act_call *c)
 	}
 	session_set_status(c->w->s, c->a, st);
 	if (id)
-		keep_session(c->w, c->a, id);
+		host_session(c->w, c->a, id);
 	keep_meta(c->w, c->a);
 	act_ok(c, NULL);
 }

@@ -27,7 +27,19 @@ void agents_load(struct wrx *w)
 	}
 	struct agent_rec *as;
 	size_t n;
-	if (agent_list(r, &as, &n, &cause) == 0) {
+	/* A command's core for one agent's request: that agent's record alone. */
+	struct agent_rec one;
+	int rc = -1;
+	if (w->attach_only && agent_get(r, w->attach_only, &one, &cause) == 0) {
+		as = xmalloc(sizeof *as);
+		as[0] = one;
+		n = 1;
+		rc = 0;
+	} else if (w->attach_only) {
+		free(cause);
+		cause = NULL;
+	}
+	if (rc == 0 || agent_list(r, &as, &n, &cause) == 0) {
 		/* Those with a recorded number first, so that others cannot take it. */
 		for (int pass = 0; pass < 2; pass++) {
 			for (size_t i = 0; i < n; i++) {

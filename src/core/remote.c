@@ -9,8 +9,9 @@
  * socket there forwarded to ours. A new pane's keeper is started by
  * another child, `__remote-start`, with the pane's spec on its stdin.
  * Both report one JSON line; on the loop, a pane then connects to its
- * forwarded socket as it would to a keeper here (keeper_conn_open: the
- * keeper's hello arrives a round trip later).
+ * forwarded socket as it would to a keeper here, and adopts its hello as
+ * host.c does every pane's (host_connect: the hello arrives a round trip
+ * later).
  *
  * The link dropping shows as every connection of the host ending while
  * its programs still run. Such a pane keeps its screen, says so on its
@@ -193,53 +194,27 @@ int remote_next_id(struct wrx *w)
 /* ---- attaching a pane to its keeper there ---- */
 
 static void pane_went(struct keeper_conn *c, const char *why, void *data);
-
-/* The keeper's hello: it must be the pane we asked for, of this agent. */
-static void pane_hello(struct keeper_conn *c, const struct keeper_info *info, void *data)
+/* The keeper that answered is another pane's. */
+void remote_pane_wrong(struct wrx *w, struct wpane *wp)
 {
-	struct wpane *wp = data;
-	struct wrx *w = session_owner(wp->session);
-	if (info->pane != wp->id || info->handle == NULL ||
-	    strcmp(info->handle, wp->agent->handle) != 0) {
-		log_msg("remote %s: the keeper for pane %d says it is pane %d of %s: dropped",
-			wp->agent->remote, wp->id, info->pane, info->handle ? info->handle : "?");
-		keeper_conn_release(c);
-		wp->keeper = NULL;
-		set_link(wp, "%s: another pane's keeper answered", wp->agent->remote);
-		pane_mirror_lost(wp->term);
-		wrx_relayout(w);
-		return;
-	}
-	/* Its token, from an earlier dashboard: its agent speaks through this one's bridge. */
-	if (info->token && w->rpc)
-		rpc_server_token_adopt(w->rpc, wp->id, wp->agent->handle, info->token);
-	if (info->label && strcmp(info->label, wp->label) != 0) {
-		free(wp->label);
-		wp->label = xstrdup(info->label);
-	}
-	if (info->agent_pane)
-		keep_meta_apply(w, wp->agent, info->meta);
+	(void)w;
+	set_link(wp, "%s: another pane's keeper answered", wp->agent->remote);
+}
+
+void remote_pane_attached(struct wrx *w, struct wpane *wp)
+{
+	(void)w;
 	set_link(wp, NULL);
-	int rows, cols;
-	pane_mirror_wanted(wp->term, &rows, &cols);
-	uint16_t rc[2] = {(uint16_t)WRX_MIN(rows, 65535), (uint16_t)WRX_MIN(cols, 65535)};
-	keeper_conn_send(c, KM_RESIZE, rc, sizeof rc);
-	wrx_relayout(w);
 }
 
 static void pane_connect(struct rhost *h, struct wpane *wp, const char *local)
 {
-	struct wrx *w = h->w;
 	char *cause = NULL;
-	int fd = keeper_conn_open(local, w->helper ? "helper" : "writer", &cause);
-	if (fd < 0) {
+	if (host_connect(h->w, wp, local, pane_went, &cause) < 0) {
 		log_msg("remote %s: pane %d: %s", h->name, wp->id, cause);
 		set_link(wp, "%s: cannot reach its keeper", h->name);
 		free(cause);
-		return;
 	}
-	wp->keeper = keeper_conn_new(w->loop, fd, wp->term, pane_went, wp);
-	keeper_conn_on_hello(wp->keeper, pane_hello);
 }
 
 /* The connection ended: the program's end, or (while it runs) the link's. */
@@ -302,8 +277,6 @@ static void start_done(void *arg, int status, const char *output, const char *la
 		free(wp->remote_spec);
 		wp->remote_spec = NULL;
 		pane_connect(h, wp, json_str(o, "local"));
-		if (session_agent_pane(w->s, wp->agent) == wp)
-			keep_mark(w, wp->agent, true);
 	} else if (wp && status == UNREACHABLE) {
 		host_failed(h, wrx_outcome(last)); /* its spec waits for the host */
 	} else if (wp) {
@@ -397,6 +370,7 @@ static void attach_one(struct rhost *h, json_object *k)
 	if (wp == NULL) {
 		struct pane *m = pane_mirror_new(24, 80, w->cfg.scrollback, NULL, NULL);
 		wp = session_adopt_pane(w->s, a, m, pane, "…", false);
+		wp->taken_over = true;
 	}
 	set_link(wp, "attaching on %s", h->name);
 	pane_connect(h, wp, local);
@@ -411,7 +385,7 @@ static void resume_lost(struct rhost *h)
 	for (int i = 0; i < session_agent_count(w->s); i++) {
 		struct agent *a = session_agent(w->s, i);
 		if (a->remote && strcmp(a->remote, h->name) == 0 &&
-		    session_agent_panes(w->s, a) == 0 && keep_marked(w, a)) {
+		    session_agent_panes(w->s, a) == 0 && host_marked(w, a)) {
 			char *cause = NULL;
 			log_msg("%s: its keepers on %s are gone: opened again", a->handle, h->name);
 			if (agents_open(w, a, false, true, &cause) < 0) {
@@ -541,43 +515,15 @@ static void host_refresh(struct rhost *h)
 
 /* ---- the core's calls ---- */
 
-static bool env_for_there(const char *kv)
+int remote_pane_start(struct wrx *w, struct wpane *wp, const char *spec, char **cause)
 {
-	/* The server has its own PATH; its bridge's socket is its own. */
-	return strncmp(kv, "PATH=", 5) != 0 && strncmp(kv, "WORKREX_RPC_SOCKET=", 19) != 0;
-}
-
-int remote_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause)
-{
-	struct agent *a = wp->agent;
-	struct rhost *h = host_get(w, a->remote);
+	struct rhost *h = host_get(w, wp->agent->remote);
 	if (!h->linked) {
 		*cause = xstrdup(h->why);
 		return -EINVAL;
 	}
-	json_object *spec = json_object_new_object(), *argv = json_object_new_array(),
-		    *env = json_object_new_array();
-	for (char *const *p = sp->argv; p && *p; p++)
-		json_object_array_add(argv, json_object_new_string(*p));
-	for (char *const *p = sp->env; p && *p; p++)
-		if (env_for_there(*p))
-			json_object_array_add(env, json_object_new_string(*p));
-	/* Its add, merge, close and status go to this dashboard, as a sandbox's do. */
-	json_object_array_add(env, json_object_new_string("WORKREX_SANDBOX=1"));
-	json_object_object_add(spec, "argv", argv);
-	json_object_object_add(spec, "env", env);
-	json_object_object_add(spec, "cwd", json_object_new_string(a->path));
-	json_object_object_add(spec, "pane", json_object_new_int(wp->id));
-	json_object_object_add(spec, "rows", json_object_new_int(pane_rows(wp->term)));
-	json_object_object_add(spec, "cols", json_object_new_int(pane_cols(wp->term)));
-	json_object_object_add(spec, "scrollback", json_object_new_int((int)w->cfg.scrollback));
-	json_object_object_add(spec, "handle", json_object_new_string(a->handle));
-	json_object_object_add(spec, "label", json_object_new_string(wp->label));
-	json_object_object_add(spec, "agent_pane",
-			       json_object_new_boolean(session_agent_pane(w->s, a) == wp));
-	wp->remote_spec = xstrdup(json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN));
-	json_object_put(spec);
-	ids_change(w, wp->id, h->name, a->handle);
+	wp->remote_spec = xstrdup(spec);
+	ids_change(w, wp->id, h->name, wp->agent->handle);
 	/* The start brings the link up itself; an up under way starts it when done. */
 	if (!h->busy)
 		start_child(h, wp);
@@ -588,7 +534,7 @@ void remote_pane_closing(struct wrx *w, struct wpane *wp)
 {
 	struct rhost *h = host_get(w, wp->agent->remote);
 	ids_change(w, wp->id, NULL, NULL);
-	/* Attached: keep.c's KM_KILL ends it. Starting: start_done ends it. Else: next up. */
+	/* Attached: host.c's KM_KILL ends it. Starting: start_done ends it. Else: next up. */
 	if (wp->keeper == NULL && wp->remote_spec == NULL && !pane_exited(wp->term, NULL)) {
 		char id[16];
 		snprintf(id, sizeof id, "%d", wp->id);

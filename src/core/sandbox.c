@@ -52,7 +52,7 @@ void sandbox_start(struct wrx *w)
 	bool any = w->cfg.sandbox.enabled;
 	for (int i = 0; i < session_agent_count(w->s); i++)
 		any = any || session_agent(w->s, i)->sandbox == 1;
-	/* A command's core (keep.c's helper) lives a moment: the dashboard cleans up. */
+	/* A command's core (a helper, host.c) lives a moment: the dashboard cleans up. */
 	if (any && w->in_repo && !w->helper) {
 		struct strlist argv = {0};
 		container_cleanup_argv(&w->cfg, w->root, w->session_id, &w->kept_containers, &argv);

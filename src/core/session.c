@@ -85,6 +85,7 @@ static void pane_unlink(struct session *s, struct wpane *wp)
 	int i = session_pane_index(s, wp);
 	memmove(s->panes + i, s->panes + i + 1, (size_t)(s->npanes - i - 1) * sizeof *s->panes);
 	s->npanes--;
+	wp->agent->npanes--;
 	for (int k = 0; k < s->nagents; k++)
 		if (s->last_focus[k] == wp)
 			s->last_focus[k] = NULL;
@@ -188,10 +189,8 @@ struct agent *session_find_agent(const struct session *s, const char *handle)
 
 int session_agent_panes(const struct session *s, const struct agent *a)
 {
-	int n = 0;
-	for (int i = 0; i < s->npanes; i++)
-		n += s->panes[i]->agent == a;
-	return n;
+	(void)s;
+	return a->npanes;
 }
 
 struct wpane *session_agent_pane(const struct session *s, const struct agent *a)
@@ -361,6 +360,7 @@ static void insert_pane(struct session *s, struct wpane *wp)
 	memmove(s->panes + at + 1, s->panes + at, (size_t)(s->npanes - at) * sizeof *s->panes);
 	s->panes[at] = wp;
 	s->npanes++;
+	wp->agent->npanes++;
 }
 
 /* A pane of agent a, in the list but not started: its program runs from pane_launch. */

@@ -56,6 +56,7 @@ struct agent {
 	char *remote;          /* owned: the server it runs on (remote.hosts), or NULL: here */
 	char *parent;          /* owned: the agent whose spawn_agent made it; NULL: the user */
 	bool prompt_waits; /* remote: add left a prompt in its worktree there, for a first open */
+	int npanes;        /* its panes in the session (the session's count) */
 };
 
 /* A working agent whose pane printed nothing this long is shown interrupted. */
@@ -76,6 +77,8 @@ struct wpane {
 	uint64_t clip_refused;   /* now_ms() when the user last refused its clipboard write */
 	bool sandboxed;          /* runs in the agent's sandbox (the pane_argv hook decides how) */
 	void *keeper;            /* the owner's: the connection to the pane's keeper, or NULL */
+	bool connecting;         /* its keeper is starting, or has not said hello yet */
+	bool taken_over;         /* its keeper is an earlier dashboard's */
 	char *container;         /* owned: the container it runs in, by name, or NULL */
 	/*
 	 * An agent's pane on a server (remote.c): what the border says while

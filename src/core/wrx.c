@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 void wrx_message(struct wrx *w, bool error, const char *fmt, ...)
@@ -108,8 +109,7 @@ static void hook_pane_gone(void *data, struct wpane *wp)
 {
 	struct wrx *w = data;
 	bridge_pane_gone(w, wp);
-	if (w->keeper_dir == NULL)
-		sandbox_pane_gone(w, wp);
+	host_pane_gone(w, wp);
 	if (w->hooks->pane_gone)
 		w->hooks->pane_gone(w->ui, wp);
 	wrx_relayout(w);
@@ -151,19 +151,13 @@ static int hook_pane_argv(void *data, struct wpane *wp, char *const *argv, char 
 
 static int hook_pane_start(void *data, struct wpane *wp, const struct pty_spawn *sp, char **cause)
 {
-	struct wrx *w = data;
-	return w->keeper_dir ? keep_pane_start(w, wp, sp, cause)
-			     : pty_start(w->loop, wp->term, sp, cause);
+	return host_pane_start(data, wp, sp, cause);
 }
 
 /* The user closes the pane: its keeper, its program and its container end. */
 static void hook_pane_closing(void *data, struct wpane *wp)
 {
-	struct wrx *w = data;
-	if (w->keeper_dir == NULL)
-		return;
-	keep_pane_closing(w, wp);
-	sandbox_pane_gone(w, wp);
+	host_pane_closing(data, wp);
 }
 
 static void hook_place(void *data)
@@ -270,8 +264,7 @@ int wrx_open(struct wrx *w, uv_loop_t *loop, const struct wrx_opts *o,
 	w->s = session_new(loop, &session_hooks, w);
 	session_set_scrollback(w->s, w->cfg.scrollback);
 	if (o->keepers) {
-		w->keeper_dir = keeper_dir(w->root, cause);
-		if (w->keeper_dir == NULL) {
+		if (host_open(w, cause) < 0) {
 			session_free(w->s);
 			config_free(&w->cfg);
 			free_identity(w);
@@ -279,9 +272,56 @@ int wrx_open(struct wrx *w, uv_loop_t *loop, const struct wrx_opts *o,
 		}
 		session_set_mirrors(w->s, true);
 		w->helper = o->helper;
-		session_set_next_pane_id(w->s, keep_next_id(w));
+		session_set_next_pane_id(w->s, host_next_id(w));
 	}
 	return 0;
+}
+
+/*
+ * The loop's stalls: how long each turn worked without waiting for an
+ * event (wall time less libuv's idle time, measured before each poll). A
+ * turn longer than WORKREX_STALL_MS (default 250) is logged as it happens,
+ * the longest at the end: what a user felt as a frozen dashboard, and the
+ * scale benchmark's figure. No timer: an idle loop does not turn.
+ */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void on_stall_check(uv_prepare_t *h)
+{
+	struct wrx *w = h->data;
+	uint64_t now = uv_hrtime(), idle = uv_metrics_idle_time(w->loop), cpu = cpu_ns();
+	uint64_t busy = now - w->stall_at - WRX_MIN(idle - w->stall_idle, now - w->stall_at);
+	uint64_t used = cpu - w->stall_cpu;
+	w->stall_at = now;
+	w->stall_idle = idle;
+	w->stall_cpu = cpu;
+	w->stall_max = WRX_MAX(w->stall_max, busy);
+	w->stall_cpu_max = WRX_MAX(w->stall_cpu_max, used);
+	/* Wall time (what the user waits, other processes' turns on the CPU too) and ours. */
+	if (busy > w->stall_limit)
+		log_msg("loop: stalled %.1f ms (%.1f ms of CPU)", (double)busy / 1e6,
+			(double)used / 1e6);
+}
+
+static void stall_meter(struct wrx *w)
+{
+	const char *ms = getenv("WORKREX_STALL_MS");
+	w->stall_limit = (uint64_t)(ms && atof(ms) > 0 ? atof(ms) : 250.0) * 1000000u;
+	if (uv_loop_configure(w->loop, UV_METRICS_IDLE_TIME) != 0)
+		return;
+	uv_prepare_init(w->loop, &w->stall);
+	w->stall.data = w;
+	w->stall_at = uv_hrtime();
+	w->stall_idle = uv_metrics_idle_time(w->loop);
+	w->stall_cpu = cpu_ns();
+	uv_prepare_start(&w->stall, on_stall_check);
+	uv_unref((uv_handle_t *)&w->stall);
+	w->stall_on = true;
 }
 
 int wrx_start(struct wrx *w, char **cause)
@@ -295,17 +335,21 @@ int wrx_start(struct wrx *w, char **cause)
 	session_add_agent(w->s, base && base[1] ? base + 1 : w->root, w->cwd);
 	if (w->in_repo)
 		agents_load(w);
-	if (w->keeper_dir)
-		keep_attach(w);
-	/* A command's core attaches a host only when its request needs one (cmd_core.c). */
-	if (w->keeper_dir && !w->helper)
-		remote_attach(w);
+	host_attach(w);
 	sandbox_start(w);
+	if (!w->helper)
+		stall_meter(w);
 	return 0;
 }
 
 void wrx_close(struct wrx *w)
 {
+	if (w->stall_on) {
+		log_msg("loop: the longest stall was %.1f ms, the most CPU a turn took %.1f ms",
+			(double)w->stall_max / 1e6, (double)w->stall_cpu_max / 1e6);
+		uv_close((uv_handle_t *)&w->stall, NULL);
+		w->stall_on = false;
+	}
 	w->quitting = true;
 	session_free(w->s);
 	w->s = NULL;
@@ -314,8 +358,7 @@ void wrx_close(struct wrx *w)
 	sandbox_stop(w);
 	config_free(&w->cfg);
 	free_identity(w);
-	free(w->keeper_dir);
-	w->keeper_dir = NULL;
+	host_close(w);
 }
 
 int wrx_config_reload(struct wrx *w, struct strlist *warnings, char **cause)

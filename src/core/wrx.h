@@ -82,11 +82,18 @@ struct wrx {
 	char *guest_bin;             /* owned: the static guest client */
 	char *session_id;            /* owned: labels what this process starts */
 	int rpc_port;                /* the TCP listener's port, once a runtime needed one */
-	char *keeper_dir; /* owned: where the project's keepers listen; NULL: panes run here */
-	bool helper;      /* takes keepers over as a helper, not as their writer */
+	char *keeper_dir;            /* owned: where the project's keepers listen (host.c's only) */
+	int starting;                /* keepers here starting (host.c) */
+	bool helper;                 /* takes keepers over as a helper, not as their writer */
+	/* A helper for one agent\'s request: only that agent\'s keepers taken over (borrowed). */
+	const char *attach_only;
 	struct strlist kept_containers; /* containers keepers run: not a dead dashboard's */
 	struct rhost *hosts;            /* owned: the servers of its remote agents (remote.c) */
 	char *remote_sock;              /* owned: the bridge's socket for agents there, or NULL */
+	/* How long the loop worked without waiting (wrx.c): each turn, and the longest. */
+	uv_prepare_t stall;
+	uint64_t stall_at, stall_idle, stall_cpu, stall_limit, stall_max, stall_cpu_max; /* ns */
+	bool stall_on;
 	/* Colours the dashboard's terminal shows: 8, 16, 256, 1 << 24; 0 before it says. */
 	int display_colours;
 	bool quitting;
@@ -98,8 +105,8 @@ struct wrx_opts {
 	const char *cwd;         /* NULL: the current directory */
 	const char *config_file; /* --config, replaces the project file; NULL: search */
 	const char *self_exe;    /* NULL: this process's binary */
-	bool keepers;            /* panes run in keepers (keep.c), self_exe being workrex */
-	bool helper;             /* with keepers: a command's core, not the dashboard (keep.c) */
+	bool keepers;            /* panes run in keepers (host.c), self_exe being workrex */
+	bool helper;             /* with keepers: a command's core, not the dashboard (host.c) */
 };
 
 /*
@@ -143,38 +150,62 @@ void agents_load(struct wrx *w);
 /* Open a's panes (focus: focus one; cont: continue the agent's last session). */
 int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **cause);
 
-/* keep.c: panes held by keeper processes. */
-int keep_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause);
-void keep_pane_closing(struct wrx *w, struct wpane *wp);
+/*
+ * host.c: where each pane's program runs (a pty here, a keeper here, a
+ * keeper there), chosen once per pane; starting, adopting and ending panes.
+ */
+int host_open(struct wrx *w, char **cause); /* the project's keepers' directory */
+void host_close(struct wrx *w);
+/* Panes run in keepers (not on ptys of this process). */
+bool host_kept(const struct wrx *w);
+int host_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause);
+void host_pane_closing(struct wrx *w, struct wpane *wp);
+void host_pane_gone(struct wrx *w, struct wpane *wp);
 /* Take over the project's running keepers as panes of their agents; how many. */
-int keep_attach(struct wrx *w);
+int host_attach(struct wrx *w);
+/* The lowest pane id no keeper of the project has. */
+int host_next_id(struct wrx *w);
+/* No pane's keeper is starting or yet to answer, here or there (a command's core waits). */
+bool host_settled(struct wrx *w);
 /* Until what the panes wrote reached their keepers (at most timeout_ms). */
-void keep_flush(struct wrx *w, int timeout_ms);
+void host_flush(struct wrx *w, int timeout_ms);
 /*
  * Agents whose keepers went with a reboot: opened again with their resume
  * flag. The dashboard calls it once its terminal is sized, so that the
  * programs start at their panes' size.
  */
-void keep_resume(struct wrx *w);
-/* The lowest pane id no keeper of the project has. */
-int keep_next_id(struct wrx *w);
+void host_resume(struct wrx *w);
+/* a's agent CLI reported its session id (well formed): kept to resume it after a reboot. */
+void host_session(struct wrx *w, struct agent *a, const char *id);
+/* The agent's "its keeper runs" mark (for remote.c too). */
+void host_mark(struct wrx *w, const struct agent *a, bool on);
+bool host_marked(struct wrx *w, const struct agent *a);
+/* For remote.c: connect wp to its keeper's socket; its hello is adopted as every pane's. */
+struct keeper_conn;
+typedef void keeper_gone_fn(struct keeper_conn *c, const char *why, void *data);
+int host_connect(struct wrx *w, struct wpane *wp, const char *socket, keeper_gone_fn *gone,
+		 char **cause);
+
+/* keep.c: what the core tells its panes' keepers, and hears from them. */
 /* Tell a's keepers what it reported (status, title, note), for the next dashboard. */
 void keep_meta(struct wrx *w, struct agent *a);
+/* What the agent reported, from its keeper's hello. */
+void keep_meta_apply(struct wrx *w, struct agent *a, const char *meta);
 /* A connection through one of a's proxies ended (proxy_event_json's object): logged, counted. */
 void wrx_egress(struct wrx *w, struct agent *a, json_object *o);
 /* allowed_domains as the config has it now, to every running proxy of this dashboard's. */
 void keep_proxy_policy(struct wrx *w);
-/* a's agent CLI reported its session id (well formed): kept to resume it after a reboot. */
-void keep_session(struct wrx *w, struct agent *a, const char *id);
-
-/* keep.c, for remote.c: what the agent reported, from its keeper; its "keeper runs" mark. */
-void keep_meta_apply(struct wrx *w, struct agent *a, const char *meta);
-void keep_mark(struct wrx *w, const struct agent *a, bool on);
-bool keep_marked(struct wrx *w, const struct agent *a);
+/* The same to wp's keeper only (NULL: every one). */
+void keep_policy_to(struct wrx *w, struct wpane *wp);
+/* a's proxy (policy: deny), for its agent pane's keeper to run (net/spec.h). */
+json_object *keep_proxy_spec(struct wrx *w, struct agent *a);
 
 /* remote.c: agents on servers, their keepers there reached through a link a host. */
-int remote_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause);
+int remote_pane_start(struct wrx *w, struct wpane *wp, const char *spec, char **cause);
 void remote_pane_closing(struct wrx *w, struct wpane *wp);
+/* Its keeper answered (host_hello): as the pane asked, or another pane's. */
+void remote_pane_attached(struct wrx *w, struct wpane *wp);
+void remote_pane_wrong(struct wrx *w, struct wpane *wp);
 /* Every host of the session's remote agents brought up, its keepers attached. */
 void remote_attach(struct wrx *w);
 /* That host, if it is not up. */

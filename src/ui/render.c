@@ -512,10 +512,7 @@ static int sidebar_height(struct session *s, const struct agent *a, bool full)
 {
 	if (!full)
 		return 1;
-	int n = 1 + (agent_note(a) != NULL);
-	for (int i = 0; i < session_pane_count(s); i++)
-		n += session_pane(s, i)->agent == a;
-	return n;
+	return 1 + (agent_note(a) != NULL) + session_agent_panes(s, a);
 }
 
 /* Agent ag's rows from y on, at most to h; returns the next row. */

@@ -271,12 +271,19 @@ t_status_while_detached() {
 	prefix d
 	wait_for 'WORKREX-EXITED'
 	# The hook runs in the pane (sent there with no dashboard): it must not fail.
-	wrx send s 'workrex set-title "detached work" && workrex set-status waiting && echo REPORTED'
+	# Its pane's keeper answers: the dashboard's socket found dead, then the keeper's.
+	wrx send s "strace -f -qq -e trace=connect -o '$E2E_TMP/hook.strace' workrex set-title 'detached work' && workrex set-status waiting && echo REPORTED"
 	until_ok 10 sh -c "cd '$repo' && '$WORKREX' capture s | grep -qx REPORTED"
+	[ "$(grep -c 'connect(' "$E2E_TMP/hook.strace")" -le 2 ]
+	# Another pane's keeper, or this one's with another token: refused, nothing kept.
+	wrx send s 'for k in "${WORKREX_RPC_KEEPER%/*}"/*.rpc; do [ "$k" = "$WORKREX_RPC_KEEPER" ] || WORKREX_RPC_KEEPER=$k workrex set-title stolen || echo REFUSED-OTHER; done; WORKREX_RPC_TOKEN=$(printf "%064d" 0) workrex set-title stolen || echo REFUSED-TOKEN'
+	until_ok 10 sh -c "cd '$repo' && '$WORKREX' capture s | grep -qx REFUSED-TOKEN"
+	wrx capture s | grep -qx REFUSED-OTHER
 	kill_tmux
 	start_repo 120 36
 	wait_for '^ 2 ◆ s'
 	wait_for 'detached work'
+	screen | not grep -q '» stolen'
 }
 
 # After a reboot no keeper is left: the agent opens again by itself, resumed.
