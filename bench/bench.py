@@ -52,6 +52,13 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
       5 MB PNG from the stand-in terminal (tests/e2e/kitty_terminal.py) to
       its path on the outer terminal, against a program that only reads the
       same answer through the same terminal and decodes it.
+  (q) scale: 100 agents made by `workrex add` with no dashboard (two panes
+      each, so 200 keepers; a third dirty, a third ahead): add's time for
+      the first 10 and the last 10, list --json, a hook's set-status with
+      no dashboard (its connects, by strace), the keepers' PSS, the
+      dashboard's first frame and re-attach (after a detach and a kill -9),
+      its idle wake-ups, and the loop's longest stall while 20 panes open
+      (the dashboard's own meter, WORKREX_STALL_MS). Goals from issue 29.
 
 Every workrex pane runs in a keeper (issue 14): (a), (d) go through one;
 (b) counts the keepers' wake-ups too; (c) adds up their memory.
@@ -1331,12 +1338,146 @@ def bench_paste_terminal():
           % (size / 1e6, mw * 1e3, mr * 1e3, ratio(mw, mr)))
 
 
+# ---- (q) scale: 100 agents with keepers ---------------------------------------------
+
+def agent_env(handle_pid):
+    with open("/proc/%d/environ" % handle_pid, "rb") as f:
+        return dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if b"=" in kv)
+
+
+def agent_panes():
+    """The environments of the agents' programs (the keepers' children) that a hook would have."""
+    out = []
+    for k in keepers(TMP):
+        try:
+            kids = open("/proc/%d/task/%d/children" % (k, k)).read().split()
+        except OSError:
+            continue
+        for c in kids:
+            try:
+                if open("/proc/%s/cmdline" % c, "rb").read() != b"sleep\x00100000\x00":
+                    continue  # the agent (its first pane), whatever workrex started it
+                e = agent_env(int(c))
+                cwd = os.readlink("/proc/%s/cwd" % c)
+            except OSError:
+                continue
+            out.append(({a.decode(): b.decode() for a, b in e.items()}, cwd))
+    return out
+
+
+def stalls_since(log, offset):
+    with open(log, "rb") as f:
+        f.seek(offset)
+        text = f.read().decode(errors="replace")
+    out = []
+    for l in text.splitlines():
+        if "loop: stalled " in l:
+            words = l.rsplit("stalled ", 1)[1].replace("(", " ").split()
+            out.append((float(words[0]), float(words[2])))
+    return out
+
+
+def bench_scale():
+    n = 100
+    repo = new_repo("scale", "a\n")
+    cfg = os.path.join(TMP, "cfg", "workrex", "config.yaml")
+    with open(cfg, "w") as f:
+        f.write("agent: sleep 100000\npanes:\n  - command: <agent>\n  - command: sleep 100001\n")
+    adds = []
+    for i in range(n):
+        t0 = time.monotonic()
+        subprocess.run([WORKREX, "add", "-b", "s%03d" % i], cwd=repo, env=genv(), check=True,
+                       capture_output=True)
+        adds.append((time.monotonic() - t0) * 1000)
+        wt = os.path.join(TMP, "scale__worktrees", "s%03d" % i)
+        if i % 3 == 0:
+            with open(os.path.join(wt, "dirty.txt"), "w") as fh:
+                fh.write("x\n")
+        elif i % 3 == 1:
+            with open(os.path.join(wt, "c.txt"), "w") as fh:
+                fh.write("c\n")
+            subprocess.run(["git", "add", "c.txt"], cwd=wt, env=genv(), check=True)
+            subprocess.run(["git", "commit", "-qm", "c"], cwd=wt, env=genv(), check=True)
+    first, last = statistics.median(adds[:10]), statistics.median(adds[-10:])
+    nk = len(keepers(TMP))
+    lists = sorted(timed([WORKREX, "list", "--json"], repo) * 1000 for _ in range(10))
+    # A hook's set-status with no dashboard, in an agent pane's own environment.
+    panes = agent_panes()
+    hook = dict(genv())
+    hook.update(panes[len(panes) // 2][0] if panes else {})
+    where = panes[len(panes) // 2][1] if panes else repo  # a hook runs in its worktree
+    strace = os.path.join(TMP, "hook.strace")
+    subprocess.run(["strace", "-f", "-qq", "-e", "trace=connect", "-o", strace, WORKREX,
+                    "set-status", "waiting"], env=hook, cwd=where, capture_output=True)
+    connects = sum(1 for l in open(strace) if "connect(" in l) if os.path.exists(strace) else -1
+    hooks = []
+    for _ in range(10):
+        t0 = time.monotonic()
+        r = subprocess.run([WORKREX, "set-status", "waiting"], env=hook, cwd=where,
+                           capture_output=True)
+        hooks.append((time.monotonic() - t0) * 1000)
+    hook_ok = r.returncode == 0
+    pss = sum(pss_kb(k) for k in keepers(TMP)) / 1024
+    # The dashboard: its first frame, re-attach after a detach and after kill -9.
+    denv = env_for("/bin/sh")
+    denv["WORKREX_STALL_MS"] = "1"
+
+    def dash():
+        return Term(["/bin/sh", "-c", "cd '%s' && exec '%s'" % (repo, WORKREX)], denv)
+    frames, detached, killed = [], [], []
+    for i in range(3):
+        t0 = time.monotonic()
+        w = dash()
+        (frames if i == 0 else detached).append((w.wait_for(b"C-b ? help", timeout=60) - t0) * 1000)
+        detach(w)
+    for _ in range(3):
+        t0 = time.monotonic()
+        w = dash()
+        killed.append((w.wait_for(b"C-b ? help", timeout=60) - t0) * 1000)
+        os.kill(w.pid, signal.SIGKILL)
+        os.waitpid(w.pid, 0)
+        w.pid = -1
+        w.close(keep=True)
+    w = dash()
+    w.wait_for(b"C-b ? help", timeout=60)
+    time.sleep(1)
+    cpu, wakes = measure_idle(w.pid)
+    log = os.path.join(TMP, "state", "workrex", "workrex.log")
+    at = os.path.getsize(log)
+    before = len(keepers(TMP))
+    for _ in range(20):
+        w.send(b"\x02c")
+        time.sleep(0.1)
+    deadline = time.monotonic() + 60
+    while len(keepers(TMP)) < before + 20 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1)
+    stalls = stalls_since(log, at)
+    opened = len(keepers(TMP)) - before
+    detach(w)
+    os.unlink(cfg)
+    print("(q) scale, %d agents made by add (%d keepers; a third dirty, a third ahead): add %.0f ms "
+          "for the first 10, %.0f ms for the last 10 (x%s; goal <= 1.5)" % (
+              n, nk, first, last, ratio(last, first)))
+    print("    list --json median %.1f ms (goal < 50); set-status with no dashboard %.1f ms, "
+          "%d connects (goal <= 2)%s; keepers' PSS %.1f MB in all" % (
+              statistics.median(lists), statistics.median(hooks), connects,
+              "" if hook_ok else " FAILED", pss))
+    print("    dashboard first frame %.0f ms, re-attach after detach %.0f ms, after kill -9 %.0f ms "
+          "(medians; goal < 150)" % (frames[0], statistics.median(detached),
+                                     statistics.median(killed)))
+    print("    %d panes opened by C-b c: the loop's longest turn %.1f ms wall, %.1f ms of its own "
+          "CPU (goal <= 5), %d turns past 1 ms; idle 10 s: %.3f s CPU, %d wake-ups" % (
+              opened, max((s[0] for s in stalls), default=0.0),
+              max((s[1] for s in stalls), default=0.0), len(stalls), cpu, wakes))
+
+
 def main():
     for tool in ("tmux",):
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
     which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o",
-                             "p"]
+                             "p", "q"]
     # The repositories made here need no identity or settings of the machine's.
     os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
@@ -1375,6 +1516,8 @@ def main():
             bench_proxy()
         if "p" in which:
             bench_remote()
+        if "q" in which:
+            bench_scale()
     finally:
         tmux("kill-server")
         end_keepers(TMP)
