@@ -15,27 +15,30 @@ passed=0 failed=0
 # The whole check; the include cases skip the objects (no such folder).
 check() { scripts/check-layers.sh "$tmp/src" "${1:-$tmp/obj}" >"$tmp/out" 2>&1; }
 
-if check; then
-	echo "ok - the clean copy passes"
-	passed=$((passed + 1))
-else
-	echo "not ok - the clean copy passes"
-	cat "$tmp/out"
-	failed=$((failed + 1))
-fi
+# verdict NAME COMMAND...: COMMAND's status as a test line (the check's output when it failed).
+verdict() {
+	name=$1
+	shift
+	if "$@"; then
+		echo "ok - $name"
+		passed=$((passed + 1))
+	else
+		echo "not ok - $name"
+		cat "$tmp/out"
+		failed=$((failed + 1))
+	fi
+}
+
+verdict "the clean copy passes" check
+
+# refused EXPECT [OBJ]: the check fails, saying EXPECT.
+refused() { ! check "${2:-}" && grep -qF "$1" "$tmp/out"; }
 
 # plant NAME FILE LINE EXPECT: LINE appended to src/FILE; the check must fail saying EXPECT.
 plant() {
 	cp "$tmp/src/$2" "$tmp/saved"
 	printf '%s\n' "$3" >>"$tmp/src/$2"
-	if ! check "$tmp/none" && grep -qF "$4" "$tmp/out"; then
-		echo "ok - refused: $1"
-		passed=$((passed + 1))
-	else
-		echo "not ok - refused: $1"
-		cat "$tmp/out"
-		failed=$((failed + 1))
-	fi
+	verdict "refused: $1" refused "$4" "$tmp/none"
 	cp "$tmp/saved" "$tmp/src/$2"
 }
 
@@ -67,14 +70,8 @@ int layout_name(int);
 int util_planted(void) { return layout_name(0); }
 C
 cc -c -o "$tmp/obj/util/planted.o" "$tmp/planted.c"
-if ! check && grep -qF 'src/util/planted.c: calls layout_name, defined in src/ui/' "$tmp/out"; then
-	echo "ok - refused: a prototype calling up a layer"
-	passed=$((passed + 1))
-else
-	echo "not ok - refused: a prototype calling up a layer"
-	cat "$tmp/out"
-	failed=$((failed + 1))
-fi
+verdict "refused: a prototype calling up a layer" \
+	refused 'src/util/planted.c: calls layout_name, defined in src/ui/'
 rm -f "$tmp/obj/util/planted.o"
 
 echo "layers: $passed passed, $failed failed"

@@ -101,10 +101,12 @@ static const char agent_py[] =
 	"print('END', flush=True)\n"
 	"time.sleep(60)\n";
 
-static void test_headless(void **state)
+/*
+ * A repository with one commit in dir (a mkdtemp template), with its own
+ * runtime dir and home: the control socket and config are the test's.
+ */
+static void project(char *dir)
 {
-	(void)state;
-	char dir[] = "/tmp/wrx-core-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	char *cmd =
 		xasprintf("git init -q %s && git -C %s -c user.name=t -c user.email=t@t.invalid "
@@ -112,13 +114,28 @@ static void test_headless(void **state)
 			  dir, dir);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
-	/* Its own runtime dir and home: the control socket and config are the test's. */
 	char *run = xasprintf("%s/run", dir), *home = xasprintf("%s/home", dir);
 	assert_int_equal(mkdir(run, 0700), 0);
 	assert_int_equal(mkdir(home, 0700), 0);
 	setenv("XDG_RUNTIME_DIR", run, 1);
 	setenv("HOME", home, 1);
 	unsetenv("XDG_CONFIG_HOME");
+	free(run);
+	free(home);
+}
+
+static void project_remove(const char *dir)
+{
+	char *cmd = xasprintf("rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
+static void test_headless(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/wrx-core-XXXXXX";
+	project(dir);
 
 	uv_loop_t *loop = uv_default_loop();
 	struct wrx w;
@@ -193,12 +210,8 @@ static void test_headless(void **state)
 	wrx_close(&w);
 	uv_run(loop, UV_RUN_NOWAIT);
 	assert_int_equal(uv_loop_close(loop), 0);
-	cmd = xasprintf("rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	project_remove(dir);
 	free(py);
-	free(run);
-	free(home);
 }
 
 static void on_reply(struct wrx *w, json_object *reply, void *arg)
@@ -217,18 +230,7 @@ static void test_merge_preview_at_shutdown(void **state)
 {
 	(void)state;
 	char dir[] = "/tmp/wrx-core-XXXXXX";
-	assert_non_null(mkdtemp(dir));
-	char *cmd =
-		xasprintf("git init -q %s && git -C %s -c user.name=t -c user.email=t@t.invalid "
-			  "commit -q --allow-empty -m init",
-			  dir, dir);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
-	char *run = xasprintf("%s/run", dir), *home = xasprintf("%s/home", dir);
-	assert_int_equal(mkdir(run, 0700), 0);
-	assert_int_equal(mkdir(home, 0700), 0);
-	setenv("XDG_RUNTIME_DIR", run, 1);
-	setenv("HOME", home, 1);
+	project(dir);
 	/* The preview: a workrex that takes its time, then shows a diffstat. */
 	char *exe = xasprintf("%s/slow-workrex", dir);
 	FILE *f = fopen(exe, "w");
@@ -259,12 +261,8 @@ static void test_merge_preview_at_shutdown(void **state)
 	assert_non_null(strstr(reply, "\"ok\": false"));
 	free(reply);
 	assert_int_equal(uv_loop_close(loop), 0);
-	cmd = xasprintf("rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	project_remove(dir);
 	free(exe);
-	free(run);
-	free(home);
 }
 
 int main(void)
