@@ -177,12 +177,12 @@ int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **
 	struct wrx w;
 	struct wrx_opts o = {
 		.cwd = ctx->cwd, .config_file = ctx->config_file, .keepers = true, .helper = true};
-	int rc = wrx_open(&w, &loop, &o, NULL, NULL, cause);
 	/* A request about one agent: its keepers only, not every one of the project's. */
 	json_object *v;
-	if (rc == 0 && req && json_object_object_get_ex(req, "handle", &v) &&
+	if (req && json_object_object_get_ex(req, "handle", &v) &&
 	    json_object_is_type(v, json_type_string))
-		w.attach_only = json_object_get_string(v);
+		o.only = json_object_get_string(v);
+	int rc = wrx_open(&w, &loop, &o, NULL, NULL, cause);
 	if (rc == 0 && (rc = wrx_start(&w, cause)) < 0)
 		wrx_close(&w);
 	if (rc == 0) {

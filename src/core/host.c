@@ -130,7 +130,7 @@ static json_object *pane_spec(struct wrx *w, struct wpane *wp, const struct pty_
 	 * dashboard does not answer (WORKREX_RPC_KEEPER, as on a server).
 	 */
 	char *rs = !agent_pane      ? NULL
-		   : !wp->sandboxed ? xasprintf("%.*s.rpc", (int)(strlen(socket) - 5), socket)
+		   : !wp->sandboxed ? keeper_beside(socket, "rpc")
 		   : a->rpc_dir     ? xasprintf("%s/rpc.sock", a->rpc_dir)
 				    : NULL;
 	if (rs) {
@@ -236,15 +236,21 @@ void host_hello(struct keeper_conn *c, const struct keeper_info *info, void *dat
 	wrx_relayout(w);
 }
 
+/* wp's connection to its keeper on fd, on the loop. */
+static void conn(struct wrx *w, struct wpane *wp, int fd, keeper_gone_fn *gone)
+{
+	wp->keeper = keeper_conn_new(w->loop, fd, wp->term, gone ? gone : keeper_went, wp);
+	keeper_conn_on_egress(wp->keeper, on_egress);
+}
+
 int host_connect(struct wrx *w, struct wpane *wp, const char *socket, keeper_gone_fn *gone,
 		 char **cause)
 {
 	int fd = keeper_conn_open(socket, w->helper ? "helper" : "writer", cause);
 	if (fd < 0)
 		return fd;
-	wp->keeper = keeper_conn_new(w->loop, fd, wp->term, gone ? gone : keeper_went, wp);
+	conn(w, wp, fd, gone);
 	keeper_conn_on_hello(wp->keeper, host_hello);
-	keeper_conn_on_egress(wp->keeper, on_egress);
 	wp->connecting = true;
 	return 0;
 }
@@ -372,8 +378,7 @@ static int take_over(struct wrx *w, const struct keeper_entry *e)
 		return -1;
 	}
 	struct wpane *wp = session_adopt_pane(w->s, a, m, live.pane, live.label, live.sandboxed);
-	wp->keeper = keeper_conn_new(w->loop, fd, m, keeper_went, wp);
-	keeper_conn_on_egress(wp->keeper, on_egress);
+	conn(w, wp, fd, NULL);
 	wp->taken_over = true;
 	adopt(w, wp, &live);
 	keeper_info_free(&live);

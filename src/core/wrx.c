@@ -272,6 +272,7 @@ int wrx_open(struct wrx *w, uv_loop_t *loop, const struct wrx_opts *o,
 		}
 		session_set_mirrors(w->s, true);
 		w->helper = o->helper;
+		w->attach_only = o->only;
 		session_set_next_pane_id(w->s, host_next_id(w));
 	}
 	return 0;

@@ -107,6 +107,7 @@ struct wrx_opts {
 	const char *self_exe;    /* NULL: this process's binary */
 	bool keepers;            /* panes run in keepers (host.c), self_exe being workrex */
 	bool helper;             /* with keepers: a command's core, not the dashboard (host.c) */
+	const char *only; /* a helper for this agent's request: its record and keepers only */
 };
 
 /*

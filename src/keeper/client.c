@@ -190,7 +190,7 @@ static int by_pane(const void *x, const void *y)
 /* The keeper at path is another agent's than handle, by its link (no connection). */
 static bool others(const char *path, const char *handle)
 {
-	char *link = keeper_agent_link(path), target[256];
+	char *link = keeper_beside(path, "agent"), target[256];
 	ssize_t n = link ? readlink(link, target, sizeof target - 1) : -1;
 	free(link);
 	if (n <= 0)

@@ -306,7 +306,7 @@ static void end(struct keeper *k)
 	k->ending = true;
 	rpc_leave(k);
 	unlink(k->sock);
-	char *link = keeper_agent_link(k->sock);
+	char *link = keeper_beside(k->sock, "agent");
 	if (link)
 		unlink(link);
 	free(link);
@@ -705,12 +705,12 @@ static int listen_on(struct keeper *k, char **cause)
 /* Who it is for, readable without a connection (proto.h). */
 static void agent_link(struct keeper *k, const char *handle)
 {
-	char *link = keeper_agent_link(k->sock);
+	char *link = keeper_beside(k->sock, "agent");
 	if (link && handle && *handle) {
 		unlink(link);
 		/* Without it the keeper is asked, as one of an older start is. */
-		if (symlink(handle, link) < 0)
-			link[0] = '\0';
+		int rc = symlink(handle, link);
+		(void)rc;
 	}
 	free(link);
 }

@@ -185,12 +185,12 @@ char *keeper_path(const char *dir, int pane, char **cause)
 	return path;
 }
 
-char *keeper_agent_link(const char *socket)
+char *keeper_beside(const char *socket, const char *ext)
 {
 	size_t n = strlen(socket);
 	if (n < 5 || strcmp(socket + n - 5, ".sock") != 0)
 		return NULL;
-	return xasprintf("%.*s.agent", (int)(n - 5), socket);
+	return xasprintf("%.*s.%s", (int)(n - 5), socket, ext);
 }
 
 void keeper_read_room(struct buf *in, size_t chunk, uv_buf_t *b)

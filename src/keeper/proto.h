@@ -86,13 +86,15 @@ int keeper_input_get(const char *data, size_t len, struct pane_input *in);
 char *keeper_dir(const char *root, char **cause);
 char *keeper_path(const char *dir, int pane, char **cause);
 /*
- * Beside a keeper's socket, a symbolic link whose target is its agent's
- * handle ("<pane>.agent"): who a keeper is for, read with no connection,
- * so that a command about one agent asks only that agent's keepers. The
- * keeper makes it once it listens and removes it as it ends; a keeper of
- * an older start has none. Its path for a socket, or NULL. Caller frees.
+ * A file beside a keeper's socket "<pane>.sock": "<pane>.<ext>", or NULL
+ * for a path not so named. Caller frees. Two are the keeper's own:
+ *   agent  a symbolic link whose target is its agent's handle: who the
+ *          keeper is for, read with no connection, so that a command about
+ *          one agent asks only that agent's keepers. Made once it listens,
+ *          removed as it ends; a keeper of an older start has none.
+ *   rpc    the agent's RPC socket it serves while no dashboard holds it.
  */
-char *keeper_agent_link(const char *socket);
+char *keeper_beside(const char *socket, const char *ext);
 
 /*
  * A keeper's key: what a writer or helper shows in its hello, besides

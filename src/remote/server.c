@@ -289,7 +289,7 @@ static json_object *op_start(json_object *req, const struct payload *p)
 		 * the keeper answers on a socket of its own, for this pane's
 		 * token, and keeps its status for the next one (keeper.c).
 		 */
-		char *kept = xasprintf("%s/%d.rpc", dir, pane);
+		char *kept = keeper_beside(sock, "rpc");
 		v = xasprintf("WORKREX_RPC_KEEPER=%s", kept);
 		json_object_array_add(e, json_object_new_string(v));
 		free(v);

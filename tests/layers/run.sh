@@ -42,26 +42,21 @@ plant() {
 	cp "$tmp/saved" "$tmp/src/$2"
 }
 
-plant 'an upward include through a path' core/wrx.c '#include "../config/../ui/ui.h"' \
-	'src/core/wrx.c: includes ../config/../ui/ui.h: src/ui/ is not below src/core/'
-plant 'an include out of src/' util/util.c '#include "../../tests/unit/shell.h"' \
-	'outside src/'
-plant 'an include spaced out' git/repo.c '#  include   "../core/wrx.h"' \
-	'src/core/ is not below src/git/'
-plant 'curses by another path' core/wrx.c '#include <ncursesw/curses.h>' \
-	'includes <ncursesw/curses.h>: only src/ui/'
-plant 'terminfo outside ui/' term/screen.c '#include <term.h>' \
-	'includes <term.h>: only src/ui/'
-plant 'vterm outside term/' core/session.c '#include <vterm.h>' \
-	'includes <vterm.h>: only src/term/'
-plant 'git2 outside git/' core/agents.c '#include <git2.h>' \
-	'includes <git2.h>: only src/git/'
-plant 'yaml outside config/' cmd/cmd.c '#include <yaml.h>' \
-	'includes <yaml.h>: only src/config/'
-plant 'libuv in the guest' guest/main.c '#include <uv.h>' \
-	'the guest links libc and json-c only'
-plant 'an include through a macro' util/log.c '#include HEADER' \
-	'includes a macro'
+# The cases, one a line: name, file, the line planted, what the check must say (tabs between).
+while IFS='	' read -r name file line expect; do
+	plant "$name" "$file" "$line" "$expect"
+done <<'CASES'
+an upward include through a path	core/wrx.c	#include "../config/../ui/ui.h"	src/core/wrx.c: includes ../config/../ui/ui.h: src/ui/ is not below src/core/
+an include out of src/	util/util.c	#include "../../tests/unit/shell.h"	outside src/
+an include spaced out	git/repo.c	#  include   "../core/wrx.h"	src/core/ is not below src/git/
+curses by another path	core/wrx.c	#include <ncursesw/curses.h>	includes <ncursesw/curses.h>: only src/ui/
+terminfo outside ui/	term/screen.c	#include <term.h>	includes <term.h>: only src/ui/
+vterm outside term/	core/session.c	#include <vterm.h>	includes <vterm.h>: only src/term/
+git2 outside git/	core/agents.c	#include <git2.h>	includes <git2.h>: only src/git/
+yaml outside config/	cmd/cmd.c	#include <yaml.h>	includes <yaml.h>: only src/config/
+libuv in the guest	guest/main.c	#include <uv.h>	the guest links libc and json-c only
+an include through a macro	util/log.c	#include HEADER	includes a macro
+CASES
 
 # A hand-written prototype calling up a layer: nothing is included, the
 # object references the dashboard's layout from util/.
