@@ -28,11 +28,9 @@ static bool has_keepers(const char *root)
 	char *cause = NULL;
 	char *dir = keeper_dir(root, &cause);
 	free(cause);
-	struct keeper_entry *e = NULL;
-	size_t n = dir ? keeper_list(dir, &e) : 0;
-	keeper_list_free(e, n);
+	bool any = dir && keeper_any(dir);
 	free(dir);
-	return n > 0;
+	return any;
 }
 
 bool control_live(const char *path)

@@ -354,46 +354,39 @@ void host_pane_gone(struct wrx *w, struct wpane *wp)
 
 /* ---- taking over the keepers here an earlier dashboard left ---- */
 
-/* Take over the keeper e: 1 adopted, 0 not (its agent is gone: ended), -1 error. */
-static int take_over(struct wrx *w, const struct keeper_entry *e)
+/* Take over the keeper e, open as a writer: 1 adopted, 0 not (its agent is gone: ended). */
+static int take_over(struct wrx *w, struct keeper_entry *e)
 {
 	const struct keeper_info *info = &e->info;
 	struct agent *a = info->handle ? session_find_agent(w->s, info->handle) : NULL;
 	if (a == NULL || session_find_pane(w->s, info->pane)) {
-		/* Its worktree went while no dashboard ran. A query may not end it; its pid may. */
+		/* Its worktree went while no dashboard ran. */
 		log_msg("keeper of pane %d (%s): no such agent any more: ended", info->pane,
 			info->handle ? info->handle : "?");
-		if (info->keeper_pid > 0)
-			kill(info->keeper_pid, SIGTERM);
+		keeper_send(e->fd, KM_KILL, NULL, 0);
 		return 0;
 	}
-	char *cause = NULL;
-	struct pane *m = pane_mirror_new(24, 80, w->cfg.scrollback, NULL, NULL);
-	struct keeper_info live;
-	int fd = keeper_open(e->path, w->helper ? "helper" : "writer", m, &live, &cause);
-	if (fd < 0) {
-		log_msg("%s", cause);
-		free(cause);
-		pane_free(m);
-		return -1;
-	}
-	struct wpane *wp = session_adopt_pane(w->s, a, m, live.pane, live.label, live.sandboxed);
-	conn(w, wp, fd, NULL);
+	struct wpane *wp =
+		session_adopt_pane(w->s, a, e->mirror, info->pane, info->label, info->sandboxed);
+	conn(w, wp, e->fd, NULL);
+	e->mirror = NULL;
+	e->fd = -1;
 	wp->taken_over = true;
-	adopt(w, wp, &live);
-	keeper_info_free(&live);
+	adopt(w, wp, info);
 	return 1;
 }
 
+/* Every keeper is opened at once (keeper_open_all): a start waits about one answer. */
 int host_attach(struct wrx *w)
 {
 	if (!host_kept(w))
 		return 0;
 	struct keeper_entry *e;
-	size_t n = keeper_list_of(w->keeper_dir, w->attach_only, &e);
+	size_t n = keeper_open_all(w->keeper_dir, w->attach_only, w->helper ? "helper" : "writer",
+				   w->cfg.scrollback, &e);
 	int adopted = 0;
 	for (size_t i = 0; i < n; i++)
-		adopted += take_over(w, &e[i]) > 0;
+		adopted += take_over(w, &e[i]);
 	keeper_list_free(e, n);
 	if (adopted)
 		wrx_relayout(w);

@@ -42,52 +42,31 @@ int keeper_send(int fd, int type, const void *data, size_t len)
 	return rc;
 }
 
-/* Exactly n bytes from a blocking fd into in: 0, or -ETIMEDOUT / -EPIPE. */
-static int read_exact(int fd, struct buf *in, size_t n, uint64_t deadline)
-{
-	buf_reserve(in, n);
-	while (n > 0) {
-		uint64_t now = now_ms();
-		if (now >= deadline)
-			return -ETIMEDOUT;
-		struct pollfd pf = {.fd = fd, .events = POLLIN};
-		int p = poll(&pf, 1, (int)(deadline - now));
-		if (p < 0 && errno == EINTR)
-			continue;
-		if (p == 0)
-			return -ETIMEDOUT;
-		ssize_t r = read(fd, in->data + in->len, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -EPIPE;
-		in->len += (size_t)r;
-		n -= (size_t)r;
-	}
-	in->data[in->len] = '\0';
-	return 0;
-}
-
 /*
- * One frame from a blocking fd into in (emptied first), read exactly: what
- * follows stays in the socket for the loop's reader. 1, or -errno.
+ * Toward one frame in in (empty at its start), read exactly: what follows
+ * stays in the socket, for the loop's reader after an open. One read, as
+ * poll said fd can give: 1 when in holds the whole frame, 0 for more,
+ * -EPIPE when the keeper closed, -EPROTO for a length no frame has.
  */
-static int read_frame(int fd, struct buf *in, uint64_t deadline, int *type, const char **data,
-		      size_t *len)
+static int frame_step(int fd, struct buf *in)
 {
-	buf_consume(in, in->len);
-	int rc = read_exact(fd, in, sizeof(uint32_t), deadline);
 	uint32_t n = 0;
-	if (rc == 0)
+	size_t want = sizeof n;
+	if (in->len >= sizeof n) {
 		memcpy(&n, in->data, sizeof n);
-	if (rc == 0 && (n < 1 || n > KEEPER_FRAME_MAX))
-		rc = -EPROTO;
-	if (rc == 0)
-		rc = read_exact(fd, in, n, deadline);
-	if (rc < 0)
-		return rc;
-	size_t off = 0;
-	return keeper_frame_next(in, &off, type, data, len) == 1 ? 1 : -EPROTO;
+		if (n < 1 || n > KEEPER_FRAME_MAX)
+			return -EPROTO;
+		want += n;
+	}
+	buf_reserve(in, want - in->len);
+	ssize_t r = read(fd, in->data + in->len, want - in->len);
+	if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (r <= 0)
+		return -EPIPE;
+	in->len += (size_t)r;
+	in->data[in->len] = '\0';
+	return in->len == want && want > sizeof n ? 1 : 0;
 }
 
 static char *dup_str(json_object *o, const char *key)
@@ -127,34 +106,58 @@ static void parse_hello(const char *data, size_t len, struct keeper_info *info)
 	json_object_put(o);
 }
 
-/* Frames from fd until an update was applied to mirror (or, without one, the hello came). */
-static int read_until(int fd, struct buf *in, struct pane *mirror, struct keeper_info *info,
-		      int timeout_ms)
+/*
+ * A whole frame in in, to an opener: 1 when it is done (an update applied
+ * to mirror, or without one the hello read into info), 0 for more, <0.
+ */
+static int on_frame(const struct buf *in, struct pane *mirror, struct keeper_info *info)
+{
+	int type;
+	const char *data;
+	size_t len, off = 0;
+	if (keeper_frame_next(in, &off, &type, &data, &len) != 1)
+		return -EPROTO;
+	if (type == KM_HELLO && info) {
+		parse_hello(data, len, info);
+		return mirror == NULL;
+	}
+	if (type == KM_UPDATE && mirror)
+		return sync_apply(mirror, data, len) < 0 ? -EPROTO : 1;
+	return type == KM_BYE ? -EPIPE : 0;
+}
+
+/* Frames from a blocking fd until on_frame is done: 0, or -errno (-ETIMEDOUT). */
+static int read_until(int fd, struct pane *mirror, struct keeper_info *info, int timeout_ms)
 {
 	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
-	for (;;) {
-		int type;
-		const char *data;
-		size_t len;
-		int r = read_frame(fd, in, deadline, &type, &data, &len);
-		if (r < 0)
-			return r;
-		bool done = false;
-		if (type == KM_HELLO && info) {
-			parse_hello(data, len, info);
-			done = mirror == NULL;
-		} else if (type == KM_UPDATE && mirror) {
-			if (sync_apply(mirror, data, len) < 0)
-				r = -EPROTO;
-			done = true;
-		} else if (type == KM_BYE) {
-			r = -EPIPE;
+	struct buf in = {0};
+	int rc = 0;
+	while (rc == 0) {
+		uint64_t now = now_ms();
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
+		int p = now < deadline ? poll(&pf, 1, (int)(deadline - now)) : 0;
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p <= 0) {
+			rc = -ETIMEDOUT;
+			break;
 		}
-		if (r < 0)
-			return r;
-		if (done)
-			return 0;
+		rc = frame_step(fd, &in);
+		if (rc == 1) {
+			rc = on_frame(&in, mirror, info);
+			buf_consume(&in, in.len);
+		}
 	}
+	buf_free(&in);
+	return rc < 0 ? rc : 0;
+}
+
+static char *open_failure(const char *path, int rc)
+{
+	return xasprintf("%s: %s", path,
+			 rc == -ETIMEDOUT ? "the keeper did not answer in time"
+			 : rc == -EPROTO  ? "the keeper sent something malformed"
+					  : "the keeper closed the connection");
 }
 
 int keeper_open(const char *path, const char *role, struct pane *mirror, struct keeper_info *info,
@@ -164,18 +167,13 @@ int keeper_open(const char *path, const char *role, struct pane *mirror, struct 
 	int fd = keeper_conn_open(path, role, cause);
 	if (fd < 0)
 		return fd;
-	struct buf in = {0};
-	int rc = read_until(fd, &in, mirror, info, OPEN_TIMEOUT_MS);
-	buf_free(&in);
+	int rc = read_until(fd, mirror, info, OPEN_TIMEOUT_MS);
 	if (rc == 0 && info->version < 1)
 		rc = -EPROTO;
 	if (rc < 0) {
 		close(fd);
 		keeper_info_free(info);
-		*cause = xasprintf("%s: %s", path,
-				   rc == -ETIMEDOUT ? "the keeper did not answer in time"
-				   : rc == -EPROTO  ? "the keeper sent something malformed"
-						    : "the keeper closed the connection");
+		*cause = open_failure(path, rc);
 		return rc;
 	}
 	return fd;
@@ -199,49 +197,164 @@ static bool others(const char *path, const char *handle)
 	return strcmp(target, handle) != 0;
 }
 
-size_t keeper_list(const char *dir, struct keeper_entry **out)
-{
-	return keeper_list_of(dir, NULL, out);
-}
-
-size_t keeper_list_of(const char *dir, const char *handle, struct keeper_entry **out)
+/* The sockets in dir (those of handle's agent, when not NULL). */
+static size_t sockets_of(const char *dir, const char *handle, char ***out)
 {
 	*out = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0;
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	while (d && (e = readdir(d)) != NULL) {
 		size_t len = strlen(e->d_name);
 		if (atoi(e->d_name) <= 0 || len < 6 || strcmp(e->d_name + len - 5, ".sock"))
 			continue;
-		char *path = xasprintf("%s/%s", dir, e->d_name), *cause = NULL;
+		char *path = xasprintf("%s/%s", dir, e->d_name);
 		if (handle && others(path, handle)) {
 			free(path);
 			continue;
 		}
-		struct keeper_info info;
-		int fd = keeper_open(path, "query", NULL, &info, &cause);
-		if (fd < 0) {
-			if (fd == -ECONNREFUSED || fd == -ENOENT)
-				unlink(path); /* its keeper died without cleaning up */
-			else
-				log_msg("%s", cause);
-			free(cause);
-			free(path);
-			continue;
-		}
-		close(fd);
-		if (n == cap) {
-			cap = WRX_MAX(cap * 2, (size_t)8);
-			*out = xrealloc(*out, cap * sizeof **out);
-		}
-		(*out)[n++] = (struct keeper_entry){.path = path, .info = info};
+		*out = xrealloc(*out, (n + 1) * sizeof **out);
+		(*out)[n++] = path;
 	}
 	if (d)
 		closedir(d);
+	return n;
+}
+
+/*
+ * Open e[0..n) (path set) at once: each connected, then every hello (and
+ * first update) read as it comes, in one poll. Each keeper answers on its
+ * own, on either core, while the others are asked: the wait is about one
+ * answer's, not n. Those that failed get fd -1.
+ */
+static void open_together(struct keeper_entry *e, size_t n, const char *role)
+{
+	struct pollfd *pf = xcalloc(n, sizeof *pf);
+	struct buf *in = xcalloc(n, sizeof *in);
+	int *rc = xcalloc(n, sizeof *rc);
+	size_t waiting = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *cause = NULL;
+		e[i].fd = keeper_conn_open(e[i].path, role, &cause);
+		pf[i] = (struct pollfd){.fd = e[i].fd, .events = POLLIN};
+		if (e[i].fd >= 0) {
+			waiting++;
+			continue;
+		}
+		if (e[i].fd == -ECONNREFUSED || e[i].fd == -ENOENT)
+			unlink(e[i].path); /* its keeper died without cleaning up */
+		else
+			log_msg("%s", cause);
+		free(cause);
+	}
+	uint64_t deadline = now_ms() + OPEN_TIMEOUT_MS;
+	while (waiting > 0) {
+		uint64_t now = now_ms();
+		int p = now < deadline ? poll(pf, n, (int)(deadline - now)) : 0;
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p <= 0)
+			break;
+		for (size_t i = 0; i < n; i++) {
+			if (pf[i].fd < 0 || pf[i].revents == 0)
+				continue;
+			int r = frame_step(e[i].fd, &in[i]);
+			if (r == 1) {
+				r = on_frame(&in[i], e[i].mirror, &e[i].info);
+				buf_consume(&in[i], in[i].len);
+			}
+			if (r == 1 && e[i].info.version < 1)
+				r = -EPROTO;
+			if (r != 0) {
+				rc[i] = r;
+				pf[i].fd = -1;
+				waiting--;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		buf_free(&in[i]);
+		if (e[i].fd < 0 || rc[i] == 1)
+			continue;
+		char *cause = open_failure(e[i].path, rc[i] ? rc[i] : -ETIMEDOUT);
+		log_msg("%s", cause);
+		free(cause);
+		close(e[i].fd);
+		e[i].fd = -1;
+	}
+	free(pf);
+	free(in);
+	free(rc);
+}
+
+/* Sockets asked at a time: well inside any limit on open files. */
+#define OPEN_AT_ONCE 256
+
+size_t keeper_open_all(const char *dir, const char *handle, const char *role, int scrollback,
+		       struct keeper_entry **out)
+{
+	char **paths;
+	size_t np = sockets_of(dir, handle, &paths), n = 0;
+	bool query = !strcmp(role, "query");
+	*out = np ? xcalloc(np, sizeof **out) : NULL;
+	for (size_t at = 0; at < np; at += OPEN_AT_ONCE) {
+		size_t k = WRX_MIN(np - at, (size_t)OPEN_AT_ONCE);
+		struct keeper_entry *e = *out + n;
+		for (size_t i = 0; i < k; i++)
+			e[i] = (struct keeper_entry){
+				.path = paths[at + i],
+				.mirror = query ? NULL
+						: pane_mirror_new(1, 1, scrollback, NULL, NULL)};
+		open_together(e, k, role);
+		for (size_t i = 0; i < k; i++) {
+			if (e[i].fd >= 0 && query) {
+				close(e[i].fd);
+				e[i].fd = -1;
+			} else if (e[i].fd < 0) {
+				free(e[i].path);
+				if (e[i].mirror)
+					pane_free(e[i].mirror);
+				keeper_info_free(&e[i].info);
+				continue;
+			}
+			(*out)[n++] = e[i];
+		}
+	}
+	free(paths);
 	if (n)
 		qsort(*out, n, sizeof **out, by_pane);
 	return n;
+}
+
+size_t keeper_list_of(const char *dir, const char *handle, struct keeper_entry **out)
+{
+	return keeper_open_all(dir, handle, "query", 0, out);
+}
+
+size_t keeper_list(const char *dir, struct keeper_entry **out)
+{
+	return keeper_list_of(dir, NULL, out);
+}
+
+bool keeper_any(const char *dir)
+{
+	char **paths;
+	size_t n = sockets_of(dir, NULL, &paths);
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		char *cause = NULL;
+		int fd = any ? -EALREADY : rpc_connect_unix(paths[i], &cause);
+		free(cause);
+		if (fd >= 0) {
+			close(fd);
+			any = true;
+		} else if (fd == -ECONNREFUSED || fd == -ENOENT) {
+			unlink(paths[i]); /* its keeper died without cleaning up */
+		}
+		free(paths[i]);
+	}
+	free(paths);
+	return any;
 }
 
 void keeper_list_free(struct keeper_entry *e, size_t n)
@@ -249,16 +362,17 @@ void keeper_list_free(struct keeper_entry *e, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(e[i].path);
 		keeper_info_free(&e[i].info);
+		if (e[i].fd >= 0)
+			close(e[i].fd);
+		if (e[i].mirror)
+			pane_free(e[i].mirror);
 	}
 	free(e);
 }
 
 int keeper_wait_update(int fd, struct pane *mirror, int timeout_ms)
 {
-	struct buf in = {0};
-	int rc = read_until(fd, &in, mirror, NULL, timeout_ms);
-	buf_free(&in);
-	return rc;
+	return read_until(fd, mirror, NULL, timeout_ms);
 }
 
 struct keeper_conn {

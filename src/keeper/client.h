@@ -48,6 +48,8 @@ int keeper_wait_update(int fd, struct pane *mirror, int timeout_ms);
 struct keeper_entry {
 	char *path; /* owned: its socket */
 	struct keeper_info info;
+	int fd;              /* keeper_open_all: its open socket (set it -1 to keep it), or -1 */
+	struct pane *mirror; /* keeper_open_all: its pane as sent (set it NULL to keep it) */
 };
 /*
  * The keepers listening in dir, by pane id, each as its hello says (a
@@ -58,7 +60,16 @@ struct keeper_entry {
 size_t keeper_list(const char *dir, struct keeper_entry **out);
 /* The same for one agent's keepers (handle NULL: all), others skipped by their links. */
 size_t keeper_list_of(const char *dir, const char *handle, struct keeper_entry **out);
+/*
+ * The same, opened in role ("writer", "helper"), all at once: each entry's
+ * fd open and its mirror (scrollback lines) holding the pane as sent.
+ */
+size_t keeper_open_all(const char *dir, const char *handle, const char *role, int scrollback,
+		       struct keeper_entry **out);
+/* Closes what the caller did not take. */
 void keeper_list_free(struct keeper_entry *e, size_t n);
+/* Does a keeper listen in dir? Connects until one does (no hello). */
+bool keeper_any(const char *dir);
 
 struct keeper_conn;
 /* The keeper closed the connection or died: why (NULL: it just went). */
