@@ -36,7 +36,7 @@ struct sb_line {
 };
 
 struct sb {
-	struct sb_line **ring; /* owned; `cap` slots, at least `limit` */
+	struct sb_line **ring; /* owned; `cap` slots, grown as lines come (up to the limit) */
 	size_t cap;
 	size_t limit;
 	/*
@@ -62,7 +62,8 @@ struct sb *sb_new(size_t limit)
 {
 	struct sb *sb = xcalloc(1, sizeof *sb);
 	sb->limit = limit;
-	sb->cap = limit ? limit : 1;
+	/* Small at first: a hundred mirrors opened at once fill few lines each. */
+	sb->cap = WRX_MAX(WRX_MIN(limit, (size_t)64), (size_t)1);
 	sb->ring = xcalloc(sb->cap, sizeof *sb->ring);
 	return sb;
 }
@@ -128,7 +129,7 @@ static void trim(struct sb *sb)
 	while (sb->count > sb->limit + sb->slack)
 		drop_oldest(sb);
 	size_t want = WRX_MAX(sb->limit + sb->slack, (size_t)1);
-	if (sb->cap != want)
+	if (sb->cap > want)
 		reslot(sb, want);
 }
 
@@ -147,8 +148,10 @@ void sb_hold(struct sb *sb, bool on)
 
 static void append(struct sb *sb, struct sb_line *l)
 {
-	if (sb->count == sb->cap)
-		reslot(sb, sb->cap * 2);
+	if (sb->count == sb->cap) {
+		size_t most = sb->held ? SIZE_MAX : WRX_MAX(sb->limit + sb->slack, sb->count + 1);
+		reslot(sb, WRX_MIN(sb->cap * 2, most));
+	}
 	*slot(sb, sb->count) = l;
 	sb->count++;
 	sb->bytes += line_size(l);
