@@ -205,6 +205,12 @@ char *repo_main_branch(const struct repo *r, const char *configured)
 
 static int branch_oid(const struct repo *r, const char *branch, git_oid *oid)
 {
+	/* A local branch by its ref: revparse would look for refs/X and a tag X first. */
+	char *ref = xasprintf("refs/heads/%s", branch);
+	int found = git_reference_name_to_id(oid, r->git, ref);
+	free(ref);
+	if (found == 0)
+		return 0;
 	git_object *obj = NULL;
 	if (git_revparse_single(&obj, r->git, branch) < 0)
 		return -1;

@@ -263,6 +263,11 @@ char *path_parent(const char *path)
 
 int mkdir_p(const char *path, unsigned mode)
 {
+	/* Most often it is there: one call. */
+	if (mkdir(path, (mode_t)mode) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
 	char *p = xstrdup(path);
 	for (char *s = p + 1; *s; s++) {
 		if (*s != '/')
