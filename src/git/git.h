@@ -96,6 +96,14 @@ void repo_worktree_discard(const struct repo *r, const char *name, const char *b
 char *repo_config_get(const struct repo *r, const char *key); /* caller frees; NULL if unset */
 int repo_config_set(const struct repo *r, const char *key, const char *value);
 int repo_config_unset(const struct repo *r, const char *key);
+/*
+ * From begin to commit, the sets and unsets above go to the file together,
+ * in one write under one lock (as `git config` would take it): an agent's
+ * record costs one rewrite of the config, and is there whole or not at
+ * all. Reads in between see the file as it was. 0 or -EIO.
+ */
+int repo_config_begin(const struct repo *r);
+int repo_config_commit(const struct repo *r);
 /* The names of the keys set that begin with prefix and end with suffix, onto out. 0 or -errno. */
 int repo_config_names(const struct repo *r, const char *prefix, const char *suffix,
 		      struct strlist *out);

@@ -25,10 +25,12 @@
 
 struct repo {
 	git_repository *git;
-	git_config *snap; /* read-only snapshot for reads; dropped on every write */
-	char *root;       /* owned */
-	char *name;       /* owned */
-	char *gitdir;     /* owned */
+	git_config *snap;    /* read-only snapshot for reads; dropped on every write */
+	git_config *batch;   /* repo_config_begin: the local config, locked */
+	git_transaction *tx; /* its lock: the writes go to the file at commit */
+	char *root;          /* owned */
+	char *name;          /* owned */
+	char *gitdir;        /* owned */
 };
 
 static char *git_cause(const char *what)
@@ -89,6 +91,7 @@ void repo_free(struct repo *r)
 {
 	if (r == NULL)
 		return;
+	repo_config_commit(r); /* a batch left open is written, as its writes would have been */
 	git_config_free(r->snap);
 	git_repository_free(r->git);
 	free(r->root);
@@ -689,25 +692,78 @@ static void drop_snapshot(const struct repo *r)
 	m->snap = NULL;
 }
 
-int repo_config_set(const struct repo *r, const char *key, const char *value)
+/*
+ * libgit2 looks up a key to delete (or a value already set) in what it
+ * last read of the file, and writes under a lock do not update that: a
+ * read reloads it when the file changed (after git, or a commit below).
+ */
+static void reread(git_config *local)
+{
+	git_config_entry *e = NULL;
+	if (git_config_get_entry(&e, local, "core.bare") == 0)
+		git_config_entry_free(e);
+}
+
+int repo_config_begin(const struct repo *r)
+{
+	struct repo *m = (struct repo *)r;
+	if (m->batch)
+		return 0;
+	drop_snapshot(r);
+	m->batch = local_config(r);
+	if (m->batch)
+		reread(m->batch);
+	if (m->batch && git_config_lock(&m->tx, m->batch) == 0)
+		return 0;
+	git_config_free(m->batch);
+	m->batch = NULL;
+	return -EIO;
+}
+
+int repo_config_commit(const struct repo *r)
+{
+	struct repo *m = (struct repo *)r;
+	if (m->batch == NULL)
+		return 0;
+	int rc = git_transaction_commit(m->tx) < 0 ? -EIO : 0;
+	git_transaction_free(m->tx);
+	reread(m->batch);
+	git_config_free(m->batch);
+	m->tx = NULL;
+	m->batch = NULL;
+	drop_snapshot(r);
+	return rc;
+}
+
+/* The local config to write: the batch's, or one opened for the call (*opened). */
+static git_config *writable(const struct repo *r, bool *opened)
 {
 	drop_snapshot(r);
-	git_config *local = local_config(r);
+	*opened = r->batch == NULL;
+	return r->batch ? r->batch : local_config(r);
+}
+
+int repo_config_set(const struct repo *r, const char *key, const char *value)
+{
+	bool opened;
+	git_config *local = writable(r, &opened);
 	if (local == NULL)
 		return -EIO;
 	int rc = git_config_set_string(local, key, value);
-	git_config_free(local);
+	if (opened)
+		git_config_free(local);
 	return rc < 0 ? -EIO : 0;
 }
 
 int repo_config_unset(const struct repo *r, const char *key)
 {
-	drop_snapshot(r);
-	git_config *local = local_config(r);
+	bool opened;
+	git_config *local = writable(r, &opened);
 	if (local == NULL)
 		return -EIO;
 	int rc = git_config_delete_entry(local, key);
-	git_config_free(local);
+	if (opened)
+		git_config_free(local);
 	return rc < 0 && rc != GIT_ENOTFOUND ? -EIO : 0;
 }
 

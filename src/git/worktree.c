@@ -555,6 +555,7 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 	out->created = (long)time(NULL);
 	char created[32];
 	snprintf(created, sizeof created, "%ld", out->created);
+	repo_config_begin(r);
 	set_key(r, handle, "branch", out->branch);
 	set_key(r, handle, "path", out->path);
 	set_key(r, handle, "agent", out->agent);
@@ -569,6 +570,11 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 		char *key = xasprintf("branch.%s.workrex-base", out->branch);
 		repo_config_set(r, key, base);
 		free(key);
+	}
+	if (repo_config_commit(r) < 0) {
+		*cause = xasprintf("could not write the agent's record to %s/config",
+				   repo_gitdir(r));
+		return -EIO;
 	}
 
 	if ((rc = place_files(r, &c->files_copy, false, path, false, NULL, cause)) < 0 ||
@@ -692,6 +698,7 @@ int agent_record_remote(const struct repo *r, struct agent_rec *a)
 {
 	char created[32];
 	snprintf(created, sizeof created, "%ld", a->created);
+	repo_config_begin(r);
 	set_key(r, a->handle, "branch", a->branch);
 	set_key(r, a->handle, "path", a->path);
 	set_key(r, a->handle, "agent", a->agent);
@@ -706,7 +713,8 @@ int agent_record_remote(const struct repo *r, struct agent_rec *a)
 	char *key = xasprintf("workrex.worktree.%s.remote", a->handle);
 	int rc = repo_config_set(r, key, a->remote);
 	free(key);
-	return rc;
+	int done = repo_config_commit(r);
+	return rc < 0 ? rc : done;
 }
 
 static bool same_path(const char *a, const char *b)
@@ -904,7 +912,9 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 		}
 	}
 	buf_free(&err);
+	repo_config_begin(r);
 	unset_keys(r, a->handle, keep_branch ? NULL : a->branch);
+	repo_config_commit(r);
 	private_forget(r, a->handle);
 	return 0;
 }
@@ -1025,6 +1035,7 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 	}
 	/* The recorded keys follow; the branch's own config moved with git branch -m. */
 	static const char *fields[] = {"agent", "created", "sandbox", "number", "parent"};
+	repo_config_begin(r);
 	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
 		char *v = get_key(r, a->handle, fields[i]);
 		set_key(r, handle, fields[i], v);
@@ -1033,6 +1044,7 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 	unset_keys(r, a->handle, NULL);
 	set_key(r, handle, "path", path);
 	set_key(r, handle, "branch", branch ? branch : a->branch);
+	repo_config_commit(r);
 	/* A sandboxed agent's own dir (its git dir is made up to date at its next start). */
 	char *priv = private_agent_dir(repo_root(r), a->handle, false);
 	char *priv_new = private_agent_dir(repo_root(r), handle, false);
