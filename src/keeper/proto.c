@@ -98,15 +98,18 @@ int keeper_input_get(const char *data, size_t len, struct pane_input *in)
 	return in->kind >= PANE_IN_KEY && in->kind <= PANE_IN_SCROLLBACK ? 0 : -1;
 }
 
-/* keys/ of the state directory and socket's file name in it ('/' as '%'); NULL + errno. */
-static char *key_path(const char *socket, char **dir)
+/*
+ * keys/ of the state directory (made when make) and the socket's file
+ * name in it ('/' as '%'); NULL + errno.
+ */
+static char *key_path(const char *socket, char **dir, bool make)
 {
 	char *state = state_dir();
 	if (state == NULL)
 		return NULL;
 	*dir = xasprintf("%s/keys", state);
 	free(state);
-	if (mkdir(*dir, 0700) < 0 && errno != EEXIST) {
+	if (make && mkdir(*dir, 0700) < 0 && errno != EEXIST) {
 		free(*dir);
 		return NULL;
 	}
@@ -119,7 +122,7 @@ static char *key_path(const char *socket, char **dir)
 
 int keeper_key_make(const char *socket, char *out)
 {
-	char *dir = NULL, *name = key_path(socket, &dir);
+	char *dir = NULL, *name = key_path(socket, &dir, true);
 	if (name == NULL)
 		return -ENOENT;
 	int rc = rpc_token_new(out);
@@ -132,7 +135,7 @@ int keeper_key_make(const char *socket, char *out)
 
 int keeper_key_read(const char *socket, char *out)
 {
-	char *dir = NULL, *name = key_path(socket, &dir), *text = NULL;
+	char *dir = NULL, *name = key_path(socket, &dir, false), *text = NULL;
 	if (name == NULL)
 		return -ENOENT;
 	int rc = beneath_read(dir, name, RPC_TOKEN_LEN + 1, &text);
@@ -150,7 +153,7 @@ int keeper_key_read(const char *socket, char *out)
 
 void keeper_key_forget(const char *socket)
 {
-	char *dir = NULL, *name = key_path(socket, &dir);
+	char *dir = NULL, *name = key_path(socket, &dir, false);
 	if (name) {
 		char *p = xasprintf("%s/%s", dir, name);
 		unlink(p);
