@@ -218,7 +218,8 @@ t_no_surprises() {
 	keys y
 	wait_gone 'remove it anyway'
 	until_ok 10 not test -d "$E2E_TMP/work/proj__worktrees/gone"
-	not git -C "$repo" rev-parse -q --verify refs/heads/gone
+	# The branch goes after the worktree (git worktree remove, then git branch -D).
+	until_ok 10 not git -C "$repo" rev-parse -q --verify refs/heads/gone
 }
 
 # A worktree deleted by hand: listed as missing; rm cleans up git's record
