@@ -41,6 +41,10 @@ static void on_frame(uv_timer_t *t)
 {
 	struct ui *ui = t->data;
 	ui->frame_pending = false;
+	if (ui_output_waits(ui)) {
+		ui->frame_held = true; /* drawn when the terminal took the last one */
+		return;
+	}
 	ui->last_frame = now_ms();
 	render_frame(ui);
 	clock_schedule_tick(ui);
@@ -680,6 +684,7 @@ int dashboard_run(const struct dashboard_opts *opts)
 	}
 	uv_poll_init(loop, &ui->tty_poll, ui->ttyfd);
 	ui->tty_poll.data = ui;
+	tty_output_on_loop(ui, loop);
 	uv_poll_start(&ui->tty_poll, UV_READABLE | UV_DISCONNECT, on_tty);
 
 	if (ui->w->cfg.nwarnings)
@@ -718,6 +723,7 @@ out:
 	close_handle((uv_handle_t *)&ui->msg_timer);
 	close_handle((uv_handle_t *)&ui->tick_timer);
 	close_handle((uv_handle_t *)&ui->clip_timer);
+	tty_output_off_loop(ui);
 	ui_unwatch_config(ui);
 	uv_run(loop, UV_RUN_NOWAIT);
 	tty_close(ui);

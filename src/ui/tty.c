@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -57,7 +58,8 @@ int tty_open(struct ui *ui, char **cause)
 			xasprintf("the dashboard needs a terminal (/dev/tty: %s)", strerror(errno));
 		return -errno;
 	}
-	ui->outfd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	/* Its own open of the terminal: non-blocking here alone (see send_out). */
+	ui->outfd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
 	ui->framefd = memfd_create("workrex-frame", MFD_CLOEXEC);
 	ui->ttyf = fdopen(ui->ttyfd, "r");
 	ui->framef = ui->framefd >= 0 ? fdopen(ui->framefd, "w") : NULL;
@@ -163,6 +165,77 @@ fail:
 	return rc;
 }
 
+/*
+ * Frames to the terminal without blocking the loop: what the terminal has
+ * not taken yet waits in ui->out, and a poll for room sends the rest. A
+ * frame due meanwhile waits for it (ui_output_waits), then draws what is
+ * current: a terminal that reads slowly (a slow link, a paused tmux
+ * client) gets fewer frames, and the panes, keys and agents go on.
+ * Before the loop runs and at the end, it waits for room instead.
+ */
+static void send_out(struct ui *ui, bool wait);
+
+static void on_room(uv_poll_t *h, int status, int events)
+{
+	(void)status;
+	(void)events;
+	send_out(h->data, false);
+}
+
+static void send_out(struct ui *ui, bool wait)
+{
+	bool may_wait = wait || !ui->out_polls;
+	while (ui->out.len > 0) {
+		ssize_t n = write(ui->outfd, ui->out.data, ui->out.len);
+		if (n > 0) {
+			buf_consume(&ui->out, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN && !may_wait)
+			break;
+		struct pollfd pf = {.fd = ui->outfd, .events = POLLOUT};
+		if (n < 0 && errno == EAGAIN && poll(&pf, 1, 5000) > 0)
+			continue;
+		/* The terminal is gone, or took nothing for 5 s at a start or an end. */
+		buf_consume(&ui->out, ui->out.len);
+	}
+	if (!ui->out_polls)
+		return;
+	bool waits = ui->out.len > 0;
+	if (waits && !ui->out_waits)
+		uv_poll_start(&ui->out_poll, UV_WRITABLE, on_room);
+	else if (!waits && ui->out_waits)
+		uv_poll_stop(&ui->out_poll);
+	ui->out_waits = waits;
+	if (!waits && ui->frame_held) {
+		ui->frame_held = false;
+		ui_dirty(ui);
+	}
+}
+
+void tty_output_on_loop(struct ui *ui, uv_loop_t *loop)
+{
+	uv_poll_init(loop, &ui->out_poll, ui->outfd);
+	ui->out_poll.data = ui;
+	ui->out_polls = true;
+}
+
+void tty_output_off_loop(struct ui *ui)
+{
+	if (!ui->out_polls)
+		return;
+	uv_poll_stop(&ui->out_poll);
+	uv_close((uv_handle_t *)&ui->out_poll, NULL);
+	ui->out_polls = ui->out_waits = false;
+}
+
+bool ui_output_waits(const struct ui *ui)
+{
+	return ui->out.len > 0;
+}
+
 void ui_flush_terminal(struct ui *ui)
 {
 	fflush(ui->framef);
@@ -171,24 +244,15 @@ void ui_flush_terminal(struct ui *ui)
 		log_msg("frame buffer: %s", strerror(errno));
 	buf_consume(&ui->tty_out, ui->tty_out.len);
 	off_t len = lseek(ui->framefd, 0, SEEK_CUR);
-	char buf[1 << 16];
-	for (off_t off = 0; off < len;) {
-		ssize_t n = pread(ui->framefd, buf, sizeof buf, off);
-		if (n <= 0)
-			break;
-		for (ssize_t done = 0; done < n;) {
-			ssize_t w = write(ui->outfd, buf + done, (size_t)(n - done));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				goto out; /* the terminal is gone: nothing more to show */
-			done += w;
-		}
-		off += n;
+	if (len > 0) {
+		buf_reserve(&ui->out, (size_t)len);
+		ssize_t n = pread(ui->framefd, ui->out.data + ui->out.len, (size_t)len, 0);
+		if (n > 0)
+			ui->out.len += (size_t)n;
 	}
-out:
 	if (ftruncate(ui->framefd, 0) < 0 || lseek(ui->framefd, 0, SEEK_SET) < 0)
 		log_msg("frame buffer: %s", strerror(errno));
+	send_out(ui, false);
 }
 
 void tty_close(struct ui *ui)
@@ -197,6 +261,7 @@ void tty_close(struct ui *ui)
 		return;
 	endwin();
 	buf_addstr(&ui->tty_out, "\033[?2004l\033[?1004l\033[0 q");
+	tty_output_off_loop(ui);
 	ui_flush_terminal(ui);
 	if (ui->modes_set)
 		tcsetattr(ui->ttyfd, TCSADRAIN, &ui->tio_saved);
@@ -206,4 +271,5 @@ void tty_close(struct ui *ui)
 	fclose(ui->ttyf);
 	fclose(ui->framef);
 	close(ui->outfd);
+	buf_free(&ui->out);
 }

@@ -78,8 +78,13 @@ struct ui {
 
 	int ttyfd; /* /dev/tty for keys: polled, non-blocking */
 	FILE *ttyf;
-	int outfd;   /* /dev/tty for frames: blocking */
-	int framefd; /* curses draws a frame into this memory file */
+	int outfd;          /* /dev/tty for frames: non-blocking, its own open */
+	struct buf out;     /* frame bytes the terminal has not taken yet */
+	uv_poll_t out_poll; /* room on outfd, while out waits */
+	bool out_polls;     /* out_poll is on the loop */
+	bool out_waits;     /* out_poll is started */
+	bool frame_held;    /* a frame came due while out waited: drawn once it went */
+	int framefd;        /* curses draws a frame into this memory file */
 	FILE *framef;
 	struct termios tio_saved; /* the terminal's modes before ours */
 	bool modes_set;
@@ -141,7 +146,10 @@ struct ui {
 void ui_dirty(struct ui *ui);              /* schedule a frame */
 void ui_relayout(struct ui *ui);           /* sizes changed: relayout at the next frame */
 void ui_focus_agent(struct ui *ui, int i); /* agent i, its panes opened if it has none */
-void ui_flush_terminal(struct ui *ui);     /* the frame and tty_out, to the terminal in one write */
+void ui_flush_terminal(struct ui *ui);     /* the frame and tty_out, to the terminal (send_out) */
+bool ui_output_waits(const struct ui *ui); /* part of the last frame is not sent yet */
+void tty_output_on_loop(struct ui *ui, uv_loop_t *loop);
+void tty_output_off_loop(struct ui *ui);
 void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Close the open question with answer (NULL: cancelled), calling its done. */

@@ -234,7 +234,9 @@ t_terminal_hangup_detaches() {
 
 # The outer terminal stops reading for 3 s while a pane floods (slow_terminal.py).
 t_slow_terminal() {
-	python3 "$here/slow_terminal.py" "$WORKREX" "$E2E_TMP/work"
+	git_env
+	make_repo
+	python3 "$here/slow_terminal.py" "$WORKREX" "$repo"
 }
 
 run_test "a flooding pane does not starve another; memory bounded" t_flood_does_not_starve
