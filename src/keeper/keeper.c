@@ -26,14 +26,12 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -42,8 +40,6 @@
 #define CLIENT_QUEUE_MAX (1024 * 1024)
 /* How long a killed program has to go after its hang-up, before SIGKILL. */
 #define KILL_GRACE_MS 3000
-/* How long a keeper has to listen and run its program. */
-#define START_TIMEOUT_MS 10000
 
 /* A helper (a command run with no dashboard) writes like a writer, but neither resizes nor takes over. */
 enum role { ROLE_NONE, ROLE_QUERY, ROLE_OBSERVER, ROLE_HELPER, ROLE_WRITER };
@@ -977,204 +973,5 @@ int keeper_main(void)
 	    st.st_dev == k.proxy_st.st_dev)
 		unlink(k.proxy_spec.socket);
 	proxy_spec_free(&k.proxy_spec);
-	return 0;
-}
-
-/*
- * Run `workrex __keeper` detached (its own session, then a child of that)
- * with spec on its stdin: the read end of its answer pipe, or -errno with
- * *cause; *first is the process to reap once it answers.
- */
-static int spawn(const char *self_exe, json_object *spec, pid_t *first, char **cause)
-{
-	int in[2], out[2];
-	if (pipe2(in, O_CLOEXEC) < 0) {
-		*cause = xasprintf("pipe: %s", strerror(errno));
-		return -errno;
-	}
-	if (pipe2(out, O_CLOEXEC) < 0) {
-		int e = errno;
-		close(in[0]);
-		close(in[1]);
-		*cause = xasprintf("pipe: %s", strerror(e));
-		return -e;
-	}
-	/*
-	 * posix_spawn (a vfork: the caller's loop waits for an exec, not for a
-	 * copy of its memory, which grows with its panes), in its own session;
-	 * keeper_main forks once more at once, so that the keeper is not the
-	 * session's leader, and that first child is reaped once the keeper
-	 * answers (reap).
-	 */
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-	posix_spawnattr_t at;
-	posix_spawnattr_init(&at);
-	sigset_t none;
-	sigemptyset(&none);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK);
-	char *argv[] = {(char *)self_exe, "__keeper", NULL};
-	pid_t pid;
-	int e = posix_spawn(&pid, self_exe, &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	close(in[0]);
-	close(out[1]);
-	if (e != 0) {
-		close(in[1]);
-		close(out[0]);
-		*cause = xasprintf("cannot run %s: %s", self_exe, strerror(e));
-		return -e;
-	}
-	*first = pid;
-	const char *s = json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN);
-	/* A keeper that died first costs an EPIPE (callers ignore SIGPIPE); its answer says so. */
-	(void)fd_write_all(in[1], s, strlen(s));
-	close(in[1]);
-	return out[0];
-}
-
-/* The keeper's first process: it forks the keeper and goes at once. */
-static void reap(pid_t first)
-{
-	while (waitpid(first, NULL, 0) < 0 && errno == EINTR)
-		;
-}
-
-/* The answer so far: 1 "ok", 0 more to come, -ECHILD with *cause: why not. */
-static int answer(const struct buf *ans, bool ended, char **cause)
-{
-	if (ans->len >= 3 && !memcmp(ans->data, "ok\n", 3))
-		return 1;
-	const char *nl = ans->data ? memchr(ans->data, '\n', ans->len) : NULL;
-	if (nl == NULL && !ended)
-		return 0;
-	*cause = ans->len ? xstrndup(ans->data, nl ? (size_t)(nl - ans->data) : ans->len)
-			  : xstrdup("the keeper died as it started");
-	return -ECHILD;
-}
-
-int keeper_start(const char *self_exe, json_object *spec, char **cause)
-{
-	pid_t first;
-	int fd = spawn(self_exe, spec, &first, cause);
-	if (fd < 0)
-		return fd;
-	struct buf ans = {0};
-	uint64_t deadline = now_ms() + START_TIMEOUT_MS;
-	int rc = 0;
-	while (rc == 0) {
-		struct pollfd pf = {.fd = fd, .events = POLLIN};
-		int left = (int)(deadline - WRX_MIN(now_ms(), deadline));
-		int r = poll(&pf, 1, left);
-		if (r < 0 && errno == EINTR)
-			continue;
-		char b[512];
-		ssize_t n = r > 0 ? read(fd, b, sizeof b) : 0;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n > 0)
-			buf_add(&ans, b, (size_t)n);
-		rc = answer(&ans, n <= 0, cause);
-	}
-	close(fd);
-	buf_free(&ans);
-	reap(first);
-	return rc < 0 ? rc : 0;
-}
-
-/* ---- the same on a loop ---- */
-
-struct start {
-	uv_pipe_t out;
-	uv_timer_t timer;
-	struct buf ans;
-	keeper_started_fn *done;
-	void *arg;
-	pid_t first; /* reaped at the end */
-	int open;    /* handles not closed yet */
-};
-
-static void start_closed(uv_handle_t *h)
-{
-	struct start *st = h->data;
-	if (--st->open == 0) {
-		buf_free(&st->ans);
-		free(st);
-	}
-}
-
-static void start_end(struct start *st, int rc, const char *cause)
-{
-	reap(st->first);
-	if (st->done)
-		st->done(st->arg, rc, cause);
-	st->done = NULL;
-	uv_close((uv_handle_t *)&st->out, start_closed);
-	uv_close((uv_handle_t *)&st->timer, start_closed);
-}
-
-static void start_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
-{
-	struct start *st = h->data;
-	(void)want;
-	keeper_read_room(&st->ans, 512, b);
-}
-
-static void start_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
-{
-	struct start *st = s->data;
-	(void)b;
-	if (st->done == NULL)
-		return;
-	if (n > 0)
-		st->ans.len += (size_t)n;
-	char *cause = NULL;
-	int rc = n == 0 ? 0 : answer(&st->ans, n < 0, &cause);
-	if (rc != 0) {
-		uv_read_stop(s);
-		start_end(st, rc < 0 ? rc : 0, cause);
-	}
-	free(cause);
-}
-
-static void start_timeout(uv_timer_t *t)
-{
-	struct start *st = t->data;
-	uv_read_stop((uv_stream_t *)&st->out);
-	start_end(st, -ETIMEDOUT, "the keeper did not start in time");
-}
-
-int keeper_start_async(uv_loop_t *loop, const char *self_exe, json_object *spec,
-		       keeper_started_fn *done, void *arg, char **cause)
-{
-	pid_t first;
-	int fd = spawn(self_exe, spec, &first, cause);
-	if (fd < 0)
-		return fd;
-	struct start *st = xcalloc(1, sizeof *st);
-	st->first = first;
-	st->done = done;
-	st->arg = arg;
-	uv_pipe_init(loop, &st->out, 0);
-	uv_timer_init(loop, &st->timer);
-	st->out.data = st->timer.data = st;
-	st->open = 2;
-	int rc = uv_pipe_open(&st->out, fd);
-	if (rc == 0)
-		rc = uv_read_start((uv_stream_t *)&st->out, start_alloc, start_read);
-	if (rc < 0) {
-		*cause = xasprintf("the keeper's answer: %s", uv_strerror(rc));
-		st->done = NULL;
-		reap(first);
-		uv_close((uv_handle_t *)&st->out, start_closed);
-		uv_close((uv_handle_t *)&st->timer, start_closed);
-		return rc;
-	}
-	uv_timer_start(&st->timer, start_timeout, START_TIMEOUT_MS, 0);
 	return 0;
 }

@@ -32,11 +32,22 @@ int keeper_start(const char *self_exe, json_object *spec, char **cause); /* SIGP
 /*
  * The same without waiting: done(arg, 0 or -errno, why) is called once,
  * on the loop, when the keeper listens or failed; or, now, -errno with
- * *cause and done never called. The loop's stall: a fork and a pipe write.
+ * *cause and done never called. The loop's stall: a send to the spawner
+ * (or without one, a vfork and a pipe write).
  */
 typedef void keeper_started_fn(void *arg, int rc, const char *cause);
 int keeper_start_async(uv_loop_t *loop, const char *self_exe, json_object *spec,
 		       keeper_started_fn *done, void *arg, char **cause);
+
+/*
+ * A spawner for this process's loop (start.c): keeper_start_async then
+ * asks it, and the loop never waits for a fork. 0 or -errno (starts then
+ * spawn on the loop, as without one). Stop ends it.
+ */
+int keeper_spawner_start(uv_loop_t *loop, const char *self_exe);
+void keeper_spawner_stop(void);
+/* `workrex __spawner`: that process, its socket on fd 3. */
+int keeper_spawner_main(const char *self_exe);
 
 /* `workrex __keeper`: the keeper itself, its spec on stdin. */
 int keeper_main(void);

@@ -35,15 +35,18 @@ start() {
 	tm set -g status off
 }
 
-# keepers [VAR=VALUE]: the pids of this test's keepers (started under its
-# XDG_RUNTIME_DIR), or of those whose environment has VAR=VALUE.
-keepers() {
-	local p mark=${1:-XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR}
-	for p in $(pgrep -f -- '__keeper$' || true); do
+# ours PATTERN [VAR=VALUE]: pids of the processes pgrep -f finds whose
+# environment has VAR=VALUE (default: this test's XDG_RUNTIME_DIR).
+ours() {
+	local p mark=${2:-XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR}
+	for p in $(pgrep -f -- "$1" || true); do
 		tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qxF "$mark" && echo "$p"
 	done
 	return 0
 }
+# keepers [VAR=VALUE]: the pids of this test's keepers (started under its
+# XDG_RUNTIME_DIR), or of those whose environment has VAR=VALUE.
+keepers() { ours '__keeper$' "${1:-}"; }
 # nkeepers N [VAR=VALUE]: exactly N of them run now (for until_ok).
 nkeepers() { [ "$(keepers "${2:-}" | wc -l)" -eq "$1" ]; }
 # end_keepers [VAR=VALUE]: end them (a killed tmux only detaches workrex) and wait until they went.

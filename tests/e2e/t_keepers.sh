@@ -194,6 +194,38 @@ t_one_keeper_dies() {
 	workrex_pid >/dev/null
 }
 
+# A dashboard spawns its keepers through a process of its own (the loop never
+# waits for a fork); killed, it is not missed; it ends with the dashboard.
+t_spawner() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 120 36
+	wait_for 'C-b \? help'
+	[ "$(ours '__spawner$' | wc -l)" -eq 1 ]
+	wrx add one >/dev/null
+	wait_for '^ +[0-9] one'
+	until_ok 10 nkeepers 3
+	kill -9 "$(ours '__spawner$')"
+	wrx add two >/dev/null
+	wait_for '^ +[0-9] two'
+	until_ok 10 nkeepers 5
+	prefix 3
+	type_line 'echo spawned-$((40+2))'
+	wait_for '│spawned-42'
+	workrex_pid >/dev/null
+	grep -q 'keeper spawner: it ended' "$XDG_STATE_HOME/workrex/workrex.log"
+	# A new dashboard, a new spawner; its end ends it.
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	restart_elsewhere
+	wait_for 'C-b \? help'
+	until_ok 5 test "$(ours '__spawner$' | wc -l)" -eq 1
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	until_ok 10 test -z "$(ours '__spawner$')"
+}
+
 # close, remove and merge end the agents' keepers; nothing is left but the home shell's.
 t_no_keeper_leaks() {
 	make_repo
@@ -463,4 +495,5 @@ run_test "keepers of a vanished agent are ended; shutdown ends the rest, asking 
 run_test "a keeper's socket: a client that never reads, unknown and broken frames, another user" t_keeper_socket_abuse
 run_test "a program that ended with no dashboard keeps its status until its pane is closed" t_exit_kept
 run_test "kill -9 of one keeper ends one pane; the rest goes on" t_one_keeper_dies
+run_test "keepers spawned off the loop; a killed spawner is not missed; it ends with the dashboard" t_spawner
 run_test "close, remove and merge end their keepers, with or without a dashboard" t_no_keeper_leaks

@@ -1,0 +1,475 @@
+/*
+ * start.c - starting a keeper: `workrex __keeper` spawned with its spec,
+ * and its answer heard, waiting (keeper_start) or on a loop
+ * (keeper_start_async); and the spawner that does the spawning for a
+ * loop, so that the loop never waits for a process.
+ */
+#include "keeper.h"
+
+#include "../util/log.h"
+#include "../util/util.h"
+#include "proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* How long a keeper has to listen and run its program. */
+#define START_TIMEOUT_MS 10000
+
+/*
+ * Run `workrex __keeper` detached (its own session, then a child of that)
+ * with spec on its stdin: the read end of its answer pipe, or -errno with
+ * *cause; *first is the process to reap once it answers.
+ */
+static int spawn(const char *self_exe, json_object *spec, pid_t *first, char **cause)
+{
+	int in[2], out[2];
+	if (pipe2(in, O_CLOEXEC) < 0) {
+		*cause = xasprintf("pipe: %s", strerror(errno));
+		return -errno;
+	}
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		int e = errno;
+		close(in[0]);
+		close(in[1]);
+		*cause = xasprintf("pipe: %s", strerror(e));
+		return -e;
+	}
+	/*
+	 * posix_spawn (a vfork: the caller's loop waits for an exec, not for a
+	 * copy of its memory, which grows with its panes), in its own session;
+	 * keeper_main forks once more at once, so that the keeper is not the
+	 * session's leader, and that first child is reaped once the keeper
+	 * answers (reap).
+	 */
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	posix_spawnattr_t at;
+	posix_spawnattr_init(&at);
+	sigset_t none;
+	sigemptyset(&none);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK);
+	char *argv[] = {(char *)self_exe, "__keeper", NULL};
+	pid_t pid;
+	int e = posix_spawn(&pid, self_exe, &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(in[0]);
+	close(out[1]);
+	if (e != 0) {
+		close(in[1]);
+		close(out[0]);
+		*cause = xasprintf("cannot run %s: %s", self_exe, strerror(e));
+		return -e;
+	}
+	*first = pid;
+	const char *s = json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN);
+	/* A keeper that died first costs an EPIPE (callers ignore SIGPIPE); its answer says so. */
+	(void)fd_write_all(in[1], s, strlen(s));
+	close(in[1]);
+	return out[0];
+}
+
+/* The keeper's first process: it forks the keeper and goes at once. */
+static void reap(pid_t first)
+{
+	while (first > 0 && waitpid(first, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* The answer so far: 1 "ok", 0 more to come, -ECHILD with *cause: why not. */
+static int answer(const struct buf *ans, bool ended, char **cause)
+{
+	if (ans->len >= 3 && !memcmp(ans->data, "ok\n", 3))
+		return 1;
+	const char *nl = ans->data ? memchr(ans->data, '\n', ans->len) : NULL;
+	if (nl == NULL && !ended)
+		return 0;
+	*cause = ans->len ? xstrndup(ans->data, nl ? (size_t)(nl - ans->data) : ans->len)
+			  : xstrdup("the keeper died as it started");
+	return -ECHILD;
+}
+
+int keeper_start(const char *self_exe, json_object *spec, char **cause)
+{
+	pid_t first;
+	int fd = spawn(self_exe, spec, &first, cause);
+	if (fd < 0)
+		return fd;
+	struct buf ans = {0};
+	uint64_t deadline = now_ms() + START_TIMEOUT_MS;
+	int rc = 0;
+	while (rc == 0) {
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
+		int left = (int)(deadline - WRX_MIN(now_ms(), deadline));
+		int r = poll(&pf, 1, left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		char b[512];
+		ssize_t n = r > 0 ? read(fd, b, sizeof b) : 0;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0)
+			buf_add(&ans, b, (size_t)n);
+		rc = answer(&ans, n <= 0, cause);
+	}
+	close(fd);
+	buf_free(&ans);
+	reap(first);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- the same on a loop ---- */
+
+struct start {
+	uv_pipe_t out;
+	uv_timer_t timer;
+	struct buf ans;
+	keeper_started_fn *done;
+	void *arg;
+	pid_t first; /* reaped at the end (0: the spawner's child, not ours) */
+	int open;    /* handles not closed yet */
+	bool queued; /* the spawner's answer, with the pipe, is still to come */
+	struct start *next;
+};
+
+static void start_free(struct start *st)
+{
+	if (st->open == 0 && !st->queued) {
+		buf_free(&st->ans);
+		free(st);
+	}
+}
+
+static void start_closed(uv_handle_t *h)
+{
+	struct start *st = h->data;
+	st->open--;
+	start_free(st);
+}
+
+static void start_end(struct start *st, int rc, const char *cause)
+{
+	reap(st->first);
+	if (st->done)
+		st->done(st->arg, rc, cause);
+	st->done = NULL;
+	uv_close((uv_handle_t *)&st->out, start_closed);
+	uv_close((uv_handle_t *)&st->timer, start_closed);
+}
+
+static void start_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
+{
+	struct start *st = h->data;
+	(void)want;
+	keeper_read_room(&st->ans, 512, b);
+}
+
+static void start_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+	struct start *st = s->data;
+	(void)b;
+	if (st->done == NULL)
+		return;
+	if (n > 0)
+		st->ans.len += (size_t)n;
+	char *cause = NULL;
+	int rc = n == 0 ? 0 : answer(&st->ans, n < 0, &cause);
+	if (rc != 0) {
+		uv_read_stop(s);
+		start_end(st, rc < 0 ? rc : 0, cause);
+	}
+	free(cause);
+}
+
+static void start_timeout(uv_timer_t *t)
+{
+	struct start *st = t->data;
+	uv_read_stop((uv_stream_t *)&st->out);
+	start_end(st, -ETIMEDOUT, "the keeper did not start in time");
+}
+
+/* The answer pipe fd of st, on the loop: 0, or -errno with st ended. */
+static int start_listen(struct start *st, int fd)
+{
+	int rc = uv_pipe_open(&st->out, fd);
+	if (rc == 0)
+		rc = uv_read_start((uv_stream_t *)&st->out, start_alloc, start_read);
+	if (rc < 0) {
+		close(fd);
+		char *why = xasprintf("the keeper's answer: %s", uv_strerror(rc));
+		start_end(st, rc, why);
+		free(why);
+	}
+	return rc;
+}
+
+/*
+ * The spawner: posix_spawn is a vfork, and the caller waits until the
+ * child has exec'd, 1 to 5 ms on a busy machine: a stall of the loop for
+ * every pane that opens. A dashboard's starts go through a process of its
+ * own instead (`workrex __spawner`, started once, when the dashboard is
+ * still small): the loop sends it the spec on a socket; it spawns the
+ * keeper, writes the spec to it, sends back the answer pipe (SCM_RIGHTS)
+ * and reaps the first process. Answers come in the order asked.
+ */
+#define SPAWN_SPEC_MAX (128 * 1024)
+
+struct spawner {
+	uv_poll_t poll;
+	int fd; /* ours: SOCK_SEQPACKET, non-blocking */
+	pid_t pid;
+	struct start *first, *last; /* waiting for their pipes, oldest first */
+};
+static struct spawner *spawner; /* one loop per process: the dashboard's */
+
+/* What the spawner says: i32 0 or -errno, then (on an error) why. */
+struct said {
+	int32_t rc;
+	char why[256];
+};
+
+static struct start *dequeue(void)
+{
+	struct start *st = spawner->first;
+	if (st) {
+		spawner->first = st->next;
+		if (spawner->first == NULL)
+			spawner->last = NULL;
+		st->queued = false;
+	}
+	return st;
+}
+
+static void spawner_gone(const char *why);
+
+static void on_spawner(uv_poll_t *h, int status, int events)
+{
+	(void)h;
+	(void)events;
+	for (;;) {
+		struct said said = {0};
+		char ctl[CMSG_SPACE(sizeof(int))];
+		struct iovec iov = {.iov_base = &said, .iov_len = sizeof said - 1};
+		struct msghdr m = {.msg_iov = &iov,
+				   .msg_iovlen = 1,
+				   .msg_control = ctl,
+				   .msg_controllen = sizeof ctl};
+		ssize_t n = status < 0 ? -1 : recvmsg(spawner->fd, &m, MSG_CMSG_CLOEXEC);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n < (ssize_t)sizeof said.rc) {
+			spawner_gone(n < 0 ? strerror(errno) : "it ended");
+			return;
+		}
+		int fd = -1;
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(c), sizeof fd);
+		struct start *st = dequeue();
+		if (st == NULL || st->done == NULL) {
+			/* Asked for nothing, or timed out meanwhile: its keeper ends unheard. */
+			if (fd >= 0)
+				close(fd);
+			if (st)
+				start_free(st);
+			continue;
+		}
+		if (said.rc == 0 && fd >= 0)
+			start_listen(st, fd);
+		else
+			start_end(st, said.rc ? said.rc : -EPROTO,
+				  said.why[0] ? said.why : "no pipe");
+	}
+}
+
+static void spawner_closed(uv_handle_t *h)
+{
+	free(h->data);
+}
+
+/* The spawner went: those that wait fail; the next starts spawn on the loop. */
+static void spawner_gone(const char *why)
+{
+	struct spawner *sp = spawner;
+	log_msg("keeper spawner: %s; keepers are spawned by the dashboard itself now", why);
+	char *cause = xasprintf("the keeper spawner went (%s)", why);
+	struct start *st;
+	while ((st = dequeue()) != NULL) {
+		if (st->done)
+			start_end(st, -EPIPE, cause);
+		else
+			start_free(st);
+	}
+	free(cause);
+	spawner = NULL;
+	uv_poll_stop(&sp->poll);
+	close(sp->fd);
+	reap(sp->pid);
+	uv_close((uv_handle_t *)&sp->poll, spawner_closed);
+}
+
+int keeper_spawner_start(uv_loop_t *loop, const char *self_exe)
+{
+	if (spawner)
+		return 0;
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
+	char *argv[] = {(char *)self_exe, "__spawner", NULL};
+	pid_t pid;
+	int e = posix_spawn(&pid, self_exe, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(sv[1]);
+	if (e != 0) {
+		close(sv[0]);
+		return -e;
+	}
+	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+	struct spawner *sp = xcalloc(1, sizeof *sp);
+	sp->fd = sv[0];
+	sp->pid = pid;
+	uv_poll_init(loop, &sp->poll, sp->fd);
+	sp->poll.data = sp;
+	uv_poll_start(&sp->poll, UV_READABLE | UV_DISCONNECT, on_spawner);
+	/* It never keeps the loop running by itself. */
+	uv_unref((uv_handle_t *)&sp->poll);
+	spawner = sp;
+	return 0;
+}
+
+void keeper_spawner_stop(void)
+{
+	if (spawner == NULL)
+		return;
+	spawner_gone("the dashboard ends");
+}
+
+/* Ask the spawner for st's keeper: 0, or -errno when it cannot take it (spawn here). */
+static int ask_spawner(struct start *st, json_object *spec)
+{
+	const char *s = json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN);
+	size_t len = strlen(s);
+	if (spawner == NULL || len > SPAWN_SPEC_MAX)
+		return -EMSGSIZE;
+	/* A request is a few KB, the socket's room some hundreds: a full one is a spawner stuck. */
+	if (send(spawner->fd, s, len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len)
+		return -errno;
+	st->queued = true;
+	if (spawner->last)
+		spawner->last->next = st;
+	else
+		spawner->first = st;
+	spawner->last = st;
+	return 0;
+}
+
+int keeper_start_async(uv_loop_t *loop, const char *self_exe, json_object *spec,
+		       keeper_started_fn *done, void *arg, char **cause)
+{
+	struct start *st = xcalloc(1, sizeof *st);
+	st->done = done;
+	st->arg = arg;
+	uv_pipe_init(loop, &st->out, 0);
+	uv_timer_init(loop, &st->timer);
+	st->out.data = st->timer.data = st;
+	st->open = 2;
+	uv_timer_start(&st->timer, start_timeout, START_TIMEOUT_MS, 0);
+	if (ask_spawner(st, spec) == 0)
+		return 0;
+	int fd = spawn(self_exe, spec, &st->first, cause);
+	if (fd < 0) {
+		st->done = NULL;
+		uv_close((uv_handle_t *)&st->out, start_closed);
+		uv_close((uv_handle_t *)&st->timer, start_closed);
+		return fd;
+	}
+	st->done = NULL; /* an error now is told to the caller, not to done */
+	int rc = uv_pipe_open(&st->out, fd);
+	if (rc == 0)
+		rc = uv_read_start((uv_stream_t *)&st->out, start_alloc, start_read);
+	if (rc < 0) {
+		*cause = xasprintf("the keeper's answer: %s", uv_strerror(rc));
+		start_end(st, rc, NULL);
+		return rc;
+	}
+	st->done = done;
+	return 0;
+}
+
+/*
+ * `workrex __spawner`: its socket on fd 3. Each message a spec; for each,
+ * the keeper spawned and its answer pipe sent back, until the socket ends.
+ */
+int keeper_spawner_main(const char *self_exe)
+{
+	signal(SIGHUP, SIG_IGN); /* the dashboard's terminal hanging up detaches it */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	char *buf = xmalloc(SPAWN_SPEC_MAX + 1);
+	for (;;) {
+		ssize_t n = recv(3, buf, SPAWN_SPEC_MAX + 1, MSG_TRUNC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		struct said said = {0};
+		char *cause = NULL;
+		json_object *spec = NULL;
+		int fd = -1;
+		pid_t first = 0;
+		if (n > SPAWN_SPEC_MAX) {
+			said.rc = -EMSGSIZE;
+			cause = xstrdup("its spec is too large");
+		} else {
+			buf[n] = '\0';
+			spec = json_tokener_parse(buf);
+			explicit_bzero(buf, (size_t)n);
+			fd = spec ? spawn(self_exe, spec, &first, &cause) : -EINVAL;
+			said.rc = fd < 0 ? fd : 0;
+		}
+		json_object_put(spec);
+		if (said.rc < 0)
+			snprintf(said.why, sizeof said.why, "%s",
+				 cause ? cause : "a malformed spec");
+		free(cause);
+		char ctl[CMSG_SPACE(sizeof(int))] = {0};
+		struct iovec iov = {.iov_base = &said, .iov_len = sizeof said};
+		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+		if (fd >= 0) {
+			m.msg_control = ctl;
+			m.msg_controllen = sizeof ctl;
+			struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+			c->cmsg_level = SOL_SOCKET;
+			c->cmsg_type = SCM_RIGHTS;
+			c->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(c), &fd, sizeof fd);
+		}
+		while (sendmsg(3, &m, MSG_NOSIGNAL) < 0 && errno == EINTR)
+			;
+		if (fd >= 0)
+			close(fd);
+		reap(first);
+	}
+	free(buf);
+	return 0;
+}
