@@ -91,15 +91,12 @@ t_focus_and_mouse() {
 	type_line "$here/key_echo.py $E2E_TMP/wrx.log"
 	wait_for '│key-echo ready'
 	local n
-	n=$(lines "$E2E_TMP/wrx.log")
+	# Each as a line of its own, waited for (not a count of lines); the log
+	# is shown when one never comes.
 	tm send-keys -l $'\e[O'
-	until_ok 5 grown "$E2E_TMP/wrx.log" "$n"
-	sleep 0.2
-	n=$(lines "$E2E_TMP/wrx.log")
+	until_ok 5 grep -qx 1b5b4f "$E2E_TMP/wrx.log" || { cat "$E2E_TMP/wrx.log" >&2; false; }
 	tm send-keys -l $'\e[I'
-	until_ok 5 grown "$E2E_TMP/wrx.log" "$n"
-	grep -qx 1b5b4f "$E2E_TMP/wrx.log"
-	grep -qx 1b5b49 "$E2E_TMP/wrx.log"
+	until_ok 5 grep -qx 1b5b49 "$E2E_TMP/wrx.log" || { cat "$E2E_TMP/wrx.log" >&2; false; }
 	# A click (X10 from the outer terminal) reaches it as SGR press and release.
 	n=$(lines "$E2E_TMP/wrx.log")
 	tm send-keys -l $'\e[M @+'
