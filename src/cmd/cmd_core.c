@@ -173,8 +173,11 @@ int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **
 	uv_loop_t loop;
 	uv_loop_init(&loop);
 	struct wrx w;
-	struct wrx_opts o = {
-		.cwd = ctx->cwd, .config_file = ctx->config_file, .keepers = true, .helper = true};
+	struct wrx_opts o = {.cwd = ctx->cwd,
+			     .config_file = ctx->config_file,
+			     .keepers = true,
+			     .helper = true,
+			     .repo = ctx->repo};
 	/* A request about one agent: its keepers only, not every one of the project's. */
 	json_object *v;
 	if (req && json_object_object_get_ex(req, "handle", &v) &&

@@ -300,8 +300,8 @@ int cmd_remote_add(struct cmd_ctx *ctx, const struct add_opts *o, const char *ho
 		return rc;
 	}
 	/* The branch's commits: its own if it exists here, else the base's. */
-	char *base =
-		o->base ? xstrdup(o->base) : repo_branch_at(o->cwd ? o->cwd : repo_root(ctx->repo));
+	char *base = o->base ? xstrdup(o->base)
+			     : repo_branch_at(ctx->repo, o->cwd ? o->cwd : repo_root(ctx->repo));
 	if (base == NULL)
 		base = repo_head_branch(ctx->repo);
 	bool exists = repo_branch_exists(ctx->repo, o->branch);

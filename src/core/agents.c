@@ -19,9 +19,9 @@
 
 void agents_load(struct wrx *w)
 {
-	struct repo *r = NULL;
+	struct repo *r = w->repo;
 	char *cause = NULL;
-	if (repo_open(w->root, &r, &cause) < 0) {
+	if (r == NULL && repo_open(w->root, &r, &cause) < 0) {
 		free(cause);
 		return;
 	}
@@ -64,7 +64,8 @@ void agents_load(struct wrx *w)
 		wrx_message(w, true, "listing agents: %s", cause);
 		free(cause);
 	}
-	repo_free(r);
+	if (r != w->repo)
+		repo_free(r);
 }
 
 /*

@@ -238,15 +238,18 @@ int wrx_open(struct wrx *w, uv_loop_t *loop, const struct wrx_opts *o,
 		*cause = xasprintf("cannot read the current directory: %s", strerror(errno));
 		return -errno;
 	}
-	struct repo *repo = NULL;
+	/* A command's core reads the repository its command opened: git opened once. */
+	struct repo *repo = o->repo;
 	char *why = NULL;
-	if (repo_open(w->cwd, &repo, &why) == 0) {
+	if (repo || repo_open(w->cwd, &repo, &why) == 0) {
 		w->root = xstrdup(repo_root(repo));
 		w->gitdir = xstrdup(repo_gitdir(repo));
 		w->git_name = repo_config_get(repo, "user.name");
 		w->git_email = repo_config_get(repo, "user.email");
 		w->in_repo = true;
-		repo_free(repo);
+		w->repo = o->repo;
+		if (repo != o->repo)
+			repo_free(repo);
 	} else {
 		free(why);
 		w->root = xstrdup(w->cwd);

@@ -61,6 +61,8 @@ struct wrx_hooks {
 	void (*trust)(void *ui);          /* the project's config may now ask to be trusted */
 };
 
+struct repo;
+
 struct wrx {
 	uv_loop_t *loop;
 	struct session *s;
@@ -69,7 +71,8 @@ struct wrx {
 	char *root;        /* owned: the repository's main worktree, or cwd outside git */
 	char *config_file; /* owned: --config, or NULL */
 	bool in_repo;
-	char *self_exe; /* owned: this binary, for the verbs that run as a child */
+	struct repo *repo; /* borrowed: the command's repository (wrx_opts), or NULL */
+	char *self_exe;    /* owned: this binary, for the verbs that run as a child */
 	struct rpc_server *rpc;
 	char *sock_path; /* owned: the control socket, also agents' RPC socket */
 	/* For sandboxes, read once at start (sandbox.c): */
@@ -107,7 +110,8 @@ struct wrx_opts {
 	const char *self_exe;    /* NULL: this process's binary */
 	bool keepers;            /* panes run in keepers (host.c), self_exe being workrex */
 	bool helper;             /* with keepers: a command's core, not the dashboard (host.c) */
-	const char *only; /* a helper for this agent's request: its record and keepers only */
+	const char *only;  /* a helper for this agent's request: its record and keepers only */
+	struct repo *repo; /* the command's, open already (borrowed), or NULL: opened here */
 };
 
 /*

@@ -52,7 +52,7 @@ bool repo_remote_branch_exists(const struct repo *r, const char *name);
 /* Is name a valid new branch name (git check-ref-format --branch)? */
 bool repo_branch_name_valid(const char *name);
 /* The branch checked out in the worktree around dir; caller frees; NULL if none. */
-char *repo_branch_at(const char *dir);
+char *repo_branch_at(const struct repo *r, const char *dir);
 /* The commit refs/heads/branch points at, in hex; NULL if none. Caller frees. */
 char *repo_branch_tip(const struct repo *r, const char *branch);
 /* Does the repository hold the object named hex (40 or 64 hex digits)? */

@@ -68,10 +68,14 @@ int repo_open(const char *dir, struct repo **out, char **cause)
 		*cause = xstrdup("a bare repository has no worktree to work in");
 		return -EINVAL;
 	}
-	/* From a linked worktree, go to the main one. */
+	/* From a linked worktree, go to the main one (each open reads the config again). */
 	char *common = strip_slash(git_repository_commondir(g));
-	git_repository_free(g);
-	if (git_repository_open(&g, common) < 0) {
+	char *here = strip_slash(git_repository_path(g));
+	bool linked = strcmp(here, common) != 0;
+	free(here);
+	if (linked)
+		git_repository_free(g);
+	if (linked && git_repository_open(&g, common) < 0) {
 		*cause = git_cause("cannot open the main repository");
 		free(common);
 		return -EIO;
@@ -144,18 +148,29 @@ bool repo_branch_name_valid(const char *name)
 	return name && name[0] != '-' && git_branch_name_is_valid(&valid, name) == 0 && valid;
 }
 
-char *repo_branch_at(const char *dir)
+char *repo_branch_at(const struct repo *r, const char *dir)
 {
+	/* dir's worktree by its git dir: r's own, or one of its linked ones, read through r. */
+	git_buf found = {0};
+	char *gd =
+		git_repository_discover(&found, dir, 0, NULL) == 0 ? strip_slash(found.ptr) : NULL;
+	git_buf_dispose(&found);
+	size_t n = strlen(r->gitdir);
 	git_repository *g = NULL;
-	if (git_repository_open_ext(&g, dir, 0, NULL) < 0)
-		return NULL;
-	char *name = NULL;
 	git_reference *head = NULL;
-	if (git_repository_head(&head, g) == 0) {
-		if (git_reference_is_branch(head))
-			name = xstrdup(git_reference_shorthand(head));
-		git_reference_free(head);
-	}
+	int rc;
+	if (gd && strcmp(gd, r->gitdir) == 0)
+		rc = git_repository_head(&head, r->git);
+	else if (gd && strncmp(gd, r->gitdir, n) == 0 && strncmp(gd + n, "/worktrees/", 11) == 0)
+		rc = git_repository_head_for_worktree(&head, r->git, gd + n + 11);
+	else
+		rc = git_repository_open_ext(&g, dir, 0, NULL) == 0 ? git_repository_head(&head, g)
+								    : -1;
+	free(gd);
+	char *name = NULL;
+	if (rc == 0 && git_reference_is_branch(head))
+		name = xstrdup(git_reference_shorthand(head));
+	git_reference_free(head);
 	git_repository_free(g);
 	return name;
 }

@@ -508,7 +508,7 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 	}
 
 	private_forget(r, handle); /* a sandbox's git dir from an agent of the same name before */
-	char *base = o->base ? xstrdup(o->base) : repo_branch_at(o->cwd ? o->cwd : repo_root(r));
+	char *base = o->base ? xstrdup(o->base) : repo_branch_at(r, o->cwd ? o->cwd : repo_root(r));
 	if (base == NULL)
 		base = repo_head_branch(r);
 	struct buf err = {0};

@@ -140,6 +140,36 @@ static void test_handles(void **state)
 	assert_false(handle_valid("x\ny"));
 }
 
+/* No --base: the branch of the worktree add runs in, an agent's as the main one's. */
+static void test_base_is_where_add_runs(void **state)
+{
+	struct fx *f = *state;
+	struct agent_rec a = add(f, "first");
+	commit_in(&a, "a.txt", "from first");
+	char *sub = xasprintf("%s/sub", a.path);
+	assert_int_equal(sh("mkdir -p %s", sub), 0);
+	struct add_opts o = {.branch = "second", .cwd = sub};
+	struct agent_rec b;
+	char *cause = NULL;
+	if (worktree_add(f->r, &f->c, &o, &b, &cause) < 0)
+		fail_msg("add second: %s", cause);
+	assert_string_equal(b.base, "first");
+	char *file = out("cat %s/a.txt", b.path);
+	assert_string_equal(file, "from first");
+	/* Its HEAD detached: no branch to start from, the main worktree's instead. */
+	assert_int_equal(sh("git -C %s checkout -q --detach", a.path), 0);
+	struct add_opts d = {.branch = "third", .cwd = a.path};
+	struct agent_rec c;
+	if (worktree_add(f->r, &f->c, &d, &c, &cause) < 0)
+		fail_msg("add third: %s", cause);
+	assert_string_equal(c.base, "main");
+	free(file);
+	free(sub);
+	agent_rec_free(&a);
+	agent_rec_free(&b);
+	agent_rec_free(&c);
+}
+
 static void test_add_records_and_agrees_with_git(void **state)
 {
 	struct fx *f = *state;
@@ -857,6 +887,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_add_records_and_agrees_with_git, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_names_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_base_is_where_add_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_commit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_rebase, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_squash, setup, teardown),
