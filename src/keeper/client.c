@@ -450,9 +450,12 @@ int keeper_conn_open(const char *path, const char *role, char **cause)
 	int fd = rpc_connect_unix(path, cause);
 	if (fd < 0)
 		return fd;
-	/* The keeper's key, where the dashboard that started it keeps it (proto.h). */
+	/*
+	 * The keeper's key, where the dashboard that started it keeps it
+	 * (proto.h); a query needs none: it is told all but the pane's token.
+	 */
 	char key[RPC_TOKEN_LEN + 1];
-	char *hello = keeper_key_read(path, key) == 0
+	char *hello = strcmp(role, "query") != 0 && keeper_key_read(path, key) == 0
 			      ? xasprintf("{\"version\":%d,\"role\":\"%s\",\"key\":\"%s\"}",
 					  KEEPER_VERSION, role, key)
 			      : xasprintf("{\"version\":%d,\"role\":\"%s\"}", KEEPER_VERSION, role);
