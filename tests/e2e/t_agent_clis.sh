@@ -213,8 +213,13 @@ t_gemini_by_keyboard() {
 	keys Up
 	wait_for '● 1\. Trust folder \(gm\)'
 	keys Enter
+	# It restarts itself to apply the trust: what is typed before the new
+	# one reads its terminal is lost (a CI run typed into the old one).
+	wait_for 'restarting to apply the trust changes' 30
+	wait_for 'Tips for getting started' 60
 	wait_for 'Type your message' 60
 	grep -q "proj__worktrees/gm" "$HOME/.gemini/trustedFolders.json"
+	sleep 1
 	tm send-keys -l 'say hello, typed'
 	wait_for '│ > say hello, typed'
 	sleep 0.5
