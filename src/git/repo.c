@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct repo {
@@ -726,10 +727,22 @@ int repo_config_begin(const struct repo *r)
 		return 0;
 	drop_snapshot(r);
 	m->batch = local_config(r);
+	/*
+	 * Another workrex or git may hold the lock (config.lock) for a moment:
+	 * twelve adds at once did, and a write that gave up lost its record.
+	 * Waited for, up to 5 s, as git waits for a ref's lock. The reread
+	 * after it has the lock sees every record written before.
+	 */
 	if (m->batch)
 		reread(m->batch);
-	if (m->batch && git_config_lock(&m->tx, m->batch) == 0)
-		return 0;
+	for (int i = 0; m->batch && i < 500; i++) {
+		if (git_config_lock(&m->tx, m->batch) == 0) {
+			reread(m->batch);
+			return 0;
+		}
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
 	git_config_free(m->batch);
 	m->batch = NULL;
 	return -EIO;

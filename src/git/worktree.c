@@ -555,7 +555,12 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 	out->created = (long)time(NULL);
 	char created[32];
 	snprintf(created, sizeof created, "%ld", out->created);
-	repo_config_begin(r);
+	if (repo_config_begin(r) < 0) {
+		*cause = xasprintf("%s/config stayed locked (config.lock): the agent's record is "
+				   "not written",
+				   repo_gitdir(r));
+		return -EIO;
+	}
 	set_key(r, handle, "branch", out->branch);
 	set_key(r, handle, "path", out->path);
 	set_key(r, handle, "agent", out->agent);

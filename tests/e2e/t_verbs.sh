@@ -293,6 +293,31 @@ t_submodule_worktrees() {
 	(cd "$app/libs/core" && "$WORKREX" rm x >/dev/null)
 }
 
+# Twelve adds at once, a dashboard told of each: every record whole, every number its own.
+t_adds_at_once() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: sleep 1000\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 80 24
+	wait_for 'C-b \? help'
+	local i pids=()
+	for i in $(seq 1 12); do
+		wrx add "c$i" >/dev/null &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i"; done
+	[ "$(git -C "$repo" config --get-regexp '^workrex\.worktree\..*\.agent$' | wc -l)" -eq 12 ]
+	git -C "$repo" config --get-regexp '^workrex\.worktree\..*\.number$' | awk '{print $2}' |
+		sort -n | tr '\n' ' ' | grep -qx '2 3 4 5 6 7 8 9 10 11 12 13 '
+	wait_for '^ 13 c'
+	# The config held locked for a moment (by git, another add): add waits for it.
+	: >"$repo/.git/config.lock"
+	(sleep 1 && rm -f "$repo/.git/config.lock") &
+	wrx add held >/dev/null
+	[ "$(git -C "$repo" config workrex.worktree.held.number)" = 14 ]
+	git -C "$repo" config workrex.worktree.held.agent >/dev/null
+}
+
 run_test "path prints a worktree; sync-files copies and links again" t_path_and_sync_files
 run_test "in a submodule the worktrees go beside the superproject" t_submodule_worktrees
 run_test "add origin/feature: the local branch feature, tracking it" t_add_remote_branch
@@ -302,3 +327,4 @@ run_test "rebase onto main; a conflict or uncommitted work changes nothing" t_re
 run_test "init writes a commented config that loads, uncommented too" t_init
 run_test "completion scripts for bash, zsh and fish, loaded by each" t_completions
 run_test "rename: worktree, branch, dashboard; refused while it runs" t_rename
+run_test "twelve adds at once: every record whole, every number its own" t_adds_at_once
