@@ -159,9 +159,9 @@ static void remote_first(struct wrx *w, json_object *req)
 	struct agent *a = req && json_object_object_get_ex(req, "handle", &v)
 				  ? session_find_agent(w->s, json_object_get_string(v))
 				  : NULL;
-	if (a == NULL || a->remote == NULL)
+	if (a == NULL || a->remote.host == NULL)
 		return;
-	remote_attach_host(w, a->remote);
+	remote_attach_host(w, a->remote.host);
 	wrx_run_until(w, remote_settled, 30000);
 	/* The first screens come right after the hellos. */
 	wrx_run_until(w, NULL, 50);

@@ -191,12 +191,12 @@ static void confirmed(struct wrx *w, bool yes, void *arg)
 	if (c->a && session_find_agent(w->s, c->handle) == NULL)
 		c->a = NULL;
 	if (c->a)
-		c->a->merge_asked = false;
+		c->a->box.merge_asked = false;
 	if (!yes) {
 		log_msg("%s: %s: the user declined", c->handle ? c->handle : "-", c->act->name);
 		if (c->a && c->door == DOOR_AGENT)
-			c->a->declined_at = now_ms(); /* not asked again for a while */
-		c->said = true;                       /* a no needs no message */
+			c->a->box.declined_at = now_ms(); /* not asked again for a while */
+		c->said = true;                           /* a no needs no message */
 		act_fail(c, "the user declined the %s", c->act->name);
 		return;
 	}
@@ -218,7 +218,7 @@ static void ask_then(struct act_call *c, const char *question, then_fn *then)
 	    0) {
 		free(k);
 		if (c->a)
-			c->a->merge_asked = false;
+			c->a->box.merge_asked = false;
 		act_fail(c, c->door == DOOR_AGENT
 				    ? "too many questions wait for the user; ask again later"
 				    : "the user is answering another question; ask again later");
@@ -510,7 +510,7 @@ static void exec_done(void *arg, int code)
 	hostexec_cgroups_remove(&r->cgroups);
 	struct agent *a = session_find_agent(w->s, handle);
 	if (a)
-		a->host_busy = false;
+		a->box.host_busy = false;
 	exec_exit(r->c, code);
 	free(r);
 	hx_next(w, handle);
@@ -638,14 +638,14 @@ static void hx_start(struct act_call *c, char *prog)
 		.backlog = hx_backlog,
 		.exit = exec_done,
 		.arg = r};
-	c->a->host_busy = true;
+	c->a->box.host_busy = true;
 	int rc = run_stream(w->loop, &rs);
 	free(rv);
 	free(ev);
 	strlist_free(&run);
 	strlist_free(&env);
 	if (rc < 0) {
-		c->a->host_busy = false;
+		c->a->box.host_busy = false;
 		if (r->proxy)
 			proxy_close(r->proxy);
 		free(r->token);
@@ -705,7 +705,7 @@ static void do_host_exec(struct act_call *c)
 		exec_refuse(c, HOSTEXEC_NO_START, "'%s' is not installed on the host", name);
 		return;
 	}
-	if (c->a->host_busy) {
+	if (c->a->box.host_busy) {
 		/* One at a time: this one waits its turn (in order). */
 		struct act_call **p = &c->w->hx_waiting;
 		while (*p)
@@ -822,21 +822,21 @@ static struct agent *learn(struct act_call *c)
 	if (path == NULL || path[0] != '/')
 		return NULL;
 	struct agent *a = session_add_agent(s, str_arg(c, "handle"), path);
-	a->worktree = true;
+	a->git.worktree = true;
 	const char *branch = str_arg(c, "branch"), *agent = str_arg(c, "agent");
-	a->branch = branch ? xstrdup(branch) : NULL;
-	a->agent = agent ? xstrdup(agent) : NULL;
+	a->git.branch = branch ? xstrdup(branch) : NULL;
+	a->git.agent = agent ? xstrdup(agent) : NULL;
 	json_object *num = arg(c, "number");
 	if (num && json_object_is_type(num, json_type_int))
 		session_set_agent_num(s, a, json_object_get_int(num));
 	json_object *sb = arg(c, "sandbox");
 	if (sb && json_object_is_type(sb, json_type_boolean))
-		a->sandbox = json_object_get_boolean(sb);
+		a->box.wanted = json_object_get_boolean(sb);
 	const char *remote = str_arg(c, "remote");
-	a->remote = remote ? xstrdup(remote) : NULL;
+	a->remote.host = remote ? xstrdup(remote) : NULL;
 	const char *parent = str_arg(c, "parent");
-	a->parent = parent ? xstrdup(parent) : NULL;
-	a->prompt_waits = bool_arg(c, "prompt");
+	a->git.parent = parent ? xstrdup(parent) : NULL;
+	a->remote.prompt_waits = bool_arg(c, "prompt");
 	return a;
 }
 
@@ -902,7 +902,7 @@ static void open_run(struct act_call *c)
 	}
 	/* add made its sandbox's git dir a moment ago: its first pane need not. */
 	if (bool_arg(c, "git_ready"))
-		a->git_ready = true;
+		a->git.ready = true;
 	char *cause = NULL;
 	if (agents_open(c->w, a, bool_arg(c, "focus"), bool_arg(c, "continue"), &cause) < 0) {
 		act_fail(c, "%s", cause);
@@ -989,14 +989,15 @@ static void do_egress(struct act_call *c)
 	struct agent *a = c->a;
 	struct buf b = {0};
 	buf_addf(&b, "%s: %d allowed, %d refused through its proxy since this dashboard started\n",
-		 a->handle, a->egress_ok, a->egress_refused);
+		 a->handle, a->box.egress_ok, a->box.egress_refused);
 	/* Connections counted or listed say a proxy ran, whatever this dashboard holds now. */
-	if (a->proxy_token == NULL && a->negress == 0 && a->egress_ok + a->egress_refused == 0)
+	if (a->box.proxy_token == NULL && a->box.negress == 0 &&
+	    a->box.egress_ok + a->box.egress_refused == 0)
 		buf_addstr(
 			&b,
 			"(no proxy: sandbox.network.policy is not deny, or it is not sandboxed)\n");
-	for (size_t i = 0; i < a->negress; i++)
-		buf_addf(&b, "%s\n", a->egress[i]);
+	for (size_t i = 0; i < a->box.negress; i++)
+		buf_addf(&b, "%s\n", a->box.egress[i]);
 	json_object *f = json_object_new_object();
 	json_object_object_add(f, "data", json_object_new_string(b.data));
 	buf_free(&b);
@@ -1147,7 +1148,7 @@ static void merge_previewed(void *arg, int status, const char *output, const cha
 	c->a = session_find_agent(w->s, c->handle); /* NULL too once the core closed */
 	if (status != 0 || w->quitting || c->a == NULL) {
 		if (c->a)
-			c->a->merge_asked = false;
+			c->a->box.merge_asked = false;
 		if (status != 0 || w->quitting)
 			act_fail(c, "%s", *last ? last : "merge: no preview");
 		else
@@ -1165,35 +1166,35 @@ static void do_merge(struct act_call *c)
 {
 	struct wrx *w = c->w;
 	struct agent *a = c->a;
-	if (!a->worktree) {
+	if (!a->git.worktree) {
 		act_fail(c, "%s: '%s' is the main worktree", verb_name(c), c->handle);
 		return;
 	}
 	if (c->door != DOOR_AGENT) {
 		char *q = xasprintf("merge %s and remove its worktree? (y/n)",
-				    a->branch ? a->branch : a->handle);
+				    a->git.branch ? a->git.branch : a->handle);
 		confirm_then(c, q, merge_run);
 		free(q);
 		return;
 	}
-	if (a->merge_asked) {
+	if (a->box.merge_asked) {
 		act_fail(c, "a merge of this agent already waits for the user");
 		return;
 	}
-	uint64_t since = now_ms() - a->declined_at;
-	if (a->declined_at && since < DECLINED_QUIET_MS) {
+	uint64_t since = now_ms() - a->box.declined_at;
+	if (a->box.declined_at && since < DECLINED_QUIET_MS) {
 		act_fail(c,
 			 "the user declined this agent's last request %llu s ago; not asked again "
 			 "for %d s",
 			 (unsigned long long)(since / 1000), DECLINED_QUIET_MS / 1000);
 		return;
 	}
-	a->merge_asked = true;
+	a->box.merge_asked = true;
 	char *const argv[] = {w->self_exe, "merge", "--preview", "--", c->handle, NULL};
 	struct run_opts o = {.argv = argv, .cwd = w->root, .done = merge_previewed, .arg = c};
 	int rc = run_start(w->loop, &o);
 	if (rc < 0) {
-		a->merge_asked = false;
+		a->box.merge_asked = false;
 		act_fail(c, "cannot run workrex merge: %s", uv_strerror(rc));
 	}
 }
@@ -1208,7 +1209,7 @@ static void remove_run(struct act_call *c)
 
 static void do_remove(struct act_call *c)
 {
-	if (!c->a->worktree) {
+	if (!c->a->git.worktree) {
 		act_fail(c, "%s: '%s' is the main worktree", verb_name(c), c->handle);
 		return;
 	}
@@ -1350,7 +1351,7 @@ static int check_family(struct act_call *c, struct agent *caller)
 	int family = 0, spawned = 0;
 	for (int i = 0; i < session_agent_count(s); i++) {
 		struct agent *a = session_agent(s, i);
-		if (a->parent == NULL)
+		if (a->git.parent == NULL)
 			continue;
 		spawned++;
 		family += session_family_root(s, a) == root;
@@ -1384,11 +1385,11 @@ static int check_caller(struct act_call *c, struct agent *caller)
 {
 	if (c->act->flags & ACT_LIMITED) {
 		uint64_t now = now_ms();
-		if (now - caller->spawn_window >= 60000) {
-			caller->spawn_window = now;
-			caller->spawns = 0;
+		if (now - caller->box.spawn_window >= 60000) {
+			caller->box.spawn_window = now;
+			caller->box.spawns = 0;
 		}
-		if (++caller->spawns > SPAWNS_PER_MINUTE) {
+		if (++caller->box.spawns > SPAWNS_PER_MINUTE) {
 			log_msg("rpc: %s: %s refused: more than %d in a minute", caller->handle,
 				verb_name(c), SPAWNS_PER_MINUTE);
 			act_fail(c, "%s: at most %d agents a minute", verb_name(c),
@@ -1407,7 +1408,7 @@ static int check_caller(struct act_call *c, struct agent *caller)
 		act_fail(c, "an agent may only %s itself, not '%s'", verb_name(c), handle);
 		return -1;
 	}
-	if ((c->act->flags & ACT_AGENT) && !caller->worktree) {
+	if ((c->act->flags & ACT_AGENT) && !caller->git.worktree) {
 		act_fail(c, "%s: '%s' is the main worktree", verb_name(c), caller->handle);
 		return -1;
 	}
@@ -1451,7 +1452,7 @@ void actions_call_stream(struct wrx *w, const char *verb, json_object *args, enu
 			return;
 		}
 		c->sandboxed = wp->sandboxed;
-		c->remote = wp->agent->remote;
+		c->remote = wp->agent->remote.host;
 		c->caller = xstrdup(wp->agent->handle);
 		if (check_caller(c, wp->agent) < 0)
 			return;

@@ -17,6 +17,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+void agent_git_release(struct agent_git *g)
+{
+	free(g->branch);
+	free(g->agent);
+	free(g->parent);
+	memset(g, 0, sizeof *g);
+}
+
 void agents_load(struct wrx *w)
 {
 	struct repo *r = w->repo;
@@ -48,13 +56,13 @@ void agents_load(struct wrx *w)
 					continue;
 				struct agent *a = session_add_agent(w->s, as[i].handle, as[i].path);
 				session_set_agent_num(w->s, a, as[i].number);
-				a->worktree = true;
-				a->branch = as[i].branch ? xstrdup(as[i].branch) : NULL;
-				a->agent = as[i].agent ? xstrdup(as[i].agent) : NULL;
-				a->sandbox = as[i].sandbox;
-				a->remote = as[i].remote ? xstrdup(as[i].remote) : NULL;
-				a->missing = as[i].missing;
-				a->parent = as[i].parent ? xstrdup(as[i].parent) : NULL;
+				a->git.worktree = true;
+				a->git.branch = as[i].branch ? xstrdup(as[i].branch) : NULL;
+				a->git.agent = as[i].agent ? xstrdup(as[i].agent) : NULL;
+				a->box.wanted = as[i].sandbox;
+				a->remote.host = as[i].remote ? xstrdup(as[i].remote) : NULL;
+				a->git.missing = as[i].missing;
+				a->git.parent = as[i].parent ? xstrdup(as[i].parent) : NULL;
 			}
 		}
 		for (size_t i = 0; i < n; i++)
@@ -121,7 +129,7 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 			session_set_focus(w->s, session_agent_pane(w->s, a));
 		return 0;
 	}
-	if (a->missing) {
+	if (a->git.missing) {
 		*cause = xasprintf("its worktree %s is gone (deleted by hand?); workrex rm %s "
 				   "cleans up, keeping a branch with unmerged commits",
 				   a->path, a->handle);
@@ -133,15 +141,15 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 	 * Its own (add -a), else the configured one; on a server, no guess
 	 * from this machine's PATH: the configured agent, else the shell there.
 	 */
-	const char *name = a->agent    ? a->agent
-			   : a->remote ? w->cfg.agent
-				       : agentcmd_default(&w->cfg);
+	const char *name = a->git.agent     ? a->git.agent
+			   : a->remote.host ? w->cfg.agent
+					    : agentcmd_default(&w->cfg);
 	/*
 	 * A profile added to agents: a moment ago (add -a made the agent from
 	 * the file as it is now): read the files again rather than run its
 	 * name as a command.
 	 */
-	if (name && !a->remote && config_agent(&w->cfg, name) == NULL && !strchr(name, ' ') &&
+	if (name && !a->remote.host && config_agent(&w->cfg, name) == NULL && !strchr(name, ' ') &&
 	    !strchr(name, '/') && !path_has(name)) {
 		struct strlist warnings = {0};
 		char *why = NULL;
@@ -149,9 +157,9 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 			free(why);
 		strlist_free(&warnings);
 		/* The config's strings are new: the name again (an agent's own is its). */
-		name = a->agent ? a->agent : agentcmd_default(&w->cfg);
+		name = a->git.agent ? a->git.agent : agentcmd_default(&w->cfg);
 	}
-	char *prompt = a->worktree && !cont ? pending_prompt(a) : NULL;
+	char *prompt = a->git.worktree && !cont ? pending_prompt(a) : NULL;
 	/*
 	 * Continued, an agent with no way to resume would start over: its
 	 * first prompt again, or a task run twice. Its shell opens instead.
@@ -162,12 +170,12 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 			    "%s: %s cannot resume a session; its shell opened in the worktree "
 			    "(start it again there if you want)",
 			    a->handle, name);
-	if (a->remote) {
+	if (a->remote.host) {
 		free(prompt);
-		prompt = a->prompt_waits && !cont
+		prompt = a->remote.prompt_waits && !cont
 				 ? xasprintf("%s/.workrex/PROMPT-%s.md", a->path, a->handle)
 				 : NULL;
-		a->prompt_waits = false;
+		a->remote.prompt_waits = false;
 	}
 	size_t n = w->cfg.npanes ? w->cfg.npanes : 2;
 	struct pane_open *o = xcalloc(n, sizeof *o);
@@ -199,7 +207,7 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 		 * (which may set it anew: Debian's /etc/profile does) with the
 		 * workrex there first, for the agent's hooks.
 		 */
-		if (a->remote) {
+		if (a->remote.host) {
 			char *line =
 				(is_agent && name == NULL) || spec == NULL || agent_spec != is_agent
 					? xstrdup("exec \"${SHELL:-/bin/sh}\"")
@@ -210,7 +218,7 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 			free(line);
 		}
 		argv[i][0] = "/bin/sh";
-		argv[i][1] = a->remote ? "-lc" : "-c";
+		argv[i][1] = a->remote.host ? "-lc" : "-c";
 		argv[i][2] = lines[i];
 		argv[i][3] = NULL;
 		o[i].argv = argv[i];

@@ -275,8 +275,8 @@ void clipboard_stage(struct wrx *w, const struct agent *a, clipboard_done_fn *do
 	struct read *x = xcalloc(1, sizeof *x);
 	x->w = w;
 	x->worktree = xstrdup(a->path);
-	if (a->remote) {
-		x->host = xstrdup(a->remote);
+	if (a->remote.host) {
+		x->host = xstrdup(a->remote.host);
 		x->handle = xstrdup(a->handle);
 	}
 	x->done = done;

@@ -41,7 +41,7 @@ enum host_kind { HOST_PTY, HOST_HERE, HOST_THERE };
 
 static enum host_kind kind_of(const struct wrx *w, const struct wpane *wp)
 {
-	return w->keeper_dir == NULL ? HOST_PTY : wp->agent->remote ? HOST_THERE : HOST_HERE;
+	return w->keeper_dir == NULL ? HOST_PTY : wp->agent->remote.host ? HOST_THERE : HOST_HERE;
 }
 
 int host_open(struct wrx *w, char **cause)
@@ -116,7 +116,7 @@ static json_object *pane_spec(struct wrx *w, struct wpane *wp, const struct pty_
 	/* Its key, which it makes: only a client that reads it from our state directory writes. */
 	json_object_object_add(spec, "make_key", json_object_new_boolean(1));
 	/* The mark its agent's session id goes into, reported with no dashboard. */
-	char *mark = agent_pane && a->worktree ? mark_path(w, a, false) : NULL;
+	char *mark = agent_pane && a->git.worktree ? mark_path(w, a, false) : NULL;
 	if (mark)
 		json_object_object_add(spec, "mark", json_object_new_string(mark));
 	free(mark);
@@ -132,7 +132,7 @@ static json_object *pane_spec(struct wrx *w, struct wpane *wp, const struct pty_
 	 */
 	char *rs = !agent_pane      ? NULL
 		   : !wp->sandboxed ? keeper_beside(socket, "rpc")
-		   : a->rpc_dir     ? xasprintf("%s/rpc.sock", a->rpc_dir)
+		   : a->box.rpc_dir ? xasprintf("%s/rpc.sock", a->box.rpc_dir)
 				    : NULL;
 	if (rs) {
 		json_object_object_add(spec, "rpc_socket", json_object_new_string(rs));
@@ -143,7 +143,7 @@ static json_object *pane_spec(struct wrx *w, struct wpane *wp, const struct pty_
 		}
 		free(rs);
 	}
-	if (wp->sandboxed && agent_pane && a->rpc_dir && a->proxy_token)
+	if (wp->sandboxed && agent_pane && a->box.rpc_dir && a->box.proxy_token)
 		json_object_object_add(spec, "proxy", keep_proxy_spec(w, a));
 	return spec;
 }
@@ -460,7 +460,7 @@ static char *mark_path(struct wrx *w, const struct agent *a, bool create)
 
 void host_mark(struct wrx *w, const struct agent *a, bool on)
 {
-	if (!a->worktree)
+	if (!a->git.worktree)
 		return;
 	char *f = mark_path(w, a, on);
 	if (f && on) {
@@ -505,7 +505,7 @@ void host_session(struct wrx *w, struct agent *a, const char *id)
 		return;
 	free(a->session_id);
 	a->session_id = xstrdup(id);
-	if (!a->worktree || !host_kept(w))
+	if (!a->git.worktree || !host_kept(w))
 		return;
 	/* Into the mark, where there is one: a pane not yet in a keeper has none. */
 	char *f = mark_path(w, a, false);
@@ -528,8 +528,8 @@ void host_resume(struct wrx *w)
 	for (int i = 0; i < session_agent_count(w->s); i++) {
 		struct agent *a = session_agent(w->s, i);
 		/* An agent on a server: its host says, once attached (remote.c). */
-		if (!a->worktree || a->remote || a->missing || session_agent_panes(w->s, a) > 0 ||
-		    !host_marked(w, a))
+		if (!a->git.worktree || a->remote.host || a->git.missing ||
+		    session_agent_panes(w->s, a) > 0 || !host_marked(w, a))
 			continue;
 		char *cause = NULL;
 		free(a->session_id);

@@ -43,32 +43,34 @@ void wrx_egress(struct wrx *w, struct agent *a, json_object *o)
 #undef FIELD
 	uint64_t now = now_ms();
 	if (status == 200) {
-		a->egress_ok++;
+		a->box.egress_ok++;
 		log_msg("%s: proxy: %s", a->handle, line);
 	} else if (status) {
-		a->egress_refused++;
-		if (now - a->egress_said >= EGRESS_SAID_MS) {
-			if (a->egress_quiet)
+		a->box.egress_refused++;
+		if (now - a->box.egress_said >= EGRESS_SAID_MS) {
+			if (a->box.egress_quiet)
 				log_msg("%s: proxy: %lu more refused in the last second", a->handle,
-					a->egress_quiet);
+					a->box.egress_quiet);
 			log_msg("%s: proxy: %s", a->handle, line);
 			wrx_message(w, true, "%s: the proxy %s", a->handle, line);
-			if (a->egress_quiet == 0)
+			if (a->box.egress_quiet == 0)
 				wrx_relayout(w);
-			a->egress_said = now;
-			a->egress_quiet = 0;
+			a->box.egress_said = now;
+			a->box.egress_quiet = 0;
 		} else {
-			a->egress_quiet++;
+			a->box.egress_quiet++;
 		}
 	}
-	if (a->negress >= EGRESS_LINES) {
-		free(a->egress[0]);
-		memmove(a->egress, a->egress + 1, (a->negress - 1) * sizeof *a->egress);
-		a->negress--;
+	if (a->box.negress >= EGRESS_LINES) {
+		free(a->box.egress[0]);
+		memmove(a->box.egress, a->box.egress + 1,
+			(a->box.negress - 1) * sizeof *a->box.egress);
+		a->box.negress--;
 	} else {
-		a->egress = xrealloc(a->egress, (a->negress + 1) * sizeof *a->egress);
+		a->box.egress =
+			xrealloc(a->box.egress, (a->box.negress + 1) * sizeof *a->box.egress);
 	}
-	a->egress[a->negress++] = line;
+	a->box.egress[a->box.negress++] = line;
 }
 
 /* What the agent last reported, for its keeper to give the next dashboard. */
@@ -120,17 +122,17 @@ void keep_meta_apply(struct wrx *w, struct agent *a, const char *meta)
 json_object *keep_proxy_spec(struct wrx *w, struct agent *a)
 {
 	json_object *o = json_object_new_object();
-	char *sock = xasprintf("%s/" BACKEND_PROXY_SOCKET, a->rpc_dir);
+	char *sock = xasprintf("%s/" BACKEND_PROXY_SOCKET, a->box.rpc_dir);
 	json_object_object_add(o, "socket", json_object_new_string(sock));
 	free(sock);
-	json_object_object_add(o, "token", json_object_new_string(a->proxy_token));
+	json_object_object_add(o, "token", json_object_new_string(a->box.proxy_token));
 	/* A sandbox no socket reaches: TCP too, its port in a file it can read. */
 	struct backend_reach reach;
 	const struct backend *b = backend_find(w->cfg.sandbox.backend);
 	char *cause = NULL;
 	if (b && b->reach && b->reach(&w->cfg, &reach, &cause) == 0 && reach.tcp) {
 		json_object_object_add(o, "tcp_host", json_object_new_string(reach.bind));
-		char *pf = xasprintf("%s/" BACKEND_PROXY_PORT_FILE, a->rpc_dir);
+		char *pf = xasprintf("%s/" BACKEND_PROXY_PORT_FILE, a->box.rpc_dir);
 		json_object_object_add(o, "port_file", json_object_new_string(pf));
 		free(pf);
 	}

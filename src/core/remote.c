@@ -48,6 +48,12 @@
 /* __remote-up's and __remote-start's status when the host cannot be reached. */
 #define UNREACHABLE 3
 
+void remote_release(struct agent_remote *r)
+{
+	free(r->host);
+	memset(r, 0, sizeof *r);
+}
+
 struct rhost {
 	struct wrx *w;
 	char *name; /* owned */
@@ -115,7 +121,7 @@ static struct rhost *host_get(struct wrx *w, const char *name)
 
 static bool on_host(const struct wpane *wp, const struct rhost *h)
 {
-	return wp->agent->remote && strcmp(wp->agent->remote, h->name) == 0;
+	return wp->agent->remote.host && strcmp(wp->agent->remote.host, h->name) == 0;
 }
 
 static void set_link(struct wpane *wp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -198,7 +204,7 @@ static void pane_went(struct keeper_conn *c, const char *why, void *data);
 void remote_pane_wrong(struct wrx *w, struct wpane *wp)
 {
 	(void)w;
-	set_link(wp, "%s: another pane's keeper answered", wp->agent->remote);
+	set_link(wp, "%s: another pane's keeper answered", wp->agent->remote.host);
 }
 
 void remote_pane_attached(struct wrx *w, struct wpane *wp)
@@ -225,12 +231,12 @@ static void pane_went(struct keeper_conn *c, const char *why, void *data)
 	if (pane_exited(wp->term, NULL) || w->quitting)
 		return;
 	log_msg("pane %d (%s on %s): its connection ended%s%s", wp->id, wp->agent->handle,
-		wp->agent->remote, why ? ": " : "", why ? why : "");
+		wp->agent->remote.host, why ? ": " : "", why ? why : "");
 	keeper_conn_release(c);
 	wp->keeper = NULL;
-	set_link(wp, "link to %s lost: reconnecting", wp->agent->remote);
+	set_link(wp, "link to %s lost: reconnecting", wp->agent->remote.host);
 	wrx_relayout(w);
-	host_refresh(host_get(w, wp->agent->remote));
+	host_refresh(host_get(w, wp->agent->remote.host));
 }
 
 /* ---- starting a pane's keeper there ---- */
@@ -358,8 +364,8 @@ static void attach_one(struct rhost *h, json_object *k)
 	if (local && (strncmp(local, h->link.dir, nd) != 0 || local[nd] != '/'))
 		local = NULL; /* ours are in the link's directory, nowhere else */
 	struct agent *a = session_find_agent(w->s, handle);
-	if (pane <= 0 || local == NULL || a == NULL || a->remote == NULL ||
-	    strcmp(a->remote, h->name) != 0) {
+	if (pane <= 0 || local == NULL || a == NULL || a->remote.host == NULL ||
+	    strcmp(a->remote.host, h->name) != 0) {
 		log_msg("remote %s: keeper of pane %d (%s): no such agent of %s here: left alone",
 			h->name, pane, handle, h->name);
 		return;
@@ -384,7 +390,7 @@ static void resume_lost(struct rhost *h)
 		return;
 	for (int i = 0; i < session_agent_count(w->s); i++) {
 		struct agent *a = session_agent(w->s, i);
-		if (a->remote && strcmp(a->remote, h->name) == 0 &&
+		if (a->remote.host && strcmp(a->remote.host, h->name) == 0 &&
 		    session_agent_panes(w->s, a) == 0 && host_marked(w, a)) {
 			char *cause = NULL;
 			log_msg("%s: its keepers on %s are gone: opened again", a->handle, h->name);
@@ -517,7 +523,7 @@ static void host_refresh(struct rhost *h)
 
 int remote_pane_start(struct wrx *w, struct wpane *wp, const char *spec, char **cause)
 {
-	struct rhost *h = host_get(w, wp->agent->remote);
+	struct rhost *h = host_get(w, wp->agent->remote.host);
 	if (!h->linked) {
 		*cause = xstrdup(h->why);
 		return -EINVAL;
@@ -532,7 +538,7 @@ int remote_pane_start(struct wrx *w, struct wpane *wp, const char *spec, char **
 
 void remote_pane_closing(struct wrx *w, struct wpane *wp)
 {
-	struct rhost *h = host_get(w, wp->agent->remote);
+	struct rhost *h = host_get(w, wp->agent->remote.host);
 	ids_change(w, wp->id, NULL, NULL);
 	/* Attached: host.c's KM_KILL ends it. Starting: start_done ends it. Else: next up. */
 	if (wp->keeper == NULL && wp->remote_spec == NULL && !pane_exited(wp->term, NULL)) {
@@ -548,8 +554,8 @@ void remote_attach(struct wrx *w)
 {
 	for (int i = 0; i < session_agent_count(w->s); i++) {
 		struct agent *a = session_agent(w->s, i);
-		if (a->remote && host_find(w, a->remote) == NULL)
-			host_refresh(host_get(w, a->remote));
+		if (a->remote.host && host_find(w, a->remote.host) == NULL)
+			host_refresh(host_get(w, a->remote.host));
 	}
 }
 
@@ -568,7 +574,7 @@ bool remote_settled(struct wrx *w)
 	/* A pane connected there and not yet answered. */
 	for (int i = 0; w->s && i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
-		if (wp->agent->remote && wp->keeper && wp->link)
+		if (wp->agent->remote.host && wp->keeper && wp->link)
 			return false;
 	}
 	return true;

@@ -30,11 +30,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+void sandbox_release(struct agent_box *b)
+{
+	free(b->rpc_dir);
+	free(b->proxy_token);
+	for (size_t i = 0; i < b->negress; i++)
+		free(b->egress[i]);
+	free(b->egress);
+	memset(b, 0, sizeof *b);
+}
+
 bool sandbox_wanted(struct wrx *w, const struct agent *a)
 {
-	if (!a->worktree || a->remote)
+	if (!a->git.worktree || a->remote.host)
 		return false; /* the project's own shell stays on the host; a server is its own */
-	return a->sandbox == 1 || (a->sandbox == -1 && w->cfg.sandbox.enabled);
+	return a->box.wanted == 1 || (a->box.wanted == -1 && w->cfg.sandbox.enabled);
 }
 
 bool sandbox_pane_wanted(struct wrx *w, const struct agent *a, bool agent_pane)
@@ -51,7 +61,7 @@ void sandbox_start(struct wrx *w)
 	/* Containers a dashboard of this project left when it died. */
 	bool any = w->cfg.sandbox.enabled;
 	for (int i = 0; i < session_agent_count(w->s); i++)
-		any = any || session_agent(w->s, i)->sandbox == 1;
+		any = any || session_agent(w->s, i)->box.wanted == 1;
 	/* A command's core (a helper, host.c) lives a moment: the dashboard cleans up. */
 	if (any && w->in_repo && !w->helper) {
 		struct strlist argv = {0};
@@ -72,7 +82,7 @@ void sandbox_stop(struct wrx *w)
 /* The agent's own socket, in its own 0700 directory: what its containers mount. */
 int sandbox_agent_socket(struct wrx *w, struct agent *a, char **cause)
 {
-	if (a->rpc_dir)
+	if (a->box.rpc_dir)
 		return 0;
 	char *ctl = xstrdup(w->sock_path);
 	char *slash = strrchr(ctl, '/');
@@ -92,7 +102,7 @@ int sandbox_agent_socket(struct wrx *w, struct agent *a, char **cause)
 		free(dir);
 		return rc;
 	}
-	a->rpc_dir = dir;
+	a->box.rpc_dir = dir;
 	/* Its family's agents share a budget of the bridge's connections. */
 	rpc_server_family(w->rpc, a->handle, session_family_root(w->s, a)->handle);
 	return 0;
@@ -110,7 +120,7 @@ bool sandbox_network_denied(const struct wrx *w)
  */
 int sandbox_proxy_token(struct wrx *w, struct agent *a, char **cause)
 {
-	if (a->proxy_token)
+	if (a->box.proxy_token)
 		return 0;
 	char *dir = private_agent_dir(w->root, a->handle, true);
 	if (dir == NULL) {
@@ -138,7 +148,7 @@ int sandbox_proxy_token(struct wrx *w, struct agent *a, char **cause)
 		*cause = xasprintf("%s: its proxy token: %s", a->handle, strerror(-rc));
 		return rc;
 	}
-	a->proxy_token = tok;
+	a->box.proxy_token = tok;
 	return 0;
 }
 
@@ -241,12 +251,12 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 	if (rc < 0)
 		return rc;
 	struct backend_git git;
-	if (!a->git_ready || backend_git_ready(w->root, a->handle, &git) < 0) {
-		rc = backend_git_prepare(w->root, a->handle, a->branch, &git, cause);
+	if (!a->git.ready || backend_git_ready(w->root, a->handle, &git) < 0) {
+		rc = backend_git_prepare(w->root, a->handle, a->git.branch, &git, cause);
 		if (rc < 0)
 			return rc;
 	}
-	a->git_ready = false; /* once: later panes bring it up to date */
+	a->git.ready = false; /* once: later panes bring it up to date */
 	struct backend_pane p = {
 		.cfg = &w->cfg,
 		.project_root = w->root,
@@ -254,21 +264,21 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 		.worktree = a->path,
 		.handle = a->handle,
 		.n = wp->id,
-		.agent = a->agent ? a->agent : agentcmd_default(&w->cfg),
+		.agent = a->git.agent ? a->git.agent : agentcmd_default(&w->cfg),
 		.agent_pane = session_agent_pane(w->s, a) == wp,
 		.argv = argv,
 		.env = env,
-		.rpc_dir = a->rpc_dir,
+		.rpc_dir = a->box.rpc_dir,
 		.rpc_port = w->rpc_port,
 		.guest_bin = w->guest_bin,
 		.session = w->session_id,
 		.git_name = w->git_name,
 		.git_email = w->git_email,
 		.tty = true,
-		.proxy_token = a->proxy_token,
+		.proxy_token = a->box.proxy_token,
 	};
 	char *resolv = NULL;
-	if (a->proxy_token) {
+	if (a->box.proxy_token) {
 		char *dir = private_agent_dir(w->root, a->handle, false);
 		resolv = dir ? xasprintf("%s/resolv.conf", dir) : NULL;
 		free(dir);

@@ -51,19 +51,13 @@ static void agent_free(struct agent *a)
 {
 	free(a->handle);
 	free(a->path);
-	free(a->branch);
-	free(a->agent);
 	free(a->session_id);
 	free(a->title);
 	free(a->note);
 	free(a->failure);
-	free(a->rpc_dir);
-	free(a->proxy_token);
-	free(a->remote);
-	free(a->parent);
-	for (size_t i = 0; i < a->negress; i++)
-		free(a->egress[i]);
-	free(a->egress);
+	agent_git_release(&a->git);
+	sandbox_release(&a->box);
+	remote_release(&a->remote);
 	free(a);
 }
 
@@ -156,7 +150,7 @@ struct agent *session_add_agent(struct session *s, const char *handle, const cha
 	a->handle = xstrdup(handle);
 	a->path = xstrdup(path);
 	a->status_since = now_ms();
-	a->sandbox = -1;
+	a->box.wanted = -1;
 	s->agents = xrealloc(s->agents, (size_t)(s->nagents + 1) * sizeof *s->agents);
 	s->last_focus = xrealloc(s->last_focus, (size_t)(s->nagents + 1) * sizeof *s->last_focus);
 	s->last_focus[s->nagents] = NULL;
@@ -173,8 +167,8 @@ void session_rename_agent(struct session *s, struct agent *a, const char *handle
 	a->handle = xstrdup(handle);
 	a->path = xstrdup(path);
 	if (branch) {
-		free(a->branch);
-		a->branch = xstrdup(branch);
+		free(a->git.branch);
+		a->git.branch = xstrdup(branch);
 	}
 	changed(s);
 }
@@ -661,8 +655,8 @@ static char *one_line(const char *text)
 
 struct agent *session_family_root(const struct session *s, struct agent *a)
 {
-	for (int depth = 0; a->parent && depth < 64; depth++) {
-		struct agent *up = session_find_agent(s, a->parent);
+	for (int depth = 0; a->git.parent && depth < 64; depth++) {
+		struct agent *up = session_find_agent(s, a->git.parent);
 		if (up == NULL)
 			break; /* its parent went: its line starts here */
 		a = up;

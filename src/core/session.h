@@ -19,6 +19,52 @@
 
 enum wrx_layout { WRX_LAYOUT_TILE, WRX_LAYOUT_GRID, WRX_LAYOUT_FULL, WRX_LAYOUT_COUNT };
 
+/*
+ * An agent's facts, split by who owns them. The session owns the agent
+ * and what it shows (below); each group beside is filled, changed and
+ * freed by the module named on it, and read by anyone.
+ */
+
+/* What the repository records of it (agents.c reads it; agent_git_release). */
+struct agent_git {
+	char *branch;  /* owned; NULL for the home directory */
+	char *agent;   /* owned; what add -a recorded, or NULL: the configured agent */
+	char *parent;  /* owned: the agent whose spawn_agent made it; NULL: the user */
+	bool worktree; /* an agent's worktree (not the main directory) */
+	bool missing;  /* its worktree was deleted by hand: no pane opens there */
+	bool ready;    /* add prepared its private git dir just now (backends/) */
+};
+void agent_git_release(struct agent_git *g);
+
+/*
+ * Its sandbox, and what it asked of the host from there: sandbox.c makes
+ * its socket and proxy token (and sandbox_release frees all), keep.c
+ * counts the connections its proxy saw, actions.c paces its requests.
+ */
+struct agent_box {
+	int wanted;        /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
+	char *rpc_dir;     /* owned; its own RPC socket's directory once a sandbox needs it */
+	char *proxy_token; /* owned; under policy: deny, its proxy's, or NULL */
+	int egress_ok, egress_refused; /* connections through its proxy, since this dashboard */
+	uint64_t egress_said;          /* when a refusal was last said (now_ms) */
+	unsigned long egress_quiet;    /* refusals since, counted only */
+	char **egress;                 /* owned: the latest of them, one line each, oldest first */
+	size_t negress;
+	bool host_busy;        /* a host command of its runs (one at a time) */
+	uint64_t declined_at;  /* the user last said no to a request of its (now_ms) */
+	uint64_t spawn_window; /* now_ms() when its current minute of spawn_agent calls began */
+	int spawns;            /* spawn_agent calls in that minute */
+	bool merge_asked;      /* its own merge request waits for the user's yes */
+};
+void sandbox_release(struct agent_box *b);
+
+/* The server it runs on (remote.c; remote_release). */
+struct agent_remote {
+	char *host;        /* owned: its name in remote.hosts, or NULL: here */
+	bool prompt_waits; /* add left a prompt in its worktree there, for a first open */
+};
+void remote_release(struct agent_remote *r);
+
 struct agent {
 	int id;
 	int num;      /* its number (prefix 1..9, the sidebar): kept for its life, as tmux
@@ -30,33 +76,15 @@ struct agent {
 	bool bell;                /* rang while not focused */
 	bool attention;           /* needs the user: waiting/done/notify while not focused */
 	uint64_t attention_since; /* now_ms() when it last came to need the user */
+	uint64_t notified;        /* its last bell or desktop notification (now_ms) */
 	char *title;              /* owned; set by the agent (set-title), or NULL */
 	char *note;               /* owned; last notify text, or NULL */
-	char *failure;     /* owned; failed: how its program ended ("exit 127: ..."), or NULL */
-	char *branch;      /* owned; NULL for the home directory */
-	char *agent;       /* owned; what add -a recorded, or NULL: the configured agent */
-	char *session_id;  /* owned; the agent CLI's session its hooks last reported, or NULL */
-	bool worktree;     /* an agent's worktree (not the main directory) */
-	bool missing;      /* its worktree was deleted by hand: no pane opens there */
-	int sandbox;       /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
-	char *rpc_dir;     /* owned; its own RPC socket's directory once a sandbox needs it */
-	char *proxy_token; /* owned; under policy: deny, its proxy's (sandbox.c), or NULL */
-	int egress_ok, egress_refused; /* connections through its proxy, since this dashboard */
-	uint64_t egress_said;          /* when a refusal was last said (now_ms) */
-	unsigned long egress_quiet;    /* refusals since, counted only */
-	bool host_busy;                /* a host command of its runs (one at a time) */
-	uint64_t declined_at;          /* the user last said no to a request of its (now_ms) */
-	uint64_t notified;             /* its last bell or desktop notification (now_ms) */
-	char **egress;                 /* owned: the latest of them, one line each, oldest first */
-	size_t negress;
-	uint64_t spawn_window; /* now_ms() when its current minute of spawn_agent calls began */
-	int spawns;            /* spawn_agent calls in that minute */
-	bool merge_asked;      /* its own merge request waits for the user's yes */
-	bool git_ready;        /* add prepared its private git dir just now (backends/) */
-	char *remote;          /* owned: the server it runs on (remote.hosts), or NULL: here */
-	char *parent;          /* owned: the agent whose spawn_agent made it; NULL: the user */
-	bool prompt_waits; /* remote: add left a prompt in its worktree there, for a first open */
-	int npanes;        /* its panes in the session (the session's count) */
+	char *failure;    /* owned; failed: how its program ended ("exit 127: ..."), or NULL */
+	char *session_id; /* owned; the agent CLI's session its hooks last reported, or NULL */
+	int npanes;       /* its panes in the session (the session's count) */
+	struct agent_git git;
+	struct agent_box box;
+	struct agent_remote remote;
 };
 
 /* A working agent whose pane printed nothing this long is shown interrupted. */

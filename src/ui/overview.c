@@ -50,14 +50,14 @@ void overview_draw(struct ui *ui)
 		const char *icon = ui_status_icon(ui, a, now);
 		char *status =
 			xasprintf("%s%s%s", icon, *icon ? " " : "", ui_status_word(ui, a, now));
-		char *line =
-			xasprintf(" %-3d %-20.20s %-12s %-4s %-5d %-9s %-16.16s %s", a->num,
-				  a->handle, status, age, session_agent_panes(ui->w->s, a),
-				  sandbox_wanted(ui->w, a) ? ui->w->cfg.sandbox.backend : "host",
-				  a->branch ? a->branch : (a->worktree ? "?" : "(main)"),
-				  a->title  ? a->title
-				  : a->note ? a->note
-					    : "");
+		char *line = xasprintf(
+			" %-3d %-20.20s %-12s %-4s %-5d %-9s %-16.16s %s", a->num, a->handle,
+			status, age, session_agent_panes(ui->w->s, a),
+			sandbox_wanted(ui->w, a) ? ui->w->cfg.sandbox.backend : "host",
+			a->git.branch ? a->git.branch : (a->git.worktree ? "?" : "(main)"),
+			a->title  ? a->title
+			: a->note ? a->note
+				  : "");
 		free(status);
 		attr_set(i == ui->ov_sel ? A_BOLD : A_REVERSE, 0, NULL);
 		if (i == ui->ov_sel)

@@ -63,7 +63,7 @@ void prompts_agent_verb(struct ui *ui, const char *verb)
 {
 	struct wpane *f = session_focus(ui->w->s);
 	struct agent *a = f ? f->agent : NULL;
-	if (a == NULL || !a->worktree) {
+	if (a == NULL || !a->git.worktree) {
 		ui_message(ui, true,
 			   "%s: focus an agent's pane first (the main worktree is never %s)", verb,
 			   strcmp(verb, "merge") == 0 ? "merged" : "removed");

@@ -263,7 +263,7 @@ static void draw_title(struct ui *ui, struct wpane *wp)
 	if (v->copy)
 		buf_addf(&right, " [scroll %d/%zu]", v->top, pane_history(wp->term));
 	if (wp->link) {
-		buf_addf(&right, " [%s]", wp->agent->remote ? wp->agent->remote : "link");
+		buf_addf(&right, " [%s]", wp->agent->remote.host ? wp->agent->remote.host : "link");
 	} else if (pane_exited(wp->term, &status)) {
 		if (status == PANE_LOST)
 			buf_addstr(&right, " [keeper gone]");
@@ -502,7 +502,7 @@ static void draw_link(struct wpane *wp)
 /* The line under an agent's row: its title, how it failed, or its last notice. */
 static const char *agent_note(const struct agent *a)
 {
-	if (a->missing)
+	if (a->git.missing)
 		return "worktree gone (rm)";
 	return a->title ? a->title : a->failure ? a->failure : a->note;
 }
@@ -525,10 +525,10 @@ static int sidebar_agent(struct ui *ui, struct agent *ag, bool full, int y, int 
 	clock_age(ag, now, age, sizeof age);
 	/* ▣: runs in a sandbox; ⊘N: its proxy refused N connections. */
 	char refused[24] = "";
-	if (ag->egress_refused)
-		snprintf(refused, sizeof refused, " \u2298%d", ag->egress_refused);
+	if (ag->box.egress_refused)
+		snprintf(refused, sizeof refused, " \u2298%d", ag->box.egress_refused);
 	/* @host: it runs on that server. */
-	char *where = ag->remote ? xasprintf(" @%s", ag->remote) : xstrdup("");
+	char *where = ag->remote.host ? xasprintf(" @%s", ag->remote.host) : xstrdup("");
 	char *row = xasprintf(" %d %s%s%s%s%s%s%s%s", ag->num, icon, ag->handle, where,
 			      sandbox_wanted(ui->w, ag) ? " \u25a3" : "", refused, *age ? " " : "",
 			      age, ag->bell ? " !" : "");
@@ -549,7 +549,7 @@ static int sidebar_agent(struct ui *ui, struct agent *ag, bool full, int y, int 
 	const char *note = agent_note(ag);
 	if (note && y < h) {
 		/* The agent's own words are marked as its: no row of theirs passes for another. */
-		bool own = !ag->missing && (ag->title || (!ag->failure && ag->note));
+		bool own = !ag->git.missing && (ag->title || (!ag->failure && ag->note));
 		char *trow = xasprintf(own ? "   \u00bb %s" : "   %s", note);
 		ui->sidebar_rows[y] = session_agent_pane(s, ag);
 		put_text(y++, 0, w, trow, A_DIM);

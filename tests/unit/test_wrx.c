@@ -247,7 +247,7 @@ static void test_merge_preview_at_shutdown(void **state)
 	seen.w = &w;
 	assert_int_equal(wrx_start(&w, &cause), 0);
 	struct agent *a = session_add_agent(w.s, "feat", dir);
-	a->worktree = true;
+	a->git.worktree = true;
 	char *argv[] = {"sleep", "60", NULL};
 	struct wpane *wp = session_open_pane(w.s, a, argv, 24, 80, false, &cause);
 	assert_non_null(wp);
