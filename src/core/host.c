@@ -27,6 +27,7 @@
 #include "../rpc/server.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "hosted.h"
 #include "wrx.h"
 
 #include <dirent.h>
@@ -68,6 +69,26 @@ static json_object *strv_json(char *const *v)
 	for (; v && *v; v++)
 		json_object_array_add(a, json_object_new_string(*v));
 	return a;
+}
+
+struct hosted *host_pane_new(void)
+{
+	return xcalloc(1, sizeof(struct hosted));
+}
+
+void host_pane_free(struct hosted *h)
+{
+	if (h == NULL)
+		return;
+	free(h->container);
+	free(h->link);
+	free(h->remote_spec);
+	free(h);
+}
+
+const char *host_pane_link(const struct wpane *wp)
+{
+	return wp->host->link;
 }
 
 /* ---- the keeper's spec, for either keeper row ---- */
@@ -121,8 +142,9 @@ static json_object *pane_spec(struct wrx *w, struct wpane *wp, const struct pty_
 		json_object_object_add(spec, "mark", json_object_new_string(mark));
 	free(mark);
 	json_object_object_add(spec, "sandboxed", json_object_new_boolean(wp->sandboxed));
-	if (wp->container)
-		json_object_object_add(spec, "container", json_object_new_string(wp->container));
+	if (wp->host->container)
+		json_object_object_add(spec, "container",
+				       json_object_new_string(wp->host->container));
 	/*
 	 * The agent's socket, which the keeper serves while no dashboard does:
 	 * a sandbox's own (its container mounts it; the dashboard serves it
@@ -184,18 +206,18 @@ static bool adopt(struct wrx *w, struct wpane *wp, const struct keeper_info *inf
 	struct agent *a = wp->agent;
 	if (info->pane != wp->id || info->handle == NULL || strcmp(info->handle, a->handle) != 0)
 		return false;
-	keeper_conn_set_pid(wp->keeper, info->keeper_pid);
+	keeper_conn_set_pid(wp->host->keeper, info->keeper_pid);
 	if (info->token && w->rpc)
 		rpc_server_token_adopt(w->rpc, wp->id, a->handle, info->token);
 	if (info->label && strcmp(info->label, wp->label) != 0) {
 		free(wp->label);
 		wp->label = xstrdup(info->label);
 	}
-	if (info->container && wp->container == NULL) {
-		wp->container = xstrdup(info->container);
+	if (info->container && wp->host->container == NULL) {
+		wp->host->container = xstrdup(info->container);
 		strlist_add(&w->kept_containers, info->container);
 	}
-	bool taken = wp->taken_over;
+	bool taken = wp->host->taken_over;
 	char *cause = NULL;
 	if (taken && info->sandboxed && !w->helper && sandbox_agent_socket(w, a, &cause) < 0) {
 		wrx_message(w, true, "%s: %s", a->handle, cause);
@@ -216,12 +238,12 @@ void host_hello(struct keeper_conn *c, const struct keeper_info *info, void *dat
 	struct wpane *wp = data;
 	struct wrx *w = session_owner(wp->session);
 	bool there = kind_of(w, wp) == HOST_THERE;
-	wp->connecting = false;
+	wp->host->connecting = false;
 	if (!adopt(w, wp, info)) {
 		log_msg("pane %d (%s): the keeper that answered says it is pane %d of %s: dropped",
 			wp->id, wp->agent->handle, info->pane, info->handle ? info->handle : "?");
 		keeper_conn_release(c);
-		wp->keeper = NULL;
+		wp->host->keeper = NULL;
 		if (there)
 			remote_pane_wrong(w, wp);
 		pane_mirror_lost(wp->term);
@@ -240,8 +262,8 @@ void host_hello(struct keeper_conn *c, const struct keeper_info *info, void *dat
 /* wp's connection to its keeper on fd, on the loop. */
 static void conn(struct wrx *w, struct wpane *wp, int fd, keeper_gone_fn *gone)
 {
-	wp->keeper = keeper_conn_new(w->loop, fd, wp->term, gone ? gone : keeper_went, wp);
-	keeper_conn_on_egress(wp->keeper, on_egress);
+	wp->host->keeper = keeper_conn_new(w->loop, fd, wp->term, gone ? gone : keeper_went, wp);
+	keeper_conn_on_egress(wp->host->keeper, on_egress);
 }
 
 int host_connect(struct wrx *w, struct wpane *wp, const char *socket, keeper_gone_fn *gone,
@@ -251,8 +273,8 @@ int host_connect(struct wrx *w, struct wpane *wp, const char *socket, keeper_gon
 	if (fd < 0)
 		return fd;
 	conn(w, wp, fd, gone);
-	keeper_conn_on_hello(wp->keeper, host_hello);
-	wp->connecting = true;
+	keeper_conn_on_hello(wp->host->keeper, host_hello);
+	wp->host->connecting = true;
 	return 0;
 }
 
@@ -308,7 +330,7 @@ static int here_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *s
 		return rc;
 	}
 	w->starting++;
-	wp->connecting = true;
+	wp->host->connecting = true;
 	return 0;
 }
 
@@ -337,8 +359,8 @@ void host_pane_closing(struct wrx *w, struct wpane *wp)
 	enum host_kind k = kind_of(w, wp);
 	if (k == HOST_PTY)
 		return; /* its program ends with its pty, its container in host_pane_gone */
-	if (wp->keeper)
-		keeper_conn_kill(wp->keeper);
+	if (wp->host->keeper)
+		keeper_conn_kill(wp->host->keeper);
 	if (k == HOST_THERE)
 		remote_pane_closing(w, wp);
 	if (session_agent_pane(w->s, wp->agent) == wp)
@@ -372,7 +394,7 @@ static int take_over(struct wrx *w, struct keeper_entry *e)
 	conn(w, wp, e->fd, NULL);
 	e->mirror = NULL;
 	e->fd = -1;
-	wp->taken_over = true;
+	wp->host->taken_over = true;
 	adopt(w, wp, info);
 	return 1;
 }
@@ -418,7 +440,7 @@ bool host_settled(struct wrx *w)
 		return false;
 	for (int i = 0; w->s && i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
-		if (wp->keeper && wp->connecting)
+		if (wp->host->keeper && wp->host->connecting)
 			return false;
 	}
 	return true;
@@ -428,7 +450,7 @@ static bool flushed(struct wrx *w)
 {
 	for (int i = 0; i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
-		if (wp->keeper && keeper_conn_pending(wp->keeper))
+		if (wp->host->keeper && keeper_conn_pending(wp->host->keeper))
 			return false;
 	}
 	return true;

@@ -11,6 +11,7 @@
 #include "../rpc/proto.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "hosted.h"
 #include "wrx.h"
 
 #include <stdlib.h>
@@ -89,8 +90,8 @@ void keep_meta(struct wrx *w, struct agent *a)
 	const char *s = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN);
 	for (int i = 0; i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
-		if (wp->agent == a && wp->keeper)
-			keeper_conn_send(wp->keeper, KM_META, s, strlen(s));
+		if (wp->agent == a && wp->host->keeper)
+			keeper_conn_send(wp->host->keeper, KM_META, s, strlen(s));
 	}
 	json_object_put(m);
 }
@@ -159,9 +160,9 @@ void keep_policy_to(struct wrx *w, struct wpane *only)
 	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	for (int i = 0; i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
-		if ((only == NULL || wp == only) && wp->keeper && wp->sandboxed &&
+		if ((only == NULL || wp == only) && wp->host->keeper && wp->sandboxed &&
 		    session_agent_pane(w->s, wp->agent) == wp)
-			keeper_conn_send(wp->keeper, KM_POLICY, s, strlen(s));
+			keeper_conn_send(wp->host->keeper, KM_POLICY, s, strlen(s));
 	}
 	json_object_put(o);
 }

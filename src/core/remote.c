@@ -32,6 +32,7 @@
 #include "../util/json.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "hosted.h"
 #include "run.h"
 #include "wrx.h"
 
@@ -127,12 +128,12 @@ static bool on_host(const struct wpane *wp, const struct rhost *h)
 static void set_link(struct wpane *wp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_link(struct wpane *wp, const char *fmt, ...)
 {
-	free(wp->link);
-	wp->link = NULL;
+	free(wp->host->link);
+	wp->host->link = NULL;
 	if (fmt) {
 		va_list ap;
 		va_start(ap, fmt);
-		wp->link = xvasprintf(fmt, ap);
+		wp->host->link = xvasprintf(fmt, ap);
 		va_end(ap);
 	}
 }
@@ -233,7 +234,7 @@ static void pane_went(struct keeper_conn *c, const char *why, void *data)
 	log_msg("pane %d (%s on %s): its connection ended%s%s", wp->id, wp->agent->handle,
 		wp->agent->remote.host, why ? ": " : "", why ? why : "");
 	keeper_conn_release(c);
-	wp->keeper = NULL;
+	wp->host->keeper = NULL;
 	set_link(wp, "link to %s lost: reconnecting", wp->agent->remote.host);
 	wrx_relayout(w);
 	host_refresh(host_get(w, wp->agent->remote.host));
@@ -280,14 +281,14 @@ static void start_done(void *arg, int status, const char *output, const char *la
 		strlist_add(&h->kill, id);
 		host_refresh(h);
 	} else if (wp && o && json_str(o, "local")) {
-		free(wp->remote_spec);
-		wp->remote_spec = NULL;
+		free(wp->host->remote_spec);
+		wp->host->remote_spec = NULL;
 		pane_connect(h, wp, json_str(o, "local"));
 	} else if (wp && status == UNREACHABLE) {
 		host_failed(h, wrx_outcome(last)); /* its spec waits for the host */
 	} else if (wp) {
-		free(wp->remote_spec);
-		wp->remote_spec = NULL;
+		free(wp->host->remote_spec);
+		wp->host->remote_spec = NULL;
 		ids_change(w, wp->id, NULL, NULL);
 		set_link(wp, "did not start on %s", h->name);
 		wrx_message(w, true, "%s: %s", wp->agent->handle, wrx_outcome(last));
@@ -312,7 +313,7 @@ static void start_child(struct rhost *h, struct wpane *wp)
 	struct ticket *t = ticket_new(h, wp->id);
 	struct run_opts o = {.argv = argv,
 			     .cwd = w->root,
-			     .input = wp->remote_spec,
+			     .input = wp->host->remote_spec,
 			     .done = start_done,
 			     .arg = t};
 	set_link(wp, "starting on %s", h->name);
@@ -336,7 +337,7 @@ static void host_failed(struct rhost *h, const char *why)
 	bool waiting = false;
 	for (int i = 0; i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
-		if (on_host(wp, h) && wp->keeper == NULL && !pane_exited(wp->term, NULL)) {
+		if (on_host(wp, h) && wp->host->keeper == NULL && !pane_exited(wp->term, NULL)) {
 			set_link(wp, "%s unreachable: reconnecting", h->name);
 			waiting = true;
 		}
@@ -371,12 +372,12 @@ static void attach_one(struct rhost *h, json_object *k)
 		return;
 	}
 	struct wpane *wp = session_find_pane(w->s, pane);
-	if (wp && (wp->agent != a || wp->keeper || wp->remote_spec))
+	if (wp && (wp->agent != a || wp->host->keeper || wp->host->remote_spec))
 		return; /* attached, starting, or somebody else's id: nothing to do */
 	if (wp == NULL) {
 		struct pane *m = pane_mirror_new(24, 80, w->cfg.scrollback, NULL, NULL);
 		wp = session_adopt_pane(w->s, a, m, pane, "…", false);
-		wp->taken_over = true;
+		wp->host->taken_over = true;
 	}
 	set_link(wp, "attaching on %s", h->name);
 	pane_connect(h, wp, local);
@@ -432,13 +433,13 @@ static void up_done(void *arg, int status, const char *output, const char *last)
 		/* The host's panes here: started now, or ended there while we were away. */
 		for (int i = 0; i < session_pane_count(w->s); i++) {
 			struct wpane *wp = session_pane(w->s, i);
-			if (!on_host(wp, h) || wp->keeper || pane_exited(wp->term, NULL))
+			if (!on_host(wp, h) || wp->host->keeper || pane_exited(wp->term, NULL))
 				continue;
 			bool listed = false;
 			for (size_t k = 0; k < nk && !listed; k++)
 				listed = json_int(json_object_array_get_idx(ks, k), "pane", 0) ==
 					 wp->id;
-			if (wp->remote_spec)
+			if (wp->host->remote_spec)
 				start_child(h, wp);
 			else if (!listed) {
 				set_link(wp, "ended on %s", h->name);
@@ -503,8 +504,8 @@ static void host_refresh(struct rhost *h)
 		.argv = argv, .cwd = w->root, .done = up_done, .arg = ticket_new(h, 0)};
 	for (int i = 0; i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
-		if (on_host(wp, h) && wp->keeper == NULL && !pane_exited(wp->term, NULL) &&
-		    wp->remote_spec == NULL)
+		if (on_host(wp, h) && wp->host->keeper == NULL && !pane_exited(wp->term, NULL) &&
+		    wp->host->remote_spec == NULL)
 			set_link(wp, "connecting to %s", h->name);
 	}
 	if (run_start(w->loop, &o) < 0) {
@@ -528,7 +529,7 @@ int remote_pane_start(struct wrx *w, struct wpane *wp, const char *spec, char **
 		*cause = xstrdup(h->why);
 		return -EINVAL;
 	}
-	wp->remote_spec = xstrdup(spec);
+	wp->host->remote_spec = xstrdup(spec);
 	ids_change(w, wp->id, h->name, wp->agent->handle);
 	/* The start brings the link up itself; an up under way starts it when done. */
 	if (!h->busy)
@@ -541,7 +542,8 @@ void remote_pane_closing(struct wrx *w, struct wpane *wp)
 	struct rhost *h = host_get(w, wp->agent->remote.host);
 	ids_change(w, wp->id, NULL, NULL);
 	/* Attached: host.c's KM_KILL ends it. Starting: start_done ends it. Else: next up. */
-	if (wp->keeper == NULL && wp->remote_spec == NULL && !pane_exited(wp->term, NULL)) {
+	if (wp->host->keeper == NULL && wp->host->remote_spec == NULL &&
+	    !pane_exited(wp->term, NULL)) {
 		char id[16];
 		snprintf(id, sizeof id, "%d", wp->id);
 		strlist_add(&h->kill, id);
@@ -574,7 +576,7 @@ bool remote_settled(struct wrx *w)
 	/* A pane connected there and not yet answered. */
 	for (int i = 0; w->s && i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
-		if (wp->agent->remote.host && wp->keeper && wp->link)
+		if (wp->agent->remote.host && wp->host->keeper && wp->host->link)
 			return false;
 	}
 	return true;

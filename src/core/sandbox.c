@@ -19,6 +19,7 @@
 #include "../git/private.h"
 #include "agentcmd.h"
 #include "hostexec.h"
+#include "hosted.h"
 #include "run.h"
 #include "wrx.h"
 
@@ -311,8 +312,8 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 	free(run.v);
 	*out = v;
 	if (b == &backend_container) {
-		free(wp->container);
-		wp->container = container_name(a->handle, wp->id, w->session_id);
+		free(wp->host->container);
+		wp->host->container = container_name(a->handle, wp->id, w->session_id);
 	}
 	return 0;
 }
@@ -327,7 +328,7 @@ void sandbox_pane_gone(struct wrx *w, struct wpane *wp)
 		.handle = wp->agent->handle,
 		.n = wp->id,
 		.session = w->session_id,
-		.name = wp->container,
+		.name = wp->host->container,
 	};
 	struct strlist argv = {0};
 	b->stop_argv(&p, &argv);

@@ -4,6 +4,7 @@
  * Panes are created through pty_start() and freed here; the UI learns of
  * every change through the hooks and redraws from this state.
  */
+#include "hosted.h"
 #include "session.h"
 
 #include "../term/pty.h"
@@ -67,9 +68,7 @@ static void pane_release(struct session *s, struct wpane *wp)
 		s->hooks.pane_gone(s->ui, wp);
 	pane_free(wp->term);
 	free(wp->label);
-	free(wp->container);
-	free(wp->link);
-	free(wp->remote_spec);
+	host_pane_free(wp->host);
 	free(wp);
 }
 
@@ -362,6 +361,7 @@ static struct wpane *pane_create(struct session *s, struct agent *a, const struc
 				 int rows, int cols)
 {
 	struct wpane *wp = xcalloc(1, sizeof *wp);
+	wp->host = host_pane_new();
 	wp->id = s->next_pane_id++;
 	wp->sandboxed = o->sandboxed;
 	wp->agent = a;
@@ -458,6 +458,7 @@ struct wpane *session_adopt_pane(struct session *s, struct agent *a, struct pane
 				 const char *label, bool sandboxed)
 {
 	struct wpane *wp = xcalloc(1, sizeof *wp);
+	wp->host = host_pane_new();
 	wp->id = id;
 	wp->sandboxed = sandboxed;
 	wp->agent = a;

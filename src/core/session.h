@@ -91,6 +91,7 @@ struct agent {
 #define WRX_SILENCE_MS 10000
 
 struct session;
+struct hosted;
 
 struct wpane {
 	int id;                  /* unique for the session's life; WORKREX_PANE */
@@ -104,18 +105,8 @@ struct wpane {
 	uint64_t last_key;       /* now_ms() of the user's last key or paste into it */
 	uint64_t clip_refused;   /* now_ms() when the user last refused its clipboard write */
 	bool sandboxed;          /* runs in the agent's sandbox (the pane_argv hook decides how) */
-	void *keeper;            /* the owner's: the connection to the pane's keeper, or NULL */
-	bool connecting;         /* its keeper is starting, or has not said hello yet */
-	bool taken_over;         /* its keeper is an earlier dashboard's */
-	char *container;         /* owned: the container it runs in, by name, or NULL */
-	/*
-	 * An agent's pane on a server (remote.c): what the border says while
-	 * it is not attached there ("connecting", "link lost"), or NULL; and
-	 * its keeper's spec until the keeper runs there.
-	 */
-	char *link;        /* owned */
-	char *remote_spec; /* owned JSON, or NULL */
-	void *view;        /* owned by the UI (scroll state), freed through ui hook */
+	struct hosted *host;     /* owned: how and where it runs (core/host.c's), never NULL */
+	void *view;              /* owned by the UI (scroll state), freed through ui hook */
 };
 
 struct session_hooks {

@@ -166,6 +166,8 @@ bool host_kept(const struct wrx *w);
 int host_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause);
 void host_pane_closing(struct wrx *w, struct wpane *wp);
 void host_pane_gone(struct wrx *w, struct wpane *wp);
+/* A pane there: what its border says while it is not attached, or NULL. */
+const char *host_pane_link(const struct wpane *wp);
 /* Take over the project's running keepers as panes of their agents; how many. */
 int host_attach(struct wrx *w);
 /* The lowest pane id no keeper of the project has. */

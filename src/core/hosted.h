@@ -1,0 +1,33 @@
+/*
+ * hosted.h - how a pane is hosted: the state of host.c's rows (a pty, a
+ * keeper here, a keeper there) for one pane. The session holds it opaque
+ * (struct wpane's host); host.c makes and frees it, and only the rows'
+ * helpers read it: remote.c (there), keep.c (what keepers are told),
+ * sandbox.c (the container).
+ */
+#ifndef WRX_HOSTED_H
+#define WRX_HOSTED_H
+
+#include <stdbool.h>
+
+struct keeper_conn;
+
+struct hosted {
+	struct keeper_conn *keeper; /* the connection to the pane's keeper, or NULL */
+	bool connecting;            /* its keeper is starting, or has not said hello yet */
+	bool taken_over;            /* its keeper is an earlier dashboard's */
+	char *container;            /* owned: the container it runs in, by name, or NULL */
+	/*
+	 * A pane on a server (remote.c): what the border says while it is not
+	 * attached there ("connecting", "link lost"), or NULL; and its
+	 * keeper's spec until the keeper runs there.
+	 */
+	char *link;        /* owned */
+	char *remote_spec; /* owned JSON, or NULL */
+};
+
+/* A pane's, made with it and freed with it (session.c). */
+struct hosted *host_pane_new(void);
+void host_pane_free(struct hosted *h);
+
+#endif
