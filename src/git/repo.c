@@ -26,7 +26,7 @@
 
 struct repo {
 	git_repository *git;
-	git_config *snap;    /* read-only snapshot for reads; dropped on every write */
+	git_config *cfg;     /* the repository's config, read live (config_live) */
 	git_config *batch;   /* repo_config_begin: the local config, locked */
 	git_transaction *tx; /* its lock: the writes go to the file at commit */
 	char *root;          /* owned */
@@ -97,7 +97,7 @@ void repo_free(struct repo *r)
 	if (r == NULL)
 		return;
 	repo_config_commit(r); /* a batch left open is written, as its writes would have been */
-	git_config_free(r->snap);
+	git_config_free(r->cfg);
 	git_repository_free(r->git);
 	free(r->root);
 	free(r->name);
@@ -647,23 +647,29 @@ void repo_worktree_discard(const struct repo *r, const char *name, const char *b
 	git_reference_free(ref);
 }
 
-static git_config *snapshot(const struct repo *r)
+/*
+ * Read live, not from a snapshot: a read stats the file and parses it
+ * again only when it changed, where a snapshot copies every entry, and a
+ * project of 100 agents has 600 of them (their records), taken again
+ * after every write.
+ */
+static git_config *config_live(const struct repo *r)
 {
-	struct repo *m = (struct repo *)r; /* the snapshot is a cache */
-	if (m->snap == NULL && git_repository_config_snapshot(&m->snap, r->git) < 0)
-		return NULL;
-	return m->snap;
+	struct repo *m = (struct repo *)r; /* the repository's, kept */
+	if (m->cfg == NULL && git_repository_config(&m->cfg, r->git) < 0)
+		m->cfg = NULL;
+	return m->cfg;
 }
 
 char *repo_config_get(const struct repo *r, const char *key)
 {
-	struct repo *m = (struct repo *)r;
-	if (snapshot(r) == NULL)
+	git_config *cfg = config_live(r);
+	git_config_entry *e = NULL;
+	if (cfg == NULL || git_config_get_entry(&e, cfg, key) < 0)
 		return NULL;
-	const char *v = NULL;
-	if (git_config_get_string(&v, m->snap, key) < 0 || v == NULL)
-		return NULL;
-	return xstrdup(v);
+	char *v = e->value ? xstrdup(e->value) : NULL;
+	git_config_entry_free(e);
+	return v;
 }
 
 /*
@@ -673,9 +679,9 @@ char *repo_config_get(const struct repo *r, const char *key)
 int repo_config_names(const struct repo *r, const char *prefix, const char *suffix,
 		      struct strlist *out)
 {
-	git_config *snap = snapshot(r);
+	git_config *cfg = config_live(r);
 	git_config_iterator *it = NULL;
-	if (snap == NULL || git_config_iterator_new(&it, snap) < 0)
+	if (cfg == NULL || git_config_iterator_new(&it, cfg) < 0)
 		return -EIO;
 	git_config_entry *e;
 	size_t np = strlen(prefix), ns = strlen(suffix);
@@ -692,20 +698,10 @@ int repo_config_names(const struct repo *r, const char *prefix, const char *suff
 /* Writes go to the repository's own file, never the user's global one. */
 static git_config *local_config(const struct repo *r)
 {
-	git_config *cfg = NULL, *local = NULL;
-	if (git_repository_config(&cfg, r->git) < 0)
+	git_config *cfg = config_live(r), *local = NULL;
+	if (cfg == NULL || git_config_open_level(&local, cfg, GIT_CONFIG_LEVEL_LOCAL) < 0)
 		return NULL;
-	if (git_config_open_level(&local, cfg, GIT_CONFIG_LEVEL_LOCAL) < 0)
-		local = NULL;
-	git_config_free(cfg);
 	return local;
-}
-
-static void drop_snapshot(const struct repo *r)
-{
-	struct repo *m = (struct repo *)r;
-	git_config_free(m->snap);
-	m->snap = NULL;
 }
 
 /*
@@ -725,7 +721,6 @@ int repo_config_begin(const struct repo *r)
 	struct repo *m = (struct repo *)r;
 	if (m->batch)
 		return 0;
-	drop_snapshot(r);
 	m->batch = local_config(r);
 	/*
 	 * Another workrex or git may hold the lock (config.lock) for a moment:
@@ -759,14 +754,12 @@ int repo_config_commit(const struct repo *r)
 	git_config_free(m->batch);
 	m->tx = NULL;
 	m->batch = NULL;
-	drop_snapshot(r);
 	return rc;
 }
 
 /* The local config to write: the batch's, or one opened for the call (*opened). */
 static git_config *writable(const struct repo *r, bool *opened)
 {
-	drop_snapshot(r);
 	*opened = r->batch == NULL;
 	return r->batch ? r->batch : local_config(r);
 }
