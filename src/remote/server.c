@@ -286,15 +286,18 @@ static json_object *op_start(json_object *req, const struct payload *p)
 		free(v);
 		/*
 		 * While no dashboard is attached (the link down, or none runs),
-		 * the keeper answers on a socket of its own, for this pane's
-		 * token, and keeps its status for the next one (keeper.c).
+		 * an agent pane's keeper answers on a socket of its own, for
+		 * this pane's token, and keeps its status for the next one
+		 * (keeper.c); as here (host.c), the agent's other panes do not.
 		 */
-		char *kept = keeper_beside(sock, "rpc");
-		v = xasprintf("WORKREX_RPC_KEEPER=%s", kept);
-		json_object_array_add(e, json_object_new_string(v));
-		free(v);
-		json_object_object_add(spec, "rpc_socket", json_object_new_string(kept));
-		free(kept);
+		char *kept = json_flag(req, "agent_pane") ? keeper_beside(sock, "rpc") : NULL;
+		if (kept) {
+			v = xasprintf("WORKREX_RPC_KEEPER=%s", kept);
+			json_object_array_add(e, json_object_new_string(v));
+			free(v);
+			json_object_object_add(spec, "rpc_socket", json_object_new_string(kept));
+			free(kept);
+		}
 		/* This build first on PATH: the pane's `workrex set-status` is the one here. */
 		char *self = realpath("/proc/self/exe", NULL),
 		     *bin = self ? path_parent(self) : NULL;

@@ -85,6 +85,12 @@ t_add_status_merge() {
 	wrx sandbox doctor >"$E2E_TMP/doctor" 2>&1 || true
 	grep -q '^ok    remote srv: this workrex runs there' "$E2E_TMP/doctor"
 	grep -q '^ok    remote srv: the clone is at .*; 1 pane of this project run' "$E2E_TMP/doctor"
+	# Its second pane there is a shell: it has no keeper's socket to speak
+	# for the agent with no dashboard (the agent pane has, as here).
+	prefix c
+	until_ok 10 nremote 2
+	type_line 'echo "keeper=${WORKREX_RPC_KEEPER:-none} rpc=${WORKREX_RPC_SOCKET:+set}"'
+	wait_for 'keeper=none rpc=set'
 	wrx merge feat >"$E2E_TMP/merge"
 	grep -q 'merged feat into main' "$E2E_TMP/merge"
 	git -C "$repo" log --oneline main | grep -q from-srv
