@@ -59,6 +59,9 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
       dashboard's first frame and re-attach (after a detach and a kill -9),
       its idle wake-ups, and the loop's longest stall while 20 panes open
       (the dashboard's own meter, WORKREX_STALL_MS). Goals from issue 29.
+  (r) the review view (C-b D) on an agent's 50,000-line diff: the time to
+      its first screen and to its last line read, against `git diff | cat`
+      of the same diff, and the loop's longest turn while it streams.
 
 Every workrex pane runs in a keeper (issue 14): (a), (d) go through one;
 (b) counts the keepers' wake-ups too; (c) adds up their memory.
@@ -1472,12 +1475,80 @@ def bench_scale():
               max((s[1] for s in stalls), default=0.0), len(stalls), cpu, wakes))
 
 
+# ---- (r) the review view on a long diff -----------------------------------------------
+
+def diff_children():
+    """pids of the `workrex diff` children running (the review view's)."""
+    out = subprocess.run(["pgrep", "-f", "^%s diff --" % WORKREX], capture_output=True, text=True)
+    return out.stdout.split()
+
+
+def bench_review():
+    n = 25000  # lines changed: 25,000 removed and 25,000 added, 50,000 in the diff
+    repo = new_repo("review", "a\n")
+    with open(os.path.join(repo, "big.txt"), "w") as f:
+        f.write("".join("line %d of the original\n" % i for i in range(n)))
+    git("add", "big.txt", cwd=repo)
+    git("commit", "-qm", "big", cwd=repo)
+    cfg = os.path.join(TMP, "cfg", "workrex", "config.yaml")
+    with open(cfg, "w") as f:
+        f.write("agent: sleep 100000\n")
+    subprocess.run([WORKREX, "add", "-b", "rv"], cwd=repo, env=genv(), check=True,
+                   capture_output=True)
+    wt = os.path.join(TMP, "review__worktrees", "rv")
+    with open(os.path.join(wt, "big.txt"), "w") as f:
+        f.write("".join("LINE %d OF THE CHANGE\n" % i for i in range(n)))
+    lines = subprocess.run("git diff HEAD | wc -l", shell=True, cwd=wt, env=genv(),
+                           capture_output=True, text=True).stdout.strip()
+    refs = []
+    for _ in range(5):
+        t0 = time.monotonic()
+        subprocess.run("git diff HEAD | cat >/dev/null", shell=True, cwd=wt, env=genv(), check=True)
+        refs.append((time.monotonic() - t0) * 1000)
+    denv = env_for("/bin/sh")
+    denv["WORKREX_STALL_MS"] = "1"
+    w = Term(["/bin/sh", "-c", "cd '%s' && exec '%s'" % (repo, WORKREX)], denv)
+    w.wait_for(b"C-b ? help", timeout=60)
+    w.send(b"\x022")  # the agent, focused
+    time.sleep(1)
+    log = os.path.join(TMP, "state", "workrex", "workrex.log")
+    at = os.path.getsize(log)
+    firsts, wholes = [], []
+    for _ in range(5):
+        m = w.mark()
+        t0 = time.monotonic()
+        w.send(b"\x02D")
+        firsts.append((w.wait_for(b"@@ -1,", start=m) - t0) * 1000)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # its child ended: every line read
+            if not diff_children():
+                break
+            time.sleep(0.002)
+        wholes.append((time.monotonic() - t0) * 1000)
+        time.sleep(0.3)
+        m = w.mark()
+        w.send(b"q")
+        w.wait_for(b"rv:sleep", start=m)  # the panes again
+        time.sleep(0.3)
+    stalls = stalls_since(log, at)
+    detach(w)
+    os.unlink(cfg)
+    ref = statistics.median(refs)
+    print("(r) review view on a %s-line diff: first screen %.0f ms, every line read %.0f ms; "
+          "git diff | cat %.0f ms (x%s first screen, x%s all; medians of 5)" % (
+              lines, statistics.median(firsts), statistics.median(wholes), ref,
+              ratio(statistics.median(firsts), ref), ratio(statistics.median(wholes), ref)))
+    print("    the loop's longest turn meanwhile %.1f ms wall, %.1f ms of its own CPU (goal < 5), "
+          "%d turns past 1 ms" % (max((s[0] for s in stalls), default=0.0),
+                                  max((s[1] for s in stalls), default=0.0), len(stalls)))
+
+
 def main():
     for tool in ("tmux",):
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
     which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o",
-                             "p", "q"]
+                             "p", "q", "r"]
     # The repositories made here need no identity or settings of the machine's.
     os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
@@ -1518,6 +1589,8 @@ def main():
             bench_remote()
         if "q" in which:
             bench_scale()
+        if "r" in which:
+            bench_review()
     finally:
         tmux("kill-server")
         end_keepers(TMP)

@@ -75,6 +75,8 @@ int cmd_completions(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_init(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_path(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_rename(struct cmd_ctx *ctx, int argc, char **argv);
+/* cmd_review.c */
+int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_rebase(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_sync_files(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_attach(struct cmd_ctx *ctx, int argc, char **argv);

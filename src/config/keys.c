@@ -61,6 +61,7 @@ static const struct {
 	[ACT_SEND_PREFIX] = {"send-prefix", "send the prefix key to the pane"},
 	[ACT_REDRAW] = {"redraw", "redraw the screen"},
 	[ACT_RELOAD] = {"reload-config", "read the config files again"},
+	[ACT_REVIEW] = {"review", "review the focused agent's changes: files, diff, modes (Tab)"},
 };
 
 static const struct binding default_bindings[] = {
@@ -98,6 +99,7 @@ static const struct binding default_bindings[] = {
 	{'r', ACT_REDRAW, 0},
 	{'a', ACT_ATTENTION, 0},
 	{'R', ACT_RELOAD, 0},
+	{'D', ACT_REVIEW, 0},
 };
 
 static struct binding *table;

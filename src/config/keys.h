@@ -59,6 +59,7 @@ enum wrx_action {
 	ACT_SEND_PREFIX,
 	ACT_REDRAW,
 	ACT_RELOAD,
+	ACT_REVIEW,
 	ACT_COUNT,
 };
 

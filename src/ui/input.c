@@ -262,6 +262,10 @@ void input_key(struct ui *ui, int key, int mods)
 		prompt_key(ui, key);
 		return;
 	}
+	if (ui->review) {
+		review_key(ui, key);
+		return;
+	}
 	if (ui->textview) {
 		textview_key(ui, key);
 		return;

@@ -39,7 +39,7 @@ static void reset_colours(void)
 	pairs_used = 0;
 }
 
-static int pair_for(struct ui *ui, int fg, int bg)
+int ui_colour_pair(struct ui *ui, int fg, int bg)
 {
 	if (ui->ncolours == 0 || (fg == -1 && bg == -1))
 		return 0;
@@ -115,11 +115,11 @@ static void put_cell(struct ui *ui, int y, int x, int maxx, const struct wrx_cel
 	if (ui->colour_kind == TERMINFO_DIRECT256 ||
 	    ui->colour_kind == TERMINFO_DIRECT256_SHIFTED) {
 		bool shifted = ui->colour_kind == TERMINFO_DIRECT256_SHIFTED;
-		pair = pair_for(ui, colour_for_direct256(c->fg, shifted),
-				colour_for_direct256(c->bg, shifted));
+		pair = ui_colour_pair(ui, colour_for_direct256(c->fg, shifted),
+				      colour_for_direct256(c->bg, shifted));
 	} else {
-		pair = pair_for(ui, colour_for_terminal(c->fg, ui->ncolours),
-				colour_for_terminal(c->bg, ui->ncolours));
+		pair = ui_colour_pair(ui, colour_for_terminal(c->fg, ui->ncolours),
+				      colour_for_terminal(c->bg, ui->ncolours));
 	}
 	cchar_t cc;
 	setcchar(&cc, wch, a, 0, &pair);
@@ -408,7 +408,7 @@ static void extra_cell(const struct ui *ui, struct buf *b, const struct wrx_cell
 /* After curses' frame: the rows of extra_add, then the cursor back where it was. */
 static void extra_draw(struct ui *ui)
 {
-	bool covered = ui->overview || ui->textview || ui->help;
+	bool covered = ui->overview || ui->textview || ui->review || ui->help;
 	for (size_t i = 0; i < nextra_rows; i++) {
 		struct extra_row *e = &extra_rows[i];
 		/* Written after curses' frame: never over a question's rows. */
@@ -862,7 +862,7 @@ static void place_cursor(struct ui *ui)
 		return;
 	}
 	struct wpane *f = session_focus(ui->w->s);
-	if (f == NULL || ui->help || ui->textview) {
+	if (f == NULL || ui->help || ui->textview || ui->review) {
 		curs_set(0);
 		return;
 	}
@@ -939,6 +939,8 @@ void render_frame(struct ui *ui)
 		overview_draw(ui);
 	if (ui->textview)
 		textview_draw(ui);
+	if (ui->review)
+		review_draw(ui);
 	if (ui->help)
 		draw_help(ui);
 	place_cursor(ui);

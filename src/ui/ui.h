@@ -114,6 +114,7 @@ struct ui {
 	int help_top;              /* the first binding the help shows */
 	bool overview;             /* the agents table (prefix w) */
 	struct textview *textview; /* owned: a command's output shown whole, or NULL */
+	struct review *review;     /* owned: the review view (prefix D), or NULL */
 	int ov_sel;
 	struct prompt *prompt; /* owned */
 	struct asked *asked;   /* owned: agents' questions, oldest first */
@@ -192,6 +193,8 @@ void termclip_close(struct ui *ui);                        /* a read under way e
 
 /* render.c */
 void render_frame(struct ui *ui);
+/* A colour pair for fg on bg (curses colour numbers, -1: the default); 0 when none is left. */
+int ui_colour_pair(struct ui *ui, int fg, int bg);
 /* Place every pane in the frame now, sizing each (a new one before it starts). */
 void render_layout(struct ui *ui);
 /* The icon for an agent's status at now (interrupted included); "" for none. */
@@ -230,6 +233,12 @@ void textview_open(struct ui *ui, const char *title, const char *text);
 void textview_close(struct ui *ui);
 void textview_draw(struct ui *ui);
 void textview_key(struct ui *ui, int key);
+
+/* review.c: an agent's changes over the panes (prefix D), until q. */
+void review_open(struct ui *ui, const struct agent *a);
+void review_close(struct ui *ui);
+void review_draw(struct ui *ui);
+void review_key(struct ui *ui, int key);
 
 void overview_draw(struct ui *ui);
 void overview_key(struct ui *ui, int key);

@@ -135,9 +135,10 @@ int beneath_write(const char *root, const char *rel, const void *data, size_t le
 	return rc;
 }
 
-int beneath_read(const char *root, const char *rel, size_t max, char **out)
+int beneath_read_n(const char *root, const char *rel, size_t max, char **out, size_t *len)
 {
 	*out = NULL;
+	*len = 0;
 	const char *base;
 	int dir = beneath_parent(root, rel, false, &base);
 	if (dir < 0)
@@ -174,8 +175,15 @@ int beneath_read(const char *root, const char *rel, size_t max, char **out)
 		buf_free(&b);
 		return rc;
 	}
+	*len = b.len;
 	*out = b.data ? b.data : xstrdup("");
 	return 0;
+}
+
+int beneath_read(const char *root, const char *rel, size_t max, char **out)
+{
+	size_t len;
+	return beneath_read_n(root, rel, max, out, &len);
 }
 
 /* Empty the directory fd (consumed) of everything, links removed as links. */

@@ -49,6 +49,8 @@ int beneath_write(const char *root, const char *rel, const void *data, size_t le
  * caller frees). -EFBIG past max, -ELOOP for a symlink anywhere.
  */
 int beneath_read(const char *root, const char *rel, size_t max, char **out);
+/* The same, its length (NULs and all) into *len. */
+int beneath_read_n(const char *root, const char *rel, size_t max, char **out, size_t *len);
 
 /*
  * Remove root (a directory of the host's) and everything under it without

@@ -1,0 +1,421 @@
+/*
+ * review.c - the review view (prefix D, SPEC §10): over the panes, the
+ * focused agent's files with their +/- beside its diff, in three modes
+ * (Tab): WIP, its branch, its commits.
+ *
+ * The diff comes from a child, `workrex diff HANDLE --MODE` (cmd_review.c:
+ * the sandbox's commits imported first, git with no driver of the
+ * worktree's), read on the loop as it writes: the first screen shows
+ * while a long diff is still coming, and no read holds the loop longer
+ * than one chunk takes to split into lines. Only the rows on the screen
+ * are drawn, each line's bytes as text (diff_visible): a sequence in a
+ * diffed file never reaches the terminal.
+ */
+#include "../core/run.h"
+#include "../git/diff.h"
+#include "ui.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The file list's width, when the screen is wide enough for one. */
+#define LIST_MAX 32
+#define LIST_MIN_COLS 60
+
+struct review;
+
+/* The child's reader: outlives the view until the child ended. */
+struct feed {
+	struct ui *ui;
+	struct review *r; /* NULL: the view closed; the child is killed */
+};
+
+struct review {
+	char *handle; /* owned */
+	enum diff_mode mode;
+	struct buf text;     /* every line, NUL-terminated, one after another */
+	size_t *off;         /* owned: where each line starts in text */
+	unsigned char *kind; /* owned: each line's enum diff_line */
+	int n, cap;
+	struct buf partial; /* the last line, until its newline comes */
+	struct diff_reader d;
+	struct buf err; /* what the child said on stderr */
+	struct feed *feed;
+	bool done;
+	int status;
+	int top;      /* the first line shown */
+	char *search; /* owned: the last text searched for, or NULL */
+};
+
+static void add_line(struct review *r, const char *s, size_t len)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 1024;
+		r->off = xrealloc(r->off, (size_t)r->cap * sizeof *r->off);
+		r->kind = xrealloc(r->kind, (size_t)r->cap);
+	}
+	r->kind[r->n] = (unsigned char)diff_read_line(&r->d, s, len, r->n);
+	r->off[r->n++] = r->text.len;
+	buf_add(&r->text, s, len);
+	buf_addch(&r->text, '\0');
+}
+
+static const char *line_at(const struct review *r, int i)
+{
+	return r->text.data + r->off[i];
+}
+
+static void on_output(void *arg, int stream, const char *p, size_t n)
+{
+	struct feed *f = arg;
+	struct review *r = f->r;
+	if (r == NULL)
+		return;
+	if (stream == 2) {
+		buf_add(&r->err, p, n);
+		return;
+	}
+	while (n) {
+		const char *nl = memchr(p, '\n', n);
+		if (nl == NULL) {
+			buf_add(&r->partial, p, n);
+			break;
+		}
+		size_t k = (size_t)(nl - p);
+		if (r->partial.len) {
+			buf_add(&r->partial, p, k);
+			add_line(r, r->partial.data, r->partial.len);
+			r->partial.len = 0;
+		} else {
+			add_line(r, p, k);
+		}
+		p += k + 1;
+		n -= k + 1;
+	}
+	ui_dirty(f->ui);
+}
+
+static long backlog(void *arg)
+{
+	struct feed *f = arg;
+	return f->r ? 0 : -1;
+}
+
+static void feed_exit(void *arg, int code)
+{
+	struct feed *f = arg;
+	struct review *r = f->r;
+	if (r) {
+		if (r->partial.len)
+			add_line(r, r->partial.data, r->partial.len);
+		r->partial.len = 0;
+		r->done = true;
+		r->status = code;
+		r->feed = NULL;
+		ui_dirty(f->ui);
+	}
+	free(f);
+}
+
+static void clear_lines(struct review *r)
+{
+	if (r->feed)
+		r->feed->r = NULL; /* the child is killed at its next read */
+	r->feed = NULL;
+	buf_free(&r->text);
+	buf_free(&r->partial);
+	buf_free(&r->err);
+	free(r->off);
+	free(r->kind);
+	r->off = NULL;
+	r->kind = NULL;
+	r->n = r->cap = 0;
+	diff_reader_free(&r->d);
+	r->done = false;
+	r->status = 0;
+	r->top = 0;
+}
+
+static void start(struct ui *ui, struct review *r)
+{
+	clear_lines(r);
+	char *mode = xasprintf("--%s", diff_mode_name(r->mode));
+	char *const argv[] = {ui->w->self_exe, "diff", mode, "--", r->handle, NULL};
+	struct feed *f = xcalloc(1, sizeof *f);
+	*f = (struct feed){.ui = ui, .r = r};
+	struct run_stream rs = {.argv = argv,
+				.cwd = ui->w->root,
+				.output = on_output,
+				.backlog = backlog,
+				.exit = feed_exit,
+				.arg = f};
+	if (run_stream(ui->w->loop, &rs) < 0) {
+		free(f);
+		buf_addstr(&r->err, "workrex diff did not start");
+		r->done = true;
+		r->status = 127;
+	} else {
+		r->feed = f;
+	}
+	free(mode);
+}
+
+void review_open(struct ui *ui, const struct agent *a)
+{
+	review_close(ui);
+	if (!a->git.worktree) {
+		ui_message(ui, true, "review: %s is the project's own directory, not an agent's",
+			   a->handle);
+		return;
+	}
+	struct review *r = xcalloc(1, sizeof *r);
+	r->handle = xstrdup(a->handle);
+	r->mode = a->remote.host ? DIFF_BRANCH : DIFF_WIP;
+	ui->review = r;
+	start(ui, r);
+	ui->full_redraw = true;
+	ui_dirty(ui);
+}
+
+void review_close(struct ui *ui)
+{
+	struct review *r = ui->review;
+	if (r == NULL)
+		return;
+	clear_lines(r);
+	free(r->search);
+	free(r->handle);
+	free(r);
+	ui->review = NULL;
+	ui->full_redraw = true;
+	if (!ui->quitting)
+		ui_dirty(ui);
+}
+
+/* ---- drawing ---- */
+
+static int body_rows(const struct ui *ui)
+{
+	return WRX_MAX(ui->rows - 2, 1);
+}
+
+static int list_width(const struct ui *ui)
+{
+	return ui->cols >= LIST_MIN_COLS ? WRX_MIN(LIST_MAX, ui->cols / 3) : 0;
+}
+
+/* The file the line at top belongs to, or -1 above the first. */
+static int file_at(const struct review *r, int line)
+{
+	int lo = 0, hi = r->d.nfiles - 1, at = -1;
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		if (r->d.files[mid].line <= line) {
+			at = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return at;
+}
+
+static attr_t line_attr(struct ui *ui, enum diff_line k)
+{
+	static const short fg[] = {
+		[DL_TEXT] = -1,       [DL_COMMIT] = COLOR_YELLOW, [DL_FILE] = -1,
+		[DL_META] = -1,       [DL_HUNK] = COLOR_CYAN,     [DL_ADD] = COLOR_GREEN,
+		[DL_DEL] = COLOR_RED, [DL_CONTEXT] = -1};
+	attr_t a = k == DL_FILE || k == DL_META || k == DL_COMMIT ? A_BOLD : A_NORMAL;
+	int pair = fg[k] >= 0 ? ui_colour_pair(ui, fg[k], -1) : 0;
+	return a | (attr_t)COLOR_PAIR(pair);
+}
+
+static void draw_text(int y, int x, int width, const char *s, size_t n)
+{
+	struct buf v = {0};
+	diff_visible(s, n, &v);
+	buf_addch(&v, '\0');
+	mvaddnstr(y, x, v.data, width); /* bytes; curses stops at the width it draws */
+	buf_free(&v);
+}
+
+static void draw_list(struct ui *ui, struct review *r, int w, int rows, int cur)
+{
+	int first = cur >= rows ? cur - rows + 1 : 0;
+	for (int y = 0; y < rows; y++) {
+		int i = first + y;
+		move(1 + y, 0);
+		attr_set(A_NORMAL, 0, NULL);
+		for (int x = 0; x < w; x++)
+			addch(' ');
+		if (i >= r->d.nfiles)
+			continue;
+		const struct diff_file *f = &r->d.files[i];
+		char stat[32];
+		if (f->binary)
+			snprintf(stat, sizeof stat, " bin ");
+		else
+			snprintf(stat, sizeof stat, "%+d -%d ", f->added, f->deleted);
+		attr_set(i == cur ? A_REVERSE : A_NORMAL, 0, NULL);
+		const char *base = strrchr(f->path, '/');
+		base = base ? base + 1 : f->path;
+		char *row = xasprintf(" %s%s", stat, base);
+		draw_text(1 + y, 0, w - 1, row, strlen(row));
+		free(row);
+	}
+	attr_set(A_NORMAL, 0, NULL);
+	mvvline(1, w - 1, ACS_VLINE, rows);
+}
+
+void review_draw(struct ui *ui)
+{
+	struct review *r = ui->review;
+	int rows = body_rows(ui);
+	if (ui->rows < 2 || ui->cols < 1)
+		return;
+	int cur = file_at(r, r->top);
+	char *where = r->n ? xasprintf("%d-%d/%d", r->top + 1, WRX_MIN(r->top + rows, r->n), r->n)
+			   : xstrdup("0/0");
+	const char *state = !r->done         ? "  reading..."
+			    : r->status != 0 ? "  FAILED"
+			    : r->n == 0      ? "  no changes"
+					     : "";
+	char *head = xasprintf(" review %s  [%s]  %d file%s +%d -%d  %s%s  Tab mode, ]/[ file, "
+			       "n/N hunk, / search, q closes",
+			       r->handle, diff_mode_name(r->mode), r->d.nfiles,
+			       r->d.nfiles == 1 ? "" : "s", r->d.added, r->d.deleted, where, state);
+	attr_set(A_REVERSE, 0, NULL);
+	mvhline(0, 0, ' ', ui->cols);
+	draw_text(0, 0, ui->cols, head, strlen(head));
+	attr_set(A_NORMAL, 0, NULL);
+	free(head);
+	free(where);
+	int lw = list_width(ui);
+	if (lw)
+		draw_list(ui, r, lw, rows, cur);
+	int w = ui->cols - lw;
+	for (int y = 0; y < rows; y++) {
+		int i = r->top + y;
+		move(1 + y, lw);
+		clrtoeol();
+		if (i < r->n) {
+			attr_set(line_attr(ui, (enum diff_line)r->kind[i]), 0, NULL);
+			const char *s = line_at(r, i);
+			draw_text(1 + y, lw, w, s, strlen(s));
+			attr_set(A_NORMAL, 0, NULL);
+		} else if (i == r->n && r->done && r->status != 0 && r->err.len) {
+			attr_set(line_attr(ui, DL_DEL), 0, NULL);
+			draw_text(1 + y, lw, w, r->err.data, strcspn(r->err.data, "\n"));
+			attr_set(A_NORMAL, 0, NULL);
+		}
+	}
+}
+
+/* ---- keys ---- */
+
+/* The next line from `from` (by step) whose kind is k, or -1. */
+static int next_kind(const struct review *r, int from, int step, enum diff_line k)
+{
+	for (int i = from; i >= 0 && i < r->n; i += step)
+		if (r->kind[i] == k)
+			return i;
+	return -1;
+}
+
+static void search_done(struct ui *ui, const char *text, void *arg)
+{
+	(void)arg;
+	struct review *r = ui->review;
+	if (r == NULL || text == NULL)
+		return;
+	if (*text) {
+		free(r->search);
+		r->search = xstrdup(text);
+	}
+	if (r->search == NULL)
+		return;
+	for (int k = 1; k <= r->n; k++) {
+		int i = (r->top + k) % r->n;
+		if (strstr(line_at(r, i), r->search)) {
+			r->top = i;
+			ui_dirty(ui);
+			return;
+		}
+	}
+	ui_message(ui, true, "review: %s: not found", r->search);
+}
+
+void review_key(struct ui *ui, int key)
+{
+	struct review *r = ui->review;
+	int rows = body_rows(ui), last = WRX_MAX(r->n - rows, 0), to;
+	int cur = file_at(r, r->top);
+	switch (key) {
+	case 'q':
+	case 27:
+		review_close(ui);
+		return;
+	case '\t':
+		r->mode = (enum diff_mode)((r->mode + 1) % DIFF_MODES);
+		start(ui, r);
+		break;
+	case 'j':
+	case WRX_K_DOWN:
+		r->top++;
+		break;
+	case 'k':
+	case WRX_K_UP:
+		r->top--;
+		break;
+	case 4: /* C-d */
+		r->top += rows / 2;
+		break;
+	case 21: /* C-u */
+		r->top -= rows / 2;
+		break;
+	case ' ':
+	case WRX_K_NPAGE:
+		r->top += rows;
+		break;
+	case WRX_K_PPAGE:
+		r->top -= rows;
+		break;
+	case 'g':
+	case WRX_K_HOME:
+		r->top = 0;
+		break;
+	case 'G':
+	case WRX_K_END:
+		r->top = last;
+		break;
+	case 'n':
+		if ((to = next_kind(r, r->top + 1, 1, DL_HUNK)) >= 0)
+			r->top = to;
+		break;
+	case 'N':
+		if ((to = next_kind(r, r->top - 1, -1, DL_HUNK)) >= 0)
+			r->top = to;
+		break;
+	case ']':
+		if (cur + 1 < r->d.nfiles)
+			r->top = r->d.files[cur + 1].line;
+		break;
+	case '[':
+		if (cur >= 0 && r->d.files[cur].line < r->top)
+			r->top = r->d.files[cur].line;
+		else if (cur > 0)
+			r->top = r->d.files[cur - 1].line;
+		break;
+	case '/':
+		ui_prompt(ui, "search: ", false, search_done, NULL);
+		return;
+	default:
+		return;
+	}
+	/* A hunk or file jumped to shows at the top, even near the end. */
+	if (key != 'n' && key != 'N' && key != ']' && key != '[')
+		r->top = WRX_MIN(r->top, last);
+	r->top = WRX_MAX(WRX_MIN(r->top, WRX_MAX(r->n - 1, 0)), 0);
+	ui_dirty(ui);
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Review (SPEC §10, issue 30): what an agent changed, from the command line
+# and in the dashboard's review view (prefix D).
+. "$(dirname "$0")/lib.sh"
+trap stop EXIT
+
+git_env
+
+# An agent with a commit, a staged file, an unstaged change, an untracked
+# file, an untracked symlink and a file of escape sequences.
+review_repo() {
+	make_repo
+	printf 'keep\n' >"$repo/b.txt"
+	git -C "$repo" add b.txt && git -C "$repo" commit -qm b
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx add feat >/dev/null
+	wt=$E2E_TMP/work/proj__worktrees/feat
+	echo committed >"$wt/a.txt"
+	git -C "$wt" commit -qam "the commit"
+	echo staged >"$wt/staged.txt"
+	git -C "$wt" add staged.txt
+	echo unstaged >>"$wt/b.txt"
+	echo untracked >"$wt/new.txt"
+	ln -s /etc/passwd "$wt/link"
+	# OSC 52 (clipboard), a title, a DCS and a C1 CSI inside a file.
+	printf 'osc52 \033]52;c;cHduZWQ=\007 title \033]0;PWNED\007 dcs \033P+q544e\033\\ c1 \302\233 end\n' \
+		>"$wt/evil.txt"
+}
+
+t_diff_cli() {
+	review_repo
+	wrx diff feat --stat >"$E2E_TMP/stat"
+	grep -qE '^ +\+1 +0  b.txt$' "$E2E_TMP/stat"
+	grep -qE '^ +\+1 +0  staged.txt$' "$E2E_TMP/stat"
+	grep -qE '^ +\+1 +0  new.txt$' "$E2E_TMP/stat"
+	grep -qE '^ +\+1 +0  link$' "$E2E_TMP/stat"
+	grep -qx '5 files, +5 -0' "$E2E_TMP/stat"
+	# The commit is the branch's, not WIP's.
+	not grep -q 'a.txt' "$E2E_TMP/stat"
+	wrx diff feat --branch --stat | grep -qx '1 file, +1 -1'
+	wrx diff feat --commits | grep -q '^    the commit$'
+	wrx diff feat --json >"$E2E_TMP/json"
+	python3 - "$E2E_TMP/json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["mode"] == "wip" and d["base"] == "main" and d["added"] == 5, d
+assert {f["path"] for f in d["files"]} == {"b.txt", "staged.txt", "new.txt", "link", "evil.txt"}
+EOF
+	# A symlink is its target's name, never what it points to.
+	wrx diff feat >"$E2E_TMP/diff"
+	grep -qx '+/etc/passwd' "$E2E_TMP/diff"
+	not grep -q '^+root:' "$E2E_TMP/diff"
+	# On a terminal the file's escapes are text, coloured by git's kinds.
+	(cd "$wt" && script -qfec "$WORKREX diff" /dev/null) >"$E2E_TMP/tty"
+	not grep -aq $'\033]52;' "$E2E_TMP/tty"
+	not grep -aq $'\033]0;PWNED' "$E2E_TMP/tty"
+	not grep -aq $'\033P+q' "$E2E_TMP/tty"
+	not grep -aq $'\302\233' "$E2E_TMP/tty"
+	grep -aqF '+osc52 ^[]52;c;cHduZWQ=^G title ^[]0;PWNED^G dcs ^[P+q544e^[\ c1 <U+009B> end' \
+		"$E2E_TMP/tty"
+	# From inside the worktree, no handle needed; a pipe gets git's bytes.
+	(cd "$wt" && "$WORKREX" diff --branch) | grep -qx '+committed'
+	not wrx diff nosuch 2>"$E2E_TMP/err"
+	grep -q nosuch "$E2E_TMP/err"
+}
+
+# The first row under the view's header: what the view scrolled to.
+top_is() { screen | sed -n 2p | grep -qF -- "$1"; }
+
+t_review_view() {
+	review_repo
+	start_repo 120 30
+	wait_for 'C-b \? help'
+	# What workrex writes to its terminal, every byte.
+	tm pipe-pane -o "cat >>'$E2E_TMP/outer.log'"
+	prefix 2
+	wait_for '^ 2 feat'
+	prefix D
+	wait_for 'review feat  \[wip\]  5 files \+5 -0'
+	# The file list beside the diff, the untracked files as new.
+	wait_for '^ \+1 -0 b.txt +│diff --git a/b.txt b/b.txt'
+	screen | grep -q '│+unstaged'
+	screen | grep -q '│+staged'
+	# The escapes are text on the screen...
+	wait_for '│\+osc52 \^\[\]52;c;cHduZWQ=\^G title \^\[\]0;PWNED\^G dcs \^\[P\+q544e\^\[\\ c1 <U\+009B> end'
+	# ]: the next file at the top, and marked in the list; [ back; n: the next hunk.
+	keys ']'
+	until_ok 5 top_is '│diff --git a/staged.txt b/staged.txt'
+	keys ']' ']'
+	until_ok 5 top_is '│diff --git a/link b/link'
+	keys '['
+	until_ok 5 top_is '│diff --git a/evil.txt b/evil.txt'
+	keys g n
+	until_ok 5 top_is '│@@ -1 +1,2 @@'
+	keys n
+	until_ok 5 top_is '│@@ -0,0 +1 @@'
+	# Tab: the branch, then its commits.
+	keys Tab
+	wait_for 'review feat  \[branch\]  1 file \+1 -1'
+	screen | grep -q '│-one'
+	screen | grep -q '│+committed'
+	keys Tab
+	wait_for 'review feat  \[commits\]'
+	wait_for '│    the commit'
+	# / searches.
+	keys Tab
+	wait_for '\[wip\].*5 files'
+	keys /
+	wait_for 'search:'
+	tm send-keys -l untracked
+	keys Enter
+	until_ok 5 top_is '│+untracked'
+	keys q
+	wait_gone 'review feat'
+	wait_for 'C-b \? help'
+	tm pipe-pane
+	# ...and never reached the outer terminal as sequences.
+	test -s "$E2E_TMP/outer.log"
+	not grep -aq $'\033]52;' "$E2E_TMP/outer.log"
+	not grep -aq $'\033]0;PWNED' "$E2E_TMP/outer.log"
+	not grep -aq $'\033P+q' "$E2E_TMP/outer.log"
+	not grep -aq $'\302\233' "$E2E_TMP/outer.log"
+}
+
+run_test "diff: WIP with untracked files, branch, commits, --stat and --json" t_diff_cli
+run_test "review view: files and diff, hunks, modes, search; escapes drawn as text" t_review_view
