@@ -40,7 +40,7 @@ static const struct cmd table[] = {
 	{"rename", NULL, "rename <handle> <new-handle> [--branch NAME | -k|--keep-branch]",
 	 "rename an agent: handle, worktree directory, and its branch if named as it", cmd_rename,
 	 NULL},
-	{"diff", NULL, "diff [handle] [--wip|--branch|--commits] [--stat] [--json]",
+	{"diff", NULL, "diff [handle] [--wip|--unstaged|--branch|--commits] [--stat] [--json]",
 	 "what an agent changed: uncommitted, its branch, or commit by commit", cmd_diff, NULL},
 	{"path", NULL, "path [handle]", "print an agent's worktree directory", cmd_path, NULL},
 	{"sync-files", NULL, "sync-files [handle... | --all]",

@@ -110,21 +110,21 @@ static void print_stat(const struct diff_reader *d)
 int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"wip", no_argument, NULL, 'w'},
-		{"branch", no_argument, NULL, 'b'},
-		{"commits", no_argument, NULL, 'c'},
-		{"stat", no_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0},
+		{"wip", no_argument, NULL, 'w'},     {"branch", no_argument, NULL, 'b'},
+		{"commits", no_argument, NULL, 'c'}, {"stat", no_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},    {"unstaged", no_argument, NULL, 'u'},
+		{"help", no_argument, NULL, 'h'},    {0, 0, 0, 0},
 	};
 	const struct cmd *self = cmd_find("diff");
 	int mode = -1, c;
 	bool stat = false, json = false;
 	optind = 0;
 	while ((c = getopt_exact(argc, argv, "", opts)) != -1) {
-		if (c == 'w' || c == 'b' || c == 'c') {
-			int m = c == 'w' ? DIFF_WIP : c == 'b' ? DIFF_BRANCH : DIFF_COMMITS;
+		if (c == 'w' || c == 'b' || c == 'c' || c == 'u') {
+			int m = c == 'w'   ? DIFF_WIP
+				: c == 'b' ? DIFF_BRANCH
+				: c == 'c' ? DIFF_COMMITS
+					   : DIFF_UNSTAGED;
 			if (mode >= 0 && mode != m)
 				return cmd_usage(self);
 			mode = m;
@@ -144,7 +144,7 @@ int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
 		return rc;
 	if (mode < 0)
 		mode = a.remote ? DIFF_BRANCH : DIFF_WIP;
-	if (mode == DIFF_WIP && a.remote) {
+	if ((mode == DIFF_WIP || mode == DIFF_UNSTAGED) && a.remote) {
 		rc = cmd_fail("diff",
 			      "%s runs on %s: its uncommitted work is there "
 			      "(--branch shows what it committed, fetched back)",

@@ -20,16 +20,16 @@
 /* An untracked file bigger than this is named, not shown. */
 #define UNTRACKED_MAX (8u << 20)
 
-static const char *const mode_names[DIFF_MODES] = {"wip", "branch", "commits"};
+static const char *const mode_names[] = {"wip", "branch", "commits", "unstaged"};
 
 const char *diff_mode_name(enum diff_mode m)
 {
-	return m < DIFF_MODES ? mode_names[m] : "?";
+	return m <= DIFF_UNSTAGED ? mode_names[m] : "?";
 }
 
 int diff_mode_parse(const char *name)
 {
-	for (int i = 0; i < DIFF_MODES; i++)
+	for (int i = 0; i <= DIFF_UNSTAGED; i++)
 		if (strcmp(name, mode_names[i]) == 0)
 			return i;
 	return -1;
@@ -133,16 +133,18 @@ static void untracked(const char *root, const char *rel, struct buf *out)
 	free(text);
 }
 
-static int wip(const struct diff_target *t, int fd, char **cause)
+static int wip(const struct diff_target *t, bool unstaged, int fd, char **cause)
 {
 	if (t->worktree == NULL) {
 		*cause = xstrdup("its worktree is not here");
 		return -ENOENT;
 	}
-	const char *args[] = {"diff",          "HEAD", "--no-color", "--no-ext-diff",
+	const char *head[] = {"diff",          "HEAD", "--no-color", "--no-ext-diff",
 			      "--no-textconv", "-M",   "--",         NULL};
-	int rc = git_to(t->worktree, args, fd, cause);
-	if (rc < 0)
+	/* What git add -p reads: the worktree against the index, no untracked file. */
+	const char *index[] = {"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--", NULL};
+	int rc = git_to(t->worktree, unstaged ? index : head, fd, cause);
+	if (rc < 0 || unstaged)
 		return rc;
 	const char *ls[] = {"ls-files", "--others", "--exclude-standard", "-z", NULL};
 	struct buf names = {0};
@@ -168,8 +170,8 @@ static int wip(const struct diff_target *t, int fd, char **cause)
 int diff_write(const struct repo *r, const struct diff_target *t, enum diff_mode m, int fd,
 	       char **cause)
 {
-	if (m == DIFF_WIP)
-		return wip(t, fd, cause);
+	if (m == DIFF_WIP || m == DIFF_UNSTAGED)
+		return wip(t, m == DIFF_UNSTAGED, fd, cause);
 	if (t->branch == NULL || t->base == NULL) {
 		*cause = xstrdup("it has no branch to compare");
 		return -EINVAL;

@@ -19,9 +19,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum diff_mode { DIFF_WIP, DIFF_BRANCH, DIFF_COMMITS, DIFF_MODES };
+/*
+ * The three a user switches between (DIFF_MODES), and what patch mode
+ * stages from: the worktree against the index, as git add -p reads it.
+ */
+enum diff_mode { DIFF_WIP, DIFF_BRANCH, DIFF_COMMITS, DIFF_MODES, DIFF_UNSTAGED = DIFF_MODES };
 
-/* "wip", "branch", "commits"; diff_mode_parse: -1 for none of them. */
+/* "wip", "branch", "commits", "unstaged"; diff_mode_parse: -1 for none of them. */
 const char *diff_mode_name(enum diff_mode m);
 int diff_mode_parse(const char *name);
 

@@ -13,6 +13,7 @@
  */
 #include "../core/run.h"
 #include "../git/diff.h"
+#include "../git/hunks.h"
 #include "ui.h"
 
 #include <stdlib.h>
@@ -45,6 +46,10 @@ struct review {
 	int status;
 	int top;      /* the first line shown */
 	char *search; /* owned: the last text searched for, or NULL */
+	/* Patch mode (a): the unstaged hunks, asked one at a time (git/hunks.h). */
+	bool patching;
+	struct hunk_set hs;
+	int at; /* the hunk asked now */
 };
 
 static void add_line(struct review *r, const char *s, size_t len)
@@ -101,6 +106,9 @@ static long backlog(void *arg)
 	return f->r ? 0 : -1;
 }
 
+static void start(struct ui *ui, struct review *r);
+static void hunks_loaded(struct ui *ui, struct review *r);
+
 static void feed_exit(void *arg, int code)
 {
 	struct feed *f = arg;
@@ -112,6 +120,8 @@ static void feed_exit(void *arg, int code)
 		r->done = true;
 		r->status = code;
 		r->feed = NULL;
+		if (r->patching)
+			hunks_loaded(f->ui, r);
 		ui_dirty(f->ui);
 	}
 	free(f);
@@ -183,6 +193,7 @@ void review_close(struct ui *ui)
 	if (r == NULL)
 		return;
 	clear_lines(r);
+	hunks_free(&r->hs);
 	free(r->search);
 	free(r->handle);
 	free(r);
@@ -190,6 +201,158 @@ void review_close(struct ui *ui)
 	ui->full_redraw = true;
 	if (!ui->quitting)
 		ui_dirty(ui);
+}
+
+/* ---- patch mode ---- */
+
+/* The unstaged diff came whole: its hunks, or back to WIP when there are none. */
+static void hunks_loaded(struct ui *ui, struct review *r)
+{
+	struct buf all = {0};
+	for (int i = 0; i < r->n; i++) {
+		buf_addstr(&all, line_at(r, i));
+		buf_addch(&all, '\n');
+	}
+	hunks_free(&r->hs);
+	int rc = r->status == 0 ? hunks_parse(all.data ? all.data : "", all.len, &r->hs) : -1;
+	buf_free(&all);
+	r->at = 0;
+	if (rc == 0 && r->hs.nhunks)
+		return;
+	ui_message(ui, rc < 0, "patch: %s",
+		   rc < 0          ? "the unstaged diff could not be read"
+		   : r->hs.skipped ? "only new, deleted or binary files: git add stages those"
+				   : "nothing unstaged to stage");
+	hunks_free(&r->hs);
+	r->patching = false;
+	r->mode = DIFF_WIP;
+	start(ui, r);
+}
+
+/* What a patch mode's git apply finds its view by: never a pointer that may have gone. */
+struct staging {
+	struct ui *ui;
+	char *handle; /* owned */
+	int hunks;
+};
+
+static void staged(void *arg, int status, const char *output, const char *last)
+{
+	(void)output;
+	struct staging *st = arg;
+	struct ui *ui = st->ui;
+	if (status == 0)
+		ui_message(ui, false, "%s: %d hunk%s staged", st->handle, st->hunks,
+			   st->hunks == 1 ? "" : "s");
+	else
+		ui_message(ui, true, "%s: staging failed: %s", st->handle,
+			   last && *last ? last : "git apply failed");
+	struct review *r = ui->review;
+	if (r && !r->patching && strcmp(r->handle, st->handle) == 0)
+		start(ui, r); /* WIP again, with what is staged now */
+	free(st->handle);
+	free(st);
+}
+
+/* The answers so far go to the index in one git apply, as git add -p's do. */
+static void patch_finish(struct ui *ui, struct review *r)
+{
+	char *patch = hunks_patch(&r->hs);
+	int n = 0;
+	for (int i = 0; i < r->hs.nhunks; i++)
+		n += r->hs.hunks[i].answer == 'y';
+	hunks_free(&r->hs);
+	r->patching = false;
+	r->mode = DIFF_WIP;
+	struct agent *a = session_find_agent(ui->w->s, r->handle);
+	if (patch == NULL || a == NULL) {
+		ui_message(ui, false, "%s: nothing staged", r->handle);
+		free(patch);
+		start(ui, r);
+		return;
+	}
+	clear_lines(r);
+	r->done = true;
+	char *const argv[] = {"git", "-c", "core.hooksPath=/dev/null", "apply", "--cached",
+			      "-",   NULL};
+	struct staging *st = xcalloc(1, sizeof *st);
+	*st = (struct staging){.ui = ui, .handle = xstrdup(r->handle), .hunks = n};
+	struct run_opts o = {
+		.argv = argv, .cwd = a->path, .input = patch, .done = staged, .arg = st};
+	if (run_start(ui->w->loop, &o) < 0) {
+		ui_message(ui, true, "%s: git apply did not start", r->handle);
+		free(st->handle);
+		free(st);
+		start(ui, r);
+	}
+	free(patch);
+}
+
+static void patch_key(struct ui *ui, struct review *r, int key)
+{
+	struct hunk_set *hs = &r->hs;
+	switch (key) {
+	case 'y':
+	case 'n':
+		hs->hunks[r->at++].answer = (char)key;
+		if (r->at == hs->nhunks) {
+			patch_finish(ui, r);
+			return;
+		}
+		break;
+	case 's':
+		if (!hunks_split(hs, r->at))
+			ui_message(ui, true, "patch: this hunk cannot be split");
+		break;
+	case 'u':
+		if (r->at > 0)
+			hs->hunks[--r->at].answer = 0;
+		break;
+	case 'q':
+	case 27:
+		patch_finish(ui, r);
+		return;
+	default:
+		return;
+	}
+	ui_dirty(ui);
+}
+
+static attr_t line_attr(struct ui *ui, enum diff_line k);
+static void draw_text(int y, int x, int width, const char *s, size_t n);
+
+static void patch_draw(struct ui *ui, struct review *r, int rows)
+{
+	const struct hunk *h = &r->hs.hunks[r->at];
+	const struct hunk_file *f = &r->hs.files[h->file];
+	int staged = 0;
+	for (int i = 0; i < r->hs.nhunks; i++)
+		staged += r->hs.hunks[i].answer == 'y';
+	char *head = xasprintf(" patch %s  [%d/%d]  %s  %d staged  "
+			       "y stage, n skip, s split, u undo, q done",
+			       r->handle, r->at + 1, r->hs.nhunks, f->path, staged);
+	attr_set(A_REVERSE, 0, NULL);
+	mvhline(0, 0, ' ', ui->cols);
+	draw_text(0, 0, ui->cols, head, strlen(head));
+	attr_set(A_NORMAL, 0, NULL);
+	free(head);
+	char *at = xasprintf("@@ -%d,%d +%d,%d @@", h->old_start, h->old_count, h->new_start,
+			     h->new_count);
+	for (int y = 0; y < rows; y++) {
+		move(1 + y, 0);
+		clrtoeol();
+		const char *s = y == 0 ? at : y - 1 < h->nlines ? h->lines[y - 1] : NULL;
+		if (s == NULL)
+			continue;
+		enum diff_line k = y == 0        ? DL_HUNK
+				   : s[0] == '+' ? DL_ADD
+				   : s[0] == '-' ? DL_DEL
+						 : DL_CONTEXT;
+		attr_set(line_attr(ui, k), 0, NULL);
+		draw_text(1 + y, 0, ui->cols, s, strlen(s));
+		attr_set(A_NORMAL, 0, NULL);
+	}
+	free(at);
 }
 
 /* ---- drawing ---- */
@@ -274,6 +437,10 @@ void review_draw(struct ui *ui)
 	int rows = body_rows(ui);
 	if (ui->rows < 2 || ui->cols < 1)
 		return;
+	if (r->patching && r->done && r->hs.nhunks) {
+		patch_draw(ui, r, rows);
+		return;
+	}
 	int cur = file_at(r, r->top);
 	char *where = r->n ? xasprintf("%d-%d/%d", r->top + 1, WRX_MIN(r->top + rows, r->n), r->n)
 			   : xstrdup("0/0");
@@ -282,7 +449,7 @@ void review_draw(struct ui *ui)
 			    : r->n == 0      ? "  no changes"
 					     : "";
 	char *head = xasprintf(" review %s  [%s]  %d file%s +%d -%d  %s%s  Tab mode, ]/[ file, "
-			       "n/N hunk, / search, q closes",
+			       "n/N hunk, / search, a patch, q closes",
 			       r->handle, diff_mode_name(r->mode), r->d.nfiles,
 			       r->d.nfiles == 1 ? "" : "s", r->d.added, r->d.deleted, where, state);
 	attr_set(A_REVERSE, 0, NULL);
@@ -351,12 +518,22 @@ void review_key(struct ui *ui, int key)
 	struct review *r = ui->review;
 	int rows = body_rows(ui), last = WRX_MAX(r->n - rows, 0), to;
 	int cur = file_at(r, r->top);
+	if (r->patching && r->done && r->hs.nhunks) {
+		patch_key(ui, r, key);
+		return;
+	}
 	switch (key) {
+	case 'a': /* patch mode: the unstaged hunks, one at a time */
+		r->patching = true;
+		r->mode = DIFF_UNSTAGED;
+		start(ui, r);
+		break;
 	case 'q':
 	case 27:
 		review_close(ui);
 		return;
 	case '\t':
+		r->patching = false;
 		r->mode = (enum diff_mode)((r->mode + 1) % DIFF_MODES);
 		start(ui, r);
 		break;

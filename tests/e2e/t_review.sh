@@ -123,5 +123,64 @@ t_review_view() {
 	not grep -aq $'\302\233' "$E2E_TMP/outer.log"
 }
 
+# Patch mode stages what git add -p stages for the same answers.
+t_patch_mode() {
+	make_repo
+	seq 1 40 >"$repo/n.txt"
+	seq 1 12 >"$repo/m.txt"
+	git -C "$repo" add . && git -C "$repo" commit -qm numbers
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx add feat >/dev/null
+	wt=$E2E_TMP/work/proj__worktrees/feat
+	# n.txt: 3 and 9 one hunk (s splits it), 20 one, 33 and 36 one; m.txt one.
+	sed -i -e 's/^3$/three/' -e 's/^9$/nine/' -e 's/^20$/twenty/' -e 's/^33$/x/' -e 's/^36$/y/' \
+		"$wt/n.txt"
+	sed -i 's/^6$/six/' "$wt/m.txt"
+	echo new >"$wt/untracked.txt"
+	# git add -p's answers: s (m.txt's hunk cannot be split) y; s y n (3
+	# staged, 9 not); y (20); n (33 and 36). The view gets the same below.
+	printf 's\ny\ns\ny\nn\ny\nn\n' | git -C "$wt" add -p >/dev/null 2>&1
+	git -C "$wt" diff --cached >"$E2E_TMP/add-p"
+	[ "$(grep -c '^@@' "$E2E_TMP/add-p")" -ge 2 ]
+	git -C "$wt" reset -q
+	start_repo 120 30
+	wait_for 'C-b \? help'
+	prefix 2
+	wait_for '^ 2 feat'
+	prefix D
+	wait_for 'review feat  \[wip\]'
+	keys a
+	wait_for 'patch feat  \[1/4\]  m.txt  0 staged'
+	screen | grep -qx -- '-6 *'
+	screen | grep -qx -- '+six *'
+	keys s
+	wait_for 'patch feat  \[1/4\]'
+	keys y
+	wait_for 'patch feat  \[2/4\]  n.txt  1 staged'
+	keys s
+	wait_for 'patch feat  \[2/5\]'
+	keys y n
+	wait_for '\[4/5\]  n.txt  2 staged'
+	# u takes the last answer back; the same answer again.
+	keys u
+	wait_for '\[3/5\]  n.txt  2 staged'
+	keys n y
+	wait_for '\[5/5\]  n.txt  3 staged'
+	keys n
+	wait_for 'feat: 3 hunks staged'
+	wait_for 'review feat  \[wip\]'
+	git -C "$wt" diff --cached >"$E2E_TMP/ours"
+	diff -u "$E2E_TMP/add-p" "$E2E_TMP/ours"
+	# q leaves with what was answered; nothing answered stages nothing.
+	git -C "$wt" reset -q
+	keys a
+	wait_for 'patch feat  \[1/4\]'
+	keys q
+	wait_for 'feat: nothing staged'
+	[ -z "$(git -C "$wt" diff --cached)" ]
+}
+
 run_test "diff: WIP with untracked files, branch, commits, --stat and --json" t_diff_cli
 run_test "review view: files and diff, hunks, modes, search; escapes drawn as text" t_review_view
+run_test "patch mode: the index git add -p leaves for the same answers" t_patch_mode
