@@ -107,7 +107,9 @@ struct config {
 	size_t npanes;
 	struct strlist files_copy, files_symlink;
 	struct strlist post_create, pre_merge, pre_remove;
-	char *merge_strategy; /* owned: merge, rebase, squash */
+	char *merge_strategy;       /* owned: merge, rebase, squash */
+	char *review_commit;        /* owned: user, agent (c in the review view) */
+	char *review_commit_prompt; /* owned: what c sends the agent then */
 	long scrollback;
 	int prefix;                /* key code, C-b by default */
 	struct config_bind *binds; /* owned */

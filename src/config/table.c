@@ -24,6 +24,7 @@ static const char *const isolations[] = {"project", "shared", NULL};
 static const char *const clip_policies[] = {"allow", "ask", "deny", NULL};
 static const char *const orders[] = {"number", "attention", NULL};
 static const char *const toolchains[] = {"auto", "off", "devbox", "flake", NULL};
+static const char *const committers[] = {"user", "agent", NULL};
 
 /* A row: its path, type and field; then only what differs from nothing. */
 // clang-format off
@@ -60,6 +61,13 @@ const struct config_key config_keys[] = {
 	    .help = "run before a worktree is removed"),
 	KEY("merge_strategy", CONFIG_CHOICE, AT(merge_strategy), .def = "merge",
 	    .choices = strategies, .help = "how merge brings the branch back"),
+	SECTION("review", .help = "the review view (C-b D) and workrex diff"),
+	KEY("review.commit", CONFIG_CHOICE, AT(review_commit), .def = "user", .choices = committers,
+	    .help = "c in the review view: user, what is staged with a message you type; "
+		    "agent, asks the agent to commit (review.commit_prompt)"),
+	KEY("review.commit_prompt", CONFIG_STRING, AT(review_commit_prompt),
+	    .def = "Commit what is staged now, with a message that says what changed and why.",
+	    .help = "what c sends the agent with review.commit: agent"),
 	SECTION("status_icons", .help = "the sidebar's icon for each status"),
 	KEY("status_icons.working", CONFIG_STRING, AT(icons[WRX_STATUS_WORKING - 1]), .def = "●"),
 	KEY("status_icons.waiting", CONFIG_STRING, AT(icons[WRX_STATUS_WAITING - 1]), .def = "◆"),

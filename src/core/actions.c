@@ -968,10 +968,18 @@ static void sent(struct wrx *w, const char *why, void *arg)
 {
 	struct act_call *c = arg;
 	(void)w;
-	if (why)
+	if (why) {
 		act_fail(c, "%s: %s", c->handle, why);
-	else
-		act_ok(c, NULL);
+		return;
+	}
+	json_object *f = NULL;
+	if (c->door == DOOR_UI) { /* the review view's c, asking the agent: said it took it */
+		char *m = xasprintf("%s: sent, and it took it", c->handle);
+		f = json_object_new_object();
+		json_object_object_add(f, "message", json_object_new_string(m));
+		free(m);
+	}
+	act_ok(c, f);
 }
 
 /* The reply waits until the program took the text, and Enter did something (deliver.h). */
@@ -1162,6 +1170,31 @@ static void merge_previewed(void *arg, int status, const char *output, const cha
 	wrx_attention(w, a, "asks to merge");
 }
 
+/*
+ * The user's merge from the dashboard: the question says what it brings
+ * when merge --preview can (a branch with nothing to merge yet cannot).
+ */
+static void user_merge_ask(struct act_call *c, const char *preview)
+{
+	char *q = xasprintf("merge %s and remove its worktree? (y/n)%s%s",
+			    c->a->git.branch ? c->a->git.branch : c->a->handle,
+			    preview && *preview ? "  " : "", preview ? preview : "");
+	confirm_then(c, q, merge_run);
+	free(q);
+}
+
+static void user_merge_previewed(void *arg, int status, const char *output, const char *last)
+{
+	struct act_call *c = arg;
+	(void)output;
+	c->a = session_find_agent(c->w->s, c->handle); /* NULL too once the core closed */
+	if (c->w->quitting || c->a == NULL) {
+		act_fail(c, "the agent is gone");
+		return;
+	}
+	user_merge_ask(c, status == 0 ? wrx_outcome(last) : NULL);
+}
+
 static void do_merge(struct act_call *c)
 {
 	struct wrx *w = c->w;
@@ -1170,11 +1203,16 @@ static void do_merge(struct act_call *c)
 		act_fail(c, "%s: '%s' is the main worktree", verb_name(c), c->handle);
 		return;
 	}
+	if (c->door == DOOR_UI) {
+		char *const argv[] = {w->self_exe, "merge", "--preview", "--", c->handle, NULL};
+		struct run_opts o = {
+			.argv = argv, .cwd = w->root, .done = user_merge_previewed, .arg = c};
+		if (run_start(w->loop, &o) < 0)
+			user_merge_ask(c, NULL);
+		return;
+	}
 	if (c->door != DOOR_AGENT) {
-		char *q = xasprintf("merge %s and remove its worktree? (y/n)",
-				    a->git.branch ? a->git.branch : a->handle);
-		confirm_then(c, q, merge_run);
-		free(q);
+		user_merge_ask(c, NULL);
 		return;
 	}
 	if (a->box.merge_asked) {
@@ -1250,7 +1288,7 @@ static const struct action table[] = {
 	      {"to_branch", ARG_STR, false}),
 	 DOOR_CONTROL, 0, 0, ACT_AGENT | ACT_GONE_OK, do_rename},
 	{"send", NULL, ARGS(HANDLE, {"text", ARG_STR, false}, {"enter", ARG_BOOL, false}),
-	 DOOR_CONTROL, 0, 0, ACT_AGENT, do_send},
+	 DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT, do_send},
 	{"capture", NULL,
 	 ARGS(HANDLE, {"lines", ARG_INT, false}, {"colour", ARG_BOOL, false},
 	      {"screen", ARG_BOOL, false}),

@@ -11,6 +11,7 @@
  * are drawn, each line's bytes as text (diff_visible): a sequence in a
  * diffed file never reaches the terminal.
  */
+#include "../core/actions.h"
 #include "../core/run.h"
 #include "../git/diff.h"
 #include "../git/hunks.h"
@@ -355,6 +356,65 @@ static void patch_draw(struct ui *ui, struct review *r, int rows)
 	free(at);
 }
 
+/* ---- commit (c) ---- */
+
+static void committed(void *arg, int status, const char *output, const char *last)
+{
+	struct staging *st = arg;
+	struct ui *ui = st->ui;
+	/* git commit's first line: "[branch abc1234] subject". */
+	const char *first = output ? output + strspn(output, "\n") : "";
+	if (status == 0)
+		ui_message(ui, false, "%s: committed %.*s", st->handle, (int)strcspn(first, "\n"),
+			   first);
+	else
+		ui_message(ui, true, "%s: commit failed: %s", st->handle,
+			   last && *last ? last : "git commit failed");
+	struct review *r = ui->review;
+	if (r && !r->patching && strcmp(r->handle, st->handle) == 0)
+		start(ui, r);
+	free(st->handle);
+	free(st);
+}
+
+/* What is staged, with the message typed; git hooks stay off (the worktree is the agent's). */
+static void commit_answer(struct ui *ui, const char *message, void *arg)
+{
+	(void)arg;
+	struct review *r = ui->review;
+	struct agent *a = r ? session_find_agent(ui->w->s, r->handle) : NULL;
+	if (message == NULL || a == NULL)
+		return;
+	if (*message == '\0') {
+		ui_message(ui, true, "%s: no message, nothing committed", a->handle);
+		return;
+	}
+	char *const argv[] = {"git",           "-c", "core.hooksPath=/dev/null", "commit", "-m",
+			      (char *)message, NULL};
+	struct staging *st = xcalloc(1, sizeof *st);
+	*st = (struct staging){.ui = ui, .handle = xstrdup(a->handle)};
+	struct run_opts o = {.argv = argv, .cwd = a->path, .done = committed, .arg = st};
+	if (run_start(ui->w->loop, &o) < 0) {
+		ui_message(ui, true, "%s: git commit did not start", a->handle);
+		free(st->handle);
+		free(st);
+	}
+}
+
+static void commit(struct ui *ui, struct review *r)
+{
+	if (strcmp(ui->w->cfg.review_commit, "agent") != 0) {
+		ui_prompt(ui, "commit message: ", false, commit_answer, NULL);
+		return;
+	}
+	json_object *args = json_object_new_object();
+	json_object_object_add(args, "handle", json_object_new_string(r->handle));
+	json_object_object_add(args, "text",
+			       json_object_new_string(ui->w->cfg.review_commit_prompt));
+	json_object_object_add(args, "enter", json_object_new_boolean(1));
+	actions_call(ui->w, "send", args, DOOR_UI, 0, NULL, NULL); /* it says how it went */
+}
+
 /* ---- drawing ---- */
 
 static int body_rows(const struct ui *ui)
@@ -449,7 +509,7 @@ void review_draw(struct ui *ui)
 			    : r->n == 0      ? "  no changes"
 					     : "";
 	char *head = xasprintf(" review %s  [%s]  %d file%s +%d -%d  %s%s  Tab mode, ]/[ file, "
-			       "n/N hunk, / search, a patch, q closes",
+			       "n/N hunk, / search, a patch, c commit, m merge, q closes",
 			       r->handle, diff_mode_name(r->mode), r->d.nfiles,
 			       r->d.nfiles == 1 ? "" : "s", r->d.added, r->d.deleted, where, state);
 	attr_set(A_REVERSE, 0, NULL);
@@ -586,6 +646,13 @@ void review_key(struct ui *ui, int key)
 		break;
 	case '/':
 		ui_prompt(ui, "search: ", false, search_done, NULL);
+		return;
+	case 'c':
+		commit(ui, r);
+		return;
+	case 'm': /* merge, asked with what it brings (merge --preview) */
+		review_close(ui);
+		prompts_agent_verb(ui, "merge");
 		return;
 	default:
 		return;

@@ -181,6 +181,52 @@ t_patch_mode() {
 	[ -z "$(git -C "$wt" diff --cached)" ]
 }
 
+# c commits what is staged with the message typed; m merges, asked with what it brings.
+t_commit_and_merge() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx add feat >/dev/null
+	wt=$E2E_TMP/work/proj__worktrees/feat
+	echo two >>"$wt/a.txt"
+	git -C "$wt" commit -qam "first"
+	echo staged >"$wt/s.txt"
+	git -C "$wt" add s.txt
+	start_repo 120 30
+	wait_for 'C-b \? help'
+	prefix 2
+	wait_for '^ 2 feat'
+	prefix D
+	wait_for 'review feat  \[wip\]  1 file \+1 -0'
+	keys c
+	wait_for 'commit message:'
+	tm send-keys -l 'from the review'
+	keys Enter
+	wait_for 'feat: committed \[feat [0-9a-f]+\] from the review'
+	wait_for 'review feat  \[wip\]  0 files'
+	[ "$(git -C "$wt" log -1 --format=%s)" = 'from the review' ]
+	[ -z "$(git -C "$wt" status --porcelain)" ]
+	keys m
+	wait_for 'merge feat and remove its worktree\? \(y/n\)  feat into main: 2 files changed'
+	keys y
+	wait_for 'merged feat'
+	git -C "$repo" log --oneline main | grep -q 'from the review'
+	# review.commit: agent asks the agent instead (review.commit_prompt).
+	printf 'agent: bash\nreview:\n  commit: agent\n  commit_prompt: echo asked-to-$((40 + 2))\n' \
+		>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wait_for 'config reloaded'
+	wrx add other >/dev/null
+	wait_for '^ 2 other'
+	prefix 2
+	prefix D
+	wait_for 'review other  \[wip\]'
+	keys c
+	wait_for 'other: sent, and it took it'
+	keys q
+	wait_for '│asked-to-42'
+}
+
 run_test "diff: WIP with untracked files, branch, commits, --stat and --json" t_diff_cli
 run_test "review view: files and diff, hunks, modes, search; escapes drawn as text" t_review_view
 run_test "patch mode: the index git add -p leaves for the same answers" t_patch_mode
+run_test "c commits what is staged; m merges after the preview; review.commit: agent" t_commit_and_merge
