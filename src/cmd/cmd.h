@@ -77,6 +77,7 @@ int cmd_path(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_rename(struct cmd_ctx *ctx, int argc, char **argv);
 /* cmd_review.c */
 int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_review(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_rebase(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_sync_files(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_attach(struct cmd_ctx *ctx, int argc, char **argv);

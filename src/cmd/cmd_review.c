@@ -6,6 +6,7 @@
  * A sandboxed agent's commits are imported (verified) first, a remote
  * agent's fetched back, as merge does: what is shown is what would merge.
  */
+#include "../git/comments.h"
 #include "../git/diff.h"
 #include "cmd.h"
 
@@ -197,4 +198,155 @@ int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
 	free(main);
 	agent_rec_free(&a);
 	return rc;
+}
+
+/* ---- review: comments for the agent ---- */
+
+/* The hunk of a's WIP (a remote agent's: its branch) that holds file:line; NULL for none. */
+struct hunk_find {
+	struct diff_reader d;
+	const char *file;
+	int line;
+	struct buf cur; /* the hunk read now */
+	int at, end;    /* its lines on the changed side: [at, end) */
+	char *found;    /* owned */
+};
+
+static void find_one(void *arg, const char *s, size_t n, int lineno)
+{
+	struct hunk_find *h = arg;
+	enum diff_line k = diff_read_line(&h->d, s, n, lineno);
+	bool ours = h->d.nfiles && strcmp(h->d.files[h->d.nfiles - 1].path, h->file) == 0;
+	if (k == DL_HUNK || k == DL_FILE || k == DL_COMMIT) {
+		if (h->found == NULL && h->cur.len && h->line >= h->at && h->line < h->end)
+			h->found = xstrdup(h->cur.data);
+		h->cur.len = 0;
+		if (k == DL_HUNK && ours) {
+			const char *plus = memchr(s, '+', n);
+			h->at = plus ? atoi(plus + 1) : 0;
+			const char *comma = plus ? strpbrk(plus, ", ") : NULL;
+			h->end = h->at + (comma && *comma == ',' ? atoi(comma + 1) : 1);
+			if (h->end == h->at)
+				h->end = h->at + 1; /* a deletion: its place */
+			buf_add(&h->cur, s, n);
+		}
+		return;
+	}
+	if (h->cur.len)
+		buf_add(&h->cur, s, n);
+}
+
+static char *hunk_of(struct cmd_ctx *ctx, const struct agent_rec *a, const char *base,
+		     const char *file, int line)
+{
+	int fd = memfd_create("workrex-diff", MFD_CLOEXEC);
+	struct diff_target t = {
+		.worktree = a->remote ? NULL : a->path, .branch = a->branch, .base = base};
+	char *cause = NULL;
+	if (fd < 0 ||
+	    diff_write(ctx->repo, &t, a->remote ? DIFF_BRANCH : DIFF_WIP, fd, &cause) < 0) {
+		free(cause);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	struct hunk_find h = {.file = file, .line = line};
+	each_line(fd, find_one, &h);
+	if (h.found == NULL && h.cur.len && line >= h.at && line < h.end)
+		h.found = xstrdup(h.cur.data);
+	close(fd);
+	buf_free(&h.cur);
+	diff_reader_free(&h.d);
+	return h.found;
+}
+
+static void print_waiting(const char *handle, int n)
+{
+	printf("%s: %d comment%s wait%s for it\n", handle, n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+}
+
+static int list_comments(struct cmd_ctx *ctx, const struct agent_rec *a)
+{
+	struct review_comment *c;
+	int n = comments_load(repo_root(ctx->repo), a->handle, &c);
+	if (n < 0)
+		return cmd_fail("review", "%s: its comments cannot be read: %s", a->handle,
+				strerror(-n));
+	for (int i = 0; i < n; i++) {
+		struct buf t = {0};
+		diff_visible(c[i].text, strlen(c[i].text), &t);
+		if (c[i].line > 0)
+			printf("%d. %s:%d  %s\n", i + 1, c[i].file, c[i].line,
+			       t.data ? t.data : "");
+		else
+			printf("%d. %s  %s\n", i + 1, c[i].file, t.data ? t.data : "");
+		buf_free(&t);
+	}
+	if (n == 0)
+		printf("no comment waits for %s\n", a->handle);
+	comments_free(c, n);
+	return 0;
+}
+
+int cmd_review(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const struct cmd *self = cmd_find("review");
+	bool send = argc == 3 && strcmp(argv[2], "--send") == 0;
+	bool comment = argc == 5 && strcmp(argv[2], "--comment") == 0;
+	if (argc < 2 || argv[1][0] == '-' || !(argc == 2 || send || comment))
+		return cmd_usage(self);
+	struct agent_rec a;
+	int rc = cmd_which_agent(ctx, "review", argv[1], &a);
+	if (rc)
+		return rc;
+	if (argc == 2) {
+		rc = list_comments(ctx, &a);
+		agent_rec_free(&a);
+		return rc;
+	}
+	json_object *req = cmd_agent_request(send ? "review-send" : "comment", &a);
+	struct review_comment c = {0};
+	char *main = NULL;
+	if (comment) {
+		/* FILE:LINE, or FILE alone for the file as a whole. */
+		const char *colon = strrchr(argv[3], ':');
+		char *end = NULL;
+		long line = colon ? strtol(colon + 1, &end, 10) : 0;
+		bool numbered = colon && end && *end == '\0' && end != colon + 1 && line > 0;
+		c.file = numbered ? xstrndup(argv[3], (size_t)(colon - argv[3])) : xstrdup(argv[3]);
+		c.line = numbered ? (int)line : 0;
+		c.text = argv[4];
+		main = a.base ? NULL : repo_main_branch(ctx->repo, ctx->cfg.main_branch);
+		c.hunk = c.line ? hunk_of(ctx, &a, a.base ? a.base : main, c.file, c.line) : NULL;
+		json_object_object_add(req, "file", json_object_new_string(c.file));
+		json_object_object_add(req, "line", json_object_new_int(c.line));
+		if (c.hunk)
+			json_object_object_add(req, "hunk", json_object_new_string(c.hunk));
+		json_object_object_add(req, "text", json_object_new_string(c.text));
+	}
+	json_object *r = NULL;
+	rc = cmd_dashboard(ctx, "review", req, &r);
+	json_object *m;
+	if (rc == 0 && json_object_object_get_ex(r, "message", &m))
+		printf("%s\n", json_object_get_string(m));
+	json_object_put(r);
+	if (rc == -ENOENT && comment) {
+		/* Nobody runs: kept here for the next dashboard, which counts them. */
+		rc = comments_add(repo_root(ctx->repo), a.handle, &c);
+		if (rc < 0)
+			cmd_fail("review", "%s: the comment was not kept: %s", a.handle,
+				 strerror(-rc));
+		else
+			print_waiting(a.handle, comments_count(repo_root(ctx->repo), a.handle));
+	} else if (rc == -ENOENT) {
+		cmd_fail("review", "%s: nothing runs it here: workrex open %s first", a.handle,
+			 a.handle);
+		rc = -1;
+	}
+	json_object_put(req);
+	free(c.file);
+	free(c.hunk);
+	free(main);
+	agent_rec_free(&a);
+	return rc < 0 ? 1 : 0;
 }

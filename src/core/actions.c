@@ -15,6 +15,7 @@
 #include "deliver.h"
 #include "hostexec.h"
 #include "../backends/backend.h"
+#include "../git/comments.h"
 #include "../git/private.h"
 #include "../net/proxy.h"
 #include "../net/spec.h"
@@ -982,6 +983,89 @@ static void sent(struct wrx *w, const char *why, void *arg)
 	act_ok(c, f);
 }
 
+/* ---- review comments (git/comments.h) ---- */
+
+/* comment: kept for the agent until they are sent, all in one message. */
+static void do_comment(struct act_call *c)
+{
+	json_object *line = arg(c, "line");
+	struct review_comment rc = {.file = (char *)str_arg(c, "file"),
+				    .line = line ? json_object_get_int(line) : 0,
+				    .hunk = (char *)str_arg(c, "hunk"),
+				    .text = (char *)str_arg(c, "text")};
+	if (rc.text[0] == '\0') {
+		act_fail(c, "%s: an empty comment", c->handle);
+		return;
+	}
+	int rc_add = comments_add(c->w->root, c->handle, &rc);
+	if (rc_add < 0) {
+		act_fail(c, "%s: the comment was not kept: %s", c->handle, strerror(-rc_add));
+		return;
+	}
+	session_set_comments(c->w->s, c->a, comments_count(c->w->root, c->handle));
+	json_object *f = json_object_new_object();
+	char *m = xasprintf("%s: %d comment%s wait%s for it (S sends them)", c->handle,
+			    c->a->comments, c->a->comments == 1 ? "" : "s",
+			    c->a->comments == 1 ? "s" : "");
+	json_object_object_add(f, "message", json_object_new_string(m));
+	json_object_object_add(f, "comments", json_object_new_int(c->a->comments));
+	free(m);
+	act_ok(c, f);
+}
+
+/* What a review's delivery finds its call by, and how many comments it carries. */
+struct review_send {
+	struct act_call *c;
+	int n;
+};
+
+static void review_sent(struct wrx *w, const char *why, void *arg)
+{
+	struct review_send *rs = arg;
+	struct act_call *c = rs->c;
+	int n = rs->n;
+	free(rs);
+	if (why) {
+		act_fail(c, "%s: the comments did not go (they are kept): %s", c->handle, why);
+		return;
+	}
+	int left = comments_drop(w->root, c->handle, n);
+	struct agent *a = session_find_agent(w->s, c->handle);
+	if (a)
+		session_set_comments(w->s, a, left);
+	json_object *f = json_object_new_object();
+	char *m = xasprintf("%s: %d comment%s sent as one message, and it took it", c->handle, n,
+			    n == 1 ? "" : "s");
+	json_object_object_add(f, "message", json_object_new_string(m));
+	json_object_object_add(f, "sent", json_object_new_int(n));
+	free(m);
+	act_ok(c, f);
+}
+
+/* review-send: the comments waiting, as one message typed into the agent and verified. */
+static void do_review_send(struct act_call *c)
+{
+	struct review_comment *rc;
+	int n = comments_load(c->w->root, c->handle, &rc);
+	if (n <= 0) {
+		if (n < 0)
+			act_fail(c, "%s: its comments cannot be read: %s", c->handle, strerror(-n));
+		else
+			act_fail(c, "%s: no comment waits (o adds one in the review view)",
+				 c->handle);
+		return;
+	}
+	struct wpane *wp = open_pane_or_fail(c);
+	if (wp) {
+		char *msg = comments_message(rc, n);
+		struct review_send *rs = xcalloc(1, sizeof *rs);
+		*rs = (struct review_send){.c = c, .n = n};
+		deliver_start(c->w, wp, msg, true, false, review_sent, rs);
+		free(msg);
+	}
+	comments_free(rc, n);
+}
+
 /* The reply waits until the program took the text, and Enter did something (deliver.h). */
 static void do_send(struct act_call *c)
 {
@@ -1289,6 +1373,12 @@ static const struct action table[] = {
 	 DOOR_CONTROL, 0, 0, ACT_AGENT | ACT_GONE_OK, do_rename},
 	{"send", NULL, ARGS(HANDLE, {"text", ARG_STR, false}, {"enter", ARG_BOOL, false}),
 	 DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT, do_send},
+	{"comment", NULL,
+	 ARGS(HANDLE, {"file", ARG_STR, true}, {"line", ARG_INT, false}, {"hunk", ARG_STR, false},
+	      {"text", ARG_STR, true}),
+	 DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT, do_comment},
+	{"review-send", NULL, ARGS(HANDLE), DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT,
+	 do_review_send},
 	{"capture", NULL,
 	 ARGS(HANDLE, {"lines", ARG_INT, false}, {"colour", ARG_BOOL, false},
 	      {"screen", ARG_BOOL, false}),

@@ -3,6 +3,7 @@
  * agent's panes (its agent, the configured panes, a prompt waiting for a
  * first open, a sandbox's set-up).
  */
+#include "../git/comments.h"
 #include "../git/private.h"
 #include "../git/worktree.h"
 #include "../util/beneath.h"
@@ -63,6 +64,8 @@ void agents_load(struct wrx *w)
 				a->remote.host = as[i].remote ? xstrdup(as[i].remote) : NULL;
 				a->git.missing = as[i].missing;
 				a->git.parent = as[i].parent ? xstrdup(as[i].parent) : NULL;
+				/* One open, which fails but for the few with comments waiting. */
+				a->comments = comments_count(w->root, as[i].handle);
 			}
 		}
 		for (size_t i = 0; i < n; i++)

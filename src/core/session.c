@@ -672,6 +672,12 @@ void session_set_title(struct session *s, struct agent *a, const char *title)
 	changed(s);
 }
 
+void session_set_comments(struct session *s, struct agent *a, int n)
+{
+	a->comments = n;
+	changed(s);
+}
+
 void session_notify(struct session *s, struct agent *a, const char *text)
 {
 	free(a->note);

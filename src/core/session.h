@@ -82,6 +82,7 @@ struct agent {
 	char *failure;    /* owned; failed: how its program ended ("exit 127: ..."), or NULL */
 	char *session_id; /* owned; the agent CLI's session its hooks last reported, or NULL */
 	int npanes;       /* its panes in the session (the session's count) */
+	int comments;     /* review comments waiting for it (the sidebar's ✎N) */
 	struct agent_git git;
 	struct agent_box box;
 	struct agent_remote remote;
@@ -232,6 +233,8 @@ void session_toggle_zoom(struct session *s);
  */
 void session_set_status(struct session *s, struct agent *a, enum wrx_status st);
 void session_set_title(struct session *s, struct agent *a, const char *title);
+/* How many review comments wait for it (git/comments.h). */
+void session_set_comments(struct session *s, struct agent *a, int n);
 /* A notification from the agent: attention unless focused. */
 void session_notify(struct session *s, struct agent *a, const char *text);
 /* Working, but its agent pane has been silent for WRX_SILENCE_MS at now (now_ms). */

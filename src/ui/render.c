@@ -529,9 +529,13 @@ static int sidebar_agent(struct ui *ui, struct agent *ag, bool full, int y, int 
 		snprintf(refused, sizeof refused, " \u2298%d", ag->box.egress_refused);
 	/* @host: it runs on that server. */
 	char *where = ag->remote.host ? xasprintf(" @%s", ag->remote.host) : xstrdup("");
-	char *row = xasprintf(" %d %s%s%s%s%s%s%s%s", ag->num, icon, ag->handle, where,
-			      sandbox_wanted(ui->w, ag) ? " \u25a3" : "", refused, *age ? " " : "",
-			      age, ag->bell ? " !" : "");
+	/* ✎N: review comments wait for it. */
+	char comments[24] = "";
+	if (ag->comments)
+		snprintf(comments, sizeof comments, " \u270e%d", ag->comments);
+	char *row = xasprintf(" %d %s%s%s%s%s%s%s%s%s", ag->num, icon, ag->handle, where,
+			      sandbox_wanted(ui->w, ag) ? " \u25a3" : "", refused, comments,
+			      *age ? " " : "", age, ag->bell ? " !" : "");
 	free(where);
 	free(icon);
 	struct wpane *focus = session_focus(s);

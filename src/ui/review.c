@@ -415,6 +415,75 @@ static void commit(struct ui *ui, struct review *r)
 	actions_call(ui->w, "send", args, DOOR_UI, 0, NULL, NULL); /* it says how it went */
 }
 
+/* ---- comments (o, S) ---- */
+
+static int file_at(const struct review *r, int line);
+
+/* What a comment's question keeps until the user answers. */
+struct pending {
+	char *handle, *file, *hunk; /* owned */
+	int line;
+};
+
+static void comment_answer(struct ui *ui, const char *text, void *arg)
+{
+	struct pending *p = arg;
+	if (text && *text) {
+		json_object *args = json_object_new_object();
+		json_object_object_add(args, "handle", json_object_new_string(p->handle));
+		json_object_object_add(args, "file", json_object_new_string(p->file));
+		json_object_object_add(args, "line", json_object_new_int(p->line));
+		json_object_object_add(args, "hunk", json_object_new_string(p->hunk));
+		json_object_object_add(args, "text", json_object_new_string(text));
+		actions_call(ui->w, "comment", args, DOOR_UI, 0, NULL, NULL); /* it says how many */
+	}
+	free(p->handle);
+	free(p->file);
+	free(p->hunk);
+	free(p);
+}
+
+/* o: a comment on the line at the top of the view, in its hunk. */
+static void comment_here(struct ui *ui, struct review *r)
+{
+	int h = r->top;
+	while (h >= 0 && r->kind[h] != DL_HUNK && r->kind[h] != DL_FILE && r->kind[h] != DL_COMMIT)
+		h--;
+	int f = file_at(r, r->top);
+	if (r->n == 0 || h < 0 || r->kind[h] != DL_HUNK || f < 0) {
+		ui_message(ui, true, "review: a comment goes on a hunk: n moves to one");
+		return;
+	}
+	/* Its line on the changed side: the hunk's start, and the lines kept or added since. */
+	const char *plus = strchr(line_at(r, h), '+');
+	int line = plus ? atoi(plus + 1) : 0;
+	for (int i = h + 1; i < r->top; i++)
+		line += r->kind[i] == DL_ADD || r->kind[i] == DL_CONTEXT;
+	struct buf hunk = {0};
+	for (int i = h; i < r->n && (i == h || (r->kind[i] != DL_HUNK && r->kind[i] != DL_FILE &&
+						r->kind[i] != DL_COMMIT));
+	     i++) {
+		buf_addstr(&hunk, line_at(r, i));
+		buf_addch(&hunk, '\n');
+	}
+	struct pending *p = xcalloc(1, sizeof *p);
+	*p = (struct pending){.handle = xstrdup(r->handle),
+			      .file = xstrdup(r->d.files[f].path),
+			      .hunk = hunk.data ? hunk.data : xstrdup(""),
+			      .line = line};
+	char *label = xasprintf("comment on %s:%d: ", p->file, line);
+	ui_prompt(ui, label, false, comment_answer, p);
+	free(label);
+}
+
+/* S: the comments waiting, to the agent as one message (the review-send verb). */
+static void comments_send(struct ui *ui, struct review *r)
+{
+	json_object *args = json_object_new_object();
+	json_object_object_add(args, "handle", json_object_new_string(r->handle));
+	actions_call(ui->w, "review-send", args, DOOR_UI, 0, NULL, NULL);
+}
+
 /* ---- drawing ---- */
 
 static int body_rows(const struct ui *ui)
@@ -649,6 +718,12 @@ void review_key(struct ui *ui, int key)
 		return;
 	case 'c':
 		commit(ui, r);
+		return;
+	case 'o':
+		comment_here(ui, r);
+		return;
+	case 'S':
+		comments_send(ui, r);
 		return;
 	case 'm': /* merge, asked with what it brings (merge --preview) */
 		review_close(ui);

@@ -229,6 +229,61 @@ t_gemini_by_keyboard() {
 	screen | grep -q '│ > say hello, typed'
 }
 
+# Review comments, one from the command line and one typed in the review
+# view, reach Claude Code's input as one message, submitted.
+t_claude_takes_review_comments() {
+	make_repo
+	local w=$E2E_TMP/work/proj__worktrees/cc
+	claude_offline_env "$w"
+	start_offline
+	wait_for 'C-b \? help'
+	wrx add cc >/dev/null
+	prefix 2
+	wait_for '│ *❯' 60
+	echo two >>"$w/a.txt"
+	printf 'alpha\nbeta\n' >"$w/notes.md"
+	wrx review cc --comment a.txt:2 'say three, not two' | grep -q '^cc: 1 comment waits for it'
+	wait_for '^ 2 .*cc .*✎1'
+	prefix D
+	wait_for 'review cc  \[wip\]  2 files \+3 -0'
+	# The second file's hunk at the top, and a comment on it.
+	keys ']' n
+	wait_for '^ [^│]*│@@ -0,0 \+1,2 @@'
+	keys o
+	wait_for 'comment on notes.md:1:'
+	tm send-keys -l 'give it a title'
+	keys Enter
+	wait_for 'cc: 2 comments wait for it \(S sends them\)'
+	keys S
+	wait_for 'cc: 2 comments sent as one message, and it took it' 30
+	keys q
+	wait_for 'Unable to connect to API \(ConnectionRefused\)' 30
+	wait_gone '✎'
+	wrx review cc | grep -qx 'no comment waits for cc'
+	# One user message in Claude's own transcript holds both, each with its place and hunk.
+	python3 - "$HOME/.claude/projects" <<-'EOF'
+		import json, os, sys
+		found = []
+		for d, _, files in os.walk(sys.argv[1]):
+		    for f in files:
+		        for line in open(os.path.join(d, f)) if f.endswith(".jsonl") else []:
+		            e = json.loads(line)
+		            if e.get("type") != "user":
+		                continue
+		            c = e.get("message", {}).get("content")
+		            text = c if isinstance(c, str) else " ".join(
+		                p.get("text", "") for p in c or [] if isinstance(p, dict))
+		            if "say three, not two" in text:
+		                found.append(text)
+		assert len(found) == 1, found
+		t = found[0]
+		for want in ("2 comments", "a.txt:2", "+two", "say three, not two", "notes.md:1",
+		             "+alpha", "give it a title"):
+		    assert want in t, (want, t)
+	EOF
+}
+
+run_test "Claude Code (offline): two review comments reach it as one submitted message" t_claude_takes_review_comments
 run_test "Claude Code (offline), by keyboard: trust answered with Enter, a prompt submitted" t_claude_by_keyboard
 run_test "Codex (offline), by keyboard: its menu walked with arrows and Enter, a prompt submitted" t_codex_by_keyboard
 run_test "Gemini CLI (offline), by keyboard: its trust menu walked, a prompt submitted" t_gemini_by_keyboard
