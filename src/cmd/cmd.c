@@ -22,17 +22,19 @@ static int cmd_notify_user(struct cmd_ctx *ctx, int argc, char **argv);
 
 static const struct cmd table[] = {
 	{"add", NULL,
-	 "add <branch> [--base REF] [-p TEXT | -P FILE] [-a AGENT] [--name HANDLE] [-b] "
+	 "add <branch> | --pr NUM|URL [--base REF] [-p TEXT | -P FILE] [-a AGENT] [--name HANDLE] "
+	 "[-b] "
 	 "[-S|--no-sandbox] [--remote HOST]",
 	 "create a branch and worktree for a new agent", cmd_add, rpc_cmd_add},
-	{"list", "ls", "list [--json | -q|--quiet]", "list the agents", cmd_list, NULL},
+	{"list", "ls", "list [--json | -q|--quiet | --pr [--json]]", "list the agents", cmd_list,
+	 NULL},
 	{"status", NULL, "status [handle...] [--json]", "agents and their status", cmd_status,
 	 NULL},
 	{"merge", NULL,
 	 "merge [handle] [--into BRANCH] [--rebase|--squash] [-k] [--ignore-uncommitted] "
 	 "[--no-verify] [--preview]",
 	 "merge an agent's branch, then remove its worktree and branch", cmd_merge, rpc_cmd_merge},
-	{"remove", "rm", "remove [handle...] [-f] [-k|--keep-branch] [--all]",
+	{"remove", "rm", "remove [handle...] [-f] [-k|--keep-branch] [--all | --gone [-y]]",
 	 "remove agents' worktrees and branches without merging", cmd_remove, NULL},
 	{"rebase", NULL, "rebase [handle] [--onto BRANCH]",
 	 "rebase an agent's branch onto the main branch (a conflict changes nothing)", cmd_rebase,
@@ -42,6 +44,8 @@ static const struct cmd table[] = {
 	 NULL},
 	{"diff", NULL, "diff [handle] [--wip|--unstaged|--branch|--commits] [--stat] [--json]",
 	 "what an agent changed: uncommitted, its branch, or commit by commit", cmd_diff, NULL},
+	{"pr", NULL, "pr [handle] [--draft]",
+	 "push the agent's branch to review.remote and open its pull request (gh)", cmd_pr, NULL},
 	{"review", NULL, "review <handle> [--comment FILE[:LINE] TEXT | --send]",
 	 "comments for the agent on its changes: list, add, or send them as one message",
 	 cmd_review, NULL},

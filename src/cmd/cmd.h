@@ -78,6 +78,13 @@ int cmd_rename(struct cmd_ctx *ctx, int argc, char **argv);
 /* cmd_review.c */
 int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_review(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_pr(struct cmd_ctx *ctx, int argc, char **argv);
+/* list --pr [--json]: each agent's PR, its state and checks (gh). */
+int cmd_list_pr(struct cmd_ctx *ctx, bool json);
+/* add --pr NUM|URL: the PR's head branch fetched; "<remote>/<head>" to add, or NULL having said why. */
+char *cmd_pr_branch(struct cmd_ctx *ctx, const char *ref);
+/* remove --gone: its PR merged or closed, or its pushed branch deleted (*why, caller frees). */
+bool cmd_pr_gone(struct cmd_ctx *ctx, const struct agent_rec *a, char **why);
 int cmd_rebase(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_sync_files(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_attach(struct cmd_ctx *ctx, int argc, char **argv);

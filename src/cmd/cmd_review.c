@@ -8,6 +8,8 @@
  */
 #include "../git/comments.h"
 #include "../git/diff.h"
+#include "../util/beneath.h"
+#include "../util/proc.h"
 #include "cmd.h"
 
 #include <errno.h>
@@ -349,4 +351,323 @@ int cmd_review(struct cmd_ctx *ctx, int argc, char **argv)
 	free(main);
 	agent_rec_free(&a);
 	return rc < 0 ? 1 : 0;
+}
+
+/* ---- pull requests (gh) ---- */
+
+/* gh with args in the project's root: its exit status, its stdout and stderr gathered. */
+static int gh(struct cmd_ctx *ctx, const char *const *args, struct buf *out, struct buf *err)
+{
+	size_t n = 0;
+	while (args[n])
+		n++;
+	const char **av = xcalloc(n + 2, sizeof *av);
+	av[0] = "gh";
+	memcpy(av + 1, args, n * sizeof *av);
+	char *env[] = {"GH_PROMPT_DISABLED=1", "GH_NO_UPDATE_NOTIFIER=1", NULL};
+	struct proc_opts o = PROC_OPTS_DEFAULT;
+	o.dir = repo_root(ctx->repo);
+	o.env = env;
+	int rc = proc_capture((char *const *)av, &o, NULL, 0, out, err, 60000);
+	free(av);
+	return rc;
+}
+
+static int gh_failed(const char *what, int rc, const struct buf *err)
+{
+	if (rc == 127)
+		return cmd_fail(what,
+				"gh is not installed: the GitHub CLI (Debian: apt install gh)");
+	const char *e = err->data ? err->data : "";
+	return cmd_fail(what, "gh exited %d: %.*s", rc, (int)strcspn(e, "\n"), e);
+}
+
+struct pr_info {
+	int number; /* 0: none */
+	char state[16];
+	const char *checks; /* ✓ ✗ ◌, or - for none */
+	char *url;          /* owned */
+};
+
+/* The checks in one mark: any failed ✗, else any pending ◌, else ✓; none -. */
+static const char *checks_mark(json_object *rollup)
+{
+	static const char *const bad[] = {"FAILURE",   "ERROR",           "CANCELLED",
+					  "TIMED_OUT", "ACTION_REQUIRED", "STARTUP_FAILURE"};
+	size_t n = rollup ? json_object_array_length(rollup) : 0;
+	bool pending = false, failed = false;
+	for (size_t i = 0; i < n; i++) {
+		json_object *c = json_object_array_get_idx(rollup, i), *v;
+		const char *conclusion = json_object_object_get_ex(c, "conclusion", &v)
+						 ? json_object_get_string(v)
+						 : "";
+		const char *state =
+			json_object_object_get_ex(c, "state", &v) ? json_object_get_string(v) : "";
+		const char *status =
+			json_object_object_get_ex(c, "status", &v) ? json_object_get_string(v) : "";
+		const char *verdict = conclusion && *conclusion ? conclusion : state ? state : "";
+		for (size_t k = 0; k < WRX_ARRAY_LEN(bad); k++)
+			failed = failed || strcmp(verdict, bad[k]) == 0;
+		pending = pending || strcmp(verdict, "PENDING") == 0 ||
+			  (status && *status && strcmp(status, "COMPLETED") != 0) || !*verdict;
+	}
+	return n == 0 ? "-" : failed ? "\u2717" : pending ? "\u25cc" : "\u2713";
+}
+
+/* ref's PR (a branch, a number or a URL): 0 with *pr, 1 for none, or -1 having said why. */
+static int pr_view(struct cmd_ctx *ctx, const char *what, const char *ref, struct pr_info *pr)
+{
+	memset(pr, 0, sizeof *pr);
+	pr->checks = "-";
+	const char *args[] = {"pr", "view", ref, "--json", "number,state,url,statusCheckRollup",
+			      NULL};
+	struct buf out = {0}, err = {0};
+	int rc = gh(ctx, args, &out, &err);
+	json_object *o = rc == 0 && out.data ? json_tokener_parse(out.data) : NULL, *v;
+	if (rc == 0 && o) {
+		pr->number =
+			json_object_object_get_ex(o, "number", &v) ? json_object_get_int(v) : 0;
+		snprintf(pr->state, sizeof pr->state, "%s",
+			 json_object_object_get_ex(o, "state", &v) ? json_object_get_string(v)
+								   : "?");
+		pr->url = json_object_object_get_ex(o, "url", &v)
+				  ? xstrdup(json_object_get_string(v))
+				  : NULL;
+		pr->checks = checks_mark(
+			json_object_object_get_ex(o, "statusCheckRollup", &v) ? v : NULL);
+	}
+	bool none = rc == 1 && err.data && strstr(err.data, "no pull requests found");
+	if (rc != 0 && !none)
+		gh_failed(what, rc, &err);
+	json_object_put(o);
+	buf_free(&out);
+	buf_free(&err);
+	return rc == 0 && o ? 0 : none ? 1 : -1;
+}
+
+int cmd_list_pr(struct cmd_ctx *ctx, bool json)
+{
+	struct agent_rec *as;
+	size_t n;
+	int rc = cmd_agents(ctx, "list", &as, &n);
+	if (rc)
+		return rc;
+	json_object *arr = json_object_new_array();
+	if (!json)
+		printf("%-16s %-20s %-6s %-8s %-6s %s\n", "HANDLE", "BRANCH", "PR", "STATE",
+		       "CHECKS", "URL");
+	for (size_t i = 0; i < n; i++) {
+		struct pr_info pr = {.checks = "-"};
+		int got = as[i].branch ? pr_view(ctx, "list", as[i].branch, &pr) : 1;
+		if (got < 0)
+			rc = 1;
+		if (json) {
+			json_object *o = json_object_new_object(), *p = NULL;
+			json_object_object_add(o, "handle", json_object_new_string(as[i].handle));
+			if (as[i].branch)
+				json_object_object_add(o, "branch",
+						       json_object_new_string(as[i].branch));
+			if (got == 0) {
+				p = json_object_new_object();
+				json_object_object_add(p, "number", json_object_new_int(pr.number));
+				json_object_object_add(p, "state",
+						       json_object_new_string(pr.state));
+				json_object_object_add(p, "checks",
+						       json_object_new_string(pr.checks));
+				if (pr.url)
+					json_object_object_add(p, "url",
+							       json_object_new_string(pr.url));
+			}
+			json_object_object_add(o, "pr", p);
+			json_object_array_add(arr, o);
+		} else {
+			char num[16] = "-";
+			if (got == 0)
+				snprintf(num, sizeof num, "#%d", pr.number);
+			printf("%-16s %-20s %-6s %-8s %-6s %s\n", as[i].handle,
+			       as[i].branch ? as[i].branch : "-", num, got == 0 ? pr.state : "-",
+			       pr.checks, pr.url ? pr.url : "");
+		}
+		free(pr.url);
+		agent_rec_free(&as[i]);
+	}
+	free(as);
+	if (json)
+		printf("%s\n",
+		       json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
+								   JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(arr);
+	return rc;
+}
+
+/* The PR's title and body: the prompt's first line and the prompt, then the commits. */
+static void pr_text(struct cmd_ctx *ctx, const struct agent_rec *a, const char *base, char **title,
+		    char **body)
+{
+	char *rel = xasprintf(".workrex/PROMPT-%s.md", a->handle), *prompt = NULL;
+	if (a->remote == NULL)
+		beneath_read(a->path, rel, 1u << 20,
+			     &prompt); /* the agent's: never through a link */
+	free(rel);
+	char *range = xasprintf("%s..%s", base, a->branch);
+	const char *log[] = {"log", "--reverse", "--format=- %s", range, "--", NULL};
+	struct buf commits = {0};
+	git_run(repo_root(ctx->repo), log, &commits, NULL, true);
+	free(range);
+	const char *p = prompt ? prompt + strspn(prompt, " \t\n#") : "";
+	const char *first = commits.data ? commits.data + 2 : a->branch;
+	*title = *p ? xstrndup(p, strcspn(p, "\n")) : xstrndup(first, strcspn(first, "\n"));
+	struct buf b = {0};
+	if (prompt && *p)
+		buf_addf(&b, "%s\n\n", prompt);
+	buf_addf(&b, "Commits:\n%s", commits.data ? commits.data : "(none)\n");
+	*body = b.data;
+	buf_free(&commits);
+	free(prompt);
+}
+
+int cmd_pr(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"draft", no_argument, NULL, 'd'},
+		{"help", no_argument, NULL, 'h'},
+		{0, 0, 0, 0},
+	};
+	const struct cmd *self = cmd_find("pr");
+	bool draft = false;
+	int c;
+	optind = 0;
+	while ((c = getopt_exact(argc, argv, "", opts)) != -1) {
+		if (c == 'd')
+			draft = true;
+		else
+			return cmd_usage(self);
+	}
+	if (argc - optind > 1)
+		return cmd_usage(self);
+	struct agent_rec a;
+	int rc = cmd_which_agent(ctx, "pr", optind < argc ? argv[optind] : NULL, &a);
+	if (rc)
+		return rc;
+	if (a.branch == NULL || cmd_import_sandbox(ctx, "pr", &a) < 0) {
+		rc = a.branch ? 1 : cmd_fail("pr", "%s has no branch", a.handle);
+		agent_rec_free(&a);
+		return rc;
+	}
+	const char *remote = ctx->cfg.review_remote;
+	char *main = a.base ? NULL : repo_main_branch(ctx->repo, ctx->cfg.main_branch);
+	const char *base = a.base ? a.base : main;
+	/* The base as the remote knows it: origin/main is main there. */
+	size_t rl = strlen(remote);
+	const char *base_there =
+		strncmp(base, remote, rl) == 0 && base[rl] == '/' ? base + rl + 1 : base;
+	char *spec = xasprintf("refs/heads/%s:refs/heads/%s", a.branch, a.branch);
+	const char *push[] = {"push", "--quiet", "--set-upstream", remote, spec, NULL};
+	struct buf err = {0};
+	/* A sandboxed agent's worktree could hold what a pre-push hook runs: hooks off. */
+	if (git_run(repo_root(ctx->repo), push, NULL, &err, cmd_sandboxed(ctx, &a)) != 0) {
+		const char *e = err.data ? err.data : "";
+		rc = cmd_fail("pr", "git push %s %s failed: %.*s", remote, a.branch,
+			      (int)strcspn(e, "\n"), e);
+	} else {
+		char *title, *body;
+		pr_text(ctx, &a, base, &title, &body);
+		const char *create[] = {"pr",
+					"create",
+					"--head",
+					a.branch,
+					"--base",
+					base_there,
+					"--title",
+					title,
+					"--body",
+					body,
+					draft ? "--draft" : NULL,
+					NULL};
+		struct buf out = {0};
+		err.len = 0;
+		int g = gh(ctx, create, &out, &err);
+		if (g != 0)
+			rc = gh_failed("pr", g, &err);
+		else
+			printf("%s: pushed to %s, %s%s", a.handle, remote, draft ? "draft " : "",
+			       out.data ? out.data : "PR created\n");
+		buf_free(&out);
+		free(title);
+		free(body);
+	}
+	buf_free(&err);
+	free(spec);
+	free(main);
+	agent_rec_free(&a);
+	return rc ? 1 : 0;
+}
+
+/* add --pr NUM|URL: its head branch fetched from review.remote; the branch to add. */
+char *cmd_pr_branch(struct cmd_ctx *ctx, const char *ref)
+{
+	const char *args[] = {"pr", "view", ref, "--json", "headRefName", NULL};
+	struct buf out = {0}, err = {0};
+	int rc = gh(ctx, args, &out, &err);
+	json_object *o = rc == 0 && out.data ? json_tokener_parse(out.data) : NULL, *v;
+	const char *head = o && json_object_object_get_ex(o, "headRefName", &v)
+				   ? json_object_get_string(v)
+				   : NULL;
+	char *branch = NULL;
+	if (head == NULL) {
+		if (rc != 0)
+			gh_failed("add", rc, &err);
+		else
+			cmd_fail("add", "gh said no head branch for %s", ref);
+	} else if (!repo_branch_name_valid(head)) {
+		cmd_fail("add", "the PR's head branch is not a name git takes: %s", head);
+	} else {
+		const char *remote = ctx->cfg.review_remote;
+		char *spec = xasprintf("+refs/heads/%s:refs/remotes/%s/%s", head, remote, head);
+		const char *fetch[] = {"fetch", "--quiet", remote, spec, NULL};
+		err.len = 0;
+		if (git_run(repo_root(ctx->repo), fetch, NULL, &err, true) != 0)
+			cmd_fail("add", "git fetch %s %s failed: %s", remote, head,
+				 err.data ? err.data : "");
+		else
+			branch = xasprintf("%s/%s", remote, head);
+		free(spec);
+	}
+	json_object_put(o);
+	buf_free(&out);
+	buf_free(&err);
+	return branch;
+}
+
+/*
+ * remove --gone: is a's work gone upstream? Its PR merged or closed, or
+ * the branch it pushed deleted there. *why says which (caller frees).
+ */
+bool cmd_pr_gone(struct cmd_ctx *ctx, const struct agent_rec *a, char **why)
+{
+	*why = NULL;
+	if (a->branch == NULL)
+		return false;
+	struct pr_info pr;
+	int got = pr_view(ctx, "remove", a->branch, &pr);
+	if (got == 0 && (strcmp(pr.state, "MERGED") == 0 || strcmp(pr.state, "CLOSED") == 0))
+		*why = xasprintf("its PR #%d is %s", pr.number,
+				 strcmp(pr.state, "MERGED") == 0 ? "merged" : "closed");
+	free(pr.url);
+	if (*why)
+		return true;
+	/* Pushed once (an upstream set), and the remote has it no more. */
+	char *key = xasprintf("branch.%s.remote", a->branch);
+	char *remote = repo_config_get(ctx->repo, key);
+	free(key);
+	if (remote == NULL)
+		return false;
+	char *ref = xasprintf("refs/heads/%s", a->branch);
+	const char *ls[] = {"ls-remote", "--exit-code", "--heads", remote, ref, NULL};
+	int rc = git_run(repo_root(ctx->repo), ls, NULL, NULL, true);
+	if (rc == 2)
+		*why = xasprintf("its branch is gone from %s", remote);
+	free(ref);
+	free(remote);
+	return *why != NULL;
 }

@@ -69,6 +69,7 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		{"sandbox", no_argument, NULL, 'S'},
 		{"no-sandbox", no_argument, NULL, 'N'},
 		{"remote", required_argument, NULL, 'R'},
+		{"pr", required_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		/* What a sandboxed agent's spawn_agent runs (bridge.c); not for users. */
 		{"from-sandbox", no_argument, NULL, 'F'},
@@ -82,11 +83,14 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	struct add_opts o = {.cwd = ctx->cwd, .sandbox = -1};
 	char *prompt = NULL;
 	bool background = false, new_only = false;
-	const char *remote = NULL;
+	const char *remote = NULL, *pr = NULL;
 	int c;
 	optind = 0;
 	while ((c = getopt_exact(argc, argv, "p:P:a:bSh", opts)) != -1) {
 		switch (c) {
+		case 'r':
+			pr = optarg;
+			break;
 		case 'S':
 			o.sandbox = 1;
 			break;
@@ -146,17 +150,28 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 			return cmd_usage(self);
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind != argc - (pr ? 0 : 1) || (pr && remote)) {
 		free(prompt);
 		return cmd_usage(self);
 	}
-	o.branch = argv[optind];
+	o.branch = pr ? NULL : argv[optind];
 	o.prompt = prompt;
 	int rc = cmd_open_repo(ctx, "add");
 	if (rc) {
 		free(prompt);
 		return rc;
 	}
+	/*
+	 * add --pr: the PR's head branch, fetched, as add origin/feature takes
+	 * it. Kept for the command's life: o.branch points into it.
+	 */
+	char *pr_branch = pr ? cmd_pr_branch(ctx, pr) : NULL;
+	if (pr && pr_branch == NULL) {
+		free(prompt);
+		return 1;
+	}
+	if (pr_branch)
+		o.branch = pr_branch;
 	/*
 	 * Recorded as it is now, so that the agent comes back as what it was
 	 * after a reboot, whatever the config says then; on a server, no guess
@@ -504,14 +519,20 @@ static int list_handles(struct cmd_ctx *ctx)
 
 int cmd_list(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	bool json = false, quiet = false;
+	bool json = false, quiet = false, pr = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			json = true;
 		else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
 			quiet = true;
+		else if (!strcmp(argv[i], "--pr"))
+			pr = true;
 		else
 			return cmd_usage(cmd_find("list"));
+	}
+	if (pr && !quiet) {
+		int rc = cmd_open_repo(ctx, "list");
+		return rc ? rc : cmd_list_pr(ctx, json);
 	}
 	if (quiet && !json)
 		return list_handles(ctx);
@@ -746,22 +767,105 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
+/*
+ * remove --gone: the agents whose work is gone upstream (cmd_pr_gone),
+ * asked once with the list. Their branches were merged there, not here,
+ * so unmerged work does not hold them; uncommitted work does (-f
+ * overrides), and says so.
+ */
+static int gone_agents(struct cmd_ctx *ctx, bool yes, struct remove_opts *o, struct agent_rec **out,
+		       size_t *nout)
+{
+	struct agent_rec *as;
+	size_t n, k = 0;
+	int rc = cmd_agents(ctx, "remove", &as, &n);
+	if (rc)
+		return rc;
+	struct buf list = {0};
+	for (size_t i = 0; i < n; i++) {
+		char *why = NULL;
+		bool dirty = false;
+		char *cause = NULL;
+		if (!cmd_pr_gone(ctx, &as[i], &why)) {
+			agent_rec_free(&as[i]);
+			continue;
+		}
+		if (!o->force && as[i].remote == NULL &&
+		    worktree_dirty(&ctx->cfg, &as[i], &dirty, &cause) == 0 && dirty) {
+			fprintf(stderr,
+				"workrex: remove: %s: %s, but its worktree has uncommitted "
+				"changes: kept (-f removes it too)\n",
+				as[i].handle, why);
+			free(why);
+			agent_rec_free(&as[i]);
+			continue;
+		}
+		free(cause);
+		buf_addf(&list, "  %s: %s\n", as[i].handle, why);
+		free(why);
+		as[k++] = as[i];
+	}
+	if (k == 0) {
+		printf("no agent's work is gone upstream\n");
+		free(as);
+		buf_free(&list);
+		*out = NULL;
+		*nout = 0;
+		return 0;
+	}
+	printf("%s", list.data);
+	buf_free(&list);
+	if (!yes) {
+		if (k == 1)
+			printf("remove it, its worktree and branch? (y/n) ");
+		else
+			printf("remove these %zu agents, their worktrees and branches? (y/n) ", k);
+		fflush(stdout);
+		char answer[16] = "";
+		bool got = fgets(answer, sizeof answer, stdin) != NULL;
+		answer[strcspn(answer, "\n")] = '\0';
+		if (!isatty(STDIN_FILENO))
+			printf("%s\n", answer); /* what a terminal would have echoed */
+		if (!got || (answer[0] != 'y' && answer[0] != 'Y')) {
+			printf("nothing removed\n");
+			for (size_t i = 0; i < k; i++)
+				agent_rec_free(&as[i]);
+			free(as);
+			*out = NULL;
+			*nout = 0;
+			return 0;
+		}
+	}
+	o->force = true; /* merged upstream: the unmerged-here check would hold every one */
+	*out = as;
+	*nout = k;
+	return 0;
+}
+
 int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"force", no_argument, NULL, 'f'},
 		{"keep-branch", no_argument, NULL, 'k'},
 		{"all", no_argument, NULL, 'A'},
+		{"gone", no_argument, NULL, 'G'},
+		{"yes", no_argument, NULL, 'y'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
 	const struct cmd *self = cmd_find("remove");
 	struct remove_opts o = {.stop = stop_panes, .stop_arg = ctx, .run_hooks = true};
-	bool all = false;
+	bool all = false, gone = false, yes = false;
 	int c;
 	optind = 0;
-	while ((c = getopt_exact(argc, argv, "fkh", opts)) != -1) {
+	while ((c = getopt_exact(argc, argv, "fkyh", opts)) != -1) {
 		switch (c) {
+		case 'G':
+			gone = true;
+			break;
+		case 'y':
+			yes = true;
+			break;
 		case 'f':
 			o.force = true;
 			break;
@@ -778,7 +882,7 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 			return cmd_usage(self);
 		}
 	}
-	if (all && optind < argc)
+	if ((all || gone) && optind < argc)
 		return cmd_usage(self);
 	int rc = cmd_open_repo(ctx, "remove");
 	if (rc)
@@ -786,7 +890,10 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 	char *cause = NULL;
 	struct agent_rec *as = NULL;
 	size_t n = 0;
-	if (all) {
+	if (gone) {
+		if ((rc = gone_agents(ctx, yes, &o, &as, &n)) != 0)
+			return rc;
+	} else if (all) {
 		if ((rc = cmd_agents(ctx, "remove", &as, &n)) != 0)
 			return rc;
 	} else {

@@ -62,6 +62,8 @@ const struct config_key config_keys[] = {
 	KEY("merge_strategy", CONFIG_CHOICE, AT(merge_strategy), .def = "merge",
 	    .choices = strategies, .help = "how merge brings the branch back"),
 	SECTION("review", .help = "the review view (C-b D) and workrex diff"),
+	KEY("review.remote", CONFIG_STRING, AT(review_remote), .def = "origin",
+	    .help = "where workrex pr pushes and add --pr fetches"),
 	KEY("review.commit", CONFIG_CHOICE, AT(review_commit), .def = "user", .choices = committers,
 	    .help = "c in the review view: user, what is staged with a message you type; "
 		    "agent, asks the agent to commit (review.commit_prompt)"),

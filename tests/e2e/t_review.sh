@@ -2,6 +2,7 @@
 # Review (SPEC §10, issue 30): what an agent changed, from the command line
 # and in the dashboard's review view (prefix D).
 . "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
 trap stop EXIT
 
 git_env
@@ -226,7 +227,88 @@ t_commit_and_merge() {
 	wait_for '│asked-to-42'
 }
 
+# PRs against a bare repository on disk as origin (the pushes are real) and
+# a recorded gh (tests/e2e/fake_gh.py): GitHub cannot be reached from here.
+t_pull_requests() {
+	make_repo
+	git init -q --bare "$E2E_TMP/origin.git"
+	git -C "$repo" remote add origin "$E2E_TMP/origin.git"
+	git -C "$repo" push -q origin main
+	mkdir -p "$E2E_TMP/bin" "$XDG_CONFIG_HOME/workrex"
+	ln -sf "$here/fake_gh.py" "$E2E_TMP/bin/gh"
+	export PATH="$E2E_TMP/bin:$PATH" FAKE_GH_STATE=$E2E_TMP/gh.json FAKE_GH_LOG=$E2E_TMP/gh.log
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	local w=$E2E_TMP/work/proj__worktrees
+	wrx add feat -p $'Fix the login form\n\nIt rejects valid emails.' >/dev/null
+	echo fix >>"$w/feat/a.txt"
+	git -C "$w/feat" commit -qam "login: accept plus signs"
+	wrx pr feat --draft >"$E2E_TMP/out"
+	grep -qx 'feat: pushed to origin, draft https://github.example/o/r/pull/1' "$E2E_TMP/out"
+	[ "$(git -C "$E2E_TMP/origin.git" rev-parse refs/heads/feat)" = "$(git -C "$w/feat" rev-parse HEAD)" ]
+	python3 - "$E2E_TMP/gh.log" <<-'EOF'
+		import json, sys
+		calls = [json.loads(l)["argv"] for l in open(sys.argv[1])]
+		create = [c for c in calls if c[:2] == ["pr", "create"]]
+		assert len(create) == 1, calls
+		c = create[0]
+		assert c[2:10] == ["--head", "feat", "--base", "main", "--title", "Fix the login form",
+		                   "--body", c[9]] and c[10:] == ["--draft"], c
+		assert "It rejects valid emails." in c[9] and "- login: accept plus signs" in c[9], c[9]
+	EOF
+	# Two more: one with a PR, one never pushed.
+	wrx add other >/dev/null
+	echo other >"$w/other/o.txt"
+	git -C "$w/other" add o.txt && git -C "$w/other" commit -qm other
+	wrx pr other | grep -q 'pull/2$'
+	wrx add third >/dev/null
+	# Their checks as GitHub would give them: feat's passed, other's failed.
+	python3 - "$FAKE_GH_STATE" <<-'EOF'
+		import json, sys
+		s = json.load(open(sys.argv[1]))
+		s["prs"][0]["statusCheckRollup"] = [{"name": "ci", "status": "COMPLETED", "conclusion": "SUCCESS"}]
+		s["prs"][1]["statusCheckRollup"] = [{"name": "ci", "status": "COMPLETED", "conclusion": "SUCCESS"},
+		                                    {"name": "lint", "status": "COMPLETED", "conclusion": "FAILURE"}]
+		json.dump(s, open(sys.argv[1], "w"))
+	EOF
+	wrx list --pr >"$E2E_TMP/list"
+	grep -qE '^feat +feat +#1 +OPEN +✓ +https://github.example/o/r/pull/1$' "$E2E_TMP/list"
+	grep -qE '^other +other +#2 +OPEN +✗ ' "$E2E_TMP/list"
+	grep -qE '^third +third +- +- +- *$' "$E2E_TMP/list"
+	wrx list --pr --json | python3 -c '
+import json, sys
+d = {a["handle"]: a["pr"] for a in json.load(sys.stdin)}
+assert d["feat"] == {"number": 1, "state": "OPEN", "checks": "✓", "url": "https://github.example/o/r/pull/1"}, d
+assert d["other"]["checks"] == "✗" and d["third"] is None, d'
+	# Merged on GitHub: remove --gone asks once, and removes exactly that one.
+	python3 -c 'import json,sys; p=sys.argv[1]; s=json.load(open(p)); s["prs"][0]["state"]="MERGED"; json.dump(s,open(p,"w"))' "$FAKE_GH_STATE"
+	echo n | wrx remove --gone >"$E2E_TMP/out"
+	grep -qx '  feat: its PR #1 is merged' "$E2E_TMP/out"
+	grep -q 'nothing removed' "$E2E_TMP/out"
+	wrx list -q | grep -qx feat
+	echo y | wrx remove --gone >"$E2E_TMP/out"
+	grep -qx 'remove it, its worktree and branch? (y/n) y' "$E2E_TMP/out"
+	grep -qx 'removed feat' "$E2E_TMP/out"
+	[ "$(wrx list -q | sort | tr '\n' ' ')" = 'other third ' ]
+	# Its branch deleted upstream: gone too, once fetched or not.
+	git -C "$E2E_TMP/origin.git" branch -qD other
+	wrx remove --gone -y | grep -qx 'removed other'
+	[ "$(wrx list -q | tr '\n' ' ')" = 'third ' ]
+	# add --pr: a contributor's PR, its head branch fetched into a new agent.
+	git clone -q -b main "$E2E_TMP/origin.git" "$E2E_TMP/contrib"
+	git -C "$E2E_TMP/contrib" checkout -qb contrib
+	echo theirs >"$E2E_TMP/contrib/c.txt"
+	git -C "$E2E_TMP/contrib" add c.txt && git -C "$E2E_TMP/contrib" commit -qm theirs
+	git -C "$E2E_TMP/contrib" push -q origin contrib
+	python3 -c 'import json,sys; p=sys.argv[1]; s=json.load(open(p)); s["prs"].append({"number": 7, "headRefName": "contrib", "state": "OPEN", "url": "u", "statusCheckRollup": []}); json.dump(s,open(p,"w"))' "$FAKE_GH_STATE"
+	wrx add --pr https://github.example/o/r/pull/7 >/dev/null
+	[ "$(cat "$w/contrib/c.txt")" = theirs ]
+	[ "$(git -C "$w/contrib" rev-parse --abbrev-ref HEAD)" = contrib ]
+	not wrx add --pr 99 2>"$E2E_TMP/err"
+	grep -q 'no pull requests found' "$E2E_TMP/err"
+}
+
 run_test "diff: WIP with untracked files, branch, commits, --stat and --json" t_diff_cli
 run_test "review view: files and diff, hunks, modes, search; escapes drawn as text" t_review_view
 run_test "patch mode: the index git add -p leaves for the same answers" t_patch_mode
 run_test "c commits what is staged; m merges after the preview; review.commit: agent" t_commit_and_merge
+run_test "pr pushes and opens it (recorded gh); list --pr; remove --gone; add --pr" t_pull_requests
