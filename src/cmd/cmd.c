@@ -34,7 +34,7 @@ static const struct cmd table[] = {
 	 "merge [handle] [--into BRANCH] [--rebase|--squash] [-k] [--ignore-uncommitted] "
 	 "[--no-verify] [--preview]",
 	 "merge an agent's branch, then remove its worktree and branch", cmd_merge, rpc_cmd_merge},
-	{"remove", "rm", "remove [handle...] [-f] [-k|--keep-branch] [--all | --gone [-y]]",
+	{"remove", "rm", "remove [handle...] [-f] [-k|--keep-branch] [--all | --gone [-y|-n]]",
 	 "remove agents' worktrees and branches without merging", cmd_remove, NULL},
 	{"rebase", NULL, "rebase [handle] [--onto BRANCH]",
 	 "rebase an agent's branch onto the main branch (a conflict changes nothing)", cmd_rebase,
@@ -44,7 +44,7 @@ static const struct cmd table[] = {
 	 NULL},
 	{"diff", NULL, "diff [handle] [--wip|--unstaged|--branch|--commits] [--stat] [--json]",
 	 "what an agent changed: uncommitted, its branch, or commit by commit", cmd_diff, NULL},
-	{"pr", NULL, "pr [handle] [--draft]",
+	{"pr", NULL, "pr [handle] [--draft | --status]",
 	 "push the agent's branch to review.remote and open its pull request (gh)", cmd_pr, NULL},
 	{"review", NULL, "review <handle> [--comment FILE[:LINE] TEXT | --send]",
 	 "comments for the agent on its changes: list, add, or send them as one message",

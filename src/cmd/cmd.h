@@ -82,7 +82,9 @@ int cmd_pr(struct cmd_ctx *ctx, int argc, char **argv);
 /* list --pr [--json]: each agent's PR, its state and checks (gh). */
 int cmd_list_pr(struct cmd_ctx *ctx, bool json);
 /* add --pr NUM|URL: the PR's head branch fetched; "<remote>/<head>" to add, or NULL having said why. */
-char *cmd_pr_branch(struct cmd_ctx *ctx, const char *ref);
+char *cmd_pr_branch(struct cmd_ctx *ctx, const char *ref, int *number);
+/* The agent's PR is number: kept for the dashboards, told to a running one. */
+void cmd_pr_track(struct cmd_ctx *ctx, const char *handle, int number);
 /* remove --gone: its PR merged or closed, or its pushed branch deleted (*why, caller frees). */
 bool cmd_pr_gone(struct cmd_ctx *ctx, const struct agent_rec *a, char **why);
 int cmd_rebase(struct cmd_ctx *ctx, int argc, char **argv);

@@ -500,6 +500,46 @@ int cmd_list_pr(struct cmd_ctx *ctx, bool json)
 	return rc;
 }
 
+void cmd_pr_track(struct cmd_ctx *ctx, const char *handle, int number)
+{
+	if (number <= 0)
+		return;
+	review_pr_set(repo_root(ctx->repo), handle, number);
+	if (!cmd_dashboard_runs(ctx))
+		return; /* the next one reads it */
+	json_object *req = json_object_new_object();
+	json_object_object_add(req, "cmd", json_object_new_string("pr-track"));
+	json_object_object_add(req, "handle", json_object_new_string(handle));
+	json_object_object_add(req, "number", json_object_new_int(number));
+	cmd_dashboard(ctx, "pr", req, NULL);
+	json_object_put(req);
+}
+
+/* pr --status: the agent's PR as one JSON object (the dashboard's child asks so). */
+static int pr_status(struct cmd_ctx *ctx, const struct agent_rec *a)
+{
+	struct pr_info pr;
+	int n = review_pr_get(repo_root(ctx->repo), a->handle);
+	char num[16];
+	snprintf(num, sizeof num, "%d", n);
+	int got = n > 0 || a->branch ? pr_view(ctx, "pr", n > 0 ? num : a->branch, &pr) : 1;
+	if (got == 1)
+		return cmd_fail("pr", "%s has no pull request", a->handle);
+	if (got < 0)
+		return 1;
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "number", json_object_new_int(pr.number));
+	json_object_object_add(o, "state", json_object_new_string(pr.state));
+	json_object_object_add(o, "checks", json_object_new_string(pr.checks));
+	if (pr.url)
+		json_object_object_add(o, "url", json_object_new_string(pr.url));
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+								 JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	free(pr.url);
+	return 0;
+}
+
 /* The PR's title and body: the prompt's first line and the prompt, then the commits. */
 static void pr_text(struct cmd_ctx *ctx, const struct agent_rec *a, const char *base, char **title,
 		    char **body)
@@ -530,25 +570,33 @@ int cmd_pr(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"draft", no_argument, NULL, 'd'},
+		{"status", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
 	const struct cmd *self = cmd_find("pr");
-	bool draft = false;
+	bool draft = false, status = false;
 	int c;
 	optind = 0;
 	while ((c = getopt_exact(argc, argv, "", opts)) != -1) {
 		if (c == 'd')
 			draft = true;
+		else if (c == 's')
+			status = true;
 		else
 			return cmd_usage(self);
 	}
-	if (argc - optind > 1)
+	if (argc - optind > 1 || (draft && status))
 		return cmd_usage(self);
 	struct agent_rec a;
 	int rc = cmd_which_agent(ctx, "pr", optind < argc ? argv[optind] : NULL, &a);
 	if (rc)
 		return rc;
+	if (status) {
+		rc = pr_status(ctx, &a);
+		agent_rec_free(&a);
+		return rc;
+	}
 	if (a.branch == NULL || cmd_import_sandbox(ctx, "pr", &a) < 0) {
 		rc = a.branch ? 1 : cmd_fail("pr", "%s has no branch", a.handle);
 		agent_rec_free(&a);
@@ -587,11 +635,16 @@ int cmd_pr(struct cmd_ctx *ctx, int argc, char **argv)
 		struct buf out = {0};
 		err.len = 0;
 		int g = gh(ctx, create, &out, &err);
-		if (g != 0)
+		if (g != 0) {
 			rc = gh_failed("pr", g, &err);
-		else
+		} else {
 			printf("%s: pushed to %s, %s%s", a.handle, remote, draft ? "draft " : "",
 			       out.data ? out.data : "PR created\n");
+			/* gh prints its URL, .../pull/N: the dashboard follows N. */
+			const char *n = out.data ? strstr(out.data, "/pull/") : NULL;
+			if (n)
+				cmd_pr_track(ctx, a.handle, atoi(n + strlen("/pull/")));
+		}
 		buf_free(&out);
 		free(title);
 		free(body);
@@ -604,9 +657,9 @@ int cmd_pr(struct cmd_ctx *ctx, int argc, char **argv)
 }
 
 /* add --pr NUM|URL: its head branch fetched from review.remote; the branch to add. */
-char *cmd_pr_branch(struct cmd_ctx *ctx, const char *ref)
+char *cmd_pr_branch(struct cmd_ctx *ctx, const char *ref, int *number)
 {
-	const char *args[] = {"pr", "view", ref, "--json", "headRefName", NULL};
+	const char *args[] = {"pr", "view", ref, "--json", "headRefName,number", NULL};
 	struct buf out = {0}, err = {0};
 	int rc = gh(ctx, args, &out, &err);
 	json_object *o = rc == 0 && out.data ? json_tokener_parse(out.data) : NULL, *v;
@@ -614,6 +667,7 @@ char *cmd_pr_branch(struct cmd_ctx *ctx, const char *ref)
 				   ? json_object_get_string(v)
 				   : NULL;
 	char *branch = NULL;
+	*number = o && json_object_object_get_ex(o, "number", &v) ? json_object_get_int(v) : 0;
 	if (head == NULL) {
 		if (rc != 0)
 			gh_failed("add", rc, &err);

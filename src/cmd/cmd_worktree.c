@@ -165,7 +165,8 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	 * add --pr: the PR's head branch, fetched, as add origin/feature takes
 	 * it. Kept for the command's life: o.branch points into it.
 	 */
-	char *pr_branch = pr ? cmd_pr_branch(ctx, pr) : NULL;
+	int pr_number = 0;
+	char *pr_branch = pr ? cmd_pr_branch(ctx, pr, &pr_number) : NULL;
 	if (pr && pr_branch == NULL) {
 		free(prompt);
 		return 1;
@@ -276,6 +277,8 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	       drc == -ENOENT ? "; no dashboard runs, the next one lists it"
 	       : dashboard    ? ""
 			      : "; no dashboard runs; its agent does (workrex shows it)");
+	if (pr_number) /* once the dashboard knows the agent */
+		cmd_pr_track(ctx, a.handle, pr_number);
 	agent_rec_free(&a);
 	free(prompt);
 	return drc < 0 && drc != -ENOENT ? 1 : 0;
@@ -773,8 +776,8 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
  * so unmerged work does not hold them; uncommitted work does (-f
  * overrides), and says so.
  */
-static int gone_agents(struct cmd_ctx *ctx, bool yes, struct remove_opts *o, struct agent_rec **out,
-		       size_t *nout)
+static int gone_agents(struct cmd_ctx *ctx, bool yes, bool dry, struct remove_opts *o,
+		       struct agent_rec **out, size_t *nout)
 {
 	struct agent_rec *as;
 	size_t n, k = 0;
@@ -815,6 +818,14 @@ static int gone_agents(struct cmd_ctx *ctx, bool yes, struct remove_opts *o, str
 	}
 	printf("%s", list.data);
 	buf_free(&list);
+	if (dry) { /* the list alone: the overview's R asks with it */
+		for (size_t i = 0; i < k; i++)
+			agent_rec_free(&as[i]);
+		free(as);
+		*out = NULL;
+		*nout = 0;
+		return 0;
+	}
 	if (!yes) {
 		if (k == 1)
 			printf("remove it, its worktree and branch? (y/n) ");
@@ -845,23 +856,23 @@ static int gone_agents(struct cmd_ctx *ctx, bool yes, struct remove_opts *o, str
 int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"force", no_argument, NULL, 'f'},
-		{"keep-branch", no_argument, NULL, 'k'},
-		{"all", no_argument, NULL, 'A'},
-		{"gone", no_argument, NULL, 'G'},
-		{"yes", no_argument, NULL, 'y'},
-		{"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0},
+		{"force", no_argument, NULL, 'f'}, {"keep-branch", no_argument, NULL, 'k'},
+		{"all", no_argument, NULL, 'A'},   {"gone", no_argument, NULL, 'G'},
+		{"yes", no_argument, NULL, 'y'},   {"dry-run", no_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},  {0, 0, 0, 0},
 	};
 	const struct cmd *self = cmd_find("remove");
 	struct remove_opts o = {.stop = stop_panes, .stop_arg = ctx, .run_hooks = true};
-	bool all = false, gone = false, yes = false;
+	bool all = false, gone = false, yes = false, dry = false;
 	int c;
 	optind = 0;
-	while ((c = getopt_exact(argc, argv, "fkyh", opts)) != -1) {
+	while ((c = getopt_exact(argc, argv, "fkynh", opts)) != -1) {
 		switch (c) {
 		case 'G':
 			gone = true;
+			break;
+		case 'n':
+			dry = true;
 			break;
 		case 'y':
 			yes = true;
@@ -882,7 +893,7 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 			return cmd_usage(self);
 		}
 	}
-	if ((all || gone) && optind < argc)
+	if (((all || gone) && optind < argc) || (dry && !gone))
 		return cmd_usage(self);
 	int rc = cmd_open_repo(ctx, "remove");
 	if (rc)
@@ -891,7 +902,7 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 	struct agent_rec *as = NULL;
 	size_t n = 0;
 	if (gone) {
-		if ((rc = gone_agents(ctx, yes, &o, &as, &n)) != 0)
+		if ((rc = gone_agents(ctx, yes, dry, &o, &as, &n)) != 0)
 			return rc;
 	} else if (all) {
 		if ((rc = cmd_agents(ctx, "remove", &as, &n)) != 0)

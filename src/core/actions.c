@@ -1042,6 +1042,18 @@ static void review_sent(struct wrx *w, const char *why, void *arg)
 	act_ok(c, f);
 }
 
+/* pr-track: workrex pr or add --pr made or found its PR: the sidebar follows it. */
+static void do_pr_track(struct act_call *c)
+{
+	json_object *n = arg(c, "number");
+	if (n == NULL || json_object_get_int(n) <= 0) {
+		act_fail(c, "pr-track needs the PR's number");
+		return;
+	}
+	prs_track(c->w, c->a, json_object_get_int(n));
+	act_ok(c, NULL);
+}
+
 /* review-send: the comments waiting, as one message typed into the agent and verified. */
 static void do_review_send(struct act_call *c)
 {
@@ -1379,6 +1391,8 @@ static const struct action table[] = {
 	 DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT, do_comment},
 	{"review-send", NULL, ARGS(HANDLE), DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT,
 	 do_review_send},
+	{"pr-track", NULL, ARGS(HANDLE, {"number", ARG_INT, true}), DOOR_CONTROL, 0, 0, ACT_AGENT,
+	 do_pr_track},
 	{"capture", NULL,
 	 ARGS(HANDLE, {"lines", ARG_INT, false}, {"colour", ARG_BOOL, false},
 	      {"screen", ARG_BOOL, false}),

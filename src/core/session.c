@@ -678,6 +678,12 @@ void session_set_comments(struct session *s, struct agent *a, int n)
 	changed(s);
 }
 
+void session_agent_changed(struct session *s, struct agent *a)
+{
+	(void)a;
+	changed(s);
+}
+
 void session_notify(struct session *s, struct agent *a, const char *text)
 {
 	free(a->note);

@@ -58,6 +58,15 @@ struct agent_box {
 };
 void sandbox_release(struct agent_box *b);
 
+/* Its pull request as the sidebar shows it (prs.c asks gh about it). */
+struct agent_pr {
+	int number;     /* 0: none followed */
+	char state[12]; /* OPEN, MERGED, CLOSED; "" before the first answer */
+	char checks[8]; /* ✓ ✗ ◌, or - for none */
+	uint64_t due;   /* now_ms() of its next question */
+	uint64_t backoff_ms;
+};
+
 /* The server it runs on (remote.c; remote_release). */
 struct agent_remote {
 	char *host;        /* owned: its name in remote.hosts, or NULL: here */
@@ -86,6 +95,7 @@ struct agent {
 	struct agent_git git;
 	struct agent_box box;
 	struct agent_remote remote;
+	struct agent_pr pr;
 };
 
 /* A working agent whose pane printed nothing this long is shown interrupted. */
@@ -235,6 +245,8 @@ void session_set_status(struct session *s, struct agent *a, enum wrx_status st);
 void session_set_title(struct session *s, struct agent *a, const char *title);
 /* How many review comments wait for it (git/comments.h). */
 void session_set_comments(struct session *s, struct agent *a, int n);
+/* Another of its facts changed (its PR's state): shown again. */
+void session_agent_changed(struct session *s, struct agent *a);
 /* A notification from the agent: attention unless focused. */
 void session_notify(struct session *s, struct agent *a, const char *text);
 /* Working, but its agent pane has been silent for WRX_SILENCE_MS at now (now_ms). */

@@ -341,6 +341,7 @@ int wrx_start(struct wrx *w, char **cause)
 		agents_load(w);
 	host_attach(w);
 	sandbox_start(w);
+	prs_start(w);
 	if (!w->helper)
 		stall_meter(w);
 	return 0;
@@ -355,6 +356,7 @@ void wrx_close(struct wrx *w)
 		w->stall_on = false;
 	}
 	w->quitting = true;
+	prs_stop(w);
 	session_free(w->s);
 	w->s = NULL;
 	remote_stop(w);

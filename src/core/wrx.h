@@ -92,7 +92,9 @@ struct wrx {
 	const char *attach_only;
 	struct strlist kept_containers; /* containers keepers run: not a dead dashboard's */
 	struct rhost *hosts;            /* owned: the servers of its remote agents (remote.c) */
-	char *remote_sock;              /* owned: the bridge's socket for agents there, or NULL */
+	uv_timer_t pr_timer;            /* the next agent's PR question is due (prs.c) */
+	bool pr_timer_on, pr_asking;
+	char *remote_sock; /* owned: the bridge's socket for agents there, or NULL */
 	/* How long the loop worked without waiting (wrx.c): each turn, and the longest. */
 	uv_prepare_t stall;
 	uint64_t stall_at, stall_idle, stall_cpu, stall_limit, stall_max, stall_cpu_max; /* ns */
@@ -168,6 +170,10 @@ void host_pane_closing(struct wrx *w, struct wpane *wp);
 void host_pane_gone(struct wrx *w, struct wpane *wp);
 /* A pane there: what its border says while it is not attached, or NULL. */
 const char *host_pane_link(const struct wpane *wp);
+/* prs.c: the agents' pull requests followed for the sidebar, asked of gh by a child. */
+void prs_start(struct wrx *w);
+void prs_track(struct wrx *w, struct agent *a, int number);
+void prs_stop(struct wrx *w);
 /* Take over the project's running keepers as panes of their agents; how many. */
 int host_attach(struct wrx *w);
 /* The lowest pane id no keeper of the project has. */

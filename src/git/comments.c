@@ -3,6 +3,7 @@
  */
 #include "comments.h"
 
+#include "../util/beneath.h"
 #include "../util/util.h"
 #include "private.h"
 
@@ -150,6 +151,26 @@ int comments_drop(const char *root, const char *handle, int n)
 	close(fd);
 	buf_free(&all);
 	return left;
+}
+
+int review_pr_get(const char *root, const char *handle)
+{
+	char *dir = private_agent_dir(root, handle, false);
+	char *text = NULL;
+	int n = dir && beneath_read(dir, "pr", 32, &text) == 0 ? atoi(text) : 0;
+	free(text);
+	free(dir);
+	return n > 0 ? n : 0;
+}
+
+void review_pr_set(const char *root, const char *handle, int number)
+{
+	char *dir = private_agent_dir(root, handle, true);
+	char *text = xasprintf("%d\n", number);
+	if (dir)
+		beneath_write(dir, "pr", text, strlen(text), 0600);
+	free(text);
+	free(dir);
 }
 
 void comments_free(struct review_comment *c, int n)

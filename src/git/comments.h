@@ -34,6 +34,13 @@ int comments_count(const char *root, const char *handle);
 int comments_drop(const char *root, const char *handle, int n);
 void comments_free(struct review_comment *c, int n);
 
+/*
+ * The number of the agent's pull request (workrex pr, add --pr), kept
+ * beside its comments for the dashboard to follow; 0 for none.
+ */
+int review_pr_get(const char *root, const char *handle);
+void review_pr_set(const char *root, const char *handle, int number);
+
 /* The one message the agent gets: each file:line, its hunk, the comment. Caller frees. */
 char *comments_message(const struct review_comment *c, int n);
 

@@ -67,7 +67,8 @@ void overview_draw(struct ui *ui)
 	}
 	free(order);
 	attr_set(A_REVERSE | A_DIM, 0, NULL);
-	mvaddnstr(y0 + h - 1, x0, " j/k move  Enter focus  m merge  X remove  n new  q close", w);
+	mvaddnstr(y0 + h - 1, x0,
+		  " j/k move  Enter focus  m merge  X remove  n new  R remove gone  q close", w);
 	attr_set(A_NORMAL, 0, NULL);
 }
 
@@ -109,6 +110,11 @@ void overview_key(struct ui *ui, int key)
 		ui->overview = false;
 		ui->full_redraw = true;
 		prompts_new_agent(ui);
+		break;
+	case 'R':
+		ui->overview = false;
+		ui->full_redraw = true;
+		prompts_remove_gone(ui);
 		break;
 	case 'q':
 	case 27:

@@ -58,6 +58,65 @@ void prompts_new_agent(struct ui *ui)
 	ui_prompt(ui, "new agent, branch:", false, new_branch_answer, NULL);
 }
 
+/* ---- R in the overview: remove --gone, asked once with the list ---- */
+
+static void gone_removed(void *arg, int status, const char *output, const char *last)
+{
+	struct ui *ui = arg;
+	(void)output;
+	const char *said = wrx_outcome(last);
+	ui_message(ui, status != 0, "%s", *said ? said : "removed");
+}
+
+static void gone_answer(struct ui *ui, const char *answer, void *arg)
+{
+	(void)arg;
+	if (answer == NULL || strcmp(answer, "y") != 0)
+		return;
+	char *const argv[] = {ui->w->self_exe, "remove", "--gone", "-y", NULL};
+	struct run_opts o = {.argv = argv, .cwd = ui->w->root, .done = gone_removed, .arg = ui};
+	if (run_start(ui->w->loop, &o) < 0)
+		ui_message(ui, true, "remove --gone did not start");
+}
+
+/* The agents whose work is gone upstream, listed by `remove --gone -n`: asked once. */
+static void gone_listed(void *arg, int status, const char *output, const char *last)
+{
+	struct ui *ui = arg;
+	if (status != 0) {
+		ui_message(ui, true, "%s", wrx_outcome(last));
+		return;
+	}
+	struct buf names = {0};
+	int n = 0;
+	for (const char *p = output; p && *p;) {
+		size_t len = strcspn(p, "\n");
+		if (len > 2 && p[0] == ' ' && p[1] == ' ') { /* "  handle: why" */
+			buf_addf(&names, "%s%.*s", n ? ", " : "", (int)(len - 2), p + 2);
+			n++;
+		}
+		p += len + (p[len] == '\n');
+	}
+	if (n == 0) {
+		ui_message(ui, false, "no agent's work is gone upstream");
+	} else {
+		char *q = xasprintf("remove %s? (y/n)", names.data);
+		ui_prompt(ui, q, true, gone_answer, NULL);
+		free(q);
+	}
+	buf_free(&names);
+}
+
+void prompts_remove_gone(struct ui *ui)
+{
+	char *const argv[] = {ui->w->self_exe, "remove", "--gone", "-n", NULL};
+	struct run_opts o = {.argv = argv, .cwd = ui->w->root, .done = gone_listed, .arg = ui};
+	if (run_start(ui->w->loop, &o) < 0)
+		ui_message(ui, true, "remove --gone did not start");
+	else
+		ui_message(ui, false, "asking which agents' work is gone upstream...");
+}
+
 /* m, X: the verb on the focused agent; the action asks the user. */
 void prompts_agent_verb(struct ui *ui, const char *verb)
 {

@@ -530,9 +530,18 @@ static int sidebar_agent(struct ui *ui, struct agent *ag, bool full, int y, int 
 	/* @host: it runs on that server. */
 	char *where = ag->remote.host ? xasprintf(" @%s", ag->remote.host) : xstrdup("");
 	/* ✎N: review comments wait for it. */
-	char comments[24] = "";
+	char comments[64] = "";
+	int cl = 0;
 	if (ag->comments)
-		snprintf(comments, sizeof comments, " \u270e%d", ag->comments);
+		cl = snprintf(comments, sizeof comments, " \u270e%d", ag->comments);
+	/* #N and its checks (✓ ✗ ◌): its pull request (prs.c); merged or closed in words. */
+	bool open = strcmp(ag->pr.state, "OPEN") == 0;
+	if (ag->pr.number)
+		snprintf(comments + cl, sizeof comments - (size_t)cl, " #%d%s%s", ag->pr.number,
+			 !strcmp(ag->pr.state, "MERGED")   ? " merged"
+			 : !strcmp(ag->pr.state, "CLOSED") ? " closed"
+							   : "",
+			 open && strcmp(ag->pr.checks, "-") ? ag->pr.checks : "");
 	char *row = xasprintf(" %d %s%s%s%s%s%s%s%s%s", ag->num, icon, ag->handle, where,
 			      sandbox_wanted(ui->w, ag) ? " \u25a3" : "", refused, comments,
 			      *age ? " " : "", age, ag->bell ? " !" : "");

@@ -207,6 +207,8 @@ int ui_agent_order(struct ui *ui, int *order);
 /* prompts.c: the questions keys ask before their action */
 void prompts_new_agent(struct ui *ui);
 void prompts_agent_verb(struct ui *ui, const char *verb); /* "merge", "remove" */
+/* R in the overview: the agents whose PR was merged or closed, removed after one question. */
+void prompts_remove_gone(struct ui *ui);
 void prompts_command(struct ui *ui);
 void prompts_pick_agent(struct ui *ui);
 /* The agent the answer names: its number, its handle or a prefix of one handle; or -1. */

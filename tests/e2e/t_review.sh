@@ -279,8 +279,19 @@ import json, sys
 d = {a["handle"]: a["pr"] for a in json.load(sys.stdin)}
 assert d["feat"] == {"number": 1, "state": "OPEN", "checks": "✓", "url": "https://github.example/o/r/pull/1"}, d
 assert d["other"]["checks"] == "✗" and d["third"] is None, d'
-	# Merged on GitHub: remove --gone asks once, and removes exactly that one.
+	# The sidebar follows them, asked of gh by a child (every 0.3 s here).
+	export WORKREX_PR_POLL_MS=300
+	start_repo 100 30
+	wait_for 'C-b \? help'
+	wait_for 'feat .*#1✓'
+	wait_for 'other .*#2✗'
+	screen >"$E2E_TMP/screen"
+	grep -q 'third' "$E2E_TMP/screen"
+	not grep -q 'third .*#' "$E2E_TMP/screen"
+	# Merged on GitHub: the sidebar says so; remove --gone asks once, and
+	# removes exactly that one.
 	python3 -c 'import json,sys; p=sys.argv[1]; s=json.load(open(p)); s["prs"][0]["state"]="MERGED"; json.dump(s,open(p,"w"))' "$FAKE_GH_STATE"
+	wait_for 'feat .*#1 merged'
 	echo n | wrx remove --gone >"$E2E_TMP/out"
 	grep -qx '  feat: its PR #1 is merged' "$E2E_TMP/out"
 	grep -q 'nothing removed' "$E2E_TMP/out"
@@ -289,9 +300,17 @@ assert d["other"]["checks"] == "✗" and d["third"] is None, d'
 	grep -qx 'remove it, its worktree and branch? (y/n) y' "$E2E_TMP/out"
 	grep -qx 'removed feat' "$E2E_TMP/out"
 	[ "$(wrx list -q | sort | tr '\n' ' ')" = 'other third ' ]
-	# Its branch deleted upstream: gone too, once fetched or not.
+	# Its branch deleted upstream: gone too. R in the overview asks once, with the list.
 	git -C "$E2E_TMP/origin.git" branch -qD other
-	wrx remove --gone -y | grep -qx 'removed other'
+	wrx remove --gone -n >"$E2E_TMP/out"
+	grep -qx '  other: its branch is gone from origin' "$E2E_TMP/out"
+	wrx list -q | grep -qx other
+	prefix w
+	wait_for 'R remove gone'
+	keys R
+	wait_for 'remove other: its branch is gone from origin\? \(y/n\)'
+	keys y
+	wait_for 'removed other'
 	[ "$(wrx list -q | tr '\n' ' ')" = 'third ' ]
 	# add --pr: a contributor's PR, its head branch fetched into a new agent.
 	git clone -q -b main "$E2E_TMP/origin.git" "$E2E_TMP/contrib"
@@ -302,6 +321,7 @@ assert d["other"]["checks"] == "✗" and d["third"] is None, d'
 	python3 -c 'import json,sys; p=sys.argv[1]; s=json.load(open(p)); s["prs"].append({"number": 7, "headRefName": "contrib", "state": "OPEN", "url": "u", "statusCheckRollup": []}); json.dump(s,open(p,"w"))' "$FAKE_GH_STATE"
 	wrx add --pr https://github.example/o/r/pull/7 >/dev/null
 	[ "$(cat "$w/contrib/c.txt")" = theirs ]
+	wait_for 'contrib .*#7'
 	[ "$(git -C "$w/contrib" rev-parse --abbrev-ref HEAD)" = contrib ]
 	not wrx add --pr 99 2>"$E2E_TMP/err"
 	grep -q 'no pull requests found' "$E2E_TMP/err"
