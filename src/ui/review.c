@@ -401,9 +401,27 @@ static void commit_answer(struct ui *ui, const char *message, void *arg)
 	}
 }
 
+/*
+ * Whose index the review's a and c would change: none here for an agent on
+ * a server (its worktree is there), and one a sandboxed agent never sees
+ * (its git dir is its own, git/private.h). NULL: the host's is its own.
+ */
+static const char *index_elsewhere(struct ui *ui, const struct review *r)
+{
+	struct agent *a = session_find_agent(ui->w->s, r->handle);
+	if (a == NULL)
+		return "it is gone";
+	if (a->remote.host)
+		return "its worktree is on its server";
+	if (sandbox_wanted(ui->w, a))
+		return "it runs in a sandbox, whose index is its own";
+	return NULL;
+}
+
 static void commit(struct ui *ui, struct review *r)
 {
-	if (strcmp(ui->w->cfg.review_commit, "agent") != 0) {
+	/* An agent whose index is not the host's commits itself, as asked. */
+	if (strcmp(ui->w->cfg.review_commit, "agent") != 0 && index_elsewhere(ui, r) == NULL) {
 		ui_prompt(ui, "commit message: ", false, commit_answer, NULL);
 		return;
 	}
@@ -484,6 +502,31 @@ static void comments_send(struct ui *ui, struct review *r)
 	actions_call(ui->w, "review-send", args, DOOR_UI, 0, NULL, NULL);
 }
 
+/*
+ * The lines the view moves in: the whole diff, or in commits mode the
+ * commit the top line is in (one commit at a time; h/l go to the next).
+ * *nth: that commit's number from 1 and *of how many there are.
+ */
+static void span(const struct review *r, int *lo, int *hi, int *nth, int *of)
+{
+	*lo = 0;
+	*hi = r->n;
+	*nth = *of = 0;
+	if (r->mode != DIFF_COMMITS)
+		return;
+	for (int i = 0; i < r->n; i++) {
+		if (r->kind[i] != DL_COMMIT)
+			continue;
+		(*of)++;
+		if (i <= r->top) {
+			*lo = i;
+			*nth = *of;
+		} else if (*hi == r->n && *nth) {
+			*hi = i;
+		}
+	}
+}
+
 /* ---- drawing ---- */
 
 static int body_rows(const struct ui *ui)
@@ -532,16 +575,22 @@ static void draw_text(int y, int x, int width, const char *s, size_t n)
 	buf_free(&v);
 }
 
-static void draw_list(struct ui *ui, struct review *r, int w, int rows, int cur)
+static void draw_list(struct ui *ui, struct review *r, int w, int rows, int cur, int lo, int hi)
 {
-	int first = cur >= rows ? cur - rows + 1 : 0;
+	/* The files of the span: in commits mode, the commit's. */
+	int from = 0, to = r->d.nfiles;
+	while (from < to && r->d.files[from].line < lo)
+		from++;
+	while (to > from && r->d.files[to - 1].line >= hi)
+		to--;
+	int first = cur >= from + rows ? cur - rows + 1 : from;
 	for (int y = 0; y < rows; y++) {
 		int i = first + y;
 		move(1 + y, 0);
 		attr_set(A_NORMAL, 0, NULL);
 		for (int x = 0; x < w; x++)
 			addch(' ');
-		if (i >= r->d.nfiles)
+		if (i >= to)
 			continue;
 		const struct diff_file *f = &r->d.files[i];
 		char stat[32];
@@ -570,32 +619,44 @@ void review_draw(struct ui *ui)
 		patch_draw(ui, r, rows);
 		return;
 	}
-	int cur = file_at(r, r->top);
-	char *where = r->n ? xasprintf("%d-%d/%d", r->top + 1, WRX_MIN(r->top + rows, r->n), r->n)
+	int cur = file_at(r, r->top), lo, hi, nth, of;
+	span(r, &lo, &hi, &nth, &of);
+	char *where = r->n ? xasprintf("%d-%d/%d", r->top + 1, WRX_MIN(r->top + rows, hi), r->n)
 			   : xstrdup("0/0");
+	char *mode = of ? xasprintf("commits %d/%d", nth, of) : xstrdup(diff_mode_name(r->mode));
+	/* The span's files and lines: in commits mode, that commit's. */
+	int files = 0, added = 0, deleted = 0;
+	for (int i = 0; i < r->d.nfiles; i++) {
+		if (r->d.files[i].line < lo || r->d.files[i].line >= hi)
+			continue;
+		files++;
+		added += r->d.files[i].added;
+		deleted += r->d.files[i].deleted;
+	}
 	const char *state = !r->done         ? "  reading..."
 			    : r->status != 0 ? "  FAILED"
 			    : r->n == 0      ? "  no changes"
 					     : "";
-	char *head = xasprintf(" review %s  [%s]  %d file%s +%d -%d  %s%s  Tab mode, ]/[ file, "
-			       "n/N hunk, / search, a patch, c commit, m merge, q closes",
-			       r->handle, diff_mode_name(r->mode), r->d.nfiles,
-			       r->d.nfiles == 1 ? "" : "s", r->d.added, r->d.deleted, where, state);
+	char *head = xasprintf(
+		" review %s  [%s]  %d file%s +%d -%d  %s%s  Tab mode, ]/[ file, "
+		"n/N hunk, h/l commit, / search, a patch, c commit, m merge, q closes",
+		r->handle, mode, files, files == 1 ? "" : "s", added, deleted, where, state);
 	attr_set(A_REVERSE, 0, NULL);
 	mvhline(0, 0, ' ', ui->cols);
 	draw_text(0, 0, ui->cols, head, strlen(head));
 	attr_set(A_NORMAL, 0, NULL);
 	free(head);
 	free(where);
+	free(mode);
 	int lw = list_width(ui);
 	if (lw)
-		draw_list(ui, r, lw, rows, cur);
+		draw_list(ui, r, lw, rows, cur, lo, hi);
 	int w = ui->cols - lw;
 	for (int y = 0; y < rows; y++) {
 		int i = r->top + y;
 		move(1 + y, lw);
 		clrtoeol();
-		if (i < r->n) {
+		if (i < hi) {
 			attr_set(line_attr(ui, (enum diff_line)r->kind[i]), 0, NULL);
 			const char *s = line_at(r, i);
 			draw_text(1 + y, lw, w, s, strlen(s));
@@ -645,7 +706,9 @@ static void search_done(struct ui *ui, const char *text, void *arg)
 void review_key(struct ui *ui, int key)
 {
 	struct review *r = ui->review;
-	int rows = body_rows(ui), last = WRX_MAX(r->n - rows, 0), to;
+	int lo, hi, nth, of;
+	span(r, &lo, &hi, &nth, &of);
+	int rows = body_rows(ui), last = WRX_MAX(hi - rows, lo), to;
 	int cur = file_at(r, r->top);
 	if (r->patching && r->done && r->hs.nhunks) {
 		patch_key(ui, r, key);
@@ -653,6 +716,11 @@ void review_key(struct ui *ui, int key)
 	}
 	switch (key) {
 	case 'a': /* patch mode: the unstaged hunks, one at a time */
+		if (index_elsewhere(ui, r)) {
+			ui_message(ui, true, "patch: %s: %s; c asks it to commit", r->handle,
+				   index_elsewhere(ui, r));
+			return;
+		}
 		r->patching = true;
 		r->mode = DIFF_UNSTAGED;
 		start(ui, r);
@@ -689,29 +757,39 @@ void review_key(struct ui *ui, int key)
 		break;
 	case 'g':
 	case WRX_K_HOME:
-		r->top = 0;
+		r->top = lo;
 		break;
 	case 'G':
 	case WRX_K_END:
 		r->top = last;
 		break;
 	case 'n':
-		if ((to = next_kind(r, r->top + 1, 1, DL_HUNK)) >= 0)
+		if ((to = next_kind(r, r->top + 1, 1, DL_HUNK)) >= 0 && to < hi)
 			r->top = to;
 		break;
 	case 'N':
-		if ((to = next_kind(r, r->top - 1, -1, DL_HUNK)) >= 0)
+		if ((to = next_kind(r, r->top - 1, -1, DL_HUNK)) >= lo)
 			r->top = to;
 		break;
 	case ']':
-		if (cur + 1 < r->d.nfiles)
+		if (cur + 1 < r->d.nfiles && r->d.files[cur + 1].line < hi)
 			r->top = r->d.files[cur + 1].line;
 		break;
 	case '[':
-		if (cur >= 0 && r->d.files[cur].line < r->top)
+		if (cur >= 0 && r->d.files[cur].line < r->top && r->d.files[cur].line >= lo)
 			r->top = r->d.files[cur].line;
-		else if (cur > 0)
+		else if (cur > 0 && r->d.files[cur - 1].line >= lo)
 			r->top = r->d.files[cur - 1].line;
+		break;
+	case 'l': /* commits mode: the next commit, the one before */
+	case WRX_K_RIGHT:
+		if (of && hi < r->n)
+			r->top = lo = hi;
+		break;
+	case 'h':
+	case WRX_K_LEFT:
+		if (of && (to = next_kind(r, lo - 1, -1, DL_COMMIT)) >= 0)
+			r->top = lo = to;
 		break;
 	case '/':
 		ui_prompt(ui, "search: ", false, search_done, NULL);
@@ -732,9 +810,11 @@ void review_key(struct ui *ui, int key)
 	default:
 		return;
 	}
-	/* A hunk or file jumped to shows at the top, even near the end. */
-	if (key != 'n' && key != 'N' && key != ']' && key != '[')
+	/* A hunk, file or commit jumped to shows at the top, even near the end. */
+	bool jump = (key > 0 && key < 128 && strchr("nN][hl", key)) || key == WRX_K_LEFT ||
+		    key == WRX_K_RIGHT;
+	if (!jump)
 		r->top = WRX_MIN(r->top, last);
-	r->top = WRX_MAX(WRX_MIN(r->top, WRX_MAX(r->n - 1, 0)), 0);
+	r->top = WRX_MAX(WRX_MIN(r->top, WRX_MAX(r->n - 1, 0)), jump ? 0 : lo);
 	ui_dirty(ui);
 }

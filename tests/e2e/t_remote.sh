@@ -81,6 +81,15 @@ t_add_status_merge() {
 	wrx list >"$E2E_TMP/list"
 	grep -E '^feat +feat +waiting +running +ssh:srv +[0-9]+s +1$' "$E2E_TMP/list"
 	wrx list --json | grep -q '"host": *"srv"'
+	# Its review: the branch, fetched back and verified; patch mode is for a
+	# worktree here, and says so.
+	prefix D
+	wait_for 'review feat  \[branch\]  1 file \+1 -0'
+	wait_for '│\+two'
+	keys a
+	wait_for 'patch: feat: its worktree is on its server; c asks it to commit'
+	keys q
+	wait_gone 'review feat'
 	# doctor checks the server too (its own FAILs, for a sandbox image, are not ours).
 	wrx sandbox doctor >"$E2E_TMP/doctor" 2>&1 || true
 	grep -q '^ok    remote srv: this workrex runs there' "$E2E_TMP/doctor"

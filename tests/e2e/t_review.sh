@@ -71,6 +71,9 @@ top_is() { screen | sed -n 2p | grep -qF -- "$1"; }
 
 t_review_view() {
 	review_repo
+	# A second commit, on a file of its own: commits mode shows one at a time.
+	echo second >"$wt/second.txt"
+	git -C "$wt" add second.txt && git -C "$wt" commit -qm "the second" -- second.txt
 	start_repo 120 30
 	wait_for 'C-b \? help'
 	# What workrex writes to its terminal, every byte.
@@ -98,12 +101,24 @@ t_review_view() {
 	until_ok 5 top_is '│@@ -0,0 +1 @@'
 	# Tab: the branch, then its commits.
 	keys Tab
-	wait_for 'review feat  \[branch\]  1 file \+1 -1'
+	wait_for 'review feat  \[branch\]  2 files \+2 -1'
 	screen | grep -q '│-one'
 	screen | grep -q '│+committed'
 	keys Tab
-	wait_for 'review feat  \[commits\]'
+	wait_for 'review feat  \[commits 1/2\]  1 file'
 	wait_for '│    the commit'
+	screen >"$E2E_TMP/screen"
+	not grep -q 'the second' "$E2E_TMP/screen"
+	# l: the next commit, alone; h: back.
+	keys l
+	wait_for '\[commits 2/2\]'
+	until_ok 5 top_is '│commit '
+	wait_for '│    the second'
+	wait_for '^ \+1 -0 second.txt'
+	screen >"$E2E_TMP/screen"
+	not grep -q '│    the commit' "$E2E_TMP/screen"
+	keys h
+	wait_for '\[commits 1/2\]'
 	# / searches.
 	keys Tab
 	wait_for '\[wip\].*5 files'
