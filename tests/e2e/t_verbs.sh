@@ -136,7 +136,7 @@ t_completions() {
 	# bash: commands, a command's flags, agents.
 	local out
 	out=$(cd "$repo" && bash -c '. "$1"; COMP_WORDS=(workrex re); COMP_CWORD=1; _workrex; echo "${COMPREPLY[*]}"' _ "$d/workrex.bash")
-	[ "$(tr " " "\n" <<<"$out" | sort | xargs)" = "rebase remove rename" ]
+	[ "$(tr " " "\n" <<<"$out" | sort | xargs)" = "rebase remove rename review" ]
 	out=$(cd "$repo" && bash -c '. "$1"; COMP_WORDS=(workrex merge --sq); COMP_CWORD=2; _workrex; echo "${COMPREPLY[*]}"' _ "$d/workrex.bash")
 	[ "$out" = "--squash" ]
 	out=$(cd "$repo" && PATH=$(dirname "$WORKREX"):$PATH bash -c '. "$1"; COMP_WORDS=(workrex merge t); COMP_CWORD=2; _workrex; echo "${COMPREPLY[*]}"' _ "$d/workrex.bash")
