@@ -223,13 +223,11 @@ static void find_one(void *arg, const char *s, size_t n, int lineno)
 		if (h->found == NULL && h->cur.len && h->line >= h->at && h->line < h->end)
 			h->found = xstrdup(h->cur.data);
 		h->cur.len = 0;
-		if (k == DL_HUNK && ours) {
-			const char *plus = memchr(s, '+', n);
-			h->at = plus ? atoi(plus + 1) : 0;
-			const char *comma = plus ? strpbrk(plus, ", ") : NULL;
-			h->end = h->at + (comma && *comma == ',' ? atoi(comma + 1) : 1);
-			if (h->end == h->at)
-				h->end = h->at + 1; /* a deletion: its place */
+		struct diff_range rg;
+		if (k == DL_HUNK && ours && diff_hunk_range(s, n, &rg) == 0) {
+			h->at = rg.new_start;
+			h->end =
+				rg.new_start + WRX_MAX(rg.new_count, 1); /* a deletion: its place */
 			buf_add(&h->cur, s, n);
 		}
 		return;

@@ -204,25 +204,32 @@ static bool starts(const char *s, size_t n, const char *p)
 	return n >= k && memcmp(s, p, k) == 0;
 }
 
-/* "@@ -a[,b] +c[,d] @@": the lines each side has (a count left out is 1). */
-static void hunk_counts(const char *s, size_t n, int *old, int *new)
+int diff_hunk_range(const char *s, size_t n, struct diff_range *r)
 {
 	char tmp[128];
 	size_t k = WRX_MIN(n, sizeof tmp - 1);
 	memcpy(tmp, s, k);
 	tmp[k] = '\0';
-	long b = 1, d = 1;
-	char *p = tmp + 4;
-	strtol(p, &p, 10);
-	if (*p == ',')
-		b = strtol(p + 1, &p, 10);
-	if (p[0] == ' ' && p[1] == '+') {
-		strtol(p + 2, &p, 10);
-		if (*p == ',')
-			d = strtol(p + 1, &p, 10);
-	}
-	*old = (int)WRX_MAX(b, 0);
-	*new = (int)WRX_MAX(d, 0);
+	if (strncmp(tmp, "@@ -", 4) != 0)
+		return -1;
+	char *p = tmp + 4, *end;
+	*r = (struct diff_range){.old_count = 1, .new_count = 1};
+	r->old_start = (int)strtol(p, &end, 10);
+	if (end == p)
+		return -1;
+	if (*end == ',')
+		r->old_count = (int)strtol(end + 1, &end, 10);
+	if (end[0] != ' ' || end[1] != '+')
+		return -1;
+	p = end + 2;
+	r->new_start = (int)strtol(p, &end, 10);
+	if (end == p)
+		return -1;
+	if (*end == ',')
+		r->new_count = (int)strtol(end + 1, &end, 10);
+	if (strncmp(end, " @@", 3) != 0 || r->old_count < 0 || r->new_count < 0)
+		return -1;
+	return 0;
 }
 
 /* The path of "diff --git a/X b/Y": Y (a name with " b/" in it is taken at its middle). */
@@ -282,9 +289,11 @@ enum diff_line diff_read_line(struct diff_reader *d, const char *s, size_t n, in
 	}
 	if (starts(s, n, "commit ") && n == 7 + 40)
 		return DL_COMMIT;
-	if (f && starts(s, n, "@@ -")) {
+	struct diff_range rg;
+	if (f && diff_hunk_range(s, n, &rg) == 0) {
 		d->in_hunk = true;
-		hunk_counts(s, n, &d->old_left, &d->new_left);
+		d->old_left = rg.old_count;
+		d->new_left = rg.new_count;
 		f->hunks++;
 		return DL_HUNK;
 	}

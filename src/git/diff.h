@@ -77,6 +77,13 @@ struct diff_reader {
 	int old_left, new_left; /* lines of the hunk still to come */
 };
 
+/* A hunk header's ranges: "@@ -old_start[,old_count] +new_start[,new_count] @@". */
+struct diff_range {
+	int old_start, old_count, new_start, new_count;
+};
+/* s (n bytes) as a hunk header (a count left out is 1): 0, or -1 when it is not one. */
+int diff_hunk_range(const char *s, size_t n, struct diff_range *r);
+
 enum diff_line diff_read_line(struct diff_reader *d, const char *line, size_t len, int lineno);
 void diff_reader_free(struct diff_reader *d);
 

@@ -3,36 +3,13 @@
  */
 #include "hunks.h"
 
+#include "diff.h"
+
 #include "../util/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* "@@ -a[,b] +c[,d] @@...": 0, or -1 when it is not one. */
-static int hunk_head(const char *s, struct hunk *h)
-{
-	int a, b = 1, c, d = 1, n = 0;
-	if (sscanf(s, "@@ -%d,%d +%n", &a, &b, &n) == 2 && n)
-		;
-	else if (b = 1, n = 0, sscanf(s, "@@ -%d +%n", &a, &n) == 1 && n)
-		;
-	else
-		return -1;
-	const char *p = s + n;
-	int m = 0;
-	if (sscanf(p, "%d,%d @@%n", &c, &d, &m) == 2 && m)
-		;
-	else if (d = 1, m = 0, sscanf(p, "%d @@%n", &c, &m) == 1 && m)
-		;
-	else
-		return -1;
-	h->old_start = a;
-	h->old_count = b;
-	h->new_start = c;
-	h->new_count = d;
-	return 0;
-}
 
 static void add_line(struct hunk *h, const char *s, size_t n)
 {
@@ -99,10 +76,13 @@ int hunks_parse(const char *diff, size_t len, struct hunk_set *s)
 				st = HUNKS;
 			}
 			struct hunk one = {.file = s->nfiles - 1};
-			char *text = xstrndup(line, n);
-			rc = hunk_head(text, &one);
-			free(text);
+			struct diff_range rg;
+			rc = diff_hunk_range(line, n, &rg);
 			if (rc == 0) {
+				one.old_start = rg.old_start;
+				one.old_count = rg.old_count;
+				one.new_start = rg.new_start;
+				one.new_count = rg.new_count;
 				s->hunks = xrealloc(s->hunks,
 						    (size_t)(s->nhunks + 1) * sizeof *s->hunks);
 				s->hunks[s->nhunks] = one;

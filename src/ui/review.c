@@ -462,25 +462,46 @@ static void comment_answer(struct ui *ui, const char *text, void *arg)
 }
 
 /* o: a comment on the line at the top of the view, in its hunk. */
+static bool boundary(const struct review *r, int i)
+{
+	return r->kind[i] == DL_HUNK || r->kind[i] == DL_FILE || r->kind[i] == DL_COMMIT;
+}
+
 static void comment_here(struct ui *ui, struct review *r)
 {
-	int h = r->top;
-	while (h >= 0 && r->kind[h] != DL_HUNK && r->kind[h] != DL_FILE && r->kind[h] != DL_COMMIT)
+	/* On a file's header (] put it at the top): its first hunk. */
+	int at = r->top;
+	if (at < r->n && (r->kind[at] == DL_FILE || r->kind[at] == DL_META)) {
+		int next = at + 1;
+		while (next < r->n && !boundary(r, next))
+			next++;
+		if (next < r->n && r->kind[next] == DL_HUNK)
+			at = next;
+	}
+	int h = at;
+	while (h >= 0 && !boundary(r, h))
 		h--;
-	int f = file_at(r, r->top);
-	if (r->n == 0 || h < 0 || r->kind[h] != DL_HUNK || f < 0) {
+	int f = file_at(r, at);
+	struct diff_range rg;
+	if (r->n == 0 || h < 0 || r->kind[h] != DL_HUNK || f < 0 ||
+	    diff_hunk_range(line_at(r, h), strlen(line_at(r, h)), &rg) < 0) {
 		ui_message(ui, true, "review: a comment goes on a hunk: n moves to one");
 		return;
 	}
-	/* Its line on the changed side: the hunk's start, and the lines kept or added since. */
-	const char *plus = strchr(line_at(r, h), '+');
-	int line = plus ? atoi(plus + 1) : 0;
-	for (int i = h + 1; i < r->top; i++)
+	/*
+	 * Its line on the changed side: the hunk's start and the lines kept or
+	 * added since, up to the line at the top or, on the hunk's header,
+	 * its first change.
+	 */
+	int to = at;
+	if (at == h)
+		for (to = h + 1; to < r->n && r->kind[to] == DL_CONTEXT;)
+			to++;
+	int line = rg.new_start;
+	for (int i = h + 1; i < to; i++)
 		line += r->kind[i] == DL_ADD || r->kind[i] == DL_CONTEXT;
 	struct buf hunk = {0};
-	for (int i = h; i < r->n && (i == h || (r->kind[i] != DL_HUNK && r->kind[i] != DL_FILE &&
-						r->kind[i] != DL_COMMIT));
-	     i++) {
+	for (int i = h; i < r->n && (i == h || !boundary(r, i)); i++) {
 		buf_addstr(&hunk, line_at(r, i));
 		buf_addch(&hunk, '\n');
 	}

@@ -99,6 +99,17 @@ t_review_view() {
 	until_ok 5 top_is '│@@ -1 +1,2 @@'
 	keys n
 	until_ok 5 top_is '│@@ -0,0 +1 @@'
+	# o on a hunk's header is on its first change; on a file's header, on its first hunk's.
+	keys g
+	until_ok 5 top_is '│diff --git a/b.txt b/b.txt'
+	keys o
+	wait_for 'comment on b.txt:2:'
+	keys Escape
+	wait_gone 'comment on'
+	keys ']' o
+	wait_for 'comment on staged.txt:1:'
+	keys Escape
+	wait_gone 'comment on'
 	# Tab: the branch, then its commits.
 	keys Tab
 	wait_for 'review feat  \[branch\]  2 files \+2 -1'

@@ -98,6 +98,30 @@ static void test_rename_and_commits(void **state)
 	diff_reader_free(&d);
 }
 
+/* One parser of hunk headers: counts left out are 1; anything else is not one. */
+static void test_hunk_range(void **state)
+{
+	(void)state;
+	struct diff_range r;
+	assert_int_equal(diff_hunk_range("@@ -12,7 +12,8 @@ def f():", 26, &r), 0);
+	assert_int_equal(r.old_start, 12);
+	assert_int_equal(r.old_count, 7);
+	assert_int_equal(r.new_start, 12);
+	assert_int_equal(r.new_count, 8);
+	assert_int_equal(diff_hunk_range("@@ -1 +1,2 @@", 13, &r), 0);
+	assert_int_equal(r.old_count, 1);
+	assert_int_equal(r.new_count, 2);
+	assert_int_equal(diff_hunk_range("@@ -0,0 +1 @@", 13, &r), 0);
+	assert_int_equal(r.old_count, 0);
+	assert_int_equal(r.new_start, 1);
+	assert_int_equal(diff_hunk_range("@@ -3,2 +4,0 @@", 15, &r), 0);
+	assert_int_equal(r.new_count, 0);
+	assert_int_equal(diff_hunk_range("@@ -a +1 @@", 11, &r), -1);
+	assert_int_equal(diff_hunk_range("@@ -1 1 @@", 10, &r), -1);
+	assert_int_equal(diff_hunk_range("@@ -1 +1", 8, &r), -1);
+	assert_int_equal(diff_hunk_range("--- a/x", 7, &r), -1);
+}
+
 static void visible(const char *in, size_t n, const char *want)
 {
 	struct buf b = {0};
@@ -130,6 +154,7 @@ int main(void)
 		cmocka_unit_test(test_hunk_lines_that_look_like_headers),
 		cmocka_unit_test(test_rename_and_commits),
 		cmocka_unit_test(test_visible),
+		cmocka_unit_test(test_hunk_range),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
