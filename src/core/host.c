@@ -558,9 +558,74 @@ void host_resume(struct wrx *w)
 		a->session_id = mark_session(w, a);
 		log_msg("%s: its keepers are gone (a reboot?): opened again, resuming %s",
 			a->handle, a->session_id ? a->session_id : "its latest session");
+		a->resumed_at = now_ms();
 		if (agents_open(w, a, false, true, &cause) < 0) {
 			wrx_message(w, true, "%s: %s", a->handle, cause);
 			free(cause);
 		}
 	}
+}
+
+/*
+ * Resumed, an agent that fails before anyone typed into it had nothing
+ * to resume: Claude Code's --continue in a directory where it never had
+ * a conversation says "No conversation found to continue" and exits 1,
+ * and every agent a reboot took before its first prompt came back
+ * failed. It starts anew, once, said on the status line. Within a
+ * minute: a dozen Claude Codes starting at once on two cores took more
+ * than 10 s to say so. Not inside its pane's own exit event, which the
+ * pane outlives: on the loop's next turn.
+ */
+#define RESUME_GRACE_MS 60000
+
+struct anew {
+	uv_timer_t timer;
+	struct wrx *w;
+	char *handle; /* owned */
+};
+
+static void anew_closed(uv_handle_t *h)
+{
+	struct anew *n = h->data;
+	free(n->handle);
+	free(n);
+}
+
+static void anew_run(uv_timer_t *t)
+{
+	struct anew *n = t->data;
+	struct wrx *w = n->w;
+	struct agent *a = w->quitting || w->s == NULL ? NULL : session_find_agent(w->s, n->handle);
+	if (a && a->status == WRX_STATUS_FAILED) {
+		char *why = a->failure ? xstrdup(a->failure) : xstrdup("it failed at once");
+		struct wpane *wp;
+		while ((wp = session_agent_pane(w->s, a)) != NULL)
+			session_close_pane(w->s, wp);
+		session_set_status(w->s, a, WRX_STATUS_NONE); /* not failed: starting */
+		char *cause = NULL;
+		if (agents_open(w, a, false, false, &cause) < 0) {
+			wrx_message(w, true, "%s: %s", a->handle, cause);
+			free(cause);
+		} else {
+			wrx_message(w, false, "%s: nothing to resume (%s): started anew", a->handle,
+				    why);
+		}
+		free(why);
+	}
+	uv_close((uv_handle_t *)t, anew_closed);
+}
+
+void host_resume_failed(struct wrx *w, struct agent *a)
+{
+	uint64_t at = a->resumed_at;
+	a->resumed_at = 0; /* once */
+	struct wpane *wp = session_agent_pane(w->s, a);
+	if (at == 0 || now_ms() - at > RESUME_GRACE_MS || w->quitting || (wp && wp->last_key >= at))
+		return;
+	struct anew *n = xcalloc(1, sizeof *n);
+	n->w = w;
+	n->handle = xstrdup(a->handle);
+	uv_timer_init(w->loop, &n->timer);
+	n->timer.data = n;
+	uv_timer_start(&n->timer, anew_run, 0, 0);
 }

@@ -252,6 +252,8 @@ static void agent_program_ended(struct session *s, struct wpane *wp)
 	a->failure = last ? xasprintf("%s: %s", how, last) : xstrdup(how);
 	free(last);
 	session_set_status(s, a, WRX_STATUS_FAILED);
+	if (s->hooks.agent_failed)
+		s->hooks.agent_failed(s->ui, a);
 }
 
 static void on_pane_event(struct pane *p, int events, void *data)

@@ -88,10 +88,11 @@ struct agent {
 	uint64_t notified;        /* its last bell or desktop notification (now_ms) */
 	char *title;              /* owned; set by the agent (set-title), or NULL */
 	char *note;               /* owned; last notify text, or NULL */
-	char *failure;    /* owned; failed: how its program ended ("exit 127: ..."), or NULL */
-	char *session_id; /* owned; the agent CLI's session its hooks last reported, or NULL */
-	int npanes;       /* its panes in the session (the session's count) */
-	int comments;     /* review comments waiting for it (the sidebar's ✎N) */
+	char *failure;       /* owned; failed: how its program ended ("exit 127: ..."), or NULL */
+	char *session_id;    /* owned; the agent CLI's session its hooks last reported, or NULL */
+	int npanes;          /* its panes in the session (the session's count) */
+	int comments;        /* review comments waiting for it (the sidebar's ✎N) */
+	uint64_t resumed_at; /* now_ms() when host_resume opened it with its resume flag, or 0 */
 	struct agent_git git;
 	struct agent_box box;
 	struct agent_remote remote;
@@ -128,6 +129,8 @@ struct session_hooks {
 	void (*clipboard)(void *ui, struct wpane *wp, const char *text, size_t len);
 	/* An unfocused agent needs the user (waiting, done, notify): notify per config. */
 	void (*attention)(void *ui, struct agent *a, const char *what);
+	/* Its agent's program ended badly (failed, a->failure says how). */
+	void (*agent_failed)(void *ui, struct agent *a);
 	/* Extra "K=V" strings for a new pane's environment (NULL-terminated, owned by session). */
 	char **(*pane_env)(void *ui, struct wpane *wp);
 	/*

@@ -138,6 +138,11 @@ static void hook_attention(void *data, struct agent *a, const char *what)
 	wrx_attention(data, a, what);
 }
 
+static void hook_agent_failed(void *data, struct agent *a)
+{
+	host_resume_failed(data, a);
+}
+
 static char **hook_pane_env(void *data, struct wpane *wp)
 {
 	return bridge_pane_env(data, wp);
@@ -176,6 +181,7 @@ static const struct session_hooks session_hooks = {
 	.bell = hook_bell,
 	.clipboard = hook_clipboard,
 	.attention = hook_attention,
+	.agent_failed = hook_agent_failed,
 	.pane_env = hook_pane_env,
 	.pane_argv = hook_pane_argv,
 };

@@ -170,6 +170,8 @@ void host_pane_closing(struct wrx *w, struct wpane *wp);
 void host_pane_gone(struct wrx *w, struct wpane *wp);
 /* A pane there: what its border says while it is not attached, or NULL. */
 const char *host_pane_link(const struct wpane *wp);
+/* A resumed agent failed: started anew when it was at once (nothing to resume). */
+void host_resume_failed(struct wrx *w, struct agent *a);
 /* prs.c: the agents' pull requests followed for the sidebar, asked of gh by a child. */
 void prs_start(struct wrx *w);
 void prs_track(struct wrx *w, struct agent *a, int number);

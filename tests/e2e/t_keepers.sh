@@ -333,7 +333,13 @@ kept_mark() { find "$XDG_STATE_HOME" -path "*/$1/kept" 2>/dev/null | head -1; }
 t_resume_after_reboot() {
 	make_repo
 	mkdir -p "$E2E_TMP/bin" "$XDG_CONFIG_HOME/workrex"
-	printf '#!/bin/sh\necho "CLAUDE ARGS:$*:"\nexec bash --norc -i\n' >"$E2E_TMP/bin/claude"
+	# As Claude Code does, p's has no conversation to continue: it says so and exits 1.
+	cat >"$E2E_TMP/bin/claude" <<-'EOF'
+		#!/bin/sh
+		case "$PWD:$*" in */p:*--continue*) echo "No conversation found to continue"; exit 1 ;; esac
+		echo "CLAUDE ARGS:$*:"
+		exec bash --norc -i
+	EOF
 	chmod +x "$E2E_TMP/bin/claude"
 	printf 'agent: claude\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
 	export PATH="$E2E_TMP/bin:$PATH"
@@ -341,7 +347,8 @@ t_resume_after_reboot() {
 	wait_for 'C-b \? help'
 	wrx add r >/dev/null
 	wrx add q >/dev/null
-	until_ok 10 sh -c "tmux -L $SOCK capture-pane -p | grep -c 'CLAUDE ARGS::' | grep -qx 2"
+	wrx add p >/dev/null
+	until_ok 10 sh -c "cd '$repo' && for h in r q p; do '$WORKREX' capture \$h | grep -q 'CLAUDE ARGS::' || exit 1; done"
 	# Claude Code's hooks give their event on stdin; r's reports its session
 	# while no dashboard runs, q's an id that would be shell code.
 	prefix d
@@ -360,9 +367,14 @@ t_resume_after_reboot() {
 	wait_for '│CLAUDE ARGS:--resume 4f1c-9e2a_B.7:'
 	wait_for '│CLAUDE ARGS:--continue:'
 	[ ! -e "$E2E_TMP/pwned" ]
+	# p had nothing to resume: it failed at once, and starts anew, said.
+	wait_for 'p: nothing to resume \(exit 1: No conversation found to continue\): started anew'
+	until_ok 10 sh -c "cd '$repo' && '$WORKREX' capture p | grep -q 'CLAUDE ARGS::'"
+	not wrx list | grep -q '^p .*failed'
 	# A pane closed by the user is not resumed.
 	wrx close r
 	wrx close q
+	wrx close p
 	until_ok 5 nkeepers 1
 	prefix d
 	wait_for 'WORKREX-EXITED'
