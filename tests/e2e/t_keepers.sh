@@ -370,7 +370,9 @@ t_resume_after_reboot() {
 	# p had nothing to resume: it failed at once, and starts anew, said.
 	wait_for 'p: nothing to resume \(exit 1: No conversation found to continue\): started anew'
 	until_ok 10 sh -c "cd '$repo' && '$WORKREX' capture p | grep -q 'CLAUDE ARGS::'"
-	not wrx list | grep -q '^p .*failed'
+	wrx list >"$E2E_TMP/list"
+	grep -q '^p ' "$E2E_TMP/list"
+	not grep -q '^p .*failed' "$E2E_TMP/list"
 	# A pane closed by the user is not resumed.
 	wrx close r
 	wrx close q
