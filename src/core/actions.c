@@ -665,7 +665,7 @@ static void hx_next(struct wrx *w, const char *handle)
 			continue;
 		*p = c->next_waiting;
 		c->a = session_find_agent(w->s, handle);
-		char *prog = c->a ? hostexec_which(str_arg(c, "command")) : NULL;
+		char *prog = c->a ? path_which(str_arg(c, "command")) : NULL;
 		if (prog == NULL)
 			exec_refuse(c, HOSTEXEC_NO_START, "the agent or its command went away");
 		else
@@ -701,7 +701,7 @@ static void do_host_exec(struct act_call *c)
 			    "(or set sandbox.dangerously_allow_unsandboxed_host_exec)");
 		return;
 	}
-	char *prog = hostexec_which(name);
+	char *prog = path_which(name);
 	if (prog == NULL) {
 		exec_refuse(c, HOSTEXEC_NO_START, "'%s' is not installed on the host", name);
 		return;

@@ -63,24 +63,6 @@ static const char *const caches[] = {
 	".m2/repository",  ".gradle/caches",       ".gradle/wrapper",
 };
 
-char *hostexec_which(const char *name)
-{
-	const char *path = getenv("PATH");
-	path = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
-	for (const char *p = path; *p;) {
-		const char *e = strchrnul(p, ':');
-		if (e > p && *p == '/') {
-			char *f = xasprintf("%.*s/%s", (int)(e - p), p, name);
-			struct stat st;
-			if (stat(f, &st) == 0 && S_ISREG(st.st_mode) && access(f, X_OK) == 0)
-				return f;
-			free(f);
-		}
-		p = *e ? e + 1 : e;
-	}
-	return NULL;
-}
-
 static bool is_dir(const char *p)
 {
 	struct stat st;

@@ -73,8 +73,6 @@ struct hostexec_spec {
 	bool unsandboxed; /* no bubblewrap: the user allowed it */
 };
 
-/* name's program on our PATH (an executable regular file), or NULL. Caller frees. */
-char *hostexec_which(const char *name);
 /* The argv that runs spec's command (bwrap's, unless unsandboxed), into out. */
 void hostexec_argv(const struct hostexec_spec *s, struct strlist *out);
 /*

@@ -285,18 +285,29 @@ int mkdir_p(const char *path, unsigned mode)
 	return rc;
 }
 
-bool path_has(const char *prog)
+char *path_which(const char *name)
 {
 	const char *path = getenv("PATH");
-	char *dirs = xstrdup(path ? path : "/usr/bin:/bin"), *save = NULL;
-	bool found = false;
-	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		char *p = xasprintf("%s/%s", d, prog);
-		found = access(p, X_OK) == 0;
-		free(p);
+	path = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path; *p;) {
+		const char *e = strchrnul(p, ':');
+		if (e > p && *p == '/') {
+			char *f = xasprintf("%.*s/%s", (int)(e - p), p, name);
+			struct stat st;
+			if (stat(f, &st) == 0 && S_ISREG(st.st_mode) && access(f, X_OK) == 0)
+				return f;
+			free(f);
+		}
+		p = *e ? e + 1 : e;
 	}
-	free(dirs);
-	return found;
+	return NULL;
+}
+
+bool path_has(const char *prog)
+{
+	char *p = path_which(prog);
+	free(p);
+	return p != NULL;
 }
 
 char *sh_quote(const char *w)

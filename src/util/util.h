@@ -68,6 +68,8 @@ uint64_t now_ms(void);
 /* FNV-1a of s, continuing from h (start with WRX_HASH_INIT): short stable names for paths. */
 #define WRX_HASH_INIT 2166136261u
 uint32_t str_hash(uint32_t h, const char *s);
+/* name's program on our PATH (an executable regular file; only absolute directories), or NULL. */
+char *path_which(const char *name);
 /* Is prog an executable in a $PATH directory? */
 bool path_has(const char *prog);
 /* mkdir -p: missing parents and the leaf are made with mode. 0 or -errno. */
