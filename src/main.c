@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "cmd/cmd_rpc.h"
 #include "keeper/keeper.h"
+#include "keeper/spawner.h"
 #include "ui/dashboard.h"
 #include "util/util.h"
 
@@ -60,9 +61,9 @@ int main(int argc, char **argv)
 	/* A keeper, started by keeper_start(): not a command anyone types. */
 	if (argc == 2 && strcmp(argv[1], "__keeper") == 0)
 		return keeper_main();
-	/* A dashboard's keeper spawner (keeper_spawner_start). */
+	/* A dashboard's spawner (keeper/spawner.h). */
 	if (argc == 2 && strcmp(argv[1], "__spawner") == 0)
-		return keeper_spawner_main(argv[0]);
+		return spawner_main(argv[0]);
 	/* The proxy on its own, for its tests and the bench (cmd_proxy.c). */
 	if (argc == 2 && strcmp(argv[1], "__proxy") == 0)
 		return cmd_proxy_main();

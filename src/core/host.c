@@ -22,6 +22,7 @@
 #include "../keeper/client.h"
 #include "../keeper/keeper.h"
 #include "../keeper/proto.h"
+#include "../keeper/spawner.h"
 #include "../git/private.h"
 #include "../rpc/proto.h"
 #include "../rpc/server.h"
@@ -53,7 +54,7 @@ int host_open(struct wrx *w, char **cause)
 
 void host_close(struct wrx *w)
 {
-	keeper_spawner_stop();
+	spawner_stop();
 	free(w->keeper_dir);
 	w->keeper_dir = NULL;
 }
@@ -404,9 +405,9 @@ int host_attach(struct wrx *w)
 {
 	if (!host_kept(w))
 		return 0;
-	/* A dashboard's keepers are spawned off its loop, by a process started while it is small. */
-	if (!w->helper && keeper_spawner_start(w->loop, w->self_exe) < 0)
-		log_msg("keeper spawner: it did not start; the dashboard spawns keepers itself");
+	/* A dashboard's processes are started off its loop, by one started while it is small. */
+	if (!w->helper && spawner_start(w->loop, w->self_exe) < 0)
+		log_msg("spawner: it did not start; the dashboard starts processes itself");
 	struct keeper_entry *e;
 	size_t n = keeper_open_all(w->keeper_dir, w->attach_only, w->helper ? "helper" : "writer",
 				   w->cfg.scrollback, &e);

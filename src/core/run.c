@@ -7,23 +7,159 @@
 #include "run.h"
 
 #include "../config/config.h"
+#include "../keeper/spawner.h"
 #include "../util/log.h"
 #include "../util/util.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+/* ---- children ---- */
+
+/*
+ * A child of ours, started by spawn_run (through the spawner when the loop
+ * has one: it never waits for a fork) and reaped here, by its pid, when
+ * SIGCHLD says that one went. A process is no handle of the loop: one
+ * watcher serves them all, and keeps the loop running while a child that
+ * somebody waits for runs.
+ */
+struct child {
+	pid_t pid;  /* 0 until it started */
+	int status; /* once gone: its code, 128 + signal, 127 when it could not run */
+	char *why;  /* it could not run: why */
+	bool gone, kill, held;
+	void (*exit)(struct child *c); /* once gone */
+	struct child *next;            /* watched */
+};
+static struct child *children;
+static uv_loop_t *watch_loop; /* one loop per process */
+static uv_signal_t *sigchld;  /* while a child runs or starts */
+static int holding;           /* children that keep the loop running */
+
+static void on_sigchld(uv_signal_t *h, int sig);
+
+static void watch(void)
+{
+	if (sigchld)
+		return;
+	sigchld = xcalloc(1, sizeof *sigchld);
+	uv_signal_init(watch_loop, sigchld);
+	uv_signal_start(sigchld, on_sigchld, SIGCHLD);
+	uv_unref((uv_handle_t *)sigchld);
+}
+
+/* No child left to reap: the watcher goes, and a loop can close. */
+static void unwatch(void)
+{
+	if (sigchld == NULL || children || holding)
+		return;
+	uv_close((uv_handle_t *)sigchld, (uv_close_cb)free);
+	sigchld = NULL;
+}
+
+static void hold(struct child *c, bool on)
+{
+	if (c->held == on)
+		return;
+	c->held = on;
+	holding += on ? 1 : -1;
+	if (holding)
+		uv_ref((uv_handle_t *)sigchld);
+	else
+		uv_unref((uv_handle_t *)sigchld);
+}
+
+static void child_gone(struct child *c, int status)
+{
+	c->gone = true;
+	c->status = status;
+	hold(c, false);
+	c->exit(c);
+}
+
+/* Every watched child that went: reaped, and told, one at a time (exit may start another). */
+static void reap(void)
+{
+	for (;;) {
+		struct child *c, **pp;
+		int st = 0;
+		for (pp = &children; (c = *pp) != NULL; pp = &c->next) {
+			pid_t r = waitpid(c->pid, &st, WNOHANG);
+			if (r == c->pid || (r < 0 && errno == ECHILD))
+				break;
+		}
+		if (c == NULL) {
+			unwatch();
+			return;
+		}
+		*pp = c->next;
+		child_gone(c, WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st));
+	}
+}
+
+static void on_sigchld(uv_signal_t *h, int sig)
+{
+	(void)h;
+	(void)sig;
+	reap();
+}
+
+static void child_kill(struct child *c)
+{
+	c->kill = true;
+	if (c->pid > 0 && !c->gone)
+		kill(c->pid, SIGKILL);
+}
+
+static void started(void *arg, int rc, pid_t pid, const char *why)
+{
+	struct child *c = arg;
+	if (rc < 0)
+		c->why = xstrdup(why ? why : strerror(-rc));
+	if (pid <= 0) {
+		child_gone(c, 127);
+		unwatch();
+		return;
+	}
+	watch();
+	c->pid = pid;
+	if (c->kill)
+		kill(pid, SIGKILL);
+	c->next = children;
+	children = c;
+	reap(); /* it may have gone before it was watched */
+}
+
+/* Start r as c: 0, or -errno and exit is never called. held: the loop runs while it does. */
+static int child_start(uv_loop_t *loop, struct child *c, const struct spawn_run *r, bool held,
+		       void (*exit)(struct child *c))
+{
+	watch_loop = loop;
+	watch();
+	c->exit = exit;
+	hold(c, held);
+	int rc = spawn_run(r, started, c);
+	if (rc < 0) {
+		hold(c, false);
+		unwatch();
+	}
+	return rc;
+}
+
+/* ---- runs ---- */
+
 struct run {
-	uv_process_t proc; /* proc.data = this */
-	uv_pipe_t out;     /* output, when somebody waits */
-	uv_pipe_t in;      /* input, when given */
+	struct child child;
+	uv_pipe_t out; /* output, when somebody waits */
+	uv_pipe_t in;  /* input, when given */
 	uv_write_t wreq;
 	char *input; /* owned */
 	struct buf text;
-	int open; /* handles not closed yet */
-	int status;
+	int open; /* the child and handles not done yet */
 	run_done_fn *done;
 	run_progress_fn *progress;
 	void *arg;
@@ -34,13 +170,19 @@ static void finish(struct run *r)
 	if (--r->open > 0)
 		return;
 	if (r->done) {
+		if (r->child.why) {
+			if (r->text.len)
+				buf_addstr(&r->text, "\n");
+			buf_addstr(&r->text, r->child.why);
+		}
 		while (r->text.len && r->text.data[r->text.len - 1] == '\n')
 			r->text.data[--r->text.len] = '\0';
 		const char *out = r->text.data ? r->text.data : "";
 		const char *last = strrchr(out, '\n');
-		r->done(r->arg, r->status, out, last ? last + 1 : out);
+		r->done(r->arg, r->child.status, out, last ? last + 1 : out);
 	}
 	buf_free(&r->text);
+	free(r->child.why);
 	free(r->input);
 	free(r);
 }
@@ -50,11 +192,9 @@ static void closed(uv_handle_t *h)
 	finish(h->data);
 }
 
-static void exited(uv_process_t *p, int64_t status, int sig)
+static void exited(struct child *c)
 {
-	struct run *r = p->data;
-	r->status = sig ? 128 + sig : (int)status;
-	uv_close((uv_handle_t *)p, closed);
+	finish((struct run *)c);
 }
 
 static void alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
@@ -95,31 +235,33 @@ static void written(uv_write_t *req, int status)
 	uv_close((uv_handle_t *)req->handle, closed);
 }
 
-static void detached_exit(uv_process_t *p, int64_t status, int sig)
+static void detached_exit(struct child *c)
 {
-	(void)status;
-	(void)sig;
-	uv_close((uv_handle_t *)p, (uv_close_cb)free);
+	free(c->why);
+	free(c);
 }
 
 static int start_detached(uv_loop_t *loop, const struct run_opts *o)
 {
-	uv_stdio_container_t stdio[3] = {
-		{.flags = UV_IGNORE}, {.flags = UV_IGNORE}, {.flags = UV_IGNORE}};
-	uv_process_options_t po = {.file = o->argv[0],
-				   .args = (char **)o->argv,
-				   .cwd = o->cwd,
-				   .exit_cb = detached_exit,
-				   .flags = UV_PROCESS_DETACHED,
-				   .stdio_count = 3,
-				   .stdio = stdio};
-	uv_process_t *p = xcalloc(1, sizeof *p);
-	int rc = uv_spawn(loop, p, &po);
-	if (rc < 0) {
-		uv_close((uv_handle_t *)p, (uv_close_cb)free);
+	struct spawn_run sr = {.argv = o->argv, .cwd = o->cwd, .fds = {-1, -1, -1}, .detach = true};
+	struct child *c = xcalloc(1, sizeof *c);
+	int rc = child_start(loop, c, &sr, false, detached_exit); /* it may outlive the loop */
+	if (rc < 0)
+		free(c);
+	return rc;
+}
+
+/* A pipe: the loop's end on h (reading or writing), the child's end in *theirs. */
+static int pipe_for(uv_loop_t *loop, uv_pipe_t *h, bool ours_reads, int *theirs, void *data)
+{
+	uv_file fds[2];
+	int rc = uv_pipe(fds, 0, 0);
+	if (rc < 0)
 		return rc;
-	}
-	uv_unref((uv_handle_t *)p); /* it may outlive the loop */
+	uv_pipe_init(loop, h, 0);
+	uv_pipe_open(h, fds[ours_reads ? 0 : 1]);
+	h->data = data;
+	*theirs = fds[ours_reads ? 1 : 0];
 	return 0;
 }
 
@@ -131,45 +273,30 @@ int run_start(uv_loop_t *loop, const struct run_opts *o)
 	r->done = o->done;
 	r->progress = o->progress;
 	r->arg = o->arg;
-	uv_stdio_container_t stdio[3] = {
-		{.flags = UV_IGNORE}, {.flags = UV_IGNORE}, {.flags = UV_IGNORE}};
-	uv_file fds[2] = {-1, -1};
-	int rc;
-	if (o->done) {
-		/* One pipe for both: the command's last line is its outcome, whichever stream. */
-		if ((rc = uv_pipe(fds, 0, 0)) < 0) {
-			free(r);
-			return rc;
-		}
-		stdio[1] = stdio[2] =
-			(uv_stdio_container_t){.flags = UV_INHERIT_FD, .data.fd = fds[1]};
-		uv_pipe_init(loop, &r->out, 0);
-		uv_pipe_open(&r->out, fds[0]);
-		r->out.data = r;
+	struct spawn_run sr = {.argv = o->argv, .cwd = o->cwd, .fds = {-1, -1, -1}};
+	int rc = 0;
+	/* One pipe for both: the command's last line is its outcome, whichever stream. */
+	if (o->done && (rc = pipe_for(loop, &r->out, true, &sr.fds[1], r)) == 0) {
+		sr.fds[2] = sr.fds[1];
 		r->open++;
 	}
-	if (o->input) {
-		uv_pipe_init(loop, &r->in, 0);
-		r->in.data = r;
-		stdio[0] = (uv_stdio_container_t){.flags = UV_CREATE_PIPE | UV_READABLE_PIPE,
-						  .data.stream = (uv_stream_t *)&r->in};
+	if (rc == 0 && o->input && (rc = pipe_for(loop, &r->in, false, &sr.fds[0], r)) == 0)
 		r->open++;
+	if (rc == 0) {
+		r->open++; /* the child: its exit may come before child_start returns */
+		if ((rc = child_start(loop, &r->child, &sr, true, exited)) < 0)
+			r->open--;
 	}
-	uv_process_options_t po = {.file = o->argv[0],
-				   .args = (char **)o->argv,
-				   .cwd = o->cwd,
-				   .exit_cb = exited,
-				   .stdio_count = 3,
-				   .stdio = stdio};
-	r->proc.data = r;
-	rc = uv_spawn(loop, &r->proc, &po);
-	if (fds[1] >= 0)
-		close(fds[1]);
-	r->open++; /* the process handle: initialised, started or not */
+	for (int i = 0; i < 2; i++)
+		if (sr.fds[i] >= 0)
+			close(sr.fds[i]);
 	if (rc < 0) {
 		/* Every handle closes; nothing is reported through done. */
 		r->done = NULL;
-		uv_close((uv_handle_t *)&r->proc, closed);
+		if (r->open == 0) {
+			free(r);
+			return rc;
+		}
 		if (o->done)
 			uv_close((uv_handle_t *)&r->out, closed);
 		if (o->input)
@@ -196,37 +323,48 @@ int run_start(uv_loop_t *loop, const struct run_opts *o)
 /* ---- streams ---- */
 
 struct stream {
-	uv_process_t proc;
+	struct child child;
 	uv_pipe_t out[2]; /* stdout, stderr */
 	uv_timer_t wait;  /* while the caller has a backlog */
 	uv_timer_t limit; /* its time, when it has a limit */
-	int open;         /* handles not closed yet */
-	bool reading[2], eof[2], exited, paused, killed;
-	int code;
+	int open;         /* the child and handles not done yet */
+	bool reading[2], eof[2], paused;
 	struct run_stream r; /* its argv, env, cwd: the caller's, at the start only */
 	char *name;          /* owned: argv[0], for the log */
 };
 
-static void stream_closed(uv_handle_t *h)
+static void stream_free(struct stream *x)
 {
-	struct stream *x = h->data;
 	if (--x->open == 0) {
+		free(x->child.why);
 		free(x->name);
 		free(x);
 	}
 }
 
-/* Every pipe at its end and the process gone: the status, once, then the handles. */
-static void stream_done(struct stream *x)
+static void stream_closed(uv_handle_t *h)
 {
-	if (!x->exited || !x->eof[0] || !x->eof[1])
-		return;
-	x->r.exit(x->r.arg, x->code);
-	uv_close((uv_handle_t *)&x->proc, stream_closed);
+	stream_free(h->data);
+}
+
+static void stream_close(struct stream *x)
+{
 	uv_close((uv_handle_t *)&x->out[0], stream_closed);
 	uv_close((uv_handle_t *)&x->out[1], stream_closed);
 	uv_close((uv_handle_t *)&x->wait, stream_closed);
 	uv_close((uv_handle_t *)&x->limit, stream_closed);
+}
+
+/* Every pipe at its end and the process gone: the status, once, then the handles. */
+static void stream_done(struct stream *x)
+{
+	if (!x->child.gone || !x->eof[0] || !x->eof[1])
+		return;
+	if (x->child.why)
+		x->r.output(x->r.arg, 2, x->child.why, strlen(x->child.why));
+	x->r.exit(x->r.arg, x->child.status);
+	stream_close(x);
+	stream_free(x); /* the child */
 }
 
 static void stream_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
@@ -237,12 +375,10 @@ static void stream_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
 	*b = uv_buf_init(slab, sizeof slab);
 }
 
+/* (bwrap's --die-with-parent takes its child) */
 static void stream_kill(struct stream *x)
 {
-	if (!x->killed && !x->exited)
-		uv_process_kill(&x->proc,
-				SIGKILL); /* (bwrap's --die-with-parent takes its child) */
-	x->killed = true;
+	child_kill(&x->child);
 }
 
 static void stream_reading(struct stream *x, bool on);
@@ -280,7 +416,7 @@ static void stream_readable(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 	}
 	if (n == 0)
 		return;
-	if (!x->killed)
+	if (!x->child.kill)
 		x->r.output(x->r.arg, i + 1, b->base, (size_t)n);
 	long backlog = x->r.backlog ? x->r.backlog(x->r.arg) : 0;
 	if (backlog < 0) {
@@ -306,11 +442,9 @@ static void stream_reading(struct stream *x, bool on)
 	}
 }
 
-static void stream_exited(uv_process_t *p, int64_t status, int sig)
+static void stream_exited(struct child *c)
 {
-	struct stream *x = p->data;
-	x->exited = true;
-	x->code = sig ? 128 + sig : (int)status;
+	struct stream *x = (struct stream *)c;
 	uv_timer_stop(&x->limit);
 	stream_done(x);
 }
@@ -320,36 +454,39 @@ int run_stream(uv_loop_t *loop, const struct run_stream *r)
 	struct stream *x = xcalloc(1, sizeof *x);
 	x->r = *r;
 	x->name = xstrdup(r->argv[0]);
-	uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}};
+	struct spawn_run sr = {.argv = r->argv, .env = r->env, .cwd = r->cwd, .fds = {-1, -1, -1}};
+	uv_file p[2][2];
+	int rc = uv_pipe(p[0], 0, 0);
+	if (rc == 0 && (rc = uv_pipe(p[1], 0, 0)) < 0) {
+		close(p[0][0]);
+		close(p[0][1]);
+	}
+	if (rc < 0) {
+		log_msg("run: %s: %s", r->argv[0], uv_strerror(rc));
+		free(x->name);
+		free(x);
+		return rc;
+	}
 	for (int i = 0; i < 2; i++) {
 		uv_pipe_init(loop, &x->out[i], 0);
+		uv_pipe_open(&x->out[i], p[i][0]);
 		x->out[i].data = x;
-		stdio[i + 1] = (uv_stdio_container_t){.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE,
-						      .data.stream = (uv_stream_t *)&x->out[i]};
+		sr.fds[i + 1] = p[i][1];
 	}
 	uv_timer_init(loop, &x->wait);
 	uv_timer_init(loop, &x->limit);
 	x->wait.data = x->limit.data = x;
-	x->proc.data = x;
-	x->open = 5;
-	uv_process_options_t po = {.file = r->argv[0],
-				   .args = (char **)r->argv,
-				   .env = (char **)r->env,
-				   .cwd = r->cwd,
-				   .exit_cb = stream_exited,
-				   .stdio_count = 3,
-				   .stdio = stdio};
-	int rc = uv_spawn(loop, &x->proc, &po);
+	x->open = 5; /* the child, two pipes, two timers */
+	rc = child_start(loop, &x->child, &sr, true, stream_exited);
+	close(p[0][1]);
+	close(p[1][1]);
 	if (rc < 0) {
 		log_msg("run: %s: %s", r->argv[0], uv_strerror(rc));
-		uv_close((uv_handle_t *)&x->proc, stream_closed);
-		uv_close((uv_handle_t *)&x->out[0], stream_closed);
-		uv_close((uv_handle_t *)&x->out[1], stream_closed);
-		uv_close((uv_handle_t *)&x->wait, stream_closed);
-		uv_close((uv_handle_t *)&x->limit, stream_closed);
+		stream_close(x);
+		stream_free(x); /* the child that did not start */
 		return rc;
 	}
-	if (r->timeout_ms > 0)
+	if (r->timeout_ms > 0 && !x->child.gone)
 		uv_timer_start(&x->limit, stream_limit, (uint64_t)r->timeout_ms, 0);
 	stream_reading(x, true);
 	return 0;

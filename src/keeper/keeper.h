@@ -40,14 +40,11 @@ int keeper_start_async(uv_loop_t *loop, const char *self_exe, json_object *spec,
 		       keeper_started_fn *done, void *arg, char **cause);
 
 /*
- * A spawner for this process's loop (start.c): keeper_start_async then
- * asks it, and the loop never waits for a fork. 0 or -errno (starts then
- * spawn on the loop, as without one). Stop ends it.
+ * For the spawner (spawner.h): a keeper's spec as text, spawned: its
+ * answer pipe, or -errno with *cause; *first is the process to reap once
+ * the pipe is passed on.
  */
-int keeper_spawner_start(uv_loop_t *loop, const char *self_exe);
-void keeper_spawner_stop(void);
-/* `workrex __spawner`: that process, its socket on fd 3. */
-int keeper_spawner_main(const char *self_exe);
+int keeper_spawn_spec(const char *self_exe, const char *text, pid_t *first, char **cause);
 
 /* `workrex __keeper`: the keeper itself, its spec on stdin. */
 int keeper_main(void);

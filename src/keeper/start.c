@@ -1,14 +1,15 @@
 /*
  * start.c - starting a keeper: `workrex __keeper` spawned with its spec,
  * and its answer heard, waiting (keeper_start) or on a loop
- * (keeper_start_async); and the spawner that does the spawning for a
- * loop, so that the loop never waits for a process.
+ * (keeper_start_async, through the spawner when the loop has one:
+ * spawner.h).
  */
 #include "keeper.h"
 
 #include "../util/log.h"
 #include "../util/util.h"
 #include "proto.h"
+#include "spawner.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -143,7 +144,6 @@ struct start {
 	pid_t first; /* reaped at the end (0: the spawner's child, not ours) */
 	int open;    /* handles not closed yet */
 	bool queued; /* the spawner's answer, with the pipe, is still to come */
-	struct start *next;
 };
 
 static void start_free(struct start *st)
@@ -218,169 +218,26 @@ static int start_listen(struct start *st, int fd)
 }
 
 /*
- * The spawner: posix_spawn is a vfork, and the caller waits until the
- * child has exec'd, 1 to 5 ms on a busy machine: a stall of the loop for
- * every pane that opens. A dashboard's starts go through a process of its
- * own instead (`workrex __spawner`, started once, when the dashboard is
- * still small): the loop sends it the spec on a socket; it spawns the
- * keeper, writes the spec to it, sends back the answer pipe (SCM_RIGHTS)
- * and reaps the first process. Answers come in the order asked.
+ * The spawner's answer to a keeper's start (spawner.h): the keeper's
+ * answer pipe, or why not. A start that timed out meanwhile lets its
+ * keeper end unheard.
  */
-#define SPAWN_SPEC_MAX (128 * 1024)
-
-struct spawner {
-	uv_poll_t poll;
-	int fd; /* ours: SOCK_SEQPACKET, non-blocking */
-	pid_t pid;
-	struct start *first, *last; /* waiting for their pipes, oldest first */
-};
-static struct spawner *spawner; /* one loop per process: the dashboard's */
-
-/* What the spawner says: i32 0 or -errno, then (on an error) why. */
-struct said {
-	int32_t rc;
-	char why[256];
-};
-
-static struct start *dequeue(void)
+static void spawned(void *arg, int rc, const char *why, int fd, pid_t pid)
 {
-	struct start *st = spawner->first;
-	if (st) {
-		spawner->first = st->next;
-		if (spawner->first == NULL)
-			spawner->last = NULL;
-		st->queued = false;
+	struct start *st = arg;
+	(void)pid;
+	st->queued = false;
+	if (st->done == NULL) {
+		if (fd >= 0)
+			close(fd);
+		start_free(st);
+	} else if (rc == 0 && fd >= 0) {
+		start_listen(st, fd);
+	} else {
+		if (fd >= 0)
+			close(fd);
+		start_end(st, rc ? rc : -EPROTO, why ? why : "no pipe");
 	}
-	return st;
-}
-
-static void spawner_gone(const char *why);
-
-static void on_spawner(uv_poll_t *h, int status, int events)
-{
-	(void)h;
-	(void)events;
-	for (;;) {
-		struct said said = {0};
-		char ctl[CMSG_SPACE(sizeof(int))];
-		struct iovec iov = {.iov_base = &said, .iov_len = sizeof said - 1};
-		struct msghdr m = {.msg_iov = &iov,
-				   .msg_iovlen = 1,
-				   .msg_control = ctl,
-				   .msg_controllen = sizeof ctl};
-		ssize_t n = status < 0 ? -1 : recvmsg(spawner->fd, &m, MSG_CMSG_CLOEXEC);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
-		if (n < (ssize_t)sizeof said.rc) {
-			spawner_gone(n < 0 ? strerror(errno) : "it ended");
-			return;
-		}
-		int fd = -1;
-		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(&fd, CMSG_DATA(c), sizeof fd);
-		struct start *st = dequeue();
-		if (st == NULL || st->done == NULL) {
-			/* Asked for nothing, or timed out meanwhile: its keeper ends unheard. */
-			if (fd >= 0)
-				close(fd);
-			if (st)
-				start_free(st);
-			continue;
-		}
-		if (said.rc == 0 && fd >= 0)
-			start_listen(st, fd);
-		else
-			start_end(st, said.rc ? said.rc : -EPROTO,
-				  said.why[0] ? said.why : "no pipe");
-	}
-}
-
-static void spawner_closed(uv_handle_t *h)
-{
-	free(h->data);
-}
-
-/* The spawner went: those that wait fail; the next starts spawn on the loop. */
-static void spawner_gone(const char *why)
-{
-	struct spawner *sp = spawner;
-	log_msg("keeper spawner: %s; keepers are spawned by the dashboard itself now", why);
-	char *cause = xasprintf("the keeper spawner went (%s)", why);
-	struct start *st;
-	while ((st = dequeue()) != NULL) {
-		if (st->done)
-			start_end(st, -EPIPE, cause);
-		else
-			start_free(st);
-	}
-	free(cause);
-	spawner = NULL;
-	uv_poll_stop(&sp->poll);
-	close(sp->fd);
-	reap(sp->pid);
-	uv_close((uv_handle_t *)&sp->poll, spawner_closed);
-}
-
-int keeper_spawner_start(uv_loop_t *loop, const char *self_exe)
-{
-	if (spawner)
-		return 0;
-	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return -errno;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
-	char *argv[] = {(char *)self_exe, "__spawner", NULL};
-	pid_t pid;
-	int e = posix_spawn(&pid, self_exe, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(sv[1]);
-	if (e != 0) {
-		close(sv[0]);
-		return -e;
-	}
-	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
-	struct spawner *sp = xcalloc(1, sizeof *sp);
-	sp->fd = sv[0];
-	sp->pid = pid;
-	uv_poll_init(loop, &sp->poll, sp->fd);
-	sp->poll.data = sp;
-	uv_poll_start(&sp->poll, UV_READABLE | UV_DISCONNECT, on_spawner);
-	/* It never keeps the loop running by itself. */
-	uv_unref((uv_handle_t *)&sp->poll);
-	spawner = sp;
-	return 0;
-}
-
-void keeper_spawner_stop(void)
-{
-	if (spawner == NULL)
-		return;
-	spawner_gone("the dashboard ends");
-}
-
-/* Ask the spawner for st's keeper: 0, or -errno when it cannot take it (spawn here). */
-static int ask_spawner(struct start *st, json_object *spec)
-{
-	const char *s = json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN);
-	size_t len = strlen(s);
-	if (spawner == NULL || len > SPAWN_SPEC_MAX)
-		return -EMSGSIZE;
-	/* A request is a few KB, the socket's room some hundreds: a full one is a spawner stuck. */
-	if (send(spawner->fd, s, len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len)
-		return -errno;
-	st->queued = true;
-	if (spawner->last)
-		spawner->last->next = st;
-	else
-		spawner->first = st;
-	spawner->last = st;
-	return 0;
 }
 
 int keeper_start_async(uv_loop_t *loop, const char *self_exe, json_object *spec,
@@ -394,8 +251,11 @@ int keeper_start_async(uv_loop_t *loop, const char *self_exe, json_object *spec,
 	st->out.data = st->timer.data = st;
 	st->open = 2;
 	uv_timer_start(&st->timer, start_timeout, START_TIMEOUT_MS, 0);
-	if (ask_spawner(st, spec) == 0)
+	const char *text = json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN);
+	if (spawner_ask(text, strlen(text), NULL, 0, spawned, st) == 0) {
+		st->queued = true;
 		return 0;
+	}
 	int fd = spawn(self_exe, spec, &st->first, cause);
 	if (fd < 0) {
 		st->done = NULL;
@@ -416,60 +276,10 @@ int keeper_start_async(uv_loop_t *loop, const char *self_exe, json_object *spec,
 	return 0;
 }
 
-/*
- * `workrex __spawner`: its socket on fd 3. Each message a spec; for each,
- * the keeper spawned and its answer pipe sent back, until the socket ends.
- */
-int keeper_spawner_main(const char *self_exe)
+int keeper_spawn_spec(const char *self_exe, const char *text, pid_t *first, char **cause)
 {
-	signal(SIGHUP, SIG_IGN); /* the dashboard's terminal hanging up detaches it */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
-	char *buf = xmalloc(SPAWN_SPEC_MAX + 1);
-	for (;;) {
-		ssize_t n = recv(3, buf, SPAWN_SPEC_MAX + 1, MSG_TRUNC);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		struct said said = {0};
-		char *cause = NULL;
-		json_object *spec = NULL;
-		int fd = -1;
-		pid_t first = 0;
-		if (n > SPAWN_SPEC_MAX) {
-			said.rc = -EMSGSIZE;
-			cause = xstrdup("its spec is too large");
-		} else {
-			buf[n] = '\0';
-			spec = json_tokener_parse(buf);
-			explicit_bzero(buf, (size_t)n);
-			fd = spec ? spawn(self_exe, spec, &first, &cause) : -EINVAL;
-			said.rc = fd < 0 ? fd : 0;
-		}
-		json_object_put(spec);
-		if (said.rc < 0)
-			snprintf(said.why, sizeof said.why, "%s",
-				 cause ? cause : "a malformed spec");
-		free(cause);
-		char ctl[CMSG_SPACE(sizeof(int))] = {0};
-		struct iovec iov = {.iov_base = &said, .iov_len = sizeof said};
-		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
-		if (fd >= 0) {
-			m.msg_control = ctl;
-			m.msg_controllen = sizeof ctl;
-			struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-			c->cmsg_level = SOL_SOCKET;
-			c->cmsg_type = SCM_RIGHTS;
-			c->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(c), &fd, sizeof fd);
-		}
-		while (sendmsg(3, &m, MSG_NOSIGNAL) < 0 && errno == EINTR)
-			;
-		if (fd >= 0)
-			close(fd);
-		reap(first);
-	}
-	free(buf);
-	return 0;
+	json_object *spec = json_tokener_parse(text);
+	int fd = spec ? spawn(self_exe, spec, first, cause) : -EINVAL;
+	json_object_put(spec);
+	return fd;
 }

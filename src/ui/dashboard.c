@@ -655,7 +655,7 @@ int dashboard_run(const struct dashboard_opts *opts)
 	/*
 	 * A client that hangs up before its reply is written must cost that
 	 * write an EPIPE, not the dashboard its life. (Children get SIG_DFL
-	 * back: pty.c and uv_spawn reset every signal.)
+	 * back: pty.c and spawner.c reset every signal.)
 	 */
 	signal(SIGPIPE, SIG_IGN);
 	/* Signals before newterm(), so curses leaves SIGWINCH to us. */

@@ -201,8 +201,9 @@ t_one_keeper_dies() {
 	workrex_pid >/dev/null
 }
 
-# A dashboard spawns its keepers through a process of its own (the loop never
-# waits for a fork); killed, it is not missed; it ends with the dashboard.
+# A dashboard spawns its keepers and runs its commands through a process of
+# its own (the loop never waits for a fork); killed, it is not missed; it
+# ends with the dashboard.
 t_spawner() {
 	make_repo
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
@@ -221,7 +222,13 @@ t_spawner() {
 	type_line 'echo spawned-$((40+2))'
 	wait_for '│spawned-42'
 	workrex_pid >/dev/null
-	grep -q 'keeper spawner: it ended' "$XDG_STATE_HOME/workrex/workrex.log"
+	grep -q 'spawner: it ended' "$XDG_STATE_HOME/workrex/workrex.log"
+	# The dashboard's other children (the review view's diff) start without it too.
+	echo change >>"$E2E_TMP/work/proj__worktrees/two/a.txt"
+	prefix D
+	wait_for 'review two +\[wip\] +1 file \+1 -0'
+	keys q
+	wait_gone 'review two'
 	# A new dashboard, a new spawner; its end ends it.
 	prefix d
 	wait_for 'WORKREX-EXITED'
