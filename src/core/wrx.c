@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -301,10 +302,21 @@ static uint64_t cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The thread's waits in the kernel and the times it was put off the CPU, so far. */
+static void switches(long *waits, long *preempted)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_THREAD, &ru);
+	*waits = ru.ru_nvcsw;
+	*preempted = ru.ru_nivcsw;
+}
+
 static void on_stall_check(uv_prepare_t *h)
 {
 	struct wrx *w = h->data;
 	uint64_t now = uv_hrtime(), idle = uv_metrics_idle_time(w->loop), cpu = cpu_ns();
+	long waits, preempted;
+	switches(&waits, &preempted);
 	uint64_t busy = now - w->stall_at - WRX_MIN(idle - w->stall_idle, now - w->stall_at);
 	uint64_t used = cpu - w->stall_cpu;
 	w->stall_at = now;
@@ -312,10 +324,17 @@ static void on_stall_check(uv_prepare_t *h)
 	w->stall_cpu = cpu;
 	w->stall_max = WRX_MAX(w->stall_max, busy);
 	w->stall_cpu_max = WRX_MAX(w->stall_cpu_max, used);
-	/* Wall time (what the user waits, other processes' turns on the CPU too) and ours. */
+	/*
+	 * Wall time (what the user waits, other processes' turns on the CPU
+	 * too) and ours; then what the rest was: waits in a system call
+	 * (the poll that ends a turn is one), or the CPU given to another.
+	 */
 	if (busy > w->stall_limit)
-		log_msg("loop: stalled %.1f ms (%.1f ms of CPU)", (double)busy / 1e6,
-			(double)used / 1e6);
+		log_msg("loop: stalled %.1f ms (%.1f ms of CPU; %ld waits, %ld times off the CPU)",
+			(double)busy / 1e6, (double)used / 1e6, waits - w->stall_waits,
+			preempted - w->stall_preempted);
+	w->stall_waits = waits;
+	w->stall_preempted = preempted;
 }
 
 static void stall_meter(struct wrx *w)
@@ -329,6 +348,7 @@ static void stall_meter(struct wrx *w)
 	w->stall_at = uv_hrtime();
 	w->stall_idle = uv_metrics_idle_time(w->loop);
 	w->stall_cpu = cpu_ns();
+	switches(&w->stall_waits, &w->stall_preempted);
 	uv_prepare_start(&w->stall, on_stall_check);
 	uv_unref((uv_handle_t *)&w->stall);
 	w->stall_on = true;

@@ -98,6 +98,7 @@ struct wrx {
 	/* How long the loop worked without waiting (wrx.c): each turn, and the longest. */
 	uv_prepare_t stall;
 	uint64_t stall_at, stall_idle, stall_cpu, stall_limit, stall_max, stall_cpu_max; /* ns */
+	long stall_waits, stall_preempted; /* the thread's context switches so far */
 	bool stall_on;
 	/* Colours the dashboard's terminal shows: 8, 16, 256, 1 << 24; 0 before it says. */
 	int display_colours;
