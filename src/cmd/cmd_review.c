@@ -113,14 +113,19 @@ static void print_stat(const struct diff_reader *d)
 int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"wip", no_argument, NULL, 'w'},     {"branch", no_argument, NULL, 'b'},
-		{"commits", no_argument, NULL, 'c'}, {"stat", no_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},    {"unstaged", no_argument, NULL, 'u'},
-		{"help", no_argument, NULL, 'h'},    {0, 0, 0, 0},
+		{"wip", no_argument, NULL, 'w'},
+		{"branch", no_argument, NULL, 'b'},
+		{"commits", no_argument, NULL, 'c'},
+		{"stat", no_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},
+		{"unstaged", no_argument, NULL, 'u'},
+		{"color", no_argument, NULL, 'C'},
+		{"help", no_argument, NULL, 'h'},
+		{0, 0, 0, 0},
 	};
 	const struct cmd *self = cmd_find("diff");
 	int mode = -1, c;
-	bool stat = false, json = false;
+	bool stat = false, json = false, colour = false;
 	optind = 0;
 	while ((c = getopt_exact(argc, argv, "", opts)) != -1) {
 		if (c == 'w' || c == 'b' || c == 'c' || c == 'u') {
@@ -135,11 +140,13 @@ int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
 			stat = true;
 		} else if (c == 'j') {
 			json = true;
+		} else if (c == 'C') {
+			colour = true;
 		} else {
 			return cmd_usage(self);
 		}
 	}
-	if (argc - optind > 1)
+	if (argc - optind > 1 || (colour && (stat || json)))
 		return cmd_usage(self);
 	struct agent_rec a;
 	int rc = cmd_which_agent(ctx, "diff", optind < argc ? argv[optind] : NULL, &a);
@@ -163,8 +170,12 @@ int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
 	const char *base = a.base ? a.base : main;
 	struct diff_target t = {
 		.worktree = a.remote ? NULL : a.path, .branch = a.branch, .base = base};
-	/* Straight to stdout for a pipe (the review view): it reads as git writes. */
-	bool plain = !stat && !json && !isatty(STDOUT_FILENO);
+	/*
+	 * Straight to stdout for a pipe (the review view): it reads as git
+	 * writes. Coloured for a terminal, or with --color (review.pager's
+	 * input, as git gives its diffFilter).
+	 */
+	bool plain = !stat && !json && !colour && !isatty(STDOUT_FILENO);
 	int fd = plain ? STDOUT_FILENO : memfd_create("workrex-diff", MFD_CLOEXEC);
 	char *cause = NULL;
 	fflush(stdout);

@@ -108,6 +108,7 @@ struct config {
 	struct strlist files_copy, files_symlink;
 	struct strlist post_create, pre_merge, pre_remove;
 	char *merge_strategy;       /* owned: merge, rebase, squash */
+	char *review_pager;         /* owned: what colours the review view's diff; NULL: detected */
 	char *review_remote;        /* owned: where pr pushes, add --pr fetches */
 	char *review_commit;        /* owned: user, agent (c in the review view) */
 	char *review_commit_prompt; /* owned: what c sends the agent then */

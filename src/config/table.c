@@ -62,6 +62,10 @@ const struct config_key config_keys[] = {
 	KEY("merge_strategy", CONFIG_CHOICE, AT(merge_strategy), .def = "merge",
 	    .choices = strategies, .help = "how merge brings the branch back"),
 	SECTION("review", .help = "the review view (C-b D) and workrex diff"),
+	KEY("review.pager", CONFIG_STRING, AT(review_pager), .flags = CONFIG_COMMAND,
+	    .unset = "delta --color-only if delta is on PATH, else git's colours",
+	    .help = "a command the diff goes through to be coloured, its lines kept one for "
+		    "one (delta --color-only, diff-highlight); none: git's colours"),
 	KEY("review.remote", CONFIG_STRING, AT(review_remote), .def = "origin",
 	    .help = "where workrex pr pushes and add --pr fetches"),
 	KEY("review.commit", CONFIG_CHOICE, AT(review_commit), .def = "user", .choices = committers,

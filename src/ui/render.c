@@ -70,6 +70,35 @@ int ui_colour_pair(struct ui *ui, int fg, int bg)
 	}
 }
 
+attr_t ui_cell_attr(struct ui *ui, const struct wrx_cell *c, bool hl, int *pair)
+{
+	attr_t a = 0;
+	if (c->attrs & WRX_ATTR_BOLD)
+		a |= WA_BOLD;
+	if (c->attrs & WRX_ATTR_UNDERLINES)
+		a |= WA_UNDERLINE; /* the nearest a style has; drawn again where there is better */
+	if (c->attrs & WRX_ATTR_DIM)
+		a |= WA_DIM;
+	if (c->attrs & WRX_ATTR_CONCEAL)
+		a |= WA_INVIS;
+	if (c->attrs & WRX_ATTR_ITALIC)
+		a |= WA_ITALIC;
+	if (c->attrs & WRX_ATTR_BLINK)
+		a |= WA_BLINK;
+	if (!!(c->attrs & WRX_ATTR_REVERSE) != hl)
+		a |= WA_REVERSE;
+	if (ui->colour_kind == TERMINFO_DIRECT256 ||
+	    ui->colour_kind == TERMINFO_DIRECT256_SHIFTED) {
+		bool shifted = ui->colour_kind == TERMINFO_DIRECT256_SHIFTED;
+		*pair = ui_colour_pair(ui, colour_for_direct256(c->fg, shifted),
+				       colour_for_direct256(c->bg, shifted));
+	} else {
+		*pair = ui_colour_pair(ui, colour_for_terminal(c->fg, ui->ncolours),
+				       colour_for_terminal(c->bg, ui->ncolours));
+	}
+	return a;
+}
+
 static void put_cell(struct ui *ui, int y, int x, int maxx, const struct wrx_cell *c, bool hl)
 {
 	wchar_t wch[CCHARW_MAX + 1];
@@ -97,30 +126,8 @@ static void put_cell(struct ui *ui, int y, int x, int maxx, const struct wrx_cel
 	if ((c->attrs & WRX_ATTR_STRIKE) && !ui->extras.strike && n < CCHARW_MAX)
 		wch[n++] = 0x0336;
 	wch[n] = 0;
-	if (c->attrs & WRX_ATTR_BOLD)
-		a |= WA_BOLD;
-	if (c->attrs & WRX_ATTR_UNDERLINES)
-		a |= WA_UNDERLINE; /* the nearest a style has; drawn again where there is better */
-	if (c->attrs & WRX_ATTR_DIM)
-		a |= WA_DIM;
-	if (c->attrs & WRX_ATTR_CONCEAL)
-		a |= WA_INVIS;
-	if (c->attrs & WRX_ATTR_ITALIC)
-		a |= WA_ITALIC;
-	if (c->attrs & WRX_ATTR_BLINK)
-		a |= WA_BLINK;
-	if (!!(c->attrs & WRX_ATTR_REVERSE) != hl)
-		a |= WA_REVERSE;
 	int pair;
-	if (ui->colour_kind == TERMINFO_DIRECT256 ||
-	    ui->colour_kind == TERMINFO_DIRECT256_SHIFTED) {
-		bool shifted = ui->colour_kind == TERMINFO_DIRECT256_SHIFTED;
-		pair = ui_colour_pair(ui, colour_for_direct256(c->fg, shifted),
-				      colour_for_direct256(c->bg, shifted));
-	} else {
-		pair = ui_colour_pair(ui, colour_for_terminal(c->fg, ui->ncolours),
-				      colour_for_terminal(c->bg, ui->ncolours));
-	}
+	a |= ui_cell_attr(ui, c, hl, &pair);
 	cchar_t cc;
 	setcchar(&cc, wch, a, 0, &pair);
 	mvadd_wch(y, x, &cc);

@@ -10,11 +10,18 @@
  * than one chunk takes to split into lines. Only the rows on the screen
  * are drawn, each line's bytes as text (diff_visible): a sequence in a
  * diffed file never reaches the terminal.
+ *
+ * With review.pager (delta --color-only when delta is installed) the same
+ * diff also goes through that filter, in a second child: its line i
+ * colours line i, only if its text without its SGR sequences is that
+ * line's, byte for byte; only SGR is read from it, the rest is text as
+ * above. A filter whose lines do not match is told and dropped.
  */
 #include "../core/actions.h"
 #include "../core/run.h"
 #include "../git/diff.h"
 #include "../git/hunks.h"
+#include "../term/sgr.h"
 #include "ui.h"
 
 #include <stdlib.h>
@@ -30,6 +37,18 @@ struct review;
 struct feed {
 	struct ui *ui;
 	struct review *r; /* NULL: the view closed; the child is killed */
+	bool coloured;    /* the pager's, not the diff's */
+};
+
+/* The pager's lines, as it wrote them. */
+struct coloured {
+	struct buf text; /* every line, NUL-terminated, one after another */
+	size_t *off;     /* owned: where each line starts in text */
+	int n, cap;
+	struct buf partial, err;
+	struct feed *feed;
+	bool done, dropped;
+	int status;
 };
 
 struct review {
@@ -45,8 +64,9 @@ struct review {
 	struct feed *feed;
 	bool done;
 	int status;
-	int top;      /* the first line shown */
-	char *search; /* owned: the last text searched for, or NULL */
+	struct coloured c; /* through review.pager; c.dropped: none, or not matching */
+	int top;           /* the first line shown */
+	char *search;      /* owned: the last text searched for, or NULL */
 	/* Patch mode (a): the unstaged hunks, asked one at a time (git/hunks.h). */
 	bool patching;
 	struct hunk_set hs;
@@ -71,29 +91,43 @@ static const char *line_at(const struct review *r, int i)
 	return r->text.data + r->off[i];
 }
 
+static void add_coloured(struct review *r, const char *s, size_t len)
+{
+	struct coloured *c = &r->c;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 1024;
+		c->off = xrealloc(c->off, (size_t)c->cap * sizeof *c->off);
+	}
+	c->off[c->n++] = c->text.len;
+	buf_add(&c->text, s, len);
+	buf_addch(&c->text, '\0');
+}
+
 static void on_output(void *arg, int stream, const char *p, size_t n)
 {
 	struct feed *f = arg;
 	struct review *r = f->r;
 	if (r == NULL)
 		return;
+	struct buf *partial = f->coloured ? &r->c.partial : &r->partial;
+	void (*add)(struct review *, const char *, size_t) = f->coloured ? add_coloured : add_line;
 	if (stream == 2) {
-		buf_add(&r->err, p, n);
+		buf_add(f->coloured ? &r->c.err : &r->err, p, n);
 		return;
 	}
 	while (n) {
 		const char *nl = memchr(p, '\n', n);
 		if (nl == NULL) {
-			buf_add(&r->partial, p, n);
+			buf_add(partial, p, n);
 			break;
 		}
 		size_t k = (size_t)(nl - p);
-		if (r->partial.len) {
-			buf_add(&r->partial, p, k);
-			add_line(r, r->partial.data, r->partial.len);
-			r->partial.len = 0;
+		if (partial->len) {
+			buf_add(partial, p, k);
+			add(r, partial->data, partial->len);
+			partial->len = 0;
 		} else {
-			add_line(r, p, k);
+			add(r, p, k);
 		}
 		p += k + 1;
 		n -= k + 1;
@@ -110,11 +144,38 @@ static long backlog(void *arg)
 static void start(struct ui *ui, struct review *r);
 static void hunks_loaded(struct ui *ui, struct review *r);
 
+/* Both children ended: a pager that failed, or whose lines are not the diff's, is dropped. */
+static void pager_check(struct ui *ui, struct review *r)
+{
+	struct coloured *c = &r->c;
+	if (!r->done || !c->done || c->dropped)
+		return;
+	const char *why = c->status != 0 ? "failed"
+			  : c->n != r->n ? "changed the number of lines"
+					 : NULL;
+	if (why == NULL || r->status != 0)
+		return;
+	c->dropped = true;
+	const char *said = c->err.len ? c->err.data : "";
+	ui_message(ui, true, "review.pager %s%s%.*s; git's colours instead", why, *said ? ": " : "",
+		   (int)strcspn(said, "\n"), said);
+}
+
 static void feed_exit(void *arg, int code)
 {
 	struct feed *f = arg;
 	struct review *r = f->r;
-	if (r) {
+	if (r && f->coloured) {
+		if (r->c.partial.len)
+			add_coloured(r, r->c.partial.data, r->c.partial.len);
+		r->c.partial.len = 0;
+		buf_addch(&r->c.err, '\0');
+		r->c.done = true;
+		r->c.status = code;
+		r->c.feed = NULL;
+		pager_check(f->ui, r);
+		ui_dirty(f->ui);
+	} else if (r) {
 		if (r->partial.len)
 			add_line(r, r->partial.data, r->partial.len);
 		r->partial.len = 0;
@@ -123,6 +184,7 @@ static void feed_exit(void *arg, int code)
 		r->feed = NULL;
 		if (r->patching)
 			hunks_loaded(f->ui, r);
+		pager_check(f->ui, r);
 		ui_dirty(f->ui);
 	}
 	free(f);
@@ -140,6 +202,13 @@ static void clear_lines(struct review *r)
 	free(r->kind);
 	r->off = NULL;
 	r->kind = NULL;
+	if (r->c.feed)
+		r->c.feed->r = NULL;
+	buf_free(&r->c.text);
+	buf_free(&r->c.partial);
+	buf_free(&r->c.err);
+	free(r->c.off);
+	r->c = (struct coloured){0};
 	r->n = r->cap = 0;
 	diff_reader_free(&r->d);
 	r->done = false;
@@ -147,13 +216,20 @@ static void clear_lines(struct review *r)
 	r->top = 0;
 }
 
-static void start(struct ui *ui, struct review *r)
+/* review.pager, or delta --color-only when delta is on PATH: a shell command, or NULL. */
+static char *pager(const struct ui *ui)
 {
-	clear_lines(r);
-	char *mode = xasprintf("--%s", diff_mode_name(r->mode));
-	char *const argv[] = {ui->w->self_exe, "diff", mode, "--", r->handle, NULL};
+	const char *p = ui->w->cfg.review_pager;
+	if (p)
+		return *p && strcmp(p, "none") != 0 ? xstrdup(p) : NULL;
+	return path_has("delta") ? xstrdup("delta --color-only") : NULL;
+}
+
+/* argv's output on a new feed of r: it, or NULL when it did not start. */
+static struct feed *feed_start(struct ui *ui, struct review *r, char *const *argv, bool coloured)
+{
 	struct feed *f = xcalloc(1, sizeof *f);
-	*f = (struct feed){.ui = ui, .r = r};
+	*f = (struct feed){.ui = ui, .r = r, .coloured = coloured};
 	struct run_stream rs = {.argv = argv,
 				.cwd = ui->w->root,
 				.output = on_output,
@@ -162,12 +238,32 @@ static void start(struct ui *ui, struct review *r)
 				.arg = f};
 	if (run_stream(ui->w->loop, &rs) < 0) {
 		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static void start(struct ui *ui, struct review *r)
+{
+	clear_lines(r);
+	char *mode = xasprintf("--%s", diff_mode_name(r->mode));
+	char *const argv[] = {ui->w->self_exe, "diff", mode, "--", r->handle, NULL};
+	if ((r->feed = feed_start(ui, r, argv, false)) == NULL) {
 		buf_addstr(&r->err, "workrex diff did not start");
 		r->done = true;
 		r->status = 127;
-	} else {
-		r->feed = f;
 	}
+	/* The same diff again, through the pager, in a shell the user's command is written for. */
+	char *cmd = r->feed ? pager(ui) : NULL;
+	if (cmd) {
+		char *script = xasprintf("\"$0\" diff --color \"$1\" -- \"$2\" | %s", cmd);
+		char *const sh[] = {"/bin/sh", "-c",      script, ui->w->self_exe,
+				    mode,      r->handle, NULL};
+		r->c.feed = feed_start(ui, r, sh, true);
+		free(script);
+	}
+	r->c.dropped = r->c.feed == NULL;
+	free(cmd);
 	free(mode);
 }
 
@@ -321,6 +417,7 @@ static void patch_key(struct ui *ui, struct review *r, int key)
 
 static attr_t line_attr(struct ui *ui, enum diff_line k);
 static void draw_text(int y, int x, int width, const char *s, size_t n);
+static bool draw_coloured(struct ui *ui, struct review *r, int i, int y, int x, int width);
 
 static void patch_draw(struct ui *ui, struct review *r, int rows)
 {
@@ -596,6 +693,64 @@ static void draw_text(int y, int x, int width, const char *s, size_t n)
 	buf_free(&v);
 }
 
+/* Bytes as text from the cursor in style st, up to column end. */
+static void draw_run(struct ui *ui, const struct wrx_cell *st, const char *s, size_t n, int end)
+{
+	int y, x;
+	getyx(stdscr, y, x);
+	(void)y;
+	if (n == 0 || x >= end)
+		return;
+	int pair = 0;
+	attr_set(ui_cell_attr(ui, st, false, &pair), 0, &pair);
+	struct buf v = {0};
+	diff_visible(s, n, &v);
+	addnstr(v.data, (int)WRX_MIN(v.len, (size_t)(end - x))); /* bytes: never past end */
+	buf_free(&v);
+}
+
+/*
+ * Line i as the pager coloured it, at (y, x) in width columns: true; false
+ * (nothing drawn) when there is no such line or its text is not line i's.
+ */
+static bool draw_coloured(struct ui *ui, struct review *r, int i, int y, int x, int width)
+{
+	const struct coloured *c = &r->c;
+	if (c->dropped || i >= c->n)
+		return false;
+	const char *col = c->text.data + c->off[i], *plain = line_at(r, i);
+	size_t n = strlen(col), pn = strlen(plain);
+	char *bare = xmalloc(n + 1);
+	bool same = sgr_strip(col, n, bare) == pn && memcmp(bare, plain, pn) == 0;
+	free(bare);
+	if (!same)
+		return false;
+	struct wrx_cell st = {0};
+	int end = x + width;
+	move(y, x);
+	for (size_t at = 0, from = 0;; at++) {
+		size_t len = at < n && col[at] == '\033' ? sgr_at(col + at, n - at) : 0;
+		if (len == 0 && at < n)
+			continue;
+		draw_run(ui, &st, col + from, at - from, end);
+		if (at == n)
+			break;
+		if (col[at + len - 1] == 'K') {
+			/* The rest of the row in the background so far, as a terminal erases it. */
+			int cy, cx, pair = 0;
+			getyx(stdscr, cy, cx);
+			attr_set(ui_cell_attr(ui, &st, false, &pair), 0, &pair);
+			if (cx < end)
+				mvhline(cy, cx, ' ', end - cx);
+		}
+		sgr_apply(&st, col + at, len);
+		at += len - 1;
+		from = at + 1;
+	}
+	attr_set(A_NORMAL, 0, NULL);
+	return true;
+}
+
 static void draw_list(struct ui *ui, struct review *r, int w, int rows, int cur, int lo, int hi)
 {
 	/* The files of the span: in commits mode, the commit's. */
@@ -677,11 +832,13 @@ void review_draw(struct ui *ui)
 		int i = r->top + y;
 		move(1 + y, lw);
 		clrtoeol();
-		if (i < hi) {
+		if (i < hi && !draw_coloured(ui, r, i, 1 + y, lw, w)) {
 			attr_set(line_attr(ui, (enum diff_line)r->kind[i]), 0, NULL);
 			const char *s = line_at(r, i);
 			draw_text(1 + y, lw, w, s, strlen(s));
 			attr_set(A_NORMAL, 0, NULL);
+		} else if (i < hi) {
+			continue;
 		} else if (i == r->n && r->done && r->status != 0 && r->err.len) {
 			attr_set(line_attr(ui, DL_DEL), 0, NULL);
 			draw_text(1 + y, lw, w, r->err.data, strcspn(r->err.data, "\n"));

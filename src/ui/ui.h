@@ -194,7 +194,10 @@ void termclip_close(struct ui *ui);                        /* a read under way e
 /* render.c */
 void render_frame(struct ui *ui);
 /* A colour pair for fg on bg (curses colour numbers, -1: the default); 0 when none is left. */
+struct wrx_cell;
 int ui_colour_pair(struct ui *ui, int fg, int bg);
+/* A cell's style for curses: its attributes, *pair its colours (hl: reversed once more). */
+attr_t ui_cell_attr(struct ui *ui, const struct wrx_cell *c, bool hl, int *pair);
 /* Place every pane in the frame now, sizing each (a new one before it starts). */
 void render_layout(struct ui *ui);
 /* The icon for an agent's status at now (interrupted included); "" for none. */

@@ -150,6 +150,69 @@ t_review_view() {
 	not grep -aq $'\302\233' "$E2E_TMP/outer.log"
 }
 
+# review.pager: the diff coloured by a real filter, line for line (git's
+# contrib diff-highlight, as Debian ships it; delta is not in Debian 12).
+# A filter that changes the number of lines is dropped, with a message; one
+# that writes sequences of its own has its SGR read and nothing else.
+t_review_pager() {
+	review_repo
+	local dh=/usr/share/doc/git/contrib/diff-highlight
+	{ echo '#!/usr/bin/perl'; cat "$dh/DiffHighlight.pm" "$dh/diff-highlight.perl"; } \
+		>"$E2E_TMP/diff-highlight"
+	chmod +x "$E2E_TMP/diff-highlight"
+	echo 'hello world' >"$wt/words.txt"
+	git -C "$wt" add words.txt && git -C "$wt" commit -qm words -- words.txt
+	echo 'hello there' >"$wt/words.txt"
+	printf 'agent: bash\nreview:\n  pager: %s\n' "$E2E_TMP/diff-highlight" \
+		>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 120 30
+	wait_for 'C-b \? help'
+	tm pipe-pane -o "cat >>'$E2E_TMP/outer.log'"
+	prefix 2
+	wait_for '^ 2 feat'
+	prefix D
+	wait_for 'review feat  \[wip\]  6 files'
+	keys /
+	wait_for 'search:'
+	tm send-keys -l 'hello there'
+	keys Enter
+	until_ok 5 top_is '│+hello there'
+	# The changed word in reverse video, on git's green: diff-highlight's mark.
+	until_ok 5 grep -q $'│\033\\[32m+hello \033\\[7m\\?\\(32m\\)\\?there' <(tm capture-pane -p -e)
+	# The escapes of evil.txt are still text: the pager's line is not the file's bytes.
+	keys g
+	wait_for '│\+osc52 \^\[\]52;c;cHduZWQ=\^G title'
+	keys q
+	wait_gone 'review feat'
+	# A filter that drops a line: told, and git's colours instead.
+	printf 'agent: bash\nreview:\n  pager: sed 1d\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wait_for 'config reloaded'
+	prefix D
+	wait_for 'review.pager changed the number of lines; git.s colours instead'
+	wait_for '│\+hello there'
+	keys q
+	# A hostile one: its own OSC 52, title and DCS before every line; only SGR is read.
+	cat >"$E2E_TMP/hostile-pager" <<'EOF'
+#!/bin/sh
+exec sed 's/^/\x1b]52;c;cGFnZXI=\x07\x1b]0;PAGER\x07\x1bP+q\x1b\\\x1b[31m/'
+EOF
+	chmod +x "$E2E_TMP/hostile-pager"
+	echo x | "$E2E_TMP/hostile-pager" | grep -aq $'\033]52;c;cGFnZXI=\a\033]0;PAGER'
+	printf 'agent: bash\nreview:\n  pager: %s\n' "$E2E_TMP/hostile-pager" \
+		>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wait_for 'config reloaded'
+	prefix D
+	wait_for 'review feat  \[wip\]  6 files'
+	wait_for '│diff --git a/b.txt b/b.txt'
+	keys q
+	wait_gone 'review feat'
+	tm pipe-pane
+	test -s "$E2E_TMP/outer.log"
+	not grep -aq $'\033]52;' "$E2E_TMP/outer.log"
+	not grep -aq 'PAGER' "$E2E_TMP/outer.log"
+	not grep -aq $'\033P+q' "$E2E_TMP/outer.log"
+}
+
 # Patch mode stages what git add -p stages for the same answers.
 t_patch_mode() {
 	make_repo
@@ -355,6 +418,7 @@ assert d["other"]["checks"] == "✗" and d["third"] is None, d'
 
 run_test "diff: WIP with untracked files, branch, commits, --stat and --json" t_diff_cli
 run_test "review view: files and diff, hunks, modes, search; escapes drawn as text" t_review_view
+run_test "review.pager colours the diff line for line; a filter that breaks lines is dropped" t_review_pager
 run_test "patch mode: the index git add -p leaves for the same answers" t_patch_mode
 run_test "c commits what is staged; m merges after the preview; review.commit: agent" t_commit_and_merge
 run_test "pr pushes and opens it (recorded gh); list --pr; remove --gone; add --pr" t_pull_requests
