@@ -89,15 +89,23 @@ static void reap(void)
 		int st = 0;
 		for (pp = &children; (c = *pp) != NULL; pp = &c->next) {
 			pid_t r = waitpid(c->pid, &st, WNOHANG);
-			if (r == c->pid || (r < 0 && errno == ECHILD))
+			if (r == c->pid)
 				break;
+			if (r < 0 && errno == ECHILD) {
+				st = -1;
+				break;
+			}
 		}
 		if (c == NULL) {
 			unwatch();
 			return;
 		}
 		*pp = c->next;
-		child_gone(c, WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st));
+		if (st == -1) /* reaped by another: what it did is not known */
+			log_msg("run: child %d was reaped elsewhere", (int)c->pid);
+		child_gone(c, st == -1          ? 127
+			      : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
+						: WEXITSTATUS(st));
 	}
 }
 
