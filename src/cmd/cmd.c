@@ -22,9 +22,9 @@ static int cmd_notify_user(struct cmd_ctx *ctx, int argc, char **argv);
 
 static const struct cmd table[] = {
 	{"add", NULL,
-	 "add <branch> | --pr NUM|URL [--base REF] [-p TEXT | -P FILE] [-a AGENT] [--name HANDLE] "
-	 "[-b] "
-	 "[-S|--no-sandbox] [--remote HOST]",
+	 "add <branch> | --pr NUM|URL [--base REF] [-p TEXT|- | -P FILE] [-a AGENT]... [-n N] "
+	 "[--foreach SPEC] [--branch-template T] [--name HANDLE] [-b] [-S|--no-sandbox] "
+	 "[--remote HOST]",
 	 "create a branch and worktree for a new agent", cmd_add, rpc_cmd_add},
 	{"list", "ls", "list [--json | -q|--quiet | --pr [--json]]", "list the agents", cmd_list,
 	 NULL},

@@ -8,6 +8,7 @@
 #define WRX_CMD_H
 
 #include "../config/config.h"
+#include "../config/foreach.h"
 #include "../git/worktree.h"
 
 #include <json-c/json.h>
@@ -44,6 +45,28 @@ int cmd_open_repo(struct cmd_ctx *ctx, const char *cmd);
 void cmd_ctx_free(struct cmd_ctx *ctx);
 
 int cmd_add(struct cmd_ctx *ctx, int argc, char **argv);
+/*
+ * o's worktree made, its agent told to a running dashboard (or left for
+ * the next) and announced; pr_number > 0: its PR followed (cmd_worktree.c).
+ * 0, or 1 (said).
+ */
+int cmd_add_made(struct cmd_ctx *ctx, const struct add_opts *o, bool background, int pr_number);
+
+/* add for a group (SPEC §11, cmd_group.c). */
+struct add_group {
+	const char *base_name;       /* add's branch argument */
+	struct strlist agents;       /* -a, in order; none: the default agent */
+	int count;                   /* -n */
+	struct foreach each;         /* --foreach, and the prompt file's front matter */
+	struct strlist inputs;       /* -p -: stdin's lines */
+	const char *prompt;          /* its template; NULL: none */
+	const char *branch_template; /* NULL: base_name-agent-num */
+	const char *remote;
+	bool background;
+	struct add_opts o; /* base, sandbox, where the user stands */
+};
+bool cmd_add_is_group(const struct add_group *g);
+int cmd_add_group(struct cmd_ctx *ctx, const struct add_group *g);
 int cmd_egress(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_allow_domain(struct cmd_ctx *ctx, int argc, char **argv);
 /* workrex __proxy: the network proxy alone (cmd_proxy.c). */

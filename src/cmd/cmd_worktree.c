@@ -28,6 +28,21 @@ static char *read_file(const char *path, char **cause)
 	return file_read(path, SIZE_MAX, &text, cause) == 0 ? text : NULL;
 }
 
+/* add -p -: one agent for each line on stdin that is not blank. */
+static void read_inputs(struct strlist *out)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while ((n = getline(&line, &cap, stdin)) > 0) {
+		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (strspn(line, " \t") < (size_t)n)
+			strlist_add(out, line);
+	}
+	free(line);
+}
+
 /*
  * add -p for an agent that exists already: the prompt goes into its
  * running agent, as send delivers it (submitted, or "not submitted").
@@ -64,7 +79,10 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		{"prompt", required_argument, NULL, 'p'},
 		{"prompt-file", required_argument, NULL, 'P'},
 		{"agent", required_argument, NULL, 'a'},
-		{"name", required_argument, NULL, 'n'},
+		{"name", required_argument, NULL, 'H'},
+		{"count", required_argument, NULL, 'n'},
+		{"foreach", required_argument, NULL, 'E'},
+		{"branch-template", required_argument, NULL, 'T'},
 		{"background", no_argument, NULL, 'b'},
 		{"sandbox", no_argument, NULL, 'S'},
 		{"no-sandbox", no_argument, NULL, 'N'},
@@ -82,12 +100,21 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	const struct cmd *self = cmd_find("add");
 	struct add_opts o = {.cwd = ctx->cwd, .sandbox = -1};
 	char *prompt = NULL;
-	bool background = false, new_only = false;
+	bool background = false, new_only = false, from_stdin = false;
 	const char *remote = NULL, *pr = NULL;
-	int c;
+	struct add_group g = {.count = 1};
+	char *cause = NULL;
+	int c, rc = 0;
 	optind = 0;
-	while ((c = getopt_exact(argc, argv, "p:P:a:bSh", opts)) != -1) {
+	while (rc == 0 && (c = getopt_exact(argc, argv, "p:P:a:n:bSh", opts)) != -1) {
 		switch (c) {
+		case 'E':
+			if (foreach_parse(optarg, &g.each, &cause) < 0)
+				rc = cmd_fail("add", "%s", cause);
+			break;
+		case 'T':
+			g.branch_template = optarg;
+			break;
 		case 'r':
 			pr = optarg;
 			break;
@@ -114,29 +141,36 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 			break;
 		case 'p':
 			free(prompt);
-			prompt = xstrdup(optarg);
+			prompt = NULL;
+			from_stdin = !strcmp(optarg, "-");
+			if (!from_stdin)
+				prompt = xstrdup(optarg);
 			break;
 		case 'P': {
-			char *cause = NULL;
 			free(prompt);
-			if ((prompt = read_file(optarg, &cause)) == NULL) {
-				int rc = cmd_fail("add", "%s", cause);
-				free(cause);
-				return rc;
+			const char *body;
+			if ((prompt = read_file(optarg, &cause)) == NULL ||
+			    foreach_front_matter(prompt, &g.each, &body, &cause) < 0) {
+				rc = cmd_fail("add", "%s: %s", optarg, cause);
+				break;
 			}
+			memmove(prompt, body, strlen(body) + 1);
 			break;
 		}
 		case 'a':
-			if (o.agent) {
-				free(prompt);
-				return cmd_fail("add",
-						"-a given twice (%s, %s): one agent CLI an agent; "
-						"add one agent for each",
-						o.agent, optarg);
-			}
+			strlist_add(&g.agents, optarg);
 			o.agent = optarg;
 			break;
-		case 'n':
+		case 'n': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || n < 1)
+				rc = cmd_fail("add", "-n %s: a number of agents, 1 or more",
+					      optarg);
+			g.count = (int)WRX_MIN(n, 1000);
+			break;
+		}
+		case 'H':
 			o.handle = optarg;
 			break;
 		case 'b':
@@ -144,19 +178,45 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 			break;
 		case 'h':
 			printf("usage: workrex %s\n", self->usage);
-			return 0;
+			rc = -1;
+			break;
 		default:
-			free(prompt);
-			return cmd_usage(self);
+			rc = 2;
+			break;
 		}
 	}
-	if (optind != argc - (pr ? 0 : 1) || (pr && remote)) {
+	if (rc == 0 && from_stdin)
+		read_inputs(&g.inputs);
+	if (rc == 0 && (optind != argc - (pr ? 0 : 1) || (pr && remote)))
+		rc = 2;
+	bool group = rc == 0 && (cmd_add_is_group(&g) || from_stdin);
+	if (rc == 0 && group && (pr || o.handle || new_only || o.setup_inside)) {
+		rc = cmd_fail("add", "%s makes one agent, not a group",
+			      pr         ? "--pr"
+			      : o.handle ? "--name"
+					 : "an agent's spawn");
+	} else if (rc == 0 && group) {
+		g.base_name = argv[optind];
+		g.prompt = from_stdin ? "{{ input }}" : prompt;
+		g.remote = remote;
+		g.background = background;
+		g.o = o;
+		if (g.inputs.n == 0 && from_stdin)
+			rc = cmd_fail("add", "-p -: no line on stdin, no agent");
+		else
+			rc = cmd_add_group(ctx, &g);
+	}
+	free(cause);
+	strlist_free(&g.agents);
+	strlist_free(&g.inputs);
+	foreach_free(&g.each);
+	if (rc != 0 || group) {
 		free(prompt);
-		return cmd_usage(self);
+		return rc == 2 ? cmd_usage(self) : rc < 0 ? 0 : rc;
 	}
 	o.branch = pr ? NULL : argv[optind];
 	o.prompt = prompt;
-	int rc = cmd_open_repo(ctx, "add");
+	rc = cmd_open_repo(ctx, "add");
 	if (rc) {
 		free(prompt);
 		return rc;
@@ -233,9 +293,18 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 					o.branch);
 		}
 	}
+	rc = cmd_add_made(ctx, &o, background, pr_number);
+	free(main_branch);
+	free(prompt);
+	return rc;
+}
+
+int cmd_add_made(struct cmd_ctx *ctx, const struct add_opts *o, bool background, int pr_number)
+{
 	struct agent_rec a;
 	char *cause = NULL;
-	if (worktree_add(ctx->repo, &ctx->cfg, &o, &a, &cause) < 0) {
+	int rc;
+	if (worktree_add(ctx->repo, &ctx->cfg, o, &a, &cause) < 0) {
 		if (a.path)
 			rc = cmd_fail("add",
 				      "%s (the worktree %s was created; `workrex rm %s` removes "
@@ -245,12 +314,8 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 			rc = cmd_fail("add", "%s", cause);
 		free(cause);
 		agent_rec_free(&a);
-		free(prompt);
-		free(main_branch);
 		return rc;
 	}
-	free(main_branch);
-	main_branch = NULL;
 	/*
 	 * A sandboxed agent's private git dir, made here rather than on the
 	 * dashboard's loop, which then finds it ready (reads, no writes). A
@@ -280,7 +345,6 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	if (pr_number) /* once the dashboard knows the agent */
 		cmd_pr_track(ctx, a.handle, pr_number);
 	agent_rec_free(&a);
-	free(prompt);
 	return drc < 0 && drc != -ENOENT ? 1 : 0;
 }
 
@@ -334,9 +398,10 @@ static const char *field(json_object *o, const char *key, const char *none)
  */
 static void print_table(json_object *arr, bool status_only, const char *root)
 {
-	enum { HANDLE, BRANCH, STATUS, PANES, BACKEND, AGE, UNMERGED, PATH, NCOLS };
-	static const char *const head[NCOLS] = {"HANDLE",  "BRANCH", "STATUS",   "PANES",
+	enum { HANDLE, BRANCH, GROUP, STATUS, PANES, BACKEND, AGE, UNMERGED, PATH, NCOLS };
+	static const char *const head[NCOLS] = {"HANDLE",  "BRANCH", "GROUP",    "STATUS", "PANES",
 						"BACKEND", "AGE",    "UNMERGED", "PATH"};
+	bool groups = false;
 	size_t rows = json_object_array_length(arr), ncols;
 	char **cell = xcalloc((rows + 1) * NCOLS, sizeof *cell);
 	for (size_t c = 0; c < NCOLS; c++)
@@ -346,6 +411,8 @@ static void print_table(json_object *arr, bool status_only, const char *root)
 		char **row = cell + (r + 1) * NCOLS;
 		row[HANDLE] = xstrdup(field(o, "handle", "?"));
 		row[BRANCH] = xstrdup(field(o, "branch", "(detached)"));
+		row[GROUP] = xstrdup(field(o, "group", "-"));
+		groups |= field(o, "group", NULL) != NULL;
 		row[STATUS] = status_only && field(o, "failure", NULL)
 				      ? xasprintf("%s (%s)", field(o, "status", "-"),
 						  field(o, "failure", NULL))
@@ -381,10 +448,13 @@ static void print_table(json_object *arr, bool status_only, const char *root)
 		paths_differ |= !base || strcmp(base + 1, cell[r * NCOLS + HANDLE]) != 0 ||
 				dir != fdir || strncmp(p, first, dir) != 0;
 	}
-	static const size_t full[] = {HANDLE, BRANCH, STATUS, PANES, BACKEND, AGE, UNMERGED, PATH};
-	static const size_t brief[] = {HANDLE, STATUS};
-	const size_t *cols = status_only ? brief : full;
-	ncols = status_only ? WRX_ARRAY_LEN(brief) : WRX_ARRAY_LEN(full) - !paths_differ;
+	/* GROUP, too, only when an agent is in one (add -n, -a twice, --foreach). */
+	size_t cols[NCOLS];
+	ncols = 0;
+	for (size_t c = 0; c < NCOLS; c++)
+		if (status_only ? c == HANDLE || c == STATUS
+				: (c != GROUP || groups) && (c != PATH || paths_differ))
+			cols[ncols++] = c;
 	size_t width[NCOLS] = {0};
 	for (size_t r = 0; r <= rows; r++)
 		for (size_t k = 0; k < ncols; k++)
@@ -451,6 +521,9 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 			json_object_object_add(o, "handle", json_object_new_string(a->handle));
 			json_object_object_add(
 				o, "branch", a->branch ? json_object_new_string(a->branch) : NULL);
+			if (a->group)
+				json_object_object_add(o, "group",
+						       json_object_new_string(a->group));
 			json_object_object_add(o, "status",
 					       status       ? json_object_new_string(status)
 					       : a->missing ? json_object_new_string("missing")

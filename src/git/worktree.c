@@ -182,8 +182,8 @@ static char *get_key(const struct repo *r, const char *handle, const char *field
 
 static void unset_keys(const struct repo *r, const char *handle, const char *branch)
 {
-	static const char *fields[] = {"branch",  "path",   "agent",  "created",
-				       "sandbox", "number", "remote", "parent"};
+	static const char *fields[] = {"branch", "path",   "agent",  "created", "sandbox",
+				       "number", "remote", "parent", "group"};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
 		char *key = xasprintf("workrex.worktree.%s.%s", handle, fields[i]);
 		repo_config_unset(r, key);
@@ -568,6 +568,8 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 	out->sandbox = o->sandbox;
 	out->parent = o->parent ? xstrdup(o->parent) : NULL;
 	set_key(r, handle, "parent", out->parent);
+	out->group = o->group ? xstrdup(o->group) : NULL;
+	set_key(r, handle, "group", out->group);
 	give_number(r, out);
 	if (o->sandbox >= 0)
 		set_key(r, handle, "sandbox", o->sandbox ? "true" : "false");
@@ -603,6 +605,7 @@ void agent_rec_free(struct agent_rec *a)
 	free(a->base);
 	free(a->remote);
 	free(a->parent);
+	free(a->group);
 	memset(a, 0, sizeof *a);
 }
 
@@ -634,6 +637,7 @@ static void rec_keys(const struct repo *r, struct agent_rec *a)
 	a->number = num ? atoi(num) : 0;
 	free(num);
 	a->parent = get_key(r, a->handle, "parent");
+	a->group = get_key(r, a->handle, "group");
 	if (a->branch) {
 		char *key = xasprintf("branch.%s.workrex-base", a->branch);
 		a->base = repo_config_get(r, key);
@@ -1039,7 +1043,7 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 		goto out;
 	}
 	/* The recorded keys follow; the branch's own config moved with git branch -m. */
-	static const char *fields[] = {"agent", "created", "sandbox", "number", "parent"};
+	static const char *fields[] = {"agent", "created", "sandbox", "number", "parent", "group"};
 	repo_config_begin(r);
 	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
 		char *v = get_key(r, a->handle, fields[i]);

@@ -30,6 +30,7 @@ struct agent_rec {
 	char *remote; /* owned; the server it runs on (remote.hosts), or NULL: here */
 	bool missing; /* its worktree was deleted by hand; git's record and ours remain */
 	char *parent; /* owned; the agent whose spawn_agent made it, or NULL: the user */
+	char *group;  /* owned; the group of the add that made it (add -n, -a twice...), or NULL */
 };
 
 /* "feature/auth" -> "feature-auth"; NULL if nothing usable is left. Caller frees. */
@@ -50,6 +51,7 @@ struct add_opts {
 	int sandbox;        /* 1, 0, or -1: as the config says */
 	bool setup_inside;  /* post_create runs in the agent's sandbox, not here */
 	const char *parent; /* the agent that asked for it (spawn_agent); NULL: the user */
+	const char *group;  /* the group it is one of; NULL: none */
 };
 
 /* Create branch + worktree, copy/symlink files, run post_create, save the prompt. */

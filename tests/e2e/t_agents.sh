@@ -365,8 +365,9 @@ t_unknown_names_are_errors() {
 	# A long option is spelled whole: no abbreviation means another by surprise.
 	not wrx merge --ignore nosuch 2>"$E2E_TMP/err"
 	grep -q 'merge: --ignore is not an option; say --ignore-uncommitted in full' "$E2E_TMP/err"
-	not wrx add -a one -a two nosuch 2>"$E2E_TMP/err"
-	grep -q 'add: -a given twice (one, two)' "$E2E_TMP/err"
+	# -a twice is a group (SPEC §11): of new agents, never one named by --name.
+	not wrx add -a one -a two --name x nosuch 2>"$E2E_TMP/err"
+	grep -q 'add: --name makes one agent, not a group' "$E2E_TMP/err"
 	local rc=0
 	(cd "$repo" && timeout 5 "$WORKREX" wait nosuch) 2>"$E2E_TMP/err" || rc=$?
 	[ "$rc" -eq 1 ]

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Many agents on one task (SPEC §11, issue 31): add makes a group in one
+# call, its prompts and branches rendered from templates, all checked
+# before the first worktree is made.
+. "$(dirname "$0")/lib.sh"
+trap stop EXIT
+
+git_env
+
+# Two stand-in agent CLIs, each saying which it is.
+group_config() {
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<-'YAML'
+		agent: bash
+		agents:
+		  claude-ish: {command: sh, args: [-c, "echo STAND-IN-ONE; exec cat"]}
+		  codex-ish: {command: sh, args: [-c, "echo STAND-IN-TWO; exec cat"]}
+	YAML
+}
+
+prompt_of() { cat "$E2E_TMP/work/proj__worktrees/$1/.workrex/PROMPT-$1.md"; }
+
+# What list --json says of each agent, one line each: handle group agent.
+groups() {
+	wrx list --json | python3 -c '
+import json, sys
+for a in json.load(sys.stdin):
+    print(a["handle"], a.get("group", "-"), a.get("agent", "-"))'
+}
+
+# -a twice: one agent for each CLI, named after it, its prompt rendered.
+t_group_of_clis() {
+	make_repo
+	group_config
+	start_repo 140 40
+	wait_for 'C-b \? help'
+	wrx add fix -a claude-ish -a codex-ish -p 'Fix it as {{ agent }}, number {{ index }}.' \
+		>"$E2E_TMP/out"
+	grep -qx 'group fix: 2 agents' "$E2E_TMP/out"
+	wait_for '^ +[0-9] fix-claude-ish'
+	wait_for '^ +[0-9] fix-codex-ish'
+	[ "$(prompt_of fix-claude-ish)" = 'Fix it as claude-ish, number 0.' ]
+	[ "$(prompt_of fix-codex-ish)" = 'Fix it as codex-ish, number 1.' ]
+	groups >"$E2E_TMP/groups"
+	grep -qx 'fix-claude-ish fix claude-ish' "$E2E_TMP/groups"
+	grep -qx 'fix-codex-ish fix codex-ish' "$E2E_TMP/groups"
+	until_ok 10 grep -q STAND-IN-ONE <(wrx capture fix-claude-ish)
+	until_ok 10 grep -q STAND-IN-TWO <(wrx capture fix-codex-ish)
+	# list shows the group.
+	wrx list >"$E2E_TMP/list"
+	grep -Eq '^fix-codex-ish +fix-codex-ish +fix ' "$E2E_TMP/list"
+	head -1 "$E2E_TMP/list" | grep -Eq 'BRANCH +GROUP +STATUS'
+}
+
+# -n 3 --foreach: the product, six; a prompt file's foreach; -p -'s lines.
+t_group_product() {
+	make_repo
+	group_config
+	wrx add port -n 3 --foreach 'lang:c,go' -p 'Port it to {{ lang }}, try {{ num }}.' -b \
+		>"$E2E_TMP/out"
+	grep -qx 'group port: 6 agents' "$E2E_TMP/out"
+	groups >"$E2E_TMP/groups"
+	[ "$(grep -c ' port ' "$E2E_TMP/groups")" -eq 6 ]
+	[ "$(prompt_of port-1)" = 'Port it to c, try 1.' ]
+	[ "$(prompt_of port-3)" = 'Port it to c, try 3.' ]
+	[ "$(prompt_of port-4)" = 'Port it to go, try 4.' ]
+	[ "$(prompt_of port-6)" = 'Port it to go, try 6.' ]
+	git -C "$repo" rev-parse -q --verify refs/heads/port-6 >/dev/null
+	# The front matter's variables, and --branch-template with one of them.
+	printf -- '---\nforeach:\n  lang: [rust, zig]\n---\nRewrite it in {{ lang }}.\n' \
+		>"$E2E_TMP/task.md"
+	wrx add rw -P "$E2E_TMP/task.md" --branch-template 'rw/{{ lang | slugify }}' -b >/dev/null
+	[ "$(prompt_of rw-rust)" = 'Rewrite it in rust.' ]
+	[ "$(prompt_of rw-zig)" = 'Rewrite it in zig.' ]
+	# One for each line on stdin.
+	printf 'the login page\n\nthe signup page\n' | wrx add todo -p - -b >/dev/null
+	[ "$(prompt_of todo-1)" = 'the login page' ]
+	[ "$(prompt_of todo-2)" = 'the signup page' ]
+	[ "$(groups | grep -c ' todo ')" -eq 2 ]
+}
+
+# A template error, or two agents with one name, is said before anything
+# is made: no branch, no worktree, no record.
+t_group_errors_first() {
+	make_repo
+	group_config
+	git -C "$repo" branch taken-2
+	before=$(git -C "$repo" for-each-ref | wc -l)
+	not wrx add bad -n 2 -p 'Use {{ lnag }} here.' 2>"$E2E_TMP/err"
+	grep -qx "workrex: add: the prompt, at 1:5: unknown variable 'lnag'; no agent was made" \
+		"$E2E_TMP/err"
+	not wrx add bad -n 2 --branch-template '{{ base_name }}-{{ nmu }}' 2>"$E2E_TMP/err"
+	grep -q "add: --branch-template at 1:17: unknown variable 'nmu'" "$E2E_TMP/err"
+	not wrx add bad -n 2 --branch-template '{{ base_name }}' 2>"$E2E_TMP/err"
+	grep -q "add: two agents would be 'bad' (bad, bad)" "$E2E_TMP/err"
+	not wrx add taken -n 3 2>"$E2E_TMP/err"
+	grep -q "add: 'taken-2' exists: a group's agents are all new branches" "$E2E_TMP/err"
+	not wrx add bad --foreach 'lang:' 2>"$E2E_TMP/err"
+	grep -q "add: --foreach: 'lang' has no values" "$E2E_TMP/err"
+	[ "$(git -C "$repo" for-each-ref | wc -l)" -eq "$before" ]
+	[ -z "$(wrx list -q)" ]
+	[ ! -e "$E2E_TMP/work/proj__worktrees" ] || [ -z "$(ls "$E2E_TMP/work/proj__worktrees")" ]
+}
+
+run_test "add -a twice: one agent for each CLI, branch and prompt rendered; list shows the group" t_group_of_clis
+run_test "add -n 3 --foreach makes the product; a prompt file's foreach; -p - a line each" t_group_product
+run_test "a template error or a clash is said before any agent is made" t_group_errors_first
