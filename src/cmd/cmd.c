@@ -47,6 +47,9 @@ static const struct cmd table[] = {
 	 "what an agent changed: uncommitted, its branch, or commit by commit", cmd_diff, NULL},
 	{"pr", NULL, "pr [handle] [--draft | --status]",
 	 "push the agent's branch to review.remote and open its pull request (gh)", cmd_pr, NULL},
+	{"compare", NULL,
+	 "compare <group> [--json | --check [handle] [--if-changed] | --merge HANDLE [-k] [-y]]",
+	 "a group's candidates side by side; run their check; merge the best", cmd_compare, NULL},
 	{"review", NULL, "review <handle> [--comment FILE[:LINE] TEXT | --send]",
 	 "comments for the agent on its changes: list, add, or send them as one message",
 	 cmd_review, NULL},
@@ -289,6 +292,8 @@ json_object *cmd_agent_request(const char *verb, const struct agent_rec *a)
 		json_object_object_add(req, "remote", json_object_new_string(a->remote));
 	if (a->parent)
 		json_object_object_add(req, "parent", json_object_new_string(a->parent));
+	if (a->group)
+		json_object_object_add(req, "group", json_object_new_string(a->group));
 	return req;
 }
 

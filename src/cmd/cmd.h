@@ -66,6 +66,16 @@ struct add_group {
 	struct add_opts o; /* base, sandbox, where the user stands */
 };
 bool cmd_add_is_group(const struct add_group *g);
+
+/* What merging branch into into would bring (merge --preview, compare). */
+struct branch_changes {
+	char *stat; /* owned: git's --shortstat line, or "no changes" */
+	int files, added, deleted;
+	char *runs; /* owned: the files among them the host runs later, ", "-joined; NULL: none */
+};
+void cmd_branch_changes(struct cmd_ctx *ctx, const char *branch, const char *into,
+			struct branch_changes *out);
+void branch_changes_free(struct branch_changes *c);
 int cmd_add_group(struct cmd_ctx *ctx, const struct add_group *g);
 int cmd_egress(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_allow_domain(struct cmd_ctx *ctx, int argc, char **argv);
@@ -92,6 +102,14 @@ int cmd_paste_image(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv);
+/*
+ * The argv that runs argv in a new sandbox with handle's mounts (as
+ * sandbox shell does; no terminal, no network under policy: deny), into
+ * out. 0, or -1 with *cause.
+ */
+int cmd_sandbox_argv(struct cmd_ctx *ctx, const char *handle, char *const *argv,
+		     struct strlist *out, char **cause);
+int cmd_compare(struct cmd_ctx *ctx, int argc, char **argv);
 /* The project's containers removed, when a runtime is installed (shutdown): its status. */
 int cmd_sandbox_end(struct cmd_ctx *ctx);
 int cmd_completions(struct cmd_ctx *ctx, int argc, char **argv);

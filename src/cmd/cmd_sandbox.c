@@ -237,6 +237,25 @@ static int sandbox_shell(struct cmd_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
+int cmd_sandbox_argv(struct cmd_ctx *ctx, const char *handle, char *const *argv,
+		     struct strlist *out, char **cause)
+{
+	struct shell_pane sp;
+	if (agent_pane(ctx, handle, &sp) != 0) {
+		*cause = xstrdup("its sandbox cannot be set up (said above)");
+		return -1;
+	}
+	sp.p.argv = (char **)argv;
+	sp.p.tty = false;
+	sp.p.session = "check";
+	sp.p.offline = strcmp(ctx->cfg.sandbox.network.policy, "deny") == 0;
+	int rc = backend_container.check(&sp.p, cause);
+	if (rc == 0)
+		rc = backend_container.argv(&sp.p, out, cause);
+	shell_pane_free(&sp);
+	return rc < 0 ? -1 : 0;
+}
+
 /* ---- doctor --attack: the user's own proof, from inside their configuration ---- */
 
 /*

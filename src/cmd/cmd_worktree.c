@@ -692,7 +692,20 @@ static int merge_preview(struct cmd_ctx *ctx, const struct agent_rec *a, const c
 		free(main);
 		return rc;
 	}
-	char *range = xasprintf("%s...%s", into, a->branch);
+	struct branch_changes ch;
+	cmd_branch_changes(ctx, a->branch, into, &ch);
+	printf("%s into %s: %s%s%s\n", a->branch, into, ch.stat,
+	       ch.runs ? "; WARNING, runs on the host: " : "", ch.runs ? ch.runs : "");
+	branch_changes_free(&ch);
+	free(main);
+	return 0;
+}
+
+void cmd_branch_changes(struct cmd_ctx *ctx, const char *branch, const char *into,
+			struct branch_changes *out)
+{
+	memset(out, 0, sizeof *out);
+	char *range = xasprintf("%s...%s", into, branch);
 	const char *stat[] = {"diff", "--shortstat", range, "--", NULL};
 	const char *names[] = {"diff", "--name-only", "-z", range, "--", NULL};
 	struct buf st = {0}, nm = {0};
@@ -703,17 +716,40 @@ static int merge_preview(struct cmd_ctx *ctx, const struct agent_rec *a, const c
 	for (size_t off = 0; nm.data && off < nm.len; off += strlen(nm.data + off) + 1)
 		if (runs_on_host(nm.data + off, hooks))
 			buf_addf(&warn, "%s%s", warn.len ? ", " : "", nm.data + off);
-	char *s = st.data ? st.data + strspn(st.data, " ") : "no changes";
-	s[strcspn(s, "\n")] = '\0';
-	printf("%s into %s: %s%s%s\n", a->branch, into, *s ? s : "no changes",
-	       warn.len ? "; WARNING, runs on the host: " : "", warn.len ? warn.data : "");
+	const char *s = st.data ? st.data + strspn(st.data, " ") : "";
+	out->stat = xstrndup(s, strcspn(s, "\n"));
+	if (*out->stat == '\0') {
+		free(out->stat);
+		out->stat = xstrdup("no changes");
+	}
+	/* " 2 files changed, 10 insertions(+), 3 deletions(-)": either count may be missing. */
+	for (const char *p = out->stat; *p;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p) {
+			p++;
+			continue;
+		}
+		p = end + strspn(end, " ");
+		if (!strncmp(p, "file", 4))
+			out->files = (int)v;
+		else if (!strncmp(p, "insertion", 9))
+			out->added = (int)v;
+		else if (!strncmp(p, "deletion", 8))
+			out->deleted = (int)v;
+	}
+	out->runs = warn.data; /* NULL: none */
 	buf_free(&st);
 	buf_free(&nm);
-	buf_free(&warn);
 	free(hooks);
 	free(range);
-	free(main);
-	return 0;
+}
+
+void branch_changes_free(struct branch_changes *c)
+{
+	free(c->stat);
+	free(c->runs);
+	memset(c, 0, sizeof *c);
 }
 
 /*

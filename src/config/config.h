@@ -108,6 +108,8 @@ struct config {
 	struct strlist files_copy, files_symlink;
 	struct strlist post_create, pre_merge, pre_remove;
 	char *merge_strategy;       /* owned: merge, rebase, squash */
+	char *check;                /* owned: a group candidate's check (SPEC §11), or NULL */
+	bool check_required;        /* compare --merge wants it passed */
 	char *review_pager;         /* owned: what colours the review view's diff; NULL: detected */
 	char *review_remote;        /* owned: where pr pushes, add --pr fetches */
 	char *review_commit;        /* owned: user, agent (c in the review view) */

@@ -61,6 +61,11 @@ const struct config_key config_keys[] = {
 	    .help = "run before a worktree is removed"),
 	KEY("merge_strategy", CONFIG_CHOICE, AT(merge_strategy), .def = "merge",
 	    .choices = strategies, .help = "how merge brings the branch back"),
+	KEY("check", CONFIG_STRING, AT(check), .flags = CONFIG_COMMAND, .unset = "none",
+	    .help = "a shell command that says whether a group's candidate is good (make test), "
+		    "run in its worktree, inside its sandbox when it is sandboxed"),
+	KEY("check_required", CONFIG_BOOL, AT(check_required), .def = "false",
+	    .help = "compare --merge refuses a candidate whose check failed or did not run"),
 	SECTION("review", .help = "the review view (C-b D) and workrex diff"),
 	KEY("review.pager", CONFIG_STRING, AT(review_pager), .flags = CONFIG_COMMAND,
 	    .unset = "delta --color-only if delta is on PATH, else git's colours",

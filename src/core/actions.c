@@ -747,6 +747,8 @@ static void do_list(struct act_call *c)
 			exited += session_pane(s, k)->agent == a &&
 				  pane_exited(session_pane(s, k)->term, NULL);
 		json_object_object_add(o, "exited", json_object_new_int(exited));
+		json_object_object_add(o, "egress_refused",
+				       json_object_new_int(a->box.egress_refused));
 		json_object_array_add(arr, o);
 	}
 	json_object *f = json_object_new_object();
@@ -835,8 +837,9 @@ static struct agent *learn(struct act_call *c)
 		a->box.wanted = json_object_get_boolean(sb);
 	const char *remote = str_arg(c, "remote");
 	a->remote.host = remote ? xstrdup(remote) : NULL;
-	const char *parent = str_arg(c, "parent");
+	const char *parent = str_arg(c, "parent"), *group = str_arg(c, "group");
 	a->git.parent = parent ? xstrdup(parent) : NULL;
+	a->git.group = group ? xstrdup(group) : NULL;
 	a->remote.prompt_waits = bool_arg(c, "prompt");
 	return a;
 }
@@ -1374,7 +1377,7 @@ static const struct action table[] = {
 	      {"agent", ARG_STR, false}, {"number", ARG_INT, false}, {"sandbox", ARG_BOOL, false},
 	      {"git_ready", ARG_BOOL, false}, {"focus", ARG_BOOL, false},
 	      {"continue", ARG_BOOL, false}, {"remote", ARG_STR, false},
-	      {"prompt", ARG_BOOL, false}, {"parent", ARG_STR, false}),
+	      {"prompt", ARG_BOOL, false}, {"parent", ARG_STR, false}, {"group", ARG_STR, false}),
 	 DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT | ACT_LEARN, do_open},
 	{"close", "close", ARGS(HANDLE), DOOR_CONTROL | DOOR_AGENT, 0, DOOR_AGENT,
 	 ACT_AGENT | ACT_GONE_OK, do_close},

@@ -23,6 +23,7 @@ void agent_git_release(struct agent_git *g)
 	free(g->branch);
 	free(g->agent);
 	free(g->parent);
+	free(g->group);
 	memset(g, 0, sizeof *g);
 }
 
@@ -64,6 +65,7 @@ void agents_load(struct wrx *w)
 				a->remote.host = as[i].remote ? xstrdup(as[i].remote) : NULL;
 				a->git.missing = as[i].missing;
 				a->git.parent = as[i].parent ? xstrdup(as[i].parent) : NULL;
+				a->git.group = as[i].group ? xstrdup(as[i].group) : NULL;
 				/* One open, which fails but for the few with comments waiting. */
 				a->comments = comments_count(w->root, as[i].handle);
 			}

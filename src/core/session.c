@@ -624,6 +624,8 @@ void session_set_status(struct session *s, struct agent *a, enum wrx_status st)
 	} else if (st == WRX_STATUS_WORKING || st == WRX_STATUS_NONE) {
 		a->attention = false;
 	}
+	if (!same && s->hooks.status)
+		s->hooks.status(s->ui, a);
 	changed(s);
 }
 

@@ -30,6 +30,7 @@ struct agent_git {
 	char *branch;  /* owned; NULL for the home directory */
 	char *agent;   /* owned; what add -a recorded, or NULL: the configured agent */
 	char *parent;  /* owned: the agent whose spawn_agent made it; NULL: the user */
+	char *group;   /* owned: the group of the add that made it (SPEC §11), or NULL */
 	bool worktree; /* an agent's worktree (not the main directory) */
 	bool missing;  /* its worktree was deleted by hand: no pane opens there */
 	bool ready;    /* add prepared its private git dir just now (backends/) */
@@ -93,6 +94,7 @@ struct agent {
 	int npanes;          /* its panes in the session (the session's count) */
 	int comments;        /* review comments waiting for it (the sidebar's ✎N) */
 	uint64_t resumed_at; /* now_ms() when host_resume opened it with its resume flag, or 0 */
+	bool checking, check_again; /* its group's check runs (checks.c); done again meanwhile */
 	struct agent_git git;
 	struct agent_box box;
 	struct agent_remote remote;
@@ -131,6 +133,8 @@ struct session_hooks {
 	void (*attention)(void *ui, struct agent *a, const char *what);
 	/* Its agent's program ended badly (failed, a->failure says how). */
 	void (*agent_failed)(void *ui, struct agent *a);
+	/* a's status changed (a->status is the new one). */
+	void (*status)(void *ui, struct agent *a);
 	/* Extra "K=V" strings for a new pane's environment (NULL-terminated, owned by session). */
 	char **(*pane_env)(void *ui, struct wpane *wp);
 	/*

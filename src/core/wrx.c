@@ -144,6 +144,11 @@ static void hook_agent_failed(void *data, struct agent *a)
 	host_resume_failed(data, a);
 }
 
+static void hook_status(void *data, struct agent *a)
+{
+	checks_status(data, a);
+}
+
 static char **hook_pane_env(void *data, struct wpane *wp)
 {
 	return bridge_pane_env(data, wp);
@@ -183,6 +188,7 @@ static const struct session_hooks session_hooks = {
 	.clipboard = hook_clipboard,
 	.attention = hook_attention,
 	.agent_failed = hook_agent_failed,
+	.status = hook_status,
 	.pane_env = hook_pane_env,
 	.pane_argv = hook_pane_argv,
 };

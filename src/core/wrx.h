@@ -177,6 +177,8 @@ void host_resume_failed(struct wrx *w, struct agent *a);
 void prs_start(struct wrx *w);
 void prs_track(struct wrx *w, struct agent *a, int number);
 void prs_stop(struct wrx *w);
+/* checks.c: a group's candidate that reaches done gets its check (SPEC §11). */
+void checks_status(struct wrx *w, struct agent *a);
 /* Take over the project's running keepers as panes of their agents; how many. */
 int host_attach(struct wrx *w);
 /* The lowest pane id no keeper of the project has. */

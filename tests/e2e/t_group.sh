@@ -102,6 +102,70 @@ t_group_errors_first() {
 	[ ! -e "$E2E_TMP/work/proj__worktrees" ] || [ -z "$(ls "$E2E_TMP/work/proj__worktrees")" ]
 }
 
+# Three candidates solve it three ways; the check passes for one. It ran
+# when each reached done, on the host; compare shows it; check_required
+# refuses a failed one; --merge lands the winner and leaves nothing of the
+# others: no worktree, branch, keeper, record.
+t_group_compare_merge() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<-'YAML'
+		agent: bash
+		check: 'echo "ran in $PWD on $(cat /etc/hostname)"; grep -qx good solution.txt'
+	YAML
+	start_repo 160 40
+	wait_for 'C-b \? help'
+	wrx add best -n 3 -b >/dev/null
+	wait_for '^ +[0-9] best-3'
+	local w=$E2E_TMP/work/proj__worktrees k
+	for k in 1 2 3; do
+		if [ "$k" = 2 ]; then echo good; else echo "bad $k"; fi >"$w/best-$k/solution.txt"
+		git -C "$w/best-$k" add solution.txt
+		git -C "$w/best-$k" commit -qm "solution $k"
+		# The agent says it is done, from its own pane, as its hooks would.
+		wrx send "best-$k" 'workrex set-status done'
+	done
+	checks() {
+		wrx compare best --json | python3 -c '
+import json, sys
+for c in json.load(sys.stdin):
+    k = c["check"] or {}
+    print(c["handle"], c["status"], k.get("state"), k.get("where"), k.get("current"), c["files"], c["added"])'
+	}
+	until_ok 30 grep -q 'best-3 done failed' <(checks)
+	until_ok 30 grep -q 'best-1 done failed' <(checks)
+	until_ok 30 grep -q 'best-2 done passed' <(checks)
+	checks >"$E2E_TMP/checks"
+	grep -qx 'best-2 done passed host True 1 1' "$E2E_TMP/checks"
+	wrx compare best --json | grep -q "ran in $w/best-2 on $(cat /etc/hostname)"
+	wrx compare best >"$E2E_TMP/table"
+	grep -Eq '^best-2 +bash +done +[0-9]+m[0-9]+s +1 \+1 -0 +passed \(host\)' "$E2E_TMP/table"
+	# A check again of what it checked runs nothing; a change, and it runs.
+	wrx compare best --check best-2 --if-changed >"$E2E_TMP/out"
+	[ ! -s "$E2E_TMP/out" ]
+	echo more >>"$w/best-2/notes.txt"
+	wrx compare best --check best-2 --if-changed | grep -q 'best-2: check passed (exit 0'
+	rm "$w/best-2/notes.txt"
+	# check_required: a failed one is refused, nothing merged.
+	printf 'check_required: true\n' >>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	not wrx compare best --merge best-1 -y 2>"$E2E_TMP/err"
+	grep -q 'compare: best-1: its check did not pass, and check_required is true' "$E2E_TMP/err"
+	git -C "$repo" log --oneline main >"$E2E_TMP/log"
+	not grep -q 'solution' "$E2E_TMP/log"
+	# The winner: merged; the others removed, with their work.
+	wrx compare best --check best-2 >/dev/null
+	wrx compare best --merge best-2 -y >"$E2E_TMP/out"
+	git -C "$repo" log --oneline main | grep -q 'solution 2'
+	[ "$(cat "$repo/solution.txt")" = good ]
+	wait_gone '^ +[0-9] best-'
+	[ -z "$(git -C "$repo" branch --list 'best-*')" ]
+	[ -z "$(ls "$w")" ]
+	[ -z "$(git -C "$repo" config --get-regexp '^workrex\.worktree\.best-' || true)" ]
+	until_ok 10 nkeepers 1
+	[ -z "$(wrx list -q)" ]
+}
+
 run_test "add -a twice: one agent for each CLI, branch and prompt rendered; list shows the group" t_group_of_clis
 run_test "add -n 3 --foreach makes the product; a prompt file's foreach; -p - a line each" t_group_product
 run_test "a template error or a clash is said before any agent is made" t_group_errors_first
+run_test "three candidates: the check ran at done; compare shows it; --merge keeps the winner only" t_group_compare_merge

@@ -395,6 +395,42 @@ t_sandbox_commits_merge_three_ways() {
 	git -C "$repo" fsck --strict
 }
 
+# A sandboxed candidate's check runs in a sandbox with its mounts, never on
+# the host: the host's secrets are not there, podman's marker is.
+t_group_check_in_its_sandbox() {
+	make_repo
+	plant_secrets
+	global_config
+	cat >>"$XDG_CONFIG_HOME/workrex/config.yaml" <<-'YAML'
+		check: 'test -f /run/.containerenv && echo IN-A-CONTAINER; cat ~/.ssh/id_ed25519; grep -qx good solution.txt'
+	YAML
+	wrx add cand -n 2 -S -b >/dev/null
+	local w
+	w=$(cd "$repo/../proj__worktrees" && pwd)
+	echo good >"$w/cand-1/solution.txt"
+	echo bad >"$w/cand-2/solution.txt"
+	wrx compare cand --check >"$E2E_TMP/out"
+	grep -q '^cand-1: check passed (exit 0, [0-9]*s, sandbox)' "$E2E_TMP/out"
+	grep -q '^cand-2: check failed (exit 1, [0-9]*s, sandbox)' "$E2E_TMP/out"
+	wrx compare cand --json >"$E2E_TMP/json"
+	python3 - "$E2E_TMP/json" <<-'PY'
+		import json, sys
+		c = {x["handle"]: x for x in json.load(open(sys.argv[1]))}
+		for h in ("cand-1", "cand-2"):
+		    k = c[h]["check"]
+		    assert c[h]["sandboxed"] and k["where"] == "sandbox", c[h]
+		    assert "IN-A-CONTAINER" in k["output"], k
+		    assert "PRIVATE-KEY" not in k["output"], k
+		assert c["cand-1"]["check"]["state"] == "passed"
+		assert c["cand-2"]["check"]["state"] == "failed"
+	PY
+	# The same command on the host would have read the key: it was not run there.
+	grep -q PRIVATE-KEY "$HOME/.ssh/id_ed25519"
+	# Its sandboxes went with it.
+	[ -z "$(podman ps -a --filter "label=workrex.project=$repo" \
+		--filter label=workrex.session=check --format '{{.Names}}')" ]
+}
+
 run_test "a sandboxed agent sees only its work: secrets hidden, git metadata read-only, commits land, status works" t_sandboxed_agent_sees_only_its_work
 run_test "a sandboxed agent outlives a killed dashboard in its container; a dead keeper's container goes" t_sandboxed_agent_outlives_the_dashboard
 run_test "shutdown -y ends the project's containers with its programs" t_shutdown_ends_containers
@@ -404,3 +440,4 @@ run_test "a known agent in a sandbox: approval flag, read-only settings, a priva
 run_test "sandbox init-dockerfile, build (from the dashboard's command line), shell, doctor" t_sandbox_commands
 run_test "refusals (cap_add, engine socket) and a missing runtime are clear; nothing starts" t_refusals_and_a_missing_runtime
 run_test "commits made inside: list, merge three ways, a conflict, remove" t_sandbox_commits_merge_three_ways
+run_test "a group candidate in a sandbox is checked in a sandbox, not on the host" t_group_check_in_its_sandbox

@@ -1,0 +1,71 @@
+/*
+ * checks.c - a group's candidate is checked when it reaches done (SPEC
+ * §11): the project's `check` in its worktree, or in its sandbox, by a
+ * child, `workrex compare GROUP --check HANDLE --if-changed`, never on
+ * the loop; the child runs nothing when the last check saw the worktree
+ * as it is. One child an agent: done again while it runs, it runs once
+ * more after. What it found is the child's record (git/checks.h), for
+ * compare to show.
+ */
+#include "../util/log.h"
+#include "../util/util.h"
+#include "run.h"
+#include "wrx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What the child's end finds its agent by: never a pointer that may have gone. */
+struct checking {
+	struct wrx *w;
+	char *handle; /* owned */
+};
+
+static void start(struct wrx *w, struct agent *a);
+
+static void checked(void *arg, int status, const char *output, const char *last)
+{
+	struct checking *k = arg;
+	struct wrx *w = k->w;
+	struct agent *a = !w->quitting && w->s ? session_find_agent(w->s, k->handle) : NULL;
+	(void)output;
+	if (status != 0)
+		log_msg("check: %s: %s", k->handle, last);
+	if (a) {
+		a->checking = false;
+		if (a->check_again && a->status == WRX_STATUS_DONE)
+			start(w, a);
+		a->check_again = false;
+	}
+	free(k->handle);
+	free(k);
+}
+
+static void start(struct wrx *w, struct agent *a)
+{
+	struct checking *k = xcalloc(1, sizeof *k);
+	k->w = w;
+	k->handle = xstrdup(a->handle);
+	char *const argv[] = {w->self_exe, "compare",      a->git.group, "--check",
+			      a->handle,   "--if-changed", NULL};
+	struct run_opts o = {.argv = argv, .cwd = w->root, .done = checked, .arg = k};
+	int rc = run_start(w->loop, &o);
+	if (rc < 0) {
+		log_msg("check: %s: %s", a->handle, uv_strerror(rc));
+		free(k->handle);
+		free(k);
+		return;
+	}
+	a->checking = true;
+}
+
+void checks_status(struct wrx *w, struct agent *a)
+{
+	if (a->status != WRX_STATUS_DONE || a->git.group == NULL || w->cfg.check == NULL ||
+	    a->remote.host || w->helper)
+		return;
+	if (a->checking)
+		a->check_again = true;
+	else
+		start(w, a);
+}
