@@ -23,7 +23,8 @@ static int cmd_notify_user(struct cmd_ctx *ctx, int argc, char **argv);
 static const struct cmd table[] = {
 	{"add", NULL,
 	 "add <branch> | --pr NUM|URL [--base REF] [-p TEXT|- | -P FILE] [-a AGENT]... [-n N] "
-	 "[--foreach SPEC] [--branch-template T] [--name HANDLE] [-b] [-S|--no-sandbox] "
+	 "[--foreach SPEC] [--branch-template T] [--max-concurrent K] [--name HANDLE] [-b] "
+	 "[-S|--no-sandbox] "
 	 "[--remote HOST]",
 	 "create a branch and worktree for a new agent", cmd_add, rpc_cmd_add},
 	{"list", "ls", "list [--json | -q|--quiet | --pr [--json]]", "list the agents", cmd_list,
@@ -56,8 +57,8 @@ static const struct cmd table[] = {
 	{"path", NULL, "path [handle]", "print an agent's worktree directory", cmd_path, NULL},
 	{"sync-files", NULL, "sync-files [handle... | --all]",
 	 "copy files.copy and link files.symlink into worktrees again", cmd_sync_files, NULL},
-	{"open", NULL, "open [handle] [-c|--continue]", "open an agent's panes in the dashboard",
-	 cmd_open, NULL},
+	{"open", NULL, "open [handle] [-c|--continue] [-b]",
+	 "open an agent's panes in the dashboard", cmd_open, NULL},
 	{"attach", NULL, "attach <handle>",
 	 "the agent's pane in this terminal, from its keeper (C-b d detaches)", cmd_attach, NULL},
 	{"watch", NULL, "watch <handle>", "the agent's pane in this terminal, read-only (q leaves)",
@@ -294,6 +295,11 @@ json_object *cmd_agent_request(const char *verb, const struct agent_rec *a)
 		json_object_object_add(req, "parent", json_object_new_string(a->parent));
 	if (a->group)
 		json_object_object_add(req, "group", json_object_new_string(a->group));
+	if (a->max_concurrent > 0)
+		json_object_object_add(req, "max_concurrent",
+				       json_object_new_int(a->max_concurrent));
+	if (a->queued)
+		json_object_object_add(req, "queued", json_object_new_boolean(1));
 	return req;
 }
 

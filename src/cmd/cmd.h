@@ -62,6 +62,7 @@ struct add_group {
 	const char *prompt;          /* its template; NULL: none */
 	const char *branch_template; /* NULL: base_name-agent-num */
 	const char *remote;
+	int max_concurrent; /* --max-concurrent; 0: all at once */
 	bool background;
 	struct add_opts o; /* base, sandbox, where the user stands */
 };

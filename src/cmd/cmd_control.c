@@ -42,11 +42,13 @@ static int print_data(struct cmd_ctx *ctx, const char *what, json_object *req)
 
 int cmd_open(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	bool cont = false;
+	bool cont = false, background = false;
 	const char *name = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--continue"))
 			cont = true;
+		else if (!strcmp(argv[i], "-b") || !strcmp(argv[i], "--background"))
+			background = true;
 		else if (argv[i][0] == '-' || name)
 			return cmd_usage(cmd_find("open"));
 		else
@@ -56,8 +58,11 @@ int cmd_open(struct cmd_ctx *ctx, int argc, char **argv)
 	int rc = cmd_which_agent(ctx, "open", name, &a);
 	if (rc)
 		return rc;
+	/* Opened by hand or by its group's queue, it waits no more. */
+	if (a.queued && agent_unqueue(ctx->repo, a.handle) == 0)
+		a.queued = false;
 	json_object *req = cmd_agent_request("open", &a);
-	json_object_object_add(req, "focus", json_object_new_boolean(1));
+	json_object_object_add(req, "focus", json_object_new_boolean(!background));
 	json_object_object_add(req, "continue", json_object_new_boolean(cont));
 	rc = cmd_dashboard(ctx, "open", req, NULL);
 	json_object_put(req);

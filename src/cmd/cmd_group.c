@@ -29,7 +29,7 @@ struct candidate {
 bool cmd_add_is_group(const struct add_group *g)
 {
 	return g->agents.n > 1 || g->count > 1 || g->each.n > 0 || g->inputs.n > 0 ||
-	       g->branch_template;
+	       g->branch_template || g->max_concurrent > 0;
 }
 
 static void candidates_free(struct candidate *c, size_t n)
@@ -142,6 +142,9 @@ int cmd_add_group(struct cmd_ctx *ctx, const struct add_group *g)
 		o.prompt = c[k].prompt;
 		o.group = g->base_name;
 		o.agent = c[k].agent ? c[k].agent : agentcmd_default(&ctx->cfg);
+		/* Past the limit: made, and waiting for a slot (a dashboard's queue, core/queue.c). */
+		o.max_concurrent = g->max_concurrent;
+		o.queued = g->max_concurrent > 0 && k >= (size_t)g->max_concurrent;
 		/* The first takes the focus, unless -b; the rest open behind it. */
 		if (cmd_add_made(ctx, &o, g->background || k > 0, 0) != 0)
 			break;

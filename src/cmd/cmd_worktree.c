@@ -83,6 +83,7 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		{"count", required_argument, NULL, 'n'},
 		{"foreach", required_argument, NULL, 'E'},
 		{"branch-template", required_argument, NULL, 'T'},
+		{"max-concurrent", required_argument, NULL, 'M'},
 		{"background", no_argument, NULL, 'b'},
 		{"sandbox", no_argument, NULL, 'S'},
 		{"no-sandbox", no_argument, NULL, 'N'},
@@ -115,6 +116,16 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		case 'T':
 			g.branch_template = optarg;
 			break;
+		case 'M': {
+			char *end;
+			long k = strtol(optarg, &end, 10);
+			if (*end || k < 1)
+				rc = cmd_fail("add",
+					      "--max-concurrent %s: a number of agents, 1 or more",
+					      optarg);
+			g.max_concurrent = (int)WRX_MIN(k, 1000);
+			break;
+		}
 		case 'r':
 			pr = optarg;
 			break;
@@ -339,9 +350,10 @@ int cmd_add_made(struct cmd_ctx *ctx, const struct add_opts *o, bool background,
 	int drc = cmd_dashboard(ctx, "add", req, NULL);
 	json_object_put(req);
 	printf("created %s (%s) at %s%s\n", a.handle, a.branch, a.path,
-	       drc == -ENOENT ? "; no dashboard runs, the next one lists it"
-	       : dashboard    ? ""
-			      : "; no dashboard runs; its agent does (workrex shows it)");
+	       a.queued         ? "; it waits for its group's slot (--max-concurrent)"
+	       : drc == -ENOENT ? "; no dashboard runs, the next one lists it"
+	       : dashboard      ? ""
+				: "; no dashboard runs; its agent does (workrex shows it)");
 	if (pr_number) /* once the dashboard knows the agent */
 		cmd_pr_track(ctx, a.handle, pr_number);
 	agent_rec_free(&a);

@@ -840,6 +840,9 @@ static struct agent *learn(struct act_call *c)
 	const char *parent = str_arg(c, "parent"), *group = str_arg(c, "group");
 	a->git.parent = parent ? xstrdup(parent) : NULL;
 	a->git.group = group ? xstrdup(group) : NULL;
+	json_object *limit = arg(c, "max_concurrent");
+	if (limit && json_object_is_type(limit, json_type_int))
+		a->git.max_concurrent = json_object_get_int(limit);
 	a->remote.prompt_waits = bool_arg(c, "prompt");
 	return a;
 }
@@ -873,6 +876,13 @@ static void do_open(struct act_call *c)
 	c->a = a;
 	if (c->handle == NULL)
 		c->handle = xstrdup(a->handle); /* learned: a question checks it is still there */
+	/* Made to wait for its group's slot: shown, no panes; the queue opens it (queue.c). */
+	a->git.queued = bool_arg(c, "queued");
+	if (a->git.queued) {
+		queue_run(c->w, a->git.group);
+		act_ok(c, NULL);
+		return;
+	}
 	/*
 	 * Lima shares directories, not files: its VM gets the git metadata
 	 * writable. The first sandboxed agent there asks the user to accept
@@ -1377,7 +1387,8 @@ static const struct action table[] = {
 	      {"agent", ARG_STR, false}, {"number", ARG_INT, false}, {"sandbox", ARG_BOOL, false},
 	      {"git_ready", ARG_BOOL, false}, {"focus", ARG_BOOL, false},
 	      {"continue", ARG_BOOL, false}, {"remote", ARG_STR, false},
-	      {"prompt", ARG_BOOL, false}, {"parent", ARG_STR, false}, {"group", ARG_STR, false}),
+	      {"prompt", ARG_BOOL, false}, {"parent", ARG_STR, false}, {"group", ARG_STR, false},
+	      {"max_concurrent", ARG_INT, false}, {"queued", ARG_BOOL, false}),
 	 DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT | ACT_LEARN, do_open},
 	{"close", "close", ARGS(HANDLE), DOOR_CONTROL | DOOR_AGENT, 0, DOOR_AGENT,
 	 ACT_AGENT | ACT_GONE_OK, do_close},

@@ -66,6 +66,8 @@ void agents_load(struct wrx *w)
 				a->git.missing = as[i].missing;
 				a->git.parent = as[i].parent ? xstrdup(as[i].parent) : NULL;
 				a->git.group = as[i].group ? xstrdup(as[i].group) : NULL;
+				a->git.max_concurrent = as[i].max_concurrent;
+				a->git.queued = as[i].queued;
 				/* One open, which fails but for the few with comments waiting. */
 				a->comments = comments_count(w->root, as[i].handle);
 			}

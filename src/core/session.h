@@ -27,13 +27,16 @@ enum wrx_layout { WRX_LAYOUT_TILE, WRX_LAYOUT_GRID, WRX_LAYOUT_FULL, WRX_LAYOUT_
 
 /* What the repository records of it (agents.c reads it; agent_git_release). */
 struct agent_git {
-	char *branch;  /* owned; NULL for the home directory */
-	char *agent;   /* owned; what add -a recorded, or NULL: the configured agent */
-	char *parent;  /* owned: the agent whose spawn_agent made it; NULL: the user */
-	char *group;   /* owned: the group of the add that made it (SPEC §11), or NULL */
-	bool worktree; /* an agent's worktree (not the main directory) */
-	bool missing;  /* its worktree was deleted by hand: no pane opens there */
-	bool ready;    /* add prepared its private git dir just now (backends/) */
+	char *branch;       /* owned; NULL for the home directory */
+	char *agent;        /* owned; what add -a recorded, or NULL: the configured agent */
+	char *parent;       /* owned: the agent whose spawn_agent made it; NULL: the user */
+	char *group;        /* owned: the group of the add that made it (SPEC §11), or NULL */
+	int max_concurrent; /* its group's limit of agents at work; 0: none */
+	bool queued;        /* it waits for a slot of its group (queue.c): no panes yet */
+	bool opening;       /* the queue opens it now: its slot is taken */
+	bool worktree;      /* an agent's worktree (not the main directory) */
+	bool missing;       /* its worktree was deleted by hand: no pane opens there */
+	bool ready;         /* add prepared its private git dir just now (backends/) */
 };
 void agent_git_release(struct agent_git *g);
 

@@ -111,6 +111,8 @@ static void hook_pane_gone(void *data, struct wpane *wp)
 	struct wrx *w = data;
 	bridge_pane_gone(w, wp);
 	host_pane_gone(w, wp);
+	if (wp->agent->git.group && session_agent_panes(w->s, wp->agent) <= 1)
+		queue_run(w, wp->agent->git.group); /* its last pane: a slot, maybe */
 	if (w->hooks->pane_gone)
 		w->hooks->pane_gone(w->ui, wp);
 	wrx_relayout(w);
@@ -147,6 +149,8 @@ static void hook_agent_failed(void *data, struct agent *a)
 static void hook_status(void *data, struct agent *a)
 {
 	checks_status(data, a);
+	if (a->git.group)
+		queue_run(data, a->git.group);
 }
 
 static char **hook_pane_env(void *data, struct wpane *wp)

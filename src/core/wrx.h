@@ -179,6 +179,11 @@ void prs_track(struct wrx *w, struct agent *a, int number);
 void prs_stop(struct wrx *w);
 /* checks.c: a group's candidate that reaches done gets its check (SPEC §11). */
 void checks_status(struct wrx *w, struct agent *a);
+/*
+ * queue.c: add --max-concurrent's waiting agents, each opened when its
+ * group has a slot (fewer than its limit at work); group NULL: every group.
+ */
+void queue_run(struct wrx *w, const char *group);
 /* Take over the project's running keepers as panes of their agents; how many. */
 int host_attach(struct wrx *w);
 /* The lowest pane id no keeper of the project has. */

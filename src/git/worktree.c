@@ -182,8 +182,9 @@ static char *get_key(const struct repo *r, const char *handle, const char *field
 
 static void unset_keys(const struct repo *r, const char *handle, const char *branch)
 {
-	static const char *fields[] = {"branch", "path",   "agent",  "created", "sandbox",
-				       "number", "remote", "parent", "group"};
+	static const char *fields[] = {"branch",  "path",           "agent",  "created",
+				       "sandbox", "number",         "remote", "parent",
+				       "group",   "max-concurrent", "queued"};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
 		char *key = xasprintf("workrex.worktree.%s.%s", handle, fields[i]);
 		repo_config_unset(r, key);
@@ -570,6 +571,15 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 	set_key(r, handle, "parent", out->parent);
 	out->group = o->group ? xstrdup(o->group) : NULL;
 	set_key(r, handle, "group", out->group);
+	out->max_concurrent = o->max_concurrent;
+	out->queued = o->queued;
+	if (o->max_concurrent > 0) {
+		char limit[16];
+		snprintf(limit, sizeof limit, "%d", o->max_concurrent);
+		set_key(r, handle, "max-concurrent", limit);
+	}
+	if (o->queued)
+		set_key(r, handle, "queued", "true");
 	give_number(r, out);
 	if (o->sandbox >= 0)
 		set_key(r, handle, "sandbox", o->sandbox ? "true" : "false");
@@ -609,6 +619,14 @@ void agent_rec_free(struct agent_rec *a)
 	memset(a, 0, sizeof *a);
 }
 
+int agent_unqueue(const struct repo *r, const char *handle)
+{
+	char *key = xasprintf("workrex.worktree.%s.queued", handle);
+	int rc = repo_config_unset(r, key);
+	free(key);
+	return rc;
+}
+
 static void rec_keys(const struct repo *r, struct agent_rec *a);
 
 /* Fill a record for a linked worktree (recorded by workrex or not). */
@@ -638,6 +656,12 @@ static void rec_keys(const struct repo *r, struct agent_rec *a)
 	free(num);
 	a->parent = get_key(r, a->handle, "parent");
 	a->group = get_key(r, a->handle, "group");
+	char *limit = get_key(r, a->handle, "max-concurrent"),
+	     *queued = get_key(r, a->handle, "queued");
+	a->max_concurrent = limit ? atoi(limit) : 0;
+	a->queued = queued && !strcmp(queued, "true");
+	free(limit);
+	free(queued);
 	if (a->branch) {
 		char *key = xasprintf("branch.%s.workrex-base", a->branch);
 		a->base = repo_config_get(r, key);
@@ -1043,7 +1067,8 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 		goto out;
 	}
 	/* The recorded keys follow; the branch's own config moved with git branch -m. */
-	static const char *fields[] = {"agent", "created", "sandbox", "number", "parent", "group"};
+	static const char *fields[] = {"agent",  "created", "sandbox",        "number",
+				       "parent", "group",   "max-concurrent", "queued"};
 	repo_config_begin(r);
 	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
 		char *v = get_key(r, a->handle, fields[i]);

@@ -31,6 +31,8 @@ struct agent_rec {
 	bool missing; /* its worktree was deleted by hand; git's record and ours remain */
 	char *parent; /* owned; the agent whose spawn_agent made it, or NULL: the user */
 	char *group;  /* owned; the group of the add that made it (add -n, -a twice...), or NULL */
+	int max_concurrent; /* its group's: at most this many work at once; 0: no limit */
+	bool queued;        /* it waits for its group's slot: no panes until then */
 };
 
 /* "feature/auth" -> "feature-auth"; NULL if nothing usable is left. Caller frees. */
@@ -52,6 +54,8 @@ struct add_opts {
 	bool setup_inside;  /* post_create runs in the agent's sandbox, not here */
 	const char *parent; /* the agent that asked for it (spawn_agent); NULL: the user */
 	const char *group;  /* the group it is one of; NULL: none */
+	int max_concurrent; /* the group's limit (add --max-concurrent); 0: none */
+	bool queued;        /* made to wait for a slot */
 };
 
 /* Create branch + worktree, copy/symlink files, run post_create, save the prompt. */
@@ -76,6 +80,8 @@ int agent_find(const struct repo *r, const char *name, const char *cwd, struct a
 /* Every agent worktree (the main worktree excluded). */
 int agent_list(const struct repo *r, struct agent_rec **out, size_t *n, char **cause);
 void agent_rec_free(struct agent_rec *a);
+/* handle waits no more (its panes open now): its record says so. 0 or -errno. */
+int agent_unqueue(const struct repo *r, const char *handle);
 
 /*
  * Called once every check has passed, just before anything changes: the

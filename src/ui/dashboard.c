@@ -704,6 +704,7 @@ int dashboard_run(const struct dashboard_opts *opts)
 	ui->layout_dirty = true;
 	render_frame(ui); /* sizes the area before the first pane starts */
 	host_resume(ui->w);
+	queue_run(ui->w, NULL); /* add --max-concurrent's agents that wait, when a slot is free */
 	/* The project's own shell, unless a keeper still runs it. */
 	if (session_agent_panes(ui->w->s, session_agent(ui->w->s, 0)) == 0)
 		open_shell(ui, session_agent(ui->w->s, 0));

@@ -511,6 +511,8 @@ static const char *agent_note(const struct agent *a)
 {
 	if (a->git.missing)
 		return "worktree gone (rm)";
+	if (a->git.queued)
+		return "queued for a slot"; /* (the sidebar is narrow) */
 	return a->title ? a->title : a->failure ? a->failure : a->note;
 }
 
@@ -569,7 +571,8 @@ static int sidebar_agent(struct ui *ui, struct agent *ag, bool full, int y, int 
 	const char *note = agent_note(ag);
 	if (note && y < h) {
 		/* The agent's own words are marked as its: no row of theirs passes for another. */
-		bool own = !ag->git.missing && (ag->title || (!ag->failure && ag->note));
+		bool own = !ag->git.missing && !ag->git.queued &&
+			   (ag->title || (!ag->failure && ag->note));
 		char *trow = xasprintf(own ? "   \u00bb %s" : "   %s", note);
 		ui->sidebar_rows[y] = session_agent_pane(s, ag);
 		put_text(y++, 0, w, trow, A_DIM);

@@ -165,7 +165,49 @@ for c in json.load(sys.stdin):
 	[ -z "$(wrx list -q)" ]
 }
 
+# --max-concurrent 2 with six: the rest wait, shown; each done lets the
+# next open, in order; a sampler of the statuses never sees three at work.
+t_group_max_concurrent() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<-'YAML'
+		agent: worker
+		agents:
+		  worker: {command: sh, args: [-c, "workrex set-status working; exec bash"]}
+	YAML
+	start_repo 160 50
+	wait_for 'C-b \? help'
+	wrx add job -n 6 --max-concurrent 2 -b >"$E2E_TMP/out"
+	[ "$(grep -c "waits for its group's slot" "$E2E_TMP/out")" -eq 4 ]
+	wait_for '^   queued for a slot'
+	state() {
+		wrx list --json | python3 -c '
+import json, sys
+a = [x for x in json.load(sys.stdin) if x.get("group") == "job"]
+print(sum(x["status"] == "working" for x in a), sum(x["status"] == "done" for x in a),
+      " ".join(x["handle"] for x in a if x["status"] == "working"))'
+	}
+	# Every 0.2 s until it ends: how many are at work.
+	(while :; do state | cut -d' ' -f1 >>"$E2E_TMP/samples"; sleep 0.2; done) &
+	local sampler=$! round h
+	for round in 1 2 3 4 5 6; do
+		# The oldest at work first: job-1, job-2, then each as it opened.
+		h=job-$round
+		until_ok 20 grep -qw "$h" <(state)
+		sleep 0.5 # for the sampler to see the slots full
+		wrx send "$h" 'workrex set-status done'
+		until_ok 20 grep -q "^[0-9] $round " <(state)
+	done
+	kill "$sampler"
+	wait "$sampler" 2>/dev/null || true
+	state >"$E2E_TMP/end"
+	grep -q '^0 6 ' "$E2E_TMP/end"
+	sort -n "$E2E_TMP/samples" | tail -1 | grep -qx 2
+	[ "$(grep -c . "$E2E_TMP/samples")" -ge 8 ]
+}
+
 run_test "add -a twice: one agent for each CLI, branch and prompt rendered; list shows the group" t_group_of_clis
 run_test "add -n 3 --foreach makes the product; a prompt file's foreach; -p - a line each" t_group_product
 run_test "a template error or a clash is said before any agent is made" t_group_errors_first
 run_test "three candidates: the check ran at done; compare shows it; --merge keeps the winner only" t_group_compare_merge
+run_test "--max-concurrent 2 of 6: never three at work; each done opens the next, in order" t_group_max_concurrent

@@ -1,0 +1,105 @@
+/*
+ * queue.c - add --max-concurrent (SPEC §11): a group's agents past its
+ * limit are made and shown, and wait; each opens, in the order add made
+ * them, when fewer than the limit of its group are at work. At work: open
+ * (panes) and neither done nor failed. A slot frees when a status says
+ * so, or a pane goes; an agent that waits, opened by hand, simply runs.
+ *
+ * The open is a child, `workrex open -b HANDLE`: it clears the record's
+ * "queued" (a git config write, never on the loop) and asks this
+ * dashboard to open the panes, as a user's open does. The queue is the
+ * dashboard's: with none running, those that wait wait for the next.
+ */
+#include "../util/log.h"
+#include "../util/util.h"
+#include "run.h"
+#include "wrx.h"
+
+#include <string.h>
+
+static bool at_work(struct wrx *w, const struct agent *a)
+{
+	return !a->git.queued && (a->git.opening || session_agent_panes(w->s, a) > 0) &&
+	       a->status != WRX_STATUS_DONE && a->status != WRX_STATUS_FAILED;
+}
+
+/* What the child's end finds its agent by: never a pointer that may have gone. */
+struct opening {
+	struct wrx *w;
+	char *handle; /* owned */
+};
+
+static void opened(void *arg, int status, const char *output, const char *last)
+{
+	(void)output;
+	struct opening *o = arg;
+	struct wrx *w = o->w;
+	struct agent *a = !w->quitting && w->s ? session_find_agent(w->s, o->handle) : NULL;
+	if (status != 0)
+		log_msg("queue: %s did not open: %s", o->handle, last);
+	if (a) {
+		a->git.opening = false;
+		if (a->git.group)
+			queue_run(w, a->git.group); /* it failed to open: its slot is free */
+	}
+	free(o->handle);
+	free(o);
+}
+
+/* group's waiting agents opened while it has slots. */
+static void run_group(struct wrx *w, const char *group)
+{
+	int limit = 0, busy = 0;
+	for (int i = 0; i < session_agent_count(w->s); i++) {
+		struct agent *a = session_agent(w->s, i);
+		if (a->git.group == NULL || strcmp(a->git.group, group))
+			continue;
+		if (a->git.queued && session_agent_panes(w->s, a) > 0)
+			a->git.queued = false; /* opened by hand meanwhile: it runs */
+		limit = WRX_MAX(limit, a->git.max_concurrent);
+		busy += at_work(w, a);
+	}
+	while (limit > 0 && busy < limit) {
+		struct agent *next = NULL;
+		for (int i = 0; i < session_agent_count(w->s); i++) {
+			struct agent *a = session_agent(w->s, i);
+			if (a->git.queued && a->git.group && !strcmp(a->git.group, group) &&
+			    (next == NULL || a->num < next->num))
+				next = a;
+		}
+		if (next == NULL)
+			return;
+		char *const argv[] = {w->self_exe, "open", "-b", next->handle, NULL};
+		struct opening *op = xcalloc(1, sizeof *op);
+		op->w = w;
+		op->handle = xstrdup(next->handle);
+		struct run_opts o = {.argv = argv, .cwd = w->root, .done = opened, .arg = op};
+		if (run_start(w->loop, &o) < 0) {
+			log_msg("queue: %s: workrex open did not start", op->handle);
+			free(op->handle);
+			free(op);
+			return;
+		}
+		/* Not waiting any more from now: the slot is its while the child runs. */
+		next->git.queued = false;
+		next->git.opening = true;
+		log_msg("queue: %s opens (%d of %s's %d at work)", next->handle, busy + 1, group,
+			limit);
+		busy++;
+	}
+}
+
+void queue_run(struct wrx *w, const char *group)
+{
+	if (w->helper || w->quitting || w->s == NULL)
+		return;
+	if (group) {
+		run_group(w, group);
+		return;
+	}
+	for (int i = 0; i < session_agent_count(w->s); i++) {
+		struct agent *a = session_agent(w->s, i);
+		if (a->git.queued && a->git.group)
+			run_group(w, a->git.group);
+	}
+}
