@@ -63,6 +63,11 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
       its first screen and to its last line read, against `git diff | cat`
       of the same diff, and the loop's longest turn while it streams.
 
+  (s) a group (issue 31): `add -n 10` against ten `add` calls one after
+      another, same repository, no dashboard (each agent's keeper started
+      by add, as without one); and `compare --json` over 20 candidates
+      (each with a commit and a kept check), median of 10 (goal < 100 ms).
+
 Every workrex pane runs in a keeper (issue 14): (a), (d) go through one;
 (b) counts the keepers' wake-ups too; (c) adds up their memory.
 
@@ -1475,6 +1480,45 @@ def bench_scale():
               max((s[1] for s in stalls), default=0.0), len(stalls), cpu, wakes))
 
 
+# ---- (s) a group of agents ---------------------------------------------------------
+
+def bench_group():
+    repo = new_repo("group", "a\n")
+    with open(os.path.join(TMP, "cfg", "workrex", "config.yaml"), "w") as f:
+        f.write("agent: sh\ncheck: 'true'\n")
+    rm = lambda names: subprocess.run([WORKREX, "rm", "-f"] + names, cwd=repo, env=genv(),
+                                      check=True, capture_output=True)
+    seq, grp = [], []
+    for r in range(3):
+        # Ten one after another, then the same ten as one group; both removed after.
+        t0 = time.monotonic()
+        for i in range(10):
+            subprocess.run([WORKREX, "add", "-b", "s%d-%d" % (r, i)], cwd=repo, env=genv(),
+                           check=True, capture_output=True)
+        seq.append(time.monotonic() - t0)
+        rm(["s%d-%d" % (r, i) for i in range(10)])
+        grp.append(timed([WORKREX, "add", "-b", "-n", "10", "g%d" % r], repo))
+        rm(["g%d-%d" % (r, i) for i in range(1, 11)])
+    sm, gm = statistics.median(seq), statistics.median(grp)
+    print("(s) 10 agents: add -n 10 %.2f s, ten adds %.2f s (median of 3), ratio %s"
+          % (gm, sm, ratio(gm, sm)))
+    # Twenty candidates, each with a commit ahead and its check kept.
+    subprocess.run([WORKREX, "add", "-b", "-n", "20", "cand"], cwd=repo, env=genv(), check=True,
+                   capture_output=True)
+    for i in range(1, 21):
+        wt = os.path.join(TMP, "group__worktrees", "cand-%d" % i)
+        with open(os.path.join(wt, "s.txt"), "w") as fh:
+            fh.write("solution %d\n" % i)
+        subprocess.run(["git", "add", "s.txt"], cwd=wt, env=genv(), check=True)
+        subprocess.run(["git", "commit", "-qm", "s"], cwd=wt, env=genv(), check=True)
+    subprocess.run([WORKREX, "compare", "cand", "--check"], cwd=repo, env=genv(), check=True,
+                   capture_output=True)
+    times = sorted(timed([WORKREX, "compare", "cand", "--json"], repo) for _ in range(10))
+    print("    compare --json over 20 candidates: median %.1f ms, max %.1f ms (goal < 100 ms)"
+          % (statistics.median(times) * 1000, times[-1] * 1000))
+    end_keepers(TMP)
+
+
 # ---- (r) the review view on a long diff -----------------------------------------------
 
 def diff_children():
@@ -1548,7 +1592,7 @@ def main():
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
     which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o",
-                             "p", "q", "r"]
+                             "p", "q", "r", "s"]
     # The repositories made here need no identity or settings of the machine's.
     os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
@@ -1591,6 +1635,8 @@ def main():
             bench_scale()
         if "r" in which:
             bench_review()
+        if "s" in which:
+            bench_group()
     finally:
         tmux("kill-server")
         end_keepers(TMP)

@@ -64,22 +64,10 @@ static void agents_free(struct agent_rec *as, size_t n)
 	free(as);
 }
 
-/* What a check of a's worktree now would check: HEAD and a hash of its changes. */
+/* What a check of a's worktree now would check (git/checks.h). */
 static char *state_key(const struct agent_rec *a)
 {
-	const char *head[] = {"rev-parse", "HEAD", NULL};
-	const char *changes[] = {"status", "--porcelain=v1", "-z", "--untracked-files=all", NULL};
-	struct buf h = {0}, c = {0};
-	git_run(a->path, head, &h, NULL, true);
-	git_run(a->path, changes, &c, NULL, true);
-	uint32_t x = WRX_HASH_INIT;
-	for (size_t i = 0; i < c.len; i++)
-		x = (x ^ (unsigned char)c.data[i]) * 16777619u;
-	char *key = xasprintf("%.*s+%08x", h.data ? (int)strcspn(h.data, "\n") : 0,
-			      h.data ? h.data : "", c.len ? x : 0);
-	buf_free(&h);
-	buf_free(&c);
-	return key;
+	return check_state_key(a->path);
 }
 
 /* The argv that runs the check for a: here, or in its sandbox. NULL with a message said. */

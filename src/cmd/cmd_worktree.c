@@ -717,44 +717,31 @@ void cmd_branch_changes(struct cmd_ctx *ctx, const char *branch, const char *int
 			struct branch_changes *out)
 {
 	memset(out, 0, sizeof *out);
-	char *range = xasprintf("%s...%s", into, branch);
-	const char *stat[] = {"diff", "--shortstat", range, "--", NULL};
-	const char *names[] = {"diff", "--name-only", "-z", range, "--", NULL};
-	struct buf st = {0}, nm = {0};
-	git_run(repo_root(ctx->repo), stat, &st, NULL, true);
-	git_run(repo_root(ctx->repo), names, &nm, NULL, true);
+	struct repo_diffstat d;
+	if (repo_diffstat(ctx->repo, branch, into, &d) < 0 || d.files == 0) {
+		out->stat = xstrdup("no changes");
+		repo_diffstat_free(&d);
+		return;
+	}
+	out->files = d.files;
+	out->added = d.added;
+	out->deleted = d.deleted;
+	/* As git diff --shortstat says it: a count that is 0 is left out. */
+	struct buf st = {0};
+	buf_addf(&st, "%d file%s changed", d.files, d.files == 1 ? "" : "s");
+	if (d.added)
+		buf_addf(&st, ", %d insertion%s(+)", d.added, d.added == 1 ? "" : "s");
+	if (d.deleted)
+		buf_addf(&st, ", %d deletion%s(-)", d.deleted, d.deleted == 1 ? "" : "s");
+	out->stat = st.data;
 	char *hooks = repo_config_get(ctx->repo, "core.hooksPath");
 	struct buf warn = {0};
-	for (size_t off = 0; nm.data && off < nm.len; off += strlen(nm.data + off) + 1)
-		if (runs_on_host(nm.data + off, hooks))
-			buf_addf(&warn, "%s%s", warn.len ? ", " : "", nm.data + off);
-	const char *s = st.data ? st.data + strspn(st.data, " ") : "";
-	out->stat = xstrndup(s, strcspn(s, "\n"));
-	if (*out->stat == '\0') {
-		free(out->stat);
-		out->stat = xstrdup("no changes");
-	}
-	/* " 2 files changed, 10 insertions(+), 3 deletions(-)": either count may be missing. */
-	for (const char *p = out->stat; *p;) {
-		char *end;
-		long v = strtol(p, &end, 10);
-		if (end == p) {
-			p++;
-			continue;
-		}
-		p = end + strspn(end, " ");
-		if (!strncmp(p, "file", 4))
-			out->files = (int)v;
-		else if (!strncmp(p, "insertion", 9))
-			out->added = (int)v;
-		else if (!strncmp(p, "deletion", 8))
-			out->deleted = (int)v;
-	}
+	for (size_t i = 0; i < d.npaths; i++)
+		if (runs_on_host(d.paths[i], hooks))
+			buf_addf(&warn, "%s%s", warn.len ? ", " : "", d.paths[i]);
 	out->runs = warn.data; /* NULL: none */
-	buf_free(&st);
-	buf_free(&nm);
 	free(hooks);
-	free(range);
+	repo_diffstat_free(&d);
 }
 
 void branch_changes_free(struct branch_changes *c)

@@ -30,5 +30,11 @@ int check_load(const char *root, const char *handle, struct check_result *r);
 /* r as handle's last check: 0 or -errno. */
 int check_save(const char *root, const char *handle, const struct check_result *r);
 void check_result_free(struct check_result *r);
+/*
+ * What a check of the worktree at path would see: its HEAD and a hash of
+ * its changes (git status, untracked files too), in process. A string to
+ * free; "" when it is no repository.
+ */
+char *check_state_key(const char *path);
 
 #endif

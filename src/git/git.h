@@ -51,6 +51,17 @@ bool repo_branch_exists(const struct repo *r, const char *branch);
 bool repo_remote_branch_exists(const struct repo *r, const char *name);
 /* Is name a valid new branch name (git check-ref-format --branch)? */
 bool repo_branch_name_valid(const char *name);
+
+/* What branch changed since it left into (their merge base), in process. */
+struct repo_diffstat {
+	int files, added, deleted;
+	char **paths; /* owned: each file changed (its new path) */
+	size_t npaths;
+};
+/* 0, or -1 (a branch missing, no merge base). */
+int repo_diffstat(const struct repo *r, const char *branch, const char *into,
+		  struct repo_diffstat *out);
+void repo_diffstat_free(struct repo_diffstat *d);
 /* The branch checked out in the worktree around dir; caller frees; NULL if none. */
 char *repo_branch_at(const struct repo *r, const char *dir);
 /* The commit refs/heads/branch points at, in hex; NULL if none. Caller frees. */

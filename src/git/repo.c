@@ -254,6 +254,52 @@ long repo_ahead(const struct repo *r, const char *branch, const char *into)
 	return (long)ahead;
 }
 
+int repo_diffstat(const struct repo *r, const char *branch, const char *into,
+		  struct repo_diffstat *out)
+{
+	memset(out, 0, sizeof *out);
+	git_oid a, b, base;
+	if (branch_oid(r, branch, &a) < 0 || branch_oid(r, into, &b) < 0 ||
+	    git_merge_base(&base, r->git, &a, &b) < 0)
+		return -1;
+	git_commit *ca = NULL, *cb = NULL;
+	git_tree *ta = NULL, *tb = NULL;
+	git_diff *diff = NULL;
+	git_diff_stats *st = NULL;
+	int rc = -1;
+	if (git_commit_lookup(&ca, r->git, &a) == 0 && git_commit_lookup(&cb, r->git, &base) == 0 &&
+	    git_commit_tree(&ta, ca) == 0 && git_commit_tree(&tb, cb) == 0 &&
+	    git_diff_tree_to_tree(&diff, r->git, tb, ta, NULL) == 0 &&
+	    git_diff_get_stats(&st, diff) == 0) {
+		out->files = (int)git_diff_stats_files_changed(st);
+		out->added = (int)git_diff_stats_insertions(st);
+		out->deleted = (int)git_diff_stats_deletions(st);
+		size_t n = git_diff_num_deltas(diff);
+		out->paths = xcalloc(n + 1, sizeof *out->paths);
+		for (size_t i = 0; i < n; i++) {
+			const git_diff_delta *d = git_diff_get_delta(diff, i);
+			out->paths[out->npaths++] =
+				xstrdup(d->new_file.path ? d->new_file.path : d->old_file.path);
+		}
+		rc = 0;
+	}
+	git_diff_stats_free(st);
+	git_diff_free(diff);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	git_commit_free(ca);
+	git_commit_free(cb);
+	return rc;
+}
+
+void repo_diffstat_free(struct repo_diffstat *d)
+{
+	for (size_t i = 0; i < d->npaths; i++)
+		free(d->paths[i]);
+	free(d->paths);
+	memset(d, 0, sizeof *d);
+}
+
 char *repo_branch_tip(const struct repo *r, const char *branch)
 {
 	char *ref = xasprintf("refs/heads/%s", branch);
