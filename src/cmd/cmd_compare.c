@@ -252,9 +252,9 @@ static void print_table(json_object *arr)
 	}
 }
 
-/* The others go, after one question (yes: asked already). 0 or 1. */
+/* The others go, after one question (yes: asked already). 0 or 1; *gone: who went. */
 static int remove_others(struct cmd_ctx *ctx, struct agent_rec *as, size_t n, const char *keep,
-			 bool yes)
+			 bool yes, struct buf *gone)
 {
 	struct buf names = {0};
 	for (size_t i = 0; i < n; i++)
@@ -287,7 +287,10 @@ static int remove_others(struct cmd_ctx *ctx, struct agent_rec *as, size_t n, co
 			continue;
 		char *argv[] = {"remove", "-f", as[i].handle, NULL};
 		optind = 0;
-		rc |= cmd_remove(ctx, 3, argv);
+		int r = cmd_remove(ctx, 3, argv);
+		if (r == 0)
+			buf_addf(gone, "%s%s", gone->len ? ", " : "", as[i].handle);
+		rc |= r;
 	}
 	return rc ? 1 : 0;
 }
@@ -323,8 +326,14 @@ static int merge_best(struct cmd_ctx *ctx, struct agent_rec *as, size_t n, const
 	char *argv[] = {"merge", handle, NULL};
 	optind = 0;
 	int rc = cmd_merge(ctx, 2, argv);
+	struct buf gone = {0};
 	if (rc == 0 && !keep)
-		rc = remove_others(ctx, as, n, handle, yes);
+		rc = remove_others(ctx, as, n, handle, yes, &gone);
+	/* The outcome on one last line: the dashboard's status line says it. */
+	if (rc == 0)
+		printf("merged %s%s%s\n", handle, gone.len ? "; removed " : "",
+		       gone.len ? gone.data : "");
+	buf_free(&gone);
 	free(handle);
 	return rc;
 }

@@ -62,6 +62,7 @@ static const struct {
 	[ACT_REDRAW] = {"redraw", "redraw the screen"},
 	[ACT_RELOAD] = {"reload-config", "read the config files again"},
 	[ACT_REVIEW] = {"review", "review the focused agent's changes: files, diff, modes (Tab)"},
+	[ACT_COMPARE] = {"compare", "the focused agent's group side by side; m merges the best"},
 };
 
 static const struct binding default_bindings[] = {
@@ -100,6 +101,7 @@ static const struct binding default_bindings[] = {
 	{'a', ACT_ATTENTION, 0},
 	{'R', ACT_RELOAD, 0},
 	{'D', ACT_REVIEW, 0},
+	{'=', ACT_COMPARE, 0},
 };
 
 static struct binding *table;

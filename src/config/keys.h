@@ -60,6 +60,7 @@ enum wrx_action {
 	ACT_REDRAW,
 	ACT_RELOAD,
 	ACT_REVIEW,
+	ACT_COMPARE,
 	ACT_COUNT,
 };
 

@@ -1346,6 +1346,44 @@ static void do_merge(struct act_call *c)
 	}
 }
 
+/* = then m: the chosen candidate merged, the rest of its group removed (compare --merge). */
+static void compare_merge_run(struct act_call *c)
+{
+	if (c->a == NULL || c->a->git.group == NULL) {
+		act_fail(c, "the agent went while the user was asked");
+		return;
+	}
+	strlist_add(&c->argv, "compare");
+	strlist_add(&c->argv, c->a->git.group);
+	strlist_add(&c->argv, "--merge");
+	strlist_add(&c->argv, c->handle);
+	strlist_add(&c->argv, "-y");
+	run_child(c);
+}
+
+static void do_compare_merge(struct act_call *c)
+{
+	struct agent *a = c->a;
+	if (a->git.group == NULL) {
+		act_fail(c, "%s is in no group (add -n, -a twice or --foreach make one)",
+			 c->handle);
+		return;
+	}
+	struct buf others = {0};
+	for (int i = 0; i < session_agent_count(c->w->s); i++) {
+		struct agent *o = session_agent(c->w->s, i);
+		if (o != a && o->git.group && !strcmp(o->git.group, a->git.group))
+			buf_addf(&others, "%s%s", others.len ? ", " : "", o->handle);
+	}
+	char *q = others.len ? xasprintf("merge %s, and remove the rest of %s with their work "
+					 "(%s)? (y/n)",
+					 c->handle, a->git.group, others.data)
+			     : xasprintf("merge %s? (y/n)", c->handle);
+	confirm_then(c, q, compare_merge_run);
+	free(q);
+	buf_free(&others);
+}
+
 static void remove_run(struct act_call *c)
 {
 	strlist_add(&c->argv, "remove");
@@ -1427,6 +1465,7 @@ static const struct action table[] = {
 	      {"keep", ARG_BOOL, false}),
 	 DOOR_UI | DOOR_AGENT, DOOR_UI | DOOR_AGENT, DOOR_AGENT, ACT_AGENT, do_merge},
 	{"remove", NULL, ARGS(HANDLE), DOOR_UI, DOOR_UI, 0, ACT_AGENT, do_remove},
+	{"compare-merge", NULL, ARGS(HANDLE), DOOR_UI, DOOR_UI, 0, ACT_AGENT, do_compare_merge},
 	{"paste-image", NULL, ARGS({"handle", ARG_STR, false}, {"empty", ARG_BOOL, false}),
 	 DOOR_UI | DOOR_CONTROL, 0, 0, 0, do_paste_image},
 	{"host-exec", "exec", ARGS({"command", ARG_STR, true}, {"args", ARG_STRV, false}),

@@ -555,6 +555,12 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 		else
 			ui_message(ui, true, "review: no agent is focused");
 		break;
+	case ACT_COMPARE:
+		if (focus)
+			compare_open(ui, focus->agent);
+		else
+			ui_message(ui, true, "compare: no agent is focused");
+		break;
 	case ACT_PASTE_IMAGE:
 		actions_call(ui->w, "paste-image", NULL, DOOR_UI, 0, NULL, NULL);
 		break;
@@ -742,6 +748,7 @@ out:
 		       ui->detached_running == 1 ? "it" : "them");
 	textview_close(ui);
 	review_close(ui);
+	compare_close(ui);
 	free(ui->message);
 	free(ui->sidebar_rows);
 	buf_free(&ui->paste);

@@ -270,6 +270,10 @@ void input_key(struct ui *ui, int key, int mods)
 		textview_key(ui, key);
 		return;
 	}
+	if (ui->compare) {
+		compare_key(ui, key);
+		return;
+	}
 	if (ui->overview) {
 		overview_key(ui, key);
 		return;

@@ -415,7 +415,7 @@ static void extra_cell(const struct ui *ui, struct buf *b, const struct wrx_cell
 /* After curses' frame: the rows of extra_add, then the cursor back where it was. */
 static void extra_draw(struct ui *ui)
 {
-	bool covered = ui->overview || ui->textview || ui->review || ui->help;
+	bool covered = ui->overview || ui->textview || ui->review || ui->compare || ui->help;
 	for (size_t i = 0; i < nextra_rows; i++) {
 		struct extra_row *e = &extra_rows[i];
 		/* Written after curses' frame: never over a question's rows. */
@@ -885,7 +885,7 @@ static void place_cursor(struct ui *ui)
 		return;
 	}
 	struct wpane *f = session_focus(ui->w->s);
-	if (f == NULL || ui->help || ui->textview || ui->review) {
+	if (f == NULL || ui->help || ui->textview || ui->review || ui->compare) {
 		curs_set(0);
 		return;
 	}
@@ -960,6 +960,8 @@ void render_frame(struct ui *ui)
 		draw_status(ui);
 	if (ui->overview)
 		overview_draw(ui);
+	if (ui->compare)
+		compare_draw(ui);
 	if (ui->textview)
 		textview_draw(ui);
 	if (ui->review)

@@ -115,6 +115,7 @@ struct ui {
 	bool overview;             /* the agents table (prefix w) */
 	struct textview *textview; /* owned: a command's output shown whole, or NULL */
 	struct review *review;     /* owned: the review view (prefix D), or NULL */
+	struct compare *compare;   /* owned: the compare view (prefix =), or NULL */
 	int ov_sel;
 	struct prompt *prompt; /* owned */
 	struct asked *asked;   /* owned: agents' questions, oldest first */
@@ -240,6 +241,11 @@ void textview_draw(struct ui *ui);
 void textview_key(struct ui *ui, int key);
 
 /* review.c: an agent's changes over the panes (prefix D), until q. */
+/* compare.c: a group's candidates side by side (prefix =, SPEC §11). */
+void compare_open(struct ui *ui, const struct agent *a);
+void compare_close(struct ui *ui);
+void compare_draw(struct ui *ui);
+void compare_key(struct ui *ui, int key);
 void review_open(struct ui *ui, const struct agent *a);
 void review_close(struct ui *ui);
 void review_draw(struct ui *ui);

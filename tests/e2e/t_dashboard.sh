@@ -233,7 +233,7 @@ t_help_lists_bindings() {
 	wait_for 'j/k scroll, any other key closes'
 	not grep -q 'read the config files again' <(screen)
 	for _ in $(seq 40); do keys j; done
-	wait_for "focus an agent by number or name"
+	wait_for "the focused agent.s group side by side"
 	wait_for 'read the config files again'
 	keys q
 	wait_gone 'keys after the prefix'

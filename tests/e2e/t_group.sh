@@ -206,8 +206,59 @@ print(sum(x["status"] == "working" for x in a), sum(x["status"] == "done" for x 
 	[ "$(grep -c . "$E2E_TMP/samples")" -ge 8 ]
 }
 
+# C-b = on a candidate: its group as rows; Enter its check's output (its
+# escapes as text); r checks again; m asks, then merges it and removes the
+# rest.
+t_group_compare_view() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<-'YAML'
+		agent: bash
+		check: 'printf "said \033]52;c;cHduZWQ=\007 and \033]0;PWNED\007\n"; grep -qx good solution.txt'
+	YAML
+	start_repo 160 40
+	wait_for 'C-b \? help'
+	tm pipe-pane -o "cat >>'$E2E_TMP/outer.log'"
+	wrx add pick -n 3 -b >/dev/null
+	wait_for '^ +[0-9] pick-3'
+	local w=$E2E_TMP/work/proj__worktrees k
+	for k in 1 2 3; do
+		if [ "$k" = 3 ]; then echo good; else echo "bad $k"; fi >"$w/pick-$k/solution.txt"
+		git -C "$w/pick-$k" add solution.txt
+		git -C "$w/pick-$k" commit -qm "solution $k"
+	done
+	wrx compare pick --check >/dev/null || true
+	prefix 3
+	prefix =
+	wait_for 'compare pick  3 candidates'
+	wait_for '^ pick-1 +bash +- +[0-9]+m[0-9]+s 1 \+1 -0 +failed'
+	wait_for '^ pick-3 +bash +- +[0-9]+m[0-9]+s 1 \+1 -0 +passed'
+	# It opened on the focused agent; j moves down, k up.
+	keys k
+	keys Enter
+	wait_for 'check of pick-1: failed, exit 1'
+	wait_for 'said \^\[\]52;c;cHduZWQ=\^G and \^\[\]0;PWNED\^G'
+	keys q
+	wait_gone 'check of pick-1'
+	wait_for 'compare pick'
+	keys r
+	wait_for 'pick-1: check failed \(exit 1'
+	keys j j m
+	wait_for 'merge pick-3, and remove the rest of pick with their work \(pick-1, pick-2\)\? \(y/n\)'
+	keys y
+	wait_for 'merged pick-3; removed pick-1, pick-2'
+	wait_gone '^ +[0-9] pick-1'
+	until_ok 10 grep -q 'solution 3' <(git -C "$repo" log --oneline main)
+	until_ok 10 test -z "$(git -C "$repo" branch --list 'pick-*')"
+	tm pipe-pane
+	test -s "$E2E_TMP/outer.log"
+	not grep -aq $'\033]52;' "$E2E_TMP/outer.log"
+	not grep -aq $'\033]0;PWNED' "$E2E_TMP/outer.log"
+}
+
 run_test "add -a twice: one agent for each CLI, branch and prompt rendered; list shows the group" t_group_of_clis
 run_test "add -n 3 --foreach makes the product; a prompt file's foreach; -p - a line each" t_group_product
 run_test "a template error or a clash is said before any agent is made" t_group_errors_first
 run_test "three candidates: the check ran at done; compare shows it; --merge keeps the winner only" t_group_compare_merge
 run_test "--max-concurrent 2 of 6: never three at work; each done opens the next, in order" t_group_max_concurrent
+run_test "C-b = shows the group; Enter a check's output as text; r, and m merges the best" t_group_compare_view

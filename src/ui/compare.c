@@ -1,0 +1,364 @@
+/*
+ * compare.c - the compare view (prefix =, SPEC §11): the focused agent's
+ * group over the panes, one candidate a row: its agent, status, time,
+ * changes, check and what the host would run of it.
+ *
+ * The rows come from a child, `workrex compare GROUP --json`, read whole
+ * (never on the loop: git's work is the child's); the view asks again
+ * when a check it started ends. j/k move, Enter shows the check's output,
+ * r runs the check again, m merges the chosen one and removes the rest
+ * (the core asks first: compare-merge), q or Escape close. What a
+ * candidate's check printed is drawn as text (diff_visible): a sandboxed
+ * agent's output never reaches the terminal as sequences.
+ */
+#include "../core/actions.h"
+#include "../core/run.h"
+#include "../git/diff.h"
+#include "ui.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ANSWER_MAX (8u << 20) /* compare --json's output, at most */
+
+struct compare;
+
+/* A child's reader: outlives the view until the child ended. */
+struct cfeed {
+	struct ui *ui;
+	struct compare *v; /* NULL: the view closed */
+	struct buf out;
+};
+
+struct compare {
+	char *group;       /* owned */
+	char *focus;       /* owned: the handle the view opened on, chosen first */
+	json_object *rows; /* the last answer (an array), or NULL */
+	char *error;       /* owned: why there is none */
+	struct cfeed *feed;
+	int sel;
+	bool checking; /* a check the view started runs */
+};
+
+static void ask(struct ui *ui, struct compare *v);
+
+static void feed_output(void *arg, int stream, const char *p, size_t n)
+{
+	struct cfeed *f = arg;
+	if (f->v && f->out.len + n <= ANSWER_MAX)
+		buf_add(&f->out, p, n);
+	(void)stream;
+}
+
+static long feed_backlog(void *arg)
+{
+	struct cfeed *f = arg;
+	return f->v ? 0 : -1;
+}
+
+static int row_count(const struct compare *v)
+{
+	return v->rows ? (int)json_object_array_length(v->rows) : 0;
+}
+
+static void feed_exit(void *arg, int code)
+{
+	struct cfeed *f = arg;
+	struct compare *v = f->v;
+	if (v) {
+		v->feed = NULL;
+		buf_addch(&f->out, '\0');
+		json_object *o = code == 0 ? json_tokener_parse(f->out.data) : NULL;
+		free(v->error);
+		v->error = NULL;
+		if (o && json_object_is_type(o, json_type_array)) {
+			json_object_put(v->rows);
+			v->rows = o;
+			for (int i = 0; i < row_count(v) && v->focus; i++) {
+				json_object *h = json_object_object_get(
+					json_object_array_get_idx(v->rows, i), "handle");
+				if (h && !strcmp(json_object_get_string(h), v->focus))
+					v->sel = i;
+			}
+			free(v->focus);
+			v->focus = NULL;
+		} else {
+			json_object_put(o);
+			const char *nl = strrchr(f->out.data, '\n');
+			v->error = xstrdup(code == 0     ? "compare said nothing readable"
+					   : nl && nl[1] ? nl + 1
+							 : f->out.data);
+		}
+		v->sel = WRX_MIN(v->sel, WRX_MAX(row_count(v) - 1, 0));
+		ui_dirty(f->ui);
+	}
+	buf_free(&f->out);
+	free(f);
+}
+
+static void ask(struct ui *ui, struct compare *v)
+{
+	if (v->feed)
+		return;
+	char *const argv[] = {ui->w->self_exe, "compare", v->group, "--json", NULL};
+	struct cfeed *f = xcalloc(1, sizeof *f);
+	f->ui = ui;
+	f->v = v;
+	struct run_stream rs = {.argv = argv,
+				.cwd = ui->w->root,
+				.output = feed_output,
+				.backlog = feed_backlog,
+				.exit = feed_exit,
+				.arg = f};
+	if (run_stream(ui->w->loop, &rs) < 0) {
+		free(f);
+		free(v->error);
+		v->error = xstrdup("workrex compare did not start");
+		return;
+	}
+	v->feed = f;
+}
+
+void compare_open(struct ui *ui, const struct agent *a)
+{
+	compare_close(ui);
+	if (a->git.group == NULL) {
+		ui_message(ui, true, "compare: %s is in no group (add -n, -a twice or --foreach)",
+			   a->handle);
+		return;
+	}
+	struct compare *v = xcalloc(1, sizeof *v);
+	v->group = xstrdup(a->git.group);
+	v->focus = xstrdup(a->handle);
+	ui->compare = v;
+	ask(ui, v);
+	ui->full_redraw = true;
+	ui_dirty(ui);
+}
+
+void compare_close(struct ui *ui)
+{
+	struct compare *v = ui->compare;
+	if (v == NULL)
+		return;
+	if (v->feed)
+		v->feed->v = NULL; /* the child is killed at its next read */
+	json_object_put(v->rows);
+	free(v->group);
+	free(v->focus);
+	free(v->error);
+	free(v);
+	ui->compare = NULL;
+	ui->full_redraw = true;
+	if (!ui->quitting)
+		ui_dirty(ui);
+}
+
+/* ---- drawing ---- */
+
+static const char *field(json_object *o, const char *k, const char *none)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, k, &v) && v ? json_object_get_string(v) : none;
+}
+
+static long number(json_object *o, const char *k)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, k, &v) && v ? (long)json_object_get_int64(v) : -1;
+}
+
+/* Text at (y, x), at most w columns, its bytes as text. */
+static void text(int y, int x, int w, const char *s)
+{
+	if (w <= 0)
+		return;
+	struct buf b = {0};
+	diff_visible(s, strlen(s), &b);
+	buf_addch(&b, '\0');
+	mvaddnstr(y, x, b.data, w);
+	buf_free(&b);
+}
+
+/* One candidate's row. */
+static char *row_text(json_object *o)
+{
+	json_object *c = NULL, *runs = NULL;
+	char time_s[24] = "-", check[64] = "-", changes[48] = "-";
+	long s = number(o, "seconds");
+	if (s >= 0)
+		snprintf(time_s, sizeof time_s, "%ldm%02lds", s / 60, s % 60);
+	if (number(o, "files") >= 0)
+		snprintf(changes, sizeof changes, "%ld +%ld -%ld", number(o, "files"),
+			 number(o, "added"), number(o, "deleted"));
+	if (json_object_object_get_ex(o, "check", &c) && c)
+		snprintf(check, sizeof check, "%s%s", field(c, "state", "?"),
+			 json_object_get_boolean(json_object_object_get(c, "current"))
+				 ? ""
+				 : " (earlier)");
+	struct buf r = {0};
+	if (json_object_object_get_ex(o, "host_runs", &runs) && runs)
+		for (size_t k = 0; k < json_object_array_length(runs); k++)
+			buf_addf(&r, "%s%s", k ? ", " : "runs: ",
+				 json_object_get_string(json_object_array_get_idx(runs, k)));
+	long refused = number(o, "egress_refused");
+	if (refused > 0)
+		buf_addf(&r, "%s%ld refused", r.len ? "; " : "", refused);
+	char *row = xasprintf(" %-22.22s %-10.10s %-8.8s %7s %-14.14s %-16.16s %s",
+			      field(o, "handle", "?"), field(o, "agent", "-"),
+			      field(o, "status", "-"), time_s, changes, check, r.len ? r.data : "");
+	buf_free(&r);
+	return row;
+}
+
+void compare_draw(struct ui *ui)
+{
+	struct compare *v = ui->compare;
+	if (ui->rows < 2 || ui->cols < 1)
+		return;
+	char *head = xasprintf(" compare %s  %d candidate%s%s  j/k, Enter its check's output, "
+			       "r check again, m merge it and remove the rest, q closes",
+			       v->group, row_count(v), row_count(v) == 1 ? "" : "s",
+			       v->feed       ? "  reading..."
+			       : v->checking ? "  checking..."
+					     : "");
+	attr_set(A_REVERSE, 0, NULL);
+	mvhline(0, 0, ' ', ui->cols);
+	text(0, 0, ui->cols, head);
+	free(head);
+	attr_set(A_BOLD, 0, NULL);
+	move(1, 0);
+	clrtoeol();
+	text(1, 0, ui->cols,
+	     " CANDIDATE              AGENT      STATUS      TIME CHANGES        CHECK"
+	     "            HOST");
+	attr_set(A_NORMAL, 0, NULL);
+	for (int y = 2; y < ui->rows - 1; y++) {
+		int i = y - 2;
+		move(y, 0);
+		clrtoeol();
+		if (i < row_count(v)) {
+			char *row = row_text(json_object_array_get_idx(v->rows, i));
+			if (i == v->sel) {
+				attr_set(A_REVERSE, 0, NULL);
+				mvhline(y, 0, ' ', ui->cols);
+			}
+			text(y, 0, ui->cols, row);
+			attr_set(A_NORMAL, 0, NULL);
+			free(row);
+		} else if (i == row_count(v) + 1 && v->error) {
+			text(y, 0, ui->cols, v->error);
+		}
+	}
+}
+
+/* ---- keys ---- */
+
+static json_object *chosen(struct compare *v)
+{
+	return v->sel < row_count(v) ? json_object_array_get_idx(v->rows, v->sel) : NULL;
+}
+
+struct rechecking {
+	struct ui *ui;
+	char *group; /* owned: the view it was asked from, if it is still open */
+};
+
+static void rechecked(void *arg, int status, const char *output, const char *last)
+{
+	struct rechecking *k = arg;
+	struct ui *ui = k->ui;
+	(void)output;
+	if (!ui->quitting) {
+		ui_message(ui, status != 0, "%s", last);
+		struct compare *v = ui->compare;
+		if (v && !strcmp(v->group, k->group)) {
+			v->checking = false;
+			ask(ui, v);
+		}
+	}
+	free(k->group);
+	free(k);
+}
+
+static void check_again(struct ui *ui, struct compare *v, const char *handle)
+{
+	char *const argv[] = {ui->w->self_exe, "compare",      v->group,
+			      "--check",       (char *)handle, NULL};
+	struct rechecking *k = xcalloc(1, sizeof *k);
+	k->ui = ui;
+	k->group = xstrdup(v->group);
+	struct run_opts o = {.argv = argv, .cwd = ui->w->root, .done = rechecked, .arg = k};
+	if (run_start(ui->w->loop, &o) < 0) {
+		ui_message(ui, true, "compare: workrex compare --check did not start");
+		free(k->group);
+		free(k);
+		return;
+	}
+	v->checking = true;
+	ui_message(ui, false, "%s: its check runs", handle);
+}
+
+void compare_key(struct ui *ui, int key)
+{
+	struct compare *v = ui->compare;
+	json_object *o = chosen(v), *c = NULL;
+	switch (key) {
+	case 'j':
+	case WRX_K_DOWN:
+		v->sel = WRX_MIN(v->sel + 1, WRX_MAX(row_count(v) - 1, 0));
+		break;
+	case 'k':
+	case WRX_K_UP:
+		v->sel = WRX_MAX(v->sel - 1, 0);
+		break;
+	case '\r':
+	case '\n':
+		if (o == NULL)
+			return;
+		if (json_object_object_get_ex(o, "check", &c) && c) {
+			char *title = xasprintf("check of %s: %s, exit %ld, %ld s, %s",
+						field(o, "handle", "?"), field(c, "state", "?"),
+						number(c, "code"), number(c, "seconds"),
+						field(c, "where", "?"));
+			/* Each line's bytes as text: the output is the candidate's. */
+			struct buf b = {0};
+			for (const char *p = field(c, "output", ""); *p;) {
+				size_t n = strcspn(p, "\n");
+				diff_visible(p, n, &b);
+				buf_addch(&b, '\n');
+				p += n + (p[n] == '\n');
+			}
+			buf_addch(&b, '\0');
+			textview_open(ui, title, b.data);
+			buf_free(&b);
+			free(title);
+		} else {
+			ui_message(ui, true, "%s: no check ran yet (r runs it)",
+				   field(o, "handle", "?"));
+		}
+		return;
+	case 'r':
+		if (o)
+			check_again(ui, v, field(o, "handle", "?"));
+		break;
+	case 'm': {
+		if (o == NULL)
+			return;
+		json_object *args = json_object_new_object();
+		json_object_object_add(args, "handle",
+				       json_object_new_string(field(o, "handle", "?")));
+		compare_close(ui);
+		actions_call(ui->w, "compare-merge", args, DOOR_UI, 0, NULL, NULL);
+		return;
+	}
+	case 'q':
+	case 27:
+		compare_close(ui);
+		return;
+	default:
+		return;
+	}
+	ui_dirty(ui);
+}
