@@ -601,6 +601,29 @@ static int sidebar_agent(struct ui *ui, struct agent *ag, bool full, int y, int 
  * does not fit, a window of them that holds the focused agent, scrolled no
  * more than it must be, and a last line saying how many more there are.
  */
+/* Does order[k] begin a run of one group's agents (a heading above it when all fit)? */
+static bool group_starts(struct session *s, const int *order, int k)
+{
+	const struct agent *a = session_agent(s, order[k]);
+	if (a->git.group == NULL)
+		return false;
+	const struct agent *b = k > 0 ? session_agent(s, order[k - 1]) : NULL;
+	return b == NULL || b->git.group == NULL || strcmp(a->git.group, b->git.group) != 0;
+}
+
+/* The heading of a group's run: its name and how many it has. */
+static void group_heading(struct ui *ui, const struct agent *a, int y)
+{
+	int members = 0;
+	for (int i = 0; i < session_agent_count(ui->w->s); i++) {
+		const struct agent *o = session_agent(ui->w->s, i);
+		members += o->git.group && !strcmp(o->git.group, a->git.group);
+	}
+	char *head = xasprintf(" \u2500 %s (%d)", a->git.group, members);
+	put_text(y, 0, SIDEBAR_WIDTH, head, A_DIM);
+	free(head);
+}
+
 static void draw_sidebar(struct ui *ui, int h)
 {
 	int w = SIDEBAR_WIDTH;
@@ -621,7 +644,7 @@ static void draw_sidebar(struct ui *ui, int h)
 	int fk = 0, total = 0, room = h - 1;
 	for (int k = 0; k < n; k++) {
 		struct agent *ag = session_agent(s, order[k]);
-		total += sidebar_height(s, ag, true);
+		total += sidebar_height(s, ag, true) + group_starts(s, order, k);
 		if (focus && focus->agent == ag)
 			fk = k;
 	}
@@ -664,8 +687,12 @@ static void draw_sidebar(struct ui *ui, int h)
 		put_text(y++, 0, w, head, A_BOLD);
 		free(head);
 	}
-	for (int k = top; k < last && y < h; k++)
+	for (int k = top; k < last && y < h; k++) {
+		/* All of them fit: a group's agents under its heading. */
+		if (full && group_starts(s, order, k) && y < h - 1)
+			group_heading(ui, session_agent(s, order[k]), y++);
 		y = sidebar_agent(ui, session_agent(s, order[k]), full || k == fk, y, h, now);
+	}
 	if (last < n && h > 1) {
 		char name[32];
 		keys_name(ui->w->cfg.prefix, name, sizeof name);

@@ -37,8 +37,11 @@ t_group_of_clis() {
 	wrx add fix -a claude-ish -a codex-ish -p 'Fix it as {{ agent }}, number {{ index }}.' \
 		>"$E2E_TMP/out"
 	grep -qx 'group fix: 2 agents' "$E2E_TMP/out"
+	# The sidebar: the group's heading, its two agents under it.
+	wait_for '^ ─ fix \(2\)'
 	wait_for '^ +[0-9] fix-claude-ish'
 	wait_for '^ +[0-9] fix-codex-ish'
+	screen | grep -A6 '^ ─ fix (2)' | grep -q 'fix-codex-ish'
 	[ "$(prompt_of fix-claude-ish)" = 'Fix it as claude-ish, number 0.' ]
 	[ "$(prompt_of fix-codex-ish)" = 'Fix it as codex-ish, number 1.' ]
 	groups >"$E2E_TMP/groups"
