@@ -429,6 +429,21 @@ t_group_check_in_its_sandbox() {
 	# Its sandboxes went with it.
 	[ -z "$(podman ps -a --filter "label=workrex.project=$repo" \
 		--filter label=workrex.session=check --format '{{.Names}}')" ]
+	# The winner's commit, made inside, merged; nothing of the other is left:
+	# its worktree, branch, record, private git dir, keeper and container.
+	wrx sandbox shell cand-1 -- sh -c 'git add solution.txt && git commit -qm winner' >/dev/null
+	until_ok 30 test -n "$(podman ps --filter "label=workrex.project=$repo" \
+		--filter label=workrex.handle=cand-2 --format '{{.Names}}')"
+	wrx compare cand --merge cand-1 -y >"$E2E_TMP/out"
+	grep -qx 'merged cand-1; removed cand-2' "$E2E_TMP/out"
+	git -C "$repo" log --format=%s main | grep -qx winner
+	[ ! -e "$w/cand-2" ] && [ ! -e "$w/cand-1" ]
+	[ -z "$(git -C "$repo" branch --list 'cand-*')" ]
+	[ -z "$(git -C "$repo" config --get-regexp '^workrex\.worktree\.cand-' || true)" ]
+	not ls -d "$XDG_STATE_HOME"/workrex/sandbox/git-*/cand-2 2>/dev/null
+	until_ok 30 test -z "$(podman ps -a --filter "label=workrex.project=$repo" \
+		--filter label=workrex.handle=cand-2 --format '{{.Names}}')"
+	until_ok 10 nkeepers 0
 }
 
 run_test "a sandboxed agent sees only its work: secrets hidden, git metadata read-only, commits land, status works" t_sandboxed_agent_sees_only_its_work
@@ -440,4 +455,4 @@ run_test "a known agent in a sandbox: approval flag, read-only settings, a priva
 run_test "sandbox init-dockerfile, build (from the dashboard's command line), shell, doctor" t_sandbox_commands
 run_test "refusals (cap_add, engine socket) and a missing runtime are clear; nothing starts" t_refusals_and_a_missing_runtime
 run_test "commits made inside: list, merge three ways, a conflict, remove" t_sandbox_commits_merge_three_ways
-run_test "a group candidate in a sandbox is checked in a sandbox, not on the host" t_group_check_in_its_sandbox
+run_test "a sandboxed group: checked in a sandbox, never on the host; the merge leaves none of the other" t_group_check_in_its_sandbox
