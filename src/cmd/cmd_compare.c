@@ -12,6 +12,7 @@
  */
 #include "cmd.h"
 
+#include "../core/compare.h"
 #include "../git/checks.h"
 #include "../util/proc.h"
 
@@ -205,50 +206,13 @@ static json_object *candidate(struct cmd_ctx *ctx, const struct agent_rec *a, js
 	return o;
 }
 
-static const char *jstr(json_object *o, const char *k, const char *none)
-{
-	json_object *v;
-	return json_object_object_get_ex(o, k, &v) && v ? json_object_get_string(v) : none;
-}
-
-static long jint(json_object *o, const char *k)
-{
-	json_object *v;
-	return json_object_object_get_ex(o, k, &v) && v ? (long)json_object_get_int64(v) : -1;
-}
-
 static void print_table(json_object *arr)
 {
-	printf("%-20s %-10s %-8s %7s %-16s %-20s %s\n", "CANDIDATE", "AGENT", "STATUS", "TIME",
-	       "CHANGES", "CHECK", "HOST RUNS");
+	printf("%s\n", compare_header());
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
-		json_object *o = json_object_array_get_idx(arr, i), *c = NULL, *runs = NULL;
-		char time_s[24] = "-", changes[48] = "-", check[48] = "-";
-		long s = jint(o, "seconds");
-		if (s >= 0)
-			snprintf(time_s, sizeof time_s, "%ldm%02lds", s / 60, s % 60);
-		if (jint(o, "files") >= 0)
-			snprintf(changes, sizeof changes, "%ld +%ld -%ld", jint(o, "files"),
-				 jint(o, "added"), jint(o, "deleted"));
-		if (json_object_object_get_ex(o, "check", &c) && c)
-			snprintf(check, sizeof check, "%s%s (%s)", jstr(c, "state", "?"),
-				 json_object_get_boolean(json_object_object_get(c, "current"))
-					 ? ""
-					 : ", earlier",
-				 jstr(c, "where", "?"));
-		struct buf r = {0};
-		if (json_object_object_get_ex(o, "host_runs", &runs))
-			for (size_t k = 0; k < json_object_array_length(runs); k++)
-				buf_addf(
-					&r, "%s%s", k ? ", " : "",
-					json_object_get_string(json_object_array_get_idx(runs, k)));
-		long refused = jint(o, "egress_refused");
-		if (refused > 0)
-			buf_addf(&r, "%s%ld refused", r.len ? "; " : "", refused);
-		printf("%-20s %-10s %-8s %7s %-16s %-20s %s\n", jstr(o, "handle", "?"),
-		       jstr(o, "agent", "-"), jstr(o, "status", "-"), time_s, changes, check,
-		       r.len ? r.data : "-");
-		buf_free(&r);
+		char *row = compare_row(json_object_array_get_idx(arr, i));
+		printf("%s\n", row);
+		free(row);
 	}
 }
 

@@ -12,6 +12,7 @@
  * agent's output never reaches the terminal as sequences.
  */
 #include "../core/actions.h"
+#include "../core/compare.h"
 #include "../core/run.h"
 #include "../git/diff.h"
 #include "ui.h"
@@ -181,37 +182,6 @@ static void text(int y, int x, int w, const char *s)
 	buf_free(&b);
 }
 
-/* One candidate's row. */
-static char *row_text(json_object *o)
-{
-	json_object *c = NULL, *runs = NULL;
-	char time_s[24] = "-", check[64] = "-", changes[48] = "-";
-	long s = number(o, "seconds");
-	if (s >= 0)
-		snprintf(time_s, sizeof time_s, "%ldm%02lds", s / 60, s % 60);
-	if (number(o, "files") >= 0)
-		snprintf(changes, sizeof changes, "%ld +%ld -%ld", number(o, "files"),
-			 number(o, "added"), number(o, "deleted"));
-	if (json_object_object_get_ex(o, "check", &c) && c)
-		snprintf(check, sizeof check, "%s%s", field(c, "state", "?"),
-			 json_object_get_boolean(json_object_object_get(c, "current"))
-				 ? ""
-				 : " (earlier)");
-	struct buf r = {0};
-	if (json_object_object_get_ex(o, "host_runs", &runs) && runs)
-		for (size_t k = 0; k < json_object_array_length(runs); k++)
-			buf_addf(&r, "%s%s", k ? ", " : "runs: ",
-				 json_object_get_string(json_object_array_get_idx(runs, k)));
-	long refused = number(o, "egress_refused");
-	if (refused > 0)
-		buf_addf(&r, "%s%ld refused", r.len ? "; " : "", refused);
-	char *row = xasprintf(" %-22.22s %-10.10s %-8.8s %7s %-14.14s %-16.16s %s",
-			      field(o, "handle", "?"), field(o, "agent", "-"),
-			      field(o, "status", "-"), time_s, changes, check, r.len ? r.data : "");
-	buf_free(&r);
-	return row;
-}
-
 void compare_draw(struct ui *ui)
 {
 	struct compare *v = ui->compare;
@@ -230,21 +200,19 @@ void compare_draw(struct ui *ui)
 	attr_set(A_BOLD, 0, NULL);
 	move(1, 0);
 	clrtoeol();
-	text(1, 0, ui->cols,
-	     " CANDIDATE              AGENT      STATUS      TIME CHANGES        CHECK"
-	     "            HOST");
+	text(1, 1, ui->cols - 1, compare_header());
 	attr_set(A_NORMAL, 0, NULL);
 	for (int y = 2; y < ui->rows - 1; y++) {
 		int i = y - 2;
 		move(y, 0);
 		clrtoeol();
 		if (i < row_count(v)) {
-			char *row = row_text(json_object_array_get_idx(v->rows, i));
+			char *row = compare_row(json_object_array_get_idx(v->rows, i));
 			if (i == v->sel) {
 				attr_set(A_REVERSE, 0, NULL);
 				mvhline(y, 0, ' ', ui->cols);
 			}
-			text(y, 0, ui->cols, row);
+			text(y, 1, ui->cols - 1, row);
 			attr_set(A_NORMAL, 0, NULL);
 			free(row);
 		} else if (i == row_count(v) + 1 && v->error) {
