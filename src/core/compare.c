@@ -3,6 +3,7 @@
  */
 #include "compare.h"
 
+#include "../util/json.h"
 #include "../util/util.h"
 
 #include <stdio.h>
@@ -11,14 +12,13 @@
 
 static const char *str(json_object *o, const char *k, const char *none)
 {
-	json_object *v;
-	return json_object_object_get_ex(o, k, &v) && v ? json_object_get_string(v) : none;
+	const char *v = json_str(o, k);
+	return v ? v : none;
 }
 
 static long num(json_object *o, const char *k)
 {
-	json_object *v;
-	return json_object_object_get_ex(o, k, &v) && v ? (long)json_object_get_int64(v) : -1;
+	return (long)json_long(o, k, -1);
 }
 
 const char *compare_header(void)

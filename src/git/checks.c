@@ -4,6 +4,7 @@
 #include "checks.h"
 
 #include "../util/beneath.h"
+#include "../util/json.h"
 #include "../util/util.h"
 #include "private.h"
 
@@ -18,16 +19,8 @@
 
 static char *str(json_object *o, const char *k)
 {
-	json_object *v;
-	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_string)
-		       ? xstrdup(json_object_get_string(v))
-		       : NULL;
-}
-
-static long num(json_object *o, const char *k)
-{
-	json_object *v;
-	return json_object_object_get_ex(o, k, &v) ? (long)json_object_get_int64(v) : 0;
+	const char *v = json_str(o, k);
+	return v ? xstrdup(v) : NULL;
 }
 
 int check_load(const char *root, const char *handle, struct check_result *r)
@@ -45,11 +38,11 @@ int check_load(const char *root, const char *handle, struct check_result *r)
 		return -EINVAL;
 	}
 	r->state = str(o, "state");
-	r->code = (int)num(o, "code");
+	r->code = json_int(o, "code", 0);
 	r->key = str(o, "key");
 	r->where = str(o, "where");
-	r->started = num(o, "started");
-	r->ended = num(o, "ended");
+	r->started = (long)json_long(o, "started", 0);
+	r->ended = (long)json_long(o, "ended", 0);
 	r->output = str(o, "output");
 	json_object_put(o);
 	if (r->state == NULL) {

@@ -15,6 +15,7 @@
 #include "../core/compare.h"
 #include "../core/run.h"
 #include "../git/diff.h"
+#include "../util/json.h"
 #include "ui.h"
 
 #include <json-c/json.h>
@@ -160,14 +161,13 @@ void compare_close(struct ui *ui)
 
 static const char *field(json_object *o, const char *k, const char *none)
 {
-	json_object *v;
-	return json_object_object_get_ex(o, k, &v) && v ? json_object_get_string(v) : none;
+	const char *v = json_str(o, k);
+	return v ? v : none;
 }
 
 static long number(json_object *o, const char *k)
 {
-	json_object *v;
-	return json_object_object_get_ex(o, k, &v) && v ? (long)json_object_get_int64(v) : -1;
+	return (long)json_long(o, k, -1);
 }
 
 /* Text at (y, x), at most w columns, its bytes as text. */

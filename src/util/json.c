@@ -17,6 +17,14 @@ int json_int(json_object *o, const char *key, int def)
 		       : def;
 }
 
+long long json_long(json_object *o, const char *key, long long def)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_int)
+		       ? (long long)json_object_get_int64(v)
+		       : def;
+}
+
 bool json_flag(json_object *o, const char *key)
 {
 	json_object *v;

@@ -12,6 +12,8 @@
 const char *json_str(json_object *o, const char *key);
 /* The integer at key, or def. */
 int json_int(json_object *o, const char *key, int def);
+/* The same, 64 bits (times, sizes). */
+long long json_long(json_object *o, const char *key, long long def);
 /* Is key there, and true? */
 bool json_flag(json_object *o, const char *key);
 
