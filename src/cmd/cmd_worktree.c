@@ -28,6 +28,17 @@ static char *read_file(const char *path, char **cause)
 	return file_read(path, SIZE_MAX, &text, cause) == 0 ? text : NULL;
 }
 
+/* -n N, --max-concurrent K: a number of agents, 1 or more, into *out. 0, or 1 (said). */
+static int agents_arg(const char *flag, const char *arg, int *out)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+	if (*arg == '\0' || *end || n < 1)
+		return cmd_fail("add", "%s %s: a number of agents, 1 or more", flag, arg);
+	*out = (int)WRX_MIN(n, 1000);
+	return 0;
+}
+
 /* add -p -: one agent for each line on stdin that is not blank. */
 static void read_inputs(struct strlist *out)
 {
@@ -116,16 +127,9 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		case 'T':
 			g.branch_template = optarg;
 			break;
-		case 'M': {
-			char *end;
-			long k = strtol(optarg, &end, 10);
-			if (*end || k < 1)
-				rc = cmd_fail("add",
-					      "--max-concurrent %s: a number of agents, 1 or more",
-					      optarg);
-			g.max_concurrent = (int)WRX_MIN(k, 1000);
+		case 'M':
+			rc = agents_arg("--max-concurrent", optarg, &g.max_concurrent);
 			break;
-		}
 		case 'r':
 			pr = optarg;
 			break;
@@ -172,15 +176,9 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 			strlist_add(&g.agents, optarg);
 			o.agent = optarg;
 			break;
-		case 'n': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-			if (*end || n < 1)
-				rc = cmd_fail("add", "-n %s: a number of agents, 1 or more",
-					      optarg);
-			g.count = (int)WRX_MIN(n, 1000);
+		case 'n':
+			rc = agents_arg("-n", optarg, &g.count);
 			break;
-		}
 		case 'H':
 			o.handle = optarg;
 			break;

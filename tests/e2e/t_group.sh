@@ -98,6 +98,10 @@ t_group_errors_first() {
 	grep -q "add: two agents would be 'bad' (bad, bad)" "$E2E_TMP/err"
 	not wrx add taken -n 3 2>"$E2E_TMP/err"
 	grep -q "add: 'taken-2' exists: a group's agents are all new branches" "$E2E_TMP/err"
+	not wrx add bad -n 0 2>"$E2E_TMP/err"
+	grep -q "add: -n 0: a number of agents, 1 or more" "$E2E_TMP/err"
+	not wrx add bad -n 2 --max-concurrent x 2>"$E2E_TMP/err"
+	grep -q "add: --max-concurrent x: a number of agents, 1 or more" "$E2E_TMP/err"
 	not wrx add bad --foreach 'lang:' 2>"$E2E_TMP/err"
 	grep -q "add: --foreach: 'lang' has no values" "$E2E_TMP/err"
 	[ "$(git -C "$repo" for-each-ref | wc -l)" -eq "$before" ]
