@@ -15,19 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What the child's end finds its agent by: never a pointer that may have gone. */
-struct checking {
-	struct wrx *w;
-	char *handle; /* owned */
-};
-
 static void start(struct wrx *w, struct agent *a);
 
 static void checked(void *arg, int status, const char *output, const char *last)
 {
-	struct checking *k = arg;
+	struct agent_ref *k = arg;
 	struct wrx *w = k->w;
-	struct agent *a = !w->quitting && w->s ? session_find_agent(w->s, k->handle) : NULL;
+	struct agent *a = agent_ref_get(k);
 	(void)output;
 	if (status != 0)
 		log_msg("check: %s: %s", k->handle, last);
@@ -37,23 +31,19 @@ static void checked(void *arg, int status, const char *output, const char *last)
 			start(w, a);
 		a->check_again = false;
 	}
-	free(k->handle);
-	free(k);
+	agent_ref_free(k);
 }
 
 static void start(struct wrx *w, struct agent *a)
 {
-	struct checking *k = xcalloc(1, sizeof *k);
-	k->w = w;
-	k->handle = xstrdup(a->handle);
+	struct agent_ref *k = agent_ref_new(w, a);
 	char *const argv[] = {w->self_exe, "compare",      a->git.group, "--check",
 			      a->handle,   "--if-changed", NULL};
 	struct run_opts o = {.argv = argv, .cwd = w->root, .done = checked, .arg = k};
 	int rc = run_start(w->loop, &o);
 	if (rc < 0) {
 		log_msg("check: %s: %s", a->handle, uv_strerror(rc));
-		free(k->handle);
-		free(k);
+		agent_ref_free(k);
 		return;
 	}
 	a->checking = true;

@@ -38,17 +38,11 @@ static bool followed(const struct agent *a)
 
 static void arm(struct wrx *w);
 
-/* What the child's answer finds its agent by: never a pointer that may have gone. */
-struct asking {
-	struct wrx *w;
-	char *handle; /* owned */
-};
-
 static void answered(void *arg, int status, const char *output, const char *last)
 {
-	struct asking *q = arg;
+	struct agent_ref *q = arg;
 	struct wrx *w = q->w;
-	struct agent *a = !w->quitting && w->s ? session_find_agent(w->s, q->handle) : NULL;
+	struct agent *a = agent_ref_get(q);
 	if (a) {
 		json_object *o = status == 0 ? json_tokener_parse(output) : NULL, *v;
 		uint64_t base = poll_ms();
@@ -74,8 +68,7 @@ static void answered(void *arg, int status, const char *output, const char *last
 		json_object_put(o);
 	}
 	w->pr_asking = false;
-	free(q->handle);
-	free(q);
+	agent_ref_free(q);
 	if (!w->quitting)
 		arm(w);
 }
@@ -83,12 +76,10 @@ static void answered(void *arg, int status, const char *output, const char *last
 static void ask(struct wrx *w, struct agent *a)
 {
 	char *const argv[] = {w->self_exe, "pr", "--status", "--", a->handle, NULL};
-	struct asking *q = xcalloc(1, sizeof *q);
-	*q = (struct asking){.w = w, .handle = xstrdup(a->handle)};
+	struct agent_ref *q = agent_ref_new(w, a);
 	struct run_opts o = {.argv = argv, .cwd = w->root, .done = answered, .arg = q};
 	if (run_start(w->loop, &o) < 0) {
-		free(q->handle);
-		free(q);
+		agent_ref_free(q);
 		a->pr.due = now_ms() + poll_ms() * 2;
 		arm(w);
 		return;

@@ -23,18 +23,12 @@ static bool at_work(struct wrx *w, const struct agent *a)
 	       a->status != WRX_STATUS_DONE && a->status != WRX_STATUS_FAILED;
 }
 
-/* What the child's end finds its agent by: never a pointer that may have gone. */
-struct opening {
-	struct wrx *w;
-	char *handle; /* owned */
-};
-
 static void opened(void *arg, int status, const char *output, const char *last)
 {
 	(void)output;
-	struct opening *o = arg;
+	struct agent_ref *o = arg;
 	struct wrx *w = o->w;
-	struct agent *a = !w->quitting && w->s ? session_find_agent(w->s, o->handle) : NULL;
+	struct agent *a = agent_ref_get(o);
 	if (status != 0)
 		log_msg("queue: %s did not open: %s", o->handle, last);
 	if (a) {
@@ -42,8 +36,7 @@ static void opened(void *arg, int status, const char *output, const char *last)
 		if (a->git.group)
 			queue_run(w, a->git.group); /* it failed to open: its slot is free */
 	}
-	free(o->handle);
-	free(o);
+	agent_ref_free(o);
 }
 
 /* group's waiting agents opened while it has slots. */
@@ -70,14 +63,11 @@ static void run_group(struct wrx *w, const char *group)
 		if (next == NULL)
 			return;
 		char *const argv[] = {w->self_exe, "open", "-b", next->handle, NULL};
-		struct opening *op = xcalloc(1, sizeof *op);
-		op->w = w;
-		op->handle = xstrdup(next->handle);
+		struct agent_ref *op = agent_ref_new(w, next);
 		struct run_opts o = {.argv = argv, .cwd = w->root, .done = opened, .arg = op};
 		if (run_start(w->loop, &o) < 0) {
 			log_msg("queue: %s: workrex open did not start", op->handle);
-			free(op->handle);
-			free(op);
+			agent_ref_free(op);
 			return;
 		}
 		/* Not waiting any more from now: the slot is its while the child runs. */

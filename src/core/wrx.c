@@ -97,6 +97,26 @@ void wrx_attention(struct wrx *w, struct agent *a, const char *what)
 	wrx_relayout(w); /* its row moves up */
 }
 
+struct agent_ref *agent_ref_new(struct wrx *w, const struct agent *a)
+{
+	struct agent_ref *r = xcalloc(1, sizeof *r);
+	r->w = w;
+	r->handle = xstrdup(a->handle);
+	return r;
+}
+
+struct agent *agent_ref_get(const struct agent_ref *r)
+{
+	struct wrx *w = r->w;
+	return !w->quitting && w->s ? session_find_agent(w->s, r->handle) : NULL;
+}
+
+void agent_ref_free(struct agent_ref *r)
+{
+	free(r->handle);
+	free(r);
+}
+
 /* ---- the session's hooks ---- */
 
 static void hook_changed(void *data)

@@ -177,6 +177,18 @@ void host_resume_failed(struct wrx *w, struct agent *a);
 void prs_start(struct wrx *w);
 void prs_track(struct wrx *w, struct agent *a, int number);
 void prs_stop(struct wrx *w);
+/*
+ * An agent as a child's callback finds it when the child ends: by its
+ * handle, never a pointer that may have gone (wrx.c).
+ */
+struct agent_ref {
+	struct wrx *w;
+	char *handle; /* owned */
+};
+struct agent_ref *agent_ref_new(struct wrx *w, const struct agent *a);
+/* The agent, or NULL: it went, or the dashboard is ending. */
+struct agent *agent_ref_get(const struct agent_ref *r);
+void agent_ref_free(struct agent_ref *r);
 /* checks.c: a group's candidate that reaches done gets its check (SPEC §11). */
 void checks_status(struct wrx *w, struct agent *a);
 /*
