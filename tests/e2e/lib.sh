@@ -138,6 +138,19 @@ until_ok() {
 	done
 }
 
+# in_output GREP_ARGS... -- CMD...: CMD's output, read afresh at each
+# call, matches. For until_ok: a <(CMD) there is read only once.
+in_output() {
+	local args=() out
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	out=$("$@" 2>/dev/null) || true
+	grep -q "${args[@]}" <<<"$out"
+}
+
 # not CMD...: succeeds when CMD fails (a bare `! cmd` never fails a test).
 not() { if "$@"; then return 1; fi; }
 type_line() { tm send-keys -l -- "$1"; tm send-keys Enter; }

@@ -47,8 +47,8 @@ t_group_of_clis() {
 	groups >"$E2E_TMP/groups"
 	grep -qx 'fix-claude-ish fix claude-ish' "$E2E_TMP/groups"
 	grep -qx 'fix-codex-ish fix codex-ish' "$E2E_TMP/groups"
-	until_ok 10 grep -q STAND-IN-ONE <(wrx capture fix-claude-ish)
-	until_ok 10 grep -q STAND-IN-TWO <(wrx capture fix-codex-ish)
+	until_ok 10 in_output STAND-IN-ONE -- wrx capture fix-claude-ish
+	until_ok 10 in_output STAND-IN-TWO -- wrx capture fix-codex-ish
 	# list shows the group.
 	wrx list >"$E2E_TMP/list"
 	grep -Eq '^fix-codex-ish +fix-codex-ish +fix ' "$E2E_TMP/list"
@@ -139,9 +139,9 @@ for c in json.load(sys.stdin):
     k = c["check"] or {}
     print(c["handle"], c["status"], k.get("state"), k.get("where"), k.get("current"), c["files"], c["added"])'
 	}
-	until_ok 30 grep -q 'best-3 done failed' <(checks)
-	until_ok 30 grep -q 'best-1 done failed' <(checks)
-	until_ok 30 grep -q 'best-2 done passed' <(checks)
+	until_ok 30 in_output 'best-3 done failed' -- checks
+	until_ok 30 in_output 'best-1 done failed' -- checks
+	until_ok 30 in_output 'best-2 done passed' -- checks
 	checks >"$E2E_TMP/checks"
 	grep -qx 'best-2 done passed host True 1 1' "$E2E_TMP/checks"
 	wrx compare best --json | grep -q "ran in $w/best-2 on $(cat /etc/hostname)"
@@ -200,10 +200,10 @@ print(sum(x["status"] == "working" for x in a), sum(x["status"] == "done" for x 
 	for round in 1 2 3 4 5 6; do
 		# The oldest at work first: job-1, job-2, then each as it opened.
 		h=job-$round
-		until_ok 20 grep -qw "$h" <(state)
+		until_ok 20 in_output -w "$h" -- state
 		sleep 0.5 # for the sampler to see the slots full
 		wrx send "$h" 'workrex set-status done'
-		until_ok 20 grep -q "^[0-9] $round " <(state)
+		until_ok 20 in_output "^[0-9] $round " -- state
 	done
 	kill "$sampler"
 	wait "$sampler" 2>/dev/null || true
@@ -255,7 +255,7 @@ t_group_compare_view() {
 	keys y
 	wait_for 'merged pick-3; removed pick-1, pick-2'
 	wait_gone '^ +[0-9] pick-1'
-	until_ok 10 grep -q 'solution 3' <(git -C "$repo" log --oneline main)
+	until_ok 10 in_output 'solution 3' -- git -C "$repo" log --oneline main
 	until_ok 10 test -z "$(git -C "$repo" branch --list 'pick-*')"
 	tm pipe-pane
 	test -s "$E2E_TMP/outer.log"

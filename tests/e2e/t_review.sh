@@ -178,7 +178,7 @@ t_review_pager() {
 	keys Enter
 	until_ok 5 top_is '│+hello there'
 	# The changed word in reverse video, on git's green: diff-highlight's mark.
-	until_ok 5 grep -q $'│\033\\[32m+hello \033\\[7m\\?\\(32m\\)\\?there' <(tm capture-pane -p -e)
+	until_ok 5 in_output $'│\033\\[32m+hello \033\\[7m\\?\\(32m\\)\\?there' -- tm capture-pane -p -e
 	# The escapes of evil.txt are still text: the pager's line is not the file's bytes.
 	keys g
 	wait_for '│\+osc52 \^\[\]52;c;cHduZWQ=\^G title'
