@@ -1,22 +1,30 @@
 #!/bin/sh
-# make man: put the KEY REFERENCE section that `workrex config reference
-# --man` writes from the key table (src/config/table.c) into
-# man/workrex.yaml.5, in place of the one between its BEGIN and END lines.
-# tests/unit/test_config.c fails while the two differ.
+# make man: the sections written from the tables, put in place of the ones
+# between their BEGIN and END lines: workrex.yaml(5)'s KEY REFERENCE, from
+# `workrex config reference --man` (src/config/table.c), and workrex(1)'s
+# AGENT KINDS, from `workrex agents --man` (src/config/kinds.c).
+# tests/unit/test_config.c fails while a page and its table differ.
 set -eu
 bin=$1
-page=${2:-man/workrex.yaml.5}
-ref=$(mktemp)
-out=$(mktemp)
-trap 'rm -f "$ref" "$out"' EXIT
-"$bin" config reference --man >"$ref"
-grep -q '^\.\\" BEGIN KEY REFERENCE' "$page" || {
-	echo "man-keys: $page has no BEGIN KEY REFERENCE line to replace" >&2
-	exit 1
+dir=${2:-man}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# splice PAGE NAME: the section NAME of PAGE from $tmp/ref.
+splice() {
+	grep -q "^\.\\\\\" BEGIN $2" "$1" || {
+		echo "man-keys: $1 has no BEGIN $2 line to replace" >&2
+		exit 1
+	}
+	awk -v ref="$tmp/ref" -v name="$2" '
+		index($0, ".\\\" BEGIN " name) == 1 { while ((getline l < ref) > 0) print l; skip = 1; next }
+		index($0, ".\\\" END " name) == 1 { skip = 0; next }
+		!skip
+	' "$1" >"$tmp/out"
+	cat "$tmp/out" >"$1"
 }
-awk -v ref="$ref" '
-	/^\.\\" BEGIN KEY REFERENCE/ { while ((getline l < ref) > 0) print l; skip = 1; next }
-	/^\.\\" END KEY REFERENCE/ { skip = 0; next }
-	!skip
-' "$page" >"$out"
-cat "$out" >"$page"
+
+"$bin" config reference --man >"$tmp/ref"
+splice "$dir/workrex.yaml.5" "KEY REFERENCE"
+"$bin" agents --man >"$tmp/ref"
+splice "$dir/workrex.1" "AGENT KINDS"

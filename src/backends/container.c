@@ -23,6 +23,7 @@
 #include "backend.h"
 
 #include "../util/log.h"
+#include "../config/kinds.h"
 #include "../util/util.h"
 
 #include <dirent.h>
@@ -451,45 +452,8 @@ static void mount_bind(struct strlist *l, const char *src, const char *dst, bool
  * (state, but also MCP servers) is a private copy per agent that never
  * flows back to the host.
  */
-struct agent_state {
-	const char *name;
-	bool dir;
-};
-static const struct agent_files {
-	const char *agent, *dir;
-	struct agent_state state[10]; /* inside dir, writable */
-	const char *home_file;        /* beside dir in HOME: a private copy */
-} agent_files[] = {
-	{"claude",
-	 ".claude",
-	 {{".credentials.json", false},
-	  {"projects", true},
-	  {"todos", true},
-	  {"statsig", true},
-	  {"shell-snapshots", true},
-	  {"session-env", true},
-	  {"file-history", true},
-	  {"plans", true},
-	  {"debug", true},
-	  {"history.jsonl", false}},
-	 ".claude.json"},
-	{"codex",
-	 ".codex",
-	 {{"auth.json", false}, {"sessions", true}, {"log", true}, {"history.jsonl", false}},
-	 NULL},
-	{"gemini",
-	 ".gemini",
-	 {{"oauth_creds.json", false},
-	  {"google_accounts.json", false},
-	  {"tmp", true},
-	  {"installation_id", false},
-	  {"user_id", false}},
-	 NULL},
-	{"opencode", ".config/opencode", {{NULL, false}}, NULL},
-};
-
 /* dir/name made if missing, then checked: a file or directory of ours, no link. */
-static bool state_entry(const char *dir, const struct agent_state *e)
+static bool state_entry(const char *dir, const struct kind_state *e)
 {
 	int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (d < 0)
@@ -546,36 +510,32 @@ static void mount_agent_config(const struct backend_pane *p, struct strlist *l)
 {
 	const char *home = getenv("HOME");
 	const char *dir = p->cfg->sandbox.agent_config_dir;
-	if (home == NULL)
+	const struct agent_kind *k = kind_of(p->cfg, p->agent);
+	if (home == NULL || k == NULL || k->config_dir == NULL)
 		return;
-	for (size_t i = 0; i < WRX_ARRAY_LEN(agent_files); i++) {
-		const struct agent_files *k = &agent_files[i];
-		if (p->agent == NULL || strcmp(p->agent, k->agent) != 0)
-			continue;
-		char *src = dir ? xstrdup(dir) : xasprintf("%s/%s", home, k->dir);
-		char *dst = xasprintf("/tmp/%s", k->dir);
-		if (mkdir_p(src, 0700) == 0) {
-			mount_bind(l, src, dst, false);
-			for (size_t s = 0; s < WRX_ARRAY_LEN(k->state) && k->state[s].name; s++) {
-				if (!state_entry(src, &k->state[s]))
-					continue;
-				char *f = xasprintf("%s/%s", src, k->state[s].name);
-				char *g = xasprintf("%s/%s", dst, k->state[s].name);
-				mount_bind(l, f, g, true);
-				free(f);
-				free(g);
-			}
-		}
-		free(src);
-		free(dst);
-		if (k->home_file) {
-			char *copy = private_copy(p, home, k->home_file);
-			char *g = xasprintf("/tmp/%s", k->home_file);
-			if (copy)
-				mount_bind(l, copy, g, true);
-			free(copy);
+	char *src = dir ? xstrdup(dir) : xasprintf("%s/%s", home, k->config_dir);
+	char *dst = xasprintf("/tmp/%s", k->config_dir);
+	if (mkdir_p(src, 0700) == 0) {
+		mount_bind(l, src, dst, false);
+		for (size_t s = 0; s < WRX_ARRAY_LEN(k->state) && k->state[s].name; s++) {
+			if (!state_entry(src, &k->state[s]))
+				continue;
+			char *f = xasprintf("%s/%s", src, k->state[s].name);
+			char *g = xasprintf("%s/%s", dst, k->state[s].name);
+			mount_bind(l, f, g, true);
+			free(f);
 			free(g);
 		}
+	}
+	free(src);
+	free(dst);
+	if (k->home_file) {
+		char *copy = private_copy(p, home, k->home_file);
+		char *g = xasprintf("/tmp/%s", k->home_file);
+		if (copy)
+			mount_bind(l, copy, g, true);
+		free(copy);
+		free(g);
 	}
 }
 

@@ -20,6 +20,7 @@
 #include "backend.h"
 
 #include "../util/log.h"
+#include "../config/kinds.h"
 #include "../util/util.h"
 
 #include <ctype.h>
@@ -44,20 +45,6 @@ static const char *const images[][2] = {
 		   "debian-12-genericcloud-amd64.qcow2"},
 	{"aarch64", "https://cloud.debian.org/images/cloud/bookworm/latest/"
 		    "debian-12-genericcloud-arm64.qcow2"},
-};
-
-/* The npm package of each agent CLI the default provisioning installs. */
-static const char *const packages[][2] = {
-	{"claude", "@anthropic-ai/claude-code"},
-	{"codex", "@openai/codex"},
-	{"gemini", "@google/gemini-cli"},
-	{"opencode", "opencode-ai"},
-};
-
-/* The variable that moves an agent's config dir where we mount it. */
-static const char *const config_vars[][3] = {
-	{"claude", ".claude", "CLAUDE_CONFIG_DIR"},
-	{"codex", ".codex", "CODEX_HOME"},
 };
 
 char *lima_vm_name(const struct config *cfg, const char *project_root)
@@ -173,12 +160,11 @@ static char *agent_config(const struct backend_pane *p, const char **var)
 	const char *home = getenv("HOME");
 	if (p->cfg->sandbox.agent_config_dir)
 		return xstrdup(p->cfg->sandbox.agent_config_dir);
-	for (size_t i = 0; home && p->agent && i < WRX_ARRAY_LEN(config_vars); i++)
-		if (strcmp(p->agent, config_vars[i][0]) == 0) {
-			*var = config_vars[i][2];
-			return xasprintf("%s/%s", home, config_vars[i][1]);
-		}
-	return NULL;
+	const struct agent_kind *k = kind_of(p->cfg, p->agent);
+	if (home == NULL || k == NULL || k->config_env == NULL)
+		return NULL;
+	*var = k->config_env;
+	return xasprintf("%s/%s", home, k->config_dir);
 }
 
 int lima_yaml(const struct backend_pane *p, const char *guest_dir, char **out, char **cause)
@@ -237,9 +223,9 @@ int lima_yaml(const struct backend_pane *p, const char *guest_dir, char **out, c
 			       "apt-get update\n"
 			       "apt-get install -y --no-install-recommends git ca-certificates "
 			       "curl less procps xz-utils nodejs npm\n");
-		for (size_t i = 0; p->agent && i < WRX_ARRAY_LEN(packages); i++)
-			if (strcmp(p->agent, packages[i][0]) == 0)
-				buf_addf(&s, "npm install -g %s\n", packages[i][1]);
+		const struct agent_kind *k = kind_of(p->cfg, p->agent);
+		if (k && k->install && strncmp(k->install, "npm:", 4) == 0)
+			buf_addf(&s, "npm install -g %s\n", k->install + 4);
 		provision(&b, "system", s.data);
 		buf_free(&s);
 		const char *tc = lima_toolchain(p->cfg, p->project_root);

@@ -82,7 +82,7 @@ static const struct cmd table[] = {
 	 cmd_egress, NULL},
 	{"wait", NULL, "wait <handle...> [--status working|waiting|done] [--timeout SEC] [--any]",
 	 "block until the agents reach a status", cmd_wait, NULL},
-	{"set-status", NULL, "set-status working|waiting|done|clear",
+	{"set-status", NULL, "set-status working|waiting|done|clear [--session ID] [--dir DIR]",
 	 "report this agent's status (from its hooks)", cmd_set_status, rpc_cmd_set_status},
 	{"set-title", NULL, "set-title <title>", "set this agent's title", cmd_set_title,
 	 rpc_cmd_set_title},
@@ -93,6 +93,9 @@ static const struct cmd table[] = {
 	 rpc_cmd_host_exec},
 	{"setup", NULL, "setup [--print]", "install status hooks for the agent CLIs found",
 	 cmd_setup, NULL},
+	{"agents", NULL, "agents [--json | --man]",
+	 "the agent CLIs workrex knows, which are installed, and your profiles", cmd_agent_kinds,
+	 NULL},
 	{"sandbox", NULL,
 	 "sandbox build [--agent NAME] | pull | init-dockerfile [--force] | shell [handle] "
 	 "[-- command...] | doctor [--attack] [handle] | stop [--all] | prune",
@@ -108,14 +111,56 @@ static const struct cmd table[] = {
 };
 
 /*
+ * A hook without the pane's environment: an agent CLI's background host
+ * or shared daemon. Its session id says which agent it is, to the
+ * dashboard of the project its directory is in; an id no agent has is
+ * refused there, and logged. No dashboard: nothing to tell.
+ */
+static int session_status(struct cmd_ctx *ctx, const struct set_status_args *a)
+{
+	char *dir = realpath(a->dir ? a->dir : ctx->cwd, NULL), *cause = NULL;
+	struct repo *r = NULL;
+	if (dir == NULL || repo_open(dir, &r, &cause) < 0) {
+		free(dir);
+		free(cause);
+		return 0; /* not in a project: no agent of ours */
+	}
+	char *path = control_path(repo_root(r), &cause);
+	repo_free(r);
+	json_object *req = json_object_new_object(), *reply = NULL;
+	json_object_object_add(req, "cmd", json_object_new_string("session-status"));
+	json_object_object_add(req, "status", json_object_new_string(a->status));
+	json_object_object_add(req, "session", json_object_new_string(a->session));
+	json_object_object_add(req, "dir", json_object_new_string(dir));
+	free(dir);
+	int rc = path ? control_request(path, req, &reply, 5000, &cause) : -ENOENT;
+	free(path);
+	json_object_put(req);
+	json_object *e;
+	if (rc == -ENOENT) {
+		rc = 0;
+	} else if (rc < 0) {
+		rc = cmd_fail("set-status", "%s", cause);
+	} else if (json_object_object_get_ex(reply, "error", &e)) {
+		rc = cmd_fail("set-status", "%s", json_object_get_string(e));
+	}
+	json_object_put(reply);
+	free(cause);
+	return rc;
+}
+
+/*
  * The bridge commands need no repository: they go straight to RPC, to the
  * dashboard, or while none runs to the pane's keeper (WORKREX_RPC_KEEPER),
  * which keeps what it is told for the next one.
  */
 static int cmd_set_status(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	return rpc_cmd_set_status(argc, argv);
+	struct set_status_args a;
+	if (rpc_cmd_has_bridge() || getenv("WORKREX_PANE") ||
+	    rpc_cmd_set_status_args(argc, argv, &a) < 0 || a.session == NULL)
+		return rpc_cmd_set_status(argc, argv);
+	return session_status(ctx, &a);
 }
 
 static int cmd_host_exec(struct cmd_ctx *ctx, int argc, char **argv)

@@ -102,6 +102,7 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_paste_image(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_agent_kinds(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv);
 /*
  * The argv that runs argv in a new sandbox with handle's mounts (as

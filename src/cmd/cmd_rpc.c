@@ -121,6 +121,14 @@ static json_object *request(const char *type)
 #define HOOK_EVENT_MAX (256 * 1024)
 #define HOOK_EVENT_MS 300
 
+static char hook_cwd[4096];
+
+const char *rpc_cmd_hook_cwd(void)
+{
+	rpc_cmd_hook_session();
+	return hook_cwd[0] ? hook_cwd : NULL;
+}
+
 const char *rpc_cmd_hook_session(void)
 {
 	static bool read_once;
@@ -153,24 +161,58 @@ const char *rpc_cmd_hook_session(void)
 	    json_object_is_type(v, json_type_string) &&
 	    rpc_session_wellformed(json_object_get_string(v)))
 		snprintf(id, sizeof id, "%s", json_object_get_string(v));
+	if (json_object_is_type(ev, json_type_object) && json_object_object_get_ex(ev, "cwd", &v) &&
+	    json_object_is_type(v, json_type_string) && json_object_get_string(v)[0] == '/')
+		snprintf(hook_cwd, sizeof hook_cwd, "%s", json_object_get_string(v));
 	json_object_put(ev);
 	return id[0] ? id : NULL;
 }
 
+bool rpc_cmd_has_bridge(void)
+{
+	const char *t = getenv("WORKREX_RPC_TOKEN");
+	return (t && *t) || rpc_cmd_in_sandbox();
+}
+
+int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out)
+{
+	*out = (struct set_status_args){0};
+	enum wrx_status st;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--session") && i + 1 < argc) {
+			out->session = *argv[++i] ? argv[i] : NULL;
+		} else if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
+			out->dir = *argv[++i] == '/' ? argv[i] : NULL;
+		} else if (out->status == NULL && status_parse(argv[i], &st) == 0) {
+			out->status = argv[i];
+		} else {
+			return -EINVAL;
+		}
+	}
+	if (out->status == NULL)
+		return -EINVAL;
+	if (out->session && !rpc_session_wellformed(out->session))
+		out->session = NULL; /* shell code is no session: never passed on */
+	if (out->session == NULL)
+		out->session = rpc_cmd_hook_session();
+	if (out->dir == NULL)
+		out->dir = rpc_cmd_hook_cwd();
+	return 0;
+}
+
 int rpc_cmd_set_status(int argc, char **argv)
 {
-	enum wrx_status st;
-	if (argc != 2 || status_parse(argv[1], &st) < 0) {
-		char *u = xasprintf("set-status %s", status_choices());
+	struct set_status_args a;
+	if (rpc_cmd_set_status_args(argc, argv, &a) < 0) {
+		char *u = xasprintf("set-status %s [--session ID] [--dir DIR]", status_choices());
 		int rc = usage(u);
 		free(u);
 		return rc;
 	}
 	json_object *req = request("set_status");
-	json_object_object_add(req, "status", json_object_new_string(argv[1]));
-	const char *session = rpc_cmd_hook_session();
-	if (session)
-		json_object_object_add(req, "session", json_object_new_string(session));
+	json_object_object_add(req, "status", json_object_new_string(a.status));
+	if (a.session)
+		json_object_object_add(req, "session", json_object_new_string(a.session));
 	return call("set-status", req, true, HOOK_TIMEOUT_MS);
 }
 

@@ -16,6 +16,18 @@ bool rpc_cmd_in_sandbox(void);
  * the string is static.
  */
 const char *rpc_cmd_hook_session(void);
+/* The working directory in that event ("cwd"), or NULL. */
+const char *rpc_cmd_hook_cwd(void);
+
+/* set-status's words: STATUS [--session ID] [--dir DIR]. 0, or -EINVAL. */
+struct set_status_args {
+	const char *status;
+	const char *session; /* --session, else the event's, or NULL */
+	const char *dir;     /* --dir, else the event's cwd, or NULL */
+};
+int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out);
+/* Does this process have the pane's bridge (a token, or a sandbox)? */
+bool rpc_cmd_has_bridge(void);
 
 int rpc_cmd_set_status(int argc, char **argv);
 int rpc_cmd_set_title(int argc, char **argv);

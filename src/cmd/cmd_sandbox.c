@@ -10,6 +10,7 @@
  */
 #include "../backends/assets.h"
 #include "../backends/backend.h"
+#include "../config/kinds.h"
 #include "../core/agentcmd.h"
 #include "../core/hostexec.h"
 #include "../git/private.h"
@@ -258,16 +259,25 @@ int cmd_sandbox_argv(struct cmd_ctx *ctx, const char *handle, char *const *argv,
 
 /* ---- doctor --attack: the user's own proof, from inside their configuration ---- */
 
+/* Every agent kind's config dir, under HOME: none may be in sight. */
+static void add_kind_dirs(struct strlist *l)
+{
+	for (size_t i = 0; i < agent_nkinds; i++)
+		if (agent_kinds[i].config_dir)
+			strlist_add(l, agent_kinds[i].config_dir);
+}
+
 /*
  * Run in the agent's container, as its pane would be (no network under
  * deny): what a hostile agent would try first. $1 the user's home, $2 the
- * worktree, $3 the main worktree, $4 the policy. One line a case.
+ * worktree, $3 the main worktree, $4 the policy, then every agent kind's
+ * config dir (kinds.h). One line a case.
  */
 static const char attack_in_container[] =
 	"h=$1 wt=$2 main=$3 policy=$4 bad=\n"
+	"shift 4\n"
 	"for p in .ssh .aws .gnupg .kube .docker .netrc .git-credentials .config/gh "
-	".config/gcloud .claude/.credentials.json .codex/auth.json .gemini/oauth_creds.json "
-	".password-store .local/share/keyrings; do\n"
+	".config/gcloud .password-store .local/share/keyrings \"$@\"; do\n"
 	"  [ -e \"$h/$p\" ] && bad=\"$bad ~/$p\"\n"
 	"done\n"
 	"for mp in $(awk '{print $5}' /proc/self/mountinfo); do\n"
@@ -301,15 +311,18 @@ static const char attack_in_container[] =
 /*
  * Run as a host command (in its box): $1 the runtime directory, $2 the
  * state directory (of which only the agent's own private git dir may be
- * in sight, as in its container: no socket, token or log). The cache
- * write is looked for on the host afterwards.
+ * in sight, as in its container: no socket, token or log), then every
+ * agent kind's config dir. The cache write is looked for on the host
+ * afterwards.
  */
 static const char attack_host_command[] =
-	"bad=\n"
-	"for p in .ssh .aws .gnupg .kube .docker .netrc .git-credentials .config .claude .codex "
-	".gemini .local/share/keyrings .mozilla .bash_history; do [ -e \"$HOME/$p\" ] && "
+	"bad= rt=$1 st=$2\n"
+	"shift 2\n"
+	"for p in .ssh .aws .gnupg .kube .docker .netrc .git-credentials .config "
+	".local/share/keyrings .mozilla .bash_history \"$@\"; do [ -e \"$HOME/$p\" ] && "
 	"bad=\"$bad ~/$p\"; done\n"
-	"for f in $(find \"$1\" \"$2\" \\( -type s -o -name 'proxy-token*' -o -name 'workrex.log*' "
+	"for f in $(find \"$rt\" \"$st\" \\( -type s -o -name 'proxy-token*' -o -name "
+	"'workrex.log*' "
 	"-o -name '*.sock' \\) 2>/dev/null | head -5); do bad=\"$bad $f\"; done\n"
 	"if [ -n \"$bad\" ]; then echo \"FAIL  host command's ~: in sight:$bad\"; else echo \"ok   "
 	" "
@@ -362,12 +375,14 @@ static int attack_host(struct cmd_ctx *ctx, struct shell_pane *sp)
 	char *priv = private_agent_dir(repo_root(ctx->repo), sp->a.handle, true);
 	char *layers = priv ? xasprintf("%s/host-caches", priv) : NULL;
 	const char *home = getenv("HOME");
-	char *args[] = {"-c",
-			(char *)attack_host_command,
-			"doctor",
-			rt ? rt : "/nonexistent",
-			st ? st : "/nonexistent",
-			NULL};
+	struct strlist al = {0};
+	strlist_add(&al, "-c");
+	strlist_add(&al, attack_host_command);
+	strlist_add(&al, "doctor");
+	strlist_add(&al, rt ? rt : "/nonexistent");
+	strlist_add(&al, st ? st : "/nonexistent");
+	add_kind_dirs(&al);
+	char **args = strlist_argv(&al);
 	struct hostexec_spec spec = {
 		.prog = "/bin/sh",
 		.args = args,
@@ -402,6 +417,8 @@ static int attack_host(struct cmd_ctx *ctx, struct shell_pane *sp)
 	free(av);
 	strlist_free(&run);
 	strlist_free(&env);
+	free(args);
+	strlist_free(&al);
 	int fails = report(rc, &out, "the host command's box");
 	/* What it wrote into the caches is in the agent's layer, never the user's. */
 	static const char *const caches[] = {".cargo/registry", ".npm", "go/pkg/mod", ".cache/pip"};
@@ -442,15 +459,17 @@ static int sandbox_attack(struct cmd_ctx *ctx, const char *handle)
 		return rc;
 	printf("attacking %s's sandbox from inside, as its agent would:\n", sp.a.handle);
 	const char *home = getenv("HOME");
-	char *av[] = {"/bin/sh",
-		      "-c",
-		      (char *)attack_in_container,
-		      "attack",
-		      (char *)(home ? home : "/nonexistent"),
-		      sp.a.path,
-		      (char *)repo_root(ctx->repo),
-		      ctx->cfg.sandbox.network.policy,
-		      NULL};
+	struct strlist al = {0};
+	strlist_add(&al, "/bin/sh");
+	strlist_add(&al, "-c");
+	strlist_add(&al, attack_in_container);
+	strlist_add(&al, "attack");
+	strlist_add(&al, home ? home : "/nonexistent");
+	strlist_add(&al, sp.a.path);
+	strlist_add(&al, repo_root(ctx->repo));
+	strlist_add(&al, ctx->cfg.sandbox.network.policy);
+	add_kind_dirs(&al);
+	char **av = strlist_argv(&al);
 	sp.p.argv = av;
 	sp.p.tty = false;
 	sp.p.offline = strcmp(ctx->cfg.sandbox.network.policy, "deny") == 0;
@@ -474,6 +493,8 @@ static int sandbox_attack(struct cmd_ctx *ctx, const char *handle)
 	strlist_free(&l);
 	fails += attack_host(ctx, &sp);
 	shell_pane_free(&sp);
+	free(av);
+	strlist_free(&al);
 	printf(fails ? "\n%d case%s did not hold\n" : "\nevery case held\n", fails,
 	       fails == 1 ? "" : "s");
 	return fails ? 1 : 0;

@@ -1,6 +1,6 @@
 /*
- * cmd_setup.c - `workrex setup`: install the status hooks of the agent CLIs
- * found (Claude Code, Codex, Gemini CLI, OpenCode), so they call
+ * cmd_setup.c - `workrex setup`: install the status hooks of the agent
+ * kinds found (config/kinds.h: those with a hook format), so they call
  * `workrex set-status`.
  *
  * Each agent's hook file is JSON of the same shape:
@@ -22,6 +22,7 @@
  */
 #include "cmd_setup.h"
 
+#include "../config/kinds.h"
 #include "../util/util.h"
 #include "cmd.h"
 #include "../rpc/status.h"
@@ -63,30 +64,45 @@ static const struct hook_spec gemini_hooks[] = {
 
 /*
  * OpenCode's plugin: busy is working, a permission asked is waiting, idle
- * is done. set-status prints nothing and fails quietly outside a pane.
+ * is done. One file for both plugin formats: v1 calls the module's
+ * exported functions, v2 takes the default export's id and setup, and
+ * runs it in a server that may lack the pane's environment: the event's
+ * session id and the plugin's directory then say which agent it is.
+ * set-status prints nothing and fails quietly outside a pane.
  */
 static const char opencode_plugin[] =
 	"// workrex status for OpenCode: written by `workrex setup` (run it again to update).\n"
-	"// Calls `workrex set-status` as the session works, asks, and ends.\n"
-	"export const WorkrexStatus = async ({ $ }) => {\n"
-	"  const set = (status) => $`workrex set-status ${status}`.quiet().nothrow();\n"
+	"// Calls `workrex set-status` as a session works, asks, and ends. OpenCode v1\n"
+	"// calls the default export; v2 reads its id and setup.\n"
+	"const workrexStatus = async ({ $, directory }) => {\n"
+	"  const set = (status, session) => {\n"
+	"    const args = [status];\n"
+	"    if (typeof session === \"string\" && session) args.push(\"--session\", session);\n"
+	"    if (typeof directory === \"string\" && directory) args.push(\"--dir\", directory);\n"
+	"    return $`workrex set-status ${args}`.quiet().nothrow();\n"
+	"  };\n"
 	"  return {\n"
 	"    event: async ({ event }) => {\n"
+	"      const session = event.properties?.sessionID;\n"
 	"      switch (event.type) {\n"
 	"        case \"session.status\":\n"
-	"          if (event.properties?.status?.type === \"busy\") await set(\"working\");\n"
+	"          if (event.properties?.status?.type === \"busy\") await set(\"working\", "
+	"session);\n"
 	"          break;\n"
 	"        case \"permission.asked\":\n"
 	"        case \"permission.updated\":\n"
-	"          await set(\"waiting\");\n"
+	"          await set(\"waiting\", session);\n"
 	"          break;\n"
 	"        case \"session.idle\":\n"
-	"          await set(\"done\");\n"
+	"          await set(\"done\", session);\n"
 	"          break;\n"
 	"      }\n"
 	"    },\n"
 	"  };\n"
-	"};\n";
+	"};\n"
+	"workrexStatus.id = \"workrex-status\";\n"
+	"workrexStatus.setup = workrexStatus;\n"
+	"export default workrexStatus;\n";
 
 char *setup_hook_command(const char *status)
 {
@@ -376,33 +392,34 @@ static int setup_codex_feature(const char *path, bool print)
 	return rc;
 }
 
-/* OpenCode: our plugin file, written when missing or not what this version writes. */
-static int setup_opencode(const char *dir, bool print)
+/* A plugin file of ours, written when missing or not what this version writes. */
+static int setup_plugin(const char *agent, const char *path, const char *plugin, bool print)
 {
-	char *path = xasprintf("%s/workrex-status.js", dir), *cause = NULL;
+	char *cause = NULL;
 	bool existed;
 	char *text = slurp(path, &existed, &cause);
 	int rc = 0;
 	if (text == NULL) {
-		rc = cmd_fail("setup", "opencode: %s", cause);
-	} else if (strcmp(text, opencode_plugin) == 0) {
-		printf("opencode: %s already calls workrex set-status\n", path);
+		rc = cmd_fail("setup", "%s: %s", agent, cause);
+	} else if (strcmp(text, plugin) == 0) {
+		printf("%s: %s already calls workrex set-status\n", agent, path);
 	} else if (print) {
-		printf("opencode: would write %s:\n%s", path, opencode_plugin);
+		printf("%s: would write %s:\n%s", agent, path, plugin);
 	} else {
-		char *backup = NULL;
+		char *backup = NULL, *dir = xstrdup(path);
+		*strrchr(dir, '/') = '\0';
 		if (mkdir_p(dir, 0700) < 0 ||
-		    replace_file(path, opencode_plugin, existed, &backup, &cause) < 0)
-			rc = cmd_fail("setup", "opencode: %s",
+		    replace_file(path, plugin, existed, &backup, &cause) < 0)
+			rc = cmd_fail("setup", "%s: %s", agent,
 				      cause ? cause : "cannot create the directory");
 		else
-			printf("opencode: plugin written to %s%s%s%s\n", path,
+			printf("%s: plugin written to %s%s%s%s\n", agent, path,
 			       backup ? " (backup: " : "", backup ? backup : "", backup ? ")" : "");
 		free(backup);
+		free(dir);
 	}
 	free(cause);
 	free(text);
-	free(path);
 	return rc;
 }
 
@@ -412,6 +429,41 @@ static bool dir_exists(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* One kind's hooks or plugin: merged, shown or written. 0, or 1 (printed). */
+static int setup_kind(const struct agent_kind *k, const char *home, bool print)
+{
+	char *path = kind_hooks_path(k, home);
+	int rc = 0;
+	switch (k->hooks) {
+	case KIND_HOOKS_CLAUDE:
+		rc = setup_json_file(k->name, path, claude_hooks, print);
+		break;
+	case KIND_HOOKS_CODEX: {
+		rc = setup_json_file(k->name, path, codex_hooks, print);
+		char *dir = kind_config_dir(k, home);
+		char *toml = xasprintf("%s/config.toml", dir);
+		rc |= setup_codex_feature(toml, print);
+		free(toml);
+		free(dir);
+		break;
+	}
+	case KIND_HOOKS_GEMINI:
+		rc = setup_json_file(k->name, path, gemini_hooks, print);
+		break;
+	case KIND_HOOKS_OPENCODE:
+		rc = setup_plugin(k->name, path, opencode_plugin, print);
+		break;
+	case KIND_HOOKS_NONE:
+		break;
+	}
+	free(path);
+	return rc;
+}
+
+/*
+ * Every kind with hooks that is installed (on PATH, or its config dir
+ * there); with --print, every kind with hooks: what would be written.
+ */
 int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	(void)ctx;
@@ -425,52 +477,30 @@ int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv)
 	const char *home = getenv("HOME");
 	if (home == NULL || *home != '/')
 		return cmd_fail("setup", "HOME is not set");
-	const char *env_claude = getenv("CLAUDE_CONFIG_DIR"), *env_codex = getenv("CODEX_HOME");
-	char *claude_dir =
-		env_claude && *env_claude ? xstrdup(env_claude) : xasprintf("%s/.claude", home);
-	char *codex_dir =
-		env_codex && *env_codex ? xstrdup(env_codex) : xasprintf("%s/.codex", home);
 	int rc = 0, found = 0;
-	if (dir_exists(claude_dir) || path_has("claude")) {
-		char *f = xasprintf("%s/settings.json", claude_dir);
-		rc |= setup_json_file("claude", f, claude_hooks, print);
-		free(f);
+	struct buf names = {0};
+	for (size_t i = 0; i < agent_nkinds; i++) {
+		const struct agent_kind *k = &agent_kinds[i];
+		if (k->hooks == KIND_HOOKS_NONE)
+			continue;
+		buf_addf(&names, "%s%s", names.len ? ", " : "", k->name);
+		char *dir = kind_config_dir(k, home);
+		bool there = (dir && dir_exists(dir)) || kind_installed(k);
+		free(dir);
+		if (!there && !print)
+			continue;
+		rc |= setup_kind(k, home, print);
 		found++;
 	}
-	if (dir_exists(codex_dir) || path_has("codex")) {
-		char *f = xasprintf("%s/hooks.json", codex_dir);
-		rc |= setup_json_file("codex", f, codex_hooks, print);
-		free(f);
-		f = xasprintf("%s/config.toml", codex_dir);
-		rc |= setup_codex_feature(f, print);
-		free(f);
-		found++;
+	if (found == 0) {
+		rc = cmd_fail("setup",
+			      "no agent CLI with status hooks found (%s: on PATH or its config "
+			      "dir in HOME); nothing to set up",
+			      names.data);
+		buf_free(&names);
+		return rc;
 	}
-	char *gemini_dir = xasprintf("%s/.gemini", home);
-	if (dir_exists(gemini_dir) || path_has("gemini")) {
-		char *f = xasprintf("%s/settings.json", gemini_dir);
-		rc |= setup_json_file("gemini", f, gemini_hooks, print);
-		free(f);
-		found++;
-	}
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	char *opencode_dir = xdg && *xdg == '/' ? xasprintf("%s/opencode", xdg)
-						: xasprintf("%s/.config/opencode", home);
-	if (dir_exists(opencode_dir) || path_has("opencode")) {
-		char *plugins = xasprintf("%s/plugins", opencode_dir);
-		rc |= setup_opencode(plugins, print);
-		free(plugins);
-		found++;
-	}
-	free(claude_dir);
-	free(codex_dir);
-	free(gemini_dir);
-	free(opencode_dir);
-	if (found == 0)
-		return cmd_fail("setup",
-				"no agent CLI found (claude, codex, gemini or opencode on PATH, "
-				"or ~/.claude, ~/.codex, ~/.gemini, ~/.config/opencode); "
-				"nothing to set up");
+	buf_free(&names);
 	if (!path_has("workrex"))
 		fprintf(stderr,
 			"workrex: setup: note: the hooks run `workrex`, which is not on PATH\n");

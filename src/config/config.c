@@ -12,6 +12,7 @@
 #include "trust.h"
 
 #include "keys.h"
+#include "kinds.h"
 #include "table.h"
 #include "../util/util.h"
 
@@ -210,7 +211,7 @@ static void read_choice(struct walk *w, yaml_node_t *n, const char *key, const c
 static void read_agents(struct walk *w, yaml_node_t *n)
 {
 	if (n->type != YAML_MAPPING_NODE) {
-		fail(w, n, "%s must be a mapping of name: {command, args, env}", "agents");
+		fail(w, n, "%s must be a mapping of name: {type, command, args, env}", "agents");
 		return;
 	}
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
@@ -231,6 +232,15 @@ static void read_agents(struct walk *w, yaml_node_t *n)
 				if (!strcmp(name, "command") &&
 				    want_scalar(w, qv, "agents.*.command")) {
 					set_str(&d.command, scalar(qv));
+				} else if (!strcmp(name, "type") &&
+					   want_scalar(w, qv, "agents.*.type")) {
+					if (kind_find(scalar(qv)))
+						set_str(&d.type, scalar(qv));
+					else
+						fail(w, qv,
+						     "agents.*.type: '%s' is no agent kind "
+						     "(workrex agents lists them)",
+						     scalar(qv));
 				} else if (!strcmp(name, "args")) {
 					read_strlist(w, qv, "agents.*.args", &d.args);
 				} else if (!strcmp(name, "env") && qv->type == YAML_MAPPING_NODE) {
@@ -846,6 +856,7 @@ void config_free(struct config *c)
 	}
 	for (size_t i = 0; i < c->nagents; i++) {
 		free(c->agents[i].name);
+		free(c->agents[i].type);
 		free(c->agents[i].command);
 		strlist_free(&c->agents[i].args);
 		strlist_free(&c->agents[i].env);

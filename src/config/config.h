@@ -32,6 +32,7 @@ struct strlist {
 
 struct agent_def {
 	char *name;    /* owned */
+	char *type;    /* owned: its kind (kinds.h) when its command does not say, or NULL */
 	char *command; /* owned */
 	struct strlist args;
 	struct strlist env; /* "NAME=value" */

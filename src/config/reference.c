@@ -314,22 +314,6 @@ void config_reference(struct buf *out, const struct config *c, unsigned flags)
 }
 
 /* Text for roff: backslashes and hyphens escaped, no line starting with a dot. */
-static void add_roff(struct buf *b, const char *s)
-{
-	if (*s == '.' || *s == '\'')
-		buf_addstr(b, "\\&");
-	for (; *s; s++) {
-		if (*s == '\\')
-			buf_addstr(b, "\\e");
-		else if (*s == '"')
-			buf_addstr(b, "\\(dq");
-		else if (*s == '-')
-			buf_addstr(b, "\\-");
-		else
-			buf_addch(b, *s);
-	}
-}
-
 void config_reference_man(struct buf *out)
 {
 	buf_addstr(out, ".\\\" BEGIN KEY REFERENCE: written by `workrex config reference --man`\n"
@@ -365,12 +349,12 @@ void config_reference_man(struct buf *out)
 		if (k->not_yet)
 			buf_addstr(&t, "; not available yet");
 		buf_addstr(out, ".TP\n.BR ");
-		add_roff(out, k->path);
+		buf_add_roff(out, k->path);
 		buf_addstr(out, " \" (");
-		add_roff(out, t.data);
+		buf_add_roff(out, t.data);
 		buf_addstr(out, ")\"\n");
 		if (k->help) {
-			add_roff(out, k->help);
+			buf_add_roff(out, k->help);
 			buf_addch(out, '\n');
 		}
 		buf_free(&t);

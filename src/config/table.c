@@ -43,7 +43,8 @@ const struct config_key config_keys[] = {
 	    .unset = "claude if on PATH, else $SHELL",
 	    .help = "a name from agents, a known CLI or a command"),
 	KEY("agents", CONFIG_AGENTS, AT(agents), GLOBAL, .def = "{}",
-	    .help = "name: {command, args, env}"),
+	    .help = "profiles, name: {type, command, args, env}; type: an agent kind "
+		    "(workrex agents) when the command's name does not say"),
 	KEY("panes", CONFIG_PANES, AT(panes), .flags = CONFIG_COMMAND,
 	    .unset = "the agent's pane and a shell",
 	    .help = "a list of {command, split: horizontal|vertical, size, focus}; "
@@ -129,7 +130,7 @@ const struct config_key config_keys[] = {
 	KEY("sandbox.host_command_seconds", CONFIG_NUMBER, SB(host_command_seconds), GLOBAL,
 	    .def = "3600", .min = 1, .max = 86400, .help = "a host command is stopped after this"),
 	KEY("sandbox.agent_config_dir", CONFIG_PATH, SB(agent_config_dir), GLOBAL,
-	    .unset = "per agent", .help = "~/.claude, ~/.codex, ~/.gemini, ~/.config/opencode"),
+	    .unset = "per agent", .help = "the agent kind's own (workrex agents): ~/.claude, ..."),
 	KEY("sandbox.rpc_host", CONFIG_STRING, SB(rpc_host), GLOBAL, .unset = "per runtime",
 	    .help = "the host's address where no socket is shared (Apple Container: "
 		    "192.168.64.1; Docker Desktop: 127.0.0.1)"),

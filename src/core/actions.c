@@ -15,6 +15,7 @@
 #include "deliver.h"
 #include "hostexec.h"
 #include "../backends/backend.h"
+#include "../config/kinds.h"
 #include "../git/comments.h"
 #include "../git/private.h"
 #include "../net/proxy.h"
@@ -22,6 +23,7 @@
 #include "../rpc/control.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "agentcmd.h"
 #include "run.h"
 #include "wrx.h"
 
@@ -1158,6 +1160,75 @@ static void do_capture(struct act_call *c)
 	act_ok(c, f);
 }
 
+/* The agents whose session is id: the one, or NULL with *n how many (0, or 2: ambiguous). */
+static struct agent *agent_by_session(struct wrx *w, const char *id, int *n)
+{
+	struct agent *found = NULL;
+	*n = 0;
+	for (int i = 0; i < session_agent_count(w->s); i++) {
+		struct agent *a = session_agent(w->s, i);
+		if (a->session_id && strcmp(a->session_id, id) == 0) {
+			found = a;
+			++*n;
+		}
+	}
+	return *n == 1 ? found : NULL;
+}
+
+/*
+ * A daemon's session no agent has yet: the daemon's own metadata says
+ * where it works. Only an agent of a kind whose session we cannot name
+ * at start (kinds.h session_flag), with no session yet, whose worktree is
+ * exactly that directory, and only one such: never a guess between two.
+ */
+static struct agent *agent_unbound_at(struct wrx *w, const char *dir)
+{
+	struct agent *found = NULL;
+	int n = 0;
+	for (int i = 0; i < session_agent_count(w->s); i++) {
+		struct agent *a = session_agent(w->s, i);
+		const char *name = a->git.agent ? a->git.agent : agentcmd_default(&w->cfg);
+		const struct agent_kind *k = kind_of(&w->cfg, name);
+		if (a->session_id || !a->git.worktree || a->remote.host || k == NULL ||
+		    k->session_flag || k->hooks == KIND_HOOKS_NONE || strcmp(a->path, dir) != 0)
+			continue;
+		found = a;
+		n++;
+	}
+	return n == 1 ? found : NULL;
+}
+
+/*
+ * session-status: a hook without the pane's environment (a CLI's
+ * background host or shared daemon), by its session id.
+ */
+static void do_session_status(struct act_call *c)
+{
+	struct wrx *w = c->w;
+	enum wrx_status st = WRX_STATUS_NONE;
+	const char *id = str_arg(c, "session"), *dir = str_arg(c, "dir");
+	if (status_parse(str_arg(c, "status"), &st) < 0 || !rpc_session_wellformed(id)) {
+		act_fail(c, "session-status needs a status (%s) and a session id",
+			 status_choices());
+		return;
+	}
+	int n;
+	struct agent *a = agent_by_session(w, id, &n);
+	if (a == NULL && n == 0 && dir)
+		a = agent_unbound_at(w, dir);
+	if (a == NULL) {
+		log_msg("a hook of session %s (in %s) is no agent's%s: refused", id,
+			dir ? dir : "?", n > 1 ? " alone" : "");
+		act_fail(c, "session %s is no agent's here%s; nothing changed", id,
+			 n > 1 ? " alone" : "");
+		return;
+	}
+	session_set_status(w->s, a, st);
+	host_session(w, a, id);
+	keep_meta(w, a);
+	act_ok(c, NULL);
+}
+
 static void do_set_status(struct act_call *c)
 {
 	enum wrx_status st = WRX_STATUS_NONE;
@@ -1171,7 +1242,13 @@ static void do_set_status(struct act_call *c)
 		return;
 	}
 	session_set_status(c->w->s, c->a, st);
-	if (id)
+	/* Another agent's session is not this one's to claim: its status stays its own. */
+	int n = 0;
+	struct agent *holder = id ? agent_by_session(c->w, id, &n) : NULL;
+	if ((holder && holder != c->a) || n > 1)
+		log_msg("%s reported the session %s of another agent: not recorded", c->a->handle,
+			id);
+	else if (id)
 		host_session(c->w, c->a, id);
 	keep_meta(c->w, c->a);
 	act_ok(c, NULL);
@@ -1452,6 +1529,9 @@ static const struct action table[] = {
 	{"egress", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, ACT_AGENT, do_egress},
 	{"set-status", "set_status", ARGS({"status", ARG_STR, true}, {"session", ARG_STR, false}),
 	 DOOR_AGENT, 0, DOOR_AGENT, 0, do_set_status},
+	{"session-status", NULL,
+	 ARGS({"status", ARG_STR, true}, {"session", ARG_STR, true}, {"dir", ARG_STR, false}),
+	 DOOR_CONTROL, 0, 0, 0, do_session_status},
 	{"set-title", "set_title", ARGS({"title", ARG_STR, true}), DOOR_AGENT, 0, DOOR_AGENT, 0,
 	 do_set_title},
 	{"notify", "notify", ARGS({"text", ARG_STR, false}), DOOR_AGENT, 0, DOOR_AGENT, 0,

@@ -3,69 +3,51 @@
  */
 #include "agentcmd.h"
 
+#include "../config/kinds.h"
 #include "../util/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-struct known_agent {
-	const char *name;
-	/*
-	 * How the prompt goes in: a flag that takes it with '=' (so a prompt
-	 * that starts with '-' stays a value), or NULL: after "--", as the
-	 * last argument (never read as flags).
-	 */
-	const char *prompt_flag;
-	const char *resume;    /* words added to continue the latest session; NULL: none */
-	const char *resume_id; /* words before a session id to resume that one; NULL: none */
-	const char *approve;   /* its no-questions flag, only ever added in a sandbox */
-};
-
-static const struct known_agent known[] = {
-	{"claude", NULL, "--continue", "--resume", "--dangerously-skip-permissions"},
-	{"codex", NULL, "resume --last", "resume", "--yolo"},
-	{"gemini", "--prompt-interactive=", "--resume", "--resume", "--yolo"},
-	{"opencode", "--prompt=", "--continue", "--session", NULL},
-};
-
-static const struct known_agent *find_known(const char *cmd)
-{
-	const char *base = strrchr(cmd, '/');
-	base = base ? base + 1 : cmd;
-	for (size_t i = 0; i < WRX_ARRAY_LEN(known); i++)
-		if (strcmp(known[i].name, base) == 0)
-			return &known[i];
-	return NULL;
-}
-
 const char *agentcmd_default(const struct config *c)
 {
 	if (c->agent && *c->agent)
 		return c->agent;
-	return path_has("claude") ? "claude" : NULL;
-}
-
-/* The known agent behind name: a profile's name or command, or the command itself. */
-static const struct known_agent *known_for(const struct config *c, const char *name)
-{
-	const struct agent_def *def = name ? config_agent(c, name) : NULL;
-	const char *cmd = def ? def->command : name;
-	if (cmd == NULL)
-		return NULL;
-	const struct known_agent *k = find_known(def ? def->name : cmd);
-	return k == NULL && def ? find_known(def->command) : k;
+	/* The table's first kind is the default one (SPEC §3: claude). */
+	return kind_installed(&agent_kinds[0]) ? agent_kinds[0].name : NULL;
 }
 
 bool agentcmd_resumes(const struct config *c, const char *name)
 {
-	const struct known_agent *k = known_for(c, name);
+	const struct agent_kind *k = kind_of(c, name);
 	return k && k->resume;
+}
+
+bool agentcmd_forks(const struct config *c, const char *name)
+{
+	const struct agent_kind *k = kind_of(c, name);
+	return k && k->fork;
+}
+
+bool agentcmd_names_sessions(const struct config *c, const char *name)
+{
+	const struct agent_kind *k = kind_of(c, name);
+	return k && k->session_flag;
 }
 
 char *agentcmd_build(const struct config *c, const char *name, const char *prompt_file, bool cont)
 {
-	return agentcmd_build_sandboxed(c, name, prompt_file, cont ? "" : NULL, false);
+	struct agentcmd_opts o = {.prompt_file = prompt_file, .resume = cont ? "" : NULL};
+	return agentcmd_line(c, name, &o);
+}
+
+char *agentcmd_build_sandboxed(const struct config *c, const char *name, const char *prompt_file,
+			       const char *resume, bool sandboxed)
+{
+	struct agentcmd_opts o = {
+		.prompt_file = prompt_file, .resume = resume, .sandboxed = sandboxed};
+	return agentcmd_line(c, name, &o);
 }
 
 /* Does the agent's command or arguments ask for the prompt itself ({prompt}, {prompt_file})? */
@@ -124,13 +106,39 @@ bool agentcmd_takes_prompt(const struct config *c, const char *name)
 	const char *cmd = def ? def->command : name;
 	if (cmd == NULL)
 		return false;
-	return has_placeholder(cmd, def) || find_known(def ? def->name : cmd) ||
-	       (def && find_known(def->command));
+	const struct agent_kind *k = kind_of(c, name);
+	return has_placeholder(cmd, def) || (k && k->prompt != KIND_PROMPT_TYPED);
 }
 
-char *agentcmd_build_sandboxed(const struct config *c, const char *name, const char *prompt_file,
-			       const char *resume, bool sandboxed)
+bool agentcmd_types_prompt(const struct config *c, const char *name)
 {
+	const struct agent_kind *k = kind_of(c, name);
+	return k && k->prompt == KIND_PROMPT_TYPED && !agentcmd_takes_prompt(c, name);
+}
+
+/* Does the command already start the kind's chat (goose session, kiro-cli chat)? */
+static bool has_subcommand(const char *cmd, const struct agent_def *def, const char *sub)
+{
+	const char *sp = strchr(cmd, ' ');
+	if (sp)
+		return strncmp(sp + 1, sub, strlen(sub)) == 0;
+	return def && def->args.n && strcmp(def->args.v[0], sub) == 0;
+}
+
+/* words with {id} as id: well formed (rpc_session_wellformed), one word, no quoting. */
+static void add_with_id(struct buf *b, const char *words, const char *id)
+{
+	const char *at = strstr(words, "{id}");
+	if (at == NULL) {
+		buf_addf(b, " %s %s", words, id);
+		return;
+	}
+	buf_addf(b, " %.*s%s%s", (int)(at - words), words, id, at + 4);
+}
+
+char *agentcmd_line(const struct config *c, const char *name, const struct agentcmd_opts *o)
+{
+	const char *prompt_file = o->prompt_file, *resume = o->resume;
 	struct buf b = {0};
 	const struct agent_def *def = name ? config_agent(c, name) : NULL;
 	const char *cmd = def ? def->command : name;
@@ -159,17 +167,26 @@ char *agentcmd_build_sandboxed(const struct config *c, const char *name, const c
 			buf_addch(&b, ' ');
 			add_word(&b, def->args.v[i], true, prompt_file);
 		}
-	const struct known_agent *k = known_for(c, name);
-	if (k && sandboxed && k->approve)
+	const struct agent_kind *k = kind_of(c, name);
+	if (k && k->subcommand && !has_subcommand(cmd, def, k->subcommand))
+		buf_addf(&b, " %s", k->subcommand);
+	if (k && o->sandboxed && k->approve)
 		buf_addf(&b, " %s", k->approve);
-	/* The id is well formed (rpc_session_wellformed): one word, no quoting needed. */
+	bool fresh = resume == NULL;
 	if (k && resume && *resume && k->resume_id) {
-		buf_addf(&b, " %s %s", k->resume_id, resume);
+		add_with_id(&b, k->resume_id, resume);
 	} else if (k && resume && k->resume) {
 		buf_addf(&b, " %s", k->resume);
-	} else if (k && prompt_file && !placeholder) {
+	} else if (k && o->fork && k->fork) {
+		add_with_id(&b, k->fork, o->fork);
+	}
+	/* A new session (a fork's too) with the id we chose, where the kind takes one. */
+	if (k && fresh && o->session && k->session_flag)
+		buf_addf(&b, " %s %s", k->session_flag, o->session);
+	if (k && fresh && prompt_file && !placeholder && k->prompt != KIND_PROMPT_TYPED) {
 		char *q = sh_quote(prompt_file);
-		buf_addf(&b, " %s\"$(cat %s)\"", k->prompt_flag ? k->prompt_flag : "-- ", q);
+		buf_addf(&b, " %s\"$(cat %s)\"",
+			 k->prompt == KIND_PROMPT_FLAG ? k->prompt_flag : "-- ", q);
 		free(q);
 	}
 	return b.data;

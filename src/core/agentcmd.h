@@ -1,11 +1,12 @@
 /*
  * agentcmd.h - the command line that starts an agent CLI in its pane.
  *
- * Known agents (claude, codex, gemini, opencode) take their initial prompt
- * and their "continue the last session" flag each in their own way; this
- * table knows how (after "--", or as a flag's '=' value, so a prompt that
- * starts with '-' is never read as flags). Other agents come from the
- * global `agents` map or are a plain command; {prompt} ("$(cat F)") and
+ * The agent kinds (config/kinds.h) take their first prompt, their resume
+ * and fork flags each in their own way; their row says how (after "--",
+ * or as a flag's '=' value, so a prompt that starts with '-' is never read
+ * as flags; or typed in once the CLI is up). Agents come from the global
+ * `agents` map (a profile: its type, command, args, env) or are a plain
+ * command; {prompt} ("$(cat F)") and
  * {prompt_file} in their command or arguments place the prompt where they
  * want it, and every agent gets WORKREX_PROMPT_FILE. The result is a
  * /bin/sh -c line, with every word quoted, that reads the prompt from
@@ -35,8 +36,25 @@ char *agentcmd_build(const struct config *c, const char *name, const char *promp
 char *agentcmd_build_sandboxed(const struct config *c, const char *name, const char *prompt_file,
 			       const char *resume, bool sandboxed);
 
-/* Can the agent continue its latest session (a known agent with a resume flag)? */
+struct agentcmd_opts {
+	const char *prompt_file; /* the first prompt, or NULL */
+	const char *resume;      /* NULL: a new session; "": its latest; else that session */
+	const char *fork;        /* a session to continue in a new one (a new session), or NULL */
+	const char *session;     /* the id of a new session, where the kind takes one, or NULL */
+	bool sandboxed;          /* its approval flag (never outside a sandbox) */
+};
+
+/* The /bin/sh -c line for agent name, as o says. Caller frees. */
+char *agentcmd_line(const struct config *c, const char *name, const struct agentcmd_opts *o);
+
+/* Can the agent continue its latest session (a kind with a resume flag)? */
 bool agentcmd_resumes(const struct config *c, const char *name);
+/* Can it fork a session (a kind with a fork flag)? */
+bool agentcmd_forks(const struct config *c, const char *name);
+/* Does it start a session with an id we give (agentcmd_opts.session)? */
+bool agentcmd_names_sessions(const struct config *c, const char *name);
+/* Is its first prompt typed into it (a kind with no prompt flag, no {prompt})? */
+bool agentcmd_types_prompt(const struct config *c, const char *name);
 
 /*
  * Does the agent take the prompt (a known agent, or {prompt}/{prompt_file}

@@ -9,6 +9,7 @@
 #include "../util/beneath.h"
 #include "../util/util.h"
 #include "agentcmd.h"
+#include "deliver.h"
 #include "wrx.h"
 
 #include <errno.h>
@@ -108,6 +109,36 @@ static char *pending_prompt(struct agent *a)
 	return file;
 }
 
+static void prompt_typed(struct wrx *w, const char *why, void *arg)
+{
+	char *handle = arg;
+	if (why)
+		wrx_message(w, true, "%s: its prompt was not taken: %s (it is in %s)", handle, why,
+			    "$WORKREX_PROMPT_FILE");
+	free(handle);
+}
+
+/*
+ * A kind with no prompt on its command line: the prompt is typed into it
+ * once its screen settles, and verified as send verifies it.
+ */
+static void type_prompt(struct wrx *w, struct agent *a, const char *file)
+{
+	char *text = NULL, *cause = NULL;
+	struct wpane *wp = session_agent_pane(w->s, a);
+	if (wp == NULL || file_read(file, 1u << 20, &text, &cause) < 0) {
+		wrx_message(w, true, "%s: its prompt cannot be typed in: %s", a->handle,
+			    cause ? cause : "no pane");
+		free(cause);
+		return;
+	}
+	size_t n = strlen(text);
+	while (n && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+		text[--n] = '\0';
+	deliver_start(w, wp, text, true, true, prompt_typed, xstrdup(a->handle));
+	free(text);
+}
+
 /*
  * An agent spawned from a sandbox has its post_create waiting in its
  * host-only dir (worktree.c): its first sandboxed agent pane runs it
@@ -184,6 +215,15 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 				 : NULL;
 		a->remote.prompt_waits = false;
 	}
+	/*
+	 * A new session: named by us where the kind takes an id, so that its
+	 * hooks are known by it even from a daemon without the pane's
+	 * environment. A fork continues the session it was given, once.
+	 */
+	char *fork = !cont && a->fork_from && agentcmd_forks(&w->cfg, name) ? a->fork_from : NULL;
+	char *session = !cont && agentcmd_names_sessions(&w->cfg, name) ? uuid_new() : NULL;
+	if (session)
+		host_session(w, a, session);
 	size_t n = w->cfg.npanes ? w->cfg.npanes : 2;
 	struct pane_open *o = xcalloc(n, sizeof *o);
 	char **lines = xcalloc(n, sizeof *lines);
@@ -196,8 +236,16 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 		bool boxed = sandbox_pane_wanted(w, a, is_agent);
 		if (is_agent) {
 			/* Resumed: the session its hooks reported, else its latest. */
-			const char *resume = !cont ? NULL : a->session_id ? a->session_id : "";
-			lines[i] = agentcmd_build_sandboxed(&w->cfg, name, prompt, resume, boxed);
+			struct agentcmd_opts ao = {
+				.prompt_file = prompt,
+				.resume = !cont           ? NULL
+					  : a->session_id ? a->session_id
+							  : "",
+				.fork = fork,
+				.session = session,
+				.sandboxed = boxed,
+			};
+			lines[i] = agentcmd_line(&w->cfg, name, &ao);
 			if (boxed)
 				lines[i] = with_setup(w, a, lines[i]);
 			o[i].label = name ? name : "shell";
@@ -243,11 +291,20 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 	free(lines);
 	free(argv);
 	free(o);
+	if (session && rc == 0)
+		keep_meta(w, a); /* its keepers hold the name for the next dashboard */
+	free(session);
+	if (fork) {
+		free(a->fork_from);
+		a->fork_from = NULL;
+	}
 	if (rc < 0) {
 		free(prompt);
 		return -EIO;
 	}
-	if (prompt && !agentcmd_takes_prompt(&w->cfg, name))
+	if (prompt && agentcmd_types_prompt(&w->cfg, name))
+		type_prompt(w, a, prompt);
+	else if (prompt && !agentcmd_takes_prompt(&w->cfg, name))
 		wrx_message(w, false,
 			    "%s: %s takes no prompt argument; the prompt is in "
 			    "$WORKREX_PROMPT_FILE ({prompt} in its command passes it)",

@@ -487,7 +487,15 @@ void host_mark(struct wrx *w, const struct agent *a, bool on)
 		return;
 	char *f = mark_path(w, a, on);
 	if (f && on) {
-		int fd = open(f, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		/* With its session: one named at its start is resumed by that name. */
+		int fd = open(f,
+			      O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
+				      (a->session_id ? O_TRUNC : 0),
+			      0600);
+		char *line = a->session_id ? xasprintf("%s\n", a->session_id) : NULL;
+		if (fd >= 0 && line && fd_write_all(fd, line, strlen(line)) < 0)
+			log_msg("%s: its session id not kept", a->handle);
+		free(line);
 		if (fd >= 0)
 			close(fd);
 	} else if (f) {

@@ -53,6 +53,7 @@ static void agent_free(struct agent *a)
 	free(a->handle);
 	free(a->path);
 	free(a->session_id);
+	free(a->fork_from);
 	free(a->title);
 	free(a->note);
 	free(a->failure);

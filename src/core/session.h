@@ -92,10 +92,11 @@ struct agent {
 	uint64_t notified;        /* its last bell or desktop notification (now_ms) */
 	char *title;              /* owned; set by the agent (set-title), or NULL */
 	char *note;               /* owned; last notify text, or NULL */
-	char *failure;       /* owned; failed: how its program ended ("exit 127: ..."), or NULL */
-	char *session_id;    /* owned; the agent CLI's session its hooks last reported, or NULL */
-	int npanes;          /* its panes in the session (the session's count) */
-	int comments;        /* review comments waiting for it (the sidebar's ✎N) */
+	char *failure;    /* owned; failed: how its program ended ("exit 127: ..."), or NULL */
+	char *session_id; /* owned; the agent CLI's session: named at start or reported, or NULL */
+	char *fork_from;  /* owned; add --fork: the session its first start continues, or NULL */
+	int npanes;       /* its panes in the session (the session's count) */
+	int comments;     /* review comments waiting for it (the sidebar's ✎N) */
 	uint64_t resumed_at; /* now_ms() when host_resume opened it with its resume flag, or 0 */
 	bool checking, check_again; /* its group's check runs (checks.c); done again meanwhile */
 	struct agent_git git;

@@ -30,3 +30,8 @@ bool json_flag(json_object *o, const char *key)
 	json_object *v;
 	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
 }
+
+void json_add_str(json_object *o, const char *key, const char *s)
+{
+	json_object_object_add(o, key, s ? json_object_new_string(s) : NULL);
+}

@@ -16,5 +16,7 @@ int json_int(json_object *o, const char *key, int def);
 long long json_long(json_object *o, const char *key, long long def);
 /* Is key there, and true? */
 bool json_flag(json_object *o, const char *key);
+/* Set key to the string s, or to null for NULL. */
+void json_add_str(json_object *o, const char *key, const char *s);
 
 #endif

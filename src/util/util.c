@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -107,6 +108,41 @@ void buf_addstr(struct buf *b, const char *s)
 void buf_addch(struct buf *b, char c)
 {
 	buf_add(b, &c, 1);
+}
+
+char *uuid_new(void)
+{
+	unsigned char r[16];
+	size_t got = 0;
+	while (got < sizeof r) {
+		ssize_t n = getrandom(r + got, sizeof r - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			abort(); /* no randomness: nothing to name a session with */
+		got += (size_t)n;
+	}
+	r[6] = (unsigned char)((r[6] & 0x0f) | 0x40);
+	r[8] = (unsigned char)((r[8] & 0x3f) | 0x80);
+	return xasprintf("%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+			 r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11],
+			 r[12], r[13], r[14], r[15]);
+}
+
+void buf_add_roff(struct buf *b, const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		buf_addstr(b, "\\&");
+	for (; *s; s++) {
+		if (*s == '\\')
+			buf_addstr(b, "\\e");
+		else if (*s == '"')
+			buf_addstr(b, "\\(dq");
+		else if (*s == '-')
+			buf_addstr(b, "\\-");
+		else
+			buf_addch(b, *s);
+	}
 }
 
 void buf_addf(struct buf *b, const char *fmt, ...)

@@ -45,6 +45,10 @@ void buf_reserve(struct buf *b, size_t n);
 void buf_add(struct buf *b, const void *p, size_t n);
 void buf_addstr(struct buf *b, const char *s);
 void buf_addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A new random (version 4) UUID, lower case. Caller frees. */
+char *uuid_new(void);
+/* s as roff text: backslashes, quotes and minus signs escaped, a leading dot kept text. */
+void buf_add_roff(struct buf *b, const char *s);
 void buf_addch(struct buf *b, char c);
 void buf_consume(struct buf *b, size_t n);
 void buf_free(struct buf *b);

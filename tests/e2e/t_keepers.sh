@@ -336,14 +336,16 @@ t_status_while_detached() {
 # After a reboot no keeper is left: the agent opens again by itself, resumed.
 # The mark an agent's keeper leaves for after a reboot (what it holds: its session id).
 kept_mark() { find "$XDG_STATE_HOME" -path "*/$1/kept" 2>/dev/null | head -1; }
+# The arguments the claude stand-in of H said it got, lines joined (a narrow pane wraps them).
+claude_args() { wrx capture "$1" | tr -d '\n' | grep -o 'CLAUDE ARGS:[^:]*:'; }
 
 t_resume_after_reboot() {
 	make_repo
 	mkdir -p "$E2E_TMP/bin" "$XDG_CONFIG_HOME/workrex"
-	# As Claude Code does, p's has no conversation to continue: it says so and exits 1.
+	# As Claude Code does, p's has no conversation to resume: it says so and exits 1.
 	cat >"$E2E_TMP/bin/claude" <<-'EOF'
 		#!/bin/sh
-		case "$PWD:$*" in */p:*--continue*) echo "No conversation found to continue"; exit 1 ;; esac
+		case "$PWD:$*" in */p:*--resume*) echo "No conversation found"; exit 1 ;; esac
 		echo "CLAUDE ARGS:$*:"
 		exec bash --norc -i
 	EOF
@@ -355,7 +357,12 @@ t_resume_after_reboot() {
 	wrx add r >/dev/null
 	wrx add q >/dev/null
 	wrx add p >/dev/null
-	until_ok 10 sh -c "cd '$repo' && for h in r q p; do '$WORKREX' capture \$h | grep -q 'CLAUDE ARGS::' || exit 1; done"
+	# Each started a session named by workrex, which it knows them by.
+	local h qs
+	for h in r q p; do
+		until_ok 10 in_output -E '^CLAUDE ARGS:--session-id [0-9a-f-]{36}:$' -- claude_args $h
+	done
+	qs=$(claude_args q | sed -n 's/^CLAUDE ARGS:--session-id \([0-9a-f-]*\):$/\1/p')
 	# Claude Code's hooks give their event on stdin; r's reports its session
 	# while no dashboard runs, q's an id that would be shell code.
 	prefix d
@@ -364,7 +371,7 @@ t_resume_after_reboot() {
 	until_ok 10 grep -qx '4f1c-9e2a_B.7' "$(kept_mark r)"
 	wrx send q "echo '{\"session_id\":\"x;touch $E2E_TMP/pwned\"}' | workrex set-status done; echo reported"
 	until_ok 10 sh -c "cd '$repo' && '$WORKREX' capture q | grep -qx reported"
-	[ ! -s "$(kept_mark q)" ]
+	[ -n "$qs" ] && grep -qx "$qs" "$(kept_mark q)" # its own, never the shell code
 	# The machine goes down: every process, and the runtime directory with it.
 	end_keepers
 	rm -rf "$XDG_RUNTIME_DIR/workrex"
@@ -372,11 +379,12 @@ t_resume_after_reboot() {
 	start_repo 120 36
 	wait_for '^ 2 r'
 	wait_for '│CLAUDE ARGS:--resume 4f1c-9e2a_B.7:'
-	wait_for '│CLAUDE ARGS:--continue:'
+	# q's report was refused: the session it was started with.
+	until_ok 10 in_output -x "CLAUDE ARGS:--resume $qs:" -- claude_args q
 	[ ! -e "$E2E_TMP/pwned" ]
 	# p had nothing to resume: it failed at once, and starts anew, said.
-	wait_for 'p: nothing to resume \(exit 1: No conversation found to continue\): started anew'
-	until_ok 10 sh -c "cd '$repo' && '$WORKREX' capture p | grep -q 'CLAUDE ARGS::'"
+	wait_for 'p: nothing to resume \(exit 1: No conversation found\): started anew'
+	until_ok 10 in_output -E 'CLAUDE ARGS:--session-id [0-9a-f-]{36}:' -- claude_args p
 	wrx list >"$E2E_TMP/list"
 	grep -q '^p ' "$E2E_TMP/list"
 	not grep -q '^p .*failed' "$E2E_TMP/list"
@@ -417,7 +425,7 @@ t_back_as_they_were() {
 	wait_for 'C-b \? help'
 	wrx add r >/dev/null
 	wrx add -a task t >/dev/null
-	wait_for 'CLAUDE ARGS::'
+	until_ok 10 in_output -E '^CLAUDE ARGS:--session-id [0-9a-f-]{36}:$' -- claude_args r
 	until_ok 10 test -s "$E2E_TMP/work/proj__worktrees/task.log"
 	wrx list --json | python3 -c 'import json, sys; a = {x["handle"]: x for x in json.load(sys.stdin)}; assert a["r"]["agent"] == "claude", a'
 	# The user's config changes its agent; then the machine goes down.
@@ -429,7 +437,7 @@ t_back_as_they_were() {
 	kill_tmux
 	start_repo 120 36
 	wait_for 't: task cannot resume a session; its shell opened in the worktree'
-	wait_for '│CLAUDE ARGS:--continue:'
+	until_ok 10 in_output -E '^CLAUDE ARGS:--resume [0-9a-f-]{36}:$' -- claude_args r
 	sleep 1
 	[ "$(grep -c RAN-THE-TASK "$E2E_TMP/work/proj__worktrees/task.log")" -eq 1 ]
 	wrx send t 'echo "in=$(basename "$PWD")"'

@@ -284,7 +284,7 @@ YAML
 	wrx add g1 -a gem -b >/dev/null
 	wrx add o1 -a oc -b >/dev/null
 	wait_for 'fake gemini ready'
-	wait_for 'fake opencode ready'
+	wait_for 'fake opencode v1 ready'
 	local h
 	for h in g1 o1; do
 		wrx send $h go
@@ -295,7 +295,7 @@ YAML
 		wait_for "^ [23] ✓ $h"
 	done
 	wrx capture g1 | grep -q 'hook AfterAgent rc=0'
-	wrx capture o1 | grep -q 'plugin ran workrex set-status done rc=0'
+	wrx capture o1 | tr -d '\n' | grep -q "plugin ran workrex set-status done --session ses_stand_in --dir $E2E_TMP/work/proj__worktrees/o1 rc=0"
 	wrx capture g1 | not grep -q 'bad stdout'
 	wrx capture g1 | not grep -q 'rc=[1-9]'
 	wrx capture o1 | not grep -q 'rc=[1-9]'
@@ -323,9 +323,76 @@ t_attention_key() {
 	wait_for 'no agent has finished or waits for you'
 }
 
+# A hook without the pane's environment: an agent CLI's background host
+# (Claude Code's) or shared daemon (OpenCode v2's `opencode serve`). Its
+# session id says which agent it is; the directory only which project. The
+# worktrees are inside the main checkout (one directory tree), and the
+# call comes from one agent's directory with the other's session.
+t_daemon_hooks_by_session() {
+	make_repo
+	mkdir -p "$E2E_TMP/bin" "$XDG_CONFIG_HOME/workrex"
+	printf '#!/bin/sh\necho "CLAUDE ARGS:$*:"\nexec cat\n' >"$E2E_TMP/bin/claude"
+	chmod +x "$E2E_TMP/bin/claude"
+	export PATH="$E2E_TMP/bin:$PATH"
+	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<YAML
+agent: claude
+worktree_dir: .trees
+panes:
+  - command: <agent>
+agents:
+  oc:
+    type: opencode
+    command: node
+    args: ["$here/fake_opencode.mjs", "v2", "ses_oc_1"]
+YAML
+	mkdir -p "$XDG_CONFIG_HOME/opencode"
+	workrex setup >/dev/null
+	start_repo 140 40
+	wait_for 'C-b \? help'
+	wrx add a -b >/dev/null
+	wrx add b -b >/dev/null
+	wait_for '^ 3 b'
+	local wa=$repo/.trees/a sa sb
+	args() { wrx capture "$1" | tr -d '\n' | sed -n 's/.*CLAUDE ARGS:--session-id \([0-9a-f-]*\):.*/\1/p'; }
+	until_ok 10 test -n "$(args a)"
+	until_ok 10 test -n "$(args b)"
+	sa=$(args a) sb=$(args b)
+	[ "$sa" != "$sb" ]
+	# From a's directory, b's session: b's status, never a's.
+	(cd "$wa" && echo "{\"session_id\":\"$sb\",\"cwd\":\"$wa\"}" | workrex set-status waiting)
+	wait_for '^ 3 ◆ b'
+	not in_output '^ 2 ◆ a' -- screen
+	# From the main checkout, around both: a's session, a.
+	echo "{\"session_id\":\"$sa\",\"cwd\":\"$repo\"}" | (cd "$repo" && workrex set-status done)
+	wait_for '^ 2 ✓ a'
+	# An id no agent has: refused, said and logged; nothing moves.
+	not sh -c "cd '$wa' && echo '{\"session_id\":\"ses-nobody\",\"cwd\":\"$wa\"}' | '$WORKREX' set-status working" 2>"$E2E_TMP/err"
+	grep -q "set-status: session ses-nobody is no agent's here; nothing changed" "$E2E_TMP/err"
+	sleep 0.5
+	in_output '^ 2 ✓ a' -- screen
+	in_output '^ 3 ◆ b' -- screen
+	grep -rq 'a hook of session ses-nobody .* is no agent.s: refused' "$XDG_STATE_HOME"
+	# No session at all: nothing to say who it is; nothing to do.
+	(cd "$wa" && workrex set-status working </dev/null)
+	# OpenCode v2: its plugin in the daemon, from /, no pane environment.
+	wrx add o -a oc -b >/dev/null
+	wait_for 'fake opencode v2 ready'
+	wrx send o go
+	wait_for '^ 4 ● o'
+	wrx send o ask
+	wait_for '^ 4 ◆ o'
+	wrx send o finish
+	wait_for '^ 4 ✓ o'
+	in_output '^ 2 ✓ a' -- screen
+	in_output '^ 3 ◆ b' -- screen
+	wrx capture o | tr -d '\n' | grep -q "plugin ran workrex set-status done --session ses_oc_1 --dir $repo/.trees/o rc=0"
+	wrx capture o | not grep -q 'rc=[1-9]'
+}
+
 run_test "setup's Claude hooks, run by a stand-in agent, change the icons" t_claude_hooks_change_icons
 run_test "status noticed without hooks: silence, exit; set-status outside a pane" t_status_without_hooks
 run_test "setup's Gemini CLI hooks and OpenCode plugin, run by stand-ins, change the icons" t_gemini_and_opencode_hooks
+run_test "a hook from a daemon, without the pane's environment: its session id says whose" t_daemon_hooks_by_session
 run_test "prefix a focuses the agent that last finished or waits" t_attention_key
 run_test "RPC protocol against the live dashboard" t_rpc_protocol_live
 run_test "the static guest client: status, add, merge over RPC; hooks off; no other agent" t_guest_client_over_rpc

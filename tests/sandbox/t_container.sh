@@ -337,7 +337,7 @@ t_known_agent_in_a_sandbox() {
 	until_ok 30 grep -q report-done "$wb/claude-report.txt" || { screen >&2; return 1; }
 	until_ok 30 grep -q args: "$wp/claude-report.txt"
 	# In the sandbox: the approval flag; its settings read-only; ~/.claude.json its own copy.
-	grep -qx 'args: --dangerously-skip-permissions' "$wb/claude-report.txt"
+	grep -Eqx 'args: --dangerously-skip-permissions --session-id [0-9a-f-]{36}' "$wb/claude-report.txt"
 	grep -qx 'settings ro' "$wb/claude-report.txt"
 	grep -qx 'claude.json written' "$wb/claude-report.txt"
 	not grep PLANTED "$wb/claude-report.txt"
@@ -349,7 +349,7 @@ t_known_agent_in_a_sandbox() {
 	grep -q '"mcpServers": {}' "$HOME/.claude.json"
 	test -f "$HOME/.claude/.credentials.json"
 	# On the host, never the flag.
-	grep -qx 'args: ' "$wp/claude-report.txt"
+	grep -Eqx 'args: --session-id [0-9a-f-]{36}' "$wp/claude-report.txt"
 }
 
 # Commits made inside (the private git dir) keep every guarantee of list,

@@ -38,7 +38,7 @@ static void test_known_agents(void **state)
 	assert_string_equal(got, "exec 'codex' --yolo resume 5f0c-3a1e");
 	free(got);
 	got = agentcmd_build_sandboxed(&c, "gemini", NULL, "", false);
-	assert_string_equal(got, "exec 'gemini' --resume");
+	assert_string_equal(got, "exec 'gemini' --resume latest");
 	free(got);
 	got = agentcmd_build_sandboxed(&c, "opencode", NULL, "ses_9", false);
 	assert_string_equal(got, "exec 'opencode' --session ses_9");
@@ -53,9 +53,51 @@ static void test_known_agents(void **state)
 	check(&c, "opencode", "/p", false,
 	      "export WORKREX_PROMPT_FILE='/p'; exec 'opencode' --prompt=\"$(cat '/p')\"");
 	/* Unknown agents get neither, but the file's place in the environment. */
-	check(&c, "aider", "/p", true, "export WORKREX_PROMPT_FILE='/p'; exec 'aider'");
-	assert_false(agentcmd_takes_prompt(&c, "aider"));
+	check(&c, "mytool", "/p", true, "export WORKREX_PROMPT_FILE='/p'; exec 'mytool'");
+	assert_false(agentcmd_takes_prompt(&c, "mytool"));
+	assert_false(agentcmd_types_prompt(&c, "mytool"));
 	assert_true(agentcmd_takes_prompt(&c, "claude"));
+	/* A kind with no prompt flag: nothing on its line, the prompt typed in. */
+	check(&c, "aider", "/p", false, "export WORKREX_PROMPT_FILE='/p'; exec 'aider'");
+	assert_true(agentcmd_types_prompt(&c, "aider"));
+	/* Its chat's subcommand, once. */
+	check(&c, "goose", NULL, true, "exec 'goose' session --resume");
+	config_free(&c);
+}
+
+/* A new session named by us; a fork of another, with the prompt, in a new one. */
+static void test_sessions_and_forks(void **state)
+{
+	(void)state;
+	struct config c;
+	config_init(&c);
+	struct agentcmd_opts o = {.prompt_file = "/p",
+				  .session = "1b4e28ba-2fa1-41d2-883f-0016d3cca427"};
+	char *got = agentcmd_line(&c, "claude", &o);
+	assert_string_equal(got, "export WORKREX_PROMPT_FILE='/p'; exec 'claude' --session-id "
+				 "1b4e28ba-2fa1-41d2-883f-0016d3cca427 -- \"$(cat '/p')\"");
+	free(got);
+	o.fork = "5f0c-3a1e";
+	got = agentcmd_line(&c, "claude", &o);
+	assert_string_equal(got,
+			    "export WORKREX_PROMPT_FILE='/p'; exec 'claude' --resume 5f0c-3a1e "
+			    "--fork-session --session-id 1b4e28ba-2fa1-41d2-883f-0016d3cca427 -- "
+			    "\"$(cat '/p')\"");
+	free(got);
+	got = agentcmd_line(&c, "codex", &o);
+	assert_string_equal(
+		got,
+		"export WORKREX_PROMPT_FILE='/p'; exec 'codex' fork 5f0c-3a1e -- \"$(cat '/p')\"");
+	free(got);
+	/* Resumed, nothing new: neither a fork nor a name nor the prompt again. */
+	o.resume = "5f0c-3a1e";
+	got = agentcmd_line(&c, "claude", &o);
+	assert_string_equal(got,
+			    "export WORKREX_PROMPT_FILE='/p'; exec 'claude' --resume 5f0c-3a1e");
+	free(got);
+	assert_true(agentcmd_forks(&c, "codex"));
+	assert_false(agentcmd_forks(&c, "gemini"));
+	assert_true(agentcmd_names_sessions(&c, "gemini"));
 	config_free(&c);
 }
 
@@ -118,6 +160,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_agents),
+		cmocka_unit_test(test_sessions_and_forks),
 		cmocka_unit_test(test_configured_agents_and_quoting),
 		cmocka_unit_test(test_placeholders),
 	};

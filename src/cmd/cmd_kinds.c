@@ -1,0 +1,106 @@
+/*
+ * cmd_kinds.c - `workrex agents`: the agent kinds workrex knows
+ * (config/kinds.h), which of them are installed, and the profiles of the
+ * global `agents:` map with the kind each one is.
+ */
+#include "cmd.h"
+
+#include "../config/kinds.h"
+#include "../util/json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *prompt_form(const struct agent_kind *k)
+{
+	return k->prompt == KIND_PROMPT_ARG    ? "argument"
+	       : k->prompt == KIND_PROMPT_FLAG ? "flag"
+					       : "typed";
+}
+
+static json_object *kind_json(const struct agent_kind *k)
+{
+	json_object *o = json_object_new_object();
+	json_add_str(o, "name", k->name);
+	json_add_str(o, "title", k->title);
+	json_object_object_add(o, "installed", json_object_new_boolean(kind_installed(k)));
+	json_add_str(o, "prompt", prompt_form(k));
+	json_add_str(o, "resume", k->resume);
+	json_add_str(o, "fork", k->fork);
+	json_add_str(o, "sandbox_flag", k->approve);
+	json_add_str(o, "auto_name", k->auto_name);
+	json_object_object_add(o, "hooks", json_object_new_boolean(k->hooks != KIND_HOOKS_NONE));
+	json_add_str(o, "install", k->install);
+	json_add_str(o, "doc", k->doc);
+	return o;
+}
+
+/* The global file's profiles (agents: is global-only); none when it does not load. */
+static void load_profiles(struct config *c)
+{
+	config_init(c);
+	char *g = config_global_path(), *cause = NULL;
+	if (g && config_load(c, g, true, &cause) < 0) {
+		fprintf(stderr, "workrex: agents: %s (profiles not shown)\n", cause);
+		free(cause);
+	}
+	free(g);
+}
+
+int cmd_agent_kinds(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)ctx;
+	bool json = argc == 2 && !strcmp(argv[1], "--json");
+	if (argc == 2 && !strcmp(argv[1], "--man")) {
+		struct buf b = {0};
+		kind_reference_man(&b);
+		fwrite(b.data, 1, b.len, stdout);
+		buf_free(&b);
+		return 0;
+	}
+	if (argc > 1 && !json)
+		return cmd_usage(cmd_find("agents"));
+	struct config c;
+	load_profiles(&c);
+	if (json) {
+		json_object *o = json_object_new_object(), *kinds = json_object_new_array();
+		json_object *profiles = json_object_new_array();
+		for (size_t i = 0; i < agent_nkinds; i++)
+			json_object_array_add(kinds, kind_json(&agent_kinds[i]));
+		for (size_t i = 0; i < c.nagents; i++) {
+			const struct agent_kind *k = kind_of(&c, c.agents[i].name);
+			json_object *p = json_object_new_object();
+			json_add_str(p, "name", c.agents[i].name);
+			json_add_str(p, "command", c.agents[i].command);
+			json_add_str(p, "kind", k ? k->name : NULL);
+			json_object_array_add(profiles, p);
+		}
+		json_object_object_add(o, "kinds", kinds);
+		json_object_object_add(o, "profiles", profiles);
+		printf("%s\n",
+		       json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+								 JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+		config_free(&c);
+		return 0;
+	}
+	printf("%-13s %-9s %-8s %-6s %-4s %-6s %s\n", "KIND", "INSTALLED", "PROMPT", "RESUME",
+	       "FORK", "STATUS", "IN A SANDBOX");
+	for (size_t i = 0; i < agent_nkinds; i++) {
+		const struct agent_kind *k = &agent_kinds[i];
+		printf("%-13s %-9s %-8s %-6s %-4s %-6s %s\n", k->name,
+		       kind_installed(k) ? "yes" : "-", prompt_form(k), k->resume ? "yes" : "-",
+		       k->fork ? "yes" : "-", k->hooks != KIND_HOOKS_NONE ? "hooks" : "-",
+		       k->approve ? k->approve : "(asks)");
+	}
+	if (c.nagents)
+		printf("\n%-13s %-13s %s\n", "PROFILE", "KIND", "COMMAND");
+	for (size_t i = 0; i < c.nagents; i++) {
+		const struct agent_kind *k = kind_of(&c, c.agents[i].name);
+		printf("%-13s %-13s %s\n", c.agents[i].name, k ? k->name : "(a command)",
+		       c.agents[i].command);
+	}
+	config_free(&c);
+	return 0;
+}

@@ -1,0 +1,409 @@
+/*
+ * kinds.c - the agent kinds (see kinds.h), one row each.
+ *
+ * Each row's flags were checked against the CLI's own documentation, cited
+ * above it; for the CLIs installed on the machine this was written on
+ * (claude 2.1.197, codex 0.171.0, gemini 0.61.0), against their --help too.
+ * A flag not found there is left out (NULL), never guessed: without a
+ * resume flag an agent is not resumed, without an approval flag a
+ * sandboxed agent asks, without a prompt form the prompt is typed in.
+ */
+#include "kinds.h"
+#include "config.h"
+
+#include "../util/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NPM(pkg) "npm:" pkg
+
+const struct agent_kind agent_kinds[] = {
+	/*
+	 * https://code.claude.com/docs/en/cli-reference and `claude --help`:
+	 * a positional prompt; -c/--continue; -r/--resume ID; --fork-session
+	 * with --resume; --session-id UUID; -p with --model for one answer.
+	 * Hooks: https://code.claude.com/docs/en/hooks (settings.json).
+	 */
+	{
+		.name = "claude",
+		.title = "Claude Code",
+		.doc = "https://code.claude.com/docs/en/cli-reference",
+		.install = NPM("@anthropic-ai/claude-code"),
+		.prompt = KIND_PROMPT_ARG,
+		.resume = "--continue",
+		.resume_id = "--resume",
+		.fork = "--resume {id} --fork-session",
+		.session_flag = "--session-id",
+		.approve = "--dangerously-skip-permissions",
+		.auto_name = "claude --model haiku -p",
+		.hooks = KIND_HOOKS_CLAUDE,
+		.hooks_file = "settings.json",
+		.config_dir = ".claude",
+		.config_env = "CLAUDE_CONFIG_DIR",
+		.state = {{".credentials.json", false},
+			  {"projects", true},
+			  {"todos", true},
+			  {"statsig", true},
+			  {"shell-snapshots", true},
+			  {"session-env", true},
+			  {"file-history", true},
+			  {"plans", true},
+			  {"debug", true},
+			  {"history.jsonl", false}},
+		.home_file = ".claude.json",
+	},
+	/*
+	 * https://developers.openai.com/codex/cli/reference and `codex --help`:
+	 * a positional prompt; `resume --last`, `resume ID`; `fork ID`;
+	 * --yolo; `codex exec` reads the request from stdin.
+	 * Hooks: https://developers.openai.com/codex/hooks (hooks.json).
+	 */
+	{
+		.name = "codex",
+		.title = "Codex",
+		.doc = "https://developers.openai.com/codex/cli/reference",
+		.install = NPM("@openai/codex"),
+		.prompt = KIND_PROMPT_ARG,
+		.resume = "resume --last",
+		.resume_id = "resume",
+		.fork = "fork {id}",
+		.approve = "--yolo",
+		.auto_name = "codex exec -c model_reasoning_effort=low --skip-git-repo-check",
+		.hooks = KIND_HOOKS_CODEX,
+		.hooks_file = "hooks.json",
+		.config_dir = ".codex",
+		.config_env = "CODEX_HOME",
+		.state = {{"auth.json", false},
+			  {"sessions", true},
+			  {"log", true},
+			  {"history.jsonl", false}},
+	},
+	/*
+	 * https://geminicli.com/docs/cli/cli-reference and `gemini --help`:
+	 * -i/--prompt-interactive; -r/--resume latest or an id; --session-id;
+	 * -y/--yolo; -p appends to stdin. Hooks: settings.json, in ms.
+	 */
+	{
+		.name = "gemini",
+		.title = "Gemini CLI",
+		.doc = "https://geminicli.com/docs/cli/cli-reference",
+		.install = NPM("@google/gemini-cli"),
+		.prompt = KIND_PROMPT_FLAG,
+		.prompt_flag = "--prompt-interactive=",
+		.resume = "--resume latest",
+		.resume_id = "--resume",
+		.session_flag = "--session-id",
+		.approve = "--yolo",
+		.auto_name = "gemini -m gemini-2.5-flash-lite -p ' '",
+		.hooks = KIND_HOOKS_GEMINI,
+		.hooks_file = "settings.json",
+		.config_dir = ".gemini",
+		.state = {{"oauth_creds.json", false},
+			  {"google_accounts.json", false},
+			  {"tmp", true},
+			  {"installation_id", false},
+			  {"user_id", false}},
+	},
+	/*
+	 * https://opencode.ai/docs/cli/: --prompt; -c/--continue; -s/--session
+	 * ID; --fork with them; `opencode run` for one answer. Plugins:
+	 * https://opencode.ai/docs/plugins/ (v1: exported functions; v2: a
+	 * default export with id and setup, run in the shared server).
+	 */
+	{
+		.name = "opencode",
+		.title = "OpenCode",
+		.doc = "https://opencode.ai/docs/cli/",
+		.install = NPM("opencode-ai"),
+		.prompt = KIND_PROMPT_FLAG,
+		.prompt_flag = "--prompt=",
+		.resume = "--continue",
+		.resume_id = "--session",
+		.fork = "--session {id} --fork",
+		.auto_name = "opencode run",
+		.hooks = KIND_HOOKS_OPENCODE,
+		.hooks_file = "plugins/workrex-status.js",
+		.config_dir = ".config/opencode",
+	},
+	/*
+	 * https://docs.github.com/en/copilot/reference/copilot-cli-reference/cli-command-reference:
+	 * -i/--interactive PROMPT; --continue; --resume ID; --allow-all
+	 * (--yolo); -p with -s for one quiet answer.
+	 */
+	{
+		.name = "copilot",
+		.title = "GitHub Copilot CLI",
+		.doc = "https://docs.github.com/en/copilot/reference/copilot-cli-reference/"
+		       "cli-command-reference",
+		.install = NPM("@github/copilot"),
+		.prompt = KIND_PROMPT_FLAG,
+		.prompt_flag = "--interactive=",
+		.resume = "--continue",
+		.resume_id = "--resume",
+		.approve = "--allow-all",
+		.auto_name = "copilot -s -p \"$(cat)\"",
+		.config_dir = ".copilot",
+	},
+	/*
+	 * https://ampcode.com/manual: `threads continue [ID]`;
+	 * --dangerously-allow-all; -x executes one message. No interactive
+	 * first-prompt flag: it is typed in.
+	 */
+	{
+		.name = "amp",
+		.title = "Amp",
+		.doc = "https://ampcode.com/manual",
+		.install = NPM("@sourcegraph/amp"),
+		.prompt = KIND_PROMPT_TYPED,
+		.resume = "threads continue",
+		.resume_id = "threads continue",
+		.approve = "--dangerously-allow-all",
+		.auto_name = "amp -x \"$(cat)\"",
+		.config_dir = ".config/amp",
+	},
+	/*
+	 * https://cursor.com/docs/cli/reference/parameters: a positional
+	 * prompt; `resume`; --resume CHAT; -f/--force; -p prints one answer.
+	 */
+	{
+		.name = "cursor-agent",
+		.title = "Cursor CLI",
+		.doc = "https://cursor.com/docs/cli/reference/parameters",
+		.install = "https://cursor.com/install",
+		.prompt = KIND_PROMPT_ARG,
+		.resume = "resume",
+		.resume_id = "--resume",
+		.approve = "--force",
+		.auto_name = "cursor-agent -p \"$(cat)\"",
+		.config_dir = ".cursor",
+	},
+	/*
+	 * https://qwenlm.github.io/qwen-code-docs/en/users/cli/ (Gemini CLI's
+	 * flags): -i/--prompt-interactive; --continue; --resume ID; --yolo; -p.
+	 */
+	{
+		.name = "qwen",
+		.title = "Qwen Code",
+		.doc = "https://qwenlm.github.io/qwen-code-docs/",
+		.install = NPM("@qwen-code/qwen-code"),
+		.prompt = KIND_PROMPT_FLAG,
+		.prompt_flag = "--prompt-interactive=",
+		.resume = "--continue",
+		.resume_id = "--resume",
+		.approve = "--yolo",
+		.auto_name = "qwen -p \"$(cat)\"",
+		.config_dir = ".qwen",
+	},
+	/*
+	 * https://github.com/charmbracelet/crush#readme: -y/--yolo; `crush run`
+	 * answers once. Its first prompt is typed in.
+	 */
+	{
+		.name = "crush",
+		.title = "Crush",
+		.doc = "https://github.com/charmbracelet/crush",
+		.install = NPM("@charmland/crush"),
+		.prompt = KIND_PROMPT_TYPED,
+		.approve = "--yolo",
+		.auto_name = "crush run \"$(cat)\"",
+		.config_dir = ".config/crush",
+	},
+	/*
+	 * https://block.github.io/goose/docs/guides/goose-cli-commands:
+	 * `goose session`, -r/--resume, --session-id ID; `goose run -t` once.
+	 * Its approval is GOOSE_MODE=auto, not a flag: a sandbox asks.
+	 */
+	{
+		.name = "goose",
+		.title = "goose",
+		.doc = "https://block.github.io/goose/docs/guides/goose-cli-commands",
+		.install = "https://github.com/block/goose/releases",
+		.subcommand = "session",
+		.prompt = KIND_PROMPT_TYPED,
+		.resume = "--resume",
+		.resume_id = "--resume --session-id",
+		.auto_name = "goose run -t \"$(cat)\"",
+		.config_dir = ".config/goose",
+	},
+	/*
+	 * https://kiro.dev/docs/cli/reference/cli-commands/: `kiro-cli chat
+	 * [PROMPT]`, --resume, --trust-all-tools, --no-interactive once.
+	 */
+	{
+		.name = "kiro-cli",
+		.title = "Kiro CLI",
+		.doc = "https://kiro.dev/docs/cli/reference/cli-commands/",
+		.install = "https://kiro.dev/docs/cli/installation/",
+		.subcommand = "chat",
+		.prompt = KIND_PROMPT_ARG,
+		.resume = "--resume",
+		.approve = "--trust-all-tools",
+		.auto_name = "kiro-cli chat --no-interactive \"$(cat)\"",
+		.config_dir = ".kiro",
+	},
+	/*
+	 * https://github.com/badlogic/pi-mono/tree/main/packages/coding-agent:
+	 * a positional message; -c/--continue; -p prints one answer.
+	 */
+	{
+		.name = "pi",
+		.title = "pi",
+		.doc = "https://github.com/badlogic/pi-mono/tree/main/packages/coding-agent",
+		.install = NPM("@mariozechner/pi-coding-agent"),
+		.prompt = KIND_PROMPT_ARG,
+		.resume = "--continue",
+		.auto_name = "pi -p \"$(cat)\"",
+		.config_dir = ".pi",
+	},
+	/*
+	 * https://github.com/superagent-ai/grok-cli#readme: -p/--prompt
+	 * answers once; nothing documented to resume or skip approvals.
+	 */
+	{
+		.name = "grok",
+		.title = "Grok CLI",
+		.doc = "https://github.com/superagent-ai/grok-cli",
+		.install = NPM("@vibe-kit/grok-cli"),
+		.prompt = KIND_PROMPT_TYPED,
+		.auto_name = "grok -p \"$(cat)\"",
+		.config_dir = ".grok",
+	},
+	/*
+	 * https://aider.chat/docs/config/options.html: --restore-chat-history,
+	 * --yes-always. --message edits and exits, so neither a first prompt
+	 * (typed in) nor a name from it.
+	 */
+	{
+		.name = "aider",
+		.title = "Aider",
+		.doc = "https://aider.chat/docs/config/options.html",
+		.install = "pip:aider-chat",
+		.prompt = KIND_PROMPT_TYPED,
+		.resume = "--restore-chat-history",
+		.approve = "--yes-always",
+	},
+};
+
+const size_t agent_nkinds = WRX_ARRAY_LEN(agent_kinds);
+
+const struct agent_kind *kind_find(const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	for (size_t i = 0; i < agent_nkinds; i++)
+		if (strcmp(agent_kinds[i].name, base) == 0)
+			return &agent_kinds[i];
+	return NULL;
+}
+
+/* The first word of a command line (up to a space), as a kind. */
+static const struct agent_kind *first_word_kind(const char *cmd)
+{
+	size_t n = strcspn(cmd, " \t");
+	char *w = xstrndup(cmd, n);
+	const struct agent_kind *k = kind_find(w);
+	free(w);
+	return k;
+}
+
+const struct agent_kind *kind_of(const struct config *c, const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	const struct agent_def *def = config_agent(c, name);
+	if (def == NULL)
+		return first_word_kind(name);
+	if (def->type)
+		return kind_find(def->type);
+	const struct agent_kind *k = first_word_kind(def->command);
+	return k ? k : kind_find(def->name);
+}
+
+bool kind_installed(const struct agent_kind *k)
+{
+	return path_has(k->name);
+}
+
+char *kind_config_dir(const struct agent_kind *k, const char *home)
+{
+	if (k->config_dir == NULL)
+		return NULL;
+	const char *env = k->config_env ? getenv(k->config_env) : NULL;
+	if (env && *env == '/')
+		return xstrdup(env);
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	if (!strncmp(k->config_dir, ".config/", 8) && xdg && *xdg == '/')
+		return xasprintf("%s/%s", xdg, k->config_dir + 8);
+	return home ? xasprintf("%s/%s", home, k->config_dir) : NULL;
+}
+
+char *kind_hooks_path(const struct agent_kind *k, const char *home)
+{
+	if (k->hooks == KIND_HOOKS_NONE)
+		return NULL;
+	char *dir = kind_config_dir(k, home);
+	char *path = dir ? xasprintf("%s/%s", dir, k->hooks_file) : NULL;
+	free(dir);
+	return path;
+}
+
+static const char *const hook_names[] = {
+	[KIND_HOOKS_NONE] = "none",
+	[KIND_HOOKS_CLAUDE] = "settings.json hooks",
+	[KIND_HOOKS_CODEX] = "hooks.json (codex_hooks on)",
+	[KIND_HOOKS_GEMINI] = "settings.json hooks",
+	[KIND_HOOKS_OPENCODE] = "a plugin (v1 and v2)",
+};
+
+/* "--flag" or "none", for the page. */
+static void add_field(struct buf *b, const char *label, const char *v)
+{
+	buf_addf(b, "%s ", label);
+	buf_add_roff(b, v ? v : "none");
+	buf_addstr(b, ".\n");
+}
+
+void kind_reference_man(struct buf *b)
+{
+	buf_addstr(b, ".\\\" BEGIN AGENT KINDS: written by `workrex agents --man` from\n"
+		      ".\\\" src/config/kinds.c (make man); do not edit by hand.\n"
+		      ".SH AGENT KINDS\n"
+		      "The agent CLIs workrex knows, as\n"
+		      ".B workrex agents\n"
+		      "lists them. An agent is of a kind by its command's name, or by its\n"
+		      "profile's\n"
+		      ".BR type ;\n"
+		      "any other command runs as given.\n");
+	for (size_t i = 0; i < agent_nkinds; i++) {
+		const struct agent_kind *k = &agent_kinds[i];
+		buf_addstr(b, ".TP\n.B ");
+		buf_add_roff(b, k->name);
+		buf_addstr(b, "\n");
+		buf_add_roff(b, k->title);
+		if (k->subcommand) {
+			buf_addstr(b, ", started as ");
+			buf_add_roff(b, k->name);
+			buf_addch(b, ' ');
+			buf_add_roff(b, k->subcommand);
+		}
+		buf_addstr(b, ". Prompt: ");
+		if (k->prompt == KIND_PROMPT_FLAG)
+			buf_add_roff(b, k->prompt_flag);
+		buf_addstr(b, k->prompt == KIND_PROMPT_ARG    ? "after \\-\\-"
+			      : k->prompt == KIND_PROMPT_FLAG ? "PROMPT"
+							      : "typed in");
+		buf_addstr(b, ".\n");
+		add_field(b, "Resume:", k->resume);
+		add_field(b, "Fork:", k->fork);
+		add_field(b, "In a sandbox:", k->approve);
+		add_field(b, "Names (add \\-A):", k->auto_name);
+		buf_addf(b, "Status: %s.\n", hook_names[k->hooks]);
+		buf_addstr(b, "Documented at ");
+		buf_add_roff(b, k->doc);
+		buf_addstr(b, ".\n");
+	}
+	buf_addstr(b, ".\\\" END AGENT KINDS\n");
+}

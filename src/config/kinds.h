@@ -1,0 +1,83 @@
+/*
+ * kinds.h - the agent CLIs workrex knows: one row per kind (SPEC §12).
+ *
+ * Everything that depends on which CLI an agent is reads this table: the
+ * command line that starts it (agentcmd.c), what `setup` installs for its
+ * status, what a sandbox mounts of its config and what a VM installs, the
+ * cheap command behind `add -A`, `workrex agents` and workrex(1)'s AGENT
+ * KINDS. Nothing else names a CLI. An agent that is no kind (a plain
+ * command) runs as given: no flags are added, its prompt is in
+ * $WORKREX_PROMPT_FILE.
+ */
+#ifndef WRX_KINDS_H
+#define WRX_KINDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct config;
+struct buf;
+
+/* How a kind takes the first prompt on its command line. */
+enum kind_prompt {
+	KIND_PROMPT_ARG,   /* after "--", the last word: never read as a flag */
+	KIND_PROMPT_FLAG,  /* as a flag's '=' value (prompt_flag) */
+	KIND_PROMPT_TYPED, /* none: typed into its input once it is up */
+};
+
+/* What `setup` installs so that the kind reports its status. */
+enum kind_hooks {
+	KIND_HOOKS_NONE,
+	KIND_HOOKS_CLAUDE,   /* settings.json "hooks", Claude Code's events */
+	KIND_HOOKS_CODEX,    /* hooks.json, and codex_hooks on in config.toml */
+	KIND_HOOKS_GEMINI,   /* settings.json "hooks", named, timeouts in ms */
+	KIND_HOOKS_OPENCODE, /* a plugin file, loaded by OpenCode v1 and v2 */
+};
+
+struct kind_state {
+	const char *name; /* inside the config dir */
+	bool dir;
+};
+
+struct agent_kind {
+	const char *name;       /* the command: claude */
+	const char *title;      /* Claude Code */
+	const char *doc;        /* where its flags below were checked */
+	const char *install;    /* how it is installed: "npm:PKG", "pip:PKG", or a URL */
+	const char *subcommand; /* words after the command that start its chat, or NULL */
+	enum kind_prompt prompt;
+	const char *prompt_flag;  /* KIND_PROMPT_FLAG: "--prompt-interactive=" */
+	const char *resume;       /* words that continue its latest session */
+	const char *resume_id;    /* words before a session id that resume that one */
+	const char *fork;         /* words that fork session {id} into a new one */
+	const char *session_flag; /* a flag that starts a new session with an id we chose */
+	const char *approve;      /* its no-questions flag: only ever inside a sandbox */
+	const char *auto_name;    /* a cheap one-shot command: a request on stdin, text out */
+	enum kind_hooks hooks;
+	const char *hooks_file;      /* inside config_dir */
+	const char *config_dir;      /* under HOME ($XDG_CONFIG_HOME for .config/...) */
+	const char *config_env;      /* the variable that moves config_dir, or NULL */
+	struct kind_state state[10]; /* inside config_dir, writable in a sandbox */
+	const char *home_file;       /* beside config_dir in HOME: a private copy per sandbox */
+};
+
+extern const struct agent_kind agent_kinds[];
+extern const size_t agent_nkinds;
+
+/* The kind named name (a command's last path component), or NULL. */
+const struct agent_kind *kind_find(const char *name);
+/*
+ * The kind of the agent called name in c: a profile's type, else its
+ * command's first word, else the name itself. NULL: no kind.
+ */
+const struct agent_kind *kind_of(const struct config *c, const char *name);
+/* Is the kind's command on PATH? */
+bool kind_installed(const struct agent_kind *k);
+/* The kind's config dir for home: its variable, else under home; NULL: none. Caller frees. */
+char *kind_config_dir(const struct agent_kind *k, const char *home);
+/* Where `setup` writes the kind's hooks; NULL: none. Caller frees. */
+char *kind_hooks_path(const struct agent_kind *k, const char *home);
+/* workrex(1)'s AGENT KINDS section, between its BEGIN and END lines. */
+void kind_reference_man(struct buf *b);
+
+#endif
