@@ -22,9 +22,9 @@ static int cmd_notify_user(struct cmd_ctx *ctx, int argc, char **argv);
 
 static const struct cmd table[] = {
 	{"add", NULL,
-	 "add <branch> | --pr NUM|URL [--base REF] [-p TEXT|- | -P FILE] [-a AGENT]... [-n N] "
-	 "[--foreach SPEC] [--branch-template T] [--max-concurrent K] [--name HANDLE] [-b] "
-	 "[-S|--no-sandbox] "
+	 "add <branch> | -A | --pr NUM|URL [--base REF] [-p TEXT|- | -P FILE] [-a AGENT]... "
+	 "[-n N] [--foreach SPEC] [--branch-template T] [--max-concurrent K] [--name HANDLE] "
+	 "[-l LAYOUT] [--fork[=SESSION] | -w [-u] [--patch]] [-b] [-S|--no-sandbox] "
 	 "[--remote HOST]",
 	 "create a branch and worktree for a new agent", cmd_add, rpc_cmd_add},
 	{"list", "ls", "list [--json | -q|--quiet | --pr [--json]]", "list the agents", cmd_list,
@@ -340,6 +340,8 @@ json_object *cmd_agent_request(const char *verb, const struct agent_rec *a)
 		json_object_object_add(req, "parent", json_object_new_string(a->parent));
 	if (a->group)
 		json_object_object_add(req, "group", json_object_new_string(a->group));
+	if (a->layout)
+		json_object_object_add(req, "layout", json_object_new_string(a->layout));
 	if (a->max_concurrent > 0)
 		json_object_object_add(req, "max_concurrent",
 				       json_object_new_int(a->max_concurrent));

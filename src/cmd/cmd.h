@@ -50,7 +50,9 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv);
  * the next) and announced; pr_number > 0: its PR followed (cmd_worktree.c).
  * 0, or 1 (said).
  */
-int cmd_add_made(struct cmd_ctx *ctx, const struct add_opts *o, bool background, int pr_number);
+struct carry;
+int cmd_add_made(struct cmd_ctx *ctx, const struct add_opts *o, bool background, int pr_number,
+		 const struct carry *carry);
 
 /* add for a group (SPEC §11, cmd_group.c). */
 struct add_group {
@@ -67,6 +69,16 @@ struct add_group {
 	struct add_opts o; /* base, sandbox, where the user stands */
 };
 bool cmd_add_is_group(const struct add_group *g);
+
+/* Uncommitted work a new agent takes with it (cmd_carry.c). */
+struct carry {
+	const char *from; /* the worktree it comes from */
+	bool untracked;   /* untracked files too */
+	bool move;        /* -w: taken away from there; else (--fork) copied */
+	bool patch;       /* -w --patch: git asks which hunks */
+};
+/* Carry c's changes into the new worktree to. 0, or -errno with *cause (nothing lost). */
+int cmd_carry(const struct carry *c, const char *to, char **cause);
 
 /* What merging branch into into would bring (merge --preview, compare). */
 struct branch_changes {

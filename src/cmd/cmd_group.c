@@ -146,7 +146,7 @@ int cmd_add_group(struct cmd_ctx *ctx, const struct add_group *g)
 		o.max_concurrent = g->max_concurrent;
 		o.queued = g->max_concurrent > 0 && k >= (size_t)g->max_concurrent;
 		/* The first takes the focus, unless -b; the rest open behind it. */
-		if (cmd_add_made(ctx, &o, g->background || k > 0, 0) != 0)
+		if (cmd_add_made(ctx, &o, g->background || k > 0, 0, NULL) != 0)
 			break;
 		made++;
 	}

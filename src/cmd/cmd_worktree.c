@@ -10,7 +10,12 @@
 
 #include "../backends/backend.h"
 #include "../core/agentcmd.h"
+#include "../config/kinds.h"
 #include "../git/private.h"
+#include "../rpc/proto.h"
+#include "../util/json.h"
+#include "../util/proc.h"
+#include "../util/template.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -83,6 +88,156 @@ static int prompt_running(struct cmd_ctx *ctx, const struct add_opts *o)
 	return rc < 0 ? 1 : 0;
 }
 
+/*
+ * add --fork: the agent it continues, the one whose pane or worktree this
+ * is, else the one focused in the dashboard; and its session: --fork's,
+ * else the one the dashboard knows, else the one kept for a reboot.
+ */
+static int fork_source(struct cmd_ctx *ctx, const char *id, struct agent_rec *src, char **session)
+{
+	const char *pane = getenv("WORKREX_HANDLE");
+	char *cause = NULL, *here = realpath(ctx->cwd, NULL);
+	json_object *reply = NULL, *agents = NULL;
+	int live = cmd_live_agents(ctx, "add", &reply, &agents), rc = -ENOENT;
+	if (pane)
+		rc = agent_get(ctx->repo, pane, src, &cause);
+	if (rc < 0 && here) {
+		free(cause);
+		cause = NULL;
+		rc = agent_find(ctx->repo, NULL, here, src, &cause);
+	}
+	for (size_t i = 0; rc < 0 && live == 0 && i < json_object_array_length(agents); i++) {
+		json_object *a = json_object_array_get_idx(agents, i);
+		if (json_flag(a, "focused") && json_str(a, "handle")) {
+			free(cause);
+			cause = NULL;
+			rc = agent_get(ctx->repo, json_str(a, "handle"), src, &cause);
+		}
+	}
+	free(here);
+	free(cause);
+	if (rc < 0) {
+		json_object_put(reply);
+		cmd_fail("add", "--fork: of which agent? Run it in the agent's pane or worktree, "
+				"or with the agent focused in the dashboard");
+		return -1;
+	}
+	const char *name = src->agent ? src->agent : agentcmd_default(&ctx->cfg);
+	if (!agentcmd_forks(&ctx->cfg, name)) {
+		json_object_put(reply);
+		cmd_fail("add", "--fork: %s cannot fork a session (workrex agents: FORK)",
+			 name ? name : "the shell");
+		return -1;
+	}
+	*session = NULL;
+	if (id) {
+		*session = rpc_session_wellformed(id) ? xstrdup(id) : NULL;
+	} else if (live == 0 && cmd_live_agent(agents, src->handle, "session")) {
+		*session = xstrdup(
+			json_object_get_string(cmd_live_agent(agents, src->handle, "session")));
+	} else {
+		char *dir = private_agent_dir(repo_root(ctx->repo), src->handle, false),
+		     *text = NULL;
+		char *f = dir ? xasprintf("%s/kept", dir) : NULL;
+		if (f && file_read(f, 4096, &text, &cause) == 0) {
+			text[strcspn(text, "\n")] = '\0';
+			*session = rpc_session_wellformed(text) ? xstrdup(text) : NULL;
+		}
+		free(cause);
+		free(text);
+		free(f);
+		free(dir);
+	}
+	json_object_put(reply);
+	if (*session == NULL) {
+		cmd_fail("add", "--fork: %s",
+			 id ? "that is no session id"
+			    : "the agent has reported no session yet (its hooks: workrex setup); "
+			      "--fork=SESSION names one");
+		return -1;
+	}
+	return 0;
+}
+
+#define AUTO_NAME_ASK                                                                              \
+	"Reply with a short git branch name for the task below, and nothing else: two to "         \
+	"five lowercase words joined by hyphens."
+
+/* A branch name the user types, when the namer gave none: NULL without a terminal. */
+static char *ask_branch(const char *why)
+{
+	if (!isatty(0) || !isatty(1)) {
+		cmd_fail("add", "-A: %s; name it yourself (add BRANCH)", why);
+		return NULL;
+	}
+	printf("add -A: %s. Branch name: ", why);
+	fflush(stdout);
+	char line[256];
+	if (fgets(line, sizeof line, stdin) == NULL)
+		return NULL;
+	char *slug = tpl_slugify(line);
+	if (slug == NULL || !handle_valid(slug)) {
+		cmd_fail("add", "'%s' is no branch name", line);
+		free(slug);
+		return NULL;
+	}
+	return slug;
+}
+
+/*
+ * add -A: the branch from the prompt, through auto_name.command, else the
+ * agent kind's cheap model; its first line, slugified, checked. A namer
+ * that fails or names badly: the user is asked.
+ */
+static char *auto_branch(struct cmd_ctx *ctx, const char *prompt, const char *agent)
+{
+	if (prompt == NULL || *prompt == '\0') {
+		cmd_fail("add", "-A names the branch from the prompt: give -p or -P");
+		return NULL;
+	}
+	const struct agent_kind *k =
+		kind_of(&ctx->cfg, agent ? agent : agentcmd_default(&ctx->cfg));
+	const char *cmd = ctx->cfg.auto_name_command ? ctx->cfg.auto_name_command
+			  : k                        ? k->auto_name
+						     : NULL;
+	if (cmd == NULL)
+		return ask_branch("no command to name it (auto_name.command, or an agent kind "
+				  "with one)");
+	char *in = xasprintf("%s\n\n%s\n", AUTO_NAME_ASK, prompt);
+	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
+	struct proc_opts po = PROC_OPTS_DEFAULT;
+	po.dir = repo_root(ctx->repo);
+	struct buf out = {0};
+	int rc = proc_capture(argv, &po, in, strlen(in), &out, NULL, 120000);
+	free(in);
+	char *slug = NULL, *why = NULL;
+	if (rc != 0) {
+		why = xasprintf("%s failed (%d)", cmd, rc);
+	} else {
+		/* Its first line with words in it, quotes and all, made a branch name. */
+		for (char *l = out.data ? strtok(out.data, "\n") : NULL; l && !slug;
+		     l = strtok(NULL, "\n"))
+			slug = tpl_slugify(l);
+		if (slug && strlen(slug) > 48)
+			slug[48] = '\0';
+		while (slug && *slug && slug[strlen(slug) - 1] == '-')
+			slug[strlen(slug) - 1] = '\0';
+		if (slug == NULL || !handle_valid(slug))
+			why = xasprintf("%s named nothing usable", cmd);
+		else if (repo_branch_exists(ctx->repo, slug))
+			why = xasprintf("%s named '%s', which exists", cmd, slug);
+	}
+	buf_free(&out);
+	if (why) {
+		free(slug);
+		slug = ask_branch(why);
+		free(why);
+	} else {
+		printf("named it %s\n", slug);
+	}
+	return slug;
+}
+
 int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -100,6 +255,12 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		{"no-sandbox", no_argument, NULL, 'N'},
 		{"remote", required_argument, NULL, 'R'},
 		{"pr", required_argument, NULL, 'r'},
+		{"layout", required_argument, NULL, 'l'},
+		{"fork", optional_argument, NULL, 'K'},
+		{"with-changes", no_argument, NULL, 'w'},
+		{"include-untracked", no_argument, NULL, 'u'},
+		{"patch", no_argument, NULL, 'C'},
+		{"auto-name", no_argument, NULL, 'A'},
 		{"help", no_argument, NULL, 'h'},
 		/* What a sandboxed agent's spawn_agent runs (bridge.c); not for users. */
 		{"from-sandbox", no_argument, NULL, 'F'},
@@ -115,11 +276,33 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	bool background = false, new_only = false, from_stdin = false;
 	const char *remote = NULL, *pr = NULL;
 	struct add_group g = {.count = 1};
+	struct carry carry = {0};
+	bool forking = false, with_changes = false, auto_name = false;
+	const char *fork_session = NULL;
 	char *cause = NULL;
 	int c, rc = 0;
 	optind = 0;
-	while (rc == 0 && (c = getopt_exact(argc, argv, "p:P:a:n:bSh", opts)) != -1) {
+	while (rc == 0 && (c = getopt_exact(argc, argv, "p:P:a:n:bShl:wuA", opts)) != -1) {
 		switch (c) {
+		case 'l':
+			o.layout = optarg;
+			break;
+		case 'K':
+			forking = true;
+			fork_session = optarg;
+			break;
+		case 'w':
+			with_changes = true;
+			break;
+		case 'u':
+			carry.untracked = true;
+			break;
+		case 'C':
+			carry.patch = true;
+			break;
+		case 'A':
+			auto_name = true;
+			break;
 		case 'E':
 			if (foreach_parse(optarg, &g.each, &cause) < 0)
 				rc = cmd_fail("add", "%s", cause);
@@ -196,14 +379,30 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (rc == 0 && from_stdin)
 		read_inputs(&g.inputs);
-	if (rc == 0 && (optind != argc - (pr ? 0 : 1) || (pr && remote)))
+	if (rc == 0 && (optind != argc - (pr || auto_name ? 0 : 1) || (pr && remote) ||
+			(auto_name && (pr || optind != argc))))
 		rc = 2;
+	if (rc == 0 && (carry.patch || carry.untracked) && !with_changes && !forking)
+		rc = cmd_fail("add", "-u and --patch choose what -w (or --fork) carries");
+	else if (rc == 0 && carry.patch && (carry.untracked || forking))
+		rc = cmd_fail("add", "--patch asks about the hunks of -w, untracked files not "
+				     "(git stash's own rule): without -u, without --fork");
+	else if (rc == 0 && (forking || with_changes || auto_name) && (remote || pr))
+		rc = cmd_fail("add", "%s: an agent here, from a branch of its own",
+			      forking        ? "--fork"
+			      : with_changes ? "-w"
+					     : "-A");
 	bool group = rc == 0 && (cmd_add_is_group(&g) || from_stdin);
-	if (rc == 0 && group && (pr || o.handle || new_only || o.setup_inside)) {
+	if (rc == 0 && group &&
+	    (pr || o.handle || new_only || o.setup_inside || forking || with_changes ||
+	     auto_name)) {
 		rc = cmd_fail("add", "%s makes one agent, not a group",
-			      pr         ? "--pr"
-			      : o.handle ? "--name"
-					 : "an agent's spawn");
+			      pr             ? "--pr"
+			      : o.handle     ? "--name"
+			      : forking      ? "--fork"
+			      : with_changes ? "-w"
+			      : auto_name    ? "-A"
+					     : "an agent's spawn");
 	} else if (rc == 0 && group) {
 		g.base_name = argv[optind];
 		g.prompt = from_stdin ? "{{ input }}" : prompt;
@@ -223,13 +422,56 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		free(prompt);
 		return rc == 2 ? cmd_usage(self) : rc < 0 ? 0 : rc;
 	}
-	o.branch = pr ? NULL : argv[optind];
+	o.branch = pr || auto_name ? NULL : argv[optind];
 	o.prompt = prompt;
 	rc = cmd_open_repo(ctx, "add");
 	if (rc) {
 		free(prompt);
 		return rc;
 	}
+	if (o.layout && config_layout(&ctx->cfg, o.layout) == NULL) {
+		free(prompt);
+		return cmd_fail("add", "-l %s: no such layout (layouts: in the config)", o.layout);
+	}
+	/* Kept for the command's life: o's strings point into them. */
+	struct agent_rec src = {0};
+	char *session = NULL, *named = NULL;
+	if (forking && fork_source(ctx, fork_session, &src, &session) < 0) {
+		free(prompt);
+		return 1;
+	}
+	if (forking) {
+		o.fork = session;
+		o.agent = src.agent;
+		if (o.base == NULL)
+			o.base = src.branch;
+		carry = (struct carry){.from = src.path, .untracked = true};
+	} else if (with_changes) {
+		carry.from = repo_root(ctx->repo);
+		carry.move = true;
+		char *here = realpath(ctx->cwd, NULL);
+		struct agent_rec in = {0};
+		char *why = NULL;
+		if (here &&
+		    agent_find(ctx->repo, NULL, here, &in, &why) == 0) /* from its worktree */
+			carry.from = NULL;
+		free(why);
+		agent_rec_free(&in);
+		free(here);
+		if (carry.from == NULL) {
+			free(prompt);
+			return cmd_fail("add",
+					"-w moves the main worktree's changes: run it there");
+		}
+	}
+	if (auto_name && (named = auto_branch(ctx, prompt, o.agent)) == NULL) {
+		free(prompt);
+		free(session);
+		agent_rec_free(&src);
+		return 1;
+	}
+	if (named)
+		o.branch = named;
 	/*
 	 * add --pr: the PR's head branch, fetched, as add origin/feature takes
 	 * it. Kept for the command's life: o.branch points into it.
@@ -302,13 +544,17 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 					o.branch);
 		}
 	}
-	rc = cmd_add_made(ctx, &o, background, pr_number);
+	rc = cmd_add_made(ctx, &o, background, pr_number, carry.from ? &carry : NULL);
 	free(main_branch);
 	free(prompt);
+	free(session);
+	free(named);
+	agent_rec_free(&src);
 	return rc;
 }
 
-int cmd_add_made(struct cmd_ctx *ctx, const struct add_opts *o, bool background, int pr_number)
+int cmd_add_made(struct cmd_ctx *ctx, const struct add_opts *o, bool background, int pr_number,
+		 const struct carry *carry)
 {
 	struct agent_rec a;
 	char *cause = NULL;
@@ -340,8 +586,17 @@ int cmd_add_made(struct cmd_ctx *ctx, const struct add_opts *o, bool background,
 			backend_git_free(&git);
 		free(why);
 	}
+	/* Before its agent starts: the work it carries. Not all there: said, nothing lost. */
+	int carried = 0;
+	char *why = NULL;
+	if (carry && cmd_carry(carry, a.path, &why) < 0) {
+		carried = cmd_fail("add", "%s: %s", a.handle, why);
+		free(why);
+	}
 	/* A running dashboard opens the panes at once; else the next one lists it. */
 	json_object *req = cmd_agent_request("open", &a);
+	if (o->fork)
+		json_object_object_add(req, "fork", json_object_new_string(o->fork));
 	json_object_object_add(req, "focus", json_object_new_boolean(!background));
 	json_object_object_add(req, "git_ready", json_object_new_boolean(git_ready));
 	bool dashboard = cmd_dashboard_runs(ctx);
@@ -355,7 +610,7 @@ int cmd_add_made(struct cmd_ctx *ctx, const struct add_opts *o, bool background,
 	if (pr_number) /* once the dashboard knows the agent */
 		cmd_pr_track(ctx, a.handle, pr_number);
 	agent_rec_free(&a);
-	return drc < 0 && drc != -ENOENT ? 1 : 0;
+	return (drc < 0 && drc != -ENOENT) || carried ? 1 : 0;
 }
 
 static void age(long created, char *out, size_t n)

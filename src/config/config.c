@@ -360,23 +360,46 @@ static void read_hosts(struct walk *w, yaml_node_t *n)
 	}
 }
 
+static void free_pane_list(struct pane_def *panes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(panes[i].command);
+	free(panes);
+}
+
 static void free_panes(struct config *c)
 {
-	for (size_t i = 0; i < c->npanes; i++)
-		free(c->panes[i].command);
-	free(c->panes);
+	free_pane_list(c->panes, c->npanes);
 	c->panes = NULL;
 	c->npanes = 0;
 }
 
-static void read_panes(struct walk *w, yaml_node_t *n)
+static void free_layouts(struct config *c)
+{
+	for (size_t i = 0; i < c->nlayouts; i++) {
+		free(c->layouts[i].name);
+		free_pane_list(c->layouts[i].panes, c->layouts[i].npanes);
+	}
+	free(c->layouts);
+	c->layouts = NULL;
+	c->nlayouts = 0;
+}
+
+/* A list of panes at n into *out (replacing it): key names it in messages. */
+static void read_pane_list(struct walk *w, yaml_node_t *n, const char *key, struct pane_def **out,
+			   size_t *nout)
 {
 	if (n->type != YAML_SEQUENCE_NODE) {
-		fail(w, n, "%s must be a list of {command, split, size|percentage, focus}",
-		     "panes");
+		char *msg = xasprintf("%s must be a list of {command, split, size|percentage, "
+				      "focus}%%s",
+				      key);
+		fail(w, n, msg, "");
+		free(msg);
 		return;
 	}
-	free_panes(w->c);
+	free_pane_list(*out, *nout);
+	*out = NULL;
+	*nout = 0;
 	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
 	     it++) {
 		yaml_node_t *v = yaml_document_get_node(w->doc, *it);
@@ -421,8 +444,56 @@ static void read_panes(struct walk *w, yaml_node_t *n)
 		}
 		if (d.command == NULL)
 			d.command = xstrdup("<agent>");
-		w->c->panes = xrealloc(w->c->panes, (w->c->npanes + 1) * sizeof *w->c->panes);
-		w->c->panes[w->c->npanes++] = d;
+		*out = xrealloc(*out, (*nout + 1) * sizeof **out);
+		(*out)[(*nout)++] = d;
+	}
+}
+
+static void read_panes(struct walk *w, yaml_node_t *n)
+{
+	read_pane_list(w, n, "panes", &w->c->panes, &w->c->npanes);
+}
+
+/* layouts: name: {panes: [...]} (or name: [...]); a later file's layout of a name wins. */
+static void read_layouts(struct walk *w, yaml_node_t *n)
+{
+	if (n->type != YAML_MAPPING_NODE) {
+		fail(w, n, "%s must be a mapping of name: {panes: [...]}", "layouts");
+		return;
+	}
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
+		if (!want_scalar(w, k, "a layout's name"))
+			return;
+		yaml_node_t *list = v;
+		if (v->type == YAML_MAPPING_NODE) {
+			list = NULL;
+			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+			     q < v->data.mapping.pairs.top; q++) {
+				yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
+				const char *name = scalar(qk) ? scalar(qk) : "?";
+				if (!strcmp(name, "panes"))
+					list = yaml_document_get_node(w->doc, q->value);
+				else
+					warn(w, qk, "unknown key 'layouts.*.%s'", name);
+			}
+			if (list == NULL) {
+				fail(w, v, "layouts.%s needs its panes", scalar(k));
+				return;
+			}
+		}
+		struct layout_def *l = (struct layout_def *)config_layout(w->c, scalar(k));
+		if (l == NULL) {
+			w->c->layouts = xrealloc(w->c->layouts,
+						 (w->c->nlayouts + 1) * sizeof *w->c->layouts);
+			l = &w->c->layouts[w->c->nlayouts++];
+			*l = (struct layout_def){.name = xstrdup(scalar(k))};
+		}
+		char *key = xasprintf("layouts.%s.panes", scalar(k));
+		read_pane_list(w, list, key, &l->panes, &l->npanes);
+		free(key);
 	}
 }
 
@@ -719,6 +790,9 @@ static void read_value(struct walk *w, const struct config_key *k, yaml_node_t *
 	case CONFIG_PANES:
 		read_panes(w, v);
 		break;
+	case CONFIG_LAYOUTS:
+		read_layouts(w, v);
+		break;
 	case CONFIG_MOUNTS:
 		read_mounts(w, v, &w->c->sandbox);
 		break;
@@ -870,6 +944,7 @@ void config_free(struct config *c)
 	}
 	free(c->hosts);
 	free_panes(c);
+	free_layouts(c);
 	free_mounts(&c->sandbox);
 	net_policy_free(&c->sandbox.network.allowed);
 	free(c->binds);
@@ -1012,6 +1087,14 @@ int config_trust(const struct config *c, char **cause)
 	if (c->untrusted_path == NULL)
 		return 0;
 	return trust_allow(c->untrusted_path, c->untrusted_text, strlen(c->untrusted_text), cause);
+}
+
+const struct layout_def *config_layout(const struct config *c, const char *name)
+{
+	for (size_t i = 0; i < c->nlayouts; i++)
+		if (strcmp(c->layouts[i].name, name) == 0)
+			return &c->layouts[i];
+	return NULL;
 }
 
 const struct agent_def *config_agent(const struct config *c, const char *name)

@@ -45,6 +45,13 @@ struct pane_def {
 	bool focus;
 };
 
+/* layouts: a named set of panes, chosen with add -l NAME. */
+struct layout_def {
+	char *name; /* owned */
+	struct pane_def *panes;
+	size_t npanes;
+};
+
 struct mount_def {
 	char *host;  /* owned; absolute, ~ expanded */
 	char *guest; /* owned; the same path unless given */
@@ -106,10 +113,13 @@ struct config {
 	size_t nhosts;
 	struct pane_def *panes; /* owned; NULL: agent pane + a shell pane */
 	size_t npanes;
+	struct layout_def *layouts; /* owned: layouts */
+	size_t nlayouts;
 	struct strlist files_copy, files_symlink;
 	struct strlist post_create, pre_merge, pre_remove;
 	char *merge_strategy;       /* owned: merge, rebase, squash */
 	char *check;                /* owned: a group candidate's check (SPEC §11), or NULL */
+	char *auto_name_command;    /* owned: add -A's namer, or NULL: the agent kind's */
 	bool check_required;        /* compare --merge wants it passed */
 	char *review_pager;         /* owned: what colours the review view's diff; NULL: detected */
 	char *review_remote;        /* owned: where pr pushes, add --pr fetches */
@@ -198,6 +208,7 @@ void config_reference(struct buf *out, const struct config *c, unsigned flags);
 void config_reference_man(struct buf *out);
 
 const struct agent_def *config_agent(const struct config *c, const char *name);
+const struct layout_def *config_layout(const struct config *c, const char *name);
 void strlist_add(struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);
 /* A NULL-terminated view of l, for an argv (the strings stay l's): caller frees the array. */

@@ -86,7 +86,10 @@ static void add_agents(struct buf *b, const struct config *c)
 		const struct agent_def *a = &c->agents[i];
 		buf_addstr(b, i ? ", " : "");
 		add_scalar(b, a->name);
-		buf_addstr(b, ": {command: ");
+		buf_addstr(b, ": {");
+		if (a->type)
+			buf_addf(b, "type: %s, ", a->type);
+		buf_addstr(b, "command: ");
 		add_scalar(b, a->command);
 		buf_addstr(b, ", args: ");
 		add_list(b, &a->args);
@@ -115,11 +118,11 @@ static void add_hosts(struct buf *b, const struct config *c)
 	buf_addch(b, '}');
 }
 
-static void add_panes(struct buf *b, const struct config *c)
+static void add_pane_list(struct buf *b, const struct pane_def *panes, size_t n)
 {
 	buf_addch(b, '[');
-	for (size_t i = 0; i < c->npanes; i++) {
-		const struct pane_def *p = &c->panes[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct pane_def *p = &panes[i];
 		buf_addstr(b, i ? ", {command: " : "{command: ");
 		add_scalar(b, p->command);
 		buf_addf(b, ", split: %s", p->vertical ? "vertical" : "horizontal");
@@ -128,6 +131,19 @@ static void add_panes(struct buf *b, const struct config *c)
 		buf_addf(b, ", focus: %s}", p->focus ? "true" : "false");
 	}
 	buf_addch(b, ']');
+}
+
+static void add_layouts(struct buf *b, const struct config *c)
+{
+	buf_addch(b, '{');
+	for (size_t i = 0; i < c->nlayouts; i++) {
+		buf_addstr(b, i ? ", " : "");
+		add_scalar(b, c->layouts[i].name);
+		buf_addstr(b, ": {panes: ");
+		add_pane_list(b, c->layouts[i].panes, c->layouts[i].npanes);
+		buf_addch(b, '}');
+	}
+	buf_addch(b, '}');
 }
 
 static void add_mounts(struct buf *b, const struct sandbox_config *sb)
@@ -191,9 +207,12 @@ static void add_value(struct buf *b, const struct config_key *k, const struct co
 	case CONFIG_AGENTS:
 		add_agents(b, c);
 		break;
+	case CONFIG_LAYOUTS:
+		add_layouts(b, c);
+		break;
 	case CONFIG_PANES:
 		if (c->npanes)
-			add_panes(b, c);
+			add_pane_list(b, c->panes, c->npanes);
 		else
 			buf_addf(b, "(%s)", k->unset);
 		break;

@@ -49,6 +49,12 @@ const struct config_key config_keys[] = {
 	    .unset = "the agent's pane and a shell",
 	    .help = "a list of {command, split: horizontal|vertical, size, focus}; "
 		    "<agent> is the agent"),
+	KEY("layouts", CONFIG_LAYOUTS, AT(layouts), .flags = CONFIG_COMMAND, .def = "{}",
+	    .help = "name: {panes: [...]}, as panes; add -l NAME opens an agent with them"),
+	SECTION("auto_name", .help = "add -A: the branch named from the prompt"),
+	KEY("auto_name.command", CONFIG_STRING, AT(auto_name_command), .flags = CONFIG_COMMAND,
+	    .unset = "the agent kind's cheap model (workrex agents)",
+	    .help = "a shell command that reads the request on stdin and prints a name"),
 	SECTION("files"),
 	KEY("files.copy", CONFIG_LIST, AT(files_copy), .def = "[]",
 	    .help = "globs copied from the main worktree"),
@@ -212,8 +218,9 @@ const char *config_type_name(enum config_type t)
 		[CONFIG_LIST] = "list",       [CONFIG_ENV] = "mapping",
 		[CONFIG_KEY] = "key",         [CONFIG_AGENTS] = "mapping",
 		[CONFIG_PANES] = "list",      [CONFIG_MOUNTS] = "list",
-		[CONFIG_BINDS] = "mapping",   [CONFIG_HOSTS] = "mapping",
-		[CONFIG_ANY] = "any",         [CONFIG_DOMAINS] = "list",
+		[CONFIG_LAYOUTS] = "mapping", [CONFIG_BINDS] = "mapping",
+		[CONFIG_HOSTS] = "mapping",   [CONFIG_ANY] = "any",
+		[CONFIG_DOMAINS] = "list",
 	};
 	return names[t];
 }

@@ -38,6 +38,7 @@ enum config_type {
 	CONFIG_KEY,     /* int, a key name (keys.h) */
 	CONFIG_AGENTS,  /* name: {command, args, env} */
 	CONFIG_PANES,   /* list of {command, split, size|percentage, focus} */
+	CONFIG_LAYOUTS, /* name: {panes: [...]} */
 	CONFIG_MOUNTS,  /* list of path | {host_path, guest_path, writable} */
 	CONFIG_BINDS,   /* key: action */
 	CONFIG_DOMAINS, /* list of name | "*.name" | {host, allow_private_ips} (net/host.h) */

@@ -751,6 +751,11 @@ static void do_list(struct act_call *c)
 		json_object_object_add(o, "exited", json_object_new_int(exited));
 		json_object_object_add(o, "egress_refused",
 				       json_object_new_int(a->box.egress_refused));
+		if (a->session_id)
+			json_object_object_add(o, "session", json_object_new_string(a->session_id));
+		struct wpane *fp = session_focus(s);
+		if (fp && fp->agent == a)
+			json_object_object_add(o, "focused", json_object_new_boolean(1));
 		json_object_array_add(arr, o);
 	}
 	json_object *f = json_object_new_object();
@@ -842,6 +847,9 @@ static struct agent *learn(struct act_call *c)
 	const char *parent = str_arg(c, "parent"), *group = str_arg(c, "group");
 	a->git.parent = parent ? xstrdup(parent) : NULL;
 	a->git.group = group ? xstrdup(group) : NULL;
+	const char *layout = str_arg(c, "layout"), *fork = str_arg(c, "fork");
+	a->git.layout = layout ? xstrdup(layout) : NULL;
+	a->fork_from = fork && rpc_session_wellformed(fork) ? xstrdup(fork) : NULL;
 	json_object *limit = arg(c, "max_concurrent");
 	if (limit && json_object_is_type(limit, json_type_int))
 		a->git.max_concurrent = json_object_get_int(limit);
@@ -1503,6 +1511,7 @@ static const struct action table[] = {
 	      {"git_ready", ARG_BOOL, false}, {"focus", ARG_BOOL, false},
 	      {"continue", ARG_BOOL, false}, {"remote", ARG_STR, false},
 	      {"prompt", ARG_BOOL, false}, {"parent", ARG_STR, false}, {"group", ARG_STR, false},
+	      {"layout", ARG_STR, false}, {"fork", ARG_STR, false},
 	      {"max_concurrent", ARG_INT, false}, {"queued", ARG_BOOL, false}),
 	 DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT | ACT_LEARN, do_open},
 	{"close", "close", ARGS(HANDLE), DOOR_CONTROL | DOOR_AGENT, 0, DOOR_AGENT,

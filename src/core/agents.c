@@ -25,6 +25,7 @@ void agent_git_release(struct agent_git *g)
 	free(g->agent);
 	free(g->parent);
 	free(g->group);
+	free(g->layout);
 	memset(g, 0, sizeof *g);
 }
 
@@ -67,6 +68,7 @@ void agents_load(struct wrx *w)
 				a->git.missing = as[i].missing;
 				a->git.parent = as[i].parent ? xstrdup(as[i].parent) : NULL;
 				a->git.group = as[i].group ? xstrdup(as[i].group) : NULL;
+				a->git.layout = as[i].layout ? xstrdup(as[i].layout) : NULL;
 				a->git.max_concurrent = as[i].max_concurrent;
 				a->git.queued = as[i].queued;
 				/* One open, which fails but for the few with comments waiting. */
@@ -224,13 +226,24 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 	char *session = !cont && agentcmd_names_sessions(&w->cfg, name) ? uuid_new() : NULL;
 	if (session)
 		host_session(w, a, session);
-	size_t n = w->cfg.npanes ? w->cfg.npanes : 2;
+	/* Its layout's panes (add -l), else the config's. */
+	const struct pane_def *panes = w->cfg.panes;
+	size_t npanes = w->cfg.npanes;
+	const struct layout_def *lay = a->git.layout ? config_layout(&w->cfg, a->git.layout) : NULL;
+	if (lay) {
+		panes = lay->panes;
+		npanes = lay->npanes;
+	} else if (a->git.layout) {
+		wrx_message(w, true,
+			    "%s: no layout '%s' in the config now; its panes are panes:", a->handle,
+			    a->git.layout);
+	}
+	size_t n = npanes ? npanes : 2;
 	struct pane_open *o = xcalloc(n, sizeof *o);
 	char **lines = xcalloc(n, sizeof *lines);
 	char *(*argv)[4] = xcalloc(n, sizeof *argv);
 	for (size_t i = 0; i < n; i++) {
-		const char *spec =
-			w->cfg.npanes ? w->cfg.panes[i].command : (i == 0 ? "<agent>" : NULL);
+		const char *spec = npanes ? panes[i].command : (i == 0 ? "<agent>" : NULL);
 		bool agent_spec = spec && strcmp(spec, "<agent>") == 0;
 		bool is_agent = agent_spec && !fresh;
 		bool boxed = sandbox_pane_wanted(w, a, is_agent);
@@ -278,7 +291,7 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 		argv[i][3] = NULL;
 		o[i].argv = argv[i];
 		o[i].sandboxed = boxed;
-		o[i].focus = focus && w->cfg.npanes && w->cfg.panes[i].focus;
+		o[i].focus = focus && npanes && panes[i].focus;
 	}
 	/* Focused: the configured pane, else the first. */
 	bool chosen = false;

@@ -31,6 +31,7 @@ struct agent_git {
 	char *agent;        /* owned; what add -a recorded, or NULL: the configured agent */
 	char *parent;       /* owned: the agent whose spawn_agent made it; NULL: the user */
 	char *group;        /* owned: the group of the add that made it (SPEC §11), or NULL */
+	char *layout;       /* owned: its layout (add -l), or NULL: the config's panes */
 	int max_concurrent; /* its group's limit of agents at work; 0: none */
 	bool queued;        /* it waits for a slot of its group (queue.c): no panes yet */
 	bool opening;       /* the queue opens it now: its slot is taken */

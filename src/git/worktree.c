@@ -184,7 +184,7 @@ static void unset_keys(const struct repo *r, const char *handle, const char *bra
 {
 	static const char *fields[] = {"branch",  "path",           "agent",  "created",
 				       "sandbox", "number",         "remote", "parent",
-				       "group",   "max-concurrent", "queued"};
+				       "group",   "max-concurrent", "queued", "layout"};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
 		char *key = xasprintf("workrex.worktree.%s.%s", handle, fields[i]);
 		repo_config_unset(r, key);
@@ -571,6 +571,8 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 	set_key(r, handle, "parent", out->parent);
 	out->group = o->group ? xstrdup(o->group) : NULL;
 	set_key(r, handle, "group", out->group);
+	out->layout = o->layout ? xstrdup(o->layout) : NULL;
+	set_key(r, handle, "layout", out->layout);
 	out->max_concurrent = o->max_concurrent;
 	out->queued = o->queued;
 	if (o->max_concurrent > 0) {
@@ -616,6 +618,7 @@ void agent_rec_free(struct agent_rec *a)
 	free(a->remote);
 	free(a->parent);
 	free(a->group);
+	free(a->layout);
 	memset(a, 0, sizeof *a);
 }
 
@@ -656,6 +659,7 @@ static void rec_keys(const struct repo *r, struct agent_rec *a)
 	free(num);
 	a->parent = get_key(r, a->handle, "parent");
 	a->group = get_key(r, a->handle, "group");
+	a->layout = get_key(r, a->handle, "layout");
 	char *limit = get_key(r, a->handle, "max-concurrent"),
 	     *queued = get_key(r, a->handle, "queued");
 	a->max_concurrent = limit ? atoi(limit) : 0;
@@ -1067,8 +1071,8 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 		goto out;
 	}
 	/* The recorded keys follow; the branch's own config moved with git branch -m. */
-	static const char *fields[] = {"agent",  "created", "sandbox",        "number",
-				       "parent", "group",   "max-concurrent", "queued"};
+	static const char *fields[] = {"agent", "created",        "sandbox", "number", "parent",
+				       "group", "max-concurrent", "queued",  "layout"};
 	repo_config_begin(r);
 	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
 		char *v = get_key(r, a->handle, fields[i]);

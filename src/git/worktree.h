@@ -31,6 +31,7 @@ struct agent_rec {
 	bool missing; /* its worktree was deleted by hand; git's record and ours remain */
 	char *parent; /* owned; the agent whose spawn_agent made it, or NULL: the user */
 	char *group;  /* owned; the group of the add that made it (add -n, -a twice...), or NULL */
+	char *layout; /* owned; its panes' layout (add -l), or NULL: the config's panes */
 	int max_concurrent; /* its group's: at most this many work at once; 0: no limit */
 	bool queued;        /* it waits for its group's slot: no panes until then */
 };
@@ -54,6 +55,8 @@ struct add_opts {
 	bool setup_inside;  /* post_create runs in the agent's sandbox, not here */
 	const char *parent; /* the agent that asked for it (spawn_agent); NULL: the user */
 	const char *group;  /* the group it is one of; NULL: none */
+	const char *layout; /* add -l: its layout; NULL: the config's panes */
+	const char *fork;   /* add --fork: the session its agent continues, or NULL */
 	int max_concurrent; /* the group's limit (add --max-concurrent); 0: none */
 	bool queued;        /* made to wait for a slot */
 };

@@ -690,6 +690,8 @@ static char *other_value(const struct config_key *k)
 		return xstrdup("{x: y}");
 	case CONFIG_PANES:
 		return xstrdup("[z]");
+	case CONFIG_LAYOUTS:
+		return xstrdup("{r: {panes: [z, y]}}");
 	case CONFIG_MOUNTS:
 		return xstrdup("[/tmp]");
 	case CONFIG_BINDS:

@@ -1,0 +1,269 @@
+/*
+ * cmd_carry.c - uncommitted work that goes with a new agent into its
+ * worktree: add -w/--with-changes (moved from where the user stands) and
+ * add --fork (copied from the agent it continues).
+ *
+ * git does the work, so binary files, modes and the index come as git
+ * keeps them. A move is a stash: pushed where the user stands (-u with
+ * untracked files, --patch with git's own hunk questions), applied in the
+ * new worktree, and dropped only once applied; applied back where it came
+ * from when it does not apply. A copy must not touch a running agent's
+ * files: `git stash create` records its tracked changes without changing
+ * them, and its untracked files are copied one by one, links as links,
+ * nothing followed. Either way nothing is lost: what did not arrive is
+ * where it was, or in the stash, and the message says which.
+ */
+#include "cmd.h"
+
+#include "../git/git.h"
+#include "../util/proc.h"
+#include "../util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* git in dir; its stdout trimmed into *out when out. 0, or git's failure with *cause. */
+static int git(const char *dir, const char *const *argv, char **out, char **cause)
+{
+	struct buf o = {0}, e = {0};
+	int rc = git_run(dir, argv, &o, &e, true);
+	if (rc != 0) {
+		char *why = e.data ? e.data : o.data;
+		if (why)
+			why[strcspn(why, "\n")] = '\0';
+		*cause = xasprintf("git %s: %s", argv[0], why && *why ? why : "failed");
+	} else if (out) {
+		while (o.len && (o.data[o.len - 1] == '\n' || o.data[o.len - 1] == ' '))
+			o.data[--o.len] = '\0';
+		*out = o.len ? xstrdup(o.data) : NULL;
+	}
+	buf_free(&o);
+	buf_free(&e);
+	return rc == 0 ? 0 : -EIO;
+}
+
+/* from/rel to to/rel: a file with its mode, a link as a link; nothing followed. */
+static int copy_entry(int from, int to, const char *rel)
+{
+	struct stat st;
+	if (fstatat(from, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	/* Its directories, made as the walk goes (never through a link: beneath the worktree). */
+	char *dir = xstrdup(rel);
+	for (char *s = strchr(dir, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdirat(to, dir, 0755) < 0 && errno != EEXIST) {
+			free(dir);
+			return -errno;
+		}
+		struct stat d;
+		if (fstatat(to, dir, &d, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(d.st_mode)) {
+			free(dir);
+			return -ENOTDIR;
+		}
+		*s = '/';
+	}
+	free(dir);
+	if (S_ISLNK(st.st_mode)) {
+		char target[4096];
+		ssize_t n = readlinkat(from, rel, target, sizeof target - 1);
+		if (n < 0)
+			return -errno;
+		target[n] = '\0';
+		return symlinkat(target, to, rel) < 0 ? -errno : 0;
+	}
+	if (!S_ISREG(st.st_mode))
+		return 0; /* sockets, fifos: nothing git would have */
+	int in = openat(from, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	int out = openat(to, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			 st.st_mode & 07777);
+	if (out < 0) {
+		int e = -errno;
+		close(in);
+		return e;
+	}
+	int rc = 0;
+	char buf[65536];
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = n < 0 ? -errno : 0;
+			break;
+		}
+		if ((rc = fd_write_all(out, buf, (size_t)n)) < 0)
+			break;
+	}
+	if (close(out) < 0 && rc == 0)
+		rc = -errno;
+	close(in);
+	return rc;
+}
+
+/* The untracked files (not ignored) of from, copied into to. */
+static int copy_untracked(const char *from, const char *to, int *count, char **cause)
+{
+	const char *ls[] = {"ls-files", "-z", "--others", "--exclude-standard", NULL};
+	struct buf o = {0};
+	if (git_run(from, ls, &o, NULL, true) != 0) {
+		*cause = xstrdup("git ls-files: failed");
+		buf_free(&o);
+		return -EIO;
+	}
+	int f = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+	    t = open(to, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	for (size_t i = 0; f >= 0 && t >= 0 && i < o.len; i += strlen(o.data + i) + 1) {
+		const char *rel = o.data + i;
+		if ((rc = copy_entry(f, t, rel)) < 0) {
+			*cause = xasprintf("%s: %s", rel, strerror(-rc));
+			break;
+		}
+		++*count;
+	}
+	if ((f < 0 || t < 0) && rc == 0) {
+		rc = -errno;
+		*cause = xasprintf("%s", strerror(errno));
+	}
+	if (f >= 0)
+		close(f);
+	if (t >= 0)
+		close(t);
+	buf_free(&o);
+	return rc;
+}
+
+/* The copy of --fork: from is an agent's worktree, and stays as it is. */
+static int carry_copy(const struct carry *c, const char *to, char **cause)
+{
+	char *sha = NULL;
+	const char *create[] = {"stash", "create", NULL};
+	if (git(c->from, create, &sha, cause) < 0)
+		return -EIO;
+	int rc = 0, files = 0;
+	if (sha) {
+		const char *apply[] = {"stash", "apply", sha, NULL};
+		rc = git(to, apply, NULL, cause);
+	}
+	if (rc == 0 && c->untracked)
+		rc = copy_untracked(c->from, to, &files, cause);
+	if (rc == 0)
+		printf("carried %s%s%s from %s\n", sha ? "its uncommitted changes" : "",
+		       sha && files ? " and " : "",
+		       files ? (files == 1 ? "1 untracked file" : "untracked files") : "", c->from);
+	else if (sha)
+		fprintf(stderr, "workrex: add: its changes did not all arrive; %s has them still\n",
+			c->from);
+	free(sha);
+	return rc;
+}
+
+/* The index of stash sha in the stash list, or -1. */
+static int stash_index(const char *dir, const char *sha)
+{
+	const char *list[] = {"stash", "list", "--format=%H", NULL};
+	char *out = NULL, *cause = NULL;
+	int at = -1;
+	if (git(dir, list, &out, &cause) == 0 && out) {
+		int i = 0;
+		for (char *l = strtok(out, "\n"); l && at < 0; l = strtok(NULL, "\n"), i++)
+			if (strcmp(l, sha) == 0)
+				at = i;
+	}
+	free(out);
+	free(cause);
+	return at;
+}
+
+static void stash_drop(const char *dir, const char *sha)
+{
+	int i = stash_index(dir, sha);
+	if (i < 0)
+		return;
+	char *ref = xasprintf("stash@{%d}", i), *cause = NULL;
+	const char *drop[] = {"stash", "drop", "-q", ref, NULL};
+	if (git(dir, drop, NULL, &cause) < 0) {
+		fprintf(stderr, "workrex: add: %s (the stash %s stays)\n", cause, sha);
+		free(cause);
+	}
+	free(ref);
+}
+
+/* The move of -w: stashed where the user stands, applied there, dropped. */
+static int carry_move(const struct carry *c, const char *to, char **cause)
+{
+	const char *before_argv[] = {"rev-parse", "-q", "--verify", "refs/stash", NULL};
+	char *before = NULL, *sha = NULL, *ignore = NULL;
+	git(c->from, before_argv, &before, &ignore);
+	free(ignore);
+	ignore = NULL;
+	char *msg = xasprintf("workrex add: moving to %s", to);
+	const char *push[] = {"git",
+			      "-C",
+			      c->from,
+			      "stash",
+			      "push",
+			      "-m",
+			      msg,
+			      c->untracked ? "--include-untracked" : "--quiet",
+			      c->patch ? "--patch" : "--quiet",
+			      NULL};
+	int rc;
+	if (c->patch) { /* git asks about each hunk, on this terminal */
+		struct proc_opts o = PROC_OPTS_DEFAULT;
+		rc = proc_run((char *const *)push, &o) == 0 ? 0 : -EIO;
+		if (rc < 0)
+			*cause = xstrdup("git stash push --patch: failed");
+	} else {
+		rc = git(c->from, push + 3, NULL, cause);
+	}
+	free(msg);
+	if (rc == 0)
+		git(c->from, before_argv, &sha, &ignore);
+	free(ignore);
+	if (rc == 0 && (sha == NULL || (before && !strcmp(before, sha)))) {
+		printf("no uncommitted changes to carry from %s\n", c->from);
+		free(before);
+		free(sha);
+		return 0;
+	}
+	free(before);
+	if (rc < 0) {
+		free(sha);
+		return rc;
+	}
+	const char *apply[] = {"stash", "apply", "--index", sha, NULL};
+	char *why = NULL;
+	if (git(to, apply, NULL, &why) == 0) {
+		stash_drop(c->from, sha);
+		printf("moved the uncommitted changes of %s into %s\n", c->from, to);
+		free(sha);
+		return 0;
+	}
+	/* Not applied there: back where they were, or kept in the stash. */
+	const char *back[] = {"stash", "apply", "--index", sha, NULL};
+	char *bcause = NULL;
+	if (git(c->from, back, NULL, &bcause) == 0) {
+		stash_drop(c->from, sha);
+		*cause = xasprintf("%s; your changes are back in %s", why, c->from);
+	} else {
+		*cause = xasprintf("%s; your changes are in the stash: git stash apply %s", why,
+				   sha);
+	}
+	free(bcause);
+	free(why);
+	free(sha);
+	return -EIO;
+}
+
+int cmd_carry(const struct carry *c, const char *to, char **cause)
+{
+	return c->move ? carry_move(c, to, cause) : carry_copy(c, to, cause);
+}
