@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A scripted stand-in for an agent CLI's hooks, for the status e2e tests:
-fake_agent.py claude | gemini.
+fake_agent.py claude | codex | gemini.
 
 It reads the hooks `workrex setup` wrote ($CLAUDE_CONFIG_DIR/settings.json or
-~/.claude/settings.json; ~/.gemini/settings.json) and runs them the way the
+~/.claude/settings.json; $CODEX_HOME/hooks.json or ~/.codex/hooks.json;
+~/.gemini/settings.json) and runs them the way the
 CLI does: each matching hook's "command" through `sh -c`, exactly as
 written, with the event's JSON on stdin, in the agent's environment. The
 test drives it by typing lines: "go" submits a prompt and runs a tool,
@@ -24,6 +25,15 @@ if kind == "claude":
               "idle": [("Notification", "idle_prompt", {"notification_type": "idle_prompt"})],
               "finish": [("Stop", None, {"stop_hook_active": False})]}
     timeout_unit = 1
+    hooks_file = os.path.join(conf, "settings.json")
+elif kind == "codex":
+    conf = os.environ.get("CODEX_HOME") or os.path.join(os.environ["HOME"], ".codex")
+    events = {"go": [("UserPromptSubmit", None, {"prompt": "go"}),
+                     ("PostToolUse", "shell", {"tool_name": "shell"})],
+              "ask": [("PermissionRequest", "shell", {"tool_name": "shell"})],
+              "finish": [("Stop", None, {"last_assistant_message": "done"})]}
+    timeout_unit = 1
+    hooks_file = os.path.join(conf, "hooks.json")
 else:
     conf = os.path.join(os.environ["HOME"], ".gemini")
     events = {"go": [("BeforeAgent", None, {"prompt": "go"}),
@@ -32,7 +42,8 @@ else:
                                                           "message": "Allow run_shell_command?"})],
               "finish": [("AfterAgent", None, {"prompt_response": "done"})]}
     timeout_unit = 1000
-with open(os.path.join(conf, "settings.json")) as f:
+    hooks_file = os.path.join(conf, "settings.json")
+with open(hooks_file) as f:
     hooks = json.load(f).get("hooks", {})
 
 

@@ -259,11 +259,12 @@ t_spawn_family_budget() {
 # fake_opencode.mjs, which loads the plugin as an ES module).
 t_gemini_and_opencode_hooks() {
 	make_repo
-	mkdir -p "$HOME/.gemini" "$XDG_CONFIG_HOME/opencode"
+	mkdir -p "$HOME/.gemini" "$HOME/.codex" "$XDG_CONFIG_HOME/opencode"
 	echo '{"theme": "GitHub"}' >"$HOME/.gemini/settings.json"
 	workrex setup >"$E2E_TMP/setup.out"
 	grep -q 'gemini: hooks added to' "$E2E_TMP/setup.out"
 	grep -q 'opencode: plugin written to' "$E2E_TMP/setup.out"
+	grep -q 'codex: hooks written to' "$E2E_TMP/setup.out"
 	grep -q '"theme": "GitHub"' "$HOME/.gemini/settings.json"
 	grep -q '"timeout": 10000' "$HOME/.gemini/settings.json"
 	workrex setup >"$E2E_TMP/setup.out"
@@ -275,6 +276,9 @@ agents:
   gem:
     command: python3
     args: ["$here/fake_agent.py", "gemini"]
+  cdx:
+    command: python3
+    args: ["$here/fake_agent.py", "codex"]
   oc:
     command: node
     args: ["$here/fake_opencode.mjs"]
@@ -283,17 +287,21 @@ YAML
 	wait_for 'wrx\$'
 	wrx add g1 -a gem -b >/dev/null
 	wrx add o1 -a oc -b >/dev/null
+	wrx add c1 -a cdx -b >/dev/null
 	wait_for 'fake gemini ready'
 	wait_for 'fake opencode v1 ready'
+	wait_for 'fake codex ready'
 	local h
-	for h in g1 o1; do
+	for h in g1 o1 c1; do
 		wrx send $h go
-		wait_for "^ [23] ● $h"
+		wait_for "^ [234] ● $h"
 		wrx send $h ask
-		wait_for "^ [23] ◆ $h"
+		wait_for "^ [234] ◆ $h"
 		wrx send $h finish
-		wait_for "^ [23] ✓ $h"
+		wait_for "^ [234] ✓ $h"
 	done
+	wrx capture c1 | grep -q 'hook Stop rc=0'
+	wrx capture c1 | not grep -q 'rc=[1-9]'
 	wrx capture g1 | grep -q 'hook AfterAgent rc=0'
 	wrx capture o1 | tr -d '\n' | grep -q "plugin ran workrex set-status done --session ses_stand_in --dir $E2E_TMP/work/proj__worktrees/o1 rc=0"
 	wrx capture g1 | not grep -q 'bad stdout'
@@ -391,7 +399,7 @@ YAML
 
 run_test "setup's Claude hooks, run by a stand-in agent, change the icons" t_claude_hooks_change_icons
 run_test "status noticed without hooks: silence, exit; set-status outside a pane" t_status_without_hooks
-run_test "setup's Gemini CLI hooks and OpenCode plugin, run by stand-ins, change the icons" t_gemini_and_opencode_hooks
+run_test "setup's Codex and Gemini CLI hooks and OpenCode plugin, run by stand-ins, change the icons" t_gemini_and_opencode_hooks
 run_test "a hook from a daemon, without the pane's environment: its session id says whose" t_daemon_hooks_by_session
 run_test "prefix a focuses the agent that last finished or waits" t_attention_key
 run_test "RPC protocol against the live dashboard" t_rpc_protocol_live
