@@ -332,7 +332,6 @@ void config_reference(struct buf *out, const struct config *c, unsigned flags)
 	}
 }
 
-/* Text for roff: backslashes and hyphens escaped, no line starting with a dot. */
 void config_reference_man(struct buf *out)
 {
 	buf_addstr(out, ".\\\" BEGIN KEY REFERENCE: written by `workrex config reference --man`\n"

@@ -9,6 +9,7 @@
 #include "config/trust.h"
 #include "config/keys.h"
 #include "config/table.h"
+#include "man.h"
 #include "util/util.h"
 
 #include <stdio.h>
@@ -780,25 +781,10 @@ static void test_table_in_tree_order(void **state)
 static void test_man_page_has_the_table(void **state)
 {
 	(void)state;
-	char *man = NULL, *cause = NULL;
-	const char *src = getenv("WRX_SRCDIR");
-	char *path = xasprintf("%s/man/workrex.yaml.5", src ? src : ".");
-	if (file_read(path, 1 << 20, &man, &cause) < 0)
-		fail_msg("%s", cause);
 	struct buf want = {0};
 	config_reference_man(&want);
-	const char *begin = strstr(man, ".\\\" BEGIN KEY REFERENCE");
-	const char *end = begin ? strstr(begin, ".\\\" END KEY REFERENCE\n") : NULL;
-	if (end == NULL)
-		fail_msg("%s has no KEY REFERENCE section: run make man", path);
-	end += strlen(".\\\" END KEY REFERENCE\n");
-	char *got = xstrndup(begin, (size_t)(end - begin));
-	if (strcmp(got, want.data) != 0)
-		fail_msg("%s: the KEY REFERENCE section is not the table's: run make man", path);
-	free(got);
+	assert_man_section("workrex.yaml.5", "KEY REFERENCE", want.data);
 	buf_free(&want);
-	free(man);
-	free(path);
 }
 
 int main(void)

@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "config/kinds.h"
 #include "core/agentcmd.h"
+#include "man.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -55,25 +56,10 @@ static void test_every_row_whole(void **state)
 static void test_man_page_has_the_kinds(void **state)
 {
 	(void)state;
-	char *man = NULL, *cause = NULL;
-	const char *src = getenv("WRX_SRCDIR");
-	char *path = xasprintf("%s/man/workrex.1", src ? src : ".");
-	if (file_read(path, 1 << 20, &man, &cause) < 0)
-		fail_msg("%s", cause);
 	struct buf want = {0};
 	kind_reference_man(&want);
-	const char *begin = strstr(man, ".\\\" BEGIN AGENT KINDS");
-	const char *end = begin ? strstr(begin, ".\\\" END AGENT KINDS\n") : NULL;
-	if (end == NULL)
-		fail_msg("%s has no AGENT KINDS section: run make man", path);
-	end += strlen(".\\\" END AGENT KINDS\n");
-	char *got = xstrndup(begin, (size_t)(end - begin));
-	if (strcmp(got, want.data) != 0)
-		fail_msg("%s: the AGENT KINDS section is not the table's: run make man", path);
-	free(got);
+	assert_man_section("workrex.1", "AGENT KINDS", want.data);
 	buf_free(&want);
-	free(man);
-	free(path);
 }
 
 /* A profile is of a kind by its type, its command's name, or its own name. */
