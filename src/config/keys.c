@@ -48,7 +48,7 @@ static const struct {
 	[ACT_PANE_UP] = {"pane-up", "focus the pane above"},
 	[ACT_PANE_DOWN] = {"pane-down", "focus the pane below"},
 	[ACT_ZOOM] = {"zoom", "zoom the focused pane and back"},
-	[ACT_NEXT_LAYOUT] = {"next-layout", "next layout: tile, grid, full"},
+	[ACT_NEXT_LAYOUT] = {"next-layout", "next layout: tile, grid, full, window"},
 	[ACT_OVERVIEW] = {"overview", "agents overview"},
 	[ACT_SCROLL] = {"scroll-mode", "scroll mode: history, / search, v select, y copy"},
 	[ACT_PASTE_IMAGE] = {"paste-image", "paste the clipboard image"},

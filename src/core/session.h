@@ -17,7 +17,13 @@
 #include <stdint.h>
 #include <uv.h>
 
-enum wrx_layout { WRX_LAYOUT_TILE, WRX_LAYOUT_GRID, WRX_LAYOUT_FULL, WRX_LAYOUT_COUNT };
+enum wrx_layout {
+	WRX_LAYOUT_TILE,
+	WRX_LAYOUT_GRID,
+	WRX_LAYOUT_FULL,
+	WRX_LAYOUT_WINDOW, /* the focused agent's panes as its panes' split and size say */
+	WRX_LAYOUT_COUNT
+};
 
 /*
  * An agent's facts, split by who owns them. The session owns the agent

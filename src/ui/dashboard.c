@@ -455,7 +455,8 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 			int i = session_pane_index(s, focus);
 			i = (i + (action == ACT_NEXT_PANE ? 1 : n - 1)) % n;
 			session_set_focus(s, session_pane(s, i));
-			if (session_zoomed(s) || session_layout(s) == WRX_LAYOUT_FULL)
+			if (session_zoomed(s) || session_layout(s) == WRX_LAYOUT_FULL ||
+			    session_layout(s) == WRX_LAYOUT_WINDOW)
 				ui_relayout(ui);
 		}
 		break;

@@ -1,7 +1,8 @@
 /*
  * layout.c - tile (the focused pane as the main one, the rest stacked
  * beside it), grid and full layouts, and the geometry behind directional
- * focus.
+ * focus; and window, one agent's panes as a tmux window's, each split
+ * off the one before.
  *
  * No pane shown is ever squeezed below LAYOUT_MIN_ROWS rows under its
  * title bar: panes that do not fit are not shown at all (w = h = 0), and a
@@ -27,7 +28,7 @@
 
 const char *layout_name(enum wrx_layout kind)
 {
-	static const char *names[] = {"tile", "grid", "full"};
+	static const char *names[] = {"tile", "grid", "full", "window"};
 	return kind < WRX_LAYOUT_COUNT ? names[kind] : "?";
 }
 
@@ -199,7 +200,8 @@ int layout_compute(enum wrx_layout kind, bool zoom, int n, int focus, const int 
 		return 0;
 	if (focus < 0 || focus >= n)
 		focus = 0;
-	if (zoom || kind == WRX_LAYOUT_FULL || n == 1) {
+	/* window: the renderer places the agent's panes (layout_window); else as full. */
+	if (zoom || kind == WRX_LAYOUT_FULL || kind == WRX_LAYOUT_WINDOW || n == 1) {
 		out[focus] = area;
 		return 1;
 	}
@@ -234,4 +236,35 @@ int layout_neighbour(const struct rect *r, int n, int from, int dx, int dy)
 		}
 	}
 	return best;
+}
+
+int layout_window(int n, const bool *vertical, const int *size, struct rect area, struct rect *out)
+{
+	if (n <= 0)
+		return 0;
+	memset(out, 0, (size_t)n * sizeof *out);
+	if (area.w < 1 || area.h < 1)
+		return 0;
+	out[0] = area;
+	int shown = 1, last = 0;
+	for (int i = 1; i < n; i++) {
+		struct rect *p = &out[last];
+		int pct = size[i] > 0 && size[i] < 100 ? size[i] : 50;
+		if (vertical[i]) { /* beside it, one column between */
+			int avail = p->w - 1, w = avail * pct / 100;
+			if (w < MIN_W || avail - w < MIN_W)
+				continue;
+			out[i] = (struct rect){p->x + avail - w + 1, p->y, w, p->h};
+			p->w = avail - w;
+		} else { /* below it */
+			int h = p->h * pct / 100;
+			if (h < MIN_H || p->h - h < MIN_H)
+				continue;
+			out[i] = (struct rect){p->x, p->y + p->h - h, p->w, h};
+			p->h -= h;
+		}
+		last = i;
+		shown++;
+	}
+	return shown;
 }

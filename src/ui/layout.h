@@ -32,6 +32,15 @@ int layout_compute(enum wrx_layout kind, bool zoom, int n, int focus, const int 
 
 const char *layout_name(enum wrx_layout kind);
 
+/*
+ * One agent's n panes in area, as a tmux window's: pane 0 takes it all,
+ * each next one is split off the one made before it, beside it
+ * (vertical[i]) or below, taking size[i] percent (0: half). A split with
+ * no room for both is not made: that pane gets w = h = 0. Returns how
+ * many are shown.
+ */
+int layout_window(int n, const bool *vertical, const int *size, struct rect area, struct rect *out);
+
 /* Index of the pane whose rectangle is nearest in direction (dx, dy), or -1. */
 int layout_neighbour(const struct rect *r, int n, int from, int dx, int dy);
 

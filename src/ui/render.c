@@ -865,6 +865,51 @@ static void draw_help(struct ui *ui)
 	}
 }
 
+/*
+ * The window layout: the focused agent's panes as its layout's (add -l)
+ * or panes:'s split and size say, pane k of the agent the list's k-th;
+ * the rest not shown. The focused pane not fitting: it alone, as full.
+ */
+static int agent_window(struct ui *ui, struct wpane *f, struct rect *r)
+{
+	struct session *s = ui->w->s;
+	const struct config *c = &ui->w->cfg;
+	const struct layout_def *lay =
+		f->agent->git.layout ? config_layout(c, f->agent->git.layout) : NULL;
+	const struct pane_def *defs = lay ? lay->panes : c->panes;
+	size_t ndefs = lay ? lay->npanes : c->npanes;
+	int n = session_pane_count(s), k = 0, fk = 0;
+	int *which = xcalloc((size_t)n, sizeof *which), *size = xcalloc((size_t)n, sizeof *size);
+	bool *vertical = xcalloc((size_t)n, sizeof *vertical);
+	for (int i = 0; i < n; i++) {
+		struct wpane *wp = session_pane(s, i);
+		if (wp->agent != f->agent)
+			continue;
+		if (wp == f)
+			fk = k;
+		if ((size_t)k < ndefs && f->agent->git.worktree) {
+			vertical[k] = defs[k].vertical;
+			size[k] = defs[k].percentage;
+		}
+		which[k++] = i;
+	}
+	struct rect *wr = xcalloc((size_t)k, sizeof *wr);
+	int shown = layout_window(k, vertical, size, ui->area, wr);
+	if (wr[fk].w > 0) {
+		memset(r, 0, (size_t)n * sizeof *r);
+		for (int j = 0; j < k; j++)
+			r[which[j]] = wr[j];
+		ui->note = (struct rect){0};
+	} else {
+		shown = 1; /* as full: r has the focused pane alone */
+	}
+	free(wr);
+	free(which);
+	free(size);
+	free(vertical);
+	return shown;
+}
+
 void render_layout(struct ui *ui)
 {
 	struct session *s = ui->w->s;
@@ -891,6 +936,8 @@ void render_layout(struct ui *ui)
 	ui->hidden = n - layout_compute(session_layout(s), session_zoomed(s), n,
 					session_pane_index(s, f), rank, ui->area, r, &ui->note);
 	free(rank);
+	if (session_layout(s) == WRX_LAYOUT_WINDOW && !session_zoomed(s) && f)
+		ui->hidden = n - agent_window(ui, f, r);
 	ui->laid_focus = session_focus(s);
 	for (int i = 0; i < n; i++) {
 		struct wpane *wp = session_pane(s, i);

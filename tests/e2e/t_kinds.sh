@@ -67,11 +67,11 @@ t_layout() {
 		layouts:
 		  review:
 		    panes:
-		      - command: "echo LAYOUT-LEFT; exec cat"
-		      - command: "echo LAYOUT-RIGHT; exec cat"
+		      - command: "sh -c 'echo LAYOUT-LEFT; exec cat'"
+		      - command: "sh -c 'echo LAYOUT-RIGHT; exec cat'"
 		        split: vertical
 		        focus: true
-		      - command: "echo LAYOUT-THIRD; exec cat"
+		      - command: "sh -c 'echo LAYOUT-THIRD; exec cat'"
 	YAML
 	start_repo 160 40
 	wait_for 'C-b \? help'
@@ -87,6 +87,22 @@ import json, sys
 a = {x["handle"]: x for x in json.load(sys.stdin)}
 assert a["r"]["panes"] == 3, a["r"]'
 	[ "$(git -C "$repo" config workrex.worktree.r.layout)" = review ]
+	# The window layout: r's panes as the layout splits them: the second
+	# beside the first, the third below the second.
+	prefix Space
+	wait_for '\[grid\]'
+	prefix Space
+	wait_for '\[full\]'
+	prefix Space
+	wait_for '\[window\]'
+	# Where each pane's own first line is (not its title bar, which names it too).
+	row_of() { screen | grep -n -- "│$1" | head -1 | cut -d: -f1; }
+	col_of() { screen | grep -- "│$1" | head -1 | sed "s/│$1.*//" | wc -m; }
+	until_ok 5 test -n "$(row_of LAYOUT-THIRD)"
+	[ "$(row_of LAYOUT-LEFT)" = "$(row_of LAYOUT-RIGHT)" ]
+	[ "$(col_of LAYOUT-RIGHT)" -gt "$(col_of LAYOUT-LEFT)" ]
+	[ "$(row_of LAYOUT-THIRD)" -gt "$(row_of LAYOUT-RIGHT)" ]
+	[ "$(col_of LAYOUT-THIRD)" = "$(col_of LAYOUT-RIGHT)" ]
 	# A plain add: the config's panes (the agent and a shell).
 	wrx add p -b >/dev/null
 	panes_of() { wrx list --json | python3 -c "import json, sys; print({x['handle']: x['panes'] for x in json.load(sys.stdin)}['$1'])"; }

@@ -70,6 +70,36 @@ static void test_full_and_zoom_show_focus_only(void **state)
 	assert_int_equal(r[0].h, 0);
 }
 
+/* window: each pane split off the one before, beside or below, its size or half. */
+static void test_window_splits_in_order(void **state)
+{
+	(void)state;
+	struct rect r[3], area = {0, 0, 101, 40};
+	bool vertical[3] = {false, true, false};
+	int size[3] = {0, 30, 0};
+	assert_int_equal(layout_window(3, vertical, size, area, r), 3);
+	/* 1 beside 0, 30% of the width after the separator; 2 below 1, half of it. */
+	assert_int_equal(r[0].x, 0);
+	assert_int_equal(r[0].w, 70);
+	assert_int_equal(r[0].h, 40);
+	assert_int_equal(r[1].x, 71);
+	assert_int_equal(r[1].w, 30);
+	assert_int_equal(r[1].h, 20);
+	assert_int_equal(r[2].x, 71);
+	assert_int_equal(r[2].y, 20);
+	assert_int_equal(r[2].h, 20);
+	no_overlap(r, 3);
+	/* No room for a split: that pane is not shown, the next splits the last shown. */
+	struct rect small = {0, 0, 30, 40};
+	bool v2[3] = {false, true, false};
+	assert_int_equal(layout_window(3, v2, size, small, r), 2);
+	assert_int_equal(r[1].w, 0);
+	assert_int_equal(r[0].w, 30);
+	assert_int_equal(r[2].y, 20);
+	assert_int_equal(layout_compute(WRX_LAYOUT_WINDOW, false, 3, 1, NULL, area, r, NULL), 1);
+	assert_int_equal(r[1].w, 101);
+}
+
 static void test_tiny_areas_never_negative(void **state)
 {
 	(void)state;
@@ -214,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_tile_main_and_stack),
 		cmocka_unit_test(test_grid_is_square),
 		cmocka_unit_test(test_full_and_zoom_show_focus_only),
+		cmocka_unit_test(test_window_splits_in_order),
 		cmocka_unit_test(test_tiny_areas_never_negative),
 		cmocka_unit_test(test_neighbours),
 		cmocka_unit_test(test_many_agents),
