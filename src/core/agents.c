@@ -263,7 +263,9 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 				lines[i] = with_setup(w, a, lines[i]);
 			o[i].label = name ? name : "shell";
 		} else if (spec && !agent_spec) {
-			lines[i] = xasprintf("exec %s", spec);
+			/* One command is exec'd (the pane's program); a shell line runs as written. */
+			lines[i] =
+				strpbrk(spec, ";&|\n") ? xstrdup(spec) : xasprintf("exec %s", spec);
 			o[i].label = spec;
 		} else {
 			lines[i] =

@@ -8,13 +8,13 @@ git_env
 # `workrex` on PATH, as a user in an agent's shell runs it.
 mkdir -p "$E2E_TMP/bin"
 ln -sf "$WORKREX" "$E2E_TMP/bin/workrex"
+export PATH="$E2E_TMP/bin:$PATH"
 
 # A stand-in claude: says its arguments on one line, then reads its input.
 stand_in_claude() {
 	mkdir -p "$E2E_TMP/bin"
 	printf '#!/bin/sh\necho "CLAUDE ARGS:$*:"\nexec cat\n' >"$E2E_TMP/bin/claude"
 	chmod +x "$E2E_TMP/bin/claude"
-	export PATH="$E2E_TMP/bin:$PATH"
 }
 # The arguments H's stand-in said it got (lines joined: a narrow pane wraps them).
 args_of() { wrx capture "$1" | tr -d '\n' | grep -o 'CLAUDE ARGS:[^:]*:' | head -1; }
@@ -71,7 +71,7 @@ t_layout() {
 		      - command: "sh -c 'echo LAYOUT-RIGHT; exec cat'"
 		        split: vertical
 		        focus: true
-		      - command: "sh -c 'echo LAYOUT-THIRD; exec cat'"
+		      - command: "echo LAYOUT-THIRD; exec cat"
 	YAML
 	start_repo 160 40
 	wait_for 'C-b \? help'
@@ -183,8 +183,26 @@ t_auto_name() {
 	end_keepers
 }
 
+# A kind with no prompt flag (aider): the prompt typed into it once it is up.
+t_typed_prompt() {
+	make_repo
+	mkdir -p "$E2E_TMP/bin" "$XDG_CONFIG_HOME/workrex"
+	printf '#!/bin/sh\necho "AIDER ARGS:$*:"\nsleep 0.5\necho "aider> "\nexec cat\n' >"$E2E_TMP/bin/aider"
+	chmod +x "$E2E_TMP/bin/aider"
+	printf 'agent: aider\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 140 40
+	wait_for 'C-b \? help'
+	wrx add t -p '-- typed in, not an argument' >/dev/null
+	wait_for 'AIDER ARGS::'
+	# Echoed by the terminal, then printed back by cat: it was submitted.
+	until_ok 15 in_output -e "-- typed in, not an argument" -- wrx capture t || { screen >&2; return 1; }
+	typed_twice() { [ "$(wrx capture t | grep -c -- '-- typed in, not an argument')" -eq 2 ]; }
+	until_ok 10 typed_twice
+}
+
 run_test "agents lists every kind, installed or not, and the profiles; setup --print every hook format" t_agents_and_setup_print
 run_test "add -l opens the layout's panes; an unknown layout is refused" t_layout
 run_test "add --fork: the fork flag and session, the work modified and untracked, the source's kept" t_fork
 run_test "add -w -u moves the main worktree's changes into the new agent" t_with_changes
+run_test "a kind with no prompt flag has its prompt typed in, and submitted" t_typed_prompt
 run_test "add -A names the branch from the prompt through auto_name.command" t_auto_name
