@@ -57,6 +57,13 @@ struct sb {
 
 #define MARK_COMBINING 0x01
 #define MARK_WIDE 0x02
+/*
+ * A cell erased, never written, at the end of a line that ends there: it
+ * keeps its colours (ESC [44m ... ESC [K paints them to the margin), but a
+ * reflow leaves it out, as tmux does, rather than wrap a coloured nothing
+ * into a line of its own. Decoded as a blank.
+ */
+#define MARK_ERASED 0x03
 
 struct sb *sb_new(size_t limit)
 {
@@ -196,6 +203,11 @@ static struct sb_line *encode(const struct wrx_cell *cells, int ncols, bool wrap
 		text = xrealloc(text, scratch_cells * (WRX_CELL_CHARS * 5 + 1));
 		runs = xrealloc(runs, scratch_cells * sizeof *runs);
 	}
+	/* Where the erased tail of a line that ends here begins. */
+	int written = n;
+	while (!wrapped && written > 0 && cells[written - 1].ch[0] == 0 &&
+	       cells[written - 1].width == 1)
+		written--;
 	size_t tl = 0, nr = 0;
 	for (int i = 0; i < n; i++) {
 		const struct wrx_cell *c = &cells[i];
@@ -212,6 +224,10 @@ static struct sb_line *encode(const struct wrx_cell *cells, int ncols, bool wrap
 		}
 		if (c->width == 2)
 			text[tl++] = MARK_WIDE;
+		if (i >= written) {
+			text[tl++] = MARK_ERASED;
+			continue;
+		}
 		if (c->ch[0] == 0 || c->ch[0] < 0x20) {
 			text[tl++] = ' ';
 			continue;
@@ -289,7 +305,7 @@ static int decode(const struct sb_line *l, struct wrx_cell *cells, int ncols)
 			if (p >= end)
 				break;
 		}
-		uint32_t base = utf8_next(&p, end);
+		uint32_t base = *p == MARK_ERASED ? (p++, ' ') : utf8_next(&p, end);
 		int k = 1;
 		uint32_t comb[WRX_CELL_CHARS] = {0};
 		while (p < end && *p == MARK_COMBINING) {
@@ -409,17 +425,31 @@ struct logical {
 	bool open; /* a line was added and its end not yet seen */
 };
 
+/* Cells of l's erased tail (MARK_ERASED, one byte each, at its end). */
+static int erased_tail(const struct sb_line *l)
+{
+	const struct sb_run *runs = (const struct sb_run *)(l + 1);
+	const char *text = (const char *)(runs + l->nruns);
+	int n = 0;
+	while ((uint32_t)n < l->textlen && n < l->ncells && text[l->textlen - 1 - n] == MARK_ERASED)
+		n++;
+	return n;
+}
+
+/* l joins g, without its erased tail: a reflow does not carry it. */
 static void logical_add(struct logical *g, const struct sb_line *l)
 {
 	const struct sb_run *runs = (const struct sb_run *)(l + 1);
 	const char *text = (const char *)(runs + l->nruns);
-	if (g->len + l->textlen > g->cap) {
-		g->cap = WRX_MAX(g->cap * 2, g->len + l->textlen);
+	int tail = erased_tail(l);
+	size_t textlen = l->textlen - (size_t)tail, ncells = l->ncells - (size_t)tail;
+	if (g->len + textlen > g->cap) {
+		g->cap = WRX_MAX(g->cap * 2, g->len + textlen);
 		g->text = xrealloc(g->text, g->cap);
 	}
-	memcpy(g->text + g->len, text, l->textlen);
-	g->len += l->textlen;
-	for (size_t i = 0; i < l->nruns; i++) {
+	memcpy(g->text + g->len, text, textlen);
+	g->len += textlen;
+	for (size_t i = 0; i < l->nruns && runs[i].start < ncells; i++) {
 		if (g->nruns && g->runs[g->nruns - 1].attrs == runs[i].attrs &&
 		    g->runs[g->nruns - 1].fg == runs[i].fg &&
 		    g->runs[g->nruns - 1].bg == runs[i].bg &&
@@ -436,7 +466,7 @@ static void logical_add(struct logical *g, const struct sb_line *l)
 		g->runs[g->nruns].ul = runs[i].ul;
 		g->nruns++;
 	}
-	g->ncells += l->ncells;
+	g->ncells += ncells;
 	g->open = true;
 }
 
@@ -521,8 +551,8 @@ void sb_reflow(struct sb *sb, int cols, size_t *line, int *col)
 	sb->head = sb->count = sb->bytes = 0;
 	for (size_t i = 0; i < old.count; i++) {
 		struct sb_line *l = *slot(&old, i);
-		if (!g.open && !l->wrapped && l->ncells <= cols) {
-			/* A line of its own that fits: as it is. */
+		if (!g.open && !l->wrapped && l->ncells - erased_tail(l) <= cols) {
+			/* A line of its own that fits: as it is (an erased tail past the margin too). */
 			append(sb, l);
 			if (i == cursor) {
 				m.line = sb->count - 1;

@@ -40,6 +40,11 @@ CASES = [
      "cmd": sh("printf '$ %s' \"$(printf 'word%.0s ' $(seq 1 30))\""),
      "steps": [("resize", 37, 24), ("done", "FIDELITY-END"), ("resize", 80, 24),
                ("done", "FIDELITY-END")]},
+    {"name": "lines erased to the margin in a colour, narrowed and widened",
+     "cmd": sh("printf 'before\\n\\033[44mblue to the margin\\033[K\\033[0m\\nafter one\\n"
+               "\\033[42m%s\\033[K\\033[0m\\nafter two\\n' \"$(printf 'long%.0s ' $(seq 1 11))\""),
+     "steps": [("resize", 37, 24), ("done", "FIDELITY-END"), ("resize", 80, 24),
+               ("done", "FIDELITY-END"), ("resize", 25, 24), ("done", "FIDELITY-END")]},
     {"name": "256-colour bars",
      "cmd": sh("i=0; while [ $i -lt 256 ]; do printf '\\033[48;5;%dm%3d\\033[0m' $i $i; "
                "[ $((i % 16)) = 15 ] && echo; i=$((i + 1)); done; "

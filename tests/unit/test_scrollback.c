@@ -300,6 +300,43 @@ static void test_hold_waits_for_the_limit(void **state)
 	sb_free(sb);
 }
 
+/*
+ * A line erased to the margin in a colour keeps the colour, and a reflow
+ * leaves the erased cells out (tmux's rule): a line that fits stays one
+ * line, one that does not wraps its text only.
+ */
+static void test_reflow_leaves_an_erased_tail_out(void **state)
+{
+	(void)state;
+	struct sb *sb = sb_new(10);
+	struct wrx_cell c[10], out[10];
+	const uint32_t blue = WRX_COLOUR_INDEXED | 4;
+	fill_text(c, 10, "ab");
+	for (int i = 0; i < 10; i++)
+		c[i].bg = blue;
+	sb_push(sb, c, 10, false);
+	fill_text(c, 10, "abcdefg");
+	for (int i = 0; i < 10; i++)
+		c[i].bg = blue;
+	sb_push(sb, c, 10, false);
+	sb_get(sb, 1, out, 10);
+	assert_int_equal(out[9].bg, blue); /* kept, as painted */
+	assert_int_equal(out[9].ch[0], 0);
+	sb_reflow(sb, 5, NULL, NULL);
+	assert_int_equal(sb_count(sb), 3); /* "ab", "abcde", "fg": no line of colour alone */
+	sb_get(sb, 2, out, 10);
+	assert_int_equal(out[1].ch[0], 'b');
+	assert_int_equal(out[7].bg, blue); /* fits: as it is, its tail past the margin too */
+	sb_get(sb, 0, out, 10);
+	assert_int_equal(out[1].ch[0], 'g');
+	assert_int_equal(out[2].bg, WRX_COLOUR_DEFAULT);
+	sb_reflow(sb, 10, NULL, NULL);
+	assert_int_equal(sb_count(sb), 2);
+	sb_get(sb, 1, out, 10);
+	assert_int_equal(out[9].bg, blue); /* widened again: the fitting line's colour back */
+	sb_free(sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_reflow_keeps_every_character),
 		cmocka_unit_test(test_reflow_moves_the_cursor),
 		cmocka_unit_test(test_hold_waits_for_the_limit),
+		cmocka_unit_test(test_reflow_leaves_an_erased_tail_out),
 	};
 	return cmocka_run_group_tests_name("scrollback", tests, NULL, NULL);
 }
