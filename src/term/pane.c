@@ -481,8 +481,19 @@ static void resize(struct pane *p, int rows, int cols, bool tell)
 
 void pane_resize(struct pane *p, int rows, int cols)
 {
+	rows = WRX_MIN(WRX_MAX(rows, 1), PANE_MAX_ROWS);
+	cols = WRX_MIN(WRX_MAX(cols, MIN_COLS), PANE_MAX_COLS);
+	bool asked = rows == p->want_rows && cols == p->want_cols;
 	p->want_rows = rows;
 	p->want_cols = cols;
+	/*
+	 * A mirror shows its keeper's size, which an update can set back to
+	 * one we asked to leave (sent before the keeper read our resize):
+	 * already that size, it is still told what we want now.
+	 */
+	if (!asked && p->vt == NULL && rows == p->rows && cols == p->cols && p->has_io &&
+	    p->io.resize)
+		p->io.resize(p->io.ctx, rows, cols);
 	resize(p, rows, cols, true);
 }
 

@@ -12,9 +12,10 @@ export PATH="$E2E_TMP/bin:$PATH"
 
 # A stand-in claude: says its arguments on one line, then reads its input.
 stand_in_claude() {
-	mkdir -p "$E2E_TMP/bin"
-	printf '#!/bin/sh\necho "CLAUDE ARGS:$*:"\nexec cat\n' >"$E2E_TMP/bin/claude"
-	chmod +x "$E2E_TMP/bin/claude"
+	mkdir -p "$E2E_TMP/claude-bin"
+	printf '#!/bin/sh\necho "CLAUDE ARGS:$*:"\nexec cat\n' >"$E2E_TMP/claude-bin/claude"
+	chmod +x "$E2E_TMP/claude-bin/claude"
+	export PATH="$E2E_TMP/claude-bin:$PATH" # this test's (a subshell) alone
 }
 # The arguments H's stand-in said it got (lines joined: a narrow pane wraps them).
 args_of() { wrx capture "$1" | tr -d '\n' | grep -o 'CLAUDE ARGS:[^:]*:' | head -1; }
@@ -186,9 +187,10 @@ t_auto_name() {
 # A kind with no prompt flag (aider): the prompt typed into it once it is up.
 t_typed_prompt() {
 	make_repo
-	mkdir -p "$E2E_TMP/bin" "$XDG_CONFIG_HOME/workrex"
-	printf '#!/bin/sh\necho "AIDER ARGS:$*:"\nsleep 0.5\necho "aider> "\nexec cat\n' >"$E2E_TMP/bin/aider"
-	chmod +x "$E2E_TMP/bin/aider"
+	mkdir -p "$E2E_TMP/aider-bin" "$XDG_CONFIG_HOME/workrex"
+	printf '#!/bin/sh\necho "AIDER ARGS:$*:"\nsleep 0.5\necho "aider> "\nexec cat\n' >"$E2E_TMP/aider-bin/aider"
+	chmod +x "$E2E_TMP/aider-bin/aider"
+	export PATH="$E2E_TMP/aider-bin:$PATH"
 	printf 'agent: aider\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
 	start_repo 140 40
 	wait_for 'C-b \? help'

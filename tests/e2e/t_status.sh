@@ -338,10 +338,11 @@ t_attention_key() {
 # call comes from one agent's directory with the other's session.
 t_daemon_hooks_by_session() {
 	make_repo
-	mkdir -p "$E2E_TMP/bin" "$XDG_CONFIG_HOME/workrex"
-	printf '#!/bin/sh\necho "CLAUDE ARGS:$*:"\nexec cat\n' >"$E2E_TMP/bin/claude"
-	chmod +x "$E2E_TMP/bin/claude"
-	export PATH="$E2E_TMP/bin:$PATH"
+	# The stand-in in a directory of this test's own: the next tests' agent stays the shell.
+	mkdir -p "$E2E_TMP/daemon-bin" "$XDG_CONFIG_HOME/workrex"
+	printf '#!/bin/sh\necho "CLAUDE ARGS:$*:"\nexec cat\n' >"$E2E_TMP/daemon-bin/claude"
+	chmod +x "$E2E_TMP/daemon-bin/claude"
+	export PATH="$E2E_TMP/daemon-bin:$PATH"
 	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<YAML
 agent: claude
 worktree_dir: .trees

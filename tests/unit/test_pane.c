@@ -353,11 +353,48 @@ static void test_mirror_keeps_early_input(void **state)
 	buf_free(&early_seen);
 }
 
+/* The sizes a mirror asked its keeper for, in order. */
+static int asked[8][2], nasked;
+
+static void asked_resize(void *ctx, int rows, int cols)
+{
+	(void)ctx;
+	if (nasked < 8) {
+		asked[nasked][0] = rows;
+		asked[nasked][1] = cols;
+	}
+	nasked++;
+}
+
+/*
+ * A keeper's update that was on its way as the mirror asked for another
+ * size sets the mirror back to the old one; asked for that old size again,
+ * the mirror tells the keeper, which is at the size asked before.
+ */
+static void test_mirror_asks_again_after_a_stale_size(void **state)
+{
+	(void)state;
+	struct pane *m = pane_mirror_new(33, 80, 0, NULL, NULL);
+	const struct pane_io io = {.resize = asked_resize};
+	pane_set_io(m, &io);
+	nasked = 0;             /* what setting the io said */
+	pane_resize(m, 17, 80); /* into the stack */
+	assert_int_equal(nasked, 1);
+	pane_mirror_size(m, 33, 80); /* the keeper's update, sent before it read that */
+	pane_resize(m, 33, 80);      /* focused again: the keeper is at 17 */
+	assert_int_equal(nasked, 2);
+	assert_int_equal(asked[1][0], 33);
+	pane_resize(m, 33, 80); /* asked already: nothing new */
+	assert_int_equal(nasked, 2);
+	pane_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_and_attributes),
 		cmocka_unit_test(test_mirror_keeps_early_input),
+		cmocka_unit_test(test_mirror_asks_again_after_a_stale_size),
 		cmocka_unit_test(test_line_with_sgr),
 		cmocka_unit_test(test_title_split_across_writes),
 		cmocka_unit_test(test_clipboard_write),
