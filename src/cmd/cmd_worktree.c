@@ -116,6 +116,7 @@ static int fork_source(struct cmd_ctx *ctx, const char *id, struct agent_rec *sr
 	}
 	free(here);
 	free(cause);
+	cause = NULL;
 	if (rc < 0) {
 		json_object_put(reply);
 		cmd_fail("add", "--fork: of which agent? Run it in the agent's pane or worktree, "
@@ -440,7 +441,20 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		free(prompt);
 		return 1;
 	}
+	/* A sandboxed agent's conversation and files are its own: its fork is sandboxed too. */
+	if (forking && src.sandbox == 1 && o.sandbox == 0) {
+		rc = cmd_fail("add",
+			      "--fork of %s, which runs sandboxed: its fork does too (not "
+			      "--no-sandbox)",
+			      src.handle);
+		free(prompt);
+		free(session);
+		agent_rec_free(&src);
+		return rc;
+	}
 	if (forking) {
+		if (src.sandbox == 1)
+			o.sandbox = 1;
 		o.fork = session;
 		o.agent = src.agent;
 		if (o.base == NULL)

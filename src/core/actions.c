@@ -847,9 +847,8 @@ static struct agent *learn(struct act_call *c)
 	const char *parent = str_arg(c, "parent"), *group = str_arg(c, "group");
 	a->git.parent = parent ? xstrdup(parent) : NULL;
 	a->git.group = group ? xstrdup(group) : NULL;
-	const char *layout = str_arg(c, "layout"), *fork = str_arg(c, "fork");
+	const char *layout = str_arg(c, "layout");
 	a->git.layout = layout ? xstrdup(layout) : NULL;
-	a->fork_from = fork && rpc_session_wellformed(fork) ? xstrdup(fork) : NULL;
 	json_object *limit = arg(c, "max_concurrent");
 	if (limit && json_object_is_type(limit, json_type_int))
 		a->git.max_concurrent = json_object_get_int(limit);
@@ -886,6 +885,12 @@ static void do_open(struct act_call *c)
 	c->a = a;
 	if (c->handle == NULL)
 		c->handle = xstrdup(a->handle); /* learned: a question checks it is still there */
+	/* add --fork: its first start continues that session (learned or read from git). */
+	const char *fork = str_arg(c, "fork");
+	if (fork && rpc_session_wellformed(fork) && session_agent_panes(c->w->s, a) == 0) {
+		free(a->fork_from);
+		a->fork_from = xstrdup(fork);
+	}
 	/* Made to wait for its group's slot: shown, no panes; the queue opens it (queue.c). */
 	a->git.queued = bool_arg(c, "queued");
 	if (a->git.queued) {

@@ -140,6 +140,15 @@ t_fork() {
 	not sh -c "cd '$w/a' && '$WORKREX' add a4 --fork='x;y'" 2>"$E2E_TMP/err"
 	grep -q 'add: --fork: that is no session id' "$E2E_TMP/err"
 	[ -z "$(git -C "$repo" branch --list a4)" ]
+	# No dashboard: the session kept for a reboot says which.
+	kill_tmux
+	(cd "$w/a" && workrex add a5 --fork -b) >/dev/null
+	until_ok 10 in_output -E "^CLAUDE ARGS:--resume $s --fork-session --session-id [0-9a-f-]{36}:$" -- args_of a5
+	# A sandboxed agent's fork is sandboxed too: --no-sandbox is refused.
+	git -C "$repo" config workrex.worktree.a.sandbox true
+	not sh -c "cd '$w/a' && '$WORKREX' add a6 --fork --no-sandbox" 2>"$E2E_TMP/err"
+	grep -q 'add: --fork of a, which runs sandboxed: its fork does too' "$E2E_TMP/err"
+	[ -z "$(git -C "$repo" branch --list a6)" ]
 }
 
 # add -w: the main worktree's uncommitted changes move into the new agent; -u
