@@ -37,8 +37,13 @@ pid_t proc_spawn(char *const argv[], const struct proc_opts *o)
 	pid_t pid = fork();
 	if (pid < 0)
 		return -errno;
-	if (pid > 0)
+	if (pid > 0) {
+		if (o->group)
+			setpgid(pid, pid); /* as the child does: whichever runs first */
 		return pid;
+	}
+	if (o->group)
+		setpgid(0, 0);
 	/* The child: 2 last, so that a failure below still reaches the right stderr. */
 	child_fd(o->in, 0);
 	child_fd(o->out, 1);
@@ -93,6 +98,8 @@ int proc_capture(char *const argv[], const struct proc_opts *o, const char *in, 
 	c.in = in ? pi[0] : PROC_NULL;
 	c.out = po[1];
 	c.err = pe[1];
+	/* Timed: its group, so that what it started dies with it and the pipes close. */
+	c.group = timeout_ms > 0;
 	fflush(stdout);
 	pid_t pid = proc_spawn(argv, &c);
 	close(po[1]);
@@ -133,7 +140,7 @@ int proc_capture(char *const argv[], const struct proc_opts *o, const char *in, 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n == 0 && end && !killed) {
-			kill(pid, SIGKILL);
+			killpg(pid, SIGKILL);
 			killed = true;
 			end = 0;
 			continue;

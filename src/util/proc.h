@@ -6,6 +6,7 @@
 #ifndef WRX_PROC_H
 #define WRX_PROC_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #define PROC_INHERIT (-1) /* the fd as we have it */
@@ -16,6 +17,7 @@ struct proc_opts {
 	char *const *env; /* "NAME=value" set in the child, NULL-terminated, or NULL */
 	int in, out, err; /* the child's 0, 1, 2: an fd, PROC_INHERIT or PROC_NULL */
 	int keep;         /* an fd left open across exec (cleared of FD_CLOEXEC), or -1 */
+	bool group;       /* a process group of its own (its children killed with it) */
 };
 
 #define PROC_OPTS_DEFAULT                                                                          \
@@ -39,8 +41,9 @@ struct buf;
  * Run argv with in (len bytes, or NULL: /dev/null) on its stdin and its
  * stdout and stderr gathered into out and err (either may be NULL: dropped),
  * all three at once, so that none fills while another waits. dir and env
- * as in o (its fds are ours here). timeout_ms > 0: killed (SIGKILL) when it
- * runs longer, status 128 + 9. Its exit status, or -errno.
+ * as in o (its fds are ours here). timeout_ms > 0: it runs in a process
+ * group of its own, killed whole (SIGKILL) when it runs longer, status
+ * 128 + 9. Its exit status, or -errno.
  */
 int proc_capture(char *const argv[], const struct proc_opts *o, const char *in, size_t len,
 		 struct buf *out, struct buf *err, int timeout_ms);

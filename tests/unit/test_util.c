@@ -105,6 +105,15 @@ static void test_capture_timeout(void **state)
 	assert_int_equal(proc_capture(argv, NULL, "x", 1, NULL, NULL, 200), 128 + 9);
 	char *const quiet[] = {"true", NULL};
 	assert_int_equal(proc_capture(quiet, NULL, NULL, 0, NULL, NULL, 200), 0);
+	/*
+	 * A shell whose child holds the output open (a CLI that retries): the
+	 * child dies with it, and the capture ends at its time, not the child's.
+	 */
+	char *const held[] = {"sh", "-c", "(sleep 2; echo late) & wait", NULL};
+	struct buf out = {0};
+	assert_int_equal(proc_capture(held, NULL, NULL, 0, &out, NULL, 200), 128 + 9);
+	assert_null(out.data); /* its child never said late: it was killed too */
+	buf_free(&out);
 }
 
 /* A flood of log lines leaves workrex.log and one rotation, each under the cap. */
