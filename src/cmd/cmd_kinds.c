@@ -85,11 +85,11 @@ int cmd_agent_kinds(struct cmd_ctx *ctx, int argc, char **argv)
 		config_free(&c);
 		return 0;
 	}
-	printf("%-13s %-9s %-8s %-6s %-4s %-6s %s\n", "KIND", "INSTALLED", "PROMPT", "RESUME",
+	printf("%-12s %-9s %-8s %-6s %-4s %-5s %s\n", "KIND", "INSTALLED", "PROMPT", "RESUME",
 	       "FORK", "STATUS", "IN A SANDBOX");
 	for (size_t i = 0; i < agent_nkinds; i++) {
 		const struct agent_kind *k = &agent_kinds[i];
-		printf("%-13s %-9s %-8s %-6s %-4s %-6s %s\n", k->name,
+		printf("%-12s %-9s %-8s %-6s %-4s %-5s %s\n", k->name,
 		       kind_installed(k) ? "yes" : "-", prompt_form(k), k->resume ? "yes" : "-",
 		       k->fork ? "yes" : "-", k->hooks != KIND_HOOKS_NONE ? "hooks" : "-",
 		       k->approve ? k->approve : "(asks)");

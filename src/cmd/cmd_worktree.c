@@ -160,6 +160,7 @@ static int fork_source(struct cmd_ctx *ctx, const char *id, struct agent_rec *sr
 	return 0;
 }
 
+#define AUTO_NAME_SECONDS 30
 #define AUTO_NAME_ASK                                                                              \
 	"Reply with a short git branch name for the task below, and nothing else: two to "         \
 	"five lowercase words joined by hyphens."
@@ -209,10 +210,16 @@ static char *auto_branch(struct cmd_ctx *ctx, const char *prompt, const char *ag
 	struct proc_opts po = PROC_OPTS_DEFAULT;
 	po.dir = repo_root(ctx->repo);
 	struct buf out = {0};
-	int rc = proc_capture(argv, &po, in, strlen(in), &out, NULL, 120000);
+	/* A cheap model answers in seconds; one that cannot be reached retries for minutes. */
+	if (isatty(2))
+		fprintf(stderr, "workrex: add -A: naming the branch with %s (%d s at most)\n", cmd,
+			AUTO_NAME_SECONDS);
+	int rc = proc_capture(argv, &po, in, strlen(in), &out, NULL, AUTO_NAME_SECONDS * 1000);
 	free(in);
 	char *slug = NULL, *why = NULL;
-	if (rc != 0) {
+	if (rc == 128 + 9) {
+		why = xasprintf("%s gave no name in %d s", cmd, AUTO_NAME_SECONDS);
+	} else if (rc != 0) {
 		why = xasprintf("%s failed (%d)", cmd, rc);
 	} else {
 		/* Its first line with words in it, quotes and all, made a branch name. */

@@ -1197,10 +1197,11 @@ static struct agent *agent_by_session(struct wrx *w, const char *id, int *n)
 static struct agent *agent_unbound_at(struct wrx *w, const char *dir)
 {
 	struct agent *found = NULL;
+	const char *dflt = agentcmd_default(&w->cfg); /* a look along PATH: once */
 	int n = 0;
 	for (int i = 0; i < session_agent_count(w->s); i++) {
 		struct agent *a = session_agent(w->s, i);
-		const char *name = a->git.agent ? a->git.agent : agentcmd_default(&w->cfg);
+		const char *name = a->git.agent ? a->git.agent : dflt;
 		const struct agent_kind *k = kind_of(&w->cfg, name);
 		if (a->session_id || !a->git.worktree || a->remote.host || k == NULL ||
 		    k->session_flag || k->hooks == KIND_HOOKS_NONE || strcmp(a->path, dir) != 0)
