@@ -16,6 +16,7 @@
 #include "cmd.h"
 
 #include "../git/git.h"
+#include "../util/beneath.h"
 #include "../util/proc.h"
 #include "../util/util.h"
 
@@ -47,43 +48,13 @@ static int git(const char *dir, const char *const *argv, char **out, char **caus
 	return rc == 0 ? 0 : -EIO;
 }
 
-/* from/rel to to/rel: a file with its mode, a link as a link; nothing followed. */
-static int copy_entry(int from, int to, const char *rel)
+/* The bytes of sd/sbase into a new dd/dbase of mode. 0 or -errno. */
+static int copy_file(int sd, const char *sbase, int dd, const char *dbase, mode_t mode)
 {
-	struct stat st;
-	if (fstatat(from, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	/* Its directories, made as the walk goes (never through a link: beneath the worktree). */
-	char *dir = xstrdup(rel);
-	for (char *s = strchr(dir, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (mkdirat(to, dir, 0755) < 0 && errno != EEXIST) {
-			free(dir);
-			return -errno;
-		}
-		struct stat d;
-		if (fstatat(to, dir, &d, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(d.st_mode)) {
-			free(dir);
-			return -ENOTDIR;
-		}
-		*s = '/';
-	}
-	free(dir);
-	if (S_ISLNK(st.st_mode)) {
-		char target[4096];
-		ssize_t n = readlinkat(from, rel, target, sizeof target - 1);
-		if (n < 0)
-			return -errno;
-		target[n] = '\0';
-		return symlinkat(target, to, rel) < 0 ? -errno : 0;
-	}
-	if (!S_ISREG(st.st_mode))
-		return 0; /* sockets, fifos: nothing git would have */
-	int in = openat(from, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int in = openat(sd, sbase, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (in < 0)
 		return -errno;
-	int out = openat(to, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			 st.st_mode & 07777);
+	int out = openat(dd, dbase, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (out < 0) {
 		int e = -errno;
 		close(in);
@@ -108,6 +79,39 @@ static int copy_entry(int from, int to, const char *rel)
 	return rc;
 }
 
+/*
+ * from/rel to to/rel: a file with its mode, a link as a link. Both sides
+ * are walked with beneath_parent: a directory on the way that a running
+ * (perhaps sandboxed) agent made a link meanwhile is an error, never a
+ * way to read a host file into the new worktree or to write out of it.
+ */
+static int copy_entry(const char *from, const char *to, const char *rel)
+{
+	const char *sbase, *dbase;
+	int sd = beneath_parent(from, rel, false, &sbase);
+	if (sd < 0)
+		return sd;
+	int dd = beneath_parent(to, rel, true, &dbase), rc = 0;
+	struct stat st;
+	if (dd < 0) {
+		rc = dd;
+	} else if (fstatat(sd, sbase, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		rc = -errno;
+	} else if (S_ISLNK(st.st_mode)) {
+		char target[4096];
+		ssize_t n = readlinkat(sd, sbase, target, sizeof target - 1);
+		if (n >= 0)
+			target[n] = '\0';
+		rc = n < 0 ? -errno : symlinkat(target, dd, dbase) < 0 ? -errno : 0;
+	} else if (S_ISREG(st.st_mode)) { /* sockets, fifos: nothing git would have */
+		rc = copy_file(sd, sbase, dd, dbase, st.st_mode & 07777);
+	}
+	close(sd);
+	if (dd >= 0)
+		close(dd);
+	return rc;
+}
+
 /* The untracked files (not ignored) of from, copied into to. */
 static int copy_untracked(const char *from, const char *to, int *count, char **cause)
 {
@@ -118,24 +122,15 @@ static int copy_untracked(const char *from, const char *to, int *count, char **c
 		buf_free(&o);
 		return -EIO;
 	}
-	int f = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
-	    t = open(to, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
-	for (size_t i = 0; f >= 0 && t >= 0 && i < o.len; i += strlen(o.data + i) + 1) {
+	int rc = 0;
+	for (size_t i = 0; i < o.len; i += strlen(o.data + i) + 1) {
 		const char *rel = o.data + i;
-		if ((rc = copy_entry(f, t, rel)) < 0) {
+		if ((rc = copy_entry(from, to, rel)) < 0) {
 			*cause = xasprintf("%s: %s", rel, strerror(-rc));
 			break;
 		}
 		++*count;
 	}
-	if ((f < 0 || t < 0) && rc == 0) {
-		rc = -errno;
-		*cause = xasprintf("%s", strerror(errno));
-	}
-	if (f >= 0)
-		close(f);
-	if (t >= 0)
-		close(t);
 	buf_free(&o);
 	return rc;
 }

@@ -125,9 +125,14 @@ t_fork() {
 	s=$(args_of a | sed 's/^CLAUDE ARGS:--session-id \(.*\):$/\1/')
 	echo changed >"$w/a/a.txt"
 	echo new >"$w/a/new.txt"
+	mkdir -p "$w/a/sub/deep"
+	echo deep >"$w/a/sub/deep/f.txt"
+	ln -s ../a.txt "$w/a/sub/link"
 	# From a's own worktree, as a user in its shell would.
 	(cd "$w/a" && workrex add a2 --fork -p 'try the other way' -b) >"$E2E_TMP/out"
-	grep -q 'carried its uncommitted changes and 1 untracked file' "$E2E_TMP/out"
+	grep -q 'carried its uncommitted changes and untracked files' "$E2E_TMP/out"
+	[ "$(cat "$w/a2/sub/deep/f.txt")" = deep ]
+	[ "$(readlink "$w/a2/sub/link")" = ../a.txt ] # a link as a link
 	until_ok 10 in_output -E "^CLAUDE ARGS:--resume $s --fork-session --session-id [0-9a-f-]{36} -- try the other way:$" -- args_of a2
 	[ "$(cat "$w/a2/a.txt")" = changed ] && [ "$(cat "$w/a2/new.txt")" = new ]
 	# a's work is still a's.
