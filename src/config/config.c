@@ -390,11 +390,7 @@ static void read_pane_list(struct walk *w, yaml_node_t *n, const char *key, stru
 			   size_t *nout)
 {
 	if (n->type != YAML_SEQUENCE_NODE) {
-		char *msg = xasprintf("%s must be a list of {command, split, size|percentage, "
-				      "focus}%%s",
-				      key);
-		fail(w, n, msg, "");
-		free(msg);
+		fail(w, n, "%s must be a list of {command, split, size|percentage, focus}", key);
 		return;
 	}
 	free_pane_list(*out, *nout);
