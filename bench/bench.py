@@ -69,6 +69,10 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
       with a commit and a kept check), median of 10, and the dashboard's
       C-b = to its 20 rows (goals < 100 ms); `add -n 20` while a dashboard
       runs, and its loop's longest turn meanwhile.
+  (t) a flood hidden and shown (issue 33): the dashboard's CPU time and
+      its keeper's while one pane prints the 50 MB of (a), first laid out
+      nowhere (another pane zoomed: its keeper holds its rows back), then
+      shown alone.
 
 Every workrex pane runs in a keeper (issue 14): (a), (d) go through one;
 (b) counts the keepers' wake-ups too; (c) adds up their memory.
@@ -304,11 +308,14 @@ def bench_throughput():
     sh = script("cat.sh", "cat %s; printf '\\033[2J'; sleep %s; printf 'WRX-%%s\\n' FLOOD-END; "
                 "exec sleep 1000" % (path, MARK_PAUSE))
     runs = {"workrex": [], "tmux": []}
+    cpu = {"dashboard": [], "keeper": []}
     # Alternate the two, three times each: single runs vary by a third here.
     for _ in range(3):
         t0 = time.monotonic()
         w = start_workrex(sh)
         runs["workrex"].append(w.wait_for(b"WRX-FLOOD-END", timeout=600) - t0 - MARK_PAUSE)
+        cpu["dashboard"].append(proc_stat(pid_of_workrex(w))[0])
+        cpu["keeper"].append(sum(proc_stat(k)[0] for k in keepers(TMP)))
         w.close()
         t0 = time.monotonic()
         t = start_tmux(sh)
@@ -317,10 +324,57 @@ def bench_throughput():
     res = {k: statistics.median(v) for k, v in runs.items()}
     mb = os.path.getsize(path) / 1e6
     print("(a) 50 MB through one pane, median of 3: workrex %.2f s (%.1f MB/s), tmux %.2f s "
-          "(%.1f MB/s), ratio %s (goal <= 1.0); runs workrex %s, tmux %s"
+          "(%.1f MB/s), ratio %s (goal <= 0.55); runs workrex %s, tmux %s; CPU: dashboard "
+          "%.2f s, keeper %.2f s (medians)"
           % (res["workrex"], mb / res["workrex"], res["tmux"], mb / res["tmux"],
              ratio(res["workrex"], res["tmux"]), " ".join("%.2f" % x for x in runs["workrex"]),
-             " ".join("%.2f" % x for x in runs["tmux"])))
+             " ".join("%.2f" % x for x in runs["tmux"]), statistics.median(cpu["dashboard"]),
+             statistics.median(cpu["keeper"])))
+
+
+# ---- (t) a flood hidden and shown ----------------------------------------------
+
+def bench_hidden():
+    """The dashboard's CPU while one pane floods 50 MB: hidden (another pane
+    zoomed: its keeper holds the rows back) and shown."""
+    path = os.path.join(TMP, "flood.txt")
+    if not os.path.exists(path):
+        make_flood(path, 50 * 1000 * 1000)
+    go, done = os.path.join(TMP, "go-"), os.path.join(TMP, "done-")
+    sh = script("hflood.sh", 'while [ ! -e %s$WORKREX_PANE ]; do sleep 0.05; done; cat %s; '
+                'touch %s$WORKREX_PANE; printf "WRX-%%s\n" HFLOOD-END; exec sleep 1000'
+                % (go, path, done))
+    res = {}
+    for case in ("hidden", "shown"):
+        for f in os.listdir(TMP):
+            if f.startswith(("go-", "done-")):
+                os.unlink(os.path.join(TMP, f))
+        w = start_workrex(sh)
+        time.sleep(1)
+        if case == "hidden":
+            w.send(b"c")  # a second pane, zoomed: the first is laid out nowhere
+            time.sleep(0.5)
+            w.send(b"z")
+            time.sleep(0.5)
+        pid = pid_of_workrex(w)
+        k = keepers(TMP)
+        c0, k0, t0 = proc_stat(pid)[0], sum(proc_stat(x)[0] for x in k), time.monotonic()
+        open(go + "1", "w").close()
+        deadline = time.monotonic() + 600
+        while not os.path.exists(done + "1") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        wall = time.monotonic() - t0
+        if case == "shown":
+            w.wait_for(b"WRX-HFLOOD-END", timeout=60)
+        else:
+            time.sleep(0.5)  # its last held update
+        res[case] = (proc_stat(pid)[0] - c0, sum(proc_stat(x)[0] for x in k) - k0, wall)
+        w.close()
+    h, v = res["hidden"], res["shown"]
+    print("(t) 50 MB flooding one pane: hidden (another zoomed), the dashboard %.2f s CPU "
+          "(keeper %.2f s, %.2f s wall; goal: near zero); shown, the dashboard %.2f s CPU "
+          "(keeper %.2f s, %.2f s wall; %.0f %% of one core)"
+          % (h[0], h[1], h[2], v[0], v[1], v[2], 100 * v[0] / v[2] if v[2] else 0))
 
 
 # ---- (b) idle ------------------------------------------------------------------
@@ -1627,7 +1681,7 @@ def main():
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
     which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o",
-                             "p", "q", "r", "s"]
+                             "p", "q", "r", "s", "t"]
     # The repositories made here need no identity or settings of the machine's.
     os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
@@ -1636,6 +1690,8 @@ def main():
     try:
         if "a" in which:
             bench_throughput()
+        if "t" in which:
+            bench_hidden()
         if "b" in which:
             bench_idle()
         if "c" in which:

@@ -1142,11 +1142,66 @@ static void do_egress(struct act_call *c)
  * exactly the rows the pane shows, with the colours the dashboard's
  * terminal shows them in.
  */
+static void capture_now(struct act_call *c, struct wpane *wp);
+
+/* A capture of a pane not shown waits for its keeper's answer: its screen as it is. */
+struct fresh_wait {
+	uv_timer_t timer;
+	struct act_call *c;
+	int pane;
+	uint64_t fresh, since;
+};
+#define FRESH_TICK_MS 5
+#define FRESH_WAIT_MS 1000 /* a keeper too old to answer: its updates were never held */
+
+static void fresh_closed(uv_handle_t *h)
+{
+	free(h->data);
+}
+
+static void fresh_tick(uv_timer_t *t)
+{
+	struct fresh_wait *f = t->data;
+	struct act_call *c = f->c;
+	struct wpane *wp = session_find_pane(c->w->s, f->pane);
+	bool there = wp && pane_fresh(wp->term) > f->fresh;
+	if (wp && !there && !pane_exited(wp->term, NULL) && now_ms() - f->since < FRESH_WAIT_MS)
+		return;
+	uv_timer_stop(t);
+	uv_close((uv_handle_t *)t, fresh_closed);
+	if (wp)
+		session_pane_want(wp, false);
+	c->a = session_find_agent(c->w->s, c->handle);
+	wp = c->a ? open_pane_or_fail(c) : NULL;
+	if (c->a == NULL)
+		act_fail(c, "'%s' went away", c->handle);
+	else if (wp)
+		capture_now(c, wp);
+}
+
 static void do_capture(struct act_call *c)
 {
 	struct wpane *wp = open_pane_or_fail(c);
 	if (wp == NULL)
 		return;
+	if (!pane_is_mirror(wp->term) || pane_exited(wp->term, NULL) ||
+	    (pane_viewed(wp->term) && !pane_held(wp->term))) {
+		capture_now(c, wp);
+		return;
+	}
+	struct fresh_wait *f = xcalloc(1, sizeof *f);
+	f->c = c;
+	f->pane = wp->id;
+	f->fresh = pane_fresh(wp->term);
+	f->since = now_ms();
+	session_pane_want(wp, true);
+	uv_timer_init(c->w->loop, &f->timer);
+	f->timer.data = f;
+	uv_timer_start(&f->timer, fresh_tick, FRESH_TICK_MS, FRESH_TICK_MS);
+}
+
+static void capture_now(struct act_call *c, struct wpane *wp)
+{
 	json_object *v = arg(c, "lines");
 	int lines = v ? json_object_get_int(v) : -1;
 	int hist = (int)pane_history(wp->term), rows = pane_rows(wp->term);

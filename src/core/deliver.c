@@ -40,6 +40,9 @@ static void closed(uv_handle_t *h)
 static void finish(struct delivery *d, const char *why)
 {
 	uv_timer_stop(&d->timer);
+	struct wpane *wp = session_find_pane(d->w->s, d->pane);
+	if (wp)
+		session_pane_want(wp, false);
 	d->done(d->w, why, d->arg);
 	uv_close((uv_handle_t *)&d->timer, closed);
 }
@@ -128,6 +131,8 @@ void deliver_start(struct wrx *w, struct wpane *wp, const char *text, bool enter
 	d->arg = arg;
 	uv_timer_init(w->loop, &d->timer);
 	d->timer.data = d;
+	/* Its screen is what tells: shown exact meanwhile, whether on the screen or not. */
+	session_pane_want(wp, true);
 	if (startup)
 		phase(d, wp, STARTUP);
 	else

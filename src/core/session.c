@@ -711,6 +711,17 @@ bool session_interrupted(const struct session *s, const struct agent *a, uint64_
 	return wp && !pane_exited(wp->term, NULL) && now >= quiet_since + WRX_SILENCE_MS;
 }
 
+void session_pane_view(struct wpane *wp)
+{
+	pane_view(wp->term, wp->drawn || wp->wanted > 0);
+}
+
+void session_pane_want(struct wpane *wp, bool on)
+{
+	wp->wanted += on ? 1 : -1;
+	session_pane_view(wp);
+}
+
 struct wpane *session_find_pane(const struct session *s, int id)
 {
 	for (int i = 0; s && i < s->npanes; i++)

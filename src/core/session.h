@@ -132,6 +132,13 @@ struct wpane {
 	bool sandboxed;          /* runs in the agent's sandbox (the pane_argv hook decides how) */
 	struct hosted *host;     /* owned: how and where it runs (core/host.c's), never NULL */
 	void *view;              /* owned by the UI (scroll state), freed through ui hook */
+	/*
+	 * Shown: laid out on the screen (drawn), or its screen wanted exact
+	 * meanwhile (a delivery, a capture). A pane neither is costs the
+	 * dashboard nothing: its keeper holds its rows back (session_pane_view).
+	 */
+	bool drawn;
+	int wanted;
 };
 
 struct session_hooks {
@@ -270,6 +277,10 @@ void session_notify(struct session *s, struct agent *a, const char *text);
 /* Working, but its agent pane has been silent for WRX_SILENCE_MS at now (now_ms). */
 bool session_interrupted(const struct session *s, const struct agent *a, uint64_t now);
 struct wpane *session_find_pane(const struct session *s, int id);
+/* Tell wp's keeper whether it is shown (wp->drawn, wp->wanted) when that changed. */
+void session_pane_view(struct wpane *wp);
+/* Want wp's screen exact (on) until the same call with off. */
+void session_pane_want(struct wpane *wp, bool on);
 
 /* Panes whose program still runs. */
 int session_running(const struct session *s);

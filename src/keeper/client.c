@@ -581,6 +581,11 @@ static void io_resize(void *ctx, int rows, int cols)
 
 static void io_input(void *ctx, const struct pane_input *in)
 {
+	if (in->kind == PANE_IN_VIEW) {
+		uint8_t shown = in->pressed;
+		keeper_conn_send(ctx, KM_VIEW, &shown, 1);
+		return;
+	}
 	struct buf b = {0};
 	keeper_input_put(&b, in);
 	keeper_conn_send(ctx, KM_INPUT, b.data, b.len);

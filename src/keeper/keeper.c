@@ -36,6 +36,8 @@
 #include <uv.h>
 
 #define FRAME_MS 16
+/* A client that does not show the pane takes a held update at most this often. */
+#define HELD_MS 250
 /* A client with this much unsent is skipped until it drains. */
 #define CLIENT_QUEUE_MAX (1024 * 1024)
 /* How long a killed program has to go after its hang-up, before SIGKILL. */
@@ -61,7 +63,9 @@ struct client {
 	 */
 	bool broken;
 	bool closing;
-	bool keyed; /* it showed the keeper's key */
+	bool keyed;        /* it showed the keeper's key */
+	bool hidden;       /* it does not show the pane (KM_VIEW): held updates */
+	uint64_t held_due; /* now_ms() from which its next held update may go */
 	struct client *next;
 };
 
@@ -218,7 +222,9 @@ static void send_update(struct client *c)
 {
 	struct buf f = {0};
 	size_t at = keeper_frame_open(&f, KM_UPDATE);
-	if (!sync_write(c->k->pane, &c->since, c->events, &f)) {
+	/* Its end is shown whole, hidden or not: its last lines say why. */
+	bool held = c->hidden && !pane_exited(c->k->pane, NULL);
+	if (!sync_write(c->k->pane, &c->since, c->events, held, &f)) {
 		buf_free(&f);
 		return;
 	}
@@ -230,6 +236,7 @@ static void send_update(struct client *c)
 static void flush(struct keeper *k)
 {
 	k->dirty = false;
+	uint64_t now = now_ms();
 	for (struct client *c = k->clients, *next; c; c = next) {
 		next = c->next;
 		if (c->role < ROLE_OBSERVER || c->broken)
@@ -238,8 +245,33 @@ static void flush(struct keeper *k)
 			c->pending = true;
 			continue;
 		}
+		if (c->hidden && now < c->held_due && !pane_exited(k->pane, NULL)) {
+			k->dirty = true; /* its turn comes: the frame timer goes on until then */
+			continue;
+		}
 		send_update(c);
+		if (c->hidden)
+			c->held_due = now + HELD_MS;
 	}
+}
+
+/* The client shows the pane, or stops: a full update answers at once. */
+static void set_view(struct client *c, const char *data, size_t len)
+{
+	if (len < 1 || c->role < ROLE_OBSERVER)
+		return;
+	bool hidden = data[0] == 0;
+	if (hidden == c->hidden)
+		return;
+	c->hidden = hidden;
+	c->held_due = 0;
+	if (hidden)
+		return;
+	c->since.force = true;
+	if (uv_stream_get_write_queue_size((uv_stream_t *)&c->h) >= CLIENT_QUEUE_MAX)
+		c->pending = true;
+	else
+		send_update(c);
 }
 
 static void on_frame(uv_timer_t *t)
@@ -431,6 +463,10 @@ static void on_message(struct client *c, int type, const char *data, size_t len)
 		client_close(c); /* hello first */
 		return;
 	}
+	if (type == KM_VIEW) {
+		set_view(c, data, len);
+		return;
+	}
 	/* Watchers and queries change nothing. */
 	if (c->role < ROLE_HELPER)
 		return;
@@ -459,6 +495,8 @@ static void on_message(struct client *c, int type, const char *data, size_t len)
 			pane_set_scrollback(k->pane, WRX_MIN(in.len, (size_t)1000000));
 			changed(k);
 			break;
+		case PANE_IN_VIEW:
+			break; /* KM_VIEW's, never an input */
 		}
 		break;
 	case KM_WRITE:

@@ -19,6 +19,9 @@
  *   KM_KILL   end the program and the keeper
  *   KM_POLICY {"allowed_domains": [...]}, from the writer: the agent's proxy
  *             matches the next requests against it (the user changed it)
+ *   KM_VIEW   u8: 1, this client shows the pane (the start); 0, it does not:
+ *             its updates are held (sync.h), at most one per HELD_MS,
+ *             until a 1, which is answered at once with a full update
  * Keeper to client:
  *   KM_HELLO  {"version", "pane", "handle", "label", "pid", "keeper",
  *              "sandboxed", "agent_pane", "token", "meta", "exited", "status"}
@@ -58,6 +61,7 @@ enum keeper_msg {
 	KM_CLIPBOARD,
 	KM_EGRESS,
 	KM_POLICY,
+	KM_VIEW,
 };
 
 /* Append a frame to out. */

@@ -5,10 +5,11 @@
  *
  *   u16 rows, cols        the emulator's size
  *   u16 row, col          the cursor
- *   u8  flags             SYNC_VISIBLE | SYNC_ALT | SYNC_EXITED
+ *   u8  flags             SYNC_VISIBLE | SYNC_ALT | SYNC_EXITED | SYNC_HELD
  *   u8  shape, mouse, events
  *   i32 exit status
  *   u32 n, title[n]
+ *                         (a held update ends here: its size is the one sent last)
  *   u8  reset             1: the history below replaces the mirror's
  *   u32 capacity, count   the emulator's history: lines kept, lines held
  *   u32 n, n x (u32 len, line[len])    history lines, oldest first
@@ -26,7 +27,7 @@
 
 #define SYNC_MAX_HISTORY (10u * 1000000u)
 
-enum { SYNC_VISIBLE = 1, SYNC_ALT = 2, SYNC_EXITED = 4 };
+enum { SYNC_VISIBLE = 1, SYNC_ALT = 2, SYNC_EXITED = 4, SYNC_HELD = 8 };
 
 static void put(struct buf *out, const void *v, size_t n)
 {
@@ -45,18 +46,30 @@ static void put_line(struct buf *out, const void *data, size_t len)
 	put(out, data, len);
 }
 
-bool sync_write(struct pane *p, struct sync_since *since, int events, struct buf *out)
+/* The cursor, modes, title and events: every update begins so. */
+static void put_state(struct buf *out, const int *state, int rows, int cols, int flags, int events,
+		      const char *title)
+{
+	PUT(out, uint16_t, rows);
+	PUT(out, uint16_t, cols);
+	PUT(out, uint16_t, state[0]);
+	PUT(out, uint16_t, state[1]);
+	PUT(out, uint8_t,
+	    (state[2] ? SYNC_VISIBLE : 0) | (state[7] ? SYNC_ALT : 0) |
+		    (state[4] ? SYNC_EXITED : 0) | flags);
+	PUT(out, uint8_t, state[3]);
+	PUT(out, uint8_t, state[6]);
+	PUT(out, uint8_t, events);
+	PUT(out, int32_t, state[5]);
+	put_line(out, title, strlen(title));
+}
+
+bool sync_write(struct pane *p, struct sync_since *since, int events, bool held, struct buf *out)
 {
 	int rows = pane_rows(p), cols = pane_cols(p);
 	const struct sb *sb = pane_scrollback(p);
 	uint64_t pushed = sb_pushed(sb), gen = sb_generation(sb);
 	size_t count = sb_count(sb);
-	bool reset = !since->sent || gen != since->gen || pushed - since->pushed > count;
-	size_t lines = reset ? count : (size_t)(pushed - since->pushed);
-	bool resized = !since->sent || rows != since->rows || cols != since->cols;
-	int nrows = 0;
-	for (int r = 0; r < rows; r++)
-		nrows += resized || pane_row_changed(p, r, since->serial);
 	int crow, ccol, shape, status = 0;
 	bool visible;
 	pane_cursor(p, &crow, &ccol, &visible, &shape);
@@ -65,21 +78,30 @@ bool sync_write(struct pane *p, struct sync_since *since, int events, struct buf
 	int state[SYNC_STATE] = {
 		crow, ccol, visible, shape, exited, status, pane_mouse_mode(p), pane_alt_screen(p)};
 	uint32_t th = str_hash(WRX_HASH_INIT, title);
-	if (since->sent && !reset && lines == 0 && nrows == 0 && events == 0 &&
-	    !memcmp(state, since->state, sizeof state) && th == since->title)
+	bool same = !since->force && events == 0 && !memcmp(state, since->state, sizeof state) &&
+		    th == since->title;
+	held = held && since->sent;
+	if (held) {
+		if (same)
+			return false;
+		int shown[SYNC_STATE];
+		memcpy(shown, state, sizeof shown);
+		shown[0] = WRX_MIN(shown[0], since->rows - 1); /* within the size sent */
+		shown[1] = WRX_MIN(shown[1], since->cols - 1);
+		put_state(out, shown, since->rows, since->cols, SYNC_HELD, events, title);
+		memcpy(since->state, state, sizeof state);
+		since->title = th;
+		return true;
+	}
+	bool reset = !since->sent || gen != since->gen || pushed - since->pushed > count;
+	size_t lines = reset ? count : (size_t)(pushed - since->pushed);
+	bool resized = !since->sent || rows != since->rows || cols != since->cols;
+	int nrows = 0;
+	for (int r = 0; r < rows; r++)
+		nrows += resized || pane_row_changed(p, r, since->serial);
+	if (since->sent && !reset && lines == 0 && nrows == 0 && same)
 		return false;
-	PUT(out, uint16_t, rows);
-	PUT(out, uint16_t, cols);
-	PUT(out, uint16_t, crow);
-	PUT(out, uint16_t, ccol);
-	PUT(out, uint8_t,
-	    (visible ? SYNC_VISIBLE : 0) | (pane_alt_screen(p) ? SYNC_ALT : 0) |
-		    (exited ? SYNC_EXITED : 0));
-	PUT(out, uint8_t, shape);
-	PUT(out, uint8_t, pane_mouse_mode(p));
-	PUT(out, uint8_t, events);
-	PUT(out, int32_t, status);
-	put_line(out, title, strlen(title));
+	put_state(out, state, rows, cols, 0, events, title);
 
 	PUT(out, uint8_t, reset);
 	PUT(out, uint32_t, sb_capacity(sb));
@@ -104,6 +126,7 @@ bool sync_write(struct pane *p, struct sync_since *since, int events, struct buf
 	free(cells);
 
 	since->sent = true;
+	since->force = false;
 	since->serial = pane_sync_take(p);
 	since->pushed = pushed;
 	since->gen = gen;
@@ -173,6 +196,16 @@ int sync_apply(struct pane *m, const char *data, size_t len)
 		return -1;
 	char *t = xstrndup(title, n);
 	st.title = t;
+	if (flags & SYNC_HELD) {
+		/* Rows and history owed: the mirror keeps its own until they come. */
+		st.held = true;
+		if (rd.p != rd.end)
+			rd.bad = true;
+		else
+			pane_mirror_state(m, &st);
+		free(t);
+		return rd.bad ? -1 : 0;
+	}
 
 	int reset = GET(&rd, uint8_t);
 	size_t capacity = GET(&rd, uint32_t), count = GET(&rd, uint32_t);

@@ -8,6 +8,10 @@
  * needs, the title, the exit. The first update to a client is the whole
  * pane. Rows and history lines travel in the scrollback's own encoding
  * (sb_line_data), so history costs a copy, not a conversion.
+ *
+ * A client that does not show the pane takes held updates: the cursor,
+ * modes, title, exit and events, never its rows or history, which wait
+ * until it shows the pane again (the next full update brings them).
  */
 #ifndef WRX_SYNC_H
 #define WRX_SYNC_H
@@ -26,15 +30,17 @@ struct sync_since {
 	int rows, cols;
 	int state[8];   /* the cursor, modes and exit sent */
 	uint32_t title; /* and the title's hash */
+	bool force;     /* send the next update even if nothing changed (an answer) */
 };
 #define SYNC_STATE 8
 
 /*
  * Append to out what changed in p since *since, with events (PANE_EV_*)
  * gathered for this client meanwhile; *since moves on. False, and out as it
- * was, when there is nothing to send.
+ * was, when there is nothing to send. held: rows and history stay owed
+ * (never the first update).
  */
-bool sync_write(struct pane *p, struct sync_since *since, int events, struct buf *out);
+bool sync_write(struct pane *p, struct sync_since *since, int events, bool held, struct buf *out);
 
 /* Apply an update to a mirror; 0, or -1 when data is not one (the mirror may be half done). */
 int sync_apply(struct pane *mirror, const char *data, size_t len);

@@ -82,6 +82,9 @@ struct pane {
 	bool alt_screen;
 	bool exited;
 	int exit_status;
+	/* A mirror: whether its owner shows it, its last update was held, full updates taken. */
+	bool view, held;
+	uint64_t fresh;
 };
 
 struct early {
@@ -266,6 +269,7 @@ struct pane *pane_mirror_new(int rows, int cols, size_t scrollback, pane_event_f
 	mark_rows(p, 0, p->rows);
 	p->events = 0;
 	p->early_open = true;
+	p->view = true;
 	return p;
 }
 
@@ -326,6 +330,10 @@ void pane_set_io(struct pane *p, const struct pane_io *io)
 			p->io.input(p->io.ctx, &e->in);
 	}
 	early_drop(p);
+	/* A new connection starts shown: a hidden mirror says so again. */
+	if (!p->vt && !p->view && p->io.input && !p->exited)
+		p->io.input(p->io.ctx,
+			    &(struct pane_input){.kind = PANE_IN_VIEW, .pressed = false});
 }
 
 void pane_unset_io(struct pane *p)
@@ -857,6 +865,8 @@ void pane_mirror_state(struct pane *p, const struct pane_state *st)
 {
 	if (p->vt)
 		return;
+	p->held = st->held;
+	p->fresh += !st->held;
 	if (st->row != p->mrow || st->col != p->mcol) {
 		mark_rows(p, p->mrow, p->mrow + 1);
 		mark_rows(p, st->row, st->row + 1);
@@ -894,6 +904,29 @@ void pane_mirror_lost(struct pane *p)
 	p->exit_status = PANE_LOST;
 	p->events |= PANE_EV_EXIT | PANE_EV_DAMAGE;
 	emit(p);
+}
+
+void pane_view(struct pane *p, bool shown)
+{
+	if (p->vt || p->view == shown)
+		return;
+	p->view = shown;
+	to_emulator(p, &(struct pane_input){.kind = PANE_IN_VIEW, .pressed = shown});
+}
+
+bool pane_viewed(const struct pane *p)
+{
+	return p->vt || p->view;
+}
+
+bool pane_held(const struct pane *p)
+{
+	return p->held;
+}
+
+uint64_t pane_fresh(const struct pane *p)
+{
+	return p->fresh;
 }
 
 bool pane_is_mirror(const struct pane *p)

@@ -29,6 +29,7 @@ enum pane_input_kind {
 	PANE_IN_MOUSE,
 	PANE_IN_FOCUS,      /* pressed: in */
 	PANE_IN_SCROLLBACK, /* len: the new limit */
+	PANE_IN_VIEW,       /* pressed: the mirror's owner shows the pane (pane_view) */
 };
 struct pane_input {
 	enum pane_input_kind kind;
@@ -186,6 +187,7 @@ struct pane_state {
 	bool exited;
 	int exit_status;
 	int events; /* PANE_EV_BELL, _OUTPUT, _DAMAGE there since the last state */
+	bool held;  /* rows and history did not come with it (sync.h) */
 };
 struct sb *pane_mirror_scrollback(struct pane *p); /* NULL unless a mirror */
 /* The size its owner last asked for (pane_resize), whatever the emulator's is. */
@@ -199,6 +201,16 @@ void pane_mirror_row(struct pane *p, int row, const struct wrx_cell *cells, int 
 void pane_mirror_state(struct pane *p, const struct pane_state *st);
 /* Its program wrote text to the clipboard (the emulator's PANE_EV_CLIPBOARD). */
 void pane_mirror_clipboard(struct pane *p, const char *data, size_t len);
+/*
+ * Whether the mirror's owner shows the pane (a mirror starts shown): its
+ * emulator holds back rows and history from a hidden one (sync.h).
+ */
+void pane_view(struct pane *p, bool shown);
+bool pane_viewed(const struct pane *p);
+/* Is the mirror's screen as its emulator's was (its last update was not held)? */
+bool pane_held(const struct pane *p);
+/* Updates with rows and history a mirror took: one more after each full update. */
+uint64_t pane_fresh(const struct pane *p);
 /* Its emulator went away: the mirror has ended, with PANE_LOST for a status. */
 void pane_mirror_lost(struct pane *p);
 #define PANE_LOST (-1)

@@ -946,6 +946,8 @@ void render_layout(struct ui *ui)
 		/* Hidden panes keep their size, like tmux windows not shown. */
 		if (r[i].w >= 1 && r[i].h >= 2)
 			pane_resize(wp->term, r[i].h - 1, r[i].w);
+		wp->drawn = r[i].w >= 1 && r[i].h >= 1;
+		session_pane_view(wp);
 	}
 	free(r);
 	ui->layout_dirty = false;

@@ -525,6 +525,60 @@ t_exit_kept() {
 	wrx list | grep -qE '^e +e +[^ ]+ +- '
 }
 
+# A pane not on the screen costs the dashboard nothing: its keeper holds its
+# rows and history back. What the dashboard reads while a hidden pane prints
+# 60,000 lines stays small; capture, send and showing it again are exact.
+t_hidden_pane_held() {
+	make_repo
+	cat >"$E2E_TMP/flood" <<-EOF
+		#!/bin/bash
+		h=\$(basename "\$PWD")
+		while [ ! -e "$E2E_TMP/go-\$h" ]; do sleep 0.05; done
+		seq -f "line %g of \$h" 1 60000
+		echo "END of \$h"
+		touch "$E2E_TMP/done-\$h"
+		PS1='fl\$ ' exec bash --norc -i
+	EOF
+	chmod +x "$E2E_TMP/flood"
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: %s\npanes:\n  - command: <agent>\n' "$E2E_TMP/flood" \
+		>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 120 36
+	wait_for 'C-b \? help'
+	wrx add fl >/dev/null
+	wrx add qt >/dev/null
+	wait_for '^ 3 qt'
+	# qt zoomed: fl is laid out nowhere.
+	prefix 3
+	prefix z
+	wait_gone ' 2 fl:'
+	local pid
+	pid=$(workrex_pid)
+	# Shown, the same flood reaches the dashboard: the weakened build's figure.
+	read_bytes() { awk '/^rchar/ {print $2}' "/proc/$pid/io"; }
+	local r0 r1
+	r0=$(read_bytes)
+	touch "$E2E_TMP/go-fl"
+	until_ok 30 test -e "$E2E_TMP/done-fl"
+	sleep 1 # its last held update
+	r1=$(read_bytes)
+	echo "the dashboard read $((r1 - r0)) bytes while hidden fl printed $(seq -f 'line %g of fl' 1 60000 | wc -c)" >&2
+	[ $((r1 - r0)) -lt 200000 ]
+	# Capture asks for it whole: every line, in order, to the end.
+	wrx capture fl >"$E2E_TMP/cap"
+	grep -x 'END of fl' "$E2E_TMP/cap"
+	grep '^line ' "$E2E_TMP/cap" | awk '{ if (prev && $2 != prev + 1) exit 1; prev = $2 } END { exit prev != 60000 }'
+	# A send to it, hidden, is typed, seen and submitted.
+	until_ok 10 in_output -x 'fl\$ ' -- wrx capture fl -n 1
+	wrx send fl 'echo typed-$((6*7))'
+	until_ok 5 in_output -x 'typed-42' -- wrx capture fl
+	# Shown again: its screen as its keeper has it.
+	prefix z
+	prefix 2
+	wait_for '│typed-42'
+	wait_for '│line 59990 of fl'
+}
+
 run_test "kill -9 of the dashboard: the agent counts on; history whole; typing works" t_kill_dashboard
 run_test "prefix d detaches: the agent counts on; history whole; typing works" t_detach
 run_test "vim and less survive a killed and a detached dashboard, screens as they were" t_full_screen_programs
@@ -537,5 +591,6 @@ run_test "keepers of a vanished agent are ended; shutdown ends the rest, asking 
 run_test "a keeper's socket: a client that never reads, unknown and broken frames, another user" t_keeper_socket_abuse
 run_test "a program that ended with no dashboard keeps its status until its pane is closed" t_exit_kept
 run_test "kill -9 of one keeper ends one pane; the rest goes on" t_one_keeper_dies
+run_test "a hidden pane's flood is held by its keeper; capture, send and showing it are exact" t_hidden_pane_held
 run_test "keepers spawned off the loop; a killed spawner is not missed; it ends with the dashboard" t_spawner
 run_test "close, remove and merge end their keepers, with or without a dashboard" t_no_keeper_leaks

@@ -112,6 +112,7 @@ static void test_random_streams_mirrored(void **state)
 		struct pane *m = pane_mirror_new(5, 5, 10, NULL, NULL);
 		struct sync_since since = {0};
 		struct buf piece_b = {0}, up = {0};
+		bool owed = false;
 		for (int step = 0; step < 500; step++) {
 			if (rand_r(&seed) % 60 == 0) {
 				rows = 1 + rand_r(&seed) % 30;
@@ -124,8 +125,22 @@ static void test_random_streams_mirrored(void **state)
 			if (rand_r(&seed) % 4)
 				continue;
 			buf_consume(&up, up.len);
-			if (sync_write(p, &since, 0, &up))
+			/* A third of the updates held (the pane hidden): the next full one catches up. */
+			bool held = rand_r(&seed) % 3 == 0;
+			size_t hist = pane_history(m);
+			held = held && since.sent; /* the first is whole */
+			bool sent = sync_write(p, &since, 0, held, &up);
+			if (sent)
 				assert_int_equal(sync_apply(m, up.data, up.len), 0);
+			if (held) {
+				owed = true; /* rows and history wait, sent or not */
+				assert_true(!sent || pane_held(m));
+				assert_int_equal(pane_history(m), hist);
+				continue;
+			}
+			if (owed && !sent)
+				continue;
+			owed = false;
 			char where[64];
 			snprintf(where, sizeof where, "round %u step %d", round, step);
 			same(p, m, where);
@@ -148,18 +163,18 @@ static void test_clients_and_exit(void **state)
 	struct buf up = {0};
 	const char *text = "one\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix";
 	pane_feed(p, text, strlen(text));
-	assert_true(sync_write(p, &sa, 0, &up));
+	assert_true(sync_write(p, &sa, 0, false, &up));
 	assert_int_equal(sync_apply(a, up.data, up.len), 0);
 	size_t whole = up.len;
 	buf_consume(&up, up.len);
-	assert_false(sync_write(p, &sa, 0, &up)); /* nothing changed */
+	assert_false(sync_write(p, &sa, 0, false, &up)); /* nothing changed */
 	pane_feed(p, "!", 1);
-	assert_true(sync_write(p, &sa, 0, &up));
+	assert_true(sync_write(p, &sa, 0, false, &up));
 	assert_true(up.len < whole / 2); /* one row, no history */
 	assert_int_equal(sync_apply(a, up.data, up.len), 0);
 	buf_consume(&up, up.len);
 	pane_set_exited(p, 7 << 8);
-	assert_true(sync_write(p, &sb, 0, &up));
+	assert_true(sync_write(p, &sb, 0, false, &up));
 	assert_int_equal(sync_apply(b, up.data, up.len), 0);
 	same(p, a, "a");
 	same(p, b, "b");
@@ -173,6 +188,55 @@ static void test_clients_and_exit(void **state)
 	pane_free(b);
 }
 
+/*
+ * Held updates (a client that hides the pane) carry the title, the exit and
+ * the events, never rows or history; a forced update answers even when
+ * nothing changed, and brings everything owed.
+ */
+static void test_held_updates(void **state)
+{
+	(void)state;
+	struct pane *p = pane_new(4, 10, 100, NULL, NULL);
+	struct pane *m = pane_mirror_new(4, 10, 100, NULL, NULL);
+	struct sync_since since = {0};
+	struct buf up = {0};
+	pane_feed(p, "one\r\ntwo", 8);
+	assert_true(sync_write(p, &since, 0, true, &up)); /* the first is whole, held or not */
+	assert_int_equal(sync_apply(m, up.data, up.len), 0);
+	assert_false(pane_held(m));
+	uint64_t fresh = pane_fresh(m);
+	same(p, m, "first");
+	const char *more = "\033]2;busy\007\r\n3\r\n4\r\n5\r\n6\r\n7";
+	pane_feed(p, more, strlen(more));
+	buf_consume(&up, up.len);
+	assert_true(sync_write(p, &since, PANE_EV_OUTPUT, true, &up));
+	assert_true(up.len < 64); /* the state alone */
+	assert_int_equal(sync_apply(m, up.data, up.len), 0);
+	assert_true(pane_held(m));
+	assert_int_equal(pane_fresh(m), fresh);
+	assert_string_equal(pane_title(m), "busy");
+	assert_int_equal(pane_history(m), 0);
+	char *row = pane_line_text(m, 0);
+	assert_string_equal(row, "one");
+	free(row);
+	buf_consume(&up, up.len);
+	assert_false(sync_write(p, &since, 0, true, &up)); /* nothing new to say */
+	since.force = true;
+	assert_true(sync_write(p, &since, 0, false, &up));
+	assert_int_equal(sync_apply(m, up.data, up.len), 0);
+	assert_false(pane_held(m));
+	assert_int_equal(pane_fresh(m), fresh + 1);
+	same(p, m, "caught up");
+	buf_consume(&up, up.len);
+	since.force = true;
+	assert_true(sync_write(p, &since, 0, false, &up)); /* forced: an answer, if empty */
+	assert_int_equal(sync_apply(m, up.data, up.len), 0);
+	assert_int_equal(pane_fresh(m), fresh + 2);
+	buf_free(&up);
+	pane_free(p);
+	pane_free(m);
+}
+
 static void test_garbled_updates_refused(void **state)
 {
 	(void)state;
@@ -182,7 +246,7 @@ static void test_garbled_updates_refused(void **state)
 		pane_feed(p, text, strlen(text));
 	struct sync_since since = {0};
 	struct buf up = {0};
-	assert_true(sync_write(p, &since, PANE_EV_BELL, &up));
+	assert_true(sync_write(p, &since, PANE_EV_BELL, false, &up));
 	for (size_t n = 0; n < up.len; n++) {
 		struct pane *m = pane_mirror_new(3, 3, 10, NULL, NULL);
 		assert_int_equal(sync_apply(m, up.data, n), -1);
@@ -209,6 +273,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_streams_mirrored),
 		cmocka_unit_test(test_clients_and_exit),
+		cmocka_unit_test(test_held_updates),
 		cmocka_unit_test(test_garbled_updates_refused),
 	};
 	return cmocka_run_group_tests_name("sync", tests, NULL, NULL);
