@@ -156,7 +156,16 @@ not() { if "$@"; then return 1; fi; }
 type_line() { tm send-keys -l -- "$1"; tm send-keys Enter; }
 prefix() { tm send-keys C-b "$@"; }
 
-workrex_pid() { pgrep -f -n "^$WORKREX\$" || pgrep -n -x workrex; }
+# The newest dashboard: not a child of one between its fork and its exec,
+# which has the same command line for a moment (a test once read such a
+# child's /proc as it went).
+workrex_pid() {
+	local all p
+	all=$(pgrep -f "^$WORKREX\$" || pgrep -x workrex)
+	for p in $all; do
+		grep -qx "$(ps -o ppid= -p "$p" | tr -d ' ')" <<<"$all" || echo "$p"
+	done | tail -1
+}
 
 stop() {
 	tm kill-server 2>/dev/null
