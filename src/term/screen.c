@@ -38,7 +38,7 @@ struct row {
 struct screen {
 	VTermState *st;
 	int rows, cols;
-	struct row **buf[2]; /* rows of the main and the alternate screen */
+	struct row **buf[2]; /* rows of the main and the alternate screen (made on first use) */
 	struct row **spare;  /* room for `rows` row pointers, for scrolling */
 	int cur;
 	int alt_pushed;        /* main screen lines pushed while the alternate one is up */
@@ -456,10 +456,27 @@ static int cb_csi(const char *leader, const long args[], int argc, const char *i
 
 static const VTermParserCallbacks fallbacks = {.csi = cb_csi};
 
+/*
+ * The alternate screen's rows, blank in the reset pen as they would have
+ * been made at the start: most programs never go there (a keeper's pane is
+ * its largest allocation).
+ */
+static void alt_rows(struct screen *s)
+{
+	if (s->buf[ALT])
+		return;
+	struct wrx_cell pen = s->pen;
+	cb_initpen(s);
+	s->buf[ALT] = rows_new(s, s->rows, s->cols);
+	s->pen = pen;
+}
+
 static int cb_settermprop(VTermProp prop, VTermValue *val, void *user)
 {
 	struct screen *s = user;
 	if (prop == VTERM_PROP_ALTSCREEN) {
+		if (val->boolean)
+			alt_rows(s);
 		s->cur = val->boolean ? ALT : MAIN;
 		s->wrap_row = -1;
 		s->alt_pushed = 0;
@@ -496,6 +513,8 @@ static bool row_blank(const struct wrx_cell *row, int cols)
 /* The rows of one screen at a new size; new cells blank. */
 static struct row **resized(struct screen *s, struct row **old, int rows, int cols)
 {
+	if (old == NULL)
+		return NULL; /* an alternate screen not made yet */
 	struct row **v = xmalloc((size_t)rows * sizeof *v);
 	for (int r = 0; r < rows; r++) {
 		if (r >= s->rows) {
@@ -598,7 +617,7 @@ static int cb_resize(int rows, int cols, VTermPos *delta, void *user)
 	s->cols = cols;
 	s->spare = xrealloc(s->spare, (size_t)rows * sizeof *s->spare);
 	for (int b = MAIN; b <= ALT; b++)
-		for (int r = 0; r < rows; r++)
+		for (int r = 0; r < rows && s->buf[b]; r++)
 			mend_edges(s, s->buf[b][r]->c, cols, cols);
 	if (rows > old_rows && s->sb) {
 		/* Take lines back from the scrollback, above the main screen's. */
@@ -653,7 +672,6 @@ struct screen *screen_new(VTerm *vt, struct sb *sb, const struct screen_hooks *h
 	vterm_get_size(vt, &s->rows, &s->cols);
 	cb_initpen(s);
 	s->buf[MAIN] = rows_new(s, s->rows, s->cols);
-	s->buf[ALT] = rows_new(s, s->rows, s->cols);
 	s->spare = xmalloc((size_t)s->rows * sizeof *s->spare);
 	s->st = vterm_obtain_state(vt);
 	vterm_state_set_callbacks(s->st, &state_cbs, s);
