@@ -24,12 +24,21 @@ GUEST_SRC := src/guest/main.c src/guest/forward.c src/guest/hostbox.c src/guest/
 GUEST   := $(BUILD)/workrex-guest
 
 
-SRC     := $(shell find src -name '*.c' -not -path 'src/guest/*' | sort)
+SRC     := $(shell find src -name '*.c' -not -path 'src/guest/*' -not -path src/keeper/bin.c | sort)
 # Files from assets/ compiled in as C strings (src/backends/assets.h).
 GEN_C   := $(BUILD)/gen/assets.c
 OBJ     := $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/assets.o
 LIBOBJ  := $(filter-out $(BUILD)/src/main.o,$(OBJ))
 BIN     := $(BUILD)/workrex
+# The keeper as a program of its own (src/keeper/bin.c): what a keeper runs
+# and nothing else, libvterm, libuv and json-c linked in, so that each
+# agent's keepers cost little more than their screens.
+KEEPER  := $(BUILD)/workrex-keeper
+KEEPER_OBJ := $(patsubst %,$(BUILD)/src/%.o,keeper/bin keeper/keeper keeper/proto keeper/sync \
+	term/pane term/pty term/screen term/scrollback term/vtfilter term/width term/colour \
+	rpc/server rpc/status rpc/proto rpc/control net/proxy net/spec net/head net/host \
+	util/util util/log util/beneath util/json)
+KEEPER_LIBS := -Wl,-Bstatic -lvterm -luv_a -ljson-c -Wl,-Bdynamic -lutil -lpthread -ldl -lrt
 
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -38,7 +47,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 	format-check check-layers clean guest man \
 	install uninstall
 
-all: $(BIN) $(GUEST)
+all: $(BIN) $(GUEST) $(KEEPER)
 
 guest: $(GUEST)
 
@@ -63,6 +72,9 @@ $(BUILD)/gen/assets.o: $(GEN_C)
 $(BIN): $(OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $(OBJ) $(LDFLAGS) $(LIBS)
 
+$(KEEPER): $(KEEPER_OBJ)
+	$(CC) $(ALL_CFLAGS) -o $@ $(KEEPER_OBJ) $(LDFLAGS) $(KEEPER_LIBS)
+
 $(BUILD)/libworkrex.a: $(LIBOBJ)
 	@rm -f $@
 	ar rcs $@ $(LIBOBJ)
@@ -84,15 +96,15 @@ run: deps
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do $$t || fail=1; done; exit $$fail
 
-e2e: $(BIN) $(GUEST)
+e2e: $(BIN) $(GUEST) $(KEEPER)
 	@WORKREX=$(abspath $(BIN)) WORKREX_GUEST=$(abspath $(GUEST)) tests/e2e/run.sh
 
 # The network proxy against real sockets in namespaces of its own (root).
-net-test: $(BIN)
+net-test: $(BIN) $(KEEPER)
 	@WORKREX=$(abspath $(BIN)) tests/net/run.sh
 
 # Real podman (runc) with the tests' own image; see tests/sandbox/run.sh.
-sandbox-test: $(BIN) $(GUEST)
+sandbox-test: $(BIN) $(GUEST) $(KEEPER)
 	@WORKREX=$(abspath $(BIN)) WORKREX_GUEST=$(abspath $(GUEST)) tests/sandbox/run.sh
 
 # Every suite runs, whichever fails: one that cannot run here (the sandbox
@@ -147,7 +159,7 @@ $(BUILD)/lg2_worktree_add: bench/lg2_worktree_add.c
 $(BUILD)/bench_reflow: bench/reflow.c $(BUILD)/libworkrex.a
 	$(CC) $(ALL_CFLAGS) -Isrc -o $@ $< $(BUILD)/libworkrex.a $(LDFLAGS) $(LIBS)
 
-bench: $(BIN) $(GUEST) $(BUILD)/lg2_worktree_add $(BUILD)/bench_reflow
+bench: $(BIN) $(GUEST) $(KEEPER) $(BUILD)/lg2_worktree_add $(BUILD)/bench_reflow
 	@WORKREX=$(abspath $(BIN)) WORKREX_GUEST=$(abspath $(GUEST)) LG2_ADD=$(abspath $(BUILD)/lg2_worktree_add) \
 		REFLOW=$(abspath $(BUILD)/bench_reflow) python3 bench/bench.py
 
@@ -176,7 +188,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/man/man1 $(SHARE)/man/man5 \
 		$(SHARE)/bash-completion/completions $(SHARE)/zsh/site-functions \
 		$(SHARE)/fish/vendor_completions.d
-	install -m 755 $(BIN) $(GUEST) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BIN) $(GUEST) $(KEEPER) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/workrex.1 $(SHARE)/man/man1/
 	install -m 644 man/workrex.yaml.5 $(SHARE)/man/man5/
 	$(abspath $(BIN)) completions bash >$(SHARE)/bash-completion/completions/workrex
@@ -185,6 +197,7 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/workrex $(DESTDIR)$(PREFIX)/bin/workrex-guest \
+		$(DESTDIR)$(PREFIX)/bin/workrex-keeper \
 		$(SHARE)/man/man1/workrex.1 $(SHARE)/man/man5/workrex.yaml.5 \
 		$(SHARE)/bash-completion/completions/workrex $(SHARE)/zsh/site-functions/_workrex \
 		$(SHARE)/fish/vendor_completions.d/workrex.fish
@@ -192,4 +205,4 @@ uninstall:
 clean:
 	rm -rf build build-asan
 
--include $(OBJ:.o=.d)
+-include $(OBJ:.o=.d) $(BUILD)/src/keeper/bin.d

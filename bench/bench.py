@@ -418,6 +418,16 @@ def bench_rss():
     line = "line %g of the scrollback benchmark: some words, a path /usr/lib/x, a number 12345"
     sh = script("hist.sh", "seq -f '%s' 1 10000; printf '\\033[2J'; sleep %s; "
                 "printf 'WRX-%%s\\n' HIST; exec sleep 1000" % (line, MARK_PAUSE))
+    # Keepers idle first: 8 shells that printed a prompt (the keeper's program shared).
+    w = start_workrex("/bin/sh")
+    w.wait_for(b"$")
+    for _ in range(7):
+        w.send(b"\x02c")
+        time.sleep(0.3)
+    time.sleep(2)
+    ks = keepers(TMP)
+    idle = (statistics.mean(pss_kb(k) for k in ks), statistics.mean(rss_kb(k) for k in ks))
+    w.close()
     w = start_workrex(sh)
     w.wait_for(b"WRX-HIST")
     for _ in range(15):
@@ -428,7 +438,8 @@ def bench_rss():
     ks = keepers(TMP)
     kr = [rss_kb(k) for k in ks]
     wr = wd + sum(kr)
-    wp = pss_kb(pid_of_workrex(w)) + sum(pss_kb(k) for k in ks)
+    kp = [pss_kb(k) for k in ks]
+    wp = pss_kb(pid_of_workrex(w)) + sum(kp)
     w.close()
     t = start_tmux(sh)
     for _ in range(15):
@@ -439,10 +450,12 @@ def bench_rss():
     tp = pss_kb(spid) + pss_kb(t.pid)
     stop_tmux(t)
     print("(c) RSS, 16 panes x 10000 lines of history: workrex %.1f MB (dashboard %.1f MB + "
-          "%d keepers, %.1f MB each), tmux %.1f MB (server + client), ratio %s; PSS workrex "
-          "%.1f MB, tmux %.1f MB, ratio %s"
+          "%d keepers, %.1f MB each, PSS %.1f MB each), tmux %.1f MB (server + client), ratio "
+          "%s; PSS workrex %.1f MB, tmux %.1f MB, ratio %s; 8 keepers idle: PSS %.2f MB, RSS "
+          "%.2f MB each (goals 0.5, 2)"
           % (wr / 1024, wd / 1024, len(kr), statistics.mean(kr) / 1024 if kr else 0,
-             tr / 1024, ratio(wr, tr), wp / 1024, tp / 1024, ratio(wp, tp)))
+             statistics.mean(kp) / 1024 if kp else 0, tr / 1024, ratio(wr, tr), wp / 1024,
+             tp / 1024, ratio(wp, tp), idle[0] / 1024, idle[1] / 1024))
 
 
 # ---- (d) latency ---------------------------------------------------------------

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #ifndef WRX_VERSION
@@ -40,24 +39,10 @@ static void usage(FILE *f)
 		   "See workrex(1) for the keys and workrex.yaml(5) for the settings.\n");
 }
 
-/*
- * The soft limit on open files up to the hard one (at most 65536): the
- * bridge holds a socket per agent and its connections, the proxy two per
- * tunnel, and every budget of theirs must fit under it.
- */
-static void more_files(void)
-{
-	struct rlimit r;
-	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max && r.rlim_cur < 65536) {
-		r.rlim_cur = r.rlim_max < 65536 ? r.rlim_max : 65536;
-		setrlimit(RLIMIT_NOFILE, &r);
-	}
-}
-
 int main(int argc, char **argv)
 {
 	struct dashboard_opts opts = {0};
-	more_files();
+	files_raise();
 	/* A keeper, started by keeper_start(): not a command anyone types. */
 	if (argc == 2 && strcmp(argv[1], "__keeper") == 0)
 		return keeper_main();

@@ -1,5 +1,6 @@
 /*
- * start.c - starting a keeper: `workrex __keeper` spawned with its spec,
+ * start.c - starting a keeper: `workrex-keeper __keeper` (or `workrex
+ * __keeper`, the same code, where that is not installed) spawned with its spec,
  * and its answer heard, waiting (keeper_start) or on a loop
  * (keeper_start_async, through the spawner when the loop has one:
  * spawner.h).
@@ -63,9 +64,14 @@ static int spawn(const char *self_exe, json_object *spec, pid_t *first, char **c
 	sigemptyset(&none);
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK);
-	char *argv[] = {(char *)self_exe, "__keeper", NULL};
+	/* The keeper's own program where it is installed (bin.c), else this one's keeper. */
+	char *dir = path_parent(self_exe), *small = xasprintf("%s/workrex-keeper", dir);
+	const char *exe = access(small, X_OK) == 0 ? small : self_exe;
+	char *argv[] = {(char *)exe, "__keeper", NULL};
 	pid_t pid;
-	int e = posix_spawn(&pid, self_exe, &fa, &at, argv, environ);
+	int e = posix_spawn(&pid, exe, &fa, &at, argv, environ);
+	free(small);
+	free(dir);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(in[0]);
@@ -73,7 +79,7 @@ static int spawn(const char *self_exe, json_object *spec, pid_t *first, char **c
 	if (e != 0) {
 		close(in[1]);
 		close(out[0]);
-		*cause = xasprintf("cannot run %s: %s", self_exe, strerror(e));
+		*cause = xasprintf("cannot start a keeper (%s): %s", self_exe, strerror(e));
 		return -e;
 	}
 	*first = pid;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -267,6 +268,15 @@ int fd_set_cloexec(int fd)
 	if (fl < 0 || fcntl(fd, F_SETFD, fl | FD_CLOEXEC) < 0)
 		return -errno;
 	return 0;
+}
+
+void files_raise(void)
+{
+	struct rlimit r;
+	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max && r.rlim_cur < 65536) {
+		r.rlim_cur = r.rlim_max < 65536 ? r.rlim_max : 65536;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
 }
 
 int fd_write_all(int fd, const void *p, size_t n)

@@ -87,6 +87,12 @@ int fd_set_cloexec(int fd);
  * (a pipe or file with plain write). 0, or -errno (-EIO: nothing taken).
  */
 int fd_write_all(int fd, const void *p, size_t n);
+/*
+ * The soft limit on open files up to the hard one (at most 65536): the
+ * bridge holds a socket per agent and its connections, the proxy two per
+ * tunnel, and every budget of theirs must fit under it.
+ */
+void files_raise(void);
 
 /*
  * s is a word safe on any command line: 1 to max characters of

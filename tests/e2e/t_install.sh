@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make install: the binary, the sandbox client beside it, the man pages,
+# make install: the binary, the sandbox client and keeper beside it, the man pages,
 # under PREFIX and DESTDIR; make uninstall takes them out again.
 . "$(dirname "$0")/lib.sh"
 trap stop EXIT
@@ -14,6 +14,7 @@ t_make_install() {
 		DESTDIR="$dest" >/dev/null
 	test -x "$dest/usr/bin/workrex"
 	test -x "$dest/usr/bin/workrex-guest"
+	test -x "$dest/usr/bin/workrex-keeper"
 	test -f "$dest/usr/share/man/man1/workrex.1"
 	test -f "$dest/usr/share/man/man5/workrex.yaml.5"
 	grep -q '^complete -F _workrex workrex' "$dest/usr/share/bash-completion/completions/workrex"
@@ -22,8 +23,9 @@ t_make_install() {
 	"$dest/usr/bin/workrex" --version | grep -q workrex
 	make -C "$root" --no-print-directory uninstall PREFIX=/usr DESTDIR="$dest" >/dev/null
 	test ! -e "$dest/usr/bin/workrex"
+	test ! -e "$dest/usr/bin/workrex-keeper"
 	test ! -e "$dest/usr/share/man/man5/workrex.yaml.5"
 	test ! -e "$dest/usr/share/zsh/site-functions/_workrex"
 }
 
-run_test "make install puts the binary, its sandbox client, man pages and completions under PREFIX" t_make_install
+run_test "make install puts the binary, its sandbox client and keeper, man pages and completions under PREFIX" t_make_install

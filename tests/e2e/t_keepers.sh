@@ -548,6 +548,11 @@ t_hidden_pane_held() {
 	wrx add fl >/dev/null
 	wrx add qt >/dev/null
 	wait_for '^ 3 qt'
+	# Each runs in the keeper's own program, installed beside workrex.
+	local k
+	for k in $(keepers); do
+		[ "$(readlink "/proc/$k/exe")" = "$(dirname "$WORKREX")/workrex-keeper" ]
+	done
 	# qt zoomed: fl is laid out nowhere.
 	prefix 3
 	prefix z
