@@ -22,9 +22,8 @@ export GIT_CONFIG_GLOBAL=$HOME/.gitconfig XDG_RUNTIME_DIR=$HX/run
 # box masked only the latter, and the command reached every keeper.
 export WORKREX_RUNTIME_DIR=$HX/wrt
 repo=$HX/work/proj
-servers=()
 repo2=$HX/work2/proj
-trap 'kill "${servers[@]}" 2>/dev/null; for r in "$repo" "$repo2"; do podman ps -aq --filter "label=workrex.project=$r" | xargs -r podman rm -f >/dev/null 2>&1; done; stop; rm -rf "$HX" /run/wrx-hx-docker.sock' EXIT
+trap 'kill $(cat "$HX/servers" 2>/dev/null) 2>/dev/null; for r in "$repo" "$repo2"; do podman ps -aq --filter "label=workrex.project=$r" | xargs -r podman rm -f >/dev/null 2>&1; done; stop; rm -rf "$HX" /run/wrx-hx-docker.sock' EXIT
 
 # The host's own tools, on the dashboard's PATH.
 host_tools() {
@@ -74,7 +73,8 @@ plant_secrets() {
 # Things listening on the host: a loopback service, an abstract socket, a
 # docker.sock stand-in in /run.
 host_servers() {
-	python3 - "$HX/port" <<-'EOF' &
+	# Not on the test's output: the runner reads it to its end.
+	python3 - "$HX/port" >/dev/null 2>&1 <<-'EOF' &
 		import socket, sys, os
 		s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
 		open(sys.argv[1], "w").write(str(s.getsockname()[1]))
@@ -84,7 +84,8 @@ host_servers() {
 		u.bind("/run/wrx-hx-docker.sock"); u.listen(8)
 		import time; time.sleep(600)
 	EOF
-	servers+=($!)
+	# A test runs in a subshell: its pid for the script's EXIT.
+	echo $! >>"$HX/servers"
 	until_ok 10 test -s "$HX/port"
 }
 
