@@ -386,14 +386,19 @@ def measure_idle(pid, seconds=10.0):
     return c1 - c0, s1 - s0
 
 
-def bench_idle():
+def eight_shells():
+    """A dashboard with 8 idle shell panes, settled: it and its keepers' pids."""
     w = start_workrex("/bin/sh")
     w.wait_for(b"$")
     for _ in range(7):
         w.send(b"\x02c")
         time.sleep(0.3)
     time.sleep(2)
-    ks = keepers(TMP)
+    return w, keepers(TMP)
+
+
+def bench_idle():
+    w, ks = eight_shells()
     k0 = [proc_stat(k) for k in ks]
     wc, ws = measure_idle(pid_of_workrex(w))
     k1 = [proc_stat(k) for k in ks]
@@ -419,13 +424,7 @@ def bench_rss():
     sh = script("hist.sh", "seq -f '%s' 1 10000; printf '\\033[2J'; sleep %s; "
                 "printf 'WRX-%%s\\n' HIST; exec sleep 1000" % (line, MARK_PAUSE))
     # Keepers idle first: 8 shells that printed a prompt (the keeper's program shared).
-    w = start_workrex("/bin/sh")
-    w.wait_for(b"$")
-    for _ in range(7):
-        w.send(b"\x02c")
-        time.sleep(0.3)
-    time.sleep(2)
-    ks = keepers(TMP)
+    w, ks = eight_shells()
     idle = (statistics.mean(pss_kb(k) for k in ks), statistics.mean(rss_kb(k) for k in ks))
     w.close()
     w = start_workrex(sh)
