@@ -99,17 +99,19 @@ static bool early_keep(struct pane *p, const struct pane_input *in, bool write)
 {
 	if (p->has_io || !p->early_open || p->exited)
 		return false;
-	if (p->early_bytes + in->len + sizeof *p->early > EARLY_MAX)
+	/* Its bytes, if any: a scrollback limit's len is a count of lines, with no buf. */
+	size_t n = in->buf ? in->len : 0;
+	if (p->early_bytes + n + sizeof *p->early > EARLY_MAX)
 		return true;
 	p->early = xrealloc(p->early, (p->nearly + 1) * sizeof *p->early);
 	struct early *e = &p->early[p->nearly++];
 	e->in = *in;
-	char *copy = in->len ? xmalloc(in->len) : NULL;
+	char *copy = n ? xmalloc(n) : NULL;
 	if (copy)
-		memcpy(copy, in->buf, in->len);
+		memcpy(copy, in->buf, n);
 	e->in.buf = copy;
 	e->write = write;
-	p->early_bytes += in->len + sizeof *p->early;
+	p->early_bytes += n + sizeof *p->early;
 	return true;
 }
 
@@ -911,7 +913,10 @@ void pane_view(struct pane *p, bool shown)
 	if (p->vt || p->view == shown)
 		return;
 	p->view = shown;
-	to_emulator(p, &(struct pane_input){.kind = PANE_IN_VIEW, .pressed = shown});
+	/* With no io yet, pane_set_io tells the io it gets. */
+	if (p->has_io && p->io.input && !p->exited)
+		p->io.input(p->io.ctx,
+			    &(struct pane_input){.kind = PANE_IN_VIEW, .pressed = shown});
 }
 
 bool pane_viewed(const struct pane *p)

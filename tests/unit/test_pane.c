@@ -318,6 +318,10 @@ static void early_input(void *ctx, const struct pane_input *in)
 		buf_addf(&early_seen, "c%c", (char)in->cp);
 	else if (in->kind == PANE_IN_PASTE)
 		buf_addf(&early_seen, "p%.*s", (int)in->len, in->buf);
+	else if (in->kind == PANE_IN_SCROLLBACK)
+		buf_addf(&early_seen, "s%zu", in->len);
+	else if (in->kind == PANE_IN_VIEW)
+		buf_addf(&early_seen, "v%d", in->pressed);
 	else
 		buf_addf(&early_seen, "?");
 }
@@ -336,19 +340,26 @@ static void test_mirror_keeps_early_input(void **state)
 	pane_char(m, 'a', 0);
 	pane_paste(m, "xyz", 3);
 	pane_write(m, "raw", 3);
+	/* A scrollback limit (a config reload as the keeper starts): a count, no bytes. */
+	pane_set_scrollback(m, 5000);
+	pane_view(m, false);
 	char big[1000] = {0};
 	for (int i = 0; i < 2000; i++) /* past the bound: dropped, not grown */
 		pane_paste(m, big, sizeof big);
 	const struct pane_io io = {.write = early_write, .input = early_input};
 	pane_set_io(m, &io);
-	assert_true(strncmp(early_seen.data, "capxyzwraw", 10) == 0);
+	assert_true(strncmp(early_seen.data, "capxyzwraws5000", 15) == 0);
 	assert_true(early_seen.len < 1100 * 1000);
-	/* Once it had an io, nothing is kept for a later one. */
+	/* Not shown: said once, after what was typed. */
+	assert_string_equal(early_seen.data + early_seen.len - 2, "v0");
+	assert_ptr_equal(strstr(early_seen.data, "v0"), early_seen.data + early_seen.len - 2);
+	/* Once it had an io, nothing is kept for a later one; a new io hears it is hidden. */
 	pane_unset_io(m);
 	early_seen.len = 0;
 	pane_char(m, 'b', 0);
 	pane_set_io(m, &io);
-	assert_int_equal(early_seen.len, 0);
+	assert_int_equal(early_seen.len, 2);
+	assert_memory_equal(early_seen.data, "v0", 2);
 	pane_free(m);
 	buf_free(&early_seen);
 }
