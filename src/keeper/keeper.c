@@ -115,6 +115,12 @@ static void send_egress(struct keeper *k);
 static void rpc_serve(struct keeper *k);
 static void rpc_leave(struct keeper *k);
 
+/* A client with CLIENT_QUEUE_MAX unsent: skipped (pending) until it drains. */
+static bool backlogged(struct client *c)
+{
+	return uv_stream_get_write_queue_size((uv_stream_t *)&c->h) >= CLIENT_QUEUE_MAX;
+}
+
 static bool has_writer(const struct keeper *k)
 {
 	for (const struct client *c = k->clients; c; c = c->next)
@@ -185,7 +191,7 @@ static void on_written(uv_write_t *req, int status)
 		c->broken = true;
 		return;
 	}
-	if (c->pending && uv_stream_get_write_queue_size((uv_stream_t *)&c->h) < CLIENT_QUEUE_MAX) {
+	if (c->pending && !backlogged(c)) {
 		c->pending = false;
 		flush(c->k);
 	}
@@ -241,7 +247,7 @@ static void flush(struct keeper *k)
 		next = c->next;
 		if (c->role < ROLE_OBSERVER || c->broken)
 			continue;
-		if (uv_stream_get_write_queue_size((uv_stream_t *)&c->h) >= CLIENT_QUEUE_MAX) {
+		if (backlogged(c)) {
 			c->pending = true;
 			continue;
 		}
@@ -268,7 +274,7 @@ static void set_view(struct client *c, const char *data, size_t len)
 	if (hidden)
 		return;
 	c->since.force = true;
-	if (uv_stream_get_write_queue_size((uv_stream_t *)&c->h) >= CLIENT_QUEUE_MAX)
+	if (backlogged(c))
 		c->pending = true;
 	else
 		send_update(c);
