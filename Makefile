@@ -14,8 +14,11 @@ endif
 ALL_CFLAGS += $(CFLAGS)
 # certs.c replaces mbedTLS's certificate loaders for libgit2: export them so
 # the dynamic linker binds libgit2's calls to ours.
+# wcwidth.c's wcwidth and iswprint (Unicode 15) likewise replace the C
+# library's for ncurses.
 LIBS    := $(PKG_LIBS) -lutil -Wl,--export-dynamic-symbol=mbedtls_x509_crt_parse_file \
-	   -Wl,--export-dynamic-symbol=mbedtls_x509_crt_parse_path
+	   -Wl,--export-dynamic-symbol=mbedtls_x509_crt_parse_path \
+	   -Wl,--export-dynamic-symbol=wcwidth -Wl,--export-dynamic-symbol=iswprint
 
 BUILD   ?= build
 # The sandbox client: libc and json-c only, linked statically (see src/guest/main.c);
@@ -35,7 +38,7 @@ BIN     := $(BUILD)/workrex
 # agent's keepers cost little more than their screens.
 KEEPER  := $(BUILD)/workrex-keeper
 KEEPER_OBJ := $(patsubst %,$(BUILD)/src/%.o,keeper/bin keeper/keeper keeper/proto keeper/sync \
-	term/pane term/pty term/screen term/scrollback term/vtfilter term/width term/colour \
+	term/pane term/pty term/screen term/scrollback term/vtfilter term/wcwidth term/width term/colour \
 	rpc/server rpc/status rpc/proto rpc/control net/proxy net/spec net/head net/host \
 	util/util util/log util/beneath util/json)
 KEEPER_LIBS := -Wl,-Bstatic -lvterm -luv_a -ljson-c -Wl,-Bdynamic -lutil -lpthread -ldl -lrt
@@ -43,7 +46,7 @@ KEEPER_LIBS := -Wl,-Bstatic -lvterm -luv_a -ljson-c -Wl,-Bdynamic -lutil -lpthre
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test-deps run test fresh-test fuzz-smoke unit e2e net-test sandbox-test asan fuzz bench format \
+.PHONY: all deps test-deps run test fresh-test fuzz-smoke unit e2e net-test sandbox-test asan fuzz bench format widths \
 	format-check check-layers clean guest man \
 	install uninstall
 
@@ -116,6 +119,11 @@ test: test-deps
 	done; \
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
 	echo "make test: every suite passed"
+
+# The width table (src/term/width_table.h), made again from the Unicode data
+# files of Debian's unicode-data.
+widths:
+	@python3 scripts/widths.py >$(BUILD)/width_table.h && mv $(BUILD)/width_table.h src/term/
 
 # workrex.yaml(5)'s KEY REFERENCE, written from the key table (src/config/table.c).
 man: $(BIN)

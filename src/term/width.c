@@ -7,7 +7,6 @@
 
 #include "../util/util.h"
 
-#include <locale.h>
 #include <stdbool.h>
 #include <string.h>
 #include <vterm.h>
@@ -28,19 +27,6 @@ static const struct {
 static uint32_t *pages[NCODES / 256];
 static uint32_t *originals[3]; /* per range: the stand-in's character */
 static uint32_t used[3];
-
-int width_of(uint32_t cp)
-{
-	if (cp < 0x7f)
-		return cp >= 0x20 ? 1 : -1;
-	static locale_t utf8;
-	if (utf8 == 0)
-		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", 0);
-	locale_t was = uselocale(utf8);
-	int w = wcwidth((wchar_t)cp);
-	uselocale(was);
-	return w;
-}
 
 /* Columns libvterm moves for cp after a base character. */
 static int vterm_width(uint32_t cp)

@@ -1,12 +1,16 @@
 /*
  * width.h - one width for every character, in the panes and on the screen.
  *
- * The width is the C library's (wcwidth in C.UTF-8): what ncurses, tmux and
- * the agents' own width libraries count. libvterm 0.1.4 has its own table,
- * older than Unicode 9: it counts 1494 characters as one column that the C
- * library counts as two (🧑 🥲 🟢 🧠 and most emoji), 1167 zero-width
- * marks as one column, and a few the other way. A pane would then put the
- * rest of the line one column off, and the drawing show '?'.
+ * The width is our own table (width_table.h, made by scripts/widths.py from
+ * Debian's unicode-data), by the C library's rules: on every character the
+ * C library knows, the two agree, and it knows Unicode 15 where Debian 12's
+ * C library stops at 14 (U+1FAE8 🫨 would be '?'). This process's wcwidth
+ * and iswprint are the table's too, so ncurses draws what the pane counted.
+ * libvterm 0.1.4 has its own table, older than Unicode 9: it counts 1494
+ * characters as one column that the table counts as two (🧑 🥲 🟢 🧠 and most
+ * emoji), 1167 zero-width marks as one column, and a few the other way. A
+ * pane would then put the rest of the line one column off, and the drawing
+ * show '?'.
  *
  * So libvterm is handed a stand-in wherever the two disagree: a character
  * it counts as wide (from the unassigned end of plane 3), narrow (plane 14,

@@ -56,7 +56,16 @@ AGENT_CONF = os.path.join(TMP, "home", ".config", "workrex", "config.yaml")
 os.makedirs(os.path.dirname(AGENT_CONF), exist_ok=True)
 CONF = os.path.join(TMP, "tmux.conf")
 with open(CONF, "w") as f:
-    f.write("set -g status off\nset -g history-limit 10000\nset -g default-terminal xterm-256color\n")
+    f.write("set -g status off\nset -g history-limit 10000\nset -g default-terminal xterm-256color\n"
+            "set-environment -gu LD_PRELOAD\n")
+# Both tmuxes count as a terminal of today does, by Unicode 15: Debian 12's C
+# library stops at 14, and tmux 3.3 takes a character it has no width for as
+# one column. So they load workrex's own table for wcwidth (not their panes:
+# the line above).
+WCWIDTH = os.path.join(TMP, "wcwidth15.so")
+subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", WCWIDTH,
+                os.path.join(HERE, "..", "..", "src", "term", "wcwidth.c")], check=True)
+TMUX_ENV = dict(ENV, LD_PRELOAD=WCWIDTH)
 
 
 class Tmux:
@@ -65,7 +74,7 @@ class Tmux:
 
     def __call__(self, *args, check=True):
         r = subprocess.run(["tmux", "-L", self.sock, "-f", CONF] + list(args),
-                           capture_output=True, text=True, env=ENV, timeout=20)
+                           capture_output=True, text=True, env=TMUX_ENV, timeout=20)
         if check and r.returncode:
             raise RuntimeError("tmux %s: %s" % (" ".join(args), r.stderr.strip()))
         return r.stdout

@@ -67,6 +67,11 @@ CASES = [
                "'e\u0301 a\u030a\u0301 o\u0308\u0301\u0323 three marks|' "
                "'a\u0301\u0302\u0303\u0304 four marks|' 'o\u0301\u0302\u0303\u0304\u0308 five|' "
                "'👍🏽 ☕ ⌚ ✅ \u2764\ufe0f ZWJ 👨\u200d👩\u200d👧|'")},
+    # Newer than Debian 12's C library (Unicode 14): wide by workrex's own table.
+    {"name": "Unicode 15 emoji and a mark, wide and narrow as the table says",
+     "cmd": sh("printf '%s\\n' '\U0001fae8 shaking U15|' '\U0001fa77 \U0001fabc \U0001fadb three|' "
+               "'\U0001f6dc wireless|' 'a\U00011f00 b mark|' "
+               "\"$(printf '\U0001fae8%.0s' $(seq 1 45))\"")},
 ]
 
 C_FILE = r'''cat > demo.c <<'X'
