@@ -194,8 +194,13 @@ a = [x for x in json.load(sys.stdin) if x.get("group") == "job"]
 print(sum(x["status"] == "working" for x in a), sum(x["status"] == "done" for x in a),
       " ".join(x["handle"] for x in a if x["status"] == "working"))'
 	}
-	# Every 0.2 s until it ends: how many are at work.
-	(while :; do state | cut -d' ' -f1 >>"$E2E_TMP/samples"; sleep 0.2; done) &
+	# Every 0.2 s until it ends (2 min at most, and not past a failed test's
+	# end): how many are at work.
+	(for _ in $(seq 1 600); do
+		[ -d "$E2E_TMP" ] || break
+		state | cut -d' ' -f1 >>"$E2E_TMP/samples"
+		sleep 0.2
+	done) &
 	local sampler=$! round h
 	for round in 1 2 3 4 5 6; do
 		# The oldest at work first: job-1, job-2, then each as it opened.
