@@ -327,6 +327,12 @@ int run_start(uv_loop_t *loop, const struct run_opts *o)
 /* Read no more while the caller has this much unread; again below the half. */
 #define BACKLOG_HIGH (1u << 20)
 #define BACKLOG_POLL_MS 5
+/*
+ * Passed on in one turn of the loop at most, then the rest in the next:
+ * libuv reads a pipe up to 32 times a turn, and a caller that splits a
+ * diff into lines takes about 1 ms for each 64 KB.
+ */
+#define STREAM_TURN 65536
 
 /* ---- streams ---- */
 
@@ -336,6 +342,7 @@ struct stream {
 	uv_timer_t wait;  /* while the caller has a backlog */
 	uv_timer_t limit; /* its time, when it has a limit */
 	int open;         /* the child and handles not done yet */
+	size_t turn;      /* bytes passed on since reading began again */
 	bool reading[2], eof[2], paused;
 	struct run_stream r; /* its argv, env, cwd: the caller's, at the start only */
 	char *name;          /* owned: argv[0], for the log */
@@ -407,8 +414,17 @@ static void stream_wait(uv_timer_t *t)
 	if (backlog < 0 || backlog < (long)(BACKLOG_HIGH / 2)) {
 		uv_timer_stop(t);
 		x->paused = false;
+		x->turn = 0;
 		stream_reading(x, true);
 	}
+}
+
+/* No more reading for now: again after BACKLOG_POLL_MS, or next turn (after 0). */
+static void stream_pause(struct stream *x, uint64_t after)
+{
+	x->paused = true;
+	stream_reading(x, false);
+	uv_timer_start(&x->wait, stream_wait, after, BACKLOG_POLL_MS);
 }
 
 static void stream_readable(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
@@ -426,15 +442,16 @@ static void stream_readable(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 		return;
 	if (!x->child.kill)
 		x->r.output(x->r.arg, i + 1, b->base, (size_t)n);
+	x->turn += (size_t)n;
 	long backlog = x->r.backlog ? x->r.backlog(x->r.arg) : 0;
-	if (backlog < 0) {
+	if (backlog < 0)
 		stream_kill(x);
-	} else if (backlog > (long)BACKLOG_HIGH && !x->paused) {
-		/* No more until the caller reads: its queue, not ours, bounds the memory. */
-		x->paused = true;
-		stream_reading(x, false);
-		uv_timer_start(&x->wait, stream_wait, BACKLOG_POLL_MS, BACKLOG_POLL_MS);
-	}
+	else if (x->paused)
+		return;
+	else if (backlog > (long)BACKLOG_HIGH)
+		stream_pause(x, BACKLOG_POLL_MS); /* its queue, not ours, bounds the memory */
+	else if (x->turn >= STREAM_TURN)
+		stream_pause(x, 0);
 }
 
 static void stream_reading(struct stream *x, bool on)

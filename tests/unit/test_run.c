@@ -131,9 +131,57 @@ static struct got stream_sh(uv_loop_t *loop, const char *script, int timeout_ms)
 	return g;
 }
 
+/* Bytes of output in the loop's turn now, and the most in any turn. */
+static size_t this_turn, most_in_a_turn;
+
+static void turn_begins(uv_prepare_t *h)
+{
+	(void)h;
+	this_turn = 0;
+}
+
+static void counted_out(void *arg, int stream, const char *p, size_t n)
+{
+	stream_out(arg, stream, p, n);
+	this_turn += n;
+	if (this_turn > most_in_a_turn)
+		most_in_a_turn = this_turn;
+}
+
+/*
+ * 2 MB at once comes a turn at a time, 64 KB and at most one read past it
+ * (libuv would pass all of it in one turn), whole and in order.
+ */
+static void big_stream(uv_loop_t *loop)
+{
+	uv_prepare_t turn;
+	uv_prepare_init(loop, &turn);
+	uv_prepare_start(&turn, turn_begins);
+	uv_unref((uv_handle_t *)&turn);
+	most_in_a_turn = 0;
+	char *argv[] = {"/bin/sh", "-c", "seq 1 300000", NULL};
+	struct got g = {0};
+	struct run_stream r = {.argv = argv, .output = counted_out, .exit = stream_exit, .arg = &g};
+	assert_int_equal(run_stream(loop, &r), 0);
+	uv_run(loop, UV_RUN_DEFAULT);
+	assert_int_equal(g.calls, 1);
+	assert_int_equal(g.code, 0);
+	size_t want = 0;
+	for (int i = 1; i <= 300000; i++)
+		want += (size_t)snprintf(NULL, 0, "%d\n", i);
+	assert_int_equal(g.out.len, want);
+	assert_memory_equal(g.out.data + want - 14, "299999\n300000\n", 14);
+	assert_true(most_in_a_turn > 0);
+	assert_true(most_in_a_turn <= 2 * 65536);
+	got_free(&g);
+	uv_close((uv_handle_t *)&turn, NULL);
+	uv_run(loop, UV_RUN_DEFAULT);
+}
+
 /* stdout and stderr apart, its own environment, the limit of its time. */
 static void streams(uv_loop_t *loop)
 {
+	big_stream(loop);
 	struct got g = stream_sh(loop, "echo $WRX_RUN_TEST; echo err >&2; exit 5", 0);
 	assert_string_equal(g.out.data, "seen\n");
 	assert_string_equal(g.err.data, "err\n");
