@@ -145,10 +145,13 @@ t_full_screen_programs() {
 	# Its redraw after the resize may pause (CI's load did, half drawn): the
 	# screen as it was, within 10 s, else the difference shown.
 	same_screen() { settled_capture "$E2E_TMP/after" && cmp -s "$E2E_TMP/before" "$E2E_TMP/after"; }
-	# Not so: what vim's terminal says its size is, for the log.
-	until_ok 10 same_screen || for p in $(pgrep -x vim); do
-		echo "vim $p: its terminal is $(stty -F "$(readlink /proc/$p/fd/0)" size)" >&2
-	done
+	# Not so: what vim's terminal says its size is, and the dashboard, for the log.
+	until_ok 10 same_screen || {
+		for p in $(pgrep -x vim); do
+			echo "vim $p: its terminal is $(stty -F "$(readlink /proc/$p/fd/0)" size)" >&2
+		done
+		screen >&2
+	}
 	diff -u "$E2E_TMP/before" "$E2E_TMP/after" >&2
 	# Detached again, and back: less still at its end, vim still takes keys.
 	prefix d
