@@ -131,12 +131,12 @@ static void mark_rows(struct pane *p, int start, int end)
 		start = 0;
 	if (end > p->rows)
 		end = p->rows;
-	if (start < end) {
-		memset(p->dirty + start, 1, (size_t)(end - start));
-		for (int r = start; r < end; r++)
-			p->row_serial[r] = p->serial;
-		p->events |= PANE_EV_DAMAGE;
+	for (int r = start; r < end; r++) { /* mostly one row: a glyph */
+		p->dirty[r] = 1;
+		p->row_serial[r] = p->serial;
 	}
+	if (start < end)
+		p->events |= PANE_EV_DAMAGE;
 }
 
 static void on_damage(void *user, int start_row, int end_row)
@@ -411,6 +411,7 @@ void pane_feed(struct pane *p, const char *buf, size_t len)
 	static struct buf clean;
 	buf_consume(&clean, clean.len);
 	size_t used = vtfilter(&p->filter, buf, len, &clean);
+	screen_feed(p->scr);
 	for (size_t off = 0; off < clean.len;) {
 		size_t n = screen_restore_span(clean.data + off, clean.len - off);
 		vt_write(p, clean.data + off, n);

@@ -50,6 +50,12 @@ struct screen {
 	 * after; -1 when none.
 	 */
 	int wrap_row;
+	/*
+	 * The row the last glyphs were put in, with no other damage since and
+	 * in this feed (screen_feed), -1 none: the next glyph there need not
+	 * mark it damaged again, as the pane's marks change only between feeds.
+	 */
+	int glyph_row;
 	struct sb *sb; /* borrowed: the lines above the main screen */
 	const struct screen_hooks *h;
 	void *user;
@@ -76,10 +82,15 @@ static void blank(struct screen *s, struct wrx_cell *c)
 	c->ul = s->pen.ul;
 }
 
+/* Cells from..to-1 blank: one made, then copied in doubling spans (a line scrolled in). */
 static void blank_cells(struct screen *s, struct wrx_cell *row, int from, int to)
 {
-	for (int c = from; c < to; c++)
-		blank(s, &row[c]);
+	if (from >= to)
+		return;
+	blank(s, &row[from]);
+	for (int done = 1; done < to - from; done *= 2)
+		memcpy(&row[from + done], &row[from],
+		       (size_t)WRX_MIN(done, to - from - done) * sizeof *row);
 }
 
 /* A row as erased: blank in the pen's colours, going on into nothing. */
@@ -114,6 +125,7 @@ static void rows_free(struct row **v, int rows)
 
 static void damage(struct screen *s, int start, int end)
 {
+	s->glyph_row = -1; /* a glyph after this marks its row again */
 	if (start < 0)
 		start = 0;
 	if (end > s->rows)
@@ -140,6 +152,13 @@ static void mend_edges(struct screen *s, struct wrx_cell *row, int c0, int c1)
 	}
 }
 
+/* A glyph's characters into c, each stand-in as what it stands for. */
+static void glyph_chars(struct wrx_cell *c, const uint32_t *chars)
+{
+	for (int i = 0; i < WRX_CELL_CHARS && chars[i]; i++)
+		c->ch[i] = chars[i] < WIDTH_STAND_IN_MIN ? chars[i] : width_original(chars[i]);
+}
+
 static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
 {
 	struct screen *s = user;
@@ -159,12 +178,11 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
 	 */
 	bool mend = width == 2 || c->width != 1 ||
 		    (pos.col + 1 < s->cols && row[pos.col + 1].width == 0);
-	int i = 0;
-	for (; i < WRX_CELL_CHARS && info->chars[i]; i++)
-		c->ch[i] = info->chars[i] < WIDTH_STAND_IN_MIN ? info->chars[i]
-							       : width_original(info->chars[i]);
-	for (; i < WRX_CELL_CHARS; i++)
-		c->ch[i] = 0;
+	memset(c->ch, 0, sizeof c->ch);
+	if (info->chars[1] == 0 && info->chars[0] < WIDTH_STAND_IN_MIN)
+		c->ch[0] = info->chars[0]; /* one character as it is: most */
+	else
+		glyph_chars(c, info->chars);
 	c->width = (uint8_t)width;
 	c->protect = info->protected_cell;
 	c->attrs = s->pen.attrs;
@@ -178,7 +196,10 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
 	}
 	if (mend)
 		mend_edges(s, row, pos.col, pos.col + width);
-	damage(s, pos.row, pos.row + 1);
+	if (pos.row != s->glyph_row) {
+		s->h->damage(s->user, pos.row, pos.row + 1);
+		s->glyph_row = pos.row;
+	}
 	return 1;
 }
 
@@ -479,6 +500,7 @@ static int cb_settermprop(VTermProp prop, VTermValue *val, void *user)
 			alt_rows(s);
 		s->cur = val->boolean ? ALT : MAIN;
 		s->wrap_row = -1;
+		s->glyph_row = -1;
 		s->alt_pushed = 0;
 		/* Going in, libvterm erases the alternate screen (damage enough). */
 		if (!val->boolean)
@@ -669,6 +691,7 @@ struct screen *screen_new(VTerm *vt, struct sb *sb, const struct screen_hooks *h
 	s->user = user;
 	s->sb = sb;
 	s->wrap_row = -1;
+	s->glyph_row = -1;
 	vterm_get_size(vt, &s->rows, &s->cols);
 	cb_initpen(s);
 	s->buf[MAIN] = rows_new(s, s->rows, s->cols);
@@ -704,6 +727,11 @@ void screen_fit(VTerm *vt)
 	char seq[48];
 	int n = snprintf(seq, sizeof seq, "\033[r\033[s\033[%d;%dH", cur.row + 1, cur.col + 1);
 	vterm_input_write(vt, seq, (size_t)n);
+}
+
+void screen_feed(struct screen *s)
+{
+	s->glyph_row = -1;
 }
 
 size_t screen_restore_span(const char *d, size_t len)

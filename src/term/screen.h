@@ -54,6 +54,8 @@ void screen_fit(VTerm *vt);
  * calls screen_keep_cursor, which brings the cursor back inside.
  */
 size_t screen_restore_span(const char *data, size_t len);
+/* Before each feed of libvterm: damage is marked afresh (see glyph_row). */
+void screen_feed(struct screen *s);
 void screen_keep_cursor(VTerm *vt);
 
 /* A libvterm colour as a WRX_COLOUR_* word. */

@@ -112,7 +112,7 @@ static void drop_oldest(struct sb *sb)
 	sb->bytes -= line_size(l);
 	free(l);
 	sb->ring[sb->head] = NULL;
-	sb->head = (sb->head + 1) % sb->cap;
+	sb->head = sb->head + 1 == sb->cap ? 0 : sb->head + 1;
 	sb->count--;
 }
 
@@ -209,18 +209,22 @@ static struct sb_line *encode(const struct wrx_cell *cells, int ncols, bool wrap
 	       cells[written - 1].width == 1)
 		written--;
 	size_t tl = 0, nr = 0;
+	/* The run now, in locals: most cells only compare with it. */
+	struct sb_run at = {0};
 	for (int i = 0; i < n; i++) {
 		const struct wrx_cell *c = &cells[i];
+		bool same = nr > 0 && at.attrs == c->attrs && at.fg == c->fg && at.bg == c->bg &&
+			    at.ul == c->ul;
+		if (same && c->width == 1 && i < written && c->ch[0] - 0x20 < 0x60 &&
+		    c->ch[1] == 0) {
+			text[tl++] = (char)c->ch[0]; /* printable ASCII in the same run: most */
+			continue;
+		}
 		if (c->width == 0 && i > 0)
 			continue; /* right half of a wide character */
-		if (nr == 0 || runs[nr - 1].attrs != c->attrs || runs[nr - 1].fg != c->fg ||
-		    runs[nr - 1].bg != c->bg || runs[nr - 1].ul != c->ul) {
-			runs[nr].start = (uint16_t)i;
-			runs[nr].attrs = c->attrs;
-			runs[nr].fg = c->fg;
-			runs[nr].bg = c->bg;
-			runs[nr].ul = c->ul;
-			nr++;
+		if (!same) {
+			at = (struct sb_run){(uint16_t)i, c->attrs, c->fg, c->bg, c->ul};
+			runs[nr++] = at;
 		}
 		if (c->width == 2)
 			text[tl++] = MARK_WIDE;
@@ -228,11 +232,15 @@ static struct sb_line *encode(const struct wrx_cell *cells, int ncols, bool wrap
 			text[tl++] = MARK_ERASED;
 			continue;
 		}
-		if (c->ch[0] == 0 || c->ch[0] < 0x20) {
-			text[tl++] = ' ';
+		uint32_t ch = c->ch[0];
+		if (ch < 0x20) {
+			text[tl++] = ' '; /* blank */
 			continue;
 		}
-		tl += (size_t)utf8_encode(c->ch[0], text + tl);
+		if (ch < 0x80)
+			text[tl++] = (char)ch;
+		else
+			tl += (size_t)utf8_encode(ch, text + tl);
 		for (int k = 1; k < WRX_CELL_CHARS && c->ch[k]; k++) {
 			text[tl++] = MARK_COMBINING;
 			tl += (size_t)utf8_encode(c->ch[k], text + tl);
