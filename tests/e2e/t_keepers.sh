@@ -145,12 +145,18 @@ t_full_screen_programs() {
 	# Its redraw after the resize may pause (CI's load did, half drawn): the
 	# screen as it was, within 10 s, else the difference shown.
 	same_screen() { settled_capture "$E2E_TMP/after" && cmp -s "$E2E_TMP/before" "$E2E_TMP/after"; }
-	# Not so: what vim's terminal says its size is, and the dashboard, for the log.
+	# Not so, for the log: vim's terminal size and signals, the dashboard,
+	# and the keeper's own screen with no dashboard (the diff then fails).
 	until_ok 10 same_screen || {
 		for p in $(pgrep -x vim); do
 			echo "vim $p: its terminal is $(stty -F "$(readlink /proc/$p/fd/0)" size)" >&2
+			grep -E '^(SigPnd|ShdPnd|SigBlk|SigIgn|SigCgt)' "/proc/$p/status" >&2
 		done
 		screen >&2
+		prefix d
+		wait_for 'WORKREX-EXITED'
+		echo "the keeper's screen:" >&2
+		wrx capture v --screen >&2
 	}
 	diff -u "$E2E_TMP/before" "$E2E_TMP/after" >&2
 	# Detached again, and back: less still at its end, vim still takes keys.
