@@ -568,7 +568,11 @@ static void comment_here(struct ui *ui, struct review *r)
 {
 	/* On a file's header (] put it at the top): its first hunk. */
 	int at = r->top;
-	if (at < r->n && (r->kind[at] == DL_FILE || r->kind[at] == DL_META)) {
+	if (at < 0 || at >= r->n) { /* no lines (no changes, no commits) */
+		ui_message(ui, true, "review: a comment goes on a hunk: n moves to one");
+		return;
+	}
+	if (r->kind[at] == DL_FILE || r->kind[at] == DL_META) {
 		int next = at + 1;
 		while (next < r->n && !boundary(r, next))
 			next++;
@@ -580,7 +584,7 @@ static void comment_here(struct ui *ui, struct review *r)
 		h--;
 	int f = file_at(r, at);
 	struct diff_range rg;
-	if (r->n == 0 || h < 0 || r->kind[h] != DL_HUNK || f < 0 ||
+	if (h < 0 || r->kind[h] != DL_HUNK || f < 0 ||
 	    diff_hunk_range(line_at(r, h), strlen(line_at(r, h)), &rg) < 0) {
 		ui_message(ui, true, "review: a comment goes on a hunk: n moves to one");
 		return;

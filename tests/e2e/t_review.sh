@@ -150,6 +150,38 @@ t_review_view() {
 	not grep -aq $'\302\233' "$E2E_TMP/outer.log"
 }
 
+# An agent with nothing to show, in every mode: each key of the view says
+# so or does nothing (o on no line killed the dashboard once).
+t_review_empty() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx add quiet >/dev/null
+	start_repo 80 24
+	wait_for 'C-b \? help'
+	prefix 2
+	wait_for '^ 2 quiet'
+	prefix D
+	local mode
+	for mode in wip branch commits; do
+		wait_for "review quiet  \[$mode\].*no changes"
+		keys o
+		wait_for 'a comment goes on a hunk'
+		keys n N ']' '[' h l j k g G Space C-d C-u S
+		keys /
+		wait_for 'search:'
+		tm send-keys -l nothing
+		keys Enter
+		wait_for "review quiet  \[$mode\].*no changes"
+		keys Tab
+	done
+	wait_for 'review quiet  \[wip\].*no changes'
+	keys q
+	wait_gone 'review quiet'
+	wait_for 'C-b \? help'
+	[ -n "$(workrex_pid)" ]
+}
+
 # review.pager: the diff coloured by a real filter, line for line (git's
 # contrib diff-highlight, as Debian ships it; delta is not in Debian 12).
 # A filter that changes the number of lines is dropped, with a message; one
@@ -418,6 +450,7 @@ assert d["other"]["checks"] == "✗" and d["third"] is None, d'
 
 run_test "diff: WIP with untracked files, branch, commits, --stat and --json" t_diff_cli
 run_test "review view: files and diff, hunks, modes, search; escapes drawn as text" t_review_view
+run_test "review view with nothing to show: every key in every mode, no crash" t_review_empty
 run_test "review.pager colours the diff line for line; a filter that breaks lines is dropped" t_review_pager
 run_test "patch mode: the index git add -p leaves for the same answers" t_patch_mode
 run_test "c commits what is staged; m merges after the preview; review.commit: agent" t_commit_and_merge
