@@ -1032,8 +1032,6 @@ void render_frame(struct ui *ui)
 	}
 	if (ui->area.x > 0)
 		draw_sidebar(ui, ui->rows - 1);
-	if (ui->rows > 0)
-		draw_status(ui);
 	if (ui->overview)
 		overview_draw(ui);
 	if (ui->compare)
@@ -1042,6 +1040,9 @@ void render_frame(struct ui *ui)
 		textview_draw(ui);
 	if (ui->review)
 		review_draw(ui);
+	/* Over the views: a long error's rows above the status line are read there too. */
+	if (ui->rows > 0)
+		draw_status(ui);
 	if (ui->help)
 		draw_help(ui);
 	place_cursor(ui);

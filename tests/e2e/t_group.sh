@@ -268,9 +268,30 @@ t_group_compare_view() {
 	not grep -aq $'\033]0;PWNED' "$E2E_TMP/outer.log"
 }
 
+# At 80x24 with no check set: r in C-b = says so, in full, over the view
+# (a long error's rows were drawn under it once, and nothing showed).
+t_group_compare_no_check() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 80 24
+	wait_for 'C-b \? help'
+	wrx add two -n 2 -b >/dev/null
+	wait_for '^ +[0-9] two-2'
+	prefix 2
+	prefix =
+	wait_for 'compare two  2 candidates'
+	keys r
+	wait_for 'no check: set check \(e.g. check: make test\)'
+	screen | grep -q 'compare two  2 candidates'
+	keys q
+	wait_gone 'compare two'
+}
+
 run_test "add -a twice: one agent for each CLI, branch and prompt rendered; list shows the group" t_group_of_clis
 run_test "add -n 3 --foreach makes the product; a prompt file's foreach; -p - a line each" t_group_product
 run_test "a template error or a clash is said before any agent is made" t_group_errors_first
 run_test "three candidates: the check ran at done; compare shows it; --merge keeps the winner only" t_group_compare_merge
 run_test "--max-concurrent 2 of 6: never three at work; each done opens the next, in order" t_group_max_concurrent
 run_test "C-b = shows the group; Enter a check's output as text; r, and m merges the best" t_group_compare_view
+run_test "C-b = at 80x24 with no check: r says so over the view" t_group_compare_no_check
