@@ -72,6 +72,7 @@ struct pane {
 	struct buf hold; /* held-back unfinished string sequence */
 	int discard;     /* inside a sequence too long to hold: DISCARD_* */
 	struct vtfilter filter;
+	bool plain_text;  /* plain ASCII put by screen_text (pane_plain_text) */
 	struct buf osc52; /* the filter's: the last OSC 52 write, "Pc;Pd" */
 	struct buf clip;  /* its text, decoded (PANE_EV_CLIPBOARD) */
 
@@ -284,6 +285,7 @@ struct pane *pane_new(int rows, int cols, size_t scrollback, pane_event_fn *fn, 
 	vterm_set_utf8(p->vt, 1);
 	vterm_output_set_callback(p->vt, cb_output, p);
 	p->filter.clip = &p->osc52;
+	p->plain_text = true;
 	p->scr = screen_new(p->vt, p->sb, &screen_hooks, p);
 	mark_rows(p, 0, p->rows);
 	p->events = 0;
@@ -380,6 +382,11 @@ static void take_clipboard(struct pane *p)
 	p->events |= PANE_EV_CLIPBOARD;
 }
 
+void pane_plain_text(struct pane *p, bool on)
+{
+	p->plain_text = on;
+}
+
 void pane_feed(struct pane *p, const char *buf, size_t len)
 {
 	if (len == 0 || p->vt == NULL)
@@ -408,15 +415,26 @@ void pane_feed(struct pane *p, const char *buf, size_t len)
 		buf = p->hold.data;
 		len = p->hold.len;
 	}
-	static struct buf clean;
+	static struct buf clean, runs;
 	buf_consume(&clean, clean.len);
+	buf_consume(&runs, runs.len);
+	p->filter.runs = p->plain_text ? &runs : NULL;
 	size_t used = vtfilter(&p->filter, buf, len, &clean);
+	p->filter.runs = NULL;
 	screen_feed(p->scr);
+	/* Plain text straight into the cells (screen_text), the rest through libvterm. */
+	const size_t *run = (const size_t *)(void *)runs.data;
+	size_t nrun = runs.len / (2 * sizeof *run), r = 0;
 	for (size_t off = 0; off < clean.len;) {
-		size_t n = screen_restore_span(clean.data + off, clean.len - off);
-		vt_write(p, clean.data + off, n);
+		size_t end = off + screen_restore_span(clean.data + off, clean.len - off);
+		for (; r < nrun && run[2 * r] < end; r++) {
+			size_t at = run[2 * r];
+			vt_write(p, clean.data + off, at - off);
+			off = at + screen_text(p->scr, clean.data + at, run[2 * r + 1]);
+		}
+		vt_write(p, clean.data + off, end - off);
 		screen_keep_cursor(p->vt);
-		off += n;
+		off = end;
 	}
 	if (p->filter.clip_set)
 		take_clipboard(p);

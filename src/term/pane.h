@@ -109,6 +109,12 @@ void pane_set_hook(struct pane *p, pane_event_fn *fn, void *data);
 
 /* Program output into the emulator. */
 void pane_feed(struct pane *p, const char *buf, size_t len);
+/*
+ * Whether printable ASCII may go into the cells without libvterm
+ * (screen_text; on by default). The result is the same either way; off is
+ * for tests that show it.
+ */
+void pane_plain_text(struct pane *p, bool on);
 /* The program exited (status as from waitpid). */
 void pane_set_exited(struct pane *p, int status);
 

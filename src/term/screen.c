@@ -36,6 +36,7 @@ struct row {
 };
 
 struct screen {
+	VTerm *vt;
 	VTermState *st;
 	int rows, cols;
 	struct row **buf[2]; /* rows of the main and the alternate screen (made on first use) */
@@ -690,6 +691,7 @@ struct screen *screen_new(VTerm *vt, struct sb *sb, const struct screen_hooks *h
 	s->h = hooks;
 	s->user = user;
 	s->sb = sb;
+	s->vt = vt;
 	s->wrap_row = -1;
 	s->glyph_row = -1;
 	vterm_get_size(vt, &s->rows, &s->cols);
@@ -732,6 +734,64 @@ void screen_fit(VTerm *vt)
 void screen_feed(struct screen *s)
 {
 	s->glyph_row = -1;
+}
+
+/* v in decimal at out; returns its length (at most 10). */
+static int decimal(unsigned v, char *out)
+{
+	char d[10];
+	int n = 0;
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	for (int i = 0; i < n; i++)
+		out[i] = d[n - 1 - i];
+	return n;
+}
+
+size_t screen_text(struct screen *s, const char *t, size_t n)
+{
+	VTermPos at;
+	vterm_state_get_cursorpos(s->st, &at);
+	/*
+	 * Short of the last two columns, where libvterm's cursor is never
+	 * waiting to wrap (a glyph reached the margin) and where none of
+	 * these glyphs wraps; the last character goes to libvterm, which
+	 * must know it to join a combining character that may follow.
+	 */
+	if (at.row < 0 || at.row >= s->rows || at.col < 0 || at.col > s->cols - 3 || n < 2)
+		return 0;
+	size_t k = WRX_MIN(n - 1, (size_t)(s->cols - 2 - at.col));
+	const VTermLineInfo *li = vterm_state_get_lineinfo(s->st, at.row);
+	if (li->doublewidth || li->doubleheight)
+		return 0;
+	if (at.col == 0 && s->wrap_row >= 0 && at.row == s->wrap_row + 1)
+		s->buf[s->cur][s->wrap_row]->wrapped = true;
+	s->wrap_row = -1;
+	struct wrx_cell *row = s->buf[s->cur][at.row]->c, *c = &row[at.col];
+	bool mend = at.col + (int)k < s->cols && row[at.col + k].width == 0;
+	struct wrx_cell glyph = {.width = 1,
+				 .attrs = s->pen.attrs,
+				 .fg = s->pen.fg,
+				 .bg = s->pen.bg,
+				 .ul = s->pen.ul};
+	for (size_t i = 0; i < k; i++) {
+		mend |= c[i].width != 1;
+		glyph.ch[0] = (unsigned char)t[i];
+		c[i] = glyph;
+	}
+	if (mend)
+		mend_edges(s, row, at.col, at.col + (int)k);
+	if (at.row != s->glyph_row) {
+		s->h->damage(s->user, at.row, at.row + 1);
+		s->glyph_row = at.row;
+	}
+	/* libvterm's cursor after them: CUF, which no mode here bounds short of it. */
+	char cuf[16] = "\033[";
+	size_t len = 2 + (size_t)decimal((unsigned)k, cuf + 2);
+	cuf[len++] = 'C';
+	vterm_input_write(s->vt, cuf, len);
+	return k;
 }
 
 size_t screen_restore_span(const char *d, size_t len)

@@ -56,6 +56,14 @@ void screen_fit(VTerm *vt);
 size_t screen_restore_span(const char *data, size_t len);
 /* Before each feed of libvterm: damage is marked afresh (see glyph_row). */
 void screen_feed(struct screen *s);
+/*
+ * Put a run of printable ASCII t[0..n) (the filter's runs, vtfilter.h) at
+ * the cursor as libvterm would, glyph by glyph, but straight into the
+ * cells, and move libvterm's cursor past them. Returns how many it put
+ * (as many as fit short of the margin, never the last); the caller gives
+ * libvterm the rest.
+ */
+size_t screen_text(struct screen *s, const char *t, size_t n);
 void screen_keep_cursor(VTerm *vt);
 
 /* A libvterm colour as a WRX_COLOUR_* word. */

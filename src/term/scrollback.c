@@ -18,6 +18,7 @@
 
 #include "../util/util.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,6 +183,31 @@ static int cell_blank(const struct wrx_cell *c)
 	return (c->ch[0] == 0 || c->ch[0] == ' ') && c->attrs == 0 && c->bg == WRX_COLOUR_DEFAULT;
 }
 
+/*
+ * A cell's width, protection, attributes and colours, in two words, for
+ * comparing runs of cells at a word each; and its first two characters.
+ */
+_Static_assert(offsetof(struct wrx_cell, width) == 24 && offsetof(struct wrx_cell, ul) == 36 &&
+		       sizeof(struct wrx_cell) == 40,
+	       "struct wrx_cell: ch[6], then width to ul in 16 bytes");
+struct look {
+	uint64_t lo, hi;
+};
+
+static struct look look_of(const struct wrx_cell *c)
+{
+	struct look k;
+	memcpy(&k, &c->width, sizeof k);
+	return k;
+}
+
+static uint64_t first_chars(const struct wrx_cell *c)
+{
+	uint64_t v;
+	memcpy(&v, c->ch, sizeof v);
+	return v;
+}
+
 /* cells as one line (trailing blanks trimmed unless wrapped), in one exact allocation. */
 static struct sb_line *encode(const struct wrx_cell *cells, int ncols, bool wrapped)
 {
@@ -209,22 +235,40 @@ static struct sb_line *encode(const struct wrx_cell *cells, int ncols, bool wrap
 	       cells[written - 1].width == 1)
 		written--;
 	size_t tl = 0, nr = 0;
-	/* The run now, in locals: most cells only compare with it. */
+	/*
+	 * The run now, in locals: most cells only compare with it. plain:
+	 * how a cell of one column in it looks (unprotected; protect is
+	 * masked out), which a cell that also holds one printable ASCII
+	 * character (the first two characters, as one word, are the
+	 * character and 0) matches in three comparisons.
+	 */
 	struct sb_run at = {0};
+	struct look plain = {~0ull, ~0ull}, mask = {0, ~0ull};
+	{
+		struct wrx_cell m = {.width = 0xff, .attrs = 0xffff, .fg = ~0u};
+		mask.lo = look_of(&m).lo;
+	}
 	for (int i = 0; i < n; i++) {
 		const struct wrx_cell *c = &cells[i];
-		bool same = nr > 0 && at.attrs == c->attrs && at.fg == c->fg && at.bg == c->bg &&
-			    at.ul == c->ul;
-		if (same && c->width == 1 && i < written && c->ch[0] - 0x20 < 0x60 &&
-		    c->ch[1] == 0) {
+		struct look now = look_of(c);
+		if ((now.lo & mask.lo) == plain.lo && now.hi == plain.hi &&
+		    first_chars(c) - 0x20 < 0x60 && i < written) {
 			text[tl++] = (char)c->ch[0]; /* printable ASCII in the same run: most */
 			continue;
 		}
+		bool same = nr > 0 && at.attrs == c->attrs && at.fg == c->fg && at.bg == c->bg &&
+			    at.ul == c->ul;
 		if (c->width == 0 && i > 0)
 			continue; /* right half of a wide character */
 		if (!same) {
 			at = (struct sb_run){(uint16_t)i, c->attrs, c->fg, c->bg, c->ul};
 			runs[nr++] = at;
+			struct wrx_cell one = {.width = 1,
+					       .attrs = c->attrs,
+					       .fg = c->fg,
+					       .bg = c->bg,
+					       .ul = c->ul};
+			plain = look_of(&one);
 		}
 		if (c->width == 2)
 			text[tl++] = MARK_WIDE;

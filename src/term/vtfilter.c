@@ -142,13 +142,48 @@ static void save_charsets(struct vtfilter *vf);
 static void restore_charsets(struct vtfilter *vf, struct buf *out);
 
 /*
+ * A mode that keeps text off the plain path set (f 'h') or reset (f 'l').
+ * Set by any list it is in; reset only when it is the whole list, as
+ * libvterm may read the first parameter alone: kept on wrongly is only
+ * slower, kept off wrongly would put text where libvterm would not.
+ */
+static void quirk(struct vtfilter *vf, unsigned q, bool alone, char f)
+{
+	if (f == 'h')
+		vf->quirks |= q;
+	else if (alone)
+		vf->quirks &= ~q;
+}
+
+/* Whether the parameters p (NUL-terminated) have the number v; alone: as their only one. */
+static bool param_has(const char *p, long v, bool *alone)
+{
+	bool hit = false;
+	int n = 0;
+	const char *a = p;
+	for (;; a++) {
+		long x = 0;
+		for (; *a >= '0' && *a <= '9'; a++)
+			x = x < 100000 ? x * 10 + (*a - '0') : x;
+		hit |= x == v;
+		n++;
+		if (*a != ';' && *a != ':')
+			break;
+	}
+	*alone = hit && n == 1 && *a == '\0';
+	return hit;
+}
+
+/*
  * CSI ? Pm h or l: 47 becomes 1047 (libvterm 0.1.4 has only the latter),
  * DECCOLM (3) clears and homes, and a save (1048, 1049 set) or restore
  * (reset) of the cursor is told.
  */
 static void dec_mode(struct vtfilter *vf, const char *p, size_t np, char f, struct buf *out)
 {
-	bool saves = false, deccolm = false;
+	bool saves = false, deccolm = false, alone;
+	if (param_has(p + 1, 6, &alone))
+		quirk(vf, VTFILTER_Q_ORIGIN, alone, f);
 	buf_add(out, "\033[?", 3);
 	for (size_t k = 1; k < np;) {
 		size_t n = strspn(p + k, "0123456789");
@@ -235,6 +270,11 @@ static size_t do_csi(struct vtfilter *vf, const char *data, size_t j, size_t len
 		dec_mode(vf, p, np, (char)f, out);
 		return t + 1;
 	}
+	bool alone;
+	if ((f == 'h' || f == 'l') && !leader && !intermed && param_has(p, 4, &alone))
+		quirk(vf, VTFILTER_Q_INSERT, alone, (char)f); /* IRM */
+	if (f == 'q' && intermed && p[np - 1] == '"')
+		vf->quirks |= VTFILTER_Q_PROTECT; /* DECSCA: until a reset */
 	if (f == 'm' && !leader && !intermed) {
 		/*
 		 * libvterm's pen goes unused, so it need not read the SGR; but a CSI
@@ -264,6 +304,7 @@ static void restore_charsets(struct vtfilter *vf, struct buf *out)
 {
 	memcpy(vf->g, vf->saved_g, sizeof vf->g);
 	vf->shifted = vf->saved_shifted;
+	vf->quirks &= ~VTFILTER_Q_LOCKED; /* by the SI or SO below */
 	static const char which[] = "()*+";
 	for (int k = 0; k < 4; k++)
 		buf_add(out, (const char[]){ESC, which[k], vf->g[k] ? vf->g[k] : 'B'}, 3);
@@ -315,14 +356,34 @@ static size_t do_escape(struct vtfilter *vf, const char *data, size_t j, size_t 
 		restore_charsets(vf, out);
 		buf_addstr(out, VTFILTER_RESTORE);
 	}
+	if (t == j && (f == 'N' || f == 'O'))
+		vf->quirks |= VTFILTER_Q_SINGLE; /* SS2, SS3 */
+	if (t == j && (f == 'n' || f == 'o'))
+		vf->quirks |= VTFILTER_Q_LOCKED; /* LS2, LS3 */
+	if (t == j + 1 && data[j] == '#' && f >= '3' && f <= '6')
+		vf->quirks |= VTFILTER_Q_SIZED; /* DECDHL, DECSWL, DECDWL: until a reset */
 	if (t == j && f == 'c') { /* RIS: what a restore then restores is the reset state */
 		memset(vf->g, 0, sizeof vf->g);
 		vf->shifted = false;
+		vf->quirks = 0;
 		save_charsets(vf);
 		/* libvterm 0.1.4's reset leaves mouse reporting on; xterm's and tmux's do not. */
 		buf_addstr(out, "\033[?1000;1002;1003;1004;1005;1006;1015l\0337" VTFILTER_SAVE);
 	}
 	return t + 1;
+}
+
+/* A run of printable ASCII at out's offset at, noted if it may take the plain path. */
+static void plain_run(struct vtfilter *f, size_t at, size_t n)
+{
+	if (f->quirks & VTFILTER_Q_SINGLE) {
+		f->quirks &= ~VTFILTER_Q_SINGLE; /* this run's first character was shifted */
+		return;
+	}
+	if (f->runs == NULL || n < VTFILTER_RUN_MIN || f->quirks || f->g[f->shifted] != 0)
+		return;
+	size_t run[2] = {at, n};
+	buf_add(f->runs, run, sizeof run);
 }
 
 /*
@@ -336,8 +397,18 @@ static size_t add_text(struct vtfilter *f, const char *s, size_t n, bool at_end,
 	while (i < n) {
 		size_t k = i;
 		while (k < n && (unsigned char)s[k] < 0x80) {
-			if (s[k] == 0x0e || s[k] == 0x0f) /* SO, SI */
+			if (s[k] >= 0x20 && s[k] < 0x7f) {
+				size_t e = k + 1;
+				while (e < n && s[e] >= 0x20 && s[e] < 0x7f)
+					e++;
+				plain_run(f, out->len + (k - i), e - k);
+				k = e;
+				continue;
+			}
+			if (s[k] == 0x0e || s[k] == 0x0f) { /* SO, SI */
 				f->shifted = s[k] == 0x0e;
+				f->quirks &= ~VTFILTER_Q_LOCKED;
+			}
 			k++;
 		}
 		buf_add(out, s + i, k - i);

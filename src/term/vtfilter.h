@@ -31,6 +31,11 @@
  * nothing with it. Mode 47 (the alternate screen, which libvterm ignores) is
  * passed on as 1047, and a restore of the cursor brings back the
  * character sets saved with it, which libvterm does not.
+ *
+ * As it reads, it also notes where printable ASCII goes out that libvterm
+ * would put in the plain way (struct vtfilter's runs), so that the pane can
+ * put it into the cells itself (screen_text) instead of libvterm glyph by
+ * glyph, which is most of what a flood costs.
  */
 #ifndef WRX_VTFILTER_H
 #define WRX_VTFILTER_H
@@ -68,6 +73,26 @@ struct vtfilter {
 	 */
 	struct buf *clip;
 	bool clip_set;
+	/*
+	 * Text libvterm would put glyph by glyph in the plain way, for
+	 * screen_text() to put faster: with runs not NULL, each run of at
+	 * least VTFILTER_RUN_MIN printable ASCII characters (0x20-0x7e) the
+	 * filter passes on while the character set in use is ASCII and no
+	 * quirk below is on is noted in runs, as two size_t: its offset in
+	 * out and its length.
+	 */
+	struct buf *runs;
+	unsigned quirks; /* VTFILTER_Q_*: what keeps text off that path */
+};
+
+#define VTFILTER_RUN_MIN 4
+enum {
+	VTFILTER_Q_INSERT = 1 << 0,  /* IRM: each glyph pushes the row right */
+	VTFILTER_Q_ORIGIN = 1 << 1,  /* DECOM: cursor motion bounded by the region */
+	VTFILTER_Q_PROTECT = 1 << 2, /* DECSCA: glyphs protected from selective erase */
+	VTFILTER_Q_SINGLE = 1 << 3,  /* SS2, SS3: the next character from G2 or G3 */
+	VTFILTER_Q_LOCKED = 1 << 4,  /* LS2, LS3: G2 or G3 in GL */
+	VTFILTER_Q_SIZED = 1 << 5,   /* a double-width or double-height line was asked for */
 };
 
 /*

@@ -3,7 +3,9 @@
  * (split at fuzzer-chosen points, so OSC/DCS hold-back is exercised),
  * resizes, and input keys, then reading back every cell and history line
  * as the renderer and scroll mode do. The screen's own promises are checked
- * too: no half of a wide character without the other, the cursor inside.
+ * too: no half of a wide character without the other, the cursor inside;
+ * and a second pane fed the same without the plain text path
+ * (pane_plain_text) ends the same, cell for cell.
  */
 #include "term/pane.h"
 
@@ -31,12 +33,45 @@ static void sink_close(void *ctx)
 	(void)ctx;
 }
 
+/* p and q show the same: every cell, history line, wrap and the cursor. */
+static void same(const struct pane *p, const struct pane *q)
+{
+	if (pane_history(p) != pane_history(q))
+		abort();
+	for (int l = -(int)pane_history(p); l < pane_rows(p); l++) {
+		struct buf a = {0}, b = {0};
+		pane_line_append_sgr(p, l, 0, &a);
+		pane_line_append_sgr(q, l, 0, &b);
+		if (a.len != b.len || (a.len && memcmp(a.data, b.data, a.len)) ||
+		    pane_line_wrapped(p, l) != pane_line_wrapped(q, l))
+			abort();
+		buf_free(&a);
+		buf_free(&b);
+	}
+	for (int r = 0; r < pane_rows(p); r++)
+		for (int c = 0; c < pane_cols(p); c++) {
+			struct wrx_cell x, y;
+			pane_cell(p, r, c, &x);
+			pane_cell(q, r, c, &y);
+			if (memcmp(&x, &y, sizeof x))
+				abort();
+		}
+	int r1, c1, r2, c2, s;
+	bool v;
+	pane_cursor(p, &r1, &c1, &v, &s);
+	pane_cursor(q, &r2, &c2, &v, &s);
+	if (r1 != r2 || c1 != c2)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 2)
 		return 0;
 	int rows = 1 + data[0] % 40, cols = 1 + data[1] % 120;
 	struct pane *p = pane_new(rows, cols, 64, NULL, NULL);
+	struct pane *q = pane_new(rows, cols, 64, NULL, NULL);
+	pane_plain_text(q, false);
 	struct pane_io io = {sink_write, sink_resize, sink_close, NULL};
 	pane_set_io(p, &io);
 	size_t i = 2;
@@ -49,11 +84,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 0:
 		case 1: /* output chunk */
 			pane_feed(p, (const char *)data + i, n);
+			pane_feed(q, (const char *)data + i, n);
 			i += n;
 			break;
 		case 2: /* resize */
 			if (i + 1 < size) {
 				pane_resize(p, data[i] % 60, data[i + 1] % 200);
+				pane_resize(q, data[i] % 60, data[i + 1] % 200);
 				i += 2;
 			}
 			break;
@@ -83,6 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pane_cursor(p, &r, &c, &vis, &shape);
 	if (r < 0 || r >= pane_rows(p) || c < 0 || c >= pane_cols(p))
 		abort();
+	same(p, q);
 	pane_free(p);
+	pane_free(q);
 	return 0;
 }
