@@ -422,15 +422,19 @@ void pane_feed(struct pane *p, const char *buf, size_t len)
 	size_t used = vtfilter(&p->filter, buf, len, &clean);
 	p->filter.runs = NULL;
 	screen_feed(p->scr);
-	/* Plain text straight into the cells (screen_text), the rest through libvterm. */
-	const size_t *run = (const size_t *)(void *)runs.data;
-	size_t nrun = runs.len / (2 * sizeof *run), r = 0;
+	/* Plain text and SGRs straight to the screen where it can, the rest through libvterm. */
+	const struct vtfilter_run *run = (const struct vtfilter_run *)(void *)runs.data;
+	size_t nrun = runs.len / sizeof *run, r = 0;
 	for (size_t off = 0; off < clean.len;) {
 		size_t end = off + screen_restore_span(clean.data + off, clean.len - off);
-		for (; r < nrun && run[2 * r] < end; r++) {
-			size_t at = run[2 * r];
-			vt_write(p, clean.data + off, at - off);
-			off = at + screen_text(p->scr, clean.data + at, run[2 * r + 1]);
+		for (; r < nrun && run[r].at < end; r++) {
+			const char *at = clean.data + run[r].at;
+			vt_write(p, clean.data + off, run[r].at - off);
+			off = run[r].at;
+			if (run[r].kind == VTFILTER_TEXT)
+				off += screen_text(p->scr, at, run[r].len);
+			else if (screen_sgr(p->scr, at + 6, run[r].len - 8))
+				off += run[r].len;
 		}
 		vt_write(p, clean.data + off, end - off);
 		screen_keep_cursor(p->vt);

@@ -794,6 +794,34 @@ size_t screen_text(struct screen *s, const char *t, size_t n)
 	return k;
 }
 
+bool screen_sgr(struct screen *s, const char *p, size_t n)
+{
+	/* libvterm ends a CSI by bringing a cursor outside the screen back in. */
+	VTermPos at;
+	vterm_state_get_cursorpos(s->st, &at);
+	if (at.row < 0 || at.row >= s->rows || at.col < 0 || at.col >= s->cols)
+		return false;
+	/* The arguments as libvterm's parser makes them. */
+	long args[16]; /* libvterm's CSI_ARGS_MAX, as the filter keeps to */
+	int argc = 0;
+	args[0] = CSI_ARG_MISSING;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] >= '0' && p[i] <= '9') {
+			if (args[argc] == CSI_ARG_MISSING)
+				args[argc] = 0;
+			args[argc] = args[argc] * 10 + (p[i] - '0');
+			continue;
+		}
+		if (p[i] == ':')
+			args[argc] |= CSI_ARG_FLAG_MORE;
+		if (argc + 1 == (int)WRX_ARRAY_LEN(args))
+			return false;
+		args[++argc] = CSI_ARG_MISSING;
+	}
+	sgr(s, args, argc + 1);
+	return true;
+}
+
 size_t screen_restore_span(const char *d, size_t len)
 {
 	for (const char *e = memchr(d, 0x1b, len); e != NULL;

@@ -64,6 +64,12 @@ void screen_feed(struct screen *s);
  * libvterm the rest.
  */
 size_t screen_text(struct screen *s, const char *t, size_t n);
+/*
+ * The SGR with parameters p[0..n) (digits, ';' and ':'; vtfilter.h) taken
+ * into the pen as libvterm would hand it over, if libvterm would do nothing
+ * else with it: true if taken, false to give it to libvterm.
+ */
+bool screen_sgr(struct screen *s, const char *p, size_t n);
 void screen_keep_cursor(VTerm *vt);
 
 /* A libvterm colour as a WRX_COLOUR_* word. */

@@ -174,6 +174,33 @@ static bool param_has(const char *p, long v, bool *alone)
 	return hit;
 }
 
+/* A run of printable ASCII at out's offset at, noted if it may take the plain path. */
+static void plain_text(struct vtfilter *f, size_t at, size_t n)
+{
+	if (f->quirks & VTFILTER_Q_SINGLE) {
+		f->quirks &= ~VTFILTER_Q_SINGLE; /* this run's first character was shifted */
+		return;
+	}
+	if (f->runs == NULL || n < VTFILTER_RUN_MIN || f->quirks || f->g[f->shifted] != 0)
+		return;
+	struct vtfilter_run run = {at, n, VTFILTER_TEXT};
+	buf_add(f->runs, &run, sizeof run);
+}
+
+/* The SGR with parameters p, just put in out at at, noted if the pane may take it itself. */
+static void plain_sgr(struct vtfilter *f, size_t at, const char *p, size_t np, struct buf *out)
+{
+	if (f->runs == NULL || (f->quirks & (VTFILTER_Q_ORIGIN | VTFILTER_Q_SIZED)))
+		return;
+	for (size_t k = 0, digits = 0; k < np; k++) {
+		digits = p[k] >= '0' && p[k] <= '9' ? digits + 1 : 0;
+		if (digits > 9 || (digits == 0 && p[k] != ';' && p[k] != ':'))
+			return; /* a number libvterm would keep otherwise, or a byte it reads */
+	}
+	struct vtfilter_run run = {at, out->len - at, VTFILTER_SGR};
+	buf_add(f->runs, &run, sizeof run);
+}
+
 /*
  * CSI ? Pm h or l: 47 becomes 1047 (libvterm 0.1.4 has only the latter),
  * DECCOLM (3) clears and homes, and a save (1048, 1049 set) or restore
@@ -222,17 +249,20 @@ static size_t do_csi(struct vtfilter *vf, const char *data, size_t j, size_t len
 {
 	size_t t = j + 1;
 	int seps = 0;
+	bool controls = false; /* bytes libvterm runs inside it */
 	while (t < len) {
 		unsigned char c = (unsigned char)data[t];
 		if ((c >= 0x40 && c != 0x7f) || c == ESC || c == CAN || c == SUB)
 			break;
 		seps += c == ';' || c == ':';
+		controls |= c < 0x20 || c == 0x7f;
 		t++;
 	}
 	if (t >= len)
 		return 0;
 	unsigned char f = (unsigned char)data[t];
-	emit_executed(data, j + 1, t, out); /* libvterm runs them mid-sequence */
+	if (controls)
+		emit_executed(data, j + 1, t, out); /* libvterm runs them mid-sequence */
 	if (f == ESC)
 		return t; /* aborted by a new sequence */
 	if (f == CAN || f == SUB)
@@ -248,9 +278,14 @@ static size_t do_csi(struct vtfilter *vf, const char *data, size_t j, size_t len
 	/* The parameter bytes, without the control bytes already sent. */
 	char p[256];
 	size_t np = 0;
-	for (size_t k = j + 1; k < t && np < sizeof p; k++)
-		if (!executed((unsigned char)data[k]))
-			p[np++] = data[k];
+	if (!controls && t - j - 1 < sizeof p) {
+		np = t - j - 1;
+		memcpy(p, data + j + 1, np);
+	} else {
+		for (size_t k = j + 1; k < t && np < sizeof p; k++)
+			if (!executed((unsigned char)data[k]))
+				p[np++] = data[k];
+	}
 	if (np == sizeof p) { /* parameters no program means: as they are */
 		buf_add(out, "\033[", 2);
 		emit_rest(data, j + 1, t + 1, out);
@@ -282,8 +317,10 @@ static size_t do_csi(struct vtfilter *vf, const char *data, size_t j, size_t len
 		 * (DECSLRM), and one it does not, ours, would not: it gets the
 		 * shortest SGR for that, then ours.
 		 */
+		size_t at = out->len;
 		buf_add(out, "\033[m", 3);
 		sgr_again(p, np, out);
+		plain_sgr(vf, at, p, np, out);
 		return t + 1;
 	}
 	buf_add(out, "\033[", 2);
@@ -373,19 +410,6 @@ static size_t do_escape(struct vtfilter *vf, const char *data, size_t j, size_t 
 	return t + 1;
 }
 
-/* A run of printable ASCII at out's offset at, noted if it may take the plain path. */
-static void plain_run(struct vtfilter *f, size_t at, size_t n)
-{
-	if (f->quirks & VTFILTER_Q_SINGLE) {
-		f->quirks &= ~VTFILTER_Q_SINGLE; /* this run's first character was shifted */
-		return;
-	}
-	if (f->runs == NULL || n < VTFILTER_RUN_MIN || f->quirks || f->g[f->shifted] != 0)
-		return;
-	size_t run[2] = {at, n};
-	buf_add(f->runs, run, sizeof run);
-}
-
 /*
  * Text: as it is, but for a character whose width libvterm counts otherwise
  * than the C library, which goes as its stand-in (width.h). Returns the
@@ -401,7 +425,7 @@ static size_t add_text(struct vtfilter *f, const char *s, size_t n, bool at_end,
 				size_t e = k + 1;
 				while (e < n && s[e] >= 0x20 && s[e] < 0x7f)
 					e++;
-				plain_run(f, out->len + (k - i), e - k);
+				plain_text(f, out->len + (k - i), e - k);
 				k = e;
 				continue;
 			}

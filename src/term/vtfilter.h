@@ -74,18 +74,27 @@ struct vtfilter {
 	struct buf *clip;
 	bool clip_set;
 	/*
-	 * Text libvterm would put glyph by glyph in the plain way, for
-	 * screen_text() to put faster: with runs not NULL, each run of at
-	 * least VTFILTER_RUN_MIN printable ASCII characters (0x20-0x7e) the
-	 * filter passes on while the character set in use is ASCII and no
-	 * quirk below is on is noted in runs, as two size_t: its offset in
-	 * out and its length.
+	 * What the pane may do without libvterm, noted in runs (when not
+	 * NULL) as struct vtfilter_run, in the order of out:
+	 *  - VTFILTER_TEXT: a run of at least VTFILTER_RUN_MIN printable
+	 *    ASCII characters (0x20-0x7e) while the character set in use is
+	 *    ASCII and no quirk below is on, which libvterm would put glyph by
+	 *    glyph the plain way (screen_text);
+	 *  - VTFILTER_SGR: an SGR as it goes out (ESC [ m, then ours with the
+	 *    parameters, at offset 6 and len - 8 long), plain digits, ';' and
+	 *    ':', while no quirk moves a cursor that any CSI would bound
+	 *    (screen_sgr).
 	 */
 	struct buf *runs;
 	unsigned quirks; /* VTFILTER_Q_*: what keeps text off that path */
 };
 
 #define VTFILTER_RUN_MIN 4
+enum { VTFILTER_TEXT, VTFILTER_SGR };
+struct vtfilter_run {
+	size_t at, len; /* in out */
+	int kind;       /* VTFILTER_TEXT, VTFILTER_SGR */
+};
 enum {
 	VTFILTER_Q_INSERT = 1 << 0,  /* IRM: each glyph pushes the row right */
 	VTFILTER_Q_ORIGIN = 1 << 1,  /* DECOM: cursor motion bounded by the region */

@@ -93,14 +93,6 @@ void buf_reserve(struct buf *b, size_t need)
 	b->cap = cap;
 }
 
-void buf_add(struct buf *b, const void *p, size_t n)
-{
-	buf_reserve(b, n);
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-}
-
 void buf_addstr(struct buf *b, const char *s)
 {
 	buf_add(b, s, strlen(s));

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define WRX_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define WRX_MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -42,7 +43,15 @@ struct buf {
 
 /* Room for n more bytes (and the NUL) past len. */
 void buf_reserve(struct buf *b, size_t n);
-void buf_add(struct buf *b, const void *p, size_t n);
+/* Inline: the terminal's filter adds a few bytes at a time, millions of times a flood. */
+static inline void buf_add(struct buf *b, const void *p, size_t n)
+{
+	if (b->len + n + 1 > b->cap)
+		buf_reserve(b, n);
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
 void buf_addstr(struct buf *b, const char *s);
 void buf_addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A new random (version 4) UUID, lower case. Caller frees. */
