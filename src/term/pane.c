@@ -36,6 +36,8 @@ static_assert((int)WRX_MOD_CTRL == (int)VTERM_MOD_CTRL && (int)WRX_MOD_ALT == (i
 
 /* An unfinished OSC/DCS string longer than this is dropped. */
 #define HOLD_MAX (1024 * 1024)
+/* pane_feed's scratch space kept between calls: a 64 KB read's needs, with room. */
+#define SCRATCH_KEEP (512 * 1024)
 
 enum { DISCARD_NONE, DISCARD_STRING, DISCARD_CSI };
 
@@ -440,6 +442,11 @@ void pane_feed(struct pane *p, const char *buf, size_t len)
 		screen_keep_cursor(p->vt);
 		off = end;
 	}
+	/* Scratch space a long sequence made large goes back: a keeper idles small. */
+	if (clean.cap > SCRATCH_KEEP)
+		buf_free(&clean);
+	if (runs.cap > SCRATCH_KEEP)
+		buf_free(&runs);
 	if (p->filter.clip_set)
 		take_clipboard(p);
 	if (p->hold.len > 0) {

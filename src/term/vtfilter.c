@@ -183,7 +183,7 @@ static void plain_text(struct vtfilter *f, size_t at, size_t n)
 	}
 	if (f->runs == NULL || n < VTFILTER_RUN_MIN || f->quirks || f->g[f->shifted] != 0)
 		return;
-	struct vtfilter_run run = {at, n, VTFILTER_TEXT};
+	struct vtfilter_run run = {(uint32_t)at, (uint32_t)n, VTFILTER_TEXT};
 	buf_add(f->runs, &run, sizeof run);
 }
 
@@ -197,7 +197,7 @@ static void plain_sgr(struct vtfilter *f, size_t at, const char *p, size_t np, s
 		if (digits > 9 || (digits == 0 && p[k] != ';' && p[k] != ':'))
 			return; /* a number libvterm would keep otherwise, or a byte it reads */
 	}
-	struct vtfilter_run run = {at, out->len - at, VTFILTER_SGR};
+	struct vtfilter_run run = {(uint32_t)at, (uint32_t)(out->len - at), VTFILTER_SGR};
 	buf_add(f->runs, &run, sizeof run);
 }
 

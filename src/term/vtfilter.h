@@ -92,8 +92,8 @@ struct vtfilter {
 #define VTFILTER_RUN_MIN 4
 enum { VTFILTER_TEXT, VTFILTER_SGR };
 struct vtfilter_run {
-	size_t at, len; /* in out */
-	int kind;       /* VTFILTER_TEXT, VTFILTER_SGR */
+	uint32_t at, len; /* in out (one call's output: far less than 4 GB) */
+	int kind;         /* VTFILTER_TEXT, VTFILTER_SGR */
 };
 enum {
 	VTFILTER_Q_INSERT = 1 << 0,  /* IRM: each glyph pushes the row right */
