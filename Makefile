@@ -60,7 +60,7 @@ KEEPER_LD_QUIET := -e "in function .uv__getpwuid_r" -e "in function .uv__getaddr
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test-deps run test fresh-test fuzz-smoke unit e2e net-test sandbox-test asan fuzz bench format widths \
+.PHONY: all deps test-deps run test fresh-test fuzz-smoke unit e2e crash-test faults net-test sandbox-test asan fuzz bench format widths \
 	format-check check-layers clean guest man \
 	install uninstall
 
@@ -129,7 +129,7 @@ sandbox-test: $(BIN) $(GUEST) $(KEEPER)
 # suite in a container without nested podman) says why, the others report.
 test: test-deps
 	@$(MAKE) --no-print-directory all
-	@failed=; for s in check-layers format-check unit e2e net-test sandbox-test fuzz-smoke; do \
+	@failed=; for s in check-layers format-check unit e2e crash-test net-test sandbox-test fuzz-smoke; do \
 		$(MAKE) --no-print-directory $$s || failed="$$failed $$s"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
@@ -172,6 +172,17 @@ FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_
 fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do mkdir -p $(BUILD)/corpus/$$(basename $$f); \
 		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 $(BUILD)/corpus/$$(basename $$f) tests/fuzz/seeds/$$(basename $$f) || exit 1; done
+
+# The crash tests' build: the named fault points compiled in (src/util/fault.h).
+FAULTS := build-faults
+faults:
+	@$(MAKE) --no-print-directory BUILD=$(FAULTS) CFLAGS="$(CFLAGS) -DWRX_FAULTS" \
+		$(FAULTS)/workrex $(FAULTS)/workrex-keeper $(FAULTS)/workrex-guest
+
+# Kill -9 at each fault point, then the next command: nothing lost (tests/crash).
+crash-test: faults
+	@WORKREX=$(abspath $(FAULTS)/workrex) WORKREX_GUEST=$(abspath $(FAULTS)/workrex-guest) \
+		tests/crash/run.sh
 
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$${FUZZ_SECONDS:-15}

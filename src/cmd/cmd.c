@@ -241,10 +241,13 @@ static bool without_project_config(const char *cmd)
 int cmd_open_repo(struct cmd_ctx *ctx, const char *cmd)
 {
 	char *cause = NULL;
-	if (ctx->repo == NULL && repo_open(ctx->cwd, &ctx->repo, &cause) < 0) {
-		int rc = cmd_fail(cmd, "%s", cause);
-		free(cause);
-		return rc;
+	if (ctx->repo == NULL) {
+		if (repo_open(ctx->cwd, &ctx->repo, &cause) < 0) {
+			int rc = cmd_fail(cmd, "%s", cause);
+			free(cause);
+			return rc;
+		}
+		worktree_recover(ctx->repo); /* what a killed command left */
 	}
 	if (!ctx->cfg_loaded) {
 		config_init(&ctx->cfg);

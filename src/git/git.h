@@ -115,6 +115,13 @@ int repo_config_unset(const struct repo *r, const char *key);
  */
 int repo_config_begin(const struct repo *r);
 int repo_config_commit(const struct repo *r);
+/*
+ * A config.lock a workrex killed while it wrote the config left (no later
+ * write could be made past it) removed, and said on stderr. begin does
+ * the same when it finds one; worktree_recover calls this first, before
+ * git itself writes the config.
+ */
+void repo_config_mend(const struct repo *r);
 /* The names of the keys set that begin with prefix and end with suffix, onto out. 0 or -errno. */
 int repo_config_names(const struct repo *r, const char *prefix, const char *suffix,
 		      struct strlist *out);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -29,6 +30,7 @@ struct repo {
 	git_config *cfg;     /* the repository's config, read live (config_live) */
 	git_config *batch;   /* repo_config_begin: the local config, locked */
 	git_transaction *tx; /* its lock: the writes go to the file at commit */
+	int owner;           /* held with the lock: workrex-config.owner (owner_take), or -1 */
 	char *root;          /* owned */
 	char *name;          /* owned */
 	char *gitdir;        /* owned */
@@ -84,6 +86,7 @@ int repo_open(const char *dir, struct repo **out, char **cause)
 	struct repo *r = xcalloc(1, sizeof *r);
 	r->git = g;
 	r->gitdir = common;
+	r->owner = -1;
 	const char *wd = git_repository_workdir(g);
 	r->root = strip_slash(wd ? wd : common);
 	const char *slash = strrchr(r->root, '/');
@@ -762,6 +765,80 @@ static void reread(git_config *local)
 		git_config_entry_free(e);
 }
 
+/*
+ * git's config.lock, once made, is only ever removed by the write that made
+ * it: a workrex killed between the two leaves it, and every later config
+ * write (ours, git's) fails on it for good. So a write of ours holds a
+ * lock of its own (workrex-config.owner, flock, which a kill lets go)
+ * while it holds config.lock, and notes in that file which config.lock it
+ * made (device and inode). A later write that can take the owner lock and
+ * finds that very config.lock still there knows it for one a killed
+ * workrex left: it removes it, and says so. One git made is never touched.
+ */
+static int owner_open(const struct repo *r)
+{
+	char *path = xasprintf("%s/workrex-config.owner", r->gitdir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	free(path);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static char *config_lock_path(const struct repo *r)
+{
+	return xasprintf("%s/config.lock", r->gitdir);
+}
+
+static void owner_note(const struct repo *r, int fd)
+{
+	char *lock = config_lock_path(r);
+	struct stat st;
+	char note[64];
+	int n = stat(lock, &st) == 0 ? snprintf(note, sizeof note, "%lu %lu\n",
+						(unsigned long)st.st_dev, (unsigned long)st.st_ino)
+				     : 0;
+	/* Unnoted, a kill now leaves a lock for the user to remove, as git's does. */
+	if (ftruncate(fd, 0) == 0 && n > 0 && pwrite(fd, note, (size_t)n, 0) != n) {
+		int t = ftruncate(fd, 0);
+		(void)t;
+	}
+	free(lock);
+}
+
+/* With the owner lock held: a config.lock a killed workrex left goes (true). */
+static bool owner_mend(const struct repo *r, int fd)
+{
+	char note[64] = {0};
+	char *lock = config_lock_path(r);
+	struct stat st;
+	unsigned long dev, ino;
+	bool left = pread(fd, note, sizeof note - 1, 0) > 0 &&
+		    sscanf(note, "%lu %lu", &dev, &ino) == 2 && stat(lock, &st) == 0 &&
+		    (unsigned long)st.st_dev == dev && (unsigned long)st.st_ino == ino;
+	if (left && unlink(lock) == 0) {
+		fprintf(stderr,
+			"workrex: %s was left by a workrex killed while it wrote the config; "
+			"removed\n",
+			lock);
+		if (ftruncate(fd, 0) < 0)
+			left = false;
+	}
+	free(lock);
+	return left;
+}
+
+void repo_config_mend(const struct repo *r)
+{
+	int fd = owner_open(r);
+	if (fd >= 0) {
+		owner_mend(r, fd);
+		close(fd);
+	}
+}
+
 int repo_config_begin(const struct repo *r)
 {
 	struct repo *m = (struct repo *)r;
@@ -776,10 +853,22 @@ int repo_config_begin(const struct repo *r)
 	 */
 	if (m->batch)
 		reread(m->batch);
+	bool unowned = access(r->gitdir, W_OK) < 0; /* git's lock fails too, and says so */
 	for (int i = 0; m->batch && i < 500; i++) {
-		if (git_config_lock(&m->tx, m->batch) == 0) {
-			reread(m->batch);
-			return 0;
+		int owner = unowned ? -1 : owner_open(r);
+		if (owner >= 0 || unowned) {
+			if (git_config_lock(&m->tx, m->batch) == 0) {
+				if (owner >= 0)
+					owner_note(r, owner);
+				m->owner = owner;
+				reread(m->batch);
+				return 0;
+			}
+			bool mended = owner >= 0 && owner_mend(r, owner);
+			if (owner >= 0)
+				close(owner);
+			if (mended)
+				continue;
 		}
 		struct timespec ts = {0, 10 * 1000 * 1000};
 		nanosleep(&ts, NULL);
@@ -796,6 +885,13 @@ int repo_config_commit(const struct repo *r)
 		return 0;
 	int rc = git_transaction_commit(m->tx) < 0 ? -EIO : 0;
 	git_transaction_free(m->tx);
+	if (m->owner >= 0) {
+		/* Cleared; a note left (it cannot fail here) names an inode gone with the lock. */
+		int t = ftruncate(m->owner, 0);
+		(void)t;
+		close(m->owner);
+		m->owner = -1;
+	}
 	reread(m->batch);
 	git_config_free(m->batch);
 	m->tx = NULL;
@@ -803,34 +899,26 @@ int repo_config_commit(const struct repo *r)
 	return rc;
 }
 
-/* The local config to write: the batch's, or one opened for the call (*opened). */
-static git_config *writable(const struct repo *r, bool *opened)
-{
-	*opened = r->batch == NULL;
-	return r->batch ? r->batch : local_config(r);
-}
-
+/* Every write in a batch (repo_config_begin): one alone is a batch of one. */
 int repo_config_set(const struct repo *r, const char *key, const char *value)
 {
-	bool opened;
-	git_config *local = writable(r, &opened);
-	if (local == NULL)
+	bool own = r->batch == NULL;
+	if (own && repo_config_begin(r) < 0)
 		return -EIO;
-	int rc = git_config_set_string(local, key, value);
-	if (opened)
-		git_config_free(local);
+	int rc = git_config_set_string(r->batch, key, value);
+	if (own && repo_config_commit(r) < 0)
+		rc = -1;
 	return rc < 0 ? -EIO : 0;
 }
 
 int repo_config_unset(const struct repo *r, const char *key)
 {
-	bool opened;
-	git_config *local = writable(r, &opened);
-	if (local == NULL)
+	bool own = r->batch == NULL;
+	if (own && repo_config_begin(r) < 0)
 		return -EIO;
-	int rc = git_config_delete_entry(local, key);
-	if (opened)
-		git_config_free(local);
+	int rc = git_config_delete_entry(r->batch, key);
+	if (own && repo_config_commit(r) < 0)
+		rc = -1;
 	return rc < 0 && rc != GIT_ENOTFOUND ? -EIO : 0;
 }
 

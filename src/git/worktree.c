@@ -10,7 +10,9 @@
 #include "worktree.h"
 
 #include "../util/beneath.h"
+#include "../util/fault.h"
 #include "../util/proc.h"
+#include "intent.h"
 #include "private.h"
 
 #include <ctype.h>
@@ -470,6 +472,9 @@ static int setup_inside(const struct repo *r, const struct config *c, const stru
 	return rc;
 }
 
+static int add_steps(const struct repo *r, const struct config *c, const struct add_opts *o,
+		     char *handle, char *path, struct agent_rec *out, char **cause);
+
 int worktree_add(const struct repo *r, const struct config *c, const struct add_opts *o,
 		 struct agent_rec *out, char **cause)
 {
@@ -507,7 +512,31 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 		free(handle);
 		return -EEXIST;
 	}
+	/* What a kill part way leaves is undone by the next command (worktree_recover). */
+	struct intent in;
+	char *body = xasprintf("branch=%s\npath=%s\nnew-branch=%d\n", o->branch, path,
+			       !repo_branch_exists(r, o->branch));
+	int rc = intent_begin(r, "add", handle, body, &in);
+	free(body);
+	if (rc < 0) {
+		*cause = rc == -EEXIST ? xasprintf("an add of '%s' is under way already", handle)
+				       : xasprintf("cannot write to %s/workrex-intents: %s",
+						   repo_gitdir(r), strerror(-rc));
+		free(path);
+		free(handle);
+		return rc;
+	}
+	FAULT("add.intent");
+	rc = add_steps(r, c, o, handle, path, out, cause);
+	FAULT("add.steps");
+	intent_end(&in);
+	return rc;
+}
 
+/* worktree_add's steps, once its intent is down (handle and path: owned, given to out). */
+static int add_steps(const struct repo *r, const struct config *c, const struct add_opts *o,
+		     char *handle, char *path, struct agent_rec *out, char **cause)
+{
 	private_forget(r, handle); /* a sandbox's git dir from an agent of the same name before */
 	char *base = o->base ? xstrdup(o->base) : repo_branch_at(r, o->cwd ? o->cwd : repo_root(r));
 	if (base == NULL)
@@ -518,6 +547,7 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 	bool no_hooks = o->setup_inside;
 	int rc = repo_worktree_prepare(r, handle, path, o->branch, base ? base : "HEAD",
 				       &made_branch);
+	FAULT("add.prepare");
 	if (rc == 0) {
 		/* The checkout, as `git worktree add` runs it: the new worktree's
 		 * git dir and tree named, whatever GIT_DIR the caller has. */
@@ -547,6 +577,7 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 		return -EIO;
 	}
 	buf_free(&err);
+	FAULT("add.worktree");
 
 	out->handle = handle;
 	out->branch = xstrdup(o->branch);
@@ -590,20 +621,92 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 		repo_config_set(r, key, base);
 		free(key);
 	}
+	FAULT("add.record");
 	if (repo_config_commit(r) < 0) {
 		*cause = xasprintf("could not write the agent's record to %s/config",
 				   repo_gitdir(r));
 		return -EIO;
 	}
+	FAULT("add.recorded");
 
 	if ((rc = place_files(r, &c->files_copy, false, path, false, NULL, cause)) < 0 ||
 	    (rc = place_files(r, &c->files_symlink, true, path, false, NULL, cause)) < 0)
 		return rc;
 	if (o->prompt && (rc = write_prompt(path, handle, o->prompt, cause)) < 0)
 		return rc;
+	FAULT("add.files");
 	if (o->setup_inside)
 		return setup_inside(r, c, out, cause);
 	return run_hooks(&c->post_create, "post_create", r, out, cause);
+}
+
+/* Whether every commit on branch is on some other ref too: deleting it loses none. */
+static bool branch_owns_nothing(const struct repo *r, const char *branch)
+{
+	char *mine = xasprintf("--exclude=refs/heads/%s", branch);
+	char *tip = xasprintf("refs/heads/%s", branch);
+	const char *argv[] = {"rev-list", "--max-count=1", tip, "--not", mine, "--all", NULL};
+	struct buf out = {0}, err = {0};
+	bool none = git_run(repo_root(r), argv, &out, &err, true) == 0 && out.len == 0;
+	buf_free(&out);
+	buf_free(&err);
+	free(mine);
+	free(tip);
+	return none;
+}
+
+/*
+ * An add that a kill cut short: undone, as nothing of an agent ran in it
+ * yet. Its worktree goes (git's entry and the directory, which did not
+ * exist before the add), its record, and its branch if the add made it
+ * and no commit is on it alone.
+ */
+static int undo_add(const struct repo *r, const char *handle, const char *body, void *arg)
+{
+	(void)arg;
+	char *branch = intent_get(body, "branch"), *path = intent_get(body, "path");
+	char *made = intent_get(body, "new-branch");
+	if (!handle_valid(handle) || path == NULL || path[0] != '/' || strstr(path, "/../")) {
+		free(branch);
+		free(path);
+		free(made);
+		return 0; /* not one of ours: nothing to undo */
+	}
+	struct buf err = {0};
+	struct stat st;
+	const char *rm[] = {"worktree", "remove", "--force", "--force", "--", path, NULL};
+	if (lstat(path, &st) == 0 && git_run(repo_root(r), rm, NULL, &err, true) != 0 &&
+	    lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		beneath_remove_tree(path); /* git never knew it: made a moment before the kill */
+	const char *prune[] = {"worktree", "prune", NULL};
+	git_run(repo_root(r), prune, NULL, &err, true);
+	buf_free(&err);
+	bool drop_branch = branch && made && strcmp(made, "1") == 0 &&
+			   repo_branch_exists(r, branch) && branch_owns_nothing(r, branch);
+	if (drop_branch) {
+		const char *bargv[] = {"branch", "-D", "--", branch, NULL};
+		struct buf e2 = {0};
+		drop_branch = git_run(repo_root(r), bargv, NULL, &e2, true) == 0;
+		buf_free(&e2);
+	}
+	repo_config_begin(r);
+	unset_keys(r, handle, drop_branch ? branch : NULL);
+	repo_config_commit(r);
+	private_forget(r, handle);
+	fprintf(stderr,
+		"workrex: an add of '%s' was cut short; undone: its worktree%s and record removed "
+		"(add it again)\n",
+		handle, drop_branch ? ", its new branch" : "");
+	free(branch);
+	free(path);
+	free(made);
+	return 0;
+}
+
+void worktree_recover(const struct repo *r)
+{
+	repo_config_mend(r);
+	intent_each_left(r, "add", undo_add, NULL);
 }
 
 void agent_rec_free(struct agent_rec *a)

@@ -121,6 +121,13 @@ struct remove_opts {
  */
 int worktree_dirty(const struct config *c, const struct agent_rec *a, bool *dirty, char **cause);
 
+/*
+ * What a command killed part way left (intent.h) completed or undone, and
+ * said on stderr: an add is undone. Each command that opens the project
+ * calls it first.
+ */
+void worktree_recover(const struct repo *r);
+
 int worktree_remove(const struct repo *r, const struct config *c, const struct agent_rec *a,
 		    const struct remove_opts *o, char **cause);
 

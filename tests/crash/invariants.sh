@@ -1,0 +1,68 @@
+# tests/crash/invariants.sh - what must hold after any kill and the next
+# command, whatever was killed where (sourced after tests/e2e/lib.sh).
+#
+#   commits_before          note every commit now reachable (before the fault)
+#   invariants              check them all; say each broken one on stderr
+#
+# The promise (workrex(1), WHAT SURVIVES A CRASH): every commit reachable
+# before is reachable still; git fsck is clean; no lock or intent file is
+# left; every worktree git knows has its agent's record and every record
+# its worktree (or `list` shows it missing); no keeper runs for an agent
+# with no record.
+
+commits_before() { git -C "$repo" rev-list --all | sort >"$E2E_TMP/commits.before"; }
+
+invariants() {
+	local bad=0 gitdir h path
+	gitdir=$(git -C "$repo" rev-parse --git-common-dir)
+	case $gitdir in /*) ;; *) gitdir="$repo/$gitdir" ;; esac
+	if [ -f "$E2E_TMP/commits.before" ]; then
+		local lost
+		lost=$(git -C "$repo" rev-list --all | sort | comm -23 "$E2E_TMP/commits.before" -)
+		[ -z "$lost" ] || { echo "  invariant: commits no longer reachable: $lost" >&2; bad=1; }
+	fi
+	git -C "$repo" fsck --no-progress >"$E2E_TMP/fsck" 2>&1 ||
+		{ echo "  invariant: git fsck: $(head -3 "$E2E_TMP/fsck")" >&2; bad=1; }
+	local locks
+	locks=$(find "$gitdir" -name '*.lock' 2>/dev/null)
+	[ -z "$locks" ] || { echo "  invariant: lock files left: $locks" >&2; bad=1; }
+	local left
+	left=$(ls -A "$gitdir/workrex-intents" 2>/dev/null)
+	[ -z "$left" ] || { echo "  invariant: intents left: $left" >&2; bad=1; }
+	# Every worktree but the main one has a record with its path ...
+	while read -r path; do
+		[ "$path" = "$repo" ] && continue
+		git -C "$repo" config --get-regexp '^workrex\.worktree\..*\.path$' | awk '{print $2}' |
+			grep -qxF "$path" || { echo "  invariant: worktree without a record: $path" >&2; bad=1; }
+	done < <(git -C "$repo" worktree list --porcelain | sed -n 's/^worktree //p')
+	# ... and every record its worktree, or list says it is missing.
+	while read -r key path; do
+		h=${key#workrex.worktree.}
+		h=${h%.path}
+		[ -d "$path" ] && continue
+		wrx list --json 2>/dev/null | python3 -c '
+import json, sys
+h = sys.argv[1]
+sys.exit(0 if any(a.get("handle") == h and a.get("missing") for a in json.load(sys.stdin)) else 1)' "$h" ||
+			{ echo "  invariant: record of $h without its worktree, not shown missing" >&2; bad=1; }
+	done < <(git -C "$repo" config --get-regexp '^workrex\.worktree\..*\.path$' || true)
+	# No keeper (one that answers on its socket) for an agent with no record.
+	local agent
+	for agent in $(python3 - "$XDG_RUNTIME_DIR" <<'PY'
+import glob, os, socket, sys
+for link in glob.glob(sys.argv[1] + "/**/*.agent", recursive=True):
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(link[:-len(".agent")] + ".sock")
+        print(os.readlink(link))
+    except OSError:
+        pass
+    finally:
+        s.close()
+PY
+	); do
+		git -C "$repo" config "workrex.worktree.$agent.path" >/dev/null ||
+			{ echo "  invariant: a keeper runs for $agent, which has no record" >&2; bad=1; }
+	done
+	return $bad
+}

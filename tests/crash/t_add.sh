@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# add killed at each of its fault points (kill -9, and an exit with no
+# cleanup): the next command undoes it and says so, every invariant holds,
+# and the same add then succeeds.
+# points: add.*
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../e2e/lib.sh"
+. "$here/invariants.sh"
+git_env
+repo="$E2E_TMP/work/proj"
+PASSED=0 FAILED=0
+mapfile -t POINTS < <(grep -rhoE 'FAULT\("add\.[a-z-]+"\)' "$here/../../src" | sed 's/FAULT("\(.*\)")/\1/' | sort -u)
+
+setup() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\npost_create: ["echo made > made.txt"]\nfiles:\n  copy: [.env]\n' \
+		>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	echo SECRET=1 >"$repo/.env"
+	git -C "$repo" checkout -qb side && echo s >"$repo/s.txt" && git -C "$repo" add s.txt &&
+		git -C "$repo" commit -qm side && git -C "$repo" checkout -q main
+	commits_before
+}
+
+# killed_add POINT ACTION [ARGS]: add ag at POINT, killed there; then list: it is undone.
+killed_add() {
+	local point=$1 action=$2 rc=0
+	shift 2
+	# (bash's own "Killed" for it kept out of the log)
+	{ (cd "$repo" && WORKREX_FAULT="$point:$action" exec "$WORKREX" add -b "$@" \
+		>"$E2E_TMP/add.out" 2>&1) || rc=$?; } 2>/dev/null
+	local want=3
+	[ "$action" = kill ] && want=137
+	[ "$rc" -eq "$want" ] ||
+		{ echo "  add at $point:$action exited $rc: $(cat "$E2E_TMP/add.out")" >&2; return 1; }
+	wrx list >"$E2E_TMP/list.out" 2>"$E2E_TMP/list.err"
+	grep -q "an add of 'ag' was cut short; undone" "$E2E_TMP/list.err" ||
+		{ echo "  after $point: list said: $(cat "$E2E_TMP/list.err")" >&2; return 1; }
+	invariants
+	[ ! -e "$E2E_TMP/work/proj__worktrees/ag" ]
+	! git -C "$repo" config workrex.worktree.ag.path >/dev/null
+	# Said once: the next command has nothing to say.
+	wrx list >/dev/null 2>"$E2E_TMP/list2.err"
+	not grep -q "cut short" "$E2E_TMP/list2.err"
+}
+
+test_each_point() {
+	[ "${#POINTS[@]}" -ge 7 ] || { echo "  only ${#POINTS[@]} add points: ${POINTS[*]}" >&2; return 1; }
+	local point action
+	for point in "${POINTS[@]}"; do
+		for action in kill exit; do
+			setup
+			killed_add "$point" "$action" ag || { echo "  at $point:$action" >&2; return 1; }
+			# A new branch the add made is gone with it; the same add works now.
+			not git -C "$repo" rev-parse -q --verify refs/heads/ag >/dev/null
+			wrx add -b ag >/dev/null
+			invariants
+			[ -f "$(wrx path ag)/made.txt" ] && [ -f "$(wrx path ag)/.env" ]
+			end_keepers
+		done
+	done
+}
+
+# On an existing branch, with a commit of its own: the branch and its commit stay.
+test_existing_branch_kept() {
+	local point
+	for point in add.worktree add.recorded add.steps; do
+		setup
+		git -C "$repo" branch ag side
+		local tip
+		tip=$(git -C "$repo" rev-parse ag)
+		killed_add "$point" kill ag
+		[ "$(git -C "$repo" rev-parse ag)" = "$tip" ]
+	done
+}
+
+# A second add of the name while the first runs is refused, not mixed with it.
+test_one_add_of_a_name() {
+	setup
+	printf 'agent: bash\npost_create: ["sleep 3"]\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	(cd "$repo" && "$WORKREX" add -b ag >"$E2E_TMP/first.out" 2>&1) &
+	local first=$!
+	until_ok 10 test -e "$repo/.git/workrex-intents/add.ag"
+	local rc=0
+	wrx add -b ag >"$E2E_TMP/second.out" 2>&1 || rc=$?
+	[ "$rc" -ne 0 ]
+	grep -qE "an add of 'ag' is under way already|exists already" "$E2E_TMP/second.out"
+	wait "$first"
+	grep -q "created ag" "$E2E_TMP/first.out"
+	invariants
+}
+
+run_test "add killed at each fault point (kill -9 and exit): the next command undoes it and says so" test_each_point
+run_test "add killed on a branch that existed: the branch and its commits stay" test_existing_branch_kept
+run_test "a second add of a name while the first runs is refused" test_one_add_of_a_name
+rm -rf "$E2E_TMP"
