@@ -238,6 +238,11 @@ static bool without_project_config(const char *cmd)
 	return false;
 }
 
+static void recover_stop(const struct agent_rec *a, void *arg)
+{
+	cmd_notify(arg, "stop", "close", a, false);
+}
+
 int cmd_open_repo(struct cmd_ctx *ctx, const char *cmd)
 {
 	char *cause = NULL;
@@ -247,7 +252,9 @@ int cmd_open_repo(struct cmd_ctx *ctx, const char *cmd)
 			free(cause);
 			return rc;
 		}
-		worktree_recover(ctx->repo); /* what a killed command left */
+		/* What a killed command left: an agent a remove was ending stops now. */
+		struct recover_hooks h = {recover_stop, ctx};
+		worktree_recover(ctx->repo, &h);
 	}
 	if (!ctx->cfg_loaded) {
 		config_init(&ctx->cfg);

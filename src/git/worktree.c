@@ -703,10 +703,58 @@ static int undo_add(const struct repo *r, const char *handle, const char *body, 
 	return 0;
 }
 
-void worktree_recover(const struct repo *r)
+static bool same_path(const char *a, const char *b);
+static int remove_steps(const struct repo *r, const struct agent_rec *a, bool here, bool drop,
+			char **cause);
+
+/*
+ * A remove that a kill cut short: finished, as it was decided (its checks
+ * had passed). Its agent is stopped (rec->stop), its worktree, the branch
+ * it was to delete and its record go; pre_remove does not run again.
+ */
+static int finish_remove(const struct repo *r, const char *handle, const char *body, void *arg)
+{
+	const struct recover_hooks *h = arg;
+	struct agent_rec a = {.handle = (char *)handle};
+	char *drop = intent_get(body, "drop-branch");
+	a.branch = intent_get(body, "branch");
+	a.path = intent_get(body, "path");
+	if (a.branch && !*a.branch) {
+		free(a.branch);
+		a.branch = NULL;
+	}
+	if (!handle_valid(handle) || a.path == NULL || a.path[0] != '/' ||
+	    same_path(a.path, repo_root(r))) {
+		free(drop);
+		free(a.branch);
+		free(a.path);
+		return 0; /* not one of ours: nothing to finish */
+	}
+	if (h && h->stop)
+		h->stop(&a, h->arg);
+	char *cause = NULL;
+	if (remove_steps(r, &a, true, drop && strcmp(drop, "1") == 0, &cause) < 0) {
+		fprintf(stderr,
+			"workrex: a remove of '%s' was cut short; finishing it failed: %s\n",
+			handle, cause);
+		free(cause);
+		free(drop);
+		free(a.branch);
+		free(a.path);
+		return 1; /* kept: the next command tries again */
+	}
+	fprintf(stderr, "workrex: a remove of '%s' was cut short; finished\n", handle);
+	free(drop);
+	free(a.branch);
+	free(a.path);
+	return 0;
+}
+
+void worktree_recover(const struct repo *r, const struct recover_hooks *h)
 {
 	repo_config_mend(r);
 	intent_each_left(r, "add", undo_add, NULL);
+	intent_each_left(r, "remove", finish_remove, (void *)h);
 }
 
 void agent_rec_free(struct agent_rec *a)
@@ -1023,16 +1071,53 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 		}
 		free(main);
 	}
+	/* Decided: what a kill from here on leaves, the next command finishes (finish_remove). */
+	struct intent in = {0};
+	if (place == NULL) {
+		char *body =
+			xasprintf("branch=%s\npath=%s\ndrop-branch=%d\n",
+				  a->branch ? a->branch : "", a->path, a->branch && !keep_branch);
+		rc = intent_begin(r, "remove", a->handle, body, &in);
+		free(body);
+		if (rc < 0) {
+			*cause = rc == -EEXIST ? xasprintf("a remove of '%s' is under way already",
+							   a->handle)
+					       : xasprintf("cannot write to %s/workrex-intents: %s",
+							   repo_gitdir(r), strerror(-rc));
+			return rc;
+		}
+	}
+	FAULT("remove.intent");
 	if (o->stop)
 		o->stop(a, o->stop_arg);
-	struct buf err = {0};
+	FAULT("remove.stopped");
 	if (place) {
 		if ((rc = place->remove(place->arg, a, o->run_hooks, cause)) < 0)
 			return rc;
 	} else {
 		if (o->run_hooks && !a->missing &&
-		    (rc = run_hooks(&c->pre_remove, "pre_remove", r, a, cause)) < 0)
+		    (rc = run_hooks(&c->pre_remove, "pre_remove", r, a, cause)) < 0) {
+			intent_end(&in);
 			return rc;
+		}
+		FAULT("remove.hooks");
+	}
+	rc = remove_steps(r, a, place == NULL, !keep_branch, cause);
+	intent_end(&in);
+	return rc;
+}
+
+/*
+ * remove's steps once its agent is stopped and its hooks ran: the worktree
+ * (if here), the branch (drop), the record. Each is done already or not:
+ * the next command finishing a killed remove takes the same steps.
+ */
+static int remove_steps(const struct repo *r, const struct agent_rec *a, bool here, bool drop,
+			char **cause)
+{
+	struct buf err = {0};
+	struct stat st;
+	if (here && lstat(a->path, &st) == 0) {
 		/* Twice: a locked worktree (a lock file) is removed too. */
 		const char *argv[] = {"worktree", "remove", "--force", "--force",
 				      "--",       a->path,  NULL};
@@ -1042,8 +1127,13 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 			return -EIO;
 		}
 		buf_consume(&err, err.len);
+	} else if (here) {
+		const char *prune[] = {"worktree", "prune", NULL};
+		git_run(repo_root(r), prune, NULL, &err, true);
+		buf_consume(&err, err.len);
 	}
-	if (a->branch && !keep_branch) {
+	FAULT("remove.worktree");
+	if (a->branch && drop && repo_branch_exists(r, a->branch)) {
 		const char *bargv[] = {"branch", "-D", "--", a->branch, NULL};
 		if (git_run(repo_root(r), bargv, NULL, &err, true) != 0) {
 			*cause = git_error_line(&err, "git branch -D failed");
@@ -1052,9 +1142,12 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 		}
 	}
 	buf_free(&err);
+	FAULT("remove.branch");
 	repo_config_begin(r);
-	unset_keys(r, a->handle, keep_branch ? NULL : a->branch);
+	unset_keys(r, a->handle, drop ? a->branch : NULL);
+	FAULT("remove.record");
 	repo_config_commit(r);
+	FAULT("remove.recorded");
 	private_forget(r, a->handle);
 	return 0;
 }

@@ -123,10 +123,15 @@ int worktree_dirty(const struct config *c, const struct agent_rec *a, bool *dirt
 
 /*
  * What a command killed part way left (intent.h) completed or undone, and
- * said on stderr: an add is undone. Each command that opens the project
- * calls it first.
+ * said on stderr: an add is undone, a remove finished (its agent stopped
+ * by stop, as remove_opts's). Each command that opens the project calls it
+ * first.
  */
-void worktree_recover(const struct repo *r);
+struct recover_hooks {
+	agent_stop_fn *stop;
+	void *arg;
+};
+void worktree_recover(const struct repo *r, const struct recover_hooks *h);
 
 int worktree_remove(const struct repo *r, const struct config *c, const struct agent_rec *a,
 		    const struct remove_opts *o, char **cause);

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# remove killed at each of its fault points (kill -9, and an exit with no
+# cleanup): the next command finishes it (it had been decided) and says so;
+# the agent's keeper is stopped, every invariant holds.
+# points: remove.*
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../e2e/lib.sh"
+. "$here/invariants.sh"
+git_env
+repo="$E2E_TMP/work/proj"
+PASSED=0 FAILED=0
+mapfile -t POINTS < <(grep -rhoE 'FAULT\("remove\.[a-z-]+"\)' "$here/../../src" | sed 's/FAULT("\(.*\)")/\1/' | sort -u)
+
+setup() {
+	end_keepers
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\npre_remove: ["echo bye >> %s/pre_remove.log"]\n' "$E2E_TMP" \
+		>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx add -b ag >/dev/null
+	until_ok 10 test -n "$(keepers)"
+	commits_before
+}
+
+# killed_remove POINT ACTION [ARGS]: rm ag, killed at POINT; then list finishes it.
+killed_remove() {
+	local point=$1 action=$2 rc=0 want=3
+	shift 2
+	[ "$action" = kill ] && want=137
+	{ (cd "$repo" && WORKREX_FAULT="$point:$action" exec "$WORKREX" rm "$@" ag \
+		>"$E2E_TMP/rm.out" 2>&1) || rc=$?; } 2>/dev/null
+	[ "$rc" -eq "$want" ] ||
+		{ echo "  rm at $point:$action exited $rc: $(cat "$E2E_TMP/rm.out")" >&2; return 1; }
+	wrx list >"$E2E_TMP/list.out" 2>"$E2E_TMP/list.err"
+	grep -q "a remove of 'ag' was cut short; finished" "$E2E_TMP/list.err" ||
+		{ echo "  after $point: list said: $(cat "$E2E_TMP/list.err")" >&2; return 1; }
+	invariants
+	[ ! -e "$E2E_TMP/work/proj__worktrees/ag" ]
+	not git -C "$repo" config workrex.worktree.ag.path >/dev/null
+	until_ok 5 test -z "$(keepers)"
+	wrx list >/dev/null 2>"$E2E_TMP/list2.err"
+	not grep -q "cut short" "$E2E_TMP/list2.err"
+}
+
+test_each_point() {
+	[ "${#POINTS[@]}" -ge 7 ] || { echo "  only ${#POINTS[@]} remove points: ${POINTS[*]}" >&2; return 1; }
+	local point action
+	for point in "${POINTS[@]}"; do
+		for action in kill exit; do
+			setup
+			killed_remove "$point" "$action" || { echo "  at $point:$action" >&2; return 1; }
+			not git -C "$repo" rev-parse -q --verify refs/heads/ag >/dev/null
+			wrx add -b ag >/dev/null
+			invariants
+		done
+	done
+}
+
+# --keep-branch, killed after the worktree went: finished, the branch (and its commit) kept.
+test_keep_branch() {
+	setup
+	echo w >"$(wrx path ag)/w.txt"
+	git -C "$(wrx path ag)" add w.txt
+	git -C "$(wrx path ag)" commit -qm work
+	commits_before
+	killed_remove remove.worktree kill --keep-branch
+	git -C "$repo" rev-parse -q --verify refs/heads/ag >/dev/null
+}
+
+run_test "remove killed at each fault point (kill -9 and exit): the next command finishes it" test_each_point
+run_test "remove --keep-branch killed: finished, the branch and its commit kept" test_keep_branch
+rm -rf "$E2E_TMP"
