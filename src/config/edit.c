@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include "../util/fault.h"
 #include "../util/util.h"
 
 #include <errno.h>
@@ -177,13 +178,7 @@ static int replace_file(const char *path, const char *tmp, const char *text)
 	free(dir);
 	struct stat st;
 	mode_t mode = stat(path, &st) == 0 ? st.st_mode & 07777 : 0600;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (fd < 0)
-		return -errno;
-	int rc = fd_write_all(fd, text, strlen(text)) < 0 ? -errno : 0;
-	if (close(fd) < 0 && rc == 0)
-		rc = -errno;
-	return rc;
+	return file_stage(tmp, text, strlen(text), mode);
 }
 
 /*
@@ -205,10 +200,10 @@ static int commit_edit(const char *path, const char *out,
 				   back < 0 ? err : missing);
 		rc = -EINVAL;
 	}
-	if (rc == 0 && rename(tmp, path) < 0) {
-		rc = -errno;
-		*cause = xasprintf("%s: %s", path, strerror(errno));
-	}
+	FAULT("config.written");
+	if (rc == 0 && (rc = file_swap(tmp, path)) < 0)
+		*cause = xasprintf("%s: %s", path, strerror(-rc));
+	FAULT("config.renamed");
 	if (rc < 0)
 		unlink(tmp);
 	free(err);

@@ -6,12 +6,15 @@
  */
 #include "trust.h"
 
+#include "../util/fault.h"
 #include "../util/log.h"
 #include "../util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +56,25 @@ bool trust_check(const char *path, const char *content, size_t len)
 	return ok;
 }
 
+/* What a trust killed before its rename left beside file (FILE.PID, its process gone). */
+static void drop_left(const char *file)
+{
+	char *pattern = xasprintf("%s.*", file);
+	glob_t g;
+	if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			const char *pid = g.gl_pathv[i] + strlen(file) + 1;
+			char *end;
+			long n = strtol(pid, &end, 10);
+			if (*pid && *end == '\0' && n > 0 && kill((pid_t)n, 0) < 0 &&
+			    errno == ESRCH)
+				unlink(g.gl_pathv[i]);
+		}
+		globfree(&g);
+	}
+	free(pattern);
+}
+
 int trust_allow(const char *path, const char *content, size_t len, char **cause)
 {
 	char *header = NULL, *file = record(path, &header);
@@ -60,14 +82,18 @@ int trust_allow(const char *path, const char *content, size_t len, char **cause)
 		*cause = xstrdup("no state directory to keep trust in (set HOME)");
 		return -ENOENT;
 	}
+	drop_left(file);
 	char *tmp = xasprintf("%s.%ld", file, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	size_t h = strlen(header);
-	int rc = 0;
-	if (fd < 0 || write(fd, header, h) != (ssize_t)h ||
-	    write(fd, content, len) != (ssize_t)len || close(fd) < 0 || rename(tmp, file) < 0) {
-		rc = -errno;
-		*cause = xasprintf("%s: %s", file, strerror(errno));
+	struct buf b = {0};
+	buf_addstr(&b, header);
+	buf_add(&b, content, len);
+	int rc = file_stage(tmp, b.data, b.len, 0600);
+	buf_free(&b);
+	FAULT("trust.written");
+	if (rc == 0)
+		rc = file_swap(tmp, file);
+	if (rc < 0) {
+		*cause = xasprintf("%s: %s", file, strerror(-rc));
 		unlink(tmp);
 	} else {
 		log_msg("trust: %s trusted", path);

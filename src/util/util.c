@@ -271,6 +271,33 @@ void files_raise(void)
 	}
 }
 
+int file_stage(const char *tmp, const void *p, size_t n, unsigned mode)
+{
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
+	if (fd < 0)
+		return -errno;
+	int rc = fd_write_all(fd, p, n);
+	if (rc == 0 && fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	return rc;
+}
+
+int file_swap(const char *tmp, const char *path)
+{
+	if (rename(tmp, path) < 0)
+		return -errno;
+	char *dir = path_parent(path);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd >= 0) {
+		fsync(fd); /* the rename, on disk: nothing to undo if this fails */
+		close(fd);
+	}
+	return 0;
+}
+
 int fd_write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;

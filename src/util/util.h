@@ -97,6 +97,14 @@ int fd_set_cloexec(int fd);
  */
 int fd_write_all(int fd, const void *p, size_t n);
 /*
+ * A file replaced whole, so that a kill (or a lost power) at any moment
+ * leaves its old bytes or its new ones: file_stage writes p to tmp (new,
+ * mode) and syncs it; file_swap renames tmp over path and syncs the
+ * directory. 0 or -errno; a failed swap leaves tmp for the caller.
+ */
+int file_stage(const char *tmp, const void *p, size_t n, unsigned mode);
+int file_swap(const char *tmp, const char *path);
+/*
  * The soft limit on open files up to the hard one (at most 65536): the
  * bridge holds a socket per agent and its connections, the proxy two per
  * tunnel, and every budget of theirs must fit under it.

@@ -27,7 +27,7 @@ invariants() {
 	locks=$(find "$gitdir" -name '*.lock' 2>/dev/null)
 	[ -z "$locks" ] || { echo "  invariant: lock files left: $locks" >&2; bad=1; }
 	local left
-	left=$(ls -A "$gitdir/workrex-intents" 2>/dev/null)
+	left=$(ls -A "$gitdir/workrex-intents" 2>/dev/null || true)
 	[ -z "$left" ] || { echo "  invariant: intents left: $left" >&2; bad=1; }
 	# Every worktree but the main one has a record with its path ...
 	while read -r path; do
