@@ -100,8 +100,7 @@ static void piece(unsigned *seed, int rows, int cols, struct buf *out)
 				      "x",
 				      "merge-worktree",
 				      "    ",
-				      "status: every agent is waiting for you now, "
-				      "press enter to see which one",
+				      "status: every agent is waiting for you now, press enter",
 				      "$ ",
 				      "ab",
 				      "abc",
