@@ -122,6 +122,14 @@ int repo_config_commit(const struct repo *r);
  * git itself writes the config.
  */
 void repo_config_mend(const struct repo *r);
+/*
+ * git run in the main worktree (no hooks) for a change that also writes
+ * the config (git branch -m and -D move or drop the branch's section):
+ * while no other workrex writes it, as git gives up at once on a held
+ * config.lock ("Branch is renamed, but update of config-file failed",
+ * found by ten commands at once). Its exit status; stderr in err.
+ */
+int repo_git_config(const struct repo *r, const char *const *argv, struct buf *err);
 /* The names of the keys set that begin with prefix and end with suffix, onto out. 0 or -errno. */
 int repo_config_names(const struct repo *r, const char *prefix, const char *suffix,
 		      struct strlist *out);

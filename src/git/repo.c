@@ -830,6 +830,21 @@ static bool owner_mend(const struct repo *r, int fd)
 	return left;
 }
 
+int repo_git_config(const struct repo *r, const char *const *argv, struct buf *err)
+{
+	int fd = -1;
+	for (int i = 0; r->batch == NULL && i < 500 && (fd = owner_open(r)) < 0; i++) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	if (fd >= 0)
+		owner_mend(r, fd);
+	int rc = git_run(repo_root(r), argv, NULL, err, true);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 void repo_config_mend(const struct repo *r)
 {
 	int fd = owner_open(r);

@@ -640,6 +640,25 @@ static int add_steps(const struct repo *r, const struct config *c, const struct 
 	return run_hooks(&c->post_create, "post_create", r, out, cause);
 }
 
+static bool same_path(const char *a, const char *b);
+
+/* Whether git has a worktree at path (its entry; the directory there or not). */
+static bool git_has_worktree(const struct repo *r, const char *path)
+{
+	struct worktree_info *w;
+	size_t n;
+	char *cause = NULL;
+	if (repo_worktrees(r, &w, &n, &cause) < 0) {
+		free(cause);
+		return true; /* not known: as if it had, so that git is asked */
+	}
+	bool has = false;
+	for (size_t i = 0; i < n && !has; i++)
+		has = !w[i].main && same_path(w[i].path, path);
+	worktree_info_free(w, n);
+	return has;
+}
+
 /* Whether every commit on branch is on some other ref too: deleting it loses none. */
 static bool branch_owns_nothing(const struct repo *r, const char *branch)
 {
@@ -675,18 +694,17 @@ static int undo_add(const struct repo *r, const char *handle, const char *body, 
 	struct buf err = {0};
 	struct stat st;
 	const char *rm[] = {"worktree", "remove", "--force", "--force", "--", path, NULL};
-	if (lstat(path, &st) == 0 && git_run(repo_root(r), rm, NULL, &err, true) != 0 &&
-	    lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	if (git_has_worktree(r, path))
+		git_run(repo_root(r), rm, NULL, &err, true);
+	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && !git_has_worktree(r, path))
 		beneath_remove_tree(path); /* git never knew it: made a moment before the kill */
-	const char *prune[] = {"worktree", "prune", NULL};
-	git_run(repo_root(r), prune, NULL, &err, true);
 	buf_free(&err);
 	bool drop_branch = branch && made && strcmp(made, "1") == 0 &&
 			   repo_branch_exists(r, branch) && branch_owns_nothing(r, branch);
 	if (drop_branch) {
 		const char *bargv[] = {"branch", "-D", "--", branch, NULL};
 		struct buf e2 = {0};
-		drop_branch = git_run(repo_root(r), bargv, NULL, &e2, true) == 0;
+		drop_branch = repo_git_config(r, bargv, &e2) == 0;
 		buf_free(&e2);
 	}
 	repo_config_begin(r);
@@ -703,7 +721,6 @@ static int undo_add(const struct repo *r, const char *handle, const char *body, 
 	return 0;
 }
 
-static bool same_path(const char *a, const char *b);
 static int remove_steps(const struct repo *r, const struct agent_rec *a, bool here, bool drop,
 			char **cause);
 
@@ -1117,25 +1134,33 @@ static int remove_steps(const struct repo *r, const struct agent_rec *a, bool he
 {
 	struct buf err = {0};
 	struct stat st;
-	if (here && lstat(a->path, &st) == 0) {
-		/* Twice: a locked worktree (a lock file) is removed too. */
+	if (here && (lstat(a->path, &st) == 0 || git_has_worktree(r, a->path))) {
+		/*
+		 * Twice: a locked worktree (a lock file) is removed too; one
+		 * deleted by hand loses its entry. Tried again a moment later:
+		 * git reads every worktree's git dir, and fails on one another
+		 * remove takes away meanwhile.
+		 */
 		const char *argv[] = {"worktree", "remove", "--force", "--force",
 				      "--",       a->path,  NULL};
-		if (git_run(repo_root(r), argv, NULL, &err, true) != 0) {
-			*cause = git_error_line(&err, "git worktree remove failed");
-			buf_free(&err);
-			return -EIO;
+		for (int tries = 1; git_run(repo_root(r), argv, NULL, &err, true) != 0; tries++) {
+			if (lstat(a->path, &st) < 0 && !git_has_worktree(r, a->path))
+				break; /* gone, and its entry: what was asked */
+			if (tries == 3) {
+				*cause = git_error_line(&err, "git worktree remove failed");
+				buf_free(&err);
+				return -EIO;
+			}
+			buf_consume(&err, err.len);
+			struct timespec ts = {0, 100 * 1000 * 1000};
+			nanosleep(&ts, NULL);
 		}
-		buf_consume(&err, err.len);
-	} else if (here) {
-		const char *prune[] = {"worktree", "prune", NULL};
-		git_run(repo_root(r), prune, NULL, &err, true);
 		buf_consume(&err, err.len);
 	}
 	FAULT("remove.worktree");
 	if (a->branch && drop && repo_branch_exists(r, a->branch)) {
 		const char *bargv[] = {"branch", "-D", "--", a->branch, NULL};
-		if (git_run(repo_root(r), bargv, NULL, &err, true) != 0) {
+		if (repo_git_config(r, bargv, &err) != 0) {
 			*cause = git_error_line(&err, "git branch -D failed");
 			buf_free(&err);
 			return -EIO;
@@ -1225,7 +1250,7 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 	if (rc == 0 && branch) {
 		const char *argv[] = {"branch", "-m", "--", a->branch, branch, NULL};
 		struct buf err = {0};
-		if (git_run(repo_root(r), argv, NULL, &err, true) != 0) {
+		if (repo_git_config(r, argv, &err) != 0) {
 			*cause = git_error_line(&err, "git branch -m failed");
 			rc = -EIO;
 		}
@@ -1262,7 +1287,7 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 			rename(path, a->path);
 		if (step >= 1) {
 			const char *argv[] = {"branch", "-m", "--", branch, a->branch, NULL};
-			git_run(repo_root(r), argv, NULL, NULL, true);
+			repo_git_config(r, argv, NULL);
 		}
 		goto out;
 	}

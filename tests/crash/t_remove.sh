@@ -67,6 +67,22 @@ test_keep_branch() {
 	git -C "$repo" rev-parse -q --verify refs/heads/ag >/dev/null
 }
 
+# Finishing a remove, and undoing an add, touch their own worktree only:
+# another deleted by hand stays listed as missing, for rm to clean.
+test_beside_missing() {
+	setup
+	wrx add -b other >/dev/null
+	end_keepers
+	rm -rf "$E2E_TMP/work/proj__worktrees/other"
+	killed_remove remove.worktree kill
+	{ (cd "$repo" && WORKREX_FAULT=add.worktree exec "$WORKREX" add -b ag2 >/dev/null 2>&1) || true; } 2>/dev/null
+	wrx list >"$E2E_TMP/list" 2>/dev/null
+	grep -qE '^other +other +missing ' "$E2E_TMP/list"
+	wrx rm other >/dev/null
+	invariants
+}
+
 run_test "remove killed at each fault point (kill -9 and exit): the next command finishes it" test_each_point
 run_test "remove --keep-branch killed: finished, the branch and its commit kept" test_keep_branch
+run_test "a remove finished and an add undone beside a worktree deleted by hand: that one stays listed" test_beside_missing
 rm -rf "$E2E_TMP"
