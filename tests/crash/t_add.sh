@@ -4,12 +4,8 @@
 # and the same add then succeeds.
 # points: add.*
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../e2e/lib.sh"
-. "$here/invariants.sh"
-git_env
-repo="$E2E_TMP/work/proj"
-PASSED=0 FAILED=0
-mapfile -t POINTS < <(grep -rhoE 'FAULT\("add\.[a-z-]+"\)' "$here/../../src" | sed 's/FAULT("\(.*\)")/\1/' | sort -u)
+. "$here/lib.sh"
+mapfile -t POINTS < <(fault_points add)
 
 setup() {
 	make_repo
@@ -24,24 +20,13 @@ setup() {
 
 # killed_add POINT ACTION [ARGS]: add ag at POINT, killed there; then list: it is undone.
 killed_add() {
-	local point=$1 action=$2 rc=0
+	local point=$1 action=$2
 	shift 2
-	# (bash's own "Killed" for it kept out of the log)
-	{ (cd "$repo" && WORKREX_FAULT="$point:$action" exec "$WORKREX" add -b "$@" \
-		>"$E2E_TMP/add.out" 2>&1) || rc=$?; } 2>/dev/null
-	local want=3
-	[ "$action" = kill ] && want=137
-	[ "$rc" -eq "$want" ] ||
-		{ echo "  add at $point:$action exited $rc: $(cat "$E2E_TMP/add.out")" >&2; return 1; }
-	wrx list >"$E2E_TMP/list.out" 2>"$E2E_TMP/list.err"
-	grep -q "an add of 'ag' was cut short; undone" "$E2E_TMP/list.err" ||
-		{ echo "  after $point: list said: $(cat "$E2E_TMP/list.err")" >&2; return 1; }
+	killed "$point" "$action" add -b "$@"
+	said_once "an add of 'ag' was cut short; undone"
 	invariants
 	[ ! -e "$E2E_TMP/work/proj__worktrees/ag" ]
-	! git -C "$repo" config workrex.worktree.ag.path >/dev/null
-	# Said once: the next command has nothing to say.
-	wrx list >/dev/null 2>"$E2E_TMP/list2.err"
-	not grep -q "cut short" "$E2E_TMP/list2.err"
+	not git -C "$repo" config workrex.worktree.ag.path >/dev/null
 }
 
 test_each_point() {

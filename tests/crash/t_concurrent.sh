@@ -4,11 +4,7 @@
 # what it was asked or says why not; git's locks are waited for or
 # reported, never left or broken; every invariant holds after.
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../e2e/lib.sh"
-. "$here/invariants.sh"
-git_env
-repo="$E2E_TMP/work/proj"
-PASSED=0 FAILED=0
+. "$here/lib.sh"
 
 test_ten_at_once() {
 	make_repo

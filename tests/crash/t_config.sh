@@ -5,23 +5,8 @@
 # record of a trusted project file.
 # points: config.* trust.*
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../e2e/lib.sh"
-. "$here/invariants.sh"
-git_env
-repo="$E2E_TMP/work/proj"
-PASSED=0 FAILED=0
+. "$here/lib.sh"
 cfg="$XDG_CONFIG_HOME/workrex/config.yaml"
-
-# killed POINT ACTION CMD...: CMD (a workrex command) killed at POINT.
-killed() {
-	local point=$1 action=$2 rc=0 want=3
-	shift 2
-	[ "$action" = kill ] && want=137
-	{ (cd "$repo" && WORKREX_FAULT="$point:$action" exec "$WORKREX" "$@" \
-		>"$E2E_TMP/cmd.out" 2>&1) || rc=$?; } 2>/dev/null
-	[ "$rc" -eq "$want" ] ||
-		{ echo "  $* at $point:$action exited $rc: $(cat "$E2E_TMP/cmd.out")" >&2; return 1; }
-}
 
 test_allow_domain() {
 	local point action

@@ -3,13 +3,12 @@
 # t_*.sh names the points it walks ("# points: add.*"), and walks every
 # point of those names that the source has.
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../e2e/lib.sh"
-PASSED=0 FAILED=0
+. "$here/lib.sh"
 
 test_every_point_tested() {
 	local point covered=0 bad=0 globs
 	globs=$(sed -n 's/^# points: //p' "$here"/t_*.sh | tr ' ' '\n')
-	for point in $(grep -rhoE 'FAULT\("[a-z.-]+"\)' "$here/../../src" | sed 's/FAULT("\(.*\)")/\1/' | sort -u); do
+	for point in $(fault_points '[a-z]+'); do
 		local hit=0 g
 		for g in $globs; do
 			# shellcheck disable=SC2053

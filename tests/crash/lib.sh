@@ -1,6 +1,11 @@
-# tests/crash/invariants.sh - what must hold after any kill and the next
-# command, whatever was killed where (sourced after tests/e2e/lib.sh).
+# tests/crash/lib.sh - what the crash tests share, on tests/e2e/lib.sh
+# (a HOME of their own, tmux, keepers, wrx), in a project at $repo:
 #
+#   fault_points PREFIX     the source's fault points PREFIX.*, one a line
+#   killed POINT ACTION CMD...
+#                           workrex CMD in the project, stopped at POINT by
+#                           ACTION (kill or exit); fails unless it was
+#   said_once TEXT          the next command (list) says TEXT, the one after nothing
 #   commits_before          note every commit now reachable (before the fault)
 #   invariants              check them all; say each broken one on stderr
 #
@@ -9,6 +14,35 @@
 # left; every worktree git knows has its agent's record and every record
 # its worktree (or `list` shows it missing); no keeper runs for an agent
 # with no record.
+
+crash_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$crash_here/../e2e/lib.sh"
+git_env
+repo="$E2E_TMP/work/proj"
+PASSED=0 FAILED=0
+
+fault_points() {
+	grep -rhoE "FAULT\(\"$1\.[a-z-]+\"\)" "$crash_here/../../src" | sed 's/FAULT("\(.*\)")/\1/' | sort -u
+}
+
+killed() {
+	local point=$1 action=$2 rc=0 want=3
+	shift 2
+	[ "$action" = kill ] && want=137
+	# (bash's own "Killed" for it kept out of the log)
+	{ (cd "$repo" && WORKREX_FAULT="$point:$action" exec "$WORKREX" "$@" \
+		>"$E2E_TMP/killed.out" 2>&1) || rc=$?; } 2>/dev/null
+	[ "$rc" -eq "$want" ] ||
+		{ echo "  $* at $point:$action exited $rc: $(cat "$E2E_TMP/killed.out")" >&2; return 1; }
+}
+
+said_once() {
+	wrx list >/dev/null 2>"$E2E_TMP/said.err"
+	grep -qF "$1" "$E2E_TMP/said.err" ||
+		{ echo "  the next command said: $(cat "$E2E_TMP/said.err")" >&2; return 1; }
+	wrx list >/dev/null 2>"$E2E_TMP/said.err"
+	not grep -q "cut short" "$E2E_TMP/said.err"
+}
 
 commits_before() { git -C "$repo" rev-list --all | sort >"$E2E_TMP/commits.before"; }
 
