@@ -113,5 +113,10 @@ int main(int argc, char **argv)
 		cmd_ctx_free(&ctx);
 		return rc;
 	}
+	/* Before the screen is taken: what it says stays on the terminal, under the dashboard. */
+	char *cwd = getcwd(NULL, 0);
+	if (cwd)
+		cmd_recover(cwd);
+	free(cwd);
 	return dashboard_run(&opts);
 }

@@ -9,11 +9,14 @@
 #include "../rpc/status.h"
 #include "cmd_rpc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int cmd_set_status(struct cmd_ctx *ctx, int argc, char **argv);
 static int cmd_set_title(struct cmd_ctx *ctx, int argc, char **argv);
@@ -241,6 +244,79 @@ static bool without_project_config(const char *cmd)
 static void recover_stop(const struct agent_rec *a, void *arg)
 {
 	cmd_notify(arg, "stop", "close", a, false);
+}
+
+/*
+ * Whether the project around cwd may have something to recover: an intent
+ * or a config.lock in its common git dir, found by a walk up from cwd and
+ * a .git file's gitdir and commondir, so that a dashboard's start opens
+ * the repository for it only then.
+ */
+static bool recovery_wanted(const char *cwd)
+{
+	char *dir = xstrdup(cwd), *common = NULL;
+	for (;;) {
+		char *dotgit = xasprintf("%s/.git", dir);
+		struct stat st;
+		bool there = stat(dotgit, &st) == 0;
+		if (there && S_ISDIR(st.st_mode)) {
+			common = dotgit;
+			break;
+		}
+		char *text = NULL, *cause = NULL;
+		if (there && S_ISREG(st.st_mode) && file_read(dotgit, 4096, &text, &cause) == 0 &&
+		    !strncmp(text, "gitdir: ", 8)) {
+			text[strcspn(text, "\n")] = '\0';
+			char *gd = text[8] == '/' ? xstrdup(text + 8)
+						  : xasprintf("%s/%s", dir, text + 8);
+			char *cd_file = xasprintf("%s/commondir", gd), *cd = NULL;
+			if (file_read(cd_file, 4096, &cd, &cause) == 0) {
+				cd[strcspn(cd, "\n")] = '\0';
+				common = cd[0] == '/' ? xstrdup(cd) : xasprintf("%s/%s", gd, cd);
+			} else {
+				common = xstrdup(gd);
+			}
+			free(cd);
+			free(cd_file);
+			free(gd);
+		}
+		free(text);
+		free(cause);
+		free(dotgit);
+		char *slash = strrchr(dir, '/');
+		if (common || slash == NULL || slash == dir)
+			break;
+		*slash = '\0';
+	}
+	free(dir);
+	if (common == NULL)
+		return false;
+	char *intents = xasprintf("%s/workrex-intents", common);
+	char *lock = xasprintf("%s/config.lock", common);
+	DIR *d = opendir(intents);
+	bool want = access(lock, F_OK) == 0;
+	for (struct dirent *e; d && !want && (e = readdir(d)) != NULL;)
+		want = e->d_name[0] != '.' || (e->d_name[1] && e->d_name[1] != '.');
+	if (d)
+		closedir(d);
+	free(intents);
+	free(lock);
+	free(common);
+	return want;
+}
+
+void cmd_recover(const char *cwd)
+{
+	if (!recovery_wanted(cwd))
+		return;
+	struct cmd_ctx ctx = {.cwd = xstrdup(cwd)};
+	char *cause = NULL;
+	if (repo_open(cwd, &ctx.repo, &cause) == 0) {
+		struct recover_hooks h = {recover_stop, &ctx};
+		worktree_recover(ctx.repo, &h);
+	}
+	free(cause);
+	cmd_ctx_free(&ctx);
 }
 
 int cmd_open_repo(struct cmd_ctx *ctx, const char *cmd)

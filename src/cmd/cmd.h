@@ -42,6 +42,12 @@ int cmd_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf
 int cmd_usage(const struct cmd *c);
 /* Open the repository around ctx->cwd and load the config. Returns 0 or exit status. */
 int cmd_open_repo(struct cmd_ctx *ctx, const char *cmd);
+/*
+ * What a killed command left in the project around cwd completed or
+ * undone, and said (worktree_recover), before the dashboard starts: the
+ * dashboard's start is the next command too. cmd_open_repo does the same.
+ */
+void cmd_recover(const char *cwd);
 void cmd_ctx_free(struct cmd_ctx *ctx);
 
 int cmd_add(struct cmd_ctx *ctx, int argc, char **argv);

@@ -682,7 +682,7 @@ static bool branch_owns_nothing(const struct repo *r, const char *branch)
  */
 static int undo_add(const struct repo *r, const char *handle, const char *body, void *arg)
 {
-	(void)arg;
+	const struct recover_hooks *h = arg;
 	char *branch = intent_get(body, "branch"), *path = intent_get(body, "path");
 	char *made = intent_get(body, "new-branch");
 	if (!handle_valid(handle) || path == NULL || path[0] != '/' || strstr(path, "/../")) {
@@ -690,6 +690,11 @@ static int undo_add(const struct repo *r, const char *handle, const char *body, 
 		free(path);
 		free(made);
 		return 0; /* not one of ours: nothing to undo */
+	}
+	/* A dashboard may have found its record meanwhile and opened its panes. */
+	if (h && h->stop) {
+		struct agent_rec a = {.handle = (char *)handle, .branch = branch, .path = path};
+		h->stop(&a, h->arg);
 	}
 	struct buf err = {0};
 	struct stat st;
@@ -770,7 +775,7 @@ static int finish_remove(const struct repo *r, const char *handle, const char *b
 void worktree_recover(const struct repo *r, const struct recover_hooks *h)
 {
 	repo_config_mend(r);
-	intent_each_left(r, "add", undo_add, NULL);
+	intent_each_left(r, "add", undo_add, (void *)h);
 	intent_each_left(r, "remove", finish_remove, (void *)h);
 }
 

@@ -95,6 +95,7 @@ for link in glob.glob(sys.argv[1] + "/**/*.agent", recursive=True):
         s.close()
 PY
 	); do
+		[ "$agent" = "$(basename "$repo")" ] && continue # the project's own panes
 		git -C "$repo" config "workrex.worktree.$agent.path" >/dev/null ||
 			{ echo "  invariant: a keeper runs for $agent, which has no record" >&2; bad=1; }
 	done

@@ -75,7 +75,23 @@ test_one_add_of_a_name() {
 	invariants
 }
 
+# The dashboard's start is the next command too: it undoes the add before
+# it lists agents, so it never opens the half-made one.
+test_dashboard_undoes() {
+	setup
+	killed add.recorded kill add -b ag
+	start_repo 100 30
+	wait_for 'C-b \? help'
+	not grep -q ' ag ' <(screen)
+	invariants
+	[ ! -e "$E2E_TMP/work/proj__worktrees/ag" ]
+	not git -C "$repo" config workrex.worktree.ag.path >/dev/null
+	wrx list >/dev/null 2>"$E2E_TMP/list.err"
+	not grep -q "cut short" "$E2E_TMP/list.err"
+}
+
 run_test "add killed at each fault point (kill -9 and exit): the next command undoes it and says so" test_each_point
 run_test "add killed on a branch that existed: the branch and its commits stay" test_existing_branch_kept
 run_test "a second add of a name while the first runs is refused" test_one_add_of_a_name
+run_test "the dashboard's start undoes a killed add before it lists agents" test_dashboard_undoes
 rm -rf "$E2E_TMP"
