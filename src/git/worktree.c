@@ -685,7 +685,10 @@ static int undo_add(const struct repo *r, const char *handle, const char *body, 
 	const struct recover_hooks *h = arg;
 	char *branch = intent_get(body, "branch"), *path = intent_get(body, "path");
 	char *made = intent_get(body, "new-branch");
-	if (!handle_valid(handle) || path == NULL || path[0] != '/' || strstr(path, "/../")) {
+	/* Ours names <worktree dir>/<handle>, never the project itself. */
+	const char *base = path ? strrchr(path, '/') : NULL;
+	if (!handle_valid(handle) || path == NULL || path[0] != '/' || strstr(path, "/../") ||
+	    base == NULL || strcmp(base + 1, handle) != 0 || same_path(path, repo_root(r))) {
 		free(branch);
 		free(path);
 		free(made);
