@@ -219,7 +219,18 @@ t_gemini_by_keyboard() {
 	wait_for 'Tips for getting started' 60
 	wait_for 'Type your message' 60
 	grep -q "proj__worktrees/gm" "$HOME/.gemini/trustedFolders.json"
-	sleep 1
+	# Its prompt can show before the restarted process reads the terminal;
+	# what is typed then is Gemini's loss (a CI run under load lost it).
+	# One key, typed again until it shows; after that nothing may be lost.
+	local i
+	for i in 1 2 3 4 5 6; do
+		keys x
+		screen_until yes '│ > x' 5 2>/dev/null && break
+		((i < 6)) || wait_for '│ > x' 1
+	done
+	# As many as were typed: a late first x shows beside a second.
+	for ((; i > 0; i--)); do keys BSpace; done
+	wait_for '│ >   Type your message'
 	tm send-keys -l 'say hello, typed'
 	wait_for '│ > say hello, typed'
 	sleep 0.5
