@@ -66,14 +66,30 @@ void intent_end(struct intent *in)
 	in->fd = -1;
 }
 
+int intent_note(struct intent *in, const char *key, const char *value)
+{
+	if (in->path == NULL)
+		return 0;
+	char *line = xasprintf("%s=%s\n", key, value);
+	size_t n = strlen(line);
+	off_t end = lseek(in->fd, 0, SEEK_END);
+	int rc = end >= 0 && pwrite(in->fd, line, n, end) == (ssize_t)n && fsync(in->fd) == 0
+			 ? 0
+			 : (errno ? -errno : -EIO);
+	free(line);
+	return rc;
+}
+
 char *intent_get(const char *body, const char *key)
 {
 	size_t k = strlen(key);
+	const char *found = NULL;
 	for (const char *l = body; *l; l += strcspn(l, "\n"), l += *l == '\n') {
-		if (strncmp(l, key, k) == 0 && l[k] == '=')
-			return xstrndup(l + k + 1, strcspn(l + k + 1, "\n"));
+		/* The last whole line wins: a note cut short by a kill has no newline. */
+		if (strncmp(l, key, k) == 0 && l[k] == '=' && l[k + 1 + strcspn(l + k + 1, "\n")])
+			found = l + k + 1;
 	}
-	return NULL;
+	return found ? xstrndup(found, strcspn(found, "\n")) : NULL;
 }
 
 void intent_each_left(const struct repo *r, const char *kind,

@@ -38,7 +38,12 @@ void intent_each_left(const struct repo *r, const char *kind,
 		      int (*fn)(const struct repo *r, const char *name, const char *body,
 				void *arg),
 		      void *arg);
-/* The value of key in an intent's body (caller frees), or NULL. */
+/*
+ * Add key=value to a running intent's body (a step reached, a temporary
+ * thing made, to find after a kill): appended, whole lines only count.
+ */
+int intent_note(struct intent *in, const char *key, const char *value);
+/* The value of key in an intent's body, the last noted (caller frees), or NULL. */
 char *intent_get(const char *body, const char *key);
 
 #endif

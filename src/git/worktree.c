@@ -643,7 +643,7 @@ static int add_steps(const struct repo *r, const struct config *c, const struct 
 static bool same_path(const char *a, const char *b);
 
 /* Whether git has a worktree at path (its entry; the directory there or not). */
-static bool git_has_worktree(const struct repo *r, const char *path)
+bool git_has_worktree(const struct repo *r, const char *path)
 {
 	struct worktree_info *w;
 	size_t n;
@@ -732,6 +732,11 @@ static int undo_add(const struct repo *r, const char *handle, const char *body, 
 static int remove_steps(const struct repo *r, const struct agent_rec *a, bool here, bool drop,
 			char **cause);
 
+int worktree_remove_steps(const struct repo *r, const struct agent_rec *a, bool drop, char **cause)
+{
+	return remove_steps(r, a, true, drop, cause);
+}
+
 /*
  * A remove that a kill cut short: finished, as it was decided (its checks
  * had passed). Its agent is stopped (rec->stop), its worktree, the branch
@@ -780,6 +785,7 @@ void worktree_recover(const struct repo *r, const struct recover_hooks *h)
 	repo_config_mend(r);
 	intent_each_left(r, "add", undo_add, (void *)h);
 	intent_each_left(r, "remove", finish_remove, (void *)h);
+	merge_recover(r, h);
 }
 
 void agent_rec_free(struct agent_rec *a)

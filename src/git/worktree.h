@@ -132,6 +132,11 @@ struct recover_hooks {
 	void *arg;
 };
 void worktree_recover(const struct repo *r, const struct recover_hooks *h);
+/* Its part for merges and rebases (merge.c). */
+void merge_recover(const struct repo *r, const struct recover_hooks *h);
+/* For merge.c: whether git has a worktree at path; remove's last steps, hooks done. */
+bool git_has_worktree(const struct repo *r, const char *path);
+int worktree_remove_steps(const struct repo *r, const struct agent_rec *a, bool drop, char **cause);
 
 int worktree_remove(const struct repo *r, const struct config *c, const struct agent_rec *a,
 		    const struct remove_opts *o, char **cause);

@@ -5,7 +5,8 @@
 #   killed POINT ACTION CMD...
 #                           workrex CMD in the project, stopped at POINT by
 #                           ACTION (kill or exit); fails unless it was
-#   said_once TEXT          the next command (list) says TEXT, the one after nothing
+#   said_once TEXT          the next command (list) says TEXT, the one after nothing;
+#                           what it said is left in $E2E_TMP/said.err
 #   commits_before          note every commit now reachable (before the fault)
 #   invariants              check them all; say each broken one on stderr
 #
@@ -40,8 +41,8 @@ said_once() {
 	wrx list >/dev/null 2>"$E2E_TMP/said.err"
 	grep -qF "$1" "$E2E_TMP/said.err" ||
 		{ echo "  the next command said: $(cat "$E2E_TMP/said.err")" >&2; return 1; }
-	wrx list >/dev/null 2>"$E2E_TMP/said.err"
-	not grep -q "cut short" "$E2E_TMP/said.err"
+	wrx list >/dev/null 2>"$E2E_TMP/said.again"
+	not grep -q "cut short" "$E2E_TMP/said.again"
 }
 
 commits_before() { git -C "$repo" rev-list --all | sort >"$E2E_TMP/commits.before"; }

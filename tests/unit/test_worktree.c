@@ -8,10 +8,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "git/intent.h"
 #include "git/worktree.h"
 #include "shell.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -872,6 +874,59 @@ static void test_remote_merge_rebase(void **state)
 	agent_rec_free(&a);
 }
 
+struct seen {
+	int n;
+	char *tmp, *step, *torn;
+};
+
+static int see(const struct repo *r, const char *name, const char *body, void *arg)
+{
+	(void)r;
+	struct seen *s = arg;
+	assert_string_equal(name, "ag");
+	s->n++;
+	s->tmp = intent_get(body, "tmp");
+	s->step = intent_get(body, "step");
+	s->torn = intent_get(body, "torn");
+	return 0;
+}
+
+/*
+ * An intent's notes: the last whole one of a key wins, a line cut short
+ * (no newline: a kill mid-write) counts for nothing; a held intent is
+ * left alone, one whose command died is read, then goes.
+ */
+static void test_intent_notes(void **state)
+{
+	struct fx *f = *state;
+	struct intent in;
+	assert_int_equal(intent_begin(f->r, "merge", "ag", "branch=ag\nstep=begun\n", &in), 0);
+	struct intent again;
+	assert_int_equal(intent_begin(f->r, "merge", "ag", "x=1\n", &again), -EEXIST);
+	assert_int_equal(intent_note(&in, "tmp", "/tmp/workrex-merge.abcdef"), 0);
+	assert_int_equal(intent_note(&in, "step", "merging"), 0);
+	assert_int_equal(intent_note(&in, "torn", "whole"), 0);
+	/* As a kill mid-note leaves it. */
+	assert_true(pwrite(in.fd, "torn=cut", 8, lseek(in.fd, 0, SEEK_END)) == 8);
+	struct seen s = {0};
+	intent_each_left(f->r, "merge", see, &s);
+	assert_int_equal(s.n, 0); /* held: its command runs */
+	/* Its command dies: the lock goes with its fd, the file stays. */
+	char *path = xstrdup(in.path);
+	close(in.fd);
+	intent_each_left(f->r, "merge", see, &s);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.tmp, "/tmp/workrex-merge.abcdef");
+	assert_string_equal(s.step, "merging");
+	assert_string_equal(s.torn, "whole");
+	assert_int_equal(access(path, F_OK), -1);
+	free(s.tmp);
+	free(s.step);
+	free(s.torn);
+	free(path);
+	free(in.path);
+}
+
 int main(void)
 {
 	if (mkdtemp(top) == NULL)
@@ -912,6 +967,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_git_does_what_is_more, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_checkout_leaves_nothing, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_intent_notes, setup, teardown),
 	};
 	int rc = cmocka_run_group_tests_name("worktree", tests, NULL, NULL);
 	char *rm = xasprintf("rm -rf %s", top);
