@@ -780,11 +780,14 @@ static int finish_remove(const struct repo *r, const char *handle, const char *b
 	return 0;
 }
 
+static int finish_rename(const struct repo *r, const char *old_handle, const char *body, void *arg);
+
 void worktree_recover(const struct repo *r, const struct recover_hooks *h)
 {
 	repo_config_mend(r);
 	intent_each_left(r, "add", undo_add, (void *)h);
 	intent_each_left(r, "remove", finish_remove, (void *)h);
+	intent_each_left(r, "rename", finish_rename, NULL);
 	merge_recover(r, h);
 }
 
@@ -1222,6 +1225,115 @@ static char *admin_of(const char *wt)
 	return admin;
 }
 
+/*
+ * A rename, from its old names to its new ones. Its steps are taken in
+ * this order, each only if not taken yet, so that the next command
+ * finishing a killed rename (finish_rename) takes the same ones.
+ */
+struct rename_plan {
+	const char *old_handle, *handle;
+	const char *old_path, *path;   /* the worktree */
+	const char *old_admin, *admin; /* its git dir, .git/worktrees/NAME */
+	const char *old_branch, *branch;
+};
+
+/* The branch, the worktree and its git dir renamed; *done says which (to undo). */
+static int rename_moves(const struct repo *r, const struct rename_plan *p, int *done, char **cause)
+{
+	struct stat st;
+	*done = 0;
+	if (p->branch && repo_branch_exists(r, p->old_branch) &&
+	    !repo_branch_exists(r, p->branch)) {
+		const char *argv[] = {"branch", "-m", "--", p->old_branch, p->branch, NULL};
+		struct buf err = {0};
+		int rc = repo_git_config(r, argv, &err);
+		if (rc != 0)
+			*cause = git_error_line(&err, "git branch -m failed");
+		buf_free(&err);
+		if (rc != 0)
+			return -EIO;
+		*done = 1;
+	}
+	FAULT("rename.branch");
+	if (lstat(p->old_path, &st) == 0 && lstat(p->path, &st) < 0) {
+		if (rename(p->old_path, p->path) < 0)
+			return -errno;
+		*done = 2;
+	}
+	FAULT("rename.dir");
+	if (lstat(p->old_admin, &st) == 0 && lstat(p->admin, &st) < 0) {
+		if (rename(p->old_admin, p->admin) < 0)
+			return -errno;
+		*done = 3;
+	}
+	FAULT("rename.admin");
+	/* Each names the other: written again, whatever they say now. */
+	char *gitfile = xasprintf("gitdir: %s\n", p->admin);
+	char *back = xasprintf("%s/.git\n", p->path);
+	int rc = beneath_write(p->path, ".git", gitfile, strlen(gitfile), 0644);
+	if (rc == 0)
+		rc = beneath_write(p->admin, "gitdir", back, strlen(back), 0644);
+	free(gitfile);
+	free(back);
+	if (rc < 0) {
+		char *old = xasprintf("gitdir: %s\n", p->old_admin);
+		char *oldback = xasprintf("%s/.git\n", p->old_path);
+		beneath_write(p->path, ".git", old, strlen(old), 0644);
+		beneath_write(p->admin, "gitdir", oldback, strlen(oldback), 0644);
+		free(old);
+		free(oldback);
+		return rc;
+	}
+	FAULT("rename.gitfiles");
+	return 0;
+}
+
+/* The moves rename_moves made (done), undone last first. */
+static void rename_unmove(const struct repo *r, const struct rename_plan *p, int done)
+{
+	if (done >= 3)
+		rename(p->admin, p->old_admin);
+	if (done >= 2)
+		rename(p->path, p->old_path);
+	if (done >= 1) {
+		const char *argv[] = {"branch", "-m", "--", p->branch, p->old_branch, NULL};
+		repo_git_config(r, argv, NULL);
+	}
+}
+
+/* The record under its new name (if still under the old), and the private dir. */
+static void rename_record(const struct repo *r, const struct rename_plan *p)
+{
+	char *old = get_key(r, p->old_handle, "path");
+	if (old) {
+		/* The branch's own config moved with git branch -m. */
+		static const char *fields[] = {"agent",          "created", "sandbox",
+					       "number",         "parent",  "group",
+					       "max-concurrent", "queued",  "layout"};
+		repo_config_begin(r);
+		for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
+			char *v = get_key(r, p->old_handle, fields[i]);
+			set_key(r, p->handle, fields[i], v);
+			free(v);
+		}
+		unset_keys(r, p->old_handle, NULL);
+		set_key(r, p->handle, "path", p->path);
+		set_key(r, p->handle, "branch", p->branch ? p->branch : p->old_branch);
+		FAULT("rename.record");
+		repo_config_commit(r);
+		free(old);
+	}
+	FAULT("rename.recorded");
+	/* A sandboxed agent's own dir (its git dir is made up to date at its next start). */
+	char *priv = private_agent_dir(repo_root(r), p->old_handle, false);
+	char *priv_new = private_agent_dir(repo_root(r), p->handle, false);
+	struct stat st;
+	if (priv && priv_new && lstat(priv, &st) == 0 && lstat(priv_new, &st) != 0)
+		rename(priv, priv_new);
+	free(priv);
+	free(priv_new);
+}
+
 int worktree_rename(const struct repo *r, const struct agent_rec *a, const char *handle,
 		    const char *branch, struct agent_rec *out, char **cause)
 {
@@ -1249,7 +1361,8 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 	char *new_admin = admin ? xasprintf("%s/%s", admins, handle) : NULL;
 	char *existing = get_key(r, handle, "path");
 	struct stat st;
-	int rc = 0, step = 0;
+	struct intent in = {0};
+	int rc = 0, done = 0;
 	if (admin == NULL) {
 		*cause = xasprintf("%s/.git does not name the worktree's git dir", a->path);
 		rc = -EINVAL;
@@ -1260,71 +1373,32 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 							   : new_admin);
 		rc = -EEXIST;
 	}
-	/* Each step undone, last first, if a later one fails. */
-	if (rc == 0 && branch) {
-		const char *argv[] = {"branch", "-m", "--", a->branch, branch, NULL};
-		struct buf err = {0};
-		if (repo_git_config(r, argv, &err) != 0) {
-			*cause = git_error_line(&err, "git branch -m failed");
-			rc = -EIO;
-		}
-		buf_free(&err);
-	}
-	step = rc == 0 ? 1 : 0;
-	if (rc == 0 && (rc = rename(a->path, path) < 0 ? -errno : 0) == 0)
-		step = 2;
-	if (rc == 0 && (rc = rename(admin, new_admin) < 0 ? -errno : 0) == 0)
-		step = 3;
+	struct rename_plan p = {a->handle, handle,    a->path,   path,
+				admin,     new_admin, a->branch, branch};
 	if (rc == 0) {
-		char *gitfile = xasprintf("gitdir: %s\n", new_admin);
-		char *back = xasprintf("%s/.git\n", path);
-		rc = beneath_write(path, ".git", gitfile, strlen(gitfile), 0644);
-		if (rc == 0)
-			rc = beneath_write(new_admin, "gitdir", back, strlen(back), 0644);
-		free(gitfile);
-		free(back);
-		if (rc < 0) {
-			char *old = xasprintf("gitdir: %s\n", admin);
-			char *oldback = xasprintf("%s/.git\n", a->path);
-			beneath_write(path, ".git", old, strlen(old), 0644);
-			beneath_write(new_admin, "gitdir", oldback, strlen(oldback), 0644);
-			free(old);
-			free(oldback);
-		}
+		/* Decided: what a kill from here on leaves, the next command finishes. */
+		char *body = xasprintf("handle=%s\nold-path=%s\npath=%s\nold-admin=%s\nadmin=%s\n"
+				       "old-branch=%s\nbranch=%s\n",
+				       handle, a->path, path, admin, new_admin, a->branch,
+				       branch ? branch : "");
+		rc = intent_begin(r, "rename", a->handle, body, &in);
+		free(body);
+		if (rc < 0)
+			*cause = rc == -EEXIST ? xasprintf("a rename of '%s' is under way already",
+							   a->handle)
+					       : xasprintf("cannot write to %s/workrex-intents: %s",
+							   repo_gitdir(r), strerror(-rc));
 	}
-	if (rc < 0 && !*cause)
-		*cause = xasprintf("renaming %s to %s: %s", a->path, path, strerror(-rc));
-	if (rc < 0) {
-		if (step >= 3)
-			rename(new_admin, admin);
-		if (step >= 2)
-			rename(path, a->path);
-		if (step >= 1) {
-			const char *argv[] = {"branch", "-m", "--", branch, a->branch, NULL};
-			repo_git_config(r, argv, NULL);
-		}
+	FAULT("rename.intent");
+	if (rc == 0 && (rc = rename_moves(r, &p, &done, cause)) < 0) {
+		/* Undone, last first: on failure nothing changed. */
+		rename_unmove(r, &p, done);
+		if (!*cause)
+			*cause = xasprintf("renaming %s to %s: %s", a->path, path, strerror(-rc));
+	}
+	if (rc < 0)
 		goto out;
-	}
-	/* The recorded keys follow; the branch's own config moved with git branch -m. */
-	static const char *fields[] = {"agent", "created",        "sandbox", "number", "parent",
-				       "group", "max-concurrent", "queued",  "layout"};
-	repo_config_begin(r);
-	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
-		char *v = get_key(r, a->handle, fields[i]);
-		set_key(r, handle, fields[i], v);
-		free(v);
-	}
-	unset_keys(r, a->handle, NULL);
-	set_key(r, handle, "path", path);
-	set_key(r, handle, "branch", branch ? branch : a->branch);
-	repo_config_commit(r);
-	/* A sandboxed agent's own dir (its git dir is made up to date at its next start). */
-	char *priv = private_agent_dir(repo_root(r), a->handle, false);
-	char *priv_new = private_agent_dir(repo_root(r), handle, false);
-	if (priv && priv_new && lstat(priv, &st) == 0 && lstat(priv_new, &st) != 0)
-		rename(priv, priv_new);
-	free(priv);
-	free(priv_new);
+	rename_record(r, &p);
 	out->handle = xstrdup(handle);
 	out->path = xstrdup(path);
 	out->branch = xstrdup(branch ? branch : a->branch);
@@ -1335,6 +1409,7 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 	out->number = a->number;
 	out->parent = a->parent ? xstrdup(a->parent) : NULL;
 out:
+	intent_end(&in);
 	free(dir);
 	free(path);
 	free(admin);
@@ -1342,4 +1417,63 @@ out:
 	free(new_admin);
 	free(existing);
 	return rc;
+}
+
+/* Whether path is dir/NAME, NAME a valid handle. */
+static bool names_in(const char *path, const char *dir, const char *name)
+{
+	size_t n = dir ? strlen(dir) : 0;
+	return path && dir && path[0] == '/' && strncmp(path, dir, n) == 0 && path[n] == '/' &&
+	       handle_valid(path + n + 1) && (name == NULL || strcmp(path + n + 1, name) == 0);
+}
+
+/*
+ * A rename a kill cut short: finished, as it was decided (its checks had
+ * passed and nothing runs in the worktree). Its intent names old and new;
+ * each must be where a rename of ours puts it.
+ */
+static int finish_rename(const struct repo *r, const char *old_handle, const char *body, void *arg)
+{
+	(void)arg;
+	int keep = 0;
+	char *handle = intent_get(body, "handle");
+	char *old_path = intent_get(body, "old-path"), *path = intent_get(body, "path");
+	char *old_admin = intent_get(body, "old-admin"), *admin = intent_get(body, "admin");
+	char *old_branch = intent_get(body, "old-branch"), *branch = intent_get(body, "branch");
+	char *dir = old_path ? path_parent(old_path) : NULL;
+	char *admins = xasprintf("%s/worktrees", repo_gitdir(r));
+	if (handle_valid(old_handle) && handle && handle_valid(handle) &&
+	    names_in(old_path, dir, NULL) && names_in(path, dir, handle) &&
+	    names_in(old_admin, admins, NULL) && names_in(admin, admins, handle) &&
+	    !same_path(dir, repo_root(r)) && old_branch && repo_branch_name_valid(old_branch) &&
+	    branch && (!*branch || repo_branch_name_valid(branch))) {
+		struct rename_plan p = {old_handle, handle, old_path,   path,
+					old_admin,  admin,  old_branch, *branch ? branch : NULL};
+		char *cause = NULL;
+		int done;
+		int rc = rename_moves(r, &p, &done, &cause);
+		if (rc == 0)
+			rename_record(r, &p);
+		keep = rc < 0; /* the next command tries again */
+		if (rc < 0)
+			fprintf(stderr,
+				"workrex: a rename of '%s' to '%s' was cut short; finishing it "
+				"failed: %s\n",
+				old_handle, handle, cause ? cause : strerror(-rc));
+		else
+			fprintf(stderr,
+				"workrex: a rename of '%s' to '%s' was cut short; finished\n",
+				old_handle, handle);
+		free(cause);
+	}
+	free(handle);
+	free(old_path);
+	free(path);
+	free(old_admin);
+	free(admin);
+	free(old_branch);
+	free(branch);
+	free(dir);
+	free(admins);
+	return keep;
 }
