@@ -11,6 +11,7 @@
 #include "private.h"
 
 #include "../util/beneath.h"
+#include "../util/fault.h"
 #include "../util/log.h"
 
 #include <ctype.h>
@@ -442,6 +443,7 @@ int private_import(const struct repo *r, const char *handle, const char *branch,
 		*cause = xasprintf("importing %s from its sandbox: %s", branch, strerror(-rc));
 		goto out;
 	}
+	FAULT("import.quarantined");
 	hidden = xasprintf("refs/workrex/import/%s", handle);
 	char *spec = xasprintf("+refs/heads/import:%s", hidden);
 	struct buf err = {0};
@@ -459,13 +461,21 @@ int private_import(const struct repo *r, const char *handle, const char *branch,
 		goto out;
 	}
 	buf_consume(&err, err.len);
-	/* Move the branch only from where the sandbox started: nothing of the host's is lost. */
+	FAULT("import.fetched");
+	/*
+	 * Move the branch only from where the sandbox started: nothing of the
+	 * host's is lost. Already at the tip: an import a kill cut short moved
+	 * it; its last steps follow.
+	 */
 	const char *move[] = {"update-ref", "-m", "workrex: commits from the sandbox",
 			      "--",         NULL, tip,
 			      synced,       NULL};
 	char *ref = xasprintf("refs/heads/%s", branch);
+	char *now = repo_branch_tip(r, branch);
+	bool moved = now && strcmp(now, tip) == 0;
+	free(now);
 	move[4] = ref;
-	if (git_run(repo_root(r), move, NULL, &err, true) != 0) {
+	if (!moved && git_run(repo_root(r), move, NULL, &err, true) != 0) {
 		*note = xasprintf("%s moved on the host while its sandbox committed too; the "
 				  "sandbox's commits are kept as %s",
 				  branch, hidden);
@@ -474,14 +484,21 @@ int private_import(const struct repo *r, const char *handle, const char *branch,
 		goto out;
 	}
 	free(ref);
+	FAULT("import.moved");
 	const char *drop[] = {"update-ref", "-d", "--", hidden, NULL};
 	git_run(repo_root(r), drop, NULL, NULL, true);
+	FAULT("import.dropped");
+	/*
+	 * The host's index for the worktree follows its HEAD; the files stay as
+	 * they are. Before synced is written, which ends the import: a kill
+	 * between leaves it to be done again.
+	 */
+	const char *reset[] = {"reset", "--quiet", NULL};
+	git_run(worktree, reset, NULL, NULL, true);
+	FAULT("import.reset");
 	char *line = xasprintf("%s\n", tip);
 	write_str(dir, "synced", line);
 	free(line);
-	/* The host's index for the worktree follows its HEAD; the files stay as they are. */
-	const char *reset[] = {"reset", "--quiet", NULL};
-	git_run(worktree, reset, NULL, NULL, true);
 	buf_free(&err);
 	log_msg("import %s: %s now at %s", handle, branch, tip);
 out:
