@@ -450,10 +450,15 @@ int private_import(const struct repo *r, const char *handle, const char *branch,
 	int grc = repo_fetch_verified(r, q, spec, NULL, &err);
 	free(spec);
 	if (grc != 0) {
-		char *why = git_error_line(&err, "git fetch failed");
-		*cause = xasprintf("the sandbox's commits on %s failed verification and were not "
-				   "imported: %s",
-				   branch, why);
+		/* Room, not the objects, failed: said as such (they are imported once there is). */
+		bool room = err.data && strstr(err.data, strerror(ENOSPC));
+		char *why =
+			room ? xstrdup(strerror(ENOSPC)) : git_error_line(&err, "git fetch failed");
+		*cause = room ? xasprintf("the sandbox's commits on %s were not imported: %s",
+					  branch, why)
+			      : xasprintf("the sandbox's commits on %s failed verification and "
+					  "were not imported: %s",
+					  branch, why);
 		log_msg("import %s: refused: %s", handle, why);
 		free(why);
 		buf_free(&err);

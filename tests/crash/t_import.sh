@@ -70,5 +70,29 @@ test_each_point() {
 	invariants
 }
 
+# The project on a full disk: the import fails, says why, moves nothing;
+# with room again, the next command imports.
+test_full_disk() {
+	local work=$E2E_TMP/work
+	mkdir -p "$work"
+	mount -t tmpfs -o size=16m wrx-full "$work"
+	setup || return 1
+	inside_commit full || return 1
+	local before
+	before=$(git -C "$repo" rev-parse box)
+	dd if=/dev/zero of="$work/filler" bs=4k status=none 2>/dev/null || true
+	wrx list >/dev/null 2>"$E2E_TMP/err" || true
+	grep -q "the sandbox's commits on box were not imported: .*No space left on device" "$E2E_TMP/err" ||
+		{ cat "$E2E_TMP/err" >&2; return 1; }
+	[ "$(git -C "$repo" rev-parse box)" = "$before" ]
+	rm -f "$work/filler"
+	wrx list >/dev/null 2>"$E2E_TMP/next.err"
+	imported
+	git -C "$repo" fsck --no-progress
+}
+
 run_test "the import of a sandbox's commits killed at each fault point: the next command completes it" test_each_point
+run_test "the import on a full disk: said, nothing moved; with room, imported" test_full_disk
+podman ps -aq --filter "label=workrex.project=$repo" | xargs -r podman rm -f >/dev/null 2>&1
+umount "$E2E_TMP/work" 2>/dev/null
 rm -rf "$E2E_TMP"
