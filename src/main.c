@@ -13,6 +13,7 @@
 #include "ui/dashboard.h"
 #include "util/util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,31 @@ static void usage(FILE *f)
 		   "  -V, --version   print the version\n"
 		   "\n"
 		   "See workrex(1) for the keys and workrex.yaml(5) for the settings.\n");
+}
+
+/*
+ * A command's output, all of it, or its exit says not: a write that failed
+ * (a full disk under `workrex capture ag >file`) must not pass for a whole
+ * file. A reader that went away (`| head`) is no failure of ours.
+ */
+static int output_done(int rc)
+{
+	/* As the last write that failed left it, if one did: the reason, when a write's. */
+	int e = errno;
+	bool failed = ferror(stdout) != 0;
+	if (e != ENOSPC && e != EDQUOT && e != EFBIG && e != EIO && e != EPIPE)
+		e = 0;
+	errno = 0;
+	if (fflush(stdout) != 0) {
+		failed = true;
+		e = errno;
+	}
+	if (failed && e != EPIPE) {
+		fprintf(stderr, "workrex: writing its output: %s\n",
+			e ? strerror(e) : "a write failed");
+		return rc ? rc : 1;
+	}
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -111,7 +137,7 @@ int main(int argc, char **argv)
 		}
 		int rc = c->exec(&ctx, argc - i, argv + i);
 		cmd_ctx_free(&ctx);
-		return rc;
+		return output_done(rc);
 	}
 	/* Before the screen is taken: what it says stays on the terminal, under the dashboard. */
 	char *cwd = getcwd(NULL, 0);

@@ -474,6 +474,7 @@ static int setup_inside(const struct repo *r, const struct config *c, const stru
 
 static int add_steps(const struct repo *r, const struct config *c, const struct add_opts *o,
 		     char *handle, char *path, struct agent_rec *out, char **cause);
+static bool branch_owns_nothing(const struct repo *r, const char *branch);
 
 int worktree_add(const struct repo *r, const struct config *c, const struct add_opts *o,
 		 struct agent_rec *out, char **cause)
@@ -542,7 +543,7 @@ static int add_steps(const struct repo *r, const struct config *c, const struct 
 	if (base == NULL)
 		base = repo_head_branch(r);
 	struct buf err = {0};
-	bool made_branch;
+	bool made_branch, existed = repo_branch_exists(r, o->branch);
 	/* Asked for by a sandbox: no git hook runs on the host for it (post-checkout). */
 	bool no_hooks = o->setup_inside;
 	int rc = repo_worktree_prepare(r, handle, path, o->branch, base ? base : "HEAD",
@@ -570,6 +571,12 @@ static int add_steps(const struct repo *r, const struct config *c, const struct 
 	}
 	if (rc != 0) {
 		*cause = git_error_line(&err, "git worktree add failed");
+		/* git worktree add -b keeps the branch it made when the checkout fails (a full disk). */
+		if (!existed && repo_branch_exists(r, o->branch) &&
+		    branch_owns_nothing(r, o->branch)) {
+			const char *bargv[] = {"branch", "-D", "--", o->branch, NULL};
+			repo_git_config(r, bargv, NULL);
+		}
 		buf_free(&err);
 		free(path);
 		free(handle);

@@ -639,6 +639,12 @@ static void close_handle(uv_handle_t *h)
 		uv_close(h, NULL);
 }
 
+/* The log cannot be written (a full disk): said on the status line, as nothing else would. */
+static void log_failed(void *arg, const char *why)
+{
+	ui_message(arg, true, "%s", why);
+}
+
 int dashboard_run(const struct dashboard_opts *opts)
 {
 	struct ui ui_storage = {0}, *ui = &ui_storage;
@@ -681,6 +687,7 @@ int dashboard_run(const struct dashboard_opts *opts)
 	uv_timer_init(loop, &ui->clip_timer);
 	ui->frame_timer.data = ui->msg_timer.data = ui->tick_timer.data = ui->clip_timer.data = ui;
 	ui_watch_config(ui);
+	log_on_failure(log_failed, ui);
 
 	/* The control socket first: a second dashboard of the project stops here. */
 	if (wrx_start(ui->w, &cause) < 0) {
@@ -756,6 +763,7 @@ out:
 	buf_free(&ui->tty_out);
 	free(ui->trust_declined);
 	uv_loop_close(loop);
+	log_on_failure(NULL, NULL);
 	log_close();
 	return rc;
 }

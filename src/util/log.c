@@ -13,12 +13,22 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 static FILE *log_file;
 static char *log_path; /* owned */
+static void (*fail_fn)(void *arg, const char *why);
+static void *fail_arg;
+static bool failing; /* said; until a line is written again */
+
+void log_on_failure(void (*fn)(void *arg, const char *why), void *arg)
+{
+	fail_fn = fn;
+	fail_arg = arg;
+}
 
 char *state_dir(void)
 {
@@ -95,6 +105,17 @@ void log_msg(const char *fmt, ...)
 	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	log_rotate();
-	fprintf(log_file, "%s [%ld] %s\n", stamp, (long)getpid(), msg);
+	if (fprintf(log_file, "%s [%ld] %s\n", stamp, (long)getpid(), msg) < 0) {
+		if (!failing && fail_fn) {
+			failing = true; /* first: what fn logs in turn is not said again */
+			char *why =
+				xasprintf("log: %s: %s (its lines are lost until there is room)",
+					  log_path, strerror(errno));
+			fail_fn(fail_arg, why);
+			free(why);
+		}
+	} else {
+		failing = false;
+	}
 	free(msg);
 }

@@ -14,6 +14,11 @@
 int log_open(void);
 void log_close(void);
 void log_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * fn(arg, why) when a line cannot be written (a full disk): once, until a
+ * line is written again. The dashboard shows it; NULL: nobody is told.
+ */
+void log_on_failure(void (*fn)(void *arg, const char *why), void *arg);
 
 /* $XDG_STATE_HOME/workrex (created 0700); caller frees. NULL if no HOME. */
 char *state_dir(void);
