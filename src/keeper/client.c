@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -179,6 +181,16 @@ int keeper_open(const char *path, const char *role, struct pane *mirror, struct 
 	return fd;
 }
 
+/* A keeper that died without cleaning up: its socket and the link naming its agent go. */
+static void forget_dead(const char *path)
+{
+	unlink(path);
+	char *link = keeper_beside(path, "agent");
+	if (link)
+		unlink(link);
+	free(link);
+}
+
 static int by_pane(const void *x, const void *y)
 {
 	return ((const struct keeper_entry *)x)->info.pane -
@@ -206,6 +218,16 @@ static size_t sockets_of(const char *dir, const char *handle, char ***out)
 	struct dirent *e;
 	while (d && (e = readdir(d)) != NULL) {
 		size_t len = strlen(e->d_name);
+		if (atoi(e->d_name) > 0 && len > 6 && !strcmp(e->d_name + len - 6, ".agent")) {
+			/* A link with no socket: its keeper died, its socket went since. */
+			char *sock = xasprintf("%.*s.sock", (int)(len - 6), e->d_name);
+			struct stat st;
+			if (fstatat(dirfd(d), sock, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+			    errno == ENOENT)
+				unlinkat(dirfd(d), e->d_name, 0);
+			free(sock);
+			continue;
+		}
 		if (atoi(e->d_name) <= 0 || len < 6 || strcmp(e->d_name + len - 5, ".sock"))
 			continue;
 		char *path = xasprintf("%s/%s", dir, e->d_name);
@@ -242,7 +264,7 @@ static void open_together(struct keeper_entry *e, size_t n, const char *role)
 			continue;
 		}
 		if (e[i].fd == -ECONNREFUSED || e[i].fd == -ENOENT)
-			unlink(e[i].path); /* its keeper died without cleaning up */
+			forget_dead(e[i].path); /* its keeper died without cleaning up */
 		else
 			log_msg("%s", cause);
 		free(cause);
@@ -349,7 +371,7 @@ bool keeper_any(const char *dir)
 			close(fd);
 			any = true;
 		} else if (fd == -ECONNREFUSED || fd == -ENOENT) {
-			unlink(paths[i]); /* its keeper died without cleaning up */
+			forget_dead(paths[i]); /* its keeper died without cleaning up */
 		}
 		free(paths[i]);
 	}

@@ -17,6 +17,7 @@
 #include "../rpc/status.h"
 #include "../term/pane.h"
 #include "../term/pty.h"
+#include "../util/fault.h"
 #include "../util/util.h"
 #include "proto.h"
 #include "sync.h"
@@ -929,6 +930,7 @@ int keeper_main(void)
 		cause = xstrdup("the keeper was given nothing to run");
 	if (rc == 0)
 		rc = listen_on(&k, &cause);
+	FAULT("keeper.listening");
 	/* The agent's network is there before the agent. */
 	json_object *pspec;
 	if (rc == 0 && json_object_object_get_ex(spec, "proxy", &pspec) &&
@@ -954,9 +956,11 @@ int keeper_main(void)
 		return 1;
 	}
 	k.pid = pty_pid(k.pane);
+	FAULT("keeper.spawned");
 	const char *token = token_of(env);
 	k.hello = hello_of(spec, NULL, k.pid);
 	agent_link(&k, get_str(spec, "handle"));
+	FAULT("keeper.linked");
 	k.pane_token = token ? xstrdup(token) : NULL;
 	if (get_str(spec, "mark"))
 		k.mark = xstrdup(get_str(spec, "mark"));
@@ -971,6 +975,7 @@ int keeper_main(void)
 	    keeper_key_make(k.sock, made) == 0)
 		key = made;
 	k.key = key && strlen(key) == RPC_TOKEN_LEN ? xstrdup(key) : NULL;
+	FAULT("keeper.keyed");
 	if (get_str(spec, "rpc_socket")) {
 		k.rpc_sock = xstrdup(get_str(spec, "rpc_socket"));
 		k.handle = xstrdup(get_str(spec, "handle") ? get_str(spec, "handle") : "");

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# A keeper killed at each step of its start (kill -9, and an exit with no
+# cleanup): its socket bound, its program started, the link naming its
+# agent made, its key written. The agent's record stands; the next command
+# clears what the keeper left (its socket, its link), its program does not
+# outlive it, and opening the agent again works. Every invariant holds.
+# points: keeper.*
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+mapfile -t POINTS < <(fault_points keeper)
+run=$XDG_RUNTIME_DIR/workrex
+
+setup() {
+	end_keepers
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	# Its program marks its environment, to be found if it outlived its keeper.
+	printf 'agent: env SOAK_MARK=%s bash\npanes:\n  - command: <agent>\n' "$E2E_TMP" \
+		>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	commits_before
+}
+
+# Nothing of a dead keeper left: every socket answers, every link has its socket.
+nothing_left() {
+	local f
+	for f in "$run"/*/*.sock "$run"/*/*.agent; do
+		[ -e "$f" ] || [ -L "$f" ] || continue
+		case $f in
+		*.agent) [ -S "${f%.agent}.sock" ] || { echo "  a link left: $f" >&2; return 1; } ;;
+		*.sock) python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])' "$f" 2>/dev/null ||
+			{ echo "  a socket no keeper answers: $f" >&2; return 1; } ;;
+		esac
+	done
+}
+
+test_each_point() {
+	[ "${#POINTS[@]}" -ge 4 ] || { echo "  only ${#POINTS[@]} keeper points: ${POINTS[*]}" >&2; return 1; }
+	local point action
+	for point in "${POINTS[@]}"; do
+		for action in kill exit; do
+			setup
+			# The command goes on; its keeper stops at the point.
+			(cd "$repo" && WORKREX_FAULT="$point:$action" "$WORKREX" add -b ag >/dev/null 2>&1) || true
+			until_ok 10 test -z "$(keepers)"
+			wrx list >/dev/null
+			invariants && nothing_left || { echo "  at $point:$action" >&2; return 1; }
+			git -C "$repo" config workrex.worktree.ag.path >/dev/null
+			# Its program went with it (a program the keeper had started: its pty closed).
+			until_ok 10 test -z "$(ours bash "SOAK_MARK=$E2E_TMP")" ||
+				{ echo "  at $point:$action: its program outlived it" >&2; return 1; }
+			wrx open ag >/dev/null
+			until_ok 10 test -n "$(keepers)"
+			wrx send ag 'echo opened-again' >/dev/null
+			until_ok 10 in_output -q '^opened-again' -- wrx capture ag ||
+				{ echo "  at $point:$action: it did not open again" >&2; return 1; }
+			nothing_left
+		done
+	done
+}
+
+run_test "a keeper killed at each step of its start: cleared by the next command, the agent opens again" test_each_point
+rm -rf "$E2E_TMP"
