@@ -213,7 +213,7 @@ t_agents_survive_restart() {
 	wait_for 'quit and end'
 	keys y
 	wait_for 'WORKREX-EXITED 0'
-	until_ok 5 nkeepers 0
+	until_ok 15 nkeepers 0
 	kill_server
 	start_repo
 	wait_for '^ 2 later'

@@ -480,7 +480,7 @@ t_orphans_and_shutdown() {
 	echo n | script -qec "cd '$repo' && '$WORKREX' shutdown" /dev/null >/dev/null || true
 	nkeepers 2
 	(cd "$repo" && "$WORKREX" shutdown -y) | grep -qx 'ended 2 programs'
-	until_ok 5 nkeepers 0
+	until_ok 15 nkeepers 0
 	(cd "$repo" && "$WORKREX" shutdown -y) | grep -qx 'no program of this project runs'
 }
 
