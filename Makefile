@@ -60,7 +60,7 @@ KEEPER_LD_QUIET := -e "in function .uv__getpwuid_r" -e "in function .uv__getaddr
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test-deps run test fresh-test fuzz-smoke unit e2e crash-test faults net-test sandbox-test asan fuzz bench format widths \
+.PHONY: all deps test-deps run test fresh-test fuzz-smoke unit e2e crash-test faults net-test sandbox-test asan soak soak-run fuzz bench format widths \
 	format-check check-layers clean guest man \
 	install uninstall
 
@@ -149,11 +149,21 @@ man: $(BIN)
 fresh-test: $(BIN)
 	@WORKREX=$(abspath $(BIN)) tests/fresh/run.sh
 
-# AddressSanitizer + UBSan build of everything, then the whole suite on it.
+# AddressSanitizer + UBSan build of everything, then the whole suite on it:
+# the crash tests too, and a five-minute soak.
+ASAN_MAKE := $(MAKE) --no-print-directory BUILD=build-asan CC=clang \
+	CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
+	LDFLAGS="-fsanitize=address,undefined"
 asan:
-	@$(MAKE) --no-print-directory BUILD=build-asan CC=clang \
-		CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
-		LDFLAGS="-fsanitize=address,undefined" unit e2e net-test sandbox-test
+	@$(ASAN_MAKE) unit e2e crash-test net-test sandbox-test soak-run SOAK_MINUTES=5
+
+# Twenty stand-in agents and random operations, kills included, for
+# SOAK_MINUTES on the sanitizer build; the invariants after each (tests/soak).
+SOAK_MINUTES ?= 30
+soak:
+	@$(ASAN_MAKE) soak-run SOAK_MINUTES=$(SOAK_MINUTES)
+soak-run: all
+	@python3 tests/soak/soak.py --workrex $(abspath $(BIN)) --minutes $(SOAK_MINUTES) --agents 20
 
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 60
@@ -174,7 +184,7 @@ fuzz: $(FUZZERS)
 		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 $(BUILD)/corpus/$$(basename $$f) tests/fuzz/seeds/$$(basename $$f) || exit 1; done
 
 # The crash tests' build: the named fault points compiled in (src/util/fault.h).
-FAULTS := build-faults
+FAULTS := $(BUILD)-faults
 faults:
 	@$(MAKE) --no-print-directory BUILD=$(FAULTS) CFLAGS="$(CFLAGS) -DWRX_FAULTS" \
 		$(FAULTS)/workrex $(FAULTS)/workrex-keeper $(FAULTS)/workrex-guest
@@ -237,6 +247,6 @@ uninstall:
 		$(SHARE)/fish/vendor_completions.d/workrex.fish
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-faults build-asan-faults
 
 -include $(OBJ:.o=.d) $(BUILD)/src/keeper/bin.d
