@@ -155,7 +155,7 @@ ASAN_MAKE := $(MAKE) --no-print-directory BUILD=build-asan CC=clang \
 	CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
 	LDFLAGS="-fsanitize=address,undefined"
 asan:
-	@$(ASAN_MAKE) unit e2e crash-test net-test sandbox-test soak-run SOAK_MINUTES=5
+	@$(ASAN_MAKE) unit e2e crash-test net-test sandbox-test soak-run SOAK_MINUTES=5 CRASH_QUICK=1
 
 # Twenty stand-in agents and random operations, kills included, for
 # SOAK_MINUTES on the sanitizer build; the invariants after each (tests/soak).
@@ -192,7 +192,7 @@ faults:
 # Kill -9 at each fault point, then the next command: nothing lost (tests/crash).
 crash-test: faults
 	@WORKREX=$(abspath $(FAULTS)/workrex) WORKREX_GUEST=$(abspath $(FAULTS)/workrex-guest) \
-		tests/crash/run.sh
+		CRASH_QUICK=$(CRASH_QUICK) tests/crash/run.sh
 
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$${FUZZ_SECONDS:-15}

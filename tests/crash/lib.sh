@@ -16,6 +16,11 @@
 # its worktree (or `list` shows it missing); no keeper runs for an agent
 # with no record.
 
+# How each point is hit: kill -9 and an exit with no cleanup; kill -9 alone
+# with CRASH_QUICK set (the sanitizer build's run, where each costs more).
+ACTIONS=(kill exit)
+[ -n "${CRASH_QUICK:-}" ] && ACTIONS=(kill)
+
 crash_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$crash_here/../e2e/lib.sh"
 git_env

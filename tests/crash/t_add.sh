@@ -33,7 +33,7 @@ test_each_point() {
 	[ "${#POINTS[@]}" -ge 7 ] || { echo "  only ${#POINTS[@]} add points: ${POINTS[*]}" >&2; return 1; }
 	local point action
 	for point in "${POINTS[@]}"; do
-		for action in kill exit; do
+		for action in "${ACTIONS[@]}"; do
 			setup
 			killed_add "$point" "$action" ag || { echo "  at $point:$action" >&2; return 1; }
 			# A new branch the add made is gone with it; the same add works now.

@@ -11,7 +11,7 @@ cfg="$XDG_CONFIG_HOME/workrex/config.yaml"
 test_allow_domain() {
 	local point action
 	for point in config.written config.renamed; do
-		for action in kill exit; do
+		for action in "${ACTIONS[@]}"; do
 			make_repo
 			mkdir -p "$(dirname "$cfg")"
 			printf '# mine\nagent: bash\nsandbox:\n  network:\n    allowed_domains: [a.example]\n' >"$cfg"
@@ -36,7 +36,7 @@ test_allow_domain() {
 
 test_trust() {
 	local action
-	for action in kill exit; do
+	for action in "${ACTIONS[@]}"; do
 		make_repo
 		rm -rf "$XDG_STATE_HOME/workrex/trusted"
 		mkdir -p "$(dirname "$cfg")"

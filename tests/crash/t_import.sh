@@ -54,7 +54,7 @@ test_each_point() {
 	setup || return 1
 	local point action n=0
 	for point in "${POINTS[@]}"; do
-		for action in kill exit; do
+		for action in "${ACTIONS[@]}"; do
 			n=$((n + 1))
 			inside_commit $n || return 1
 			commits_before

@@ -37,7 +37,7 @@ test_each_point() {
 	[ "${#POINTS[@]}" -ge 4 ] || { echo "  only ${#POINTS[@]} keeper points: ${POINTS[*]}" >&2; return 1; }
 	local point action
 	for point in "${POINTS[@]}"; do
-		for action in kill exit; do
+		for action in "${ACTIONS[@]}"; do
 			setup
 			# The command goes on; its keeper stops at the point.
 			(cd "$repo" && WORKREX_FAULT="$point:$action" "$WORKREX" add -b ag >/dev/null 2>&1) || true

@@ -96,7 +96,7 @@ test_each_point() {
 				merge:merge.squashed | merge:merge.rebased | squash:merge.rebased | \
 					rebase:merge.squashed | *:merge.conflict) continue ;;
 				esac
-				for action in kill exit; do
+				for action in "${ACTIONS[@]}"; do
 					# (an exit is a kill to a merge: walked once, into main)
 					[ $action = exit ] && [ $into = release ] && continue
 					setup
@@ -180,7 +180,7 @@ test_newer_work() {
 test_rebase_command() {
 	local point action
 	for point in $(fault_points rebase); do
-		for action in kill exit; do
+		for action in "${ACTIONS[@]}"; do
 			for kind in clean conflict; do
 				[ $point = rebase.conflict ] && [ $kind = clean ] && continue
 				setup $kind

@@ -34,7 +34,7 @@ test_each_point() {
 	[ "${#POINTS[@]}" -ge 7 ] || { echo "  only ${#POINTS[@]} remove points: ${POINTS[*]}" >&2; return 1; }
 	local point action
 	for point in "${POINTS[@]}"; do
-		for action in kill exit; do
+		for action in "${ACTIONS[@]}"; do
 			setup
 			killed_remove "$point" "$action" || { echo "  at $point:$action" >&2; return 1; }
 			not git -C "$repo" rev-parse -q --verify refs/heads/ag >/dev/null

@@ -45,7 +45,7 @@ test_each_point() {
 	local point action branch
 	for branch in ag feature/x; do
 		for point in "${POINTS[@]}"; do
-			for action in kill exit; do
+			for action in "${ACTIONS[@]}"; do
 				setup $branch
 				local want=$branch
 				[ $branch = ag ] && want=better
