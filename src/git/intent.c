@@ -55,6 +55,13 @@ int intent_begin(const struct repo *r, const char *kind, const char *name, const
 	return 0;
 }
 
+char *intent_refused(const struct repo *r, const char *what, const char *name, int rc)
+{
+	return rc == -EEXIST ? xasprintf("%s of '%s' is under way already", what, name)
+			     : xasprintf("cannot write to %s/workrex-intents: %s", repo_gitdir(r),
+					 strerror(-rc));
+}
+
 void intent_end(struct intent *in)
 {
 	if (in->path == NULL)

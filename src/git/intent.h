@@ -27,6 +27,9 @@ struct intent {
  */
 int intent_begin(const struct repo *r, const char *kind, const char *name, const char *body,
 		 struct intent *out);
+/* Why intent_begin refused (rc): "a merge of 'NAME' is under way already", or the
+ * write's failure. what: the action with its article ("a merge"). Caller frees. */
+char *intent_refused(const struct repo *r, const char *what, const char *name, int rc);
 /* The action is done (or failed and said so): the file goes. */
 void intent_end(struct intent *in);
 

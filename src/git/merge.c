@@ -455,24 +455,17 @@ int worktree_merge(const struct repo *r, const struct config *c, const struct ag
 	if (ahead == 0) {
 		*note = xasprintf("'%s' has nothing to merge into %s", a->branch, o.into);
 	} else {
-		char *bref = xasprintf("refs/heads/%s", a->branch);
-		char *iref = xasprintf("refs/heads/%s", o.into);
-		char *brev = git_rev(repo_root(r), bref), *irev = git_rev(repo_root(r), iref);
+		char *brev = repo_branch_tip(r, a->branch), *irev = repo_branch_tip(r, o.into);
 		char *body = xasprintf("branch=%s\nbranch-rev=%s\ninto=%s\ninto-rev=%s\n"
 				       "path=%s\nremove=%d\nremote=%d\n",
 				       a->branch, brev ? brev : "", o.into, irev ? irev : "",
 				       a->path ? a->path : "", !o.keep && !dirty, o.place != NULL);
 		rc = brev && irev ? intent_begin(r, "merge", a->handle, body, &in) : -ENOENT;
 		free(body);
-		free(bref);
-		free(iref);
 		free(brev);
 		free(irev);
 		if (rc < 0) {
-			*cause = rc == -EEXIST ? xasprintf("a merge of '%s' is under way already",
-							   a->handle)
-					       : xasprintf("cannot write to %s/workrex-intents: %s",
-							   repo_gitdir(r), strerror(-rc));
+			*cause = intent_refused(r, "a merge", a->handle, rc);
 			goto out;
 		}
 		FAULT("merge.intent");
@@ -537,19 +530,14 @@ int worktree_rebase(const struct repo *r, const struct config *c, const struct a
 	if (rc == 0 && repo_ahead(r, onto, a->branch) == 0) {
 		*note = xasprintf("%s already has everything on %s", a->branch, onto);
 	} else if (rc == 0) {
-		char *bref = xasprintf("refs/heads/%s", a->branch);
-		char *brev = git_rev(repo_root(r), bref);
+		char *brev = repo_branch_tip(r, a->branch);
 		char *body = xasprintf("branch=%s\nbranch-rev=%s\nrebasing=%s\n", a->branch,
 				       brev ? brev : "", a->path);
 		rc = brev ? intent_begin(r, "rebase", a->handle, body, &in) : -ENOENT;
 		free(body);
-		free(bref);
 		free(brev);
 		if (rc < 0)
-			*cause = rc == -EEXIST ? xasprintf("a rebase of '%s' is under way already",
-							   a->handle)
-					       : xasprintf("cannot write to %s/workrex-intents: %s",
-							   repo_gitdir(r), strerror(-rc));
+			*cause = intent_refused(r, "a rebase", a->handle, rc);
 		FAULT("rebase.intent");
 		if (rc == 0 && (rc = rebase_or_abort(a->path, onto, no_hooks, cause)) == 0)
 			*note = xasprintf("%s is now on top of %s", a->branch, onto);
@@ -656,9 +644,7 @@ static void settle(const struct repo *r, const char *handle, const struct merge_
 	    !*n->into || !n->irev || !repo_branch_name_valid(n->branch) ||
 	    !repo_branch_name_valid(n->into))
 		return; /* not one of ours: nothing to settle */
-	char *iref = xasprintf("refs/heads/%s", n->into);
-	char *inow = git_rev(repo_root(r), iref);
-	free(iref);
+	char *inow = repo_branch_tip(r, n->into);
 	bool moved = inow && strcmp(inow, n->irev) != 0;
 	free(inow);
 	/* What git was left doing: undone, as it had not moved the target. */

@@ -520,9 +520,7 @@ int worktree_add(const struct repo *r, const struct config *c, const struct add_
 	int rc = intent_begin(r, "add", handle, body, &in);
 	free(body);
 	if (rc < 0) {
-		*cause = rc == -EEXIST ? xasprintf("an add of '%s' is under way already", handle)
-				       : xasprintf("cannot write to %s/workrex-intents: %s",
-						   repo_gitdir(r), strerror(-rc));
+		*cause = intent_refused(r, "an add", handle, rc);
 		free(path);
 		free(handle);
 		return rc;
@@ -1121,10 +1119,7 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 		rc = intent_begin(r, "remove", a->handle, body, &in);
 		free(body);
 		if (rc < 0) {
-			*cause = rc == -EEXIST ? xasprintf("a remove of '%s' is under way already",
-							   a->handle)
-					       : xasprintf("cannot write to %s/workrex-intents: %s",
-							   repo_gitdir(r), strerror(-rc));
+			*cause = intent_refused(r, "a remove", a->handle, rc);
 			return rc;
 		}
 	}
@@ -1391,10 +1386,7 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 		rc = intent_begin(r, "rename", a->handle, body, &in);
 		free(body);
 		if (rc < 0)
-			*cause = rc == -EEXIST ? xasprintf("a rename of '%s' is under way already",
-							   a->handle)
-					       : xasprintf("cannot write to %s/workrex-intents: %s",
-							   repo_gitdir(r), strerror(-rc));
+			*cause = intent_refused(r, "a rename", a->handle, rc);
 	}
 	FAULT("rename.intent");
 	if (rc == 0 && (rc = rename_moves(r, &p, &done, cause)) < 0) {
