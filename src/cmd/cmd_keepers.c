@@ -261,6 +261,34 @@ int cmd_watch(struct cmd_ctx *ctx, int argc, char **argv)
 	return view(ctx, "watch", argc, argv, false);
 }
 
+/*
+ * SIGTERM to each (ending a keeper as closing its pane does; its pid is from
+ * its own hello), then a wait (bounded) until every socket is gone. Those not
+ * asked before are added to asked; how many that was.
+ */
+static int end_keepers(const struct keeper_entry *e, size_t n, pid_t **asked, size_t *nasked)
+{
+	int ended = 0;
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid = e[i].info.keeper_pid;
+		if (pid <= 0 || kill(pid, SIGTERM) < 0)
+			continue;
+		size_t j = 0;
+		while (j < *nasked && (*asked)[j] != pid)
+			j++;
+		if (j == *nasked) {
+			*asked = xrealloc(*asked, (*nasked + 1) * sizeof **asked);
+			(*asked)[(*nasked)++] = pid;
+			ended++;
+		}
+	}
+	uint64_t deadline = now_ms() + 5000;
+	for (size_t i = 0; i < n; i++)
+		while (access(e[i].path, F_OK) == 0 && now_ms() < deadline)
+			usleep(20000);
+	return ended;
+}
+
 /* `workrex shutdown [-y]`: every keeper of the project ended, its program with it. */
 int cmd_shutdown(struct cmd_ctx *ctx, int argc, char **argv)
 {
@@ -279,7 +307,6 @@ int cmd_shutdown(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	struct keeper_entry *e;
 	size_t n = keeper_list(dir, &e);
-	free(dir);
 	/* And those of its agents on servers. */
 	json_object *there = json_object_new_object();
 	size_t all = n + (size_t)cmd_remote_keepers(ctx, there);
@@ -288,6 +315,7 @@ int cmd_shutdown(struct cmd_ctx *ctx, int argc, char **argv)
 		printf("no program of this project runs\n");
 		keeper_list_free(e, n);
 		json_object_put(there);
+		free(dir);
 		return 0;
 	}
 	if (!yes) {
@@ -301,18 +329,21 @@ int cmd_shutdown(struct cmd_ctx *ctx, int argc, char **argv)
 		if (rc || fgets(answer, sizeof answer, stdin) == NULL || answer[0] != 'y') {
 			keeper_list_free(e, n);
 			json_object_put(there);
+			free(dir);
 			return rc ? rc : 1;
 		}
 	}
-	/* SIGTERM ends a keeper as closing its pane does; its pid is from its own hello. */
+	/* Then the directory again: one a dashboard started meanwhile goes too. */
 	int ended = 0;
-	for (size_t i = 0; i < n; i++)
-		ended += e[i].info.keeper_pid > 0 && kill(e[i].info.keeper_pid, SIGTERM) == 0;
-	/* Then wait (bounded) until every socket is gone. */
-	uint64_t deadline = now_ms() + 5000;
-	for (size_t i = 0; i < n; i++)
-		while (access(e[i].path, F_OK) == 0 && now_ms() < deadline)
-			usleep(20000);
+	pid_t *asked = NULL;
+	size_t nasked = 0;
+	for (int round = 0; round < 3 && n > 0; round++) {
+		ended += end_keepers(e, n, &asked, &nasked);
+		keeper_list_free(e, n);
+		n = keeper_list(dir, &e);
+	}
+	free(asked);
+	free(dir);
 	ended += cmd_remote_end(ctx, there);
 	json_object_put(there);
 	/* Their containers too: a killed `podman run` leaves its container up. */

@@ -1832,10 +1832,16 @@ struct control_reply {
 	void *arg;
 };
 
+struct parked_reply {
+	struct control_reply cr;
+	unsigned started; /* w->keepers_started when its command came */
+	json_object *r;   /* once it replied */
+	struct parked_reply *next;
+};
+
 static void control_wire(struct wrx *w, json_object *r, void *arg)
 {
-	struct control_reply cr = *(struct control_reply *)arg;
-	free(arg);
+	struct parked_reply *p = arg;
 	const char *e = actions_error(r);
 	if (e) {
 		json_object *er = json_object_new_object();
@@ -1843,7 +1849,31 @@ static void control_wire(struct wrx *w, json_object *r, void *arg)
 		json_object_put(r);
 		r = er;
 	}
+	if (w->starting > 0 && w->keepers_started != p->started && !w->quitting) {
+		struct parked_reply **tail = &w->parked;
+		while (*tail)
+			tail = &(*tail)->next;
+		p->r = r;
+		*tail = p;
+		return;
+	}
+	struct control_reply cr = p->cr;
+	free(p);
 	cr.done(w, r, cr.arg);
+}
+
+void actions_started(struct wrx *w)
+{
+	if (w->starting > 0 && !w->quitting)
+		return;
+	while (w->parked) {
+		struct parked_reply *p = w->parked;
+		w->parked = p->next;
+		struct control_reply cr = p->cr;
+		json_object *r = p->r;
+		free(p);
+		cr.done(w, r, cr.arg);
+	}
 }
 
 void actions_control(struct wrx *w, json_object *req, act_reply_fn *done, void *arg)
@@ -1851,10 +1881,9 @@ void actions_control(struct wrx *w, json_object *req, act_reply_fn *done, void *
 	json_object *v;
 	const char *cmd =
 		json_object_object_get_ex(req, "cmd", &v) ? json_object_get_string(v) : NULL;
-	struct control_reply *cr = xmalloc(sizeof *cr);
-	cr->done = done;
-	cr->arg = arg;
-	actions_call(w, cmd, json_object_get(req), DOOR_CONTROL, 0, control_wire, cr);
+	struct parked_reply *p = xcalloc(1, sizeof *p);
+	*p = (struct parked_reply){.cr = {.done = done, .arg = arg}, .started = w->keepers_started};
+	actions_call(w, cmd, json_object_get(req), DOOR_CONTROL, 0, control_wire, p);
 }
 
 json_object *actions_control_wait(struct wrx *w, json_object *req)

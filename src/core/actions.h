@@ -63,6 +63,14 @@ void actions_call_stream(struct wrx *w, const char *verb, json_object *args, enu
 void actions_control(struct wrx *w, json_object *req, act_reply_fn *done, void *arg);
 /* The same, running the loop until the reply (a command's own core, tests). Caller puts. */
 json_object *actions_control_wait(struct wrx *w, json_object *req);
+
+/*
+ * A control command's reply goes once the keepers it started here are up, so
+ * that what the command started is there for the next one (a `shutdown`
+ * right after an `add` ends its agent too). host.c calls this as each start
+ * ends, wrx_close as the core quits.
+ */
+void actions_started(struct wrx *w);
 /* The verb an RPC request type (its wire name) calls, or NULL. */
 const char *actions_for_rpc(const char *type);
 

@@ -28,6 +28,7 @@
 #include "../rpc/server.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "actions.h"
 #include "hosted.h"
 #include "wrx.h"
 
@@ -293,6 +294,7 @@ static void started(void *arg, int rc, const char *why)
 	struct ticket *t = arg;
 	struct wrx *w = t->w;
 	w->starting--;
+	actions_started(w);
 	struct wpane *wp = w->quitting ? NULL : session_find_pane(w->s, t->pane);
 	char *cause = NULL;
 	if (wp == NULL) {
@@ -331,6 +333,7 @@ static int here_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *s
 		return rc;
 	}
 	w->starting++;
+	w->keepers_started++;
 	wp->host->connecting = true;
 	return 0;
 }

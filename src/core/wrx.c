@@ -9,6 +9,7 @@
 #include "../git/git.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "actions.h"
 #include "clipboard.h"
 #include "run.h"
 
@@ -412,6 +413,7 @@ void wrx_close(struct wrx *w)
 		w->stall_on = false;
 	}
 	w->quitting = true;
+	actions_started(w); /* a reply waiting for its panes goes now */
 	prs_stop(w);
 	session_free(w->s);
 	w->s = NULL;

@@ -20,6 +20,7 @@
 #include <uv.h>
 
 struct act_call;
+struct parked_reply;
 
 struct wrx;
 struct strlist;
@@ -87,6 +88,8 @@ struct wrx {
 	int rpc_port;                /* the TCP listener's port, once a runtime needed one */
 	char *keeper_dir;            /* owned: where the project's keepers listen (host.c's only) */
 	int starting;                /* keepers here starting (host.c) */
+	unsigned keepers_started;    /* keepers here ever started: a command's are seen */
+	struct parked_reply *parked; /* control replies waiting for their panes (actions.c) */
 	bool helper;                 /* takes keepers over as a helper, not as their writer */
 	/* A helper for one agent\'s request: only that agent\'s keepers taken over (borrowed). */
 	const char *attach_only;

@@ -928,6 +928,7 @@ int keeper_main(void)
 	int rc = argv[0] ? 0 : -EINVAL;
 	if (rc < 0)
 		cause = xstrdup("the keeper was given nothing to run");
+	FAULT("keeper.spec");
 	if (rc == 0)
 		rc = listen_on(&k, &cause);
 	FAULT("keeper.listening");

@@ -25,6 +25,10 @@ void fault_at(const char *name)
 	fprintf(stderr, "workrex: fault %s: %s\n", name, action);
 	if (strcmp(action, "exit") == 0)
 		_exit(3);
+	if (strcmp(action, "slow") == 0) {
+		sleep(2);
+		return;
+	}
 	kill(getpid(), SIGKILL);
 	pause();
 }

@@ -58,5 +58,25 @@ test_each_point() {
 	done
 }
 
+# A dashboard's keepers slow to start (two seconds before they listen):
+# `shutdown` right after `add` still ends the new agent's keeper, because
+# add answers once its pane is up, and shutdown looks again for one
+# started meanwhile.
+test_shutdown_after_add() {
+	setup
+	printf 'agent: bash\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	tm new-session -d -x 120 -y 36 -c "$repo" \
+		"env TERM=tmux-256color WORKREX_FAULT=keeper.spec:slow $WORKREX$after_exit"
+	wait_for 'C-b \? help'
+	until_ok 10 compgen -G "$run/*/*.sock" >/dev/null # the project's pane, up
+	wrx add -b ag >/dev/null
+	wrx shutdown -y >"$E2E_TMP/shutdown.out"
+	grep -q 'ended 2 programs' "$E2E_TMP/shutdown.out" ||
+		{ echo "  shutdown said: $(cat "$E2E_TMP/shutdown.out")" >&2; return 1; }
+	until_ok 10 test -z "$(keepers)" || { echo "  keepers left: $(keepers)" >&2; return 1; }
+	tm kill-server
+}
+
+run_test "a shutdown right after an add, keepers slow to start: none left" test_shutdown_after_add
 run_test "a keeper killed at each step of its start: cleared by the next command, the agent opens again" test_each_point
 rm -rf "$E2E_TMP"
