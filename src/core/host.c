@@ -610,12 +610,14 @@ static void anew_run(uv_timer_t *t)
 	struct agent *a = w->quitting || w->s == NULL ? NULL : session_find_agent(w->s, n->handle);
 	if (a && a->status == WRX_STATUS_FAILED) {
 		char *why = a->failure ? xstrdup(a->failure) : xstrdup("it failed at once");
-		struct wpane *wp;
+		/* Typing into it: the new pane takes the keys, not a neighbour's. */
+		struct wpane *wp, *focus = session_focus(w->s);
+		bool focused = focus && focus->agent == a;
 		while ((wp = session_agent_pane(w->s, a)) != NULL)
 			session_close_pane(w->s, wp);
 		session_set_status(w->s, a, WRX_STATUS_NONE); /* not failed: starting */
 		char *cause = NULL;
-		if (agents_open(w, a, false, false, &cause) < 0) {
+		if (agents_open(w, a, focused, false, &cause) < 0) {
 			wrx_message(w, true, "%s: %s", a->handle, cause);
 			free(cause);
 		} else {

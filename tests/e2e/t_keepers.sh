@@ -357,10 +357,11 @@ claude_args() { wrx capture "$1" | tr -d '\n' | grep -o 'CLAUDE ARGS:[^:]*:'; }
 t_resume_after_reboot() {
 	make_repo
 	mkdir -p "$E2E_TMP/bin" "$XDG_CONFIG_HOME/workrex"
-	# As Claude Code does, p's has no conversation to resume: it says so and exits 1.
+	# As Claude Code does, p's has no conversation to resume: it says so and
+	# exits 1, after a moment (time to focus it).
 	cat >"$E2E_TMP/bin/claude" <<-'EOF'
 		#!/bin/sh
-		case "$PWD:$*" in */p:*--resume*) echo "No conversation found"; exit 1 ;; esac
+		case "$PWD:$*" in */p:*--resume*) sleep 2; echo "No conversation found"; exit 1 ;; esac
 		echo "CLAUDE ARGS:$*:"
 		exec bash --norc -i
 	EOF
@@ -398,8 +399,13 @@ t_resume_after_reboot() {
 	until_ok 10 in_output -x "CLAUDE ARGS:--resume $qs:" -- claude_args q
 	[ ! -e "$E2E_TMP/pwned" ]
 	# p had nothing to resume: it failed at once, and starts anew, said.
+	# Focused as it failed, the new pane has the keys, not a neighbour.
+	prefix 4
 	wait_for 'p: nothing to resume \(exit 1: No conversation found\): started anew'
 	until_ok 10 in_output -E 'CLAUDE ARGS:--session-id [0-9a-f-]{36}:' -- claude_args p
+	type_line 'echo typed-into-$((6 * 7))'
+	until_ok 10 in_output -qx 'typed-into-42' -- wrx capture p ||
+		{ screen >&2; return 1; }
 	wrx list >"$E2E_TMP/list"
 	grep -q '^p ' "$E2E_TMP/list"
 	not grep -q '^p .*failed' "$E2E_TMP/list"
