@@ -220,6 +220,8 @@ bool cmd_core_wanted(struct cmd_ctx *ctx, json_object *req);
 int cmd_keepers_live(struct cmd_ctx *ctx, json_object **reply);
 /* Does a dashboard of the project listen on its control socket? */
 bool cmd_dashboard_runs(struct cmd_ctx *ctx);
+/* How many of the agent's keepers here answer (its panes that run, or ran). */
+int cmd_agent_keepers(struct cmd_ctx *ctx, const char *handle);
 int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **cause);
 /* Somebody listens on the unix socket at path. */
 bool control_live(const char *path);

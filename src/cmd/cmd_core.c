@@ -16,6 +16,7 @@
 #include "../keeper/proto.h"
 #include "../rpc/control.h"
 #include "../rpc/proto.h"
+#include "../util/log.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -32,6 +33,30 @@ static bool has_keepers(const char *root)
 	free(dir);
 	return any;
 }
+
+int cmd_agent_keepers(struct cmd_ctx *ctx, const char *handle)
+{
+	char *cause = NULL;
+	char *dir = keeper_dir(ctx->repo ? repo_root(ctx->repo) : ctx->cwd, &cause);
+	free(cause);
+	struct keeper_entry *e = NULL;
+	size_t n = dir ? keeper_list_of(dir, handle, &e) : 0;
+	keeper_list_free(e, n);
+	free(dir);
+	return (int)n;
+}
+
+/* A command's core says its errors (a pane that did not start) where the command runs. */
+static void core_message(void *ui, bool error, const char *text)
+{
+	(void)ui;
+	if (error) {
+		fprintf(stderr, "workrex: %s\n", text);
+		log_msg("%s", text);
+	}
+}
+
+static const struct wrx_hooks core_hooks = {.message = core_message};
 
 bool control_live(const char *path)
 {
@@ -183,7 +208,7 @@ int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **
 	if (req && json_object_object_get_ex(req, "handle", &v) &&
 	    json_object_is_type(v, json_type_string))
 		o.only = json_object_get_string(v);
-	int rc = wrx_open(&w, &loop, &o, NULL, NULL, cause);
+	int rc = wrx_open(&w, &loop, &o, &core_hooks, NULL, cause);
 	if (rc == 0 && (rc = wrx_start(&w, cause)) < 0)
 		wrx_close(&w);
 	if (rc == 0) {

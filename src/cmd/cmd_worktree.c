@@ -623,15 +623,18 @@ int cmd_add_made(struct cmd_ctx *ctx, const struct add_opts *o, bool background,
 	bool dashboard = cmd_dashboard_runs(ctx);
 	int drc = cmd_dashboard(ctx, "add", req, NULL);
 	json_object_put(req);
+	/* Its panes are up once the answer came (actions_started): or they did not start. */
+	bool started = drc < 0 || a.queued || a.remote || cmd_agent_keepers(ctx, a.handle) > 0;
 	printf("created %s (%s) at %s%s\n", a.handle, a.branch, a.path,
 	       a.queued         ? "; it waits for its group's slot (--max-concurrent)"
 	       : drc == -ENOENT ? "; no dashboard runs, the next one lists it"
+	       : !started       ? "; its agent did not start (workrex open tries again)"
 	       : dashboard      ? ""
 				: "; no dashboard runs; its agent does (workrex shows it)");
 	if (pr_number) /* once the dashboard knows the agent */
 		cmd_pr_track(ctx, a.handle, pr_number);
 	agent_rec_free(&a);
-	return (drc < 0 && drc != -ENOENT) || carried ? 1 : 0;
+	return (drc < 0 && drc != -ENOENT) || carried || !started ? 1 : 0;
 }
 
 static void age(long created, char *out, size_t n)

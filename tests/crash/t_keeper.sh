@@ -4,6 +4,7 @@
 # agent made, its key written. The agent's record stands; the next command
 # clears what the keeper left (its socket, its link), its program does not
 # outlive it, and opening the agent again works. Every invariant holds.
+# add itself says its agent did not start, and exits 1.
 # points: keeper.*
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -39,8 +40,12 @@ test_each_point() {
 	for point in "${POINTS[@]}"; do
 		for action in "${ACTIONS[@]}"; do
 			setup
-			# The command goes on; its keeper stops at the point.
-			(cd "$repo" && WORKREX_FAULT="$point:$action" "$WORKREX" add -b ag >/dev/null 2>&1) || true
+			# The command goes on; its keeper stops at the point, and add says so.
+			(cd "$repo" && WORKREX_FAULT="$point:$action" "$WORKREX" add -b ag \
+				>"$E2E_TMP/add.out" 2>&1) && { echo "  add at $point:$action: exit 0" >&2; return 1; }
+			grep -q "its agent did not start" "$E2E_TMP/add.out" &&
+				grep -q "ag: its pane did not start: the keeper died as it started" "$E2E_TMP/add.out" ||
+				{ echo "  add at $point:$action said: $(cat "$E2E_TMP/add.out")" >&2; return 1; }
 			until_ok 10 test -z "$(keepers)"
 			wrx list >/dev/null
 			invariants && nothing_left || { echo "  at $point:$action" >&2; return 1; }
