@@ -54,6 +54,7 @@ struct pane {
 	size_t sb_limit;
 
 	uint8_t *dirty;       /* one flag per row */
+	bool all_marked;      /* every row dirty at this serial: a flood's scrolls mark no more */
 	uint64_t serial;      /* pane_sync_take: what changes now is newer than any taken */
 	uint64_t *row_serial; /* the serial of each row's last change */
 	int events;           /* PANE_EV_* gathered during one feed */
@@ -134,12 +135,16 @@ static void mark_rows(struct pane *p, int start, int end)
 		start = 0;
 	if (end > p->rows)
 		end = p->rows;
+	if (start >= end)
+		return;
+	p->events |= PANE_EV_DAMAGE;
+	if (p->all_marked)
+		return;
+	p->all_marked = start == 0 && end == p->rows;
 	for (int r = start; r < end; r++) { /* mostly one row: a glyph */
 		p->dirty[r] = 1;
 		p->row_serial[r] = p->serial;
 	}
-	if (start < end)
-		p->events |= PANE_EV_DAMAGE;
 }
 
 static void on_damage(void *user, int start_row, int end_row)
@@ -356,6 +361,18 @@ static void emit(struct pane *p)
 		p->fn(p, ev, p->data);
 }
 
+/*
+ * Run r of text is followed, with nothing between, by an SGR and another
+ * run of text: its last glyph need not go to libvterm (screen_text), as
+ * the next run's last one will.
+ */
+static bool more_text(const struct vtfilter_run *run, size_t nrun, size_t r)
+{
+	return r + 2 < nrun && run[r + 1].kind == VTFILTER_SGR &&
+	       run[r + 1].at == run[r].at + run[r].len && run[r + 2].kind == VTFILTER_TEXT &&
+	       run[r + 2].at == run[r + 1].at + run[r + 1].len;
+}
+
 static void vt_write(struct pane *p, const char *buf, size_t len)
 {
 	while (len > 0) {
@@ -424,24 +441,41 @@ void pane_feed(struct pane *p, const char *buf, size_t len)
 	size_t used = vtfilter(&p->filter, buf, len, &clean);
 	p->filter.runs = NULL;
 	screen_feed(p->scr);
-	/* Plain text and SGRs straight to the screen where it can, the rest through libvterm. */
+	/*
+	 * Plain text and SGRs straight to the screen where it can, the rest
+	 * through libvterm; after each restore of the cursor, the cursor
+	 * brought back inside (screen_restore_span: the runs mark where).
+	 */
 	const struct vtfilter_run *run = (const struct vtfilter_run *)(void *)runs.data;
-	size_t nrun = runs.len / sizeof *run, r = 0;
-	for (size_t off = 0; off < clean.len;) {
-		size_t end = off + screen_restore_span(clean.data + off, clean.len - off);
-		for (; r < nrun && run[r].at < end; r++) {
-			const char *at = clean.data + run[r].at;
-			vt_write(p, clean.data + off, run[r].at - off);
-			off = run[r].at;
-			if (run[r].kind == VTFILTER_TEXT)
-				off += screen_text(p->scr, at, run[r].len);
-			else if (screen_sgr(p->scr, at + 6, run[r].len - 8))
-				off += run[r].len;
+	size_t nrun = runs.len / sizeof *run, off = 0;
+	if (!p->plain_text) {
+		while (off < clean.len) {
+			size_t end = off + screen_restore_span(clean.data + off, clean.len - off);
+			vt_write(p, clean.data + off, end - off);
+			screen_keep_cursor(p->vt);
+			off = end;
 		}
-		vt_write(p, clean.data + off, end - off);
-		screen_keep_cursor(p->vt);
-		off = end;
 	}
+	for (size_t r = 0; r < nrun; r++) {
+		const char *at = clean.data + run[r].at;
+		if (run[r].at > off) {
+			screen_sync_cursor(p->scr);
+			vt_write(p, clean.data + off, run[r].at - off);
+		}
+		off = run[r].at;
+		if (run[r].kind == VTFILTER_TEXT) {
+			off += screen_text(p->scr, at, run[r].len, more_text(run, nrun, r));
+		} else if (run[r].kind == VTFILTER_SGR) {
+			if (screen_sgr(p->scr, at + 6, run[r].len - 8))
+				off += run[r].len;
+		} else {
+			screen_sync_cursor(p->scr);
+			screen_keep_cursor(p->vt);
+		}
+	}
+	screen_sync_cursor(p->scr);
+	vt_write(p, clean.data + off, clean.len - off);
+	screen_keep_cursor(p->vt);
 	/* Scratch space a long sequence made large goes back: a keeper idles small. */
 	if (clean.cap > SCRATCH_KEEP)
 		buf_free(&clean);
@@ -501,6 +535,7 @@ static void resize(struct pane *p, int rows, int cols, bool tell)
 		mirror_rows(p, rows, cols);
 	free(p->dirty);
 	p->dirty = xcalloc((size_t)rows, 1);
+	p->all_marked = false;
 	free(p->row_serial);
 	p->row_serial = xcalloc((size_t)rows, sizeof *p->row_serial);
 	p->rows = rows;
@@ -682,6 +717,7 @@ bool pane_row_dirty(const struct pane *p, int row)
 
 void pane_clean(struct pane *p)
 {
+	p->all_marked = false;
 	memset(p->dirty, 0, (size_t)p->rows);
 }
 
@@ -860,6 +896,7 @@ char *pane_line_text(const struct pane *p, int line)
 
 uint64_t pane_sync_take(struct pane *p)
 {
+	p->all_marked = false;
 	return p->serial++;
 }
 

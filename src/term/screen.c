@@ -57,6 +57,8 @@ struct screen {
 	 * mark it damaged again, as the pane's marks change only between feeds.
 	 */
 	int glyph_row;
+	/* Columns screen_text moved the cursor on that libvterm is yet to hear of. */
+	int ahead;
 	struct sb *sb; /* borrowed: the lines above the main screen */
 	const struct screen_hooks *h;
 	void *user;
@@ -749,10 +751,11 @@ static int decimal(unsigned v, char *out)
 	return n;
 }
 
-size_t screen_text(struct screen *s, const char *t, size_t n)
+size_t screen_text(struct screen *s, const char *t, size_t n, bool all)
 {
 	VTermPos at;
 	vterm_state_get_cursorpos(s->st, &at);
+	at.col += s->ahead;
 	/*
 	 * Short of the last two columns, where libvterm's cursor is never
 	 * waiting to wrap (a glyph reached the margin) and where none of
@@ -761,7 +764,7 @@ size_t screen_text(struct screen *s, const char *t, size_t n)
 	 */
 	if (at.row < 0 || at.row >= s->rows || at.col < 0 || at.col > s->cols - 3 || n < 2)
 		return 0;
-	size_t k = WRX_MIN(n - 1, (size_t)(s->cols - 2 - at.col));
+	size_t k = WRX_MIN(all ? n : n - 1, (size_t)(s->cols - 2 - at.col));
 	const VTermLineInfo *li = vterm_state_get_lineinfo(s->st, at.row);
 	if (li->doublewidth || li->doubleheight)
 		return 0;
@@ -786,12 +789,20 @@ size_t screen_text(struct screen *s, const char *t, size_t n)
 		s->h->damage(s->user, at.row, at.row + 1);
 		s->glyph_row = at.row;
 	}
-	/* libvterm's cursor after them: CUF, which no mode here bounds short of it. */
-	char cuf[16] = "\033[";
-	size_t len = 2 + (size_t)decimal((unsigned)k, cuf + 2);
-	cuf[len++] = 'C';
-	vterm_input_write(s->vt, cuf, len);
+	s->ahead += (int)k;
 	return k;
+}
+
+/* libvterm's cursor past what screen_text put: CUF, which no mode here bounds short of it. */
+void screen_sync_cursor(struct screen *s)
+{
+	if (s->ahead == 0)
+		return;
+	char cuf[16] = "\033[";
+	size_t len = 2 + (size_t)decimal((unsigned)s->ahead, cuf + 2);
+	cuf[len++] = 'C';
+	s->ahead = 0;
+	vterm_input_write(s->vt, cuf, len);
 }
 
 bool screen_sgr(struct screen *s, const char *p, size_t n)
@@ -799,6 +810,7 @@ bool screen_sgr(struct screen *s, const char *p, size_t n)
 	/* libvterm ends a CSI by bringing a cursor outside the screen back in. */
 	VTermPos at;
 	vterm_state_get_cursorpos(s->st, &at);
+	at.col += s->ahead;
 	if (at.row < 0 || at.row >= s->rows || at.col < 0 || at.col >= s->cols)
 		return false;
 	/* The arguments as libvterm's parser makes them. */

@@ -59,11 +59,15 @@ void screen_feed(struct screen *s);
 /*
  * Put a run of printable ASCII t[0..n) (the filter's runs, vtfilter.h) at
  * the cursor as libvterm would, glyph by glyph, but straight into the
- * cells, and move libvterm's cursor past them. Returns how many it put
- * (as many as fit short of the margin, never the last); the caller gives
- * libvterm the rest.
+ * cells. Returns how many it put: as many as fit short of the margin, and
+ * never the last unless all (the caller knows another run of text follows
+ * with only an SGR between, so that libvterm still gets the last glyph
+ * before anything that could join it); the caller gives libvterm the rest.
+ * libvterm's cursor is moved past them by screen_sync_cursor, which the
+ * caller calls before it writes anything else to libvterm.
  */
-size_t screen_text(struct screen *s, const char *t, size_t n);
+size_t screen_text(struct screen *s, const char *t, size_t n, bool all);
+void screen_sync_cursor(struct screen *s);
 /*
  * The SGR with parameters p[0..n) (digits, ';' and ':'; vtfilter.h) taken
  * into the pen as libvterm would hand it over, if libvterm would do nothing

@@ -187,6 +187,15 @@ static void plain_text(struct vtfilter *f, size_t at, size_t n)
 	buf_add(f->runs, &run, sizeof run);
 }
 
+/* A restore of the cursor just went out: noted, whatever the quirks. */
+static void split_here(struct vtfilter *f, const struct buf *out)
+{
+	if (f->runs == NULL)
+		return;
+	struct vtfilter_run run = {(uint32_t)out->len, 0, VTFILTER_SPLIT};
+	buf_add(f->runs, &run, sizeof run);
+}
+
 /* The SGR with parameters p, just put in out at at, noted if the pane may take it itself. */
 static void plain_sgr(struct vtfilter *f, size_t at, const char *p, size_t np, struct buf *out)
 {
@@ -218,13 +227,18 @@ static void dec_mode(struct vtfilter *vf, const char *p, size_t np, char f, stru
 			buf_addstr(out, "1047");
 		else
 			buf_add(out, p + k, n);
-		saves |= (n == 4 && (!strncmp(p + k, "1048", 4) || !strncmp(p + k, "1049", 4)));
+		long v = 0; /* as libvterm reads it: 01049 is 1049 */
+		for (size_t d = 0; d < n && v < 100000; d++)
+			v = v * 10 + (p[k + d] - '0');
+		saves |= n > 0 && (v == 1048 || v == 1049);
 		deccolm |= n == 1 && p[k] == '3';
 		k += n;
 		if (k < np)
 			buf_addch(out, p[k++]);
 	}
 	buf_addch(out, f);
+	if (saves && f == 'l')
+		split_here(vf, out);
 	/* DECCOLM: the pane keeps its width; the screen is cleared and homed (as tmux). */
 	if (deccolm)
 		buf_addstr(out, "\033[H\033[2J");
@@ -390,6 +404,7 @@ static size_t do_escape(struct vtfilter *vf, const char *data, size_t j, size_t 
 		buf_addstr(out, VTFILTER_SAVE);
 	}
 	if (t == j && f == '8') { /* DECRC */
+		split_here(vf, out);
 		restore_charsets(vf, out);
 		buf_addstr(out, VTFILTER_RESTORE);
 	}

@@ -83,17 +83,21 @@ struct vtfilter {
 	 *  - VTFILTER_SGR: an SGR as it goes out (ESC [ m, then ours with the
 	 *    parameters, at offset 6 and len - 8 long), plain digits, ';' and
 	 *    ':', while no quirk moves a cursor that any CSI would bound
-	 *    (screen_sgr).
+	 *    (screen_sgr);
+	 *  - VTFILTER_SPLIT (len 0): just after a restore of the cursor (DECRC,
+	 *    CSI ? 1048 or 1049 l), where the pane brings a cursor restored
+	 *    outside the screen back in (screen_restore_span, which finds the
+	 *    same places in out without the runs).
 	 */
 	struct buf *runs;
 	unsigned quirks; /* VTFILTER_Q_*: what keeps text off that path */
 };
 
 #define VTFILTER_RUN_MIN 4
-enum { VTFILTER_TEXT, VTFILTER_SGR };
+enum { VTFILTER_TEXT, VTFILTER_SGR, VTFILTER_SPLIT };
 struct vtfilter_run {
 	uint32_t at, len; /* in out (one call's output: far less than 4 GB) */
-	int kind;         /* VTFILTER_TEXT, VTFILTER_SGR */
+	int kind;         /* VTFILTER_TEXT, VTFILTER_SGR, VTFILTER_SPLIT */
 };
 enum {
 	VTFILTER_Q_INSERT = 1 << 0,  /* IRM: each glyph pushes the row right */

@@ -7,7 +7,8 @@
  * piece. The streams mix long text with what changes how text is put:
  * insert mode, origin mode, margins, protection, character sets and their
  * shifts, double-width lines, combining and wide characters, resets,
- * saved cursors, resizes; and SGRs, which the pane also takes itself.
+ * saved cursors, resizes; and SGRs, which the pane also takes itself, with
+ * runs of text between them put with no word to libvterm until the last.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -93,6 +94,10 @@ static void piece(unsigned *seed, int rows, int cols, struct buf *out)
 		"\033[38;5;200m", "\033[38:2::10:20:30m", "\033[4:3m", "\033[58;5;3m", "\033[m",
 		"\033[;1m", "\033[1;;4m", "\033[38;2;1;2;3;48;5;9;1;3;4;5;7;8;9;21;53m",
 		"\033[1234567890m", "\033[0;1:2m", "\033[22;23;24;27;29;39;49;59m", "\033[48:5:17m",
+		/* runs of text with only SGRs between, and what may join the last glyph */
+		"merge\033[1mstatus\033[mbranch\033[31mcommit\r\n",
+		"agent\033[1mworktree\033[m\u0301", "pane\033[7mloop\033[m\u0301x",
+		"curses\033[32mlibvterm\033[39m\033[1mok",
 		/* text over either half of a wide character */
 		"\u754c\u754c\u754c\u754c\u754c\033[9D", "\u754c\u754c\u754c\u754c\u754c\033[10D",
 		"\u754c\u754c\u754c\u754c\u754c\033[4D"};
