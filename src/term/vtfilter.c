@@ -258,9 +258,45 @@ static void sgr_again(const char *p, size_t np, struct buf *out)
 	buf_add(out, VTFILTER_INTERMED "m", 2);
 }
 
+/*
+ * The SGR a flood is full of (digits, ';' and ':' then 'm', numbers of at
+ * most 9 digits): out as do_csi puts it, and noted, without its general
+ * reading. 0 when it is not one such (do_csi reads it).
+ */
+static size_t sgr_fast(struct vtfilter *vf, const char *data, size_t j, size_t len, struct buf *out)
+{
+	size_t t = j + 1, digits = 0;
+	int seps = 0;
+	for (; t < len && t - j < 64; t++) {
+		char c = data[t];
+		if (c >= '0' && c <= '9') {
+			if (++digits > 9)
+				return 0;
+		} else if (c == ';' || c == ':') {
+			digits = 0;
+			seps++;
+		} else {
+			break;
+		}
+	}
+	if (t >= len || data[t] != 'm' || seps >= CSI_ARGS_MAX)
+		return 0;
+	size_t at = out->len;
+	buf_add(out, "\033[m", 3);
+	sgr_again(data + j + 1, t - j - 1, out);
+	if (vf->runs && !(vf->quirks & (VTFILTER_Q_ORIGIN | VTFILTER_Q_SIZED))) {
+		struct vtfilter_run run = {(uint32_t)at, (uint32_t)(out->len - at), VTFILTER_SGR};
+		buf_add(vf->runs, &run, sizeof run);
+	}
+	return t + 1;
+}
+
 /* CSI: data[j] is '['. */
 static size_t do_csi(struct vtfilter *vf, const char *data, size_t j, size_t len, struct buf *out)
 {
+	size_t fast = sgr_fast(vf, data, j, len, out);
+	if (fast)
+		return fast;
 	size_t t = j + 1;
 	int seps = 0;
 	bool controls = false; /* bytes libvterm runs inside it */

@@ -52,6 +52,60 @@ static const char *run(const char *s, size_t len, size_t *used)
 #define RUN(lit, used) run(lit, sizeof(lit) - 1, used)
 #define RUN_ALL(lit, used) run_all(lit, sizeof(lit) - 1, used)
 
+/* Filter s noting the runs; how many SGR runs, and the output. */
+static const char *sgr_runs(const char *s, size_t *used, int *nsgr)
+{
+	static struct buf out, runs;
+	buf_consume(&out, out.len);
+	buf_consume(&runs, runs.len);
+	struct vtfilter f = {.runs = &runs};
+	*used = vtfilter(&f, s, strlen(s), &out);
+	*nsgr = 0;
+	for (size_t i = 0; i < runs.len; i += sizeof(struct vtfilter_run)) {
+		struct vtfilter_run r;
+		memcpy(&r, runs.data + i, sizeof r);
+		*nsgr += r.kind == VTFILTER_SGR;
+	}
+	buf_addch(&out, '\0');
+	out.len--;
+	return out.data;
+}
+
+/*
+ * Every SGR goes out in one form, and is noted for the pane when its
+ * numbers are as libvterm reads them: the common ones (read on their own
+ * way, sgr_fast) and the rest (do_csi) alike.
+ */
+static void test_sgr_forms(void **state)
+{
+	(void)state;
+	size_t u;
+	int n;
+	assert_string_equal(sgr_runs("\033[1;31mx\033[m", &u, &n),
+			    "\033[m\033[?1;31$mx\033[m\033[?$m");
+	assert_int_equal(n, 2);
+	/* Ten digits: out, not noted (libvterm keeps such a number otherwise). */
+	assert_string_equal(sgr_runs("\033[1234567890m", &u, &n), "\033[m\033[?1234567890$m");
+	assert_int_equal(n, 0);
+	/* Sixteen separators: more arguments than libvterm holds, dropped; fifteen kept. */
+	assert_string_equal(sgr_runs("\033[1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1m", &u, &n), "");
+	assert_string_equal(sgr_runs("\033[1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1m", &u, &n),
+			    "\033[m\033[?1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1$m");
+	assert_int_equal(n, 1);
+	/* Longer than the quick reading looks: the same. */
+	assert_string_equal(
+		sgr_runs("\033[000000001;000000002;000000003;000000004;000000005;000000006;0007m",
+			 &u, &n),
+		"\033[m\033[?000000001;000000002;000000003;000000004;000000005;000000006;0007$m");
+	assert_int_equal(n, 1);
+	/* Cut short: left for the next read; a colon form; a private one is no SGR. */
+	assert_string_equal(sgr_runs("x\033[38;5", &u, &n), "x");
+	assert_int_equal(u, 1);
+	assert_string_equal(sgr_runs("\033[38:2::1:2:3m\033[>4;2m", &u, &n),
+			    "\033[m\033[?38:2::1:2:3$m\033[>4;2m");
+	assert_int_equal(n, 1);
+}
+
 /*
  * What libvterm drops reaches screen.c in order: each SGR, in our form;
  * saves and restores of the cursor; the program's own such sequences never.
@@ -258,6 +312,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_screen_is_told_what_libvterm_drops),
+		cmocka_unit_test(test_sgr_forms),
 		cmocka_unit_test(test_text_and_ordinary_sequences_pass),
 		cmocka_unit_test(test_unfinished_sequences_are_held),
 		cmocka_unit_test(test_controls_after_esc_move_in_front),
