@@ -440,20 +440,25 @@ static void sgr(struct screen *s, const long *args, int argc)
 			p->ul = WRX_COLOUR_DEFAULT;
 			break;
 		default:
-			for (size_t k = 0; k < WRX_ARRAY_LEN(sgr_bits); k++)
-				if (sgr_bits[k].code == v)
+			if (v >= 30 && v <= 37) {
+				p->fg = WRX_COLOUR_INDEXED | (uint32_t)(v - 30);
+			} else if (v >= 40 && v <= 47) {
+				p->bg = WRX_COLOUR_INDEXED | (uint32_t)(v - 40);
+			} else if (v >= 90 && v <= 97) {
+				p->fg = WRX_COLOUR_INDEXED | (uint32_t)(v - 90 + 8);
+			} else if (v >= 100 && v <= 107) {
+				p->bg = WRX_COLOUR_INDEXED | (uint32_t)(v - 100 + 8);
+			} else {
+				for (size_t k = 0; k < WRX_ARRAY_LEN(sgr_bits); k++) {
+					if (sgr_bits[k].code != v)
+						continue;
 					p->attrs =
 						(uint16_t)(sgr_bits[k].on
 								   ? p->attrs | sgr_bits[k].bits
 								   : p->attrs & ~sgr_bits[k].bits);
-			if (v >= 30 && v <= 37)
-				p->fg = WRX_COLOUR_INDEXED | (uint32_t)(v - 30);
-			else if (v >= 40 && v <= 47)
-				p->bg = WRX_COLOUR_INDEXED | (uint32_t)(v - 40);
-			else if (v >= 90 && v <= 97)
-				p->fg = WRX_COLOUR_INDEXED | (uint32_t)(v - 90 + 8);
-			else if (v >= 100 && v <= 107)
-				p->bg = WRX_COLOUR_INDEXED | (uint32_t)(v - 100 + 8);
+					break;
+				}
+			}
 			break;
 		}
 		i = last;
