@@ -294,7 +294,6 @@ static void started(void *arg, int rc, const char *why)
 	struct ticket *t = arg;
 	struct wrx *w = t->w;
 	w->starting--;
-	actions_started(w);
 	struct wpane *wp = w->quitting ? NULL : session_find_pane(w->s, t->pane);
 	char *cause = NULL;
 	if (wp == NULL) {
@@ -315,6 +314,7 @@ static void started(void *arg, int rc, const char *why)
 	free(cause);
 	free(t->socket);
 	free(t);
+	actions_started(w); /* connected, or said why not: a reply waiting for it goes */
 }
 
 static int here_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause)

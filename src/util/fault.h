@@ -5,12 +5,12 @@
  * other build FAULT() is nothing at all.
  *
  * WORKREX_FAULT=NAME[:ACTION] names the point and what happens on reaching
- * it: "kill" (SIGKILL to the process itself, the default) or "exit" (_exit
+ * it: "kill" (SIGKILL to the process itself, the default), "exit" (_exit
  * at once, with no cleanup), or "slow" (two seconds' sleep, then on: a
- * step that takes its time, for the race it opens). Each point's name says where it is: the
- * command, then the step it comes after ("add.worktree": add, once the
- * worktree is made). WORKREX_FAULT_SKIP=N lets the point pass N times
- * first (a point in a loop).
+ * step that takes its time, for the race it opens). Each point's name
+ * says where it is: the command, then the step it comes after
+ * ("add.worktree": add, once the worktree is made). WORKREX_FAULT_SKIP=N
+ * lets the point pass N times first (a point in a loop).
  */
 #ifndef WRX_FAULT_H
 #define WRX_FAULT_H
