@@ -116,8 +116,14 @@ screen_until() {
 		sleep 0.05
 		i=$((i + 1))
 	done
-	echo "--- waited ${limit}s for the screen to $([ "$want" = yes ] || echo 'stop ')match: $re" >&2
+	local what f=1
+	what="waited ${limit}s for the screen to $([ "$want" = yes ] || echo 'stop ')match: $re"
+	# The test's own line, for a log read from its end.
+	while [[ ${BASH_SOURCE[f]:-} == */lib.sh ]]; do f=$((f + 1)); done
+	what+=" (${BASH_SOURCE[f]##*/}:${BASH_LINENO[f - 1]})"
+	echo "--- $what" >&2
 	screen >&2
+	echo "--- that was: $what" >&2
 	return 1
 }
 

@@ -219,20 +219,18 @@ t_gemini_by_keyboard() {
 	wait_for 'Tips for getting started' 60
 	wait_for 'Type your message' 60
 	grep -q "proj__worktrees/gm" "$HOME/.gemini/trustedFolders.json"
-	# Its prompt can show before the restarted process reads the terminal;
-	# what is typed then is Gemini's loss (a CI run under load lost it).
-	# One key, typed again until it shows; after that nothing may be lost.
+	# Its prompt can show before the restarted process reads the terminal,
+	# and what is typed then is Gemini's loss (CI runs under load lost a
+	# first key, and once a whole line). So the line is typed again, on an
+	# emptied prompt, until it shows whole; from then on nothing may be lost.
 	local i
 	for i in 1 2 3 4 5 6; do
-		keys x
-		screen_until yes '│ > x' 5 2>/dev/null && break
-		((i < 6)) || wait_for '│ > x' 1
+		wait_for '│ >   Type your message'
+		tm send-keys -l 'say hello, typed'
+		screen_until yes '│ > say hello, typed *$' 5 2>/dev/null && break
+		((i < 6)) || wait_for '│ > say hello, typed *$' 1
+		keys $(printf "BSpace %.0s" {1..40})
 	done
-	# As many as were typed: a late first x shows beside a second.
-	for ((; i > 0; i--)); do keys BSpace; done
-	wait_for '│ >   Type your message'
-	tm send-keys -l 'say hello, typed'
-	wait_for '│ > say hello, typed'
 	sleep 0.5
 	keys Enter
 	wait_for 'Thinking|rror' 30
