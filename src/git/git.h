@@ -111,10 +111,13 @@ int repo_config_unset(const struct repo *r, const char *key);
  * From begin to commit, the sets and unsets above go to the file together,
  * in one write under one lock (as `git config` would take it): an agent's
  * record costs one rewrite of the config, and is there whole or not at
- * all. Reads in between see the file as it was. 0 or -EIO.
+ * all. Reads in between see the file as it was. 0 or -EIO (then
+ * repo_config_why says what went wrong, in libgit2's words).
  */
 int repo_config_begin(const struct repo *r);
 int repo_config_commit(const struct repo *r);
+/* Why the last commit failed ("No space left on device"): the caller frees. */
+char *repo_config_why(void);
 /*
  * A config.lock a workrex killed while it wrote the config left (no later
  * write could be made past it) removed, and said on stderr. begin does

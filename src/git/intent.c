@@ -3,6 +3,7 @@
  */
 #include "intent.h"
 
+#include "../util/fault.h"
 #include "../util/util.h"
 
 #include <dirent.h>
@@ -39,8 +40,8 @@ int intent_begin(const struct repo *r, const char *kind, const char *name, const
 	size_t n = strlen(body);
 	int rc = 0;
 	/* Linked, not renamed, into place: one of a name at a time. */
-	if (fd < 0 || flock(fd, LOCK_EX) < 0 || write(fd, body, n) != (ssize_t)n || fsync(fd) < 0 ||
-	    link(tmp, path) < 0)
+	if (fd < 0 || flock(fd, LOCK_EX) < 0 || FAULT_WRITE("write") < 0 ||
+	    write(fd, body, n) != (ssize_t)n || fsync(fd) < 0 || link(tmp, path) < 0)
 		rc = errno ? -errno : -EIO;
 	unlink(tmp);
 	free(tmp);
@@ -73,6 +74,16 @@ void intent_end(struct intent *in)
 	in->fd = -1;
 }
 
+void intent_leave(struct intent *in)
+{
+	if (in->path == NULL)
+		return;
+	close(in->fd);
+	free(in->path);
+	in->path = NULL;
+	in->fd = -1;
+}
+
 int intent_note(struct intent *in, const char *key, const char *value)
 {
 	if (in->path == NULL)
@@ -80,7 +91,8 @@ int intent_note(struct intent *in, const char *key, const char *value)
 	char *line = xasprintf("%s=%s\n", key, value);
 	size_t n = strlen(line);
 	off_t end = lseek(in->fd, 0, SEEK_END);
-	int rc = end >= 0 && pwrite(in->fd, line, n, end) == (ssize_t)n && fsync(in->fd) == 0
+	int rc = end >= 0 && FAULT_WRITE("write") == 0 &&
+				 pwrite(in->fd, line, n, end) == (ssize_t)n && fsync(in->fd) == 0
 			 ? 0
 			 : (errno ? -errno : -EIO);
 	free(line);

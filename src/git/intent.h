@@ -32,6 +32,9 @@ int intent_begin(const struct repo *r, const char *kind, const char *name, const
 char *intent_refused(const struct repo *r, const char *what, const char *name, int rc);
 /* The action is done (or failed and said so): the file goes. */
 void intent_end(struct intent *in);
+/* The action cannot go on here (a write failed part way): the file stays,
+ * unlocked, for the next command to complete, as after a kill. */
+void intent_leave(struct intent *in);
 
 /*
  * fn for each intent of KIND that no running command holds, locked for

@@ -292,6 +292,12 @@ static int do_merge(const char *root, const char *target, const struct agent_rec
 		git_run(target, log, &body, NULL, true);
 		free(range);
 		FAULT("merge.squashed");
+		/* Nothing staged: its changes are on the target already (squashed before). */
+		const char *same[] = {"diff", "--cached", "--quiet", NULL};
+		if (git_run(target, same, NULL, NULL, true) == 0) {
+			buf_free(&body);
+			return 0;
+		}
 		char *msg =
 			xasprintf("Squashed branch '%s'\n\n%s", branch, body.data ? body.data : "");
 		buf_free(&body);
@@ -486,7 +492,16 @@ int worktree_merge(const struct repo *r, const struct config *c, const struct ag
 					 .keep_branch = false,
 					 .run_hooks = true,
 					 .place = o.place};
-		rc = worktree_remove(r, c, a, &ro, cause);
+		if ((rc = worktree_remove(r, c, a, &ro, cause)) < 0) {
+			/* What moved stays moved: said first. */
+			const char *why = *cause ? *cause : strerror(-rc);
+			char *more = ahead ? xasprintf("merged into %s, but the agent was not "
+						       "removed: %s",
+						       o.into, why)
+					   : xasprintf("the agent was not removed: %s", why);
+			free(*cause);
+			*cause = more;
+		}
 		FAULT("merge.removed");
 	}
 out:

@@ -8,6 +8,7 @@
 #include "git.h"
 
 #include "../config/config.h"
+#include "../util/fault.h"
 #include "../util/proc.h"
 
 #include <errno.h>
@@ -898,7 +899,14 @@ int repo_config_commit(const struct repo *r)
 	struct repo *m = (struct repo *)r;
 	if (m->batch == NULL)
 		return 0;
-	int rc = git_transaction_commit(m->tx) < 0 ? -EIO : 0;
+	/*
+	 * A test build's failed write (as on a full disk) lets the lock go
+	 * uncommitted; libgit2 (1.5) frees the batch with it then.
+	 */
+	bool unwritten = FAULT_WRITE("write") < 0;
+	if (unwritten)
+		git_error_set_str(GIT_ERROR_OS, strerror(ENOSPC));
+	int rc = unwritten || git_transaction_commit(m->tx) < 0 ? -EIO : 0;
 	git_transaction_free(m->tx);
 	if (m->owner >= 0) {
 		/* Cleared; a note left (it cannot fail here) names an inode gone with the lock. */
@@ -907,11 +915,22 @@ int repo_config_commit(const struct repo *r)
 		close(m->owner);
 		m->owner = -1;
 	}
+	if (unwritten) {
+		m->tx = NULL;
+		m->batch = NULL;
+		return rc;
+	}
 	reread(m->batch);
 	git_config_free(m->batch);
 	m->tx = NULL;
 	m->batch = NULL;
 	return rc;
+}
+
+char *repo_config_why(void)
+{
+	const git_error *e = git_error_last();
+	return xstrdup(e && e->message ? e->message : "unknown libgit2 error");
 }
 
 /* Every write in a batch (repo_config_begin): one alone is a batch of one. */

@@ -475,6 +475,16 @@ static int setup_inside(const struct repo *r, const struct config *c, const stru
 static int add_steps(const struct repo *r, const struct config *c, const struct add_opts *o,
 		     char *handle, char *path, struct agent_rec *out, char **cause);
 static bool branch_owns_nothing(const struct repo *r, const char *branch);
+static bool unmake(const struct repo *r, const char *handle, const char *branch, const char *path,
+		   bool made);
+
+/* An add whose record could not be written: what it made taken away, out emptied; rc. */
+static int unmade(const struct repo *r, struct agent_rec *out, bool made_branch, int rc)
+{
+	unmake(r, out->handle, out->branch, out->path, made_branch);
+	agent_rec_free(out);
+	return rc;
+}
 
 int worktree_add(const struct repo *r, const struct config *c, const struct add_opts *o,
 		 struct agent_rec *out, char **cause)
@@ -594,9 +604,9 @@ static int add_steps(const struct repo *r, const struct config *c, const struct 
 	snprintf(created, sizeof created, "%ld", out->created);
 	if (repo_config_begin(r) < 0) {
 		*cause = xasprintf("%s/config stayed locked (config.lock): the agent's record is "
-				   "not written",
+				   "not written, and its worktree is taken away again",
 				   repo_gitdir(r));
-		return -EIO;
+		return unmade(r, out, !existed, -EIO);
 	}
 	set_key(r, handle, "branch", out->branch);
 	set_key(r, handle, "path", out->path);
@@ -627,10 +637,13 @@ static int add_steps(const struct repo *r, const struct config *c, const struct 
 		free(key);
 	}
 	FAULT("add.record");
-	if (repo_config_commit(r) < 0) {
-		*cause = xasprintf("could not write the agent's record to %s/config",
-				   repo_gitdir(r));
-		return -EIO;
+	if ((rc = repo_config_commit(r)) < 0) {
+		char *why = repo_config_why();
+		*cause = xasprintf("could not write the agent's record to %s/config (%s); its "
+				   "worktree is taken away again",
+				   repo_gitdir(r), why);
+		free(why);
+		return unmade(r, out, !existed, rc);
 	}
 	FAULT("add.recorded");
 
@@ -680,11 +693,37 @@ static bool branch_owns_nothing(const struct repo *r, const char *branch)
 }
 
 /*
- * An add that a kill cut short: undone, as nothing of an agent ran in it
- * yet. Its worktree goes (git's entry and the directory, which did not
- * exist before the add), its record, and its branch if the add made it
- * and no commit is on it alone.
+ * What an add made, taken away: its worktree (git's entry and the directory,
+ * which did not exist before the add), its record, and its branch if the add
+ * made it (made) and no commit is on it alone. Whether the branch went.
  */
+static bool unmake(const struct repo *r, const char *handle, const char *branch, const char *path,
+		   bool made)
+{
+	struct buf err = {0};
+	struct stat st;
+	const char *rm[] = {"worktree", "remove", "--force", "--force", "--", path, NULL};
+	if (git_has_worktree(r, path))
+		git_run(repo_root(r), rm, NULL, &err, true);
+	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && !git_has_worktree(r, path))
+		beneath_remove_tree(path); /* git never knew it: made a moment before the kill */
+	buf_free(&err);
+	bool drop_branch =
+		branch && made && repo_branch_exists(r, branch) && branch_owns_nothing(r, branch);
+	if (drop_branch) {
+		const char *bargv[] = {"branch", "-D", "--", branch, NULL};
+		struct buf e2 = {0};
+		drop_branch = repo_git_config(r, bargv, &e2) == 0;
+		buf_free(&e2);
+	}
+	repo_config_begin(r);
+	unset_keys(r, handle, drop_branch ? branch : NULL);
+	repo_config_commit(r);
+	private_forget(r, handle);
+	return drop_branch;
+}
+
+/* An add that a kill cut short: undone (unmake), as nothing of an agent ran in it yet. */
 static int undo_add(const struct repo *r, const char *handle, const char *body, void *arg)
 {
 	const struct recover_hooks *h = arg;
@@ -704,30 +743,11 @@ static int undo_add(const struct repo *r, const char *handle, const char *body, 
 		struct agent_rec a = {.handle = (char *)handle, .branch = branch, .path = path};
 		h->stop(&a, h->arg);
 	}
-	struct buf err = {0};
-	struct stat st;
-	const char *rm[] = {"worktree", "remove", "--force", "--force", "--", path, NULL};
-	if (git_has_worktree(r, path))
-		git_run(repo_root(r), rm, NULL, &err, true);
-	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && !git_has_worktree(r, path))
-		beneath_remove_tree(path); /* git never knew it: made a moment before the kill */
-	buf_free(&err);
-	bool drop_branch = branch && made && strcmp(made, "1") == 0 &&
-			   repo_branch_exists(r, branch) && branch_owns_nothing(r, branch);
-	if (drop_branch) {
-		const char *bargv[] = {"branch", "-D", "--", branch, NULL};
-		struct buf e2 = {0};
-		drop_branch = repo_git_config(r, bargv, &e2) == 0;
-		buf_free(&e2);
-	}
-	repo_config_begin(r);
-	unset_keys(r, handle, drop_branch ? branch : NULL);
-	repo_config_commit(r);
-	private_forget(r, handle);
+	bool dropped = unmake(r, handle, branch, path, made && strcmp(made, "1") == 0);
 	fprintf(stderr,
 		"workrex: an add of '%s' was cut short; undone: its worktree%s and record removed "
 		"(add it again)\n",
-		handle, drop_branch ? ", its new branch" : "");
+		handle, dropped ? ", its new branch" : "");
 	free(branch);
 	free(path);
 	free(made);
@@ -735,11 +755,12 @@ static int undo_add(const struct repo *r, const char *handle, const char *body, 
 }
 
 static int remove_steps(const struct repo *r, const struct agent_rec *a, bool here, bool drop,
-			char **cause);
+			bool *past, char **cause);
 
 int worktree_remove_steps(const struct repo *r, const struct agent_rec *a, bool drop, char **cause)
 {
-	return remove_steps(r, a, true, drop, cause);
+	bool past;
+	return remove_steps(r, a, true, drop, &past, cause);
 }
 
 /*
@@ -768,7 +789,8 @@ static int finish_remove(const struct repo *r, const char *handle, const char *b
 	if (h && h->stop)
 		h->stop(&a, h->arg);
 	char *cause = NULL;
-	if (remove_steps(r, &a, true, drop && strcmp(drop, "1") == 0, &cause) < 0) {
+	bool past;
+	if (remove_steps(r, &a, true, drop && strcmp(drop, "1") == 0, &past, &cause) < 0) {
 		fprintf(stderr,
 			"workrex: a remove of '%s' was cut short; finishing it failed: %s\n",
 			handle, cause);
@@ -1138,7 +1160,15 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 		}
 		FAULT("remove.hooks");
 	}
-	rc = remove_steps(r, a, place == NULL, !keep_branch, cause);
+	bool past;
+	rc = remove_steps(r, a, place == NULL, !keep_branch, &past, cause);
+	if (rc < 0 && past && in.path) {
+		/* Its worktree gone: the rest is for the next command, as after a kill. */
+		char *more = xasprintf("%s; the next workrex command finishes the remove", *cause);
+		free(*cause);
+		*cause = more;
+		intent_leave(&in);
+	}
 	intent_end(&in);
 	return rc;
 }
@@ -1146,11 +1176,13 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 /*
  * remove's steps once its agent is stopped and its hooks ran: the worktree
  * (if here), the branch (drop), the record. Each is done already or not:
- * the next command finishing a killed remove takes the same steps.
+ * the next command finishing a killed remove takes the same steps. *past:
+ * whether the worktree is gone (a failure after it is not undone).
  */
 static int remove_steps(const struct repo *r, const struct agent_rec *a, bool here, bool drop,
-			char **cause)
+			bool *past, char **cause)
 {
+	*past = !here;
 	struct buf err = {0};
 	struct stat st;
 	if (here && (lstat(a->path, &st) == 0 || git_has_worktree(r, a->path))) {
@@ -1176,6 +1208,7 @@ static int remove_steps(const struct repo *r, const struct agent_rec *a, bool he
 		}
 		buf_consume(&err, err.len);
 	}
+	*past = true;
 	FAULT("remove.worktree");
 	if (a->branch && drop && repo_branch_exists(r, a->branch)) {
 		const char *bargv[] = {"branch", "-D", "--", a->branch, NULL};
@@ -1187,10 +1220,19 @@ static int remove_steps(const struct repo *r, const struct agent_rec *a, bool he
 	}
 	buf_free(&err);
 	FAULT("remove.branch");
-	repo_config_begin(r);
+	int rc = repo_config_begin(r);
 	unset_keys(r, a->handle, drop ? a->branch : NULL);
 	FAULT("remove.record");
-	repo_config_commit(r);
+	if (rc == 0)
+		rc = repo_config_commit(r);
+	if (rc < 0) {
+		char *why = repo_config_why();
+		*cause = xasprintf("its worktree is gone, but its record could not be taken out of "
+				   "%s/config (%s)",
+				   repo_gitdir(r), why);
+		free(why);
+		return rc;
+	}
 	FAULT("remove.recorded");
 	private_forget(r, a->handle);
 	return 0;
@@ -1303,8 +1345,8 @@ static void rename_unmove(const struct repo *r, const struct rename_plan *p, int
 	}
 }
 
-/* The record under its new name (if still under the old), and the private dir. */
-static void rename_record(const struct repo *r, const struct rename_plan *p)
+/* The record under its new name (if still under the old), and the private dir. 0 or -errno. */
+static int rename_record(const struct repo *r, const struct rename_plan *p)
 {
 	char *old = get_key(r, p->old_handle, "path");
 	if (old) {
@@ -1312,7 +1354,10 @@ static void rename_record(const struct repo *r, const struct rename_plan *p)
 		static const char *fields[] = {"agent",          "created", "sandbox",
 					       "number",         "parent",  "group",
 					       "max-concurrent", "queued",  "layout"};
-		repo_config_begin(r);
+		if (repo_config_begin(r) < 0) {
+			free(old);
+			return -EIO;
+		}
 		for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
 			char *v = get_key(r, p->old_handle, fields[i]);
 			set_key(r, p->handle, fields[i], v);
@@ -1322,8 +1367,10 @@ static void rename_record(const struct repo *r, const struct rename_plan *p)
 		set_key(r, p->handle, "path", p->path);
 		set_key(r, p->handle, "branch", p->branch ? p->branch : p->old_branch);
 		FAULT("rename.record");
-		repo_config_commit(r);
+		int rc = repo_config_commit(r);
 		free(old);
+		if (rc < 0)
+			return rc;
 	}
 	FAULT("rename.recorded");
 	/* A sandboxed agent's own dir (its git dir is made up to date at its next start). */
@@ -1334,6 +1381,7 @@ static void rename_record(const struct repo *r, const struct rename_plan *p)
 		rename(priv, priv_new);
 	free(priv);
 	free(priv_new);
+	return 0;
 }
 
 int worktree_rename(const struct repo *r, const struct agent_rec *a, const char *handle,
@@ -1397,7 +1445,15 @@ int worktree_rename(const struct repo *r, const struct agent_rec *a, const char 
 	}
 	if (rc < 0)
 		goto out;
-	rename_record(r, &p);
+	if ((rc = rename_record(r, &p)) < 0) {
+		char *why = repo_config_why();
+		*cause = xasprintf("%s is moved to %s, but its record could not be written to "
+				   "%s/config (%s): the next workrex command finishes the rename",
+				   a->handle, path, repo_gitdir(r), why);
+		free(why);
+		intent_leave(&in);
+		goto out;
+	}
 	out->handle = xstrdup(handle);
 	out->path = xstrdup(path);
 	out->branch = xstrdup(branch ? branch : a->branch);
@@ -1452,7 +1508,7 @@ static int finish_rename(const struct repo *r, const char *old_handle, const cha
 		int done;
 		int rc = rename_moves(r, &p, &done, &cause);
 		if (rc == 0)
-			rename_record(r, &p);
+			rc = rename_record(r, &p);
 		keep = rc < 0; /* the next command tries again */
 		if (rc < 0)
 			fprintf(stderr,

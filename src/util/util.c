@@ -4,6 +4,8 @@
  */
 #include "util.h"
 
+#include "fault.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -276,7 +278,9 @@ int file_stage(const char *tmp, const void *p, size_t n, unsigned mode)
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
 	if (fd < 0)
 		return -errno;
-	int rc = fd_write_all(fd, p, n);
+	int rc = FAULT_WRITE("write");
+	if (rc == 0)
+		rc = fd_write_all(fd, p, n);
 	if (rc == 0 && fsync(fd) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && rc == 0)
