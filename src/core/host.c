@@ -315,6 +315,8 @@ static void started(void *arg, int rc, const char *why)
 	free(t->socket);
 	free(t);
 	actions_started(w); /* connected, or said why not: a reply waiting for it goes */
+	if (w->hooks->started)
+		w->hooks->started(w->ui);
 }
 
 static int here_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause)

@@ -37,6 +37,7 @@ struct wrx_hooks {
 	void (*show)(void *ui, const char *title, const char *text); /* an output shown whole */
 	void (*ring)(void *ui);                                      /* the outer terminal's bell */
 	void (*pane_gone)(void *ui, struct wpane *wp);               /* before the pane is freed */
+	void (*started)(void *ui); /* a keeper's start answered (w->starting is one less) */
 	/*
 	 * Ask yes or no; done is called once, later. A question of the user's
 	 * own (agent NULL: a key they just pressed) opens at once, -EBUSY

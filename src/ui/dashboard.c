@@ -294,6 +294,8 @@ static void hook_trust(void *data)
 	trust_ask(data);
 }
 
+static void hook_started(void *data);
+
 static const struct wrx_hooks hooks = {
 	.changed = hook_changed,
 	.relayout = hook_relayout,
@@ -301,6 +303,7 @@ static const struct wrx_hooks hooks = {
 	.show = hook_show,
 	.ring = hook_ring,
 	.pane_gone = hook_pane_gone,
+	.started = hook_started,
 	.ask = hook_ask,
 	.set_clipboard = hook_set_clipboard,
 	.terminal_clipboard = termclip_read,
@@ -340,12 +343,27 @@ static void close_answer(struct ui *ui, const char *answer, void *arg)
 }
 
 /* Quit: every pane's program ends (its keeper with it); a detach leaves them running. */
+/*
+ * Quit and end every program. A pane whose keeper is still starting (the
+ * project's shell, a moment after the start) is closed like the others;
+ * its keeper is ended as its start answers (host.c), so the loop runs
+ * until none is starting. Bounded by the start's own timeout.
+ */
 static void quit_all(struct ui *ui)
 {
 	struct session *s = ui->w->s;
 	while (session_pane_count(s) > 0)
 		session_close_pane(s, session_pane(s, session_pane_count(s) - 1));
-	dashboard_stop(ui);
+	ui->ending = true;
+	if (ui->w->starting == 0)
+		dashboard_stop(ui);
+}
+
+static void hook_started(void *data)
+{
+	struct ui *ui = data;
+	if (ui->ending && ui->w->starting == 0)
+		dashboard_stop(ui);
 }
 
 static void quit_answer(struct ui *ui, const char *answer, void *arg)

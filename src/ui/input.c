@@ -376,6 +376,8 @@ void input_read(struct ui *ui)
 	int rc;
 	/* Bounded so a stuck terminal cannot hold the loop. */
 	for (int n = 0; n < 4096 && (rc = wget_wch(ui->inwin, &wch)) != ERR; n++) {
+		if (ui->ending)
+			continue; /* quit and end, its last keepers ending: keys go nowhere */
 		if (rc == KEY_CODE_YES) {
 			int code = (int)wch;
 			if (code == KEY_WRX_PASTE_START) {

@@ -126,6 +126,7 @@ struct ui {
 	bool pasting;
 	struct buf paste;
 	bool quitting;
+	bool ending;          /* quit and end: it stops once no keeper is still starting */
 	bool detached;        /* C-b d: said on the terminal once the dashboard is gone */
 	int detached_running; /* the programs that went on */
 

@@ -82,6 +82,27 @@ test_shutdown_after_add() {
 	tm kill-server
 }
 
+# Quit and end (C-b q, y) while the project's shell is still starting (its
+# keeper slow to listen): the dashboard ends it as its start answers,
+# before it exits; no keeper is left.
+test_quit_while_starting() {
+	setup
+	tm new-session -d -x 120 -y 36 -c "$repo" \
+		"env TERM=tmux-256color WORKREX_FAULT=keeper.spec:slow $WORKREX$after_exit"
+	wait_for 'C-b \? help'
+	[ -z "$(compgen -G "$run/*/*.sock")" ] || { echo "  the shell's keeper was up already" >&2; return 1; }
+	prefix q
+	wait_for 'quit and end 1 running program'
+	keys y
+	wait_for 'WORKREX-EXITED 0'
+	# Its start answered (two seconds), then its keeper was ended: none runs now.
+	[ -z "$(keepers)" ] || { echo "  keepers left: $(keepers)" >&2; return 1; }
+	sleep 3
+	[ -z "$(keepers)" ] || { echo "  keepers left: $(keepers)" >&2; return 1; }
+	tm kill-server
+}
+
 run_test "a shutdown right after an add, keepers slow to start: none left" test_shutdown_after_add
+run_test "quit and end while the project's shell starts: its keeper is ended too" test_quit_while_starting
 run_test "a keeper killed at each step of its start: cleared by the next command, the agent opens again" test_each_point
 rm -rf "$E2E_TMP"
