@@ -38,6 +38,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 enum host_kind { HOST_PTY, HOST_HERE, HOST_THERE };
@@ -585,7 +586,9 @@ void host_resume(struct wrx *w)
  * to resume: Claude Code's --continue in a directory where it never had
  * a conversation says "No conversation found to continue" and exits 1,
  * and every agent a reboot took before its first prompt came back
- * failed. It starts anew, once, said on the status line. Within a
+ * failed. It starts anew, once, said on the status line: only when its
+ * program exited so, not when it ended with its keeper (shutdown, a kill:
+ * started again, it would outlive what ended it). Within a
  * minute: a dozen Claude Codes starting at once on two cores took more
  * than 10 s to say so. Not inside its pane's own exit event, which the
  * pane outlives: on the loop's next turn.
@@ -636,7 +639,10 @@ void host_resume_failed(struct wrx *w, struct agent *a)
 	uint64_t at = a->resumed_at;
 	a->resumed_at = 0; /* once */
 	struct wpane *wp = session_agent_pane(w->s, a);
-	if (at == 0 || now_ms() - at > RESUME_GRACE_MS || w->quitting || (wp && wp->last_key >= at))
+	/* Its program's own failure (an exit status), not its end with its keeper (shutdown). */
+	int st = PANE_LOST;
+	bool own = wp && pane_exited(wp->term, &st) && st != PANE_LOST && WIFEXITED(st);
+	if (!own || at == 0 || now_ms() - at > RESUME_GRACE_MS || w->quitting || wp->last_key >= at)
 		return;
 	struct anew *n = xcalloc(1, sizeof *n);
 	n->w = w;

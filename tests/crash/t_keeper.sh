@@ -102,7 +102,35 @@ test_quit_while_starting() {
 	tm kill-server
 }
 
+# An agent whose keeper was killed is opened again by the next dashboard
+# (resumed). Ended by shutdown within the minute after, it is not taken
+# for a resume that failed on its own (which starts anew, once): nothing
+# starts again, no keeper is left.
+test_shutdown_after_resume() {
+	setup
+	# Each start of its program counted.
+	printf 'agent: sh -c "echo up >>%s/starts; exec bash"\npanes:\n  - command: <agent>\n' "$E2E_TMP" \
+		>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	rm -f "$E2E_TMP/starts"
+	wrx add -b ag >/dev/null
+	local k
+	k=$(keepers)
+	[ -n "$k" ] && kill -9 $k
+	until_ok 10 test -z "$(keepers)"
+	tm new-session -d -x 120 -y 36 -c "$repo" "env TERM=tmux-256color $WORKREX$after_exit"
+	wait_for 'C-b \? help'
+	until_ok 20 eval '[ "$(keepers | wc -l)" -eq 2 ]' || { echo "  ag was not resumed" >&2; return 1; }
+	local before
+	before=$(wc -l <"$E2E_TMP/starts")
+	wrx shutdown -y >/dev/null
+	sleep 3
+	[ "$(wc -l <"$E2E_TMP/starts")" -eq "$before" ] || { echo "  started again: $(screen | tail -1)" >&2; return 1; }
+	[ -z "$(keepers)" ] || { echo "  keepers left: $(keepers)" >&2; return 1; }
+	tm kill-server
+}
+
 run_test "a shutdown right after an add, keepers slow to start: none left" test_shutdown_after_add
+run_test "shutdown soon after a dashboard resumed an agent: nothing starts anew" test_shutdown_after_resume
 run_test "quit and end while the project's shell starts: its keeper is ended too" test_quit_while_starting
 run_test "a keeper killed at each step of its start: cleared by the next command, the agent opens again" test_each_point
 rm -rf "$E2E_TMP"
