@@ -78,7 +78,7 @@ test_capture() {
 	mount_small
 	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
 	wrx add -b ag >/dev/null
-	until_ok 10 test -n "$(keepers)"
+	until_ok 10 eval '[ -n "$(keepers)" ]'
 	wrx send ag 'seq 1 3000' >/dev/null
 	until_ok 10 in_output -q '^3000' -- wrx capture ag
 	fill

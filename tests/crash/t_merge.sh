@@ -70,7 +70,7 @@ finished() {
 	[ "$(git -C "$repo" show "$1:w.txt")" = work ] || { echo "  $1 has not ag's work" >&2; return 1; }
 	[ ! -e "$w" ] && not git -C "$repo" config workrex.worktree.ag.path >/dev/null
 	not git -C "$repo" rev-parse -q --verify refs/heads/ag >/dev/null
-	until_ok 5 test -z "$(keepers)"
+	until_ok 5 nkeepers 0
 	nothing_under_way
 }
 

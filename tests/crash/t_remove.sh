@@ -14,7 +14,7 @@ setup() {
 	printf 'agent: bash\npre_remove: ["echo bye >> %s/pre_remove.log"]\n' "$E2E_TMP" \
 		>"$XDG_CONFIG_HOME/workrex/config.yaml"
 	wrx add -b ag >/dev/null
-	until_ok 10 test -n "$(keepers)"
+	until_ok 10 eval '[ -n "$(keepers)" ]'
 	commits_before
 }
 
@@ -27,7 +27,7 @@ killed_remove() {
 	invariants
 	[ ! -e "$E2E_TMP/work/proj__worktrees/ag" ]
 	not git -C "$repo" config workrex.worktree.ag.path >/dev/null
-	until_ok 5 test -z "$(keepers)"
+	until_ok 5 nkeepers 0
 }
 
 test_each_point() {

@@ -18,7 +18,7 @@ setup() {
 	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
 	if [ "$1" = ag ]; then wrx add -b ag >/dev/null; else wrx add -b "$1" --name ag >/dev/null; fi
 	wrx close ag
-	until_ok 10 test -z "$(keepers)"
+	until_ok 10 nkeepers 0
 	echo work >"$wt/ag/w.txt"
 	git -C "$wt/ag" add w.txt
 	git -C "$wt/ag" commit -qm work

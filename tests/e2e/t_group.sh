@@ -261,7 +261,7 @@ t_group_compare_view() {
 	wait_for 'merged pick-3; removed pick-1, pick-2'
 	wait_gone '^ +[0-9] pick-1'
 	until_ok 10 in_output 'solution 3' -- git -C "$repo" log --oneline main
-	until_ok 10 test -z "$(git -C "$repo" branch --list 'pick-*')"
+	until_ok 10 eval '[ -z "$(git -C "$repo" branch --list "pick-*")" ]'
 	tm pipe-pane
 	test -s "$E2E_TMP/outer.log"
 	not grep -aq $'\033]52;' "$E2E_TMP/outer.log"

@@ -249,10 +249,10 @@ t_spawner() {
 	wait_for 'WORKREX-EXITED'
 	restart_elsewhere
 	wait_for 'C-b \? help'
-	until_ok 5 test "$(ours '__spawner$' | wc -l)" -eq 1
+	until_ok 5 eval '[ "$(ours "__spawner\$" | wc -l)" -eq 1 ]'
 	prefix d
 	wait_for 'WORKREX-EXITED'
-	until_ok 10 test -z "$(ours '__spawner$')"
+	until_ok 10 eval '[ -z "$(ours "__spawner\$")" ]'
 }
 
 # close, remove and merge end the agents' keepers; nothing is left but the home shell's.
@@ -384,7 +384,7 @@ t_resume_after_reboot() {
 	prefix d
 	wait_for 'WORKREX-EXITED'
 	wrx send r "echo '{\"session_id\":\"4f1c-9e2a_B.7\",\"hook_event_name\":\"Stop\"}' | workrex set-status done"
-	until_ok 10 grep -qx '4f1c-9e2a_B.7' "$(kept_mark r)"
+	until_ok 10 eval 'grep -qx 4f1c-9e2a_B.7 "$(kept_mark r)"'
 	wrx send q "echo '{\"session_id\":\"x;touch $E2E_TMP/pwned\"}' | workrex set-status done; echo reported"
 	until_ok 10 sh -c "cd '$repo' && '$WORKREX' capture q | grep -qx reported"
 	[ -n "$qs" ] && grep -qx "$qs" "$(kept_mark q)" # its own, never the shell code

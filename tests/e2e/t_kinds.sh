@@ -99,7 +99,7 @@ assert a["r"]["panes"] == 3, a["r"]'
 	# Where each pane's own first line is (not its title bar, which names it too).
 	row_of() { screen | grep -n -- "│$1" | head -1 | cut -d: -f1; }
 	col_of() { screen | grep -- "│$1" | head -1 | sed "s/│$1.*//" | wc -m; }
-	until_ok 5 test -n "$(row_of LAYOUT-THIRD)"
+	until_ok 5 eval '[ -n "$(row_of LAYOUT-THIRD)" ]'
 	[ "$(row_of LAYOUT-LEFT)" = "$(row_of LAYOUT-RIGHT)" ]
 	[ "$(col_of LAYOUT-RIGHT)" -gt "$(col_of LAYOUT-LEFT)" ]
 	[ "$(row_of LAYOUT-THIRD)" -gt "$(row_of LAYOUT-RIGHT)" ]

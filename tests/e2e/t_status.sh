@@ -363,8 +363,8 @@ YAML
 	wait_for '^ 3 b'
 	local wa=$repo/.trees/a sa sb
 	args() { wrx capture "$1" | tr -d '\n' | sed -n 's/.*CLAUDE ARGS:--session-id \([0-9a-f-]*\):.*/\1/p'; }
-	until_ok 10 test -n "$(args a)"
-	until_ok 10 test -n "$(args b)"
+	until_ok 10 eval '[ -n "$(args a)" ]'
+	until_ok 10 eval '[ -n "$(args b)" ]'
 	sa=$(args a) sb=$(args b)
 	[ "$sa" != "$sb" ]
 	# From a's directory, b's session: b's status, never a's.

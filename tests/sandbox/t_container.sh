@@ -432,8 +432,9 @@ t_group_check_in_its_sandbox() {
 	# The winner's commit, made inside, merged; nothing of the other is left:
 	# its worktree, branch, record, private git dir, keeper and container.
 	wrx sandbox shell cand-1 -- sh -c 'git add solution.txt && git commit -qm winner' >/dev/null
-	until_ok 30 test -n "$(podman ps --filter "label=workrex.project=$repo" \
-		--filter label=workrex.handle=cand-2 --format '{{.Names}}')"
+	cand2_box() { podman ps "$@" --filter "label=workrex.project=$repo" \
+		--filter label=workrex.handle=cand-2 --format '{{.Names}}'; }
+	until_ok 30 eval '[ -n "$(cand2_box)" ]'
 	wrx compare cand --merge cand-1 -y >"$E2E_TMP/out"
 	grep -qx 'merged cand-1; removed cand-2' "$E2E_TMP/out"
 	git -C "$repo" log --format=%s main | grep -qx winner
@@ -441,8 +442,7 @@ t_group_check_in_its_sandbox() {
 	[ -z "$(git -C "$repo" branch --list 'cand-*')" ]
 	[ -z "$(git -C "$repo" config --get-regexp '^workrex\.worktree\.cand-' || true)" ]
 	not ls -d "$XDG_STATE_HOME"/workrex/sandbox/git-*/cand-2 2>/dev/null
-	until_ok 30 test -z "$(podman ps -a --filter "label=workrex.project=$repo" \
-		--filter label=workrex.handle=cand-2 --format '{{.Names}}')"
+	until_ok 30 eval '[ -z "$(cand2_box -a)" ]'
 	until_ok 10 nkeepers 0
 }
 
