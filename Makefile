@@ -215,9 +215,13 @@ FORMAT_FILES = $(shell find src tests bench -name '*.[ch]' | sort)
 format:
 	clang-format -i $(FORMAT_FILES)
 
+# And the tests' waits: `until_ok N test -z "$(cmd)"` runs cmd once, as the
+# shell expands it before until_ok is called; eval '...' makes it look again.
 format-check:
 	@clang-format --dry-run --Werror $(FORMAT_FILES) && \
 		echo "format-check: $(words $(FORMAT_FILES)) files as .clang-format says"
+	@if grep -rnE 'until_ok [0-9.]+ +[^e ][^#]*"\$$\(' tests; then \
+		echo "format-check: a wait above reads its \$$(...) once: give it to eval '...'"; exit 1; fi
 
 check-layers: $(OBJ)
 	@scripts/check-layers.sh src $(BUILD)/src
