@@ -213,12 +213,25 @@ t_gemini_by_keyboard() {
 	keys Up
 	wait_for '● 1\. Trust folder \(gm\)'
 	keys Enter
-	# It restarts itself to apply the trust: what is typed before the new
-	# one reads its terminal is lost (a CI run typed into the old one).
-	wait_for 'restarting to apply the trust changes' 30
+	# It writes the choice, says for a quarter of a second that it restarts
+	# (a CI run's screen never showed that) and restarts itself. Its menu
+	# stays open until then, so a message prompt is the new one's. What is
+	# typed before the new one reads its terminal is lost (a CI run typed
+	# into the old one). Under load it once took no Enter here (nothing
+	# written in 30 s); a person presses again, and so does this, saying so
+	# with the screen.
+	local trust=$HOME/.gemini/trustedFolders.json try
+	for try in 1 2 3; do
+		until_ok 10 grep -q 'proj__worktrees/gm": *"' "$trust" && break
+		echo "  Gemini took no choice in 10 s (Enter $try); its screen:" >&2
+		screen >&2
+		((try < 3)) || return 1
+		keys Enter
+	done
+	grep -q 'proj__worktrees/gm": *"TRUST_FOLDER"' "$trust" ||
+		{ screen >&2; echo "  its choice: $(cat "$trust")" >&2; return 1; }
 	wait_for 'Tips for getting started' 60
 	wait_for 'Type your message' 60
-	grep -q "proj__worktrees/gm" "$HOME/.gemini/trustedFolders.json"
 	# Its prompt can show before the restarted process reads the terminal,
 	# and what is typed then is Gemini's loss (CI runs under load lost a
 	# first key, and once a whole line). So the line is typed again, on an
