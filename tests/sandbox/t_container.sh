@@ -15,7 +15,8 @@ plant_secrets() {
 	echo 'curl -H "token: HISTORY-SECRET"' >"$HOME/.bash_history"
 }
 
-containers() { podman ps -a --filter "label=workrex.project=$repo" --format '{{.Names}}'; }
+# containers [FILTER...]: the project's containers, stopped ones too.
+containers() { podman ps -a --filter "label=workrex.project=$repo" "$@" --format '{{.Names}}'; }
 
 t_sandboxed_agent_sees_only_its_work() {
 	make_repo
@@ -427,14 +428,11 @@ t_group_check_in_its_sandbox() {
 	# The same command on the host would have read the key: it was not run there.
 	grep -q PRIVATE-KEY "$HOME/.ssh/id_ed25519"
 	# Its sandboxes went with it.
-	[ -z "$(podman ps -a --filter "label=workrex.project=$repo" \
-		--filter label=workrex.session=check --format '{{.Names}}')" ]
+	[ -z "$(containers --filter label=workrex.session=check)" ]
 	# The winner's commit, made inside, merged; nothing of the other is left:
 	# its worktree, branch, record, private git dir, keeper and container.
 	wrx sandbox shell cand-1 -- sh -c 'git add solution.txt && git commit -qm winner' >/dev/null
-	cand2_box() { podman ps "$@" --filter "label=workrex.project=$repo" \
-		--filter label=workrex.handle=cand-2 --format '{{.Names}}'; }
-	until_ok 30 eval '[ -n "$(cand2_box)" ]'
+	until_ok 30 eval '[ -n "$(containers --filter label=workrex.handle=cand-2 --filter status=running)" ]'
 	wrx compare cand --merge cand-1 -y >"$E2E_TMP/out"
 	grep -qx 'merged cand-1; removed cand-2' "$E2E_TMP/out"
 	git -C "$repo" log --format=%s main | grep -qx winner
@@ -442,7 +440,7 @@ t_group_check_in_its_sandbox() {
 	[ -z "$(git -C "$repo" branch --list 'cand-*')" ]
 	[ -z "$(git -C "$repo" config --get-regexp '^workrex\.worktree\.cand-' || true)" ]
 	not ls -d "$XDG_STATE_HOME"/workrex/sandbox/git-*/cand-2 2>/dev/null
-	until_ok 30 eval '[ -z "$(cand2_box -a)" ]'
+	until_ok 30 eval '[ -z "$(containers --filter label=workrex.handle=cand-2)" ]'
 	until_ok 10 nkeepers 0
 }
 
