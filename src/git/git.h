@@ -102,6 +102,13 @@ int repo_worktree_prepare(const struct repo *r, const char *name, const char *pa
 			  const char *branch, const char *base, bool *made_branch);
 /* Undo it after a failed checkout: the worktree, its files, and branch if not NULL. */
 void repo_worktree_discard(const struct repo *r, const char *name, const char *branch);
+/*
+ * What a kill in repo_worktree_prepare can leave of name's administrative
+ * files, taken away: the entry being built, and an entry in
+ * <git>/worktrees that is not whole (an older build wrote it in place).
+ * For an add's undo, which holds name's intent.
+ */
+void repo_worktree_mend(const struct repo *r, const char *name);
 
 /* The repository's config (the main one, shared by all worktrees). */
 char *repo_config_get(const struct repo *r, const char *key); /* caller frees; NULL if unset */

@@ -8,6 +8,7 @@
 #include "git.h"
 
 #include "../config/config.h"
+#include "../util/beneath.h"
 #include "../util/fault.h"
 #include "../util/proc.h"
 
@@ -596,6 +597,7 @@ static int write_new(const char *path, const char *text)
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
+	FAULT("add.admin-file"); /* made, still empty: WORKREX_FAULT_SKIP=N for the N+1st */
 	size_t n = strlen(text);
 	int rc = write(fd, text, n) == (ssize_t)n ? 0 : -EIO;
 	if (close(fd) < 0 && rc == 0)
@@ -603,49 +605,95 @@ static int write_new(const char *path, const char *text)
 	return rc;
 }
 
+/* Where an administrative directory is built before it is renamed into place. */
+static char *admin_new(const struct repo *r, const char *name)
+{
+	return xasprintf("%s/workrex-new/%s", r->gitdir, name);
+}
+
 /*
  * A linked worktree's administrative files, as `git worktree add` leaves
  * them (gitrepository-layout(5)): <git>/worktrees/<name>/ with gitdir,
- * commondir and HEAD, and <path>/.git pointing there. The name is claimed by
- * mkdir; on any failure what was made is removed again.
+ * commondir and HEAD, and <path>/.git pointing there.
+ *
+ * git reads every entry of <git>/worktrees on each `git worktree list`,
+ * and an entry with an empty commondir is fatal to it ("failed to read
+ * .../commondir"), in the user's repository, until someone mends it by
+ * hand. So the entry is built whole under <git>/workrex-new/<name>, which
+ * git never reads, and renamed into place last, with RENAME_NOREPLACE, so
+ * that a name git or another add took meanwhile is refused, not replaced.
+ * A kill at any byte leaves no entry or a whole one; what it leaves beside
+ * (the new directory, <path>) is taken away by the add's undo
+ * (repo_worktree_mend). On a failure here, likewise at once.
  */
 static int write_admin(const struct repo *r, const char *name, const char *path, const char *branch)
 {
+	char *root = xasprintf("%s/workrex-new", r->gitdir), *tmp = admin_new(r, name);
+	char *admin = xasprintf("%s/worktrees/%s", r->gitdir, name);
 	char *wts = xasprintf("%s/worktrees", r->gitdir);
-	char *admin = xasprintf("%s/%s", wts, name);
-	char *f[4] = {xasprintf("%s/gitdir", admin), xasprintf("%s/commondir", admin),
-		      xasprintf("%s/HEAD", admin), xasprintf("%s/.git", path)};
+	char *f[4] = {xasprintf("%s/gitdir", tmp), xasprintf("%s/commondir", tmp),
+		      xasprintf("%s/HEAD", tmp), xasprintf("%s/.git", path)};
 	char *text[4] = {xasprintf("%s/.git\n", path), xstrdup("../..\n"),
 			 xasprintf("ref: refs/heads/%s\n", branch),
 			 xasprintf("gitdir: %s\n", admin)};
 	char *parent = xstrdup(path);
 	*strrchr(parent, '/') = '\0';
+	mkdir(root, 0755);
 	mkdir(wts, 0755);
-	int rc = mkdir(admin, 0755) < 0 ? -errno : 0;
-	bool made_admin = rc == 0;
+	beneath_remove_tree(tmp); /* a killed add's, of this name (its intent is ours now) */
+	int rc = access(admin, F_OK) == 0 ? -EEXIST : mkdir(tmp, 0755) < 0 ? -errno : 0;
+	bool made_tmp = rc == 0;
 	if (rc == 0 && (rc = mkdir_p(parent, 0755)) == 0)
 		rc = mkdir(path, 0755) < 0 ? -errno : 0;
-	bool made_dir = made_admin && rc == 0;
-	int written = 0;
-	for (; written < 4 && rc == 0; written++)
-		rc = write_new(f[written], text[written]);
+	bool made_dir = made_tmp && rc == 0;
+	for (int i = 0; i < 4 && rc == 0; i++)
+		rc = write_new(f[i], text[i]);
+	if (rc == 0 && renameat2(AT_FDCWD, tmp, AT_FDCWD, admin, RENAME_NOREPLACE) < 0)
+		rc = -errno;
 	if (rc < 0) {
-		/* Only files in the two directories made just now. */
-		for (int i = 0; i < written; i++)
-			unlink(f[i]);
-		if (made_dir)
+		/* Only what was made just now. */
+		if (made_tmp)
+			beneath_remove_tree(tmp);
+		if (made_dir) {
+			unlink(f[3]);
 			rmdir(path);
-		if (made_admin)
-			rmdir(admin);
+		}
 	}
 	for (int i = 0; i < 4; i++) {
 		free(f[i]);
 		free(text[i]);
 	}
 	free(parent);
-	free(admin);
 	free(wts);
+	free(admin);
+	free(tmp);
+	free(root);
 	return rc;
+}
+
+/* Whether dir/file is there with something in it. */
+static bool has_text(const char *dir, const char *file)
+{
+	char *p = xasprintf("%s/%s", dir, file);
+	struct stat st;
+	bool has = stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+	free(p);
+	return has;
+}
+
+void repo_worktree_mend(const struct repo *r, const char *name)
+{
+	char *tmp = admin_new(r, name);
+	beneath_remove_tree(tmp);
+	/* An older build wrote the entry in place: one file missing or empty
+	 * (killed between its create and its write) is not whole. */
+	char *admin = xasprintf("%s/worktrees/%s", r->gitdir, name);
+	struct stat st;
+	if (lstat(admin, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    !(has_text(admin, "gitdir") && has_text(admin, "commondir") && has_text(admin, "HEAD")))
+		beneath_remove_tree(admin);
+	free(admin);
+	free(tmp);
 }
 
 int repo_worktree_prepare(const struct repo *r, const char *name, const char *path,

@@ -743,6 +743,7 @@ static int undo_add(const struct repo *r, const char *handle, const char *body, 
 		struct agent_rec a = {.handle = (char *)handle, .branch = branch, .path = path};
 		h->stop(&a, h->arg);
 	}
+	repo_worktree_mend(r, handle); /* before git is asked about its worktrees */
 	bool dropped = unmake(r, handle, branch, path, made && strcmp(made, "1") == 0);
 	fprintf(stderr,
 		"workrex: an add of '%s' was cut short; undone: its worktree%s and record removed "

@@ -12,7 +12,7 @@
 #
 # The promise (workrex(1), WHAT SURVIVES A CRASH): every commit reachable
 # before is reachable still; git fsck is clean; no lock or intent file is
-# left; every worktree git knows has its agent's record and every record
+# left; every worktree entry is whole (git reads it); every worktree git knows has its agent's record and every record
 # its worktree (or `list` shows it missing); no keeper runs for an agent
 # with no record.
 
@@ -69,6 +69,19 @@ invariants() {
 	local left
 	left=$(ls -A "$gitdir/workrex-intents" 2>/dev/null || true)
 	[ -z "$left" ] || { echo "  invariant: intents left: $left" >&2; bad=1; }
+	# git reads every worktree entry: none is half-written (an empty
+	# commondir is fatal to git worktree list), none is being built.
+	git -C "$repo" worktree list --porcelain >"$E2E_TMP/wtlist" 2>&1 ||
+		{ echo "  invariant: git worktree list: $(head -3 "$E2E_TMP/wtlist")" >&2; bad=1; }
+	local entry f
+	for entry in "$gitdir"/worktrees/*/; do
+		[ -d "$entry" ] || continue
+		for f in gitdir commondir HEAD; do
+			[ -s "$entry/$f" ] || { echo "  invariant: worktree entry ${entry%/} has no $f" >&2; bad=1; }
+		done
+	done
+	left=$(ls -A "$gitdir/workrex-new" 2>/dev/null || true)
+	[ -z "$left" ] || { echo "  invariant: worktree entries left half-built: $left" >&2; bad=1; }
 	# Every worktree but the main one has a record with its path ...
 	while read -r path; do
 		[ "$path" = "$repo" ] && continue

@@ -46,6 +46,42 @@ test_each_point() {
 	done
 }
 
+# Killed in each administrative file, made but still empty (the point
+# add.admin-file, passed N times first): git itself reads the worktrees at
+# once, and the next command undoes the add. (A build that wrote the entry
+# in place left an empty commondir here, and git worktree list was fatal.)
+test_admin_each_file() {
+	local n
+	for n in 0 1 2 3; do
+		setup
+		WORKREX_FAULT_SKIP=$n killed add.admin-file kill add -b ag ||
+			{ echo "  at file $n" >&2; return 1; }
+		git -C "$repo" worktree list >/dev/null || { echo "  at file $n" >&2; return 1; }
+		said_once "an add of 'ag' was cut short; undone" && invariants ||
+			{ echo "  at file $n" >&2; return 1; }
+		wrx add -b ag >/dev/null
+		invariants
+		end_keepers
+	done
+}
+
+# What an older build left, an entry written in place with an empty
+# commondir: the add's undo takes it away, and git reads the worktrees again.
+test_old_entry_mended() {
+	setup
+	WORKREX_FAULT_SKIP=1 killed add.admin-file kill add -b ag
+	local gitdir=$repo/.git
+	mkdir -p "$gitdir/worktrees/ag"
+	echo "$E2E_TMP/work/proj__worktrees/ag/.git" >"$gitdir/worktrees/ag/gitdir"
+	: >"$gitdir/worktrees/ag/commondir"
+	not git -C "$repo" worktree list >/dev/null 2>&1
+	said_once "an add of 'ag' was cut short; undone"
+	invariants
+	wrx add -b ag >/dev/null
+	invariants
+	end_keepers
+}
+
 # On an existing branch, with a commit of its own: the branch and its commit stay.
 test_existing_branch_kept() {
 	local point
@@ -91,6 +127,8 @@ test_dashboard_undoes() {
 }
 
 run_test "add killed at each fault point (kill -9 and exit): the next command undoes it and says so" test_each_point
+run_test "add killed in each worktree entry file: git reads its worktrees, the next command undoes" test_admin_each_file
+run_test "an entry an older build left with an empty commondir is taken away by the undo" test_old_entry_mended
 run_test "add killed on a branch that existed: the branch and its commits stay" test_existing_branch_kept
 run_test "a second add of a name while the first runs is refused" test_one_add_of_a_name
 run_test "the dashboard's start undoes a killed add before it lists agents" test_dashboard_undoes
