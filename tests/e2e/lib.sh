@@ -44,6 +44,17 @@ ours() {
 	done
 	return 0
 }
+# end_ours PATTERN [VAR=VALUE]: end those (TERM, then KILL after 2 s) and wait until they went.
+end_ours() {
+	local i=0 left
+	left=$(ours "$@")
+	[ -n "$left" ] || return 0
+	kill $left 2>/dev/null
+	while [ -n "$(ours "$@")" ] && ((i++ < 40)); do sleep 0.05; done
+	left=$(ours "$@")
+	[ -n "$left" ] && kill -9 $left 2>/dev/null
+	return 0
+}
 # keepers [VAR=VALUE]: the pids of this test's keepers (started under its
 # XDG_RUNTIME_DIR), or of those whose environment has VAR=VALUE.
 keepers() { ours '__keeper$' "${1:-}"; }
@@ -103,18 +114,32 @@ wrx() { (cd "$repo" && "$WORKREX" "$@"); }
 
 screen() { tm capture-pane -p "$@"; }
 
+# now_us: microseconds, without a fork. nap N: sleep N ms, and make N the
+# next wait's: half as long again, up to 200 ms. Waits look early and often
+# at first, then back off, so that many tests side by side (make test) do
+# not spend the machine on looking.
+now_us() { echo "${EPOCHREALTIME/./}"; }
+nap() {
+	local ms=${!1}
+	sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
+	ms=$((ms * 3 / 2))
+	((ms <= 200)) || ms=200
+	printf -v "$1" %d "$ms"
+}
+
 # screen_until yes|no REGEX SECONDS: until the screen does (or no longer
 # does) match, else show it and fail.
 screen_until() {
-	local want=$1 re=$2 limit=$3 i=0
-	while ((i < limit * 20)); do
+	local want=$1 re=$2 limit=$3 wait_ms=20 end
+	end=$(($(now_us) + limit * 1000000))
+	while :; do
 		if screen | grep -qE -- "$re"; then
 			[ "$want" = yes ] && return 0
 		else
 			[ "$want" = no ] && return 0
 		fi
-		sleep 0.05
-		i=$((i + 1))
+		(($(now_us) < end)) || break
+		nap wait_ms
 	done
 	local what f=1
 	what="waited ${limit}s for the screen to $([ "$want" = yes ] || echo 'stop ')match: $re"
@@ -133,14 +158,14 @@ wait_for() { screen_until yes "$1" "${2:-$E2E_TIMEOUT}"; }
 wait_gone() { screen_until no "$1" "${2:-$E2E_TIMEOUT}"; }
 
 keys() { tm send-keys "$@"; }
-# until_ok SECONDS CMD...: until CMD succeeds, at most SECONDS.
+# until_ok SECONDS CMD...: until CMD succeeds, at most SECONDS (whole).
 until_ok() {
-	local limit=$1 i=0
+	local limit=$1 wait_ms=20 end
 	shift
+	end=$(($(now_us) + limit * 1000000))
 	while ! "$@" 2>/dev/null; do
-		((i < limit * 10)) || return 1
-		sleep 0.1
-		i=$((i + 1))
+		(($(now_us) < end)) || return 1
+		nap wait_ms
 	done
 }
 
@@ -162,12 +187,12 @@ not() { if "$@"; then return 1; fi; }
 type_line() { tm send-keys -l -- "$1"; tm send-keys Enter; }
 prefix() { tm send-keys C-b "$@"; }
 
-# The newest dashboard: not a child of one between its fork and its exec,
+# The newest dashboard of this test: not a child of one between its fork and its exec,
 # which has the same command line for a moment (a test once read such a
 # child's /proc as it went).
 workrex_pid() {
 	local all p
-	all=$(pgrep -f "^$WORKREX\$" || pgrep -x workrex)
+	all=$(ours '^([^ ]*/)?workrex$')
 	for p in $all; do
 		grep -qx "$(ps -o ppid= -p "$p" | tr -d ' ')" <<<"$all" || echo "$p"
 	done | tail -1
@@ -227,7 +252,7 @@ start_x() {
 }
 stop_x() {
 	[ -f "$E2E_TMP/x.pids" ] || return 0
-	pkill -f "^xclip -selection clipboard" 2>/dev/null
+	end_ours "^xclip -selection clipboard" "DISPLAY=$DISPLAY"
 	kill $(cat "$E2E_TMP/x.pids") 2>/dev/null
 	rm -f "$E2E_TMP/x.pids"
 	return 0

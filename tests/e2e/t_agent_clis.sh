@@ -13,12 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 need_x
 # Codex starts an app-server daemon of its own from its HOME (ours), which
 # outlives the agent and its dashboard; it is ended with the test.
-end_codex() {
-	local i=0 pat="^$HOME/\.codex/packages/"
-	pkill -f -- "$pat" || return 0
-	while pgrep -f -- "$pat" >/dev/null && ((i++ < 20)); do sleep 0.1; done
-	pkill -9 -f -- "$pat" || true
-}
+end_codex() { end_ours "^$HOME/\.codex/packages/" "HOME=$HOME"; }
 trap 'end_codex; stop_x; stop' EXIT
 git_env
 # A person's terminal, not CI's: Gemini CLI takes CI=true for a headless run

@@ -148,7 +148,7 @@ t_full_screen_programs() {
 	# Not so, for the log: vim's terminal size and signals, the dashboard,
 	# and the keeper's own screen with no dashboard (the diff then fails).
 	until_ok 10 same_screen || {
-		for p in $(pgrep -x vim); do
+		for p in $(ours '^vim( |$)'); do
 			echo "vim $p: its terminal is $(stty -F "$(readlink /proc/$p/fd/0)" size)" >&2
 			grep -E '^(SigPnd|ShdPnd|SigBlk|SigIgn|SigCgt)' "/proc/$p/status" >&2
 		done
@@ -205,7 +205,7 @@ t_one_keeper_dies() {
 	until_ok 10 nkeepers 3
 	# The newest keeper: k's shell pane.
 	local victim
-	victim=$(pgrep -n -f -- '__keeper$')
+	victim=$(ps -o pid= --sort=start_time -p "$(keepers | paste -sd,)" | tail -1)
 	kill -9 "$victim"
 	wait_for '\[keeper gone\]'
 	until_ok 5 nkeepers 2

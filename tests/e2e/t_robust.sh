@@ -202,7 +202,7 @@ t_terminal_hangup_detaches() {
 		type_line 'sleep 1000 &'
 	done
 	for _ in $(seq 50); do
-		[ "$(pgrep -c -f '^sleep 1000$')" -ge 6 ] && break
+		[ "$(ours '^sleep 1000$' | wc -l)" -ge 6 ] && break
 		sleep 0.1
 	done
 	wait_for '^ +6 bash'
@@ -211,7 +211,7 @@ t_terminal_hangup_detaches() {
 	kill -HUP "$pid"
 	wait_for 'WORKREX-EXITED 0'
 	sleep 0.5
-	[ "$(pgrep -c -f '^sleep 1000$')" -ge 6 ]
+	[ "$(ours '^sleep 1000$' | wc -l)" -ge 6 ]
 	[ "$(keepers | wc -l)" -eq 6 ]
 	# The next dashboard has all six; quitting it ends them, and the
 	# hang-up reaches every job (bash passes it on).
@@ -223,12 +223,12 @@ t_terminal_hangup_detaches() {
 	keys y
 	wait_for 'WORKREX-EXITED 0'
 	for _ in $(seq 100); do
-		pgrep -f '^sleep 1000$' >/dev/null || { [ -z "$(keepers)" ]; return; }
+		[ -n "$(ours '^sleep 1000$')" ] || { [ -z "$(keepers)" ]; return; }
 		sleep 0.1
 	done
 	echo "--- sleep 1000 outlived the quit:" >&2
-	ps -eo pid,ppid,pgid,sid,stat,etime,cmd | grep -E 'sleep 1000|workrex|bash' | grep -v grep >&2
-	pkill -f '^sleep 1000$'
+	ps -o pid,ppid,pgid,sid,stat,etime,cmd -p "$(ours '^sleep 1000$' | paste -sd,)" >&2
+	end_ours '^sleep 1000$'
 	false
 }
 

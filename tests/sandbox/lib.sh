@@ -17,7 +17,7 @@ git config --global user.email host@example.com
 add_box() {
 	wrx add box >/dev/null
 	wait_for '^ 2 box'
-	until_ok 30 eval 'podman ps --format "{{.Names}}" | grep -q "^wrx-box-"'
+	until_ok 30 eval 'podman ps --filter "label=workrex.project=$repo" --format "{{.Names}}" | grep -q "^wrx-box-"'
 	w=$(wrx path box)
 }
 

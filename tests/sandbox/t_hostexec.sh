@@ -100,7 +100,7 @@ t_host_commands() {
 	wait_for '^ 2 box'
 	local w=$repo/../proj__worktrees/box
 	w=$(cd "$w" && pwd)
-	until_ok 30 eval 'podman ps --format "{{.Names}}" | grep -q "^wrx-box-"'
+	until_ok 30 eval 'podman ps --filter "label=workrex.project=$repo" --format "{{.Names}}" | grep -q "^wrx-box-"'
 	long=$(printf 'a%.0s' $(seq 1 65))
 	cat >"$w/probe.sh" <<-EOF
 		out=$w/hx.txt
@@ -217,7 +217,7 @@ t_hostile_makefile() {
 	w=$(wrx path box)
 	other=$(wrx path other)
 	echo OTHER-SECRET >"$other/other.txt"
-	until_ok 60 eval 'podman ps --format "{{.Names}}" | grep -q "^wrx-box-"' || { screen >&2; return 1; }
+	until_ok 60 eval 'podman ps --filter "label=workrex.project=$repo" --format "{{.Names}}" | grep -q "^wrx-box-"' || { screen >&2; return 1; }
 	write_attack "$w" "$other"
 	wrx send box "hx-sh attack.sh >attack.out 2>&1; echo \$? >attack.rc"
 	until_ok 60 test -s "$w/attack.rc" || { screen >&2; return 1; }
@@ -241,16 +241,16 @@ t_hostile_makefile() {
 	# A fork bomb: stopped at host_command_processes (its cgroup refuses the
 	# fork, as root here; else RLIMIT_NPROC, or the box's watch ends it all),
 	# everything of it gone.
-	cat >"$w/bomb.sh" <<-'EOF'
-		i=0; while [ $i -lt 200 ]; do sleep 37 & i=$((i + 1)); done; wait
-	EOF
+	# Its sleeps carry this test's own length: only they are looked for.
+	local nap=37.$$
+	printf 'i=0; while [ $i -lt 200 ]; do sleep %s & i=$((i + 1)); done; wait\n' "$nap" >"$w/bomb.sh"
 	wrx send box "hx-sh bomb.sh >bomb.out 2>&1; echo \$? >bomb.rc"
 	until_ok 60 test -s "$w/bomb.rc" || { screen >&2; return 1; }
 	cat "$w/bomb.out" "$w/bomb.rc" >&2
 	not grep -qx 0 "$w/bomb.rc"
 	grep -qE 'over its limit of processes|[Cc]annot fork|Resource temporarily unavailable' "$w/bomb.out"
 	[ "$(grep -c '^' "$w/bomb.out")" -lt 100 ]
-	until_ok 10 not pgrep -f 'sleep 37'
+	until_ok 10 not pgrep -f "^sleep $nap\$"
 
 	# One at a time: two at once from the agent run one after the other.
 	printf 'echo start >>slow.log; sleep 1; echo end >>slow.log\n' >"$w/slow.sh"

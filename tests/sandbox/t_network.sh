@@ -290,7 +290,7 @@ t_firewall_fails_closed() {
 	wrx add box >/dev/null
 	wait_for 'iptables is not in the image'
 	# ...and the container is gone: no agent ran.
-	until_ok 20 eval '! podman ps --format "{{.Names}}" | grep -q "^wrx-box-"'
+	until_ok 20 eval '! podman ps --filter "label=workrex.project=$repo" --format "{{.Names}}" | grep -q "^wrx-box-"'
 	wait_for 'box:shell .*\[exited 126\]'
 	not nsenter -m -t "$NSPID" --wd="$repo" "$WORKREX" sandbox doctor box >"$E2E_TMP/doctor"
 	grep -q "^FAIL  iptables in workrex-test-noipt:$TAG: missing" "$E2E_TMP/doctor"
