@@ -422,7 +422,7 @@ class Soak:
 
     # --- the run --------------------------------------------------------------------
 
-    def run(self, minutes):
+    def run(self, minutes, max_ops=0):
         self.setup()
         names = [n for n, wt in self.OPS for _ in range(wt)]
         start = time.time()
@@ -430,7 +430,7 @@ class Soak:
         next_sample = start
         minute = 0
         n = 0
-        while time.time() < end:
+        while time.time() < end and (max_ops == 0 or n < max_ops):
             if time.time() >= next_sample:
                 s = self.sample(minute)
                 # No keeper without its pane (the project's own is not an agent's; a
@@ -485,22 +485,20 @@ class Soak:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--workrex", required=True)
-    ap.add_argument("--minutes", type=float, default=30)
-    ap.add_argument("--agents", type=int, default=20)
-    ap.add_argument("--seed", type=int, default=int(time.time()))
-    args = ap.parse_args()
+def soak_once(args, seed, minutes, max_ops=0):
+    """One soak of seed for minutes (or max_ops operations): 0 when every invariant held."""
+    args.seed = seed
     soak = Soak(args)
-    print(f"soak: {args.minutes:g} minutes, up to {args.agents} agents, seed {args.seed}",
-          flush=True)
+    print(f"soak: {minutes:g} minutes{f' or {max_ops} operations' if max_ops else ''}, "
+          f"up to {args.agents} agents, seed {seed}", flush=True)
     t0 = time.time()
     try:
-        n = soak.run(args.minutes)
+        n = soak.run(minutes, max_ops)
     except Broken as e:
-        print(f"not ok - soak (seed {args.seed}): {e}", flush=True)
+        print(f"not ok - soak (seed {seed}): {e}", flush=True)
         print("soak: ops " + json.dumps(soak.ops), flush=True)
+        print(f"soak: add the line '{seed} {sum(soak.ops.values()) + 1}' to tests/soak/seeds "
+              "to run it in every round", flush=True)
         if os.environ.get("SOAK_KEEP"):
             print(f"soak: kept {soak.tmp}", flush=True)
             soak.tm("kill-server", ok=None)
@@ -513,9 +511,36 @@ def main():
     print(f"soak: {n} operations in {(time.time() - t0) / 60:.1f} minutes, {soak.faults} "
           f"faults injected; ops {json.dumps(soak.ops)}", flush=True)
     print(f"soak: peaks {json.dumps({k: round(v, 1) for k, v in peak.items()})}", flush=True)
-    print(f"ok - soak: {n} operations, every invariant held after each", flush=True)
+    print(f"ok - soak (seed {seed}): {n} operations, every invariant held after each",
+          flush=True)
     soak.cleanup()
     return 0
+
+
+def replay(args):
+    """Each seed of the file ("SEED OPS [why]" a line) again, to OPS operations and 10% past."""
+    failed = 0
+    with open(args.replay) as f:
+        lines = [ln.split() for ln in f if ln.strip() and not ln.startswith("#")]
+    for words in lines:
+        seed, ops = int(words[0]), int(words[1])
+        failed += soak_once(args, seed, args.minutes, ops + ops // 10)
+    print(f"soak seeds: {len(lines) - failed} passed, {failed} failed", flush=True)
+    return 1 if failed or not lines else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--workrex", required=True)
+    ap.add_argument("--minutes", type=float, default=30)
+    ap.add_argument("--agents", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=int(time.time()))
+    ap.add_argument("--ops", type=int, default=0, help="stop after this many operations")
+    ap.add_argument("--replay", help="a file of seeds that once failed, each run again")
+    args = ap.parse_args()
+    if args.replay:
+        return replay(args)
+    return soak_once(args, args.seed, args.minutes, args.ops)
 
 
 if __name__ == "__main__":
