@@ -2,6 +2,7 @@
 # missing build dependencies first); `make test` runs every test.
 
 CC      ?= cc
+NPROC   := $(shell nproc 2>/dev/null || echo 2)
 PKGS    := ncursesw vterm libuv yaml-0.1 json-c libgit2
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -60,7 +61,7 @@ KEEPER_LD_QUIET := -e "in function .uv__getpwuid_r" -e "in function .uv__getaddr
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test-deps run test fresh-test fuzz-smoke unit e2e crash-test faults net-test sandbox-test asan soak soak-run fuzz bench format widths \
+.PHONY: all deps test-deps run test check fresh-test soak-seeds fuzz-smoke unit e2e crash-test faults net-test sandbox-test asan soak soak-run fuzz bench format widths \
 	format-check check-layers clean guest man \
 	install uninstall
 
@@ -127,13 +128,20 @@ sandbox-test: $(BIN) $(GUEST) $(KEEPER)
 
 # Every suite runs, whichever fails: one that cannot run here (the sandbox
 # suite in a container without nested podman) says why, the others report.
+# The builds first, on every core; then every suite side by side
+# (scripts/suites.sh), the files of the e2e, crash, net and sandbox suites
+# sharing TEST_JOBS places.
+# TEST_SMOKE=1 runs one file of each suite (tests/smoke), as fresh-test does.
 test: test-deps
-	@$(MAKE) --no-print-directory all
-	@failed=; for s in check-layers format-check unit e2e crash-test net-test sandbox-test fuzz-smoke; do \
-		$(MAKE) --no-print-directory $$s || failed="$$failed $$s"; \
-	done; \
-	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
-	echo "make test: every suite passed"
+	@$(MAKE) --no-print-directory -j$(NPROC) all faults $(FUZZERS)
+	@scripts/suites.sh test check-layers format-check unit e2e crash-test net-test sandbox-test fuzz-smoke
+
+# The tier for after each change, in a few minutes: the checks, the unit
+# tests, and the e2e files that touch what changed since main (or since
+# CHECK_BASE), else a fixed quick set (tests/smoke), side by side.
+check: test-deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all
+	@TEST_ONLY="$$(scripts/check-files.sh $(CHECK_BASE))" scripts/suites.sh check check-layers format-check unit e2e
 
 # The width table (src/term/width_table.h), made again from the Unicode data
 # files of Debian's unicode-data.
@@ -144,26 +152,38 @@ widths:
 man: $(BIN)
 	@scripts/man-keys.sh ./$(BIN)
 
-# The README's first command on a Debian 12 root with nothing but git
-# (debootstrap minbase, in podman), then its test command there, nested.
+# The README's two commands on a Debian 12 root with nothing but git
+# (debootstrap minbase, in podman): the first opens the dashboard, the
+# second runs one test file of each suite there, nested (TEST_SMOKE=1).
 fresh-test: $(BIN)
 	@WORKREX=$(abspath $(BIN)) tests/fresh/run.sh
 
 # AddressSanitizer + UBSan build of everything, then the whole suite on it:
 # the crash tests too, and a five-minute soak.
+ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+ASAN_LDFLAGS := -fsanitize=address,undefined
 ASAN_MAKE := $(MAKE) --no-print-directory BUILD=build-asan CC=clang \
-	CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
-	LDFLAGS="-fsanitize=address,undefined"
+	CFLAGS="$(ASAN_CFLAGS)" LDFLAGS="$(ASAN_LDFLAGS)"
+# The builds first, on every core; then the suites side by side, the soak
+# (five minutes) and its seeds that once failed (tests/soak/seeds) beside them.
 asan:
-	@$(ASAN_MAKE) unit e2e crash-test net-test sandbox-test soak-run SOAK_MINUTES=5 CRASH_QUICK=1
+	@$(ASAN_MAKE) -j$(NPROC) all faults
+	@SUITE_MAKE_ARGS='BUILD=build-asan CC=clang CFLAGS="$(ASAN_CFLAGS)" LDFLAGS="$(ASAN_LDFLAGS)" SOAK_MINUTES=5 CRASH_QUICK=1' \
+		scripts/suites.sh asan unit e2e crash-test net-test sandbox-test soak-run soak-seeds
 
 # Twenty stand-in agents and random operations, kills included, for
 # SOAK_MINUTES on the sanitizer build; the invariants after each (tests/soak).
 SOAK_MINUTES ?= 30
 soak:
 	@$(ASAN_MAKE) soak-run SOAK_MINUTES=$(SOAK_MINUTES)
+# A seed is printed first; SOAK_SEED= runs that one again. A seed that
+# ever failed goes into tests/soak/seeds, which soak-seeds runs each time,
+# each to the operation it failed at and a little past it.
 soak-run: all
-	@python3 tests/soak/soak.py --workrex $(abspath $(BIN)) --minutes $(SOAK_MINUTES) --agents 20
+	@python3 tests/soak/soak.py --workrex $(abspath $(BIN)) --minutes $(SOAK_MINUTES) --agents 20 \
+		$(if $(SOAK_SEED),--seed $(SOAK_SEED))
+soak-seeds: all
+	@python3 tests/soak/soak.py --workrex $(abspath $(BIN)) --agents 20 --minutes 10 --replay tests/soak/seeds
 
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 60
@@ -184,12 +204,22 @@ fuzz: $(FUZZERS)
 		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 $(BUILD)/corpus/$$(basename $$f) tests/fuzz/seeds/$$(basename $$f) || exit 1; done
 
 # The crash tests' build: the named fault points compiled in (src/util/fault.h).
+# Only the files that include fault.h differ from the build without them:
+# the others are that build's objects, copied (OBJ_FROM), not compiled again.
 FAULTS := $(BUILD)-faults
-faults:
-	@$(MAKE) --no-print-directory BUILD=$(FAULTS) CFLAGS="$(CFLAGS) -DWRX_FAULTS" \
+FAULT_SRC := $(shell grep -l 'fault\.h"' $(SRC))
+faults: $(filter-out $(FAULT_SRC:%.c=$(BUILD)/%.o),$(OBJ) $(KEEPER_OBJ))
+	@$(MAKE) --no-print-directory BUILD=$(FAULTS) OBJ_FROM=$(BUILD) CFLAGS="$(CFLAGS) -DWRX_FAULTS" \
 		$(FAULTS)/workrex $(FAULTS)/workrex-keeper $(FAULTS)/workrex-guest
+ifdef OBJ_FROM
+SHARED_OBJ := $(filter-out $(FAULT_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/%,$(sort $(OBJ) $(KEEPER_OBJ)))
+$(SHARED_OBJ): $(BUILD)/%.o: $(OBJ_FROM)/%.o
+	@mkdir -p $(dir $@)
+	@cp $< $@
+endif
 
 # Kill -9 at each fault point, then the next command: nothing lost (tests/crash).
+# (make test and make asan build the fault-point build first, on every core.)
 crash-test: faults
 	@WORKREX=$(abspath $(FAULTS)/workrex) WORKREX_GUEST=$(abspath $(FAULTS)/workrex-guest) \
 		CRASH_QUICK=$(CRASH_QUICK) tests/crash/run.sh
