@@ -366,8 +366,9 @@ t_sandbox_commits_merge_three_ways() {
 	inside_commit q one q.txt
 	inside_commit q two q2.txt
 	wrx list >"$E2E_TMP/list"
-	grep -qE '^m +m +- +[a-z-]+ +container .* 1$' "$E2E_TMP/list"
-	grep -qE '^q +q +- +[a-z-]+ +container .* 2$' "$E2E_TMP/list"
+	grep -qE '^m +m +- +[a-z-]+ +container .* 1$' "$E2E_TMP/list" &&
+		grep -qE '^q +q +- +[a-z-]+ +container .* 2$' "$E2E_TMP/list" ||
+		{ cat "$E2E_TMP/list" >&2; git -C "$repo" log --oneline --all >&2; return 1; }
 	git -C "$repo" log -1 --format='%s|%an' q | grep -qx 'two|Host User'
 	wrx merge m >/dev/null
 	git -C "$repo" log -1 --format=%s main | grep -qx "Merge branch 'm'"
