@@ -133,14 +133,14 @@ sandbox-test: $(BIN) $(GUEST) $(KEEPER)
 # sharing TEST_JOBS places.
 # TEST_SMOKE=1 runs one file of each suite (tests/smoke), as fresh-test does.
 test: test-deps
-	@$(MAKE) --no-print-directory -j$(NPROC) all faults $(FUZZERS)
+	@$(MAKE) --no-print-directory -j$(NPROC) all faults $(UNIT_BIN) $(FUZZERS)
 	@scripts/suites.sh test check-layers format-check unit e2e crash-test net-test sandbox-test fuzz-smoke
 
 # The tier for after each change, in a few minutes: the checks, the unit
 # tests, and the e2e files that touch what changed since main (or since
 # CHECK_BASE), else a fixed quick set (tests/smoke), side by side.
 check: test-deps
-	@$(MAKE) --no-print-directory -j$(NPROC) all
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(UNIT_BIN)
 	@TEST_ONLY="$$(scripts/check-files.sh $(CHECK_BASE))" scripts/suites.sh check check-layers format-check unit e2e
 
 # The width table (src/term/width_table.h), made again from the Unicode data
@@ -162,13 +162,18 @@ fresh-test: $(BIN)
 # the crash tests too, and a five-minute soak.
 ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 ASAN_LDFLAGS := -fsanitize=address,undefined
+ASAN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build-asan/tests/%)
 ASAN_MAKE := $(MAKE) --no-print-directory BUILD=build-asan CC=clang \
 	CFLAGS="$(ASAN_CFLAGS)" LDFLAGS="$(ASAN_LDFLAGS)"
 # The builds first, on every core; then the suites side by side, the soak
 # (five minutes) and its seeds that once failed (tests/soak/seeds) beside them.
+# Fewer files at once than make test (ASAN_JOBS): each costs two to three
+# times the CPU, and with four files and both soaks the load here reached
+# 15 on 2 cores and a dashboard under a flood missed its 10-s answer.
+ASAN_JOBS ?= 3
 asan:
-	@$(ASAN_MAKE) -j$(NPROC) all faults
-	@SUITE_MAKE_ARGS='BUILD=build-asan CC=clang CFLAGS="$(ASAN_CFLAGS)" LDFLAGS="$(ASAN_LDFLAGS)" SOAK_MINUTES=5 CRASH_QUICK=1' \
+	@$(ASAN_MAKE) -j$(NPROC) all faults $(ASAN_UNIT_BIN)
+	@TEST_JOBS=$(ASAN_JOBS) SUITE_MAKE_ARGS='BUILD=build-asan CC=clang CFLAGS="$(ASAN_CFLAGS)" LDFLAGS="$(ASAN_LDFLAGS)" SOAK_MINUTES=5 CRASH_QUICK=1' \
 		scripts/suites.sh asan unit e2e crash-test net-test sandbox-test soak-run soak-seeds
 
 # Twenty stand-in agents and random operations, kills included, for

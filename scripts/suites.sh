@@ -27,13 +27,15 @@ trap 'rm -rf "$TEST_SLOTS"' EXIT
 # fuzzers' runs are started from here too.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 
+# The make arguments, quoted as a shell quotes them (the Makefile's own).
+eval "margs=(${SUITE_MAKE_ARGS:-})"
+
 declare -A running=() # pid -> suite
 failed=
 for s; do
 	(
 		start=$SECONDS
-		# shellcheck disable=SC2086
-		make --no-print-directory -C "$top" ${SUITE_MAKE_ARGS:-} "$s" >"$logs/$s.log" 2>&1
+		make --no-print-directory -C "$top" "${margs[@]}" "$s" >"$logs/$s.log" 2>&1
 		rc=$?
 		echo "$((SECONDS - start)) $rc" >"$logs/$s.done"
 		exit $rc
