@@ -17,8 +17,8 @@ shift
 top=$(cd "$(dirname "$0")/.." && pwd)
 logs=$top/build/suite-logs/$round
 times=$top/build/times
-rm -rf "$logs"
 mkdir -p "$logs"
+for s; do rm -f "$logs/$s".*; done
 TEST_SLOTS=$(mktemp -d /tmp/wrx-slots.XXXXXX)
 export TEST_SLOTS
 trap 'rm -rf "$TEST_SLOTS"' EXIT
