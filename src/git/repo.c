@@ -640,7 +640,7 @@ static int write_admin(const struct repo *r, const char *name, const char *path,
 	*strrchr(parent, '/') = '\0';
 	mkdir(root, 0755);
 	mkdir(wts, 0755);
-	beneath_remove_tree(tmp); /* a killed add's, of this name (its intent is ours now) */
+	/* (A killed add's of this name went with its undo: repo_worktree_mend.) */
 	int rc = access(admin, F_OK) == 0 ? -EEXIST : mkdir(tmp, 0755) < 0 ? -errno : 0;
 	bool made_tmp = rc == 0;
 	if (rc == 0 && (rc = mkdir_p(parent, 0755)) == 0)
