@@ -57,6 +57,10 @@ while ((${#running[@]} > 0)); do
 done
 if [ -n "$failed" ]; then
 	echo "make $round: FAILED:$failed"
+	# What failed, once more at the end, where a clipped log keeps it.
+	for s in $failed; do
+		grep -E '^[a-z-]+: t_[a-z_0-9]+\.sh: not ok' "$logs/$s.log"
+	done
 	exit 1
 fi
 echo "make $round: every suite passed"

@@ -94,6 +94,7 @@ report() {
 	cat "$log"
 	passed=$((passed + $(grep -c '^ok - ' "$log")))
 	failed=$((failed + $(grep -c '^not ok - ' "$log")))
+	grep '^not ok - ' "$log" | sed "s|^|${1##*/}: |" >>"$logs/failures"
 	printf '%s/%s %s\n' "$name" "${1##*/}" "$(cat "$log.secs" 2>/dev/null)" >>"$logs/durations"
 }
 
@@ -120,4 +121,6 @@ if compgen -G "$asan_dir/*" >/dev/null; then
 fi
 rm -rf "$asan_dir"
 echo "$name: $passed passed, $failed failed"
+# The failures again, by file, where the end of a long output shows them.
+[ ! -s "$logs/failures" ] || sed "s|^|$name: |" "$logs/failures"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

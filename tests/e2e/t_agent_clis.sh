@@ -243,7 +243,10 @@ t_gemini_by_keyboard() {
 	keys Enter
 	wait_for 'Thinking|rror' 30
 	wait_for '│ >   Type your message'
-	screen | grep -q '│ > say hello, typed'
+	# The line it took shows above the prompt. A run under load once did
+	# not find it at a single look (no screen was kept); so a wait, which
+	# prints the screen if the line never shows.
+	wait_for '│ > say hello, typed' 10
 }
 
 # Review comments, one from the command line and one typed in the review
