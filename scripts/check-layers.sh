@@ -90,11 +90,14 @@ nobj=0
 if [ -d "$OBJ" ]; then
 	objs=$(cd "$OBJ" && find . -name '*.o' | sort)
 	nobj=$(echo "$objs" | grep -c . || true)
-	for o in $objs; do
-		d=$(dirname "${o#./}")
-		nm -g --defined-only "$OBJ/$o" | awk -v d="$d" 'NF == 3 {print "D", $3, d}'
-		nm -u "$OBJ/$o" | awk -v d="$d" -v o="${o#./}" '{print "U", $2, d, o}'
-	done >"$tmp/syms"
+	# (one nm for all of them: "OBJECT:ADDRESS TYPE NAME", "OBJECT: U NAME")
+	(cd "$OBJ" && nm -A -g --defined-only $objs && nm -A -u $objs) | awk '
+	{
+		o = $1; sub(/:.*/, "", o); sub(/^\.\//, "", o)
+		d = o; if (sub(/\/[^\/]*$/, "", d) == 0) d = "."
+	}
+	$2 == "U" { print "U", $3, d, o; next }
+	NF == 3 { print "D", $3, d }' >"$tmp/syms"
 	awk -v ranks="$RANKS" 'BEGIN {
 		n = split(ranks, t, " ")
 		for (i = 1; i <= n; i++) { split(t[i], kv, ":"); rank[kv[1]] = kv[2] }
