@@ -54,20 +54,19 @@ mapfile -t files < <(
 )
 
 # take_slot: where suites run side by side (make test), their files share
-# TEST_JOBS slots, one lock file each in $TEST_SLOTS: hold a free one.
+# the places of $TEST_SLOTS/places, a pipe holding one byte for each free
+# place (as make's jobserver): a file takes one (a read that waits, costing
+# nothing) and gives it back when it ends (give_slot).
 slot=
 take_slot() {
 	[ -n "${TEST_SLOTS:-}" ] || return 0
-	local k
-	mkdir -p "$TEST_SLOTS"
-	while :; do
-		for ((k = 0; k < jobs; k++)); do
-			exec {slot}>"$TEST_SLOTS/$k"
-			flock -n "$slot" && return 0
-			exec {slot}>&-
-		done
-		sleep 0.2
-	done
+	exec {slot}<>"$TEST_SLOTS/places"
+	read -r -n 1 -u "$slot" _
+}
+give_slot() {
+	[ -n "${slot:-}" ] || return 0
+	printf . >&"$slot"
+	exec {slot}>&-
 }
 
 # One file: its output into its log, its wall seconds after it.
@@ -81,6 +80,7 @@ run_file() {
 	else
 		bash "$t" >"$log" 2>&1
 	fi
+	give_slot
 	# Wall seconds, then the CPU seconds (user + system) of what it ran.
 	# (times, not in a $(...): a subshell's children are not this one's)
 	times >"$log.times"
