@@ -37,10 +37,15 @@ start() {
 
 # ours PATTERN [VAR=VALUE]: pids of the processes pgrep -f finds whose
 # environment has VAR=VALUE (default: this test's XDG_RUNTIME_DIR).
+# (read by the shell itself: a fork costs 3 ms of CPU on a 2-core CI
+# machine, and waits call this in loops across every machine's process.)
 ours() {
-	local p mark=${2:-XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR}
+	local p e mark=${2:-XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR} env
 	for p in $(pgrep -f -- "$1" || true); do
-		tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qxF "$mark" && echo "$p"
+		mapfile -d '' -t env 2>/dev/null <"/proc/$p/environ" || continue
+		for e in "${env[@]}"; do
+			[[ $e == "$mark" ]] && { echo "$p"; break; }
+		done
 	done
 	return 0
 }
@@ -50,7 +55,7 @@ end_ours() {
 	left=$(ours "$@")
 	[ -n "$left" ] || return 0
 	kill $left 2>/dev/null
-	while [ -n "$(ours "$@")" ] && ((i++ < 40)); do sleep 0.05; done
+	while [ -n "$(ours "$@")" ] && ((i++ < 40)); do snooze 0.05; done
 	left=$(ours "$@")
 	[ -n "$left" ] && kill -9 $left 2>/dev/null
 	return 0
@@ -66,7 +71,7 @@ end_keepers() {
 	left=$(keepers "${1:-}")
 	[ -n "$left" ] && kill $left 2>/dev/null
 	while [ -n "$(keepers "${1:-}")" ] && ((i < 100)); do
-		sleep 0.05
+		snooze 0.05
 		i=$((i + 1))
 	done
 	left=$(keepers "${1:-}")
@@ -79,7 +84,7 @@ kill_tmux() {
 	local i=0
 	tm kill-server 2>/dev/null || true
 	while tm has-session 2>/dev/null && ((i < 100)); do
-		sleep 0.05
+		snooze 0.05
 		i=$((i + 1))
 	done
 	rm -f "/tmp/tmux-$(id -u)/$SOCK"
@@ -114,31 +119,55 @@ wrx() { (cd "$repo" && "$WORKREX" "$@"); }
 
 screen() { tm capture-pane -p "$@"; }
 
-# now_us: microseconds, without a fork. nap N: sleep N ms, and make N the
-# next wait's: half as long again, up to 200 ms. Waits look early and often
-# at first, then back off, so that many tests side by side (make test) do
-# not spend the machine on looking.
-now_us() { echo "${EPOCHREALTIME/./}"; }
+# nap N: sleep N ms, and make N the next wait's: half as long again, up to
+# 200 ms. Waits look early and often at first, then back off, so that many
+# tests side by side (make test) do not spend the machine on looking.
+# A look forks nothing it need not: on the CI machine a fork costs about
+# 3 ms of CPU and a tmux client 8, and a dozen files wait at once. So the
+# clock is $EPOCHREALTIME (a $(...) would fork), the sleep a read that
+# times out on a pipe nobody writes (opened for the read alone, so that
+# nothing started inherits it), and the screen is matched by the shell.
+mkfifo "$E2E_TMP/.nap"
+snooze() {
+	local fd
+	exec {fd}<>"$E2E_TMP/.nap"
+	read -r -t "$1" -u "$fd" _ || :
+	exec {fd}>&-
+}
 nap() {
-	local ms=${!1}
-	sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
+	local ms=${!1} secs
+	printf -v secs %d.%03d $((ms / 1000)) $((ms % 1000))
+	snooze "$secs"
 	ms=$((ms * 3 / 2))
 	((ms <= 200)) || ms=200
 	printf -v "$1" %d "$ms"
+}
+
+# on_screen REGEX: a line of the screen matches REGEX (grep -E's syntax:
+# the shell's [[ =~ ]] is the same POSIX extended regex), one tmux client.
+on_screen() {
+	local l lines
+	[[ '' =~ $1 ]]
+	(($? != 2)) || { echo "not a regex: $1" >&2; return 1; }
+	mapfile -t lines < <(screen)
+	for l in "${lines[@]}"; do
+		[[ $l =~ $1 ]] && return 0
+	done
+	return 1
 }
 
 # screen_until yes|no REGEX SECONDS: until the screen does (or no longer
 # does) match, else show it and fail.
 screen_until() {
 	local want=$1 re=$2 limit=$3 wait_ms=20 end
-	end=$(($(now_us) + limit * 1000000))
+	end=$((${EPOCHREALTIME/./} + limit * 1000000))
 	while :; do
-		if screen | grep -qE -- "$re"; then
+		if on_screen "$re"; then
 			[ "$want" = yes ] && return 0
 		else
 			[ "$want" = no ] && return 0
 		fi
-		(($(now_us) < end)) || break
+		((${EPOCHREALTIME/./} < end)) || break
 		nap wait_ms
 	done
 	local what f=1
@@ -162,9 +191,9 @@ keys() { tm send-keys "$@"; }
 until_ok() {
 	local limit=$1 wait_ms=20 end
 	shift
-	end=$(($(now_us) + limit * 1000000))
+	end=$((${EPOCHREALTIME/./} + limit * 1000000))
 	while ! "$@" 2>/dev/null; do
-		(($(now_us) < end)) || return 1
+		((${EPOCHREALTIME/./} < end)) || return 1
 		nap wait_ms
 	done
 }
@@ -319,7 +348,7 @@ stop_sshd() {
 	pkill -P "$p" 2>/dev/null || true
 	kill "$p" 2>/dev/null || true
 	while kill -0 "$p" 2>/dev/null && ((i < 100)); do
-		sleep 0.05
+		snooze 0.05
 		i=$((i + 1))
 	done
 	rm -f "$f"
