@@ -20,15 +20,15 @@ times=$top/build/times
 mkdir -p "$logs"
 for s; do rm -f "$logs/$s".*; done
 # The places: a pipe with one byte for each (tests/e2e/run.sh, take_slot),
-# as many as run.sh would run alone; held open here so it never ends.
+# TEST_JOBS of them (run.sh's default, told to it); held open here so it
+# never ends.
 TEST_SLOTS=$(mktemp -d /tmp/wrx-slots.XXXXXX)
-export TEST_SLOTS
+TEST_JOBS=${TEST_JOBS:-$(($(nproc) * 2 > 3 ? $(nproc) * 2 : 3))}
+export TEST_SLOTS TEST_JOBS
 trap 'rm -rf "$TEST_SLOTS"' EXIT
-places=${TEST_JOBS:-$(($(nproc) * 2))}
-((places >= 3)) || [ -n "${TEST_JOBS:-}" ] || places=3
 mkfifo "$TEST_SLOTS/places"
 exec {places_fd}<>"$TEST_SLOTS/places"
-printf "%${places}s" '' | tr ' ' . >&"$places_fd"
+printf "%${TEST_JOBS}s" '' | tr ' ' . >&"$places_fd"
 
 # Debian's tools first (as tests/e2e/run.sh says why): the soak and the
 # fuzzers' runs are started from here too.

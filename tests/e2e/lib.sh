@@ -147,8 +147,6 @@ nap() {
 # the shell's [[ =~ ]] is the same POSIX extended regex), one tmux client.
 on_screen() {
 	local l lines
-	[[ '' =~ $1 ]]
-	(($? != 2)) || { echo "not a regex: $1" >&2; return 1; }
 	mapfile -t lines < <(screen)
 	for l in "${lines[@]}"; do
 		[[ $l =~ $1 ]] && return 0
@@ -159,7 +157,9 @@ on_screen() {
 # screen_until yes|no REGEX SECONDS: until the screen does (or no longer
 # does) match, else show it and fail.
 screen_until() {
-	local want=$1 re=$2 limit=$3 wait_ms=20 end
+	local want=$1 re=$2 limit=$3 wait_ms=20 end rc=0
+	[[ '' =~ $re ]] || rc=$?
+	((rc != 2)) || { echo "not a regex: $re" >&2; return 1; }
 	end=$((${EPOCHREALTIME/./} + limit * 1000000))
 	while :; do
 		if on_screen "$re"; then

@@ -38,9 +38,7 @@ export UBSAN_OPTIONS="log_path=$asan_dir/ubsan:print_stacktrace=1:halt_on_error=
 # start, Debian's 0.05).
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 
-jobs=${TEST_JOBS:-$(($(nproc) * 2))}
-((jobs >= 3)) || jobs=3
-[ -n "${TEST_JOBS:-}" ] && jobs=$TEST_JOBS
+jobs=${TEST_JOBS:-$(($(nproc) * 2 > 3 ? $(nproc) * 2 : 3))}
 
 # The files, longest first: a file not in tests/durations counts as long.
 mapfile -t files < <(
