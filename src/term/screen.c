@@ -48,9 +48,11 @@ struct screen {
 	/*
 	 * The row whose last glyph reached the right margin (or one short of
 	 * it, where a wide glyph wraps early), while no cursor movement came
-	 * after; -1 when none.
+	 * after; -1 when none. wrap_col is the column libvterm keeps its
+	 * cursor at meanwhile: the margin, or the wide glyph's own column when
+	 * it ended there (libvterm waits to wrap with the cursor on the glyph).
 	 */
-	int wrap_row;
+	int wrap_row, wrap_col;
 	/*
 	 * The row the last glyphs were put in, with no other damage since and
 	 * in this feed (screen_feed), -1 none: the next glyph there need not
@@ -174,6 +176,7 @@ static int cb_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
 	if (pos.col + width > s->cols)
 		width = 1;
 	s->wrap_row = pos.col + width >= s->cols - 1 ? pos.row : -1;
+	s->wrap_col = pos.col + width >= s->cols ? pos.col : s->cols - 1;
 	struct wrx_cell *c = &row[pos.col];
 	/*
 	 * Only a wide glyph, or one over either half of a wide character or
@@ -521,7 +524,7 @@ static int cb_movecursor(VTermPos pos, VTermPos old, int visible, void *user)
 {
 	struct screen *s = user;
 	/* Where the last glyph left it (at the margin), or it moved: no wrap. */
-	if (s->wrap_row >= 0 && (pos.row != s->wrap_row || pos.col != s->cols - 1))
+	if (s->wrap_row >= 0 && (pos.row != s->wrap_row || pos.col != s->wrap_col))
 		s->wrap_row = -1;
 	return s->h->movecursor ? s->h->movecursor(pos, old, visible, s->user) : 1;
 }

@@ -168,10 +168,38 @@ static void test_same_as_libvterm(void **state)
 	assert_true(put > 100000);
 }
 
+/*
+ * A wide character that ends at the right margin leaves libvterm's cursor
+ * on itself, waiting to wrap; the row is wrapped when the next glyph comes,
+ * in the same read or the next one (found by the pane fuzzer: a cut there
+ * lost the mark, so copy and reflow split the line).
+ */
+static void test_wide_at_margin_wraps_across_reads(void **state)
+{
+	(void)state;
+	static const char text[] = "ab\u754cmore text";
+	for (int plain = 0; plain < 2; plain++) {
+		for (size_t cut = 0; cut <= sizeof text - 1; cut++) {
+			struct pane *p = pane_new(5, 4, 10, NULL, NULL);
+			pane_plain_text(p, plain);
+			pane_feed(p, text, cut);
+			pane_feed(p, text + cut, sizeof text - 1 - cut);
+			char *row0 = pane_line_text(p, 0);
+			assert_string_equal(row0, "ab\u754c");
+			free(row0);
+			if (!pane_line_wrapped(p, 0) || !pane_line_wrapped(p, 1))
+				fail_msg("plain %d, cut at %zu: rows 0 and 1 wrapped %d %d", plain,
+					 cut, pane_line_wrapped(p, 0), pane_line_wrapped(p, 1));
+			pane_free(p);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_as_libvterm),
+		cmocka_unit_test(test_wide_at_margin_wraps_across_reads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
