@@ -769,12 +769,21 @@ int pane_line(const struct pane *p, int line, struct wrx_cell *cells, int ncols)
 	return 0;
 }
 
+/*
+ * The cells a line holds: a history line may be wider or narrower than the
+ * screen is now, and its count stops short of a wide character's right half
+ * at its end (a blank): one more. A text of the line needs no more: a
+ * capture decodes each history line into its own width, not into a wide
+ * scratch row it blanks first (4,096 cells, 160 KB, a line before).
+ */
+static int line_cells(const struct pane *p, int line)
+{
+	return line < 0 ? sb_cells(p->sb, (size_t)(-line - 1)) + 1 : p->cols;
+}
+
 void pane_line_append(const struct pane *p, int line, int c0, int c1, struct buf *out)
 {
-	/* History lines may be wider than the screen is now. */
-	int ncols = WRX_MAX(p->cols, WRX_MIN(c1 + 1, 4096));
-	if (line < 0)
-		ncols = WRX_MAX(ncols, 1024);
+	int ncols = WRX_MIN(line_cells(p, line), WRX_MAX(c1 + 1, 1));
 	struct wrx_cell *cells = xcalloc((size_t)ncols, sizeof *cells);
 	if (pane_line(p, line, cells, ncols) == 0) {
 		size_t keep = out->len;
@@ -834,7 +843,7 @@ bool pane_line_blank(const struct pane *p, int line, bool colours)
 
 void pane_line_append_sgr(const struct pane *p, int line, int ncolours, struct buf *out)
 {
-	int ncols = line < 0 ? WRX_MAX(p->cols, 1024) : p->cols;
+	int ncols = line_cells(p, line);
 	struct wrx_cell *cells = xcalloc((size_t)ncols, sizeof *cells);
 	if (pane_line(p, line, cells, ncols) == 0) {
 		int last = ncols - 1;

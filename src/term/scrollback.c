@@ -402,6 +402,11 @@ int sb_get(const struct sb *sb, size_t idx, struct wrx_cell *cells, int ncols)
 	return decode(*slot(sb, sb->count - 1 - idx), cells, ncols);
 }
 
+int sb_cells(const struct sb *sb, size_t idx)
+{
+	return idx < sb->count ? (*slot(sb, sb->count - 1 - idx))->ncells : 0;
+}
+
 bool sb_wrapped(const struct sb *sb, size_t idx)
 {
 	return idx < sb->count && (*slot(sb, sb->count - 1 - idx))->wrapped;

@@ -34,6 +34,8 @@ void sb_push(struct sb *sb, const struct wrx_cell *cells, int ncols, bool wrappe
  */
 int sb_get(const struct sb *sb, size_t idx, struct wrx_cell *cells, int ncols);
 
+/* The number of cells line idx holds (0 when out of range). */
+int sb_cells(const struct sb *sb, size_t idx);
 /* Line idx goes on in the next newer one. */
 bool sb_wrapped(const struct sb *sb, size_t idx);
 /* The newest line no longer runs on into the screen (what followed it was erased). */
