@@ -527,8 +527,8 @@ void rpc_server_free(struct rpc_server *s)
 	free(s);
 }
 
-/* Does anybody answer on the unix socket at path? */
-static bool socket_alive(const char *path)
+/* Does anybody answer on the unix socket at path? *pid: the process that listens there. */
+static bool socket_alive(const char *path, pid_t *pid)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
@@ -536,6 +536,9 @@ static bool socket_alive(const char *path)
 	if (fd < 0)
 		return false;
 	bool alive = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+	struct ucred cr = {0};
+	socklen_t n = sizeof cr;
+	*pid = alive && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &n) == 0 ? cr.pid : 0;
 	close(fd);
 	return alive;
 }
@@ -566,9 +569,11 @@ int rpc_server_listen_unix(struct rpc_server *s, const char *path, bool control,
 			*cause = xasprintf("%s exists and is not a socket", path);
 			return -EEXIST;
 		}
-		if (socket_alive(path)) {
-			*cause = xasprintf("a dashboard is already running for this project (%s)",
-					   path);
+		pid_t pid;
+		if (socket_alive(path, &pid)) {
+			*cause = xasprintf("a dashboard is already running for this project "
+					   "(pid %ld, %s)",
+					   (long)pid, path);
 			return -EADDRINUSE;
 		}
 		unlink(path); /* stale: its dashboard died */

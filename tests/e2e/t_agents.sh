@@ -229,7 +229,7 @@ t_second_dashboard_refused() {
 	start_repo
 	wait_for 'wrx\$'
 	out=$(cd "$repo" && script -qec "$WORKREX" /dev/null </dev/null 2>&1 | tr -d '\r')
-	echo "$out" | grep -q 'a dashboard is already running for this project'
+	echo "$out" | grep -q "a dashboard is already running for this project (pid $(workrex_pid),"
 }
 
 t_overview_and_cli_queries() {
