@@ -283,11 +283,12 @@ class Soak:
         bad = []
         # The next command first: it settles what a killed one left (worktree_recover).
         listed = {a["handle"]: a for a in self.agents()}
-        # main never loses a commit it had.
+        # main never loses a commit it had: each main seen holds the one before
+        # it, so it is enough that this one holds the last.
         main = self.git("rev-parse", "main").stdout.strip()
-        for old in self.main_seen[-20:]:
-            if self.git("merge-base", "--is-ancestor", old, main, ok=None).returncode != 0:
-                bad.append(f"main lost {old}")
+        old = self.main_seen[-1] if self.main_seen else main
+        if self.git("merge-base", "--is-ancestor", old, main, ok=None).returncode != 0:
+            bad.append(f"main lost {old}")
         if not self.main_seen or self.main_seen[-1] != main:
             self.main_seen.append(main)
         fsck = self.fsck()
