@@ -507,9 +507,9 @@ t_send_is_submitted() {
 	wrx capture s | not grep -qF 'from an agent'
 	wrx send s 'go deaf'
 	not wrx send s 'anyone there' 2>"$E2E_TMP/err"
-	grep -q 'not submitted' "$E2E_TMP/err"
+	grep -q 'not submitted' "$E2E_TMP/err" || { cat "$E2E_TMP/err" >&2; return 1; }
 	not wrx add s -p 'still deaf' 2>"$E2E_TMP/err"
-	grep -q 'not submitted' "$E2E_TMP/err"
+	grep -q 'not submitted' "$E2E_TMP/err" || { cat "$E2E_TMP/err" >&2; return 1; }
 }
 
 run_test "n creates a worktree and a pane in it" t_new_agent_key
