@@ -783,7 +783,8 @@ static int line_cells(const struct pane *p, int line)
 
 void pane_line_append(const struct pane *p, int line, int c0, int c1, struct buf *out)
 {
-	int ncols = WRX_MIN(line_cells(p, line), WRX_MAX(c1 + 1, 1));
+	/* c1 may be a wide character's left half: its right half too. */
+	int ncols = WRX_MIN(line_cells(p, line), WRX_MAX(c1 + 2, 1));
 	struct wrx_cell *cells = xcalloc((size_t)ncols, sizeof *cells);
 	if (pane_line(p, line, cells, ncols) == 0) {
 		size_t keep = out->len;

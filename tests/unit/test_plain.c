@@ -195,11 +195,27 @@ static void test_wide_at_margin_wraps_across_reads(void **state)
 	}
 }
 
+/* Cells up to a wide character's left half, in the history: the character whole. */
+static void test_history_text_ends_on_wide(void **state)
+{
+	(void)state;
+	struct pane *p = pane_new(2, 10, 10, NULL, NULL);
+	pane_feed(p, "x\u754cy\r\n\r\n\r\n", strlen("x\u754cy\r\n\r\n\r\n"));
+	assert_true(pane_history(p) >= 1);
+	int l = -(int)pane_history(p);
+	struct buf b = {0};
+	pane_line_append(p, l, 0, 1, &b);
+	assert_string_equal(b.data, "x\u754c");
+	buf_free(&b);
+	pane_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_as_libvterm),
 		cmocka_unit_test(test_wide_at_margin_wraps_across_reads),
+		cmocka_unit_test(test_history_text_ends_on_wide),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
