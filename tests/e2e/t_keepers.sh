@@ -11,11 +11,15 @@ git_env
 
 N=400
 # An agent that counts (every 20 ms) and then is a shell: typing works.
+# It waits in read -t on a pipe that never speaks, not in sleep: a fork
+# per count took 10 s for 400 counts idle, 16.7 s beside four busy loops.
 counter_agent() {
 	cat >"$E2E_TMP/counter" <<-EOF
 		#!/bin/bash
-		for i in \$(seq 1 $N); do echo "count \$i"; sleep 0.02; done
+		exec 9<> <(:)
+		for ((i = 1; i <= $N; i++)); do echo "count \$i"; read -rt 0.02 -u 9; done
 		echo COUNTED
+		exec 9<&-
 		PS1='cnt\$ ' exec bash --norc -i
 	EOF
 	chmod +x "$E2E_TMP/counter"
@@ -70,7 +74,7 @@ counter_survives() {
 	wait_for '^ 2 c'
 	prefix 2
 	prefix z
-	wait_for '│COUNTED' 20
+	wait_for '│COUNTED' 40
 	wait_for '│cnt\$'
 	history_is_whole
 	# The screen is the end of it, as tmux would show it.
@@ -179,7 +183,7 @@ t_add_without_dashboard() {
 	wrx add c -p 'count for me' >"$E2E_TMP/out"
 	grep -q 'created c' "$E2E_TMP/out"
 	until_ok 10 counted_past 10
-	until_ok 20 sh -c "cd '$repo' && '$WORKREX' capture c | grep -q COUNTED"
+	until_ok 40 sh -c "cd '$repo' && '$WORKREX' capture c | grep -q COUNTED"
 	until_ok 5 sh -c "cd '$repo' && '$WORKREX' capture c | grep -q 'cnt\\$'"
 	wrx send c 'echo sent-$((40+2))'
 	until_ok 5 sh -c "cd '$repo' && '$WORKREX' capture c | grep -qx 'sent-42'"
@@ -294,7 +298,7 @@ t_attach_and_watch() {
 	start_repo 120 36
 	wait_for 'C-b \? help'
 	wrx add c >/dev/null
-	wait_for '│COUNTED' 20
+	wait_for '│COUNTED' 40
 	# attach: the pane in a window of its own, its size; typing reaches the program.
 	tm new-window -c "$repo" "env TERM=tmux-256color $WORKREX attach c; echo ATTACH-EXITED; sleep 30"
 	until_ok 10 sh -c "tmux -L $SOCK capture-pane -p -t :1 | grep -q 'cnt\\$'"
