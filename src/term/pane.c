@@ -783,8 +783,10 @@ static int line_cells(const struct pane *p, int line)
 
 void pane_line_append(const struct pane *p, int line, int c0, int c1, struct buf *out)
 {
-	/* c1 may be a wide character's left half: its right half too. */
-	int ncols = WRX_MIN(line_cells(p, line), WRX_MAX(c1 + 2, 1));
+	/* c1 may be a wide character's left half: its right half too. c1
+	 * is INT32_MAX - 1 for the whole line: no sum past the line's cells. */
+	int have = line_cells(p, line);
+	int ncols = c1 < have - 1 ? WRX_MAX(c1 + 2, 1) : have;
 	struct wrx_cell *cells = xcalloc((size_t)ncols, sizeof *cells);
 	if (pane_line(p, line, cells, ncols) == 0) {
 		size_t keep = out->len;
