@@ -477,6 +477,7 @@ int spawner_main(const char *self_exe)
 			char *cause = NULL;
 			fd = keeper_spawn_spec(self_exe, buf, &first, &cause);
 			said.rc = fd < 0 ? fd : 0;
+			said.pid = fd < 0 ? 0 : first; /* the keeper's process group */
 			if (fd < 0)
 				snprintf(said.why, sizeof said.why, "%s",
 					 cause ? cause : "a malformed spec");

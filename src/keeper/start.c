@@ -97,6 +97,36 @@ static void reap(pid_t first)
 		;
 }
 
+/*
+ * A keeper that has not answered in time ends: told it did not start, its
+ * caller forgets it, and a keeper that answered later (a loaded machine)
+ * would run on unknown to anyone. It is the leader's child in the group
+ * the spawn made (POSIX_SPAWN_SETSID): the group's number stays taken
+ * while the keeper is in it, so the signal reaches it or nobody. Its
+ * program, in a session of its own, goes with its pty; its socket and
+ * the link naming its agent, if it made them, go here (a keeper ended
+ * before its handler is set leaves them).
+ */
+static void end_unheard(pid_t group, const char *socket)
+{
+	if (group > 0)
+		kill(-group, SIGTERM);
+	if (socket && *socket) {
+		char *link = keeper_beside(socket, "agent");
+		unlink(socket);
+		if (link)
+			unlink(link);
+		free(link);
+	}
+}
+
+/* Where spec's keeper listens: "" for none. */
+static const char *spec_socket(json_object *spec)
+{
+	json_object *v;
+	return json_object_object_get_ex(spec, "socket", &v) ? json_object_get_string(v) : "";
+}
+
 /* The answer so far: 1 "ok", 0 more to come, -ECHILD with *cause: why not. */
 static int answer(const struct buf *ans, bool ended, char **cause)
 {
@@ -131,6 +161,12 @@ int keeper_start(const char *self_exe, json_object *spec, char **cause)
 			continue;
 		if (n > 0)
 			buf_add(&ans, b, (size_t)n);
+		if (r == 0) {
+			end_unheard(first, spec_socket(spec));
+			*cause = xstrdup("the keeper did not start in time");
+			rc = -ETIMEDOUT;
+			break;
+		}
 		rc = answer(&ans, n <= 0, cause);
 	}
 	close(fd);
@@ -147,15 +183,18 @@ struct start {
 	struct buf ans;
 	keeper_started_fn *done;
 	void *arg;
-	pid_t first; /* reaped at the end (0: the spawner's child, not ours) */
-	int open;    /* handles not closed yet */
-	bool queued; /* the spawner's answer, with the pipe, is still to come */
+	pid_t first;  /* reaped at the end (0: the spawner's child, not ours) */
+	pid_t group;  /* the keeper's process group: first, ours or the spawner's */
+	char *socket; /* where it listens (owned) */
+	int open;     /* handles not closed yet */
+	bool queued;  /* the spawner's answer, with the pipe, is still to come */
 };
 
 static void start_free(struct start *st)
 {
 	if (st->open == 0 && !st->queued) {
 		buf_free(&st->ans);
+		free(st->socket);
 		free(st);
 	}
 }
@@ -205,6 +244,7 @@ static void start_timeout(uv_timer_t *t)
 {
 	struct start *st = t->data;
 	uv_read_stop((uv_stream_t *)&st->out);
+	end_unheard(st->group, st->socket);
 	start_end(st, -ETIMEDOUT, "the keeper did not start in time");
 }
 
@@ -225,17 +265,19 @@ static int start_listen(struct start *st, int fd)
 
 /*
  * The spawner's answer to a keeper's start (spawner.h): the keeper's
- * answer pipe, or why not. A start that timed out meanwhile lets its
- * keeper end unheard.
+ * answer pipe and process group, or why not. A start that timed out
+ * meanwhile ends its keeper unheard.
  */
 static void spawned(void *arg, int rc, const char *why, int fd, pid_t pid)
 {
 	struct start *st = arg;
-	(void)pid;
 	st->queued = false;
+	st->group = pid;
 	if (st->done == NULL) {
-		if (fd >= 0)
+		if (fd >= 0) {
+			end_unheard(pid, st->socket);
 			close(fd);
+		}
 		start_free(st);
 	} else if (rc == 0 && fd >= 0) {
 		start_listen(st, fd);
@@ -256,6 +298,7 @@ int keeper_start_async(uv_loop_t *loop, const char *self_exe, json_object *spec,
 	uv_timer_init(loop, &st->timer);
 	st->out.data = st->timer.data = st;
 	st->open = 2;
+	st->socket = xstrdup(spec_socket(spec));
 	uv_timer_start(&st->timer, start_timeout, START_TIMEOUT_MS, 0);
 	const char *text = json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN);
 	if (spawner_ask(text, strlen(text), NULL, 0, spawned, st) == 0) {
@@ -270,6 +313,7 @@ int keeper_start_async(uv_loop_t *loop, const char *self_exe, json_object *spec,
 		return fd;
 	}
 	st->done = NULL; /* an error now is told to the caller, not to done */
+	st->group = st->first;
 	int rc = uv_pipe_open(&st->out, fd);
 	if (rc == 0)
 		rc = uv_read_start((uv_stream_t *)&st->out, start_alloc, start_read);

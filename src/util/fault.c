@@ -32,8 +32,8 @@ static void act(const char *action)
 {
 	if (strcmp(action, "exit") == 0)
 		_exit(3);
-	if (strcmp(action, "slow") == 0) {
-		sleep(2);
+	if (strcmp(action, "slow") == 0 || strcmp(action, "stall") == 0) {
+		sleep(strcmp(action, "slow") == 0 ? 2 : 15);
 		return;
 	}
 	if (strcmp(action, "enospc") == 0)

@@ -6,8 +6,9 @@
  *
  * WORKREX_FAULT=NAME[:ACTION] names the point and what happens on reaching
  * it: "kill" (SIGKILL to the process itself, the default), "exit" (_exit
- * at once, with no cleanup), or "slow" (two seconds' sleep, then on: a
- * step that takes its time, for the race it opens). Each point's name
+ * at once, with no cleanup), "slow" (two seconds' sleep, then on: a
+ * step that takes its time, for the race it opens) or "stall" (fifteen
+ * seconds: past the ten a keeper's start is given). Each point's name
  * says where it is: the command, then the step it comes after
  * ("add.worktree": add, once the worktree is made). WORKREX_FAULT_SKIP=N
  * lets the point pass N times first (a point in a loop).

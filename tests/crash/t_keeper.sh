@@ -104,6 +104,36 @@ test_quit_while_starting() {
 	tm kill-server
 }
 
+# A keeper slower to start than the ten seconds it is given (fifteen, at
+# the point where it listens, runs its program and names its agent, before
+# it answers): the dashboard's pane says it did not start, and the keeper
+# that would have answered later, unknown to anyone, ends with its
+# program. So does one that add (no dashboard) gave up on. Before, each
+# ran on, a keeper of no pane.
+test_start_too_slow() {
+	setup
+	tm new-session -d -x 120 -y 36 -c "$repo" \
+		"env TERM=tmux-256color WORKREX_FAULT=keeper.linked:stall $WORKREX$after_exit"
+	wait_for 'C-b \? help'
+	wait_for 'its pane did not start: the keeper did not start in time' 30
+	until_ok 10 nkeepers 0 || { echo "  keepers left: $(keepers)" >&2; return 1; }
+	# Past the stall: nothing came up late.
+	sleep 6
+	[ -z "$(keepers)" ] || { echo "  a keeper came up late: $(keepers)" >&2; return 1; }
+	nothing_left
+	tm kill-server
+	local rc=0
+	(cd "$repo" && WORKREX_FAULT=keeper.linked:stall "$WORKREX" add -b ag) >"$E2E_TMP/add.out" 2>&1 || rc=$?
+	[ "$rc" -eq 1 ] && grep -q 'did not start in time' "$E2E_TMP/add.out" ||
+		{ echo "  add said ($rc): $(cat "$E2E_TMP/add.out")" >&2; return 1; }
+	until_ok 10 nkeepers 0 || { echo "  keepers left: $(keepers)" >&2; return 1; }
+	sleep 6
+	[ -z "$(keepers)" ] || { echo "  a keeper came up late: $(keepers)" >&2; return 1; }
+	[ -z "$(ours bash "SOAK_MARK=$E2E_TMP")" ] || { echo "  its program outlived it" >&2; return 1; }
+	wrx list >/dev/null
+	nothing_left
+}
+
 # An agent whose keeper was killed is opened again by the next dashboard
 # (resumed). Ended by shutdown within the minute after, it is not taken
 # for a resume that failed on its own (which starts anew, once): nothing
@@ -134,5 +164,6 @@ test_shutdown_after_resume() {
 run_test "a shutdown right after an add, keepers slow to start: none left" test_shutdown_after_add
 run_test "shutdown soon after a dashboard resumed an agent: nothing starts anew" test_shutdown_after_resume
 run_test "quit and end while the project's shell starts: its keeper is ended too" test_quit_while_starting
+run_test "a keeper slower to start than it is given: ended, not left running unknown" test_start_too_slow
 run_test "a keeper killed at each step of its start: cleared by the next command, the agent opens again" test_each_point
 rm -rf "$E2E_TMP"
