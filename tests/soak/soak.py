@@ -89,7 +89,14 @@ class Soak:
         return p
 
     def w(self, *argv, timeout=90, ok=(0,)):
-        return self.sh(self.wrx, *argv, timeout=timeout, ok=ok)
+        p = self.sh(self.wrx, *argv, timeout=timeout, ok=ok)
+        self.trace(f"{' '.join(argv)} -> {p.returncode}")
+        return p
+
+    def trace(self, what):
+        """SOAK_TRACE=1: each command and fault on stderr, to read beside workrex.log."""
+        if os.environ.get("SOAK_TRACE"):
+            print(f"soak: {time.strftime('%H:%M:%S')} {what}", file=sys.stderr, flush=True)
 
     def git(self, *argv, ok=(0,), cwd=None):
         return self.sh("git", *argv, ok=ok, cwd=cwd)
@@ -229,6 +236,7 @@ class Soak:
             self.w("open", a["handle"], ok=(0, 1))
 
     def op_detach(self):
+        self.trace("detach")
         self.tm("send-keys", "C-b")
         self.tm("send-keys", "d")
         deadline = time.time() + 30
@@ -239,13 +247,16 @@ class Soak:
     def op_kill_dashboard(self):
         self.faults += 1
         os.kill(self.dash_pid, signal.SIGKILL)
+        self.trace("kill -9 of the dashboard")
         self.start_dashboard()
 
     def op_kill_keeper(self):
         k = self.keepers()
         if k:
             self.faults += 1
-            os.kill(self.rnd.choice(k), signal.SIGKILL)
+            pid = self.rnd.choice(k)
+            os.kill(pid, signal.SIGKILL)
+            self.trace(f"kill -9 of keeper {pid}")
 
     def op_kill_command(self):
         """A command killed part way, at a random moment: the next one settles it."""
@@ -264,6 +275,7 @@ class Soak:
             self.faults += 1
             p.kill()
         p.wait(timeout=30)
+        self.trace(f"{' '.join(argv)} killed part way -> {p.returncode}")
 
     def op_resize(self):
         cols, rows = self.rnd.choice([(200, 50), (120, 40), (80, 24), (40, 10), (1, 1)])
@@ -459,6 +471,7 @@ class Soak:
                 minute += 1
                 next_sample = start + minute * 60
             op = self.rnd.choice(names)
+            self.trace(f"operation {n + 1}: {op}")
             try:
                 getattr(self, "op_" + op)()
             except subprocess.TimeoutExpired as e:
