@@ -246,6 +246,12 @@ static void recover_stop(const struct agent_rec *a, void *arg)
 	cmd_notify(arg, "stop", "close", a, false);
 }
 
+/* Its record went: a dashboard that lists it lets it go (no row to open). */
+static void recover_gone(const struct agent_rec *a, void *arg)
+{
+	cmd_notify(arg, "recover", "forget", a, false);
+}
+
 /*
  * Whether the project around cwd may have something to recover: an intent
  * or a config.lock in its common git dir, found by a walk up from cwd and
@@ -312,7 +318,7 @@ void cmd_recover(const char *cwd)
 	struct cmd_ctx ctx = {.cwd = xstrdup(cwd)};
 	char *cause = NULL;
 	if (repo_open(cwd, &ctx.repo, &cause) == 0) {
-		struct recover_hooks h = {recover_stop, &ctx};
+		struct recover_hooks h = {recover_stop, recover_gone, &ctx};
 		worktree_recover(ctx.repo, &h);
 	}
 	free(cause);
@@ -329,7 +335,7 @@ int cmd_open_repo(struct cmd_ctx *ctx, const char *cmd)
 			return rc;
 		}
 		/* What a killed command left: an agent a remove was ending stops now. */
-		struct recover_hooks h = {recover_stop, ctx};
+		struct recover_hooks h = {recover_stop, recover_gone, ctx};
 		worktree_recover(ctx->repo, &h);
 	}
 	if (!ctx->cfg_loaded) {

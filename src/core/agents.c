@@ -162,12 +162,82 @@ static char *with_setup(struct wrx *w, struct agent *a, char *line)
 	return line;
 }
 
+/*
+ * Whether a's record went behind the dashboard's back: a command killed
+ * part way, whose add the next command undid or whose remove or merge it
+ * finished, told no dashboard that was starting or gone. Opened, it
+ * would run a keeper for no agent, which nothing ends.
+ */
+static bool record_gone(struct wrx *w, const struct agent *a)
+{
+	if (!a->git.worktree)
+		return false;
+	struct repo *r = w->repo;
+	char *cause = NULL;
+	if (r == NULL && repo_open(w->root, &r, &cause) < 0) {
+		free(cause);
+		return false; /* no telling: opened as before */
+	}
+	struct agent_rec rec;
+	bool gone = agent_get(r, a->handle, &rec, &cause) < 0;
+	if (gone)
+		free(cause);
+	else
+		agent_rec_free(&rec);
+	if (r != w->repo)
+		repo_free(r);
+	return gone;
+}
+
+/* An agent whose record went, let go on the loop's next turn: its callers hold it now. */
+struct drop {
+	uv_timer_t timer;
+	struct wrx *w;
+	char *handle; /* owned */
+};
+
+static void drop_closed(uv_handle_t *h)
+{
+	struct drop *d = h->data;
+	free(d->handle);
+	free(d);
+}
+
+static void drop_run(uv_timer_t *t)
+{
+	struct drop *d = t->data;
+	struct wrx *w = d->w;
+	struct agent *a = w->quitting || w->s == NULL ? NULL : session_find_agent(w->s, d->handle);
+	if (a && session_agent_panes(w->s, a) == 0 && record_gone(w, a)) {
+		session_remove_agent(w->s, a);
+		wrx_relayout(w);
+	}
+	uv_close((uv_handle_t *)t, drop_closed);
+}
+
+static void drop_later(struct wrx *w, const char *handle)
+{
+	struct drop *d = xcalloc(1, sizeof *d);
+	d->w = w;
+	d->handle = xstrdup(handle);
+	uv_timer_init(w->loop, &d->timer);
+	d->timer.data = d;
+	uv_timer_start(&d->timer, drop_run, 0, 0);
+}
+
 int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **cause)
 {
 	if (session_agent_panes(w->s, a) > 0) {
 		if (focus)
 			session_set_focus(w->s, session_agent_pane(w->s, a));
 		return 0;
+	}
+	if (record_gone(w, a)) {
+		*cause = xasprintf("'%s' is no longer recorded (its worktree was removed outside "
+				   "this dashboard): not opened, and taken off the list",
+				   a->handle);
+		drop_later(w, a->handle);
+		return -ENOENT;
 	}
 	if (a->git.missing) {
 		*cause = xasprintf("its worktree %s is gone (deleted by hand?); workrex rm %s "

@@ -720,6 +720,8 @@ static void settle(const struct repo *r, const char *handle, const struct merge_
 			h->stop(&a, h->arg);
 		if (worktree_remove_steps(r, &a, true, &cause) < 0)
 			kept = cause;
+		else if (h && h->gone)
+			h->gone(&a, h->arg);
 	}
 	if (kept)
 		fprintf(stderr,

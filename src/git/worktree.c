@@ -745,6 +745,10 @@ static int undo_add(const struct repo *r, const char *handle, const char *body, 
 	}
 	repo_worktree_mend(r, handle); /* before git is asked about its worktrees */
 	bool dropped = unmake(r, handle, branch, path, made && strcmp(made, "1") == 0);
+	if (h && h->gone) {
+		struct agent_rec a = {.handle = (char *)handle, .branch = branch, .path = path};
+		h->gone(&a, h->arg);
+	}
 	fprintf(stderr,
 		"workrex: an add of '%s' was cut short; undone: its worktree%s and record removed "
 		"(add it again)\n",
@@ -801,6 +805,8 @@ static int finish_remove(const struct repo *r, const char *handle, const char *b
 		free(a.path);
 		return 1; /* kept: the next command tries again */
 	}
+	if (h && h->gone)
+		h->gone(&a, h->arg);
 	fprintf(stderr, "workrex: a remove of '%s' was cut short; finished\n", handle);
 	free(drop);
 	free(a.branch);

@@ -124,11 +124,13 @@ int worktree_dirty(const struct config *c, const struct agent_rec *a, bool *dirt
 /*
  * What a command killed part way left (intent.h) completed or undone, and
  * said on stderr: an add is undone, a remove finished (its agent stopped
- * by stop, as remove_opts's). Each command that opens the project calls it
- * first.
+ * by stop, as remove_opts's). gone is told of each agent whose record it
+ * removed (an add undone, a remove or a merge finished): a dashboard that
+ * lists it forgets it. Each command that opens the project calls it first.
  */
 struct recover_hooks {
 	agent_stop_fn *stop;
+	agent_stop_fn *gone; /* may be NULL */
 	void *arg;
 };
 void worktree_recover(const struct repo *r, const struct recover_hooks *h);

@@ -70,7 +70,33 @@ test_beside_missing() {
 	invariants
 }
 
+# With a dashboard: the remove that the next command finishes takes the
+# agent off its list, and one whose record went by hand (git, not
+# workrex) is said and taken off when opened. Before, each stayed listed,
+# and C-b and its number started a keeper for an agent with no record.
+test_dashboard_lets_go() {
+	setup
+	wrx add -b by-hand >/dev/null
+	tm new-session -d -x 120 -y 36 -c "$repo" "env TERM=tmux-256color $WORKREX$after_exit"
+	wait_for 'C-b \? help'
+	wait_for '^ 3 by-hand'
+	wrx close by-hand >/dev/null
+	killed remove.worktree kill rm ag
+	said_once "a remove of 'ag' was cut short; finished"
+	until_ok 10 eval '! screen | grep -qE "^ 2 ag\b"' || { screen >&2; return 1; }
+	git -C "$repo" worktree remove --force "$E2E_TMP/work/proj__worktrees/by-hand"
+	git -C "$repo" config --remove-section workrex.worktree.by-hand
+	prefix 3
+	wait_for "'by-hand' is no longer recorded"
+	until_ok 10 eval '! screen | grep -qE "^ 3 by-hand\b"' || { screen >&2; return 1; }
+	sleep 1
+	nkeepers 1 || { echo "  keepers: $(keepers)" >&2; return 1; }
+	invariants
+	tm kill-server
+}
+
 run_test "remove killed at each fault point (kill -9 and exit): the next command finishes it" test_each_point
 run_test "remove --keep-branch killed: finished, the branch and its commit kept" test_keep_branch
+run_test "with a dashboard: a remove finished, or a record gone by hand, is taken off its list; nothing opens" test_dashboard_lets_go
 run_test "a remove finished and an add undone beside a worktree deleted by hand: that one stays listed" test_beside_missing
 rm -rf "$E2E_TMP"
