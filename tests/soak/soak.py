@@ -547,13 +547,15 @@ def soak_once(args, seed, minutes, max_ops=0):
 
 
 def replay(args):
-    """Each seed of the file ("SEED OPS [why]" a line) again, to OPS operations and 10% past."""
+    """Each seed of the file ("SEED OPS [why]" a line) again, to OPS operations and 10% past,
+    in --minutes in all, shared by their operations."""
     failed = 0
     with open(args.replay) as f:
         lines = [ln.split() for ln in f if ln.strip() and not ln.startswith("#")]
+    total = sum(int(words[1]) for words in lines) or 1
     for words in lines:
         seed, ops = int(words[0]), int(words[1])
-        failed += soak_once(args, seed, args.minutes, ops + ops // 10)
+        failed += soak_once(args, seed, args.minutes * ops / total, ops + ops // 10)
     print(f"soak seeds: {len(lines) - failed} passed, {failed} failed", flush=True)
     return 1 if failed or not lines else 0
 
