@@ -3,13 +3,11 @@
 # scripts/suites.sh and .ci/run wrote them (build/times: "ROUND SUITE
 # SECONDS STATUS" a line), as a table. Suites of a round run side by side:
 # a round's time is its own line ("ci ROUND"), not the sum of its suites.
-# The total is the sum of the ci lines, or TOTAL_SECONDS (the rounds of
-# .ci/run overlap: the fresh root runs beside the sanitizer round).
 f=${1:-build/times}
 [ -s "$f" ] || exit 0
-awk -v wall="${TOTAL_SECONDS:-}" '
+awk '
 function mmss(s) { return sprintf("%d:%02d", s / 60, s % 60) }
 { printf "  %-12s %-14s %7s  %s\n", $1, $2, mmss($3), $4 }
 $1 == "ci" { total += $3 }
-END { printf "  %-12s %-14s %7s\n", "total", "", mmss(wall != "" ? wall : total) }
+END { printf "  %-12s %-14s %7s\n", "total", "", mmss(total) }
 ' "$f"
