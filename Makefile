@@ -181,16 +181,21 @@ asan:
 # Twenty stand-in agents and random operations, kills included, for
 # SOAK_MINUTES on the sanitizer build; the invariants after each (tests/soak).
 SOAK_MINUTES ?= 30
+SEEDS_MINUTES ?= 5
 soak:
 	@$(ASAN_MAKE) soak-run SOAK_MINUTES=$(SOAK_MINUTES)
 # A seed is printed first; SOAK_SEED= runs that one again. A seed that
 # ever failed goes into tests/soak/seeds, which soak-seeds runs each time,
-# each to the operation it failed at and a little past it.
+# each to the operation it failed at and a little past it, within
+# SEEDS_MINUTES in all. A soak's twenty agents keep most of a core busy
+# for as long as it runs, beside the rest of make asan: five minutes,
+# as the random soak's.
 soak-run: all
 	@python3 tests/soak/soak.py --workrex $(abspath $(BIN)) --minutes $(SOAK_MINUTES) --agents 20 \
 		$(if $(SOAK_SEED),--seed $(SOAK_SEED))
 soak-seeds: all
-	@python3 tests/soak/soak.py --workrex $(abspath $(BIN)) --agents 20 --minutes 10 --replay tests/soak/seeds
+	@python3 tests/soak/soak.py --workrex $(abspath $(BIN)) --agents 20 --minutes $(SEEDS_MINUTES) \
+		--replay tests/soak/seeds
 
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 60
