@@ -189,40 +189,13 @@ static bool record_gone(struct wrx *w, const struct agent *a)
 	return gone;
 }
 
-/* An agent whose record went, let go on the loop's next turn: its callers hold it now. */
-struct drop {
-	uv_timer_t timer;
-	struct wrx *w;
-	char *handle; /* owned */
-};
-
-static void drop_closed(uv_handle_t *h)
+/* An agent whose record went, let go (on the loop's next turn: its callers hold it now). */
+static void drop(struct wrx *w, struct agent *a)
 {
-	struct drop *d = h->data;
-	free(d->handle);
-	free(d);
-}
-
-static void drop_run(uv_timer_t *t)
-{
-	struct drop *d = t->data;
-	struct wrx *w = d->w;
-	struct agent *a = w->quitting || w->s == NULL ? NULL : session_find_agent(w->s, d->handle);
-	if (a && session_agent_panes(w->s, a) == 0 && record_gone(w, a)) {
+	if (session_agent_panes(w->s, a) == 0 && record_gone(w, a)) {
 		session_remove_agent(w->s, a);
 		wrx_relayout(w);
 	}
-	uv_close((uv_handle_t *)t, drop_closed);
-}
-
-static void drop_later(struct wrx *w, const char *handle)
-{
-	struct drop *d = xcalloc(1, sizeof *d);
-	d->w = w;
-	d->handle = xstrdup(handle);
-	uv_timer_init(w->loop, &d->timer);
-	d->timer.data = d;
-	uv_timer_start(&d->timer, drop_run, 0, 0);
 }
 
 int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **cause)
@@ -236,7 +209,7 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 		*cause = xasprintf("'%s' is no longer recorded (its worktree was removed outside "
 				   "this dashboard): not opened, and taken off the list",
 				   a->handle);
-		drop_later(w, a->handle);
+		wrx_agent_later(w, a->handle, drop);
 		return -ENOENT;
 	}
 	if (a->git.missing) {

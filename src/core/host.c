@@ -595,43 +595,25 @@ void host_resume(struct wrx *w)
  */
 #define RESUME_GRACE_MS 60000
 
-struct anew {
-	uv_timer_t timer;
-	struct wrx *w;
-	char *handle; /* owned */
-};
-
-static void anew_closed(uv_handle_t *h)
+static void start_anew(struct wrx *w, struct agent *a)
 {
-	struct anew *n = h->data;
-	free(n->handle);
-	free(n);
-}
-
-static void anew_run(uv_timer_t *t)
-{
-	struct anew *n = t->data;
-	struct wrx *w = n->w;
-	struct agent *a = w->quitting || w->s == NULL ? NULL : session_find_agent(w->s, n->handle);
-	if (a && a->status == WRX_STATUS_FAILED) {
-		char *why = a->failure ? xstrdup(a->failure) : xstrdup("it failed at once");
-		/* Typing into it: the new pane takes the keys, not a neighbour's. */
-		struct wpane *wp, *focus = session_focus(w->s);
-		bool focused = focus && focus->agent == a;
-		while ((wp = session_agent_pane(w->s, a)) != NULL)
-			session_close_pane(w->s, wp);
-		session_set_status(w->s, a, WRX_STATUS_NONE); /* not failed: starting */
-		char *cause = NULL;
-		if (agents_open(w, a, focused, false, &cause) < 0) {
-			wrx_message(w, true, "%s: %s", a->handle, cause);
-			free(cause);
-		} else {
-			wrx_message(w, false, "%s: nothing to resume (%s): started anew", a->handle,
-				    why);
-		}
-		free(why);
+	if (a->status != WRX_STATUS_FAILED)
+		return;
+	char *why = a->failure ? xstrdup(a->failure) : xstrdup("it failed at once");
+	/* Typing into it: the new pane takes the keys, not a neighbour's. */
+	struct wpane *wp, *focus = session_focus(w->s);
+	bool focused = focus && focus->agent == a;
+	while ((wp = session_agent_pane(w->s, a)) != NULL)
+		session_close_pane(w->s, wp);
+	session_set_status(w->s, a, WRX_STATUS_NONE); /* not failed: starting */
+	char *cause = NULL;
+	if (agents_open(w, a, focused, false, &cause) < 0) {
+		wrx_message(w, true, "%s: %s", a->handle, cause);
+		free(cause);
+	} else {
+		wrx_message(w, false, "%s: nothing to resume (%s): started anew", a->handle, why);
 	}
-	uv_close((uv_handle_t *)t, anew_closed);
+	free(why);
 }
 
 void host_resume_failed(struct wrx *w, struct agent *a)
@@ -644,10 +626,5 @@ void host_resume_failed(struct wrx *w, struct agent *a)
 	bool own = wp && pane_exited(wp->term, &st) && st != PANE_LOST && WIFEXITED(st);
 	if (!own || at == 0 || now_ms() - at > RESUME_GRACE_MS || w->quitting || wp->last_key >= at)
 		return;
-	struct anew *n = xcalloc(1, sizeof *n);
-	n->w = w;
-	n->handle = xstrdup(a->handle);
-	uv_timer_init(w->loop, &n->timer);
-	n->timer.data = n;
-	uv_timer_start(&n->timer, anew_run, 0, 0);
+	wrx_agent_later(w, a->handle, start_anew);
 }

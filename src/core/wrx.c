@@ -40,6 +40,39 @@ void wrx_relayout(struct wrx *w)
 		w->hooks->relayout(w->ui);
 }
 
+struct later {
+	uv_timer_t timer;
+	struct wrx *w;
+	char *handle; /* owned */
+	wrx_agent_fn *fn;
+};
+
+static void later_closed(uv_handle_t *h)
+{
+	struct later *l = h->data;
+	free(l->handle);
+	free(l);
+}
+
+static void later_run(uv_timer_t *t)
+{
+	struct later *l = t->data;
+	struct wrx *w = l->w;
+	struct agent *a = w->quitting || w->s == NULL ? NULL : session_find_agent(w->s, l->handle);
+	if (a)
+		l->fn(w, a);
+	uv_close((uv_handle_t *)t, later_closed);
+}
+
+void wrx_agent_later(struct wrx *w, const char *handle, wrx_agent_fn *fn)
+{
+	struct later *l = xcalloc(1, sizeof *l);
+	*l = (struct later){.w = w, .handle = xstrdup(handle), .fn = fn};
+	uv_timer_init(w->loop, &l->timer);
+	l->timer.data = l;
+	uv_timer_start(&l->timer, later_run, 0, 0);
+}
+
 void wrx_pane_size(struct wrx *w, int *rows, int *cols)
 {
 	*rows = 24;

@@ -141,6 +141,13 @@ void wrx_close(struct wrx *w);
 void wrx_message(struct wrx *w, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void wrx_relayout(struct wrx *w);
+/*
+ * fn(w, a) on the loop's next turn, for the agent named handle then; not
+ * called if it went meanwhile or the core quits. For what must not be
+ * done inside the event that asks for it: its callers still hold a.
+ */
+typedef void wrx_agent_fn(struct wrx *w, struct agent *a);
+void wrx_agent_later(struct wrx *w, const char *handle, wrx_agent_fn *fn);
 /* Read the config files (global, then the project's or --config) into c, as at start. */
 int wrx_config_read(const struct wrx *w, struct config *c, char **cause);
 /* A workrex child's last line without its "workrex: " prefix: the outcome shown. */
