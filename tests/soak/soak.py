@@ -422,7 +422,9 @@ class Soak:
         return s
 
     def flat(self):
-        """Memory and open files: the second half of the run no higher than the first allows."""
+        """Open files: the second half of the run no higher than the first allows, per pane.
+        Memory: the same once every agent runs (it grows with each agent and its history
+        until then); a soak with fewer than four samples of that is not judged on it."""
         half = len(self.samples) // 2
         if half < 2:
             return []
@@ -433,6 +435,20 @@ class Soak:
         for s in second:
             if s["dash_fds"] - 2 * s["panes"] > per + 8:
                 bad.append(f"dashboard fds grew: {s}")
+        kfd = max(s["keeper_fds_max"] for s in first)
+        for s in second:
+            if s["keeper_fds_max"] > kfd + 4:
+                bad.append(f"a keeper's fds grew: {s['keeper_fds_max']}")
+        # Every agent running: from the first sample with all but two (removes come and go).
+        at = next((i for i, s in enumerate(self.samples)
+                   if s["agents"] >= self.max_agents - 2), len(self.samples))
+        full = self.samples[at:]
+        if len(full) < 4:
+            print(f"soak: memory not judged: {len(full)} samples with every agent running, "
+                  "4 needed", flush=True)
+            return bad
+        half = len(full) // 2
+        first, second = full[:half], full[half:]
         top = max(s["dash_rss_mb"] for s in first)
         for s in second:
             if s["dash_rss_mb"] > top * 1.5 + 16:
@@ -442,10 +458,6 @@ class Soak:
         for s in second:
             if s["keeper_rss_mb_max"] > ktop * 1.5 + 16:
                 bad.append(f"a keeper's memory grew: {s['keeper_rss_mb_max']:.1f} MB")
-        kfd = max(s["keeper_fds_max"] for s in first)
-        for s in second:
-            if s["keeper_fds_max"] > kfd + 4:
-                bad.append(f"a keeper's fds grew: {s['keeper_fds_max']}")
         return bad
 
     # --- the run --------------------------------------------------------------------
