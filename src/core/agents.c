@@ -178,12 +178,14 @@ static bool record_gone(struct wrx *w, const struct agent *a)
 		free(cause);
 		return false; /* no telling: opened as before */
 	}
+	/* Only "no such agent": a git that cannot be read now says nothing of it. */
 	struct agent_rec rec;
-	bool gone = agent_get(r, a->handle, &rec, &cause) < 0;
-	if (gone)
+	int rc = agent_get(r, a->handle, &rec, &cause);
+	if (rc < 0)
 		free(cause);
 	else
 		agent_rec_free(&rec);
+	bool gone = rc == -ENOENT;
 	if (r != w->repo)
 		repo_free(r);
 	return gone;
