@@ -126,6 +126,14 @@ static size_t do_string(struct vtfilter *vf, const char *data, size_t j, size_t 
 		clipboard(vf, data, j + 4, t);
 		return end;
 	}
+	/*
+	 * APC, PM, SOS: libvterm 0.1.4 knows none of them and would print the
+	 * body as text, raw bytes and all (its UTF-8 decoder then holds a
+	 * broken sequence over into later text: found by fuzz_pane). xterm
+	 * and tmux show nothing of them; neither do we.
+	 */
+	if (data[j] != ']' && data[j] != 'P')
+		return end;
 	buf_addch(out, ESC);
 	buf_addch(out, data[j]);
 	emit_rest(data, j + 1, t, out); /* the body, without control bytes */

@@ -11,9 +11,10 @@
  *   - control bytes between an ESC and its next byte are moved in front of
  *     the ESC (libvterm executes them there anyway);
  *   - CSI sequences with too many arguments are dropped;
- *   - string sequences (OSC, DCS, APC, PM, SOS) arrive whole, without
- *     control bytes in their body, ended by BEL or ESC \; OSC 52 (the
- *     clipboard) is held out of libvterm's reach (struct vtfilter's clip);
+ *   - string sequences (OSC, DCS) arrive whole, without control bytes in
+ *     their body, ended by BEL or ESC \; OSC 52 (the clipboard) is held
+ *     out of libvterm's reach (struct vtfilter's clip); APC, PM and SOS,
+ *     which libvterm would print as text, are dropped whole;
  *   - REP (CSI n b) is expanded here: libvterm loops forever on a REP with
  *     no character printed before it;
  *   - an escape sequence with intermediates whose final byte is '[' or a

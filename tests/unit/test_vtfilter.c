@@ -200,6 +200,19 @@ static void test_controls_inside_strings_are_dropped(void **state)
 	assert_string_equal(RUN("\033]2;ab\033[1m", &u), "\033]2;ab\033\\\033[1m");
 }
 
+static void test_strings_libvterm_would_print_are_dropped(void **state)
+{
+	(void)state;
+	size_t u;
+	/* libvterm 0.1.4 prints APC, PM and SOS bodies; xterm and tmux show nothing. */
+	assert_string_equal(RUN("a\033_Gf=100;abc\033\\b", &u), "ab");
+	assert_string_equal(RUN("a\033^pm\007b", &u), "ab");
+	/* Found by fuzz_pane: a broken UTF-8 sequence in the body outlived it. */
+	assert_string_equal(RUN("\033X\xe4\xb8\xad\xf0\x80\x65\xcc\033\\Ann", &u), "Ann");
+	assert_string_equal(RUN("x\033_unfinished", &u), "x");
+	assert_int_equal(u, 1);
+}
+
 static void test_too_many_csi_args_dropped(void **state)
 {
 	(void)state;
@@ -317,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_unfinished_sequences_are_held),
 		cmocka_unit_test(test_controls_after_esc_move_in_front),
 		cmocka_unit_test(test_controls_inside_strings_are_dropped),
+		cmocka_unit_test(test_strings_libvterm_would_print_are_dropped),
 		cmocka_unit_test(test_too_many_csi_args_dropped),
 		cmocka_unit_test(test_cancel_and_void_escapes),
 		cmocka_unit_test(test_rep_is_expanded),
