@@ -181,15 +181,15 @@ asan:
 # Twenty stand-in agents and random operations, kills included, for
 # SOAK_MINUTES on the sanitizer build; the invariants after each (tests/soak).
 SOAK_MINUTES ?= 30
-SEEDS_MINUTES ?= 5
+SEEDS_MINUTES ?= 3
 soak:
 	@$(ASAN_MAKE) soak-run SOAK_MINUTES=$(SOAK_MINUTES)
 # A seed is printed first; SOAK_SEED= runs that one again. A seed that
 # ever failed goes into tests/soak/seeds, which soak-seeds runs each time,
 # each to the operation it failed at and a little past it, within
 # SEEDS_MINUTES in all. A soak's twenty agents keep most of a core busy
-# for as long as it runs, beside the rest of make asan: five minutes,
-# as the random soak's.
+# for as long as it runs, beside the rest of make asan: three minutes
+# (five cost CI a minute and a half of wall time on two cores).
 soak-run: all
 	@python3 tests/soak/soak.py --workrex $(abspath $(BIN)) --minutes $(SOAK_MINUTES) --agents 20 \
 		$(if $(SOAK_SEED),--seed $(SOAK_SEED))
@@ -210,6 +210,10 @@ $(BUILD)/fuzzobj/%.o: %.c
 	clang -O1 -g -fsanitize=fuzzer-no-link,address,undefined -std=c11 -D_GNU_SOURCE -D_XOPEN_SOURCE_EXTENDED $(WARN) $(PKG_CFLAGS) -c -o $@ $<
 
 FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+# TEST_SMOKE=1: the fuzzers tests/smoke names, built and run (fresh-test).
+ifdef TEST_SMOKE
+FUZZERS := $(filter $(patsubst fuzz/%,$(BUILD)/fuzz/%,$(shell grep '^fuzz/' tests/smoke)),$(FUZZERS))
+endif
 
 fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do mkdir -p $(BUILD)/corpus/$$(basename $$f); \

@@ -49,35 +49,46 @@ ours() {
 	done
 	return 0
 }
-# end_ours PATTERN [VAR=VALUE]: end those (TERM, then KILL after 2 s) and wait until they went.
-end_ours() {
-	local i=0 left
+# gone PID...: none of them runs (a zombie, its command line empty, counts
+# as gone). Read by the shell: a wait looks every 50 ms, and a scan of every
+# process (pgrep) costs the CI machine 30 to 80 ms of CPU each time.
+gone() {
+	local p c
+	for p; do
+		c=
+		{ read -r -d '' c <"/proc/$p/cmdline"; } 2>/dev/null
+		[ -z "$c" ] || return 1
+	done
+	return 0
+}
+# end_found TRIES PATTERN [VAR=VALUE]: those of ours (PATTERN) TERMed; waited
+# for, TRIES times 50 ms; then the ones still found (the scan again: a pid
+# may have been reused meanwhile) KILLed.
+end_found() {
+	local tries=$1 i=0 left
+	shift
 	left=$(ours "$@")
 	[ -n "$left" ] || return 0
 	kill $left 2>/dev/null
-	while [ -n "$(ours "$@")" ] && ((i++ < 40)); do snooze 0.05; done
+	while ! gone $left && ((i++ < tries)); do snooze 0.05; done
 	left=$(ours "$@")
 	[ -n "$left" ] && kill -9 $left 2>/dev/null
 	return 0
 }
+# end_ours PATTERN [VAR=VALUE]: end those (TERM, then KILL after 2 s) and wait until they went.
+end_ours() { end_found 40 "$@"; }
 # keepers [VAR=VALUE]: the pids of this test's keepers (started under its
 # XDG_RUNTIME_DIR), or of those whose environment has VAR=VALUE.
 keepers() { ours '__keeper$' "${1:-}"; }
 # nkeepers N [VAR=VALUE]: exactly N of them run now (for until_ok).
-nkeepers() { [ "$(keepers "${2:-}" | wc -l)" -eq "$1" ]; }
-# end_keepers [VAR=VALUE]: end them (a killed tmux only detaches workrex) and wait until they went.
-end_keepers() {
-	local i=0 left
-	left=$(keepers "${1:-}")
-	[ -n "$left" ] && kill $left 2>/dev/null
-	while [ -n "$(keepers "${1:-}")" ] && ((i < 100)); do
-		snooze 0.05
-		i=$((i + 1))
-	done
-	left=$(keepers "${1:-}")
-	[ -n "$left" ] && kill -9 $left 2>/dev/null
-	return 0
+nkeepers() {
+	local -a k
+	mapfile -t k < <(keepers "${2:-}")
+	[ "${#k[@]}" -eq "$1" ]
 }
+# end_keepers [VAR=VALUE]: end them (TERM, then KILL after 5 s: a killed
+# tmux only detaches workrex) and wait until they went.
+end_keepers() { end_found 100 '__keeper$' "${1:-}"; }
 
 # kill_tmux: end this test's tmux (its workrex detaches) and wait until its socket is gone.
 kill_tmux() {
