@@ -201,7 +201,13 @@ FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=u
 FUZZ_SECONDS ?= 60
 FUZZ_OBJ := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(filter-out src/main.c,$(SRC))) $(BUILD)/gen/assets.o
 .SECONDARY: $(FUZZ_OBJ)
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
+# A fuzzer links every source; with TEST_SMOKE only those of the src/
+# directories it includes and util/ (fuzz_rpc: rpc/ and util/, not the
+# hundred files compiled again with the fuzzer's instrumentation).
+fuzz_obj = $(if $(TEST_SMOKE),$(filter $(patsubst %,$(BUILD)/fuzzobj/src/%/%,util \
+	$(shell sed -n 's|^\#include "\([a-z]*\)/.*|\1|p' tests/fuzz/$(1).c)),$(FUZZ_OBJ)),$(FUZZ_OBJ))
+.SECONDEXPANSION:
+$(BUILD)/fuzz/%: tests/fuzz/%.c $$(call fuzz_obj,$$*)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -std=c11 -D_GNU_SOURCE $(PKG_CFLAGS) -Isrc -o $@ $^ $(LIBS)
 
