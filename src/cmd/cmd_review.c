@@ -619,7 +619,8 @@ int cmd_pr(struct cmd_ctx *ctx, int argc, char **argv)
 	const char *base_there =
 		strncmp(base, remote, rl) == 0 && base[rl] == '/' ? base + rl + 1 : base;
 	char *spec = xasprintf("refs/heads/%s:refs/heads/%s", a.branch, a.branch);
-	const char *push[] = {"push", "--quiet", "--set-upstream", remote, spec, NULL};
+	/* (after "--": a remote git would read as an option, --receive-pack=, runs nothing) */
+	const char *push[] = {"push", "--quiet", "--set-upstream", "--", remote, spec, NULL};
 	struct buf err = {0};
 	/* A sandboxed agent's worktree could hold what a pre-push hook runs: hooks off. */
 	if (git_run(repo_root(ctx->repo), push, NULL, &err, cmd_sandboxed(ctx, &a)) != 0) {
@@ -687,7 +688,7 @@ char *cmd_pr_branch(struct cmd_ctx *ctx, const char *ref, int *number)
 	} else {
 		const char *remote = ctx->cfg.review_remote;
 		char *spec = xasprintf("+refs/heads/%s:refs/remotes/%s/%s", head, remote, head);
-		const char *fetch[] = {"fetch", "--quiet", remote, spec, NULL};
+		const char *fetch[] = {"fetch", "--quiet", "--", remote, spec, NULL};
 		err.len = 0;
 		if (git_run(repo_root(ctx->repo), fetch, NULL, &err, true) != 0)
 			cmd_fail("add", "git fetch %s %s failed: %s", remote, head,
@@ -726,7 +727,7 @@ bool cmd_pr_gone(struct cmd_ctx *ctx, const struct agent_rec *a, char **why)
 	if (remote == NULL)
 		return false;
 	char *ref = xasprintf("refs/heads/%s", a->branch);
-	const char *ls[] = {"ls-remote", "--exit-code", "--heads", remote, ref, NULL};
+	const char *ls[] = {"ls-remote", "--exit-code", "--heads", "--", remote, ref, NULL};
 	int rc = git_run(repo_root(ctx->repo), ls, NULL, NULL, true);
 	if (rc == 2)
 		*why = xasprintf("its branch is gone from %s", remote);

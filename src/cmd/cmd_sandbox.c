@@ -135,7 +135,7 @@ static int sandbox_pull(struct cmd_ctx *ctx)
 		return cmd_fail("sandbox",
 				"no sandbox.image is configured to pull; `workrex sandbox "
 				"build` makes the default one");
-	char *av[] = {(char *)rt, "pull", ctx->cfg.sandbox.image, NULL};
+	char *av[] = {(char *)rt, "pull", "--", ctx->cfg.sandbox.image, NULL};
 	int rc = run(av);
 	return rc == 0 ? 0 : cmd_fail("sandbox", "%s pull failed (exit %d)", rt, rc);
 }

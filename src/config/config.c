@@ -707,6 +707,32 @@ static void read_number(struct walk *w, yaml_node_t *n, const struct config_key 
 
 static void walk_map(struct walk *w, yaml_node_t *map, const char *prefix);
 
+/*
+ * A value a command would read as an option (CONFIG_ARGUMENT): said,
+ * with where it goes, and true. v is the value, a scalar or a sequence.
+ */
+static bool option_like(struct walk *w, const struct config_key *k, yaml_node_t *v)
+{
+	if (!(k->flags & CONFIG_ARGUMENT))
+		return false;
+	yaml_node_item_t *it = v->type == YAML_SEQUENCE_NODE ? v->data.sequence.items.start : NULL;
+	size_t n = it ? (size_t)(v->data.sequence.items.top - it) : 1;
+	bool refused = false;
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *e = it ? yaml_document_get_node(w->doc, it[i]) : v;
+		const char *s = scalar(e);
+		if (s && s[0] == '-') {
+			char *msg = xasprintf("%s: '%s' begins with '-', and it goes to %s, which "
+					      "would read it as an option; refused",
+					      k->path, s, k->sink);
+			fail(w, e, "%s", msg);
+			free(msg);
+			refused = true;
+		}
+	}
+	return refused;
+}
+
 /* One key's value, by its row's type, into its field of struct config. */
 static void read_value(struct walk *w, const struct config_key *k, yaml_node_t *kn, yaml_node_t *v)
 {
@@ -723,7 +749,7 @@ static void read_value(struct walk *w, const struct config_key *k, yaml_node_t *
 		free(prefix);
 		return;
 	case CONFIG_STRING:
-		if (!want_scalar(w, v, k->path))
+		if (!want_scalar(w, v, k->path) || option_like(w, k, v))
 			break;
 		if ((k->flags & CONFIG_SIZE) && !config_size_ok(scalar(v))) {
 			char *msg =
@@ -761,7 +787,8 @@ static void read_value(struct walk *w, const struct config_key *k, yaml_node_t *
 		read_choice(w, v, k->path, k->choices, field);
 		break;
 	case CONFIG_LIST:
-		read_strlist(w, v, k->path, field);
+		if (!option_like(w, k, v))
+			read_strlist(w, v, k->path, field);
 		break;
 	case CONFIG_ENV:
 		read_env_map(w, v, k->path, field);

@@ -362,6 +362,10 @@ void config_reference_man(struct buf *out)
 			buf_addstr(&t, "; global only");
 		if (k->flags & CONFIG_COMMAND)
 			buf_addstr(&t, "; runs commands: trusted projects only");
+		if (k->sink)
+			buf_addf(&t, "; goes to %s", k->sink);
+		if (k->flags & CONFIG_ARGUMENT)
+			buf_addstr(&t, "; a value beginning with '-' is refused");
 		if (k->flags & CONFIG_ONLY_ON)
 			buf_addstr(&t, "; a project file may turn it on, never off");
 		if (k->not_yet)

@@ -55,6 +55,11 @@ enum {
 	CONFIG_ONLY_ON = 1 << 2,
 	/* A CONFIG_STRING that is a size: a number and GiB, MiB, TiB, G or M. */
 	CONFIG_SIZE = 1 << 3,
+	/*
+	 * Its value is an argument of a command (the row's sink) where an
+	 * option could be read: one beginning with '-' is refused, in any file.
+	 */
+	CONFIG_ARGUMENT = 1 << 4,
 };
 
 struct config_key {
@@ -77,6 +82,12 @@ struct config_key {
 	 */
 	const char *not_yet;
 	const char *help; /* one line; the man page's prose says more */
+	/*
+	 * Where the value goes when it leaves workrex, for one that reaches a
+	 * command's arguments, a shell, a path or a URL: the reference and
+	 * the man page say it, and a refusal names it. NULL: nowhere such.
+	 */
+	const char *sink;
 };
 
 extern const struct config_key config_keys[];

@@ -350,7 +350,7 @@ t_commit_and_merge() {
 
 # PRs against a bare repository on disk as origin (the pushes are real) and
 # a recorded gh (tests/e2e/fake_gh.py): GitHub cannot be reached from here.
-t_pull_requests() {
+pr_repo() {
 	make_repo
 	git init -q --bare "$E2E_TMP/origin.git"
 	git -C "$repo" remote add origin "$E2E_TMP/origin.git"
@@ -359,6 +359,10 @@ t_pull_requests() {
 	ln -sf "$here/fake_gh.py" "$E2E_TMP/bin/gh"
 	export PATH="$E2E_TMP/bin:$PATH" FAKE_GH_STATE=$E2E_TMP/gh.json FAKE_GH_LOG=$E2E_TMP/gh.log
 	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+}
+
+t_pull_requests() {
+	pr_repo
 	local w=$E2E_TMP/work/proj__worktrees
 	wrx add feat -p $'Fix the login form\n\nIt rejects valid emails.' >/dev/null
 	echo fix >>"$w/feat/a.txt"
@@ -448,6 +452,41 @@ assert d["other"]["checks"] == "✗" and d["third"] is None, d'
 	grep -q 'no pull requests found' "$E2E_TMP/err"
 }
 
+# review.remote from a cloned project's file, and a branch's remote in git's
+# config, never reach git as an option (--receive-pack=, --upload-pack=
+# run their value on the host): pr, add --pr and remove --gone run nothing.
+t_review_remote_never_an_option() {
+	pr_repo
+	local w=$E2E_TMP/work/proj__worktrees ran=$E2E_TMP/ran
+	printf 'review:\n  remote: "--receive-pack=touch %s-pr;true"\n' "$ran" >"$repo/.workrex.yaml"
+	wrx add feat >/dev/null 2>&1
+	echo fix >>"$w/feat/a.txt"
+	git -C "$w/feat" commit -qam fix
+	# Not trusted: the project's remote is not taken (said), origin is.
+	wrx pr feat >"$E2E_TMP/out" 2>"$E2E_TMP/err"
+	grep -q "'review.remote' runs commands, and this project config is not trusted" "$E2E_TMP/err"
+	grep -q '^feat: pushed to origin' "$E2E_TMP/out"
+	[ ! -e "$ran-pr" ] || { echo "  pr ran the project's command" >&2; return 1; }
+	# add --pr, through --upload-pack.
+	printf 'review:\n  remote: "--upload-pack=touch %s-add;true"\n' "$ran" >"$repo/.workrex.yaml"
+	git -C "$repo" push -q origin main:contrib
+	python3 -c 'import json,sys; p=sys.argv[1]; s=json.load(open(p)); s["prs"].append({"number": 7, "headRefName": "contrib", "state": "OPEN", "url": "u", "statusCheckRollup": []}); json.dump(s,open(p,"w"))' "$FAKE_GH_STATE"
+	wrx add --pr 7 >/dev/null 2>&1
+	[ ! -e "$ran-add" ] || { echo "  add --pr ran the project's command" >&2; return 1; }
+	# Trusted, or the user's own file: refused as an option, said; nothing runs.
+	rm "$repo/.workrex.yaml"
+	printf 'agent: bash\nreview:\n  remote: "--receive-pack=touch %s-own;true"\n' "$ran" \
+		>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	not wrx pr feat 2>"$E2E_TMP/err"
+	grep -q "review.remote: '--receive-pack=touch $ran-own;true' begins with '-'" "$E2E_TMP/err"
+	[ ! -e "$ran-own" ] || { echo "  pr ran the user's option" >&2; return 1; }
+	# remove --gone asks git about the remote git's config names for the branch.
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	git -C "$repo" config branch.feat.remote "--upload-pack=touch $ran-gone;true"
+	wrx remove --gone -n >/dev/null 2>&1 || :
+	[ ! -e "$ran-gone" ] || { echo "  remove --gone ran the branch's remote" >&2; return 1; }
+}
+
 run_test "diff: WIP with untracked files, branch, commits, --stat and --json" t_diff_cli
 run_test "review view: files and diff, hunks, modes, search; escapes drawn as text" t_review_view
 run_test "review view with nothing to show: every key in every mode, no crash" t_review_empty
@@ -455,3 +494,4 @@ run_test "review.pager colours the diff line for line; a filter that breaks line
 run_test "patch mode: the index git add -p leaves for the same answers" t_patch_mode
 run_test "c commits what is staged; m merges after the preview; review.commit: agent" t_commit_and_merge
 run_test "pr pushes and opens it (recorded gh); list --pr; remove --gone; add --pr" t_pull_requests
+run_test "review.remote or a branch's remote that git would read as an option runs nothing" t_review_remote_never_an_option

@@ -423,6 +423,76 @@ static void test_untrusted_commands_ignored(void **state)
 	free(p);
 }
 
+/* YAML that sets the dotted path to value: "review.remote" nests remote in review. */
+static char *yaml_at(const char *path, const char *value)
+{
+	struct buf b = {0};
+	int depth = 0;
+	for (const char *p = path, *dot; *p; p = dot + 1, depth++) {
+		dot = strchr(p, '.');
+		buf_addf(&b, "%*s%.*s:", 2 * depth, "", dot ? (int)(dot - p) : (int)strlen(p), p);
+		if (dot == NULL) {
+			buf_addf(&b, " %s\n", value);
+			break;
+		}
+		buf_addch(&b, '\n');
+	}
+	return b.data;
+}
+
+/*
+ * Every key whose value leaves workrex (its sink: a command's arguments,
+ * a shell, a path) is guarded: an argument refuses what an option would
+ * be, from any file; a command counts only from a trusted project; or
+ * only the global file may set it. And each guard holds, key by key.
+ */
+static void test_values_that_leave_are_guarded(void **state)
+{
+	(void)state;
+	int arguments = 0;
+	for (size_t i = 0; i < config_nkeys; i++) {
+		const struct config_key *k = &config_keys[i];
+		if (k->sink == NULL)
+			continue;
+		if (!(k->flags & (CONFIG_ARGUMENT | CONFIG_COMMAND | CONFIG_GLOBAL_ONLY)))
+			fail_msg("%s goes to %s, unguarded", k->path, k->sink);
+		if (!(k->flags & CONFIG_ARGUMENT))
+			continue;
+		arguments++;
+		char *text = yaml_at(k->path, k->type == CONFIG_LIST ? "[ok, --x=y]" : "--x=y");
+		char *g = write_file("arg-global.yaml", text),
+		     *t = trusted_file("arg-trusted.yaml", text);
+		const char *files[] = {g, t};
+		for (int f = 0; f < 2; f++) {
+			struct config c;
+			char *err = NULL;
+			config_init(&c);
+			assert_int_equal(config_load(&c, files[f], f == 0, &err), -1);
+			if (strstr(err, "'--x=y' begins with '-'") == NULL ||
+			    strstr(err, k->sink) == NULL)
+				fail_msg("%s: %s", k->path, err);
+			free(err);
+			config_free(&c);
+		}
+		free(text);
+		free(g);
+		free(t);
+	}
+	assert_true(arguments > 0);
+	/* The remote from a project not trusted: not taken, said; origin stays. */
+	struct config c;
+	char *err = NULL;
+	config_init(&c);
+	char *p = write_file("remote.yaml", "review:\n  remote: \"--receive-pack=touch x;true\"\n");
+	assert_int_equal(config_load(&c, p, false, &err), 0);
+	assert_string_equal(c.review_remote, "origin");
+	assert_int_equal(c.nwarnings, 1);
+	assert_non_null(strstr(c.warnings[0], "'review.remote' runs commands, and this project "
+					      "config is not trusted"));
+	config_free(&c);
+	free(p);
+}
+
 /* What is not built yet says so; the network policy and its domains are read (issue 16). */
 static void test_not_available_yet(void **state)
 {
@@ -802,6 +872,7 @@ int main(void)
 		cmocka_unit_test(test_sandbox_keys),
 		cmocka_unit_test(test_search_dir_skips_linked_worktrees),
 		cmocka_unit_test(test_untrusted_commands_ignored),
+		cmocka_unit_test(test_values_that_leave_are_guarded),
 		cmocka_unit_test(test_not_available_yet),
 		cmocka_unit_test(test_allow_domain),
 		cmocka_unit_test(test_accept_lima),
