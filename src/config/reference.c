@@ -366,6 +366,8 @@ void config_reference_man(struct buf *out)
 			buf_addf(&t, "; goes to %s", k->sink);
 		if (k->flags & CONFIG_ARGUMENT)
 			buf_addstr(&t, "; a value beginning with '-' is refused");
+		if (k->flags & CONFIG_BENEATH)
+			buf_addstr(&t, "; a path that leaves the project is refused");
 		if (k->flags & CONFIG_ONLY_ON)
 			buf_addstr(&t, "; a project file may turn it on, never off");
 		if (k->not_yet)

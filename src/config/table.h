@@ -60,6 +60,11 @@ enum {
 	 * option could be read: one beginning with '-' is refused, in any file.
 	 */
 	CONFIG_ARGUMENT = 1 << 4,
+	/*
+	 * Paths beneath the project: one that leaves it (an absolute path,
+	 * "..", a directory on the way that is a link) is refused where used.
+	 */
+	CONFIG_BENEATH = 1 << 5,
 };
 
 struct config_key {

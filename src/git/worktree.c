@@ -361,9 +361,17 @@ static int place_files(const struct repo *r, const struct strlist *pats, bool sy
 		}
 		for (size_t k = 0; k < g.gl_pathc; k++) {
 			const char *src = g.gl_pathv[k];
-			const char *rel = src + strlen(repo_root(r)) + 1, *base;
-			int rc = 0, dir = beneath_parent(wt, rel, true, &base);
+			const char *rel = src + strlen(repo_root(r)) + 1, *base, *sbase;
+			/*
+			 * The source too, beneath the project: glob follows a
+			 * directory that is a link (a clone's "keys" -> ~/.ssh),
+			 * and what it found there would be copied to the agent.
+			 */
+			int from = beneath_parent(repo_root(r), rel, false, &sbase);
+			int rc = 0, dir = from < 0 ? from : beneath_parent(wt, rel, true, &base);
 			struct stat st;
+			if (from >= 0)
+				close(from);
 			if (dir < 0)
 				rc = dir;
 			else if (fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) != 0)
@@ -383,7 +391,9 @@ static int place_files(const struct repo *r, const struct strlist *pats, bool sy
 				*cause = xasprintf(
 					"files: cannot %s %s: %s%s",
 					symlink_them ? "symlink" : "copy", rel, strerror(-rc),
-					rc == -ELOOP || rc == -ENOTDIR
+					from < 0 ? " (a directory on the way in the project is a "
+						   "symlink: it would leave the repository)"
+					: rc == -ELOOP || rc == -ENOTDIR
 						? " (a directory on the way is a symlink)"
 						: "");
 				globfree(&g);

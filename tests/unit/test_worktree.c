@@ -536,6 +536,20 @@ static void test_files_copy_and_symlink(void **state)
 	assert_int_not_equal(worktree_add(f->r, &f->c, &o, &b, &cause), 0);
 	assert_non_null(strstr(cause, "outside the repository"));
 	free(cause);
+	/* Nor by a directory that is a link out of it: nothing of it is copied. */
+	free(f->c.files_copy.v[--f->c.files_copy.n]);
+	assert_int_equal(
+		sh("mkdir -p %s-outside && echo KEY > %s-outside/id && ln -s %s-outside keys", root,
+		   root, root),
+		0);
+	strlist_add(&f->c.files_copy, "keys/*");
+	o.branch = "files3";
+	cause = NULL;
+	assert_int_not_equal(worktree_add(f->r, &f->c, &o, &b, &cause), 0);
+	assert_non_null(strstr(cause, "files: cannot copy keys/id"));
+	assert_non_null(strstr(cause, "it would leave the repository"));
+	assert_int_not_equal(sh("grep -rqs KEY %s__worktrees", root), 0);
+	free(cause);
 	agent_rec_free(&b);
 	agent_rec_free(&a);
 }
