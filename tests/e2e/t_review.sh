@@ -352,6 +352,7 @@ t_commit_and_merge() {
 # a recorded gh (tests/e2e/fake_gh.py): GitHub cannot be reached from here.
 pr_repo() {
 	make_repo
+	rm -rf "$E2E_TMP/origin.git" "$E2E_TMP/contrib" "$E2E_TMP/gh.json" "$E2E_TMP/gh.log"
 	git init -q --bare "$E2E_TMP/origin.git"
 	git -C "$repo" remote add origin "$E2E_TMP/origin.git"
 	git -C "$repo" push -q origin main
