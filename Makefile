@@ -134,7 +134,8 @@ sandbox-test: $(BIN) $(GUEST) $(KEEPER)
 # TEST_SMOKE=1 runs one file of each suite (tests/smoke), as fresh-test does.
 test: test-deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all faults $(UNIT_BIN) $(FUZZERS)
-	@scripts/suites.sh test check-layers format-check unit e2e crash-test net-test sandbox-test fuzz-smoke
+	@scripts/suites.sh test check-layers format-check unit e2e crash-test net-test sandbox-test fuzz-smoke \
+		soak-seeds
 
 # The tier for after each change, in a few minutes: the checks, the unit
 # tests, and the e2e files that touch what changed since main (or since
@@ -167,12 +168,11 @@ ASAN_MAKE := $(MAKE) --no-print-directory BUILD=build-asan CC=clang \
 	CFLAGS="$(ASAN_CFLAGS)" LDFLAGS="$(ASAN_LDFLAGS)"
 # The builds first, on every core; then the suites side by side as in
 # make test, their files sharing ASAN_JOBS places (each costs two to three
-# times the CPU here), the five-minute soak and the seeds that once failed
-# (tests/soak/seeds) beside them. (Run one after another when a look at
-# the screen forked five processes, three files and both soaks at once
-# put the load at 13 on 2 cores; a look forks one now.)
+# times the CPU here), the five-minute soak beside them. (Run one after
+# another when a look at the screen forked five processes, three files and
+# both soaks at once put the load at 13 on 2 cores; a look forks one now.)
 ASAN_JOBS ?= 3
-ASAN_SUITES ?= unit e2e crash-test net-test sandbox-test soak-run soak-seeds
+ASAN_SUITES ?= unit e2e crash-test net-test sandbox-test soak-run
 asan:
 	@$(ASAN_MAKE) -j$(NPROC) all faults $(ASAN_UNIT_BIN)
 	@TEST_JOBS=$(ASAN_JOBS) SUITE_MAKE_ARGS='BUILD=build-asan CC=clang CFLAGS="$(ASAN_CFLAGS)" LDFLAGS="$(ASAN_LDFLAGS)" SOAK_MINUTES=5 CRASH_QUICK=1' \
@@ -185,11 +185,11 @@ SEEDS_MINUTES ?= 3
 soak:
 	@$(ASAN_MAKE) soak-run SOAK_MINUTES=$(SOAK_MINUTES)
 # A seed is printed first; SOAK_SEED= runs that one again. A seed that
-# ever failed goes into tests/soak/seeds, which soak-seeds runs each time,
-# each to the operation it failed at and a little past it, within
-# SEEDS_MINUTES in all. A soak's twenty agents keep most of a core busy
-# for as long as it runs, beside the rest of make asan: three minutes
-# (five cost CI a minute and a half of wall time on two cores).
+# ever failed goes into tests/soak/seeds, which make test replays each
+# time (soak-seeds), each to the operation it failed at and a little past
+# it, within SEEDS_MINUTES in all, on the build without sanitizers: the
+# seeds so far failed on logic, not memory, and there a replay reaches
+# three to four times the operations for less CPU than beside make asan.
 soak-run: all
 	@python3 tests/soak/soak.py --workrex $(abspath $(BIN)) --minutes $(SOAK_MINUTES) --agents 20 \
 		$(if $(SOAK_SEED),--seed $(SOAK_SEED))
