@@ -536,6 +536,7 @@ static void test_files_copy_and_symlink(void **state)
 	assert_int_not_equal(worktree_add(f->r, &f->c, &o, &b, &cause), 0);
 	assert_non_null(strstr(cause, "outside the repository"));
 	free(cause);
+	agent_rec_free(&b);
 	/* Nor by a directory that is a link out of it: nothing of it is copied. */
 	free(f->c.files_copy.v[--f->c.files_copy.n]);
 	assert_int_equal(
