@@ -59,12 +59,18 @@ static void answered(struct ui *ui, const char *answer, void *arg)
 			ui_message(ui, true, "trust: %s", cause);
 			free(cause);
 		} else {
+			/* Read with its commands now: what was ignored may be wrong (said). */
 			struct config now;
-			if (reload(ui, &now) == 0) {
+			char *why = NULL;
+			if (wrx_config_read(ui->w, &now, &why) == 0) {
 				adopt_commands(ui, &now);
 				ui_message(ui, false,
 					   "trusted %s: its commands run until it changes",
 					   c->untrusted_path);
+			} else {
+				ui_message(ui, true, "trusted %s, but it is not valid: %s",
+					   c->untrusted_path, why);
+				free(why);
 			}
 			config_free(&now);
 		}

@@ -317,6 +317,15 @@ t_project_trust() {
 	grep -q 'ran-2' "$E2E_TMP/trust"
 	wrx add trusted -b --no-sandbox >/dev/null 2>&1
 	test -e "$E2E_TMP/ran-2"
+	# A remote git would read as an option: asked; trusted, it is refused, said.
+	printf 'review:\n  remote: "--upload-pack=touch %s/ran-3;true"\n' "$E2E_TMP" >"$repo/.workrex.yaml"
+	wait_for '^.workrex.yaml is not trusted, so its review.remote did not run'
+	keys y
+	wait_for "^trusted .*proj/.workrex.yaml, but it is not valid:"
+	not wrx config check >"$E2E_TMP/check" 2>&1
+	grep -q "review.remote: '--upload-pack=touch .*' begins with '-'" "$E2E_TMP/check"
+	not wrx pr trusted 2>/dev/null
+	test ! -e "$E2E_TMP/ran-3"
 }
 
 # A profile written into agents: while the dashboard runs is there for
