@@ -457,7 +457,6 @@ static void test_merge_into_other_branch(void **state)
 	struct fx *f = *state;
 	/* A name with a '/': its temporary worktree leaves no directory behind either. */
 	assert_int_equal(sh("git branch release/1.0"), 0);
-	char *tmps = out("ls -d /tmp/workrex-merge.* 2>/dev/null | wc -l");
 	struct agent_rec a = add(f, "fix");
 	commit_in(&a, "f.txt", "f\\n");
 	struct merge_opts o = {.into = "release/1.0"};
@@ -469,10 +468,8 @@ static void test_merge_into_other_branch(void **state)
 	assert_int_not_equal(sh("git show main:f.txt"), 0);
 	char *wl = out("git worktree list --porcelain | grep -c '^worktree '");
 	assert_string_equal(wl, "1"); /* the temporary worktree is gone */
-	char *after = out("ls -d /tmp/workrex-merge.* 2>/dev/null | wc -l");
-	assert_string_equal(after, tmps);
-	free(after);
-	free(tmps);
+	/* None of the merge's temporary directories is left for this repository (others' may come and go). */
+	assert_int_not_equal(sh("grep -ls %s /tmp/workrex-merge.*/worktree/.git", root), 0);
 	free(on_release);
 	free(wl);
 	free(note);
