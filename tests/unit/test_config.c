@@ -453,6 +453,10 @@ static void test_values_that_leave_are_guarded(void **state)
 	int arguments = 0;
 	for (size_t i = 0; i < config_nkeys; i++) {
 		const struct config_key *k = &config_keys[i];
+		/* A refusal names where the value goes: an argument has its sink. */
+		if ((k->flags & (CONFIG_ARGUMENT | CONFIG_BENEATH)) && k->sink == NULL)
+			fail_msg("%s is refused by where it goes, which its row does not say",
+				 k->path);
 		if (k->sink == NULL)
 			continue;
 		/* (CONFIG_BENEATH is tested where it is used: test_worktree's files.) */
