@@ -21,6 +21,7 @@
  * symlinks out of the repository.
  */
 #include "backend.h"
+#include "agenthome.h"
 
 #include "../util/log.h"
 #include "../config/kinds.h"
@@ -441,48 +442,12 @@ static void mount_bind(struct strlist *l, const char *src, const char *dst, bool
 }
 
 /*
- * The agent's config dir under the sandbox's HOME (/tmp). The host's agent
- * executes or obeys most of what is in there: settings and the scripts
- * they name, hooks, CLAUDE.md/AGENTS.md, commands, agents, plugins, MCP
- * servers. So the dir is mounted read-only as a whole (nothing can be
- * added either), and only the agent's state is writable on top of it: its
- * credentials, sessions, todos, histories and caches, each made first
- * where missing and mounted only if it is a plain file or directory of the
- * user's (never a symlink a sandbox left there). Claude's ~/.claude.json
- * (state, but also MCP servers) is a private copy per agent that never
- * flows back to the host.
+ * The agent's config dir under the sandbox's HOME (/tmp): its own
+ * (agenthome.h), with the host's settings bound read-only over it, for a
+ * kind that lists them; else the host's read-only as a whole. Claude's
+ * ~/.claude.json (state, but also MCP servers) is a private copy per
+ * agent that never flows back to the host.
  */
-/* dir/name made if missing, then checked: a file or directory of ours, no link. */
-static bool state_entry(const char *dir, const struct kind_state *e)
-{
-	int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (d < 0)
-		return false;
-	/* Made where an empty one reads as "nothing yet": a directory, JSON, JSON lines. */
-	const char *dot = strrchr(e->name, '.');
-	if (e->dir) {
-		mkdirat(d, e->name, 0700);
-	} else if (dot && (!strcmp(dot, ".json") || !strcmp(dot, ".jsonl"))) {
-		int fd = openat(d, e->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				0600);
-		if (fd >= 0 && !strcmp(dot, ".json") && write(fd, "{}\n", 3) != 3)
-			log_msg("sandbox: %s/%s: %s", dir, e->name, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-	}
-	struct stat st;
-	if (fstatat(d, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		close(d);
-		return false; /* not there, and not made: not mounted */
-	}
-	bool ok = st.st_uid == getuid() && (e->dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
-	close(d);
-	if (!ok)
-		log_msg("sandbox: %s/%s is not a plain %s of yours; not mounted", dir, e->name,
-			e->dir ? "directory" : "file");
-	return ok;
-}
-
 /* The sandbox's own copy of home/name, one per agent (the host's is never written). */
 static char *private_copy(const struct backend_pane *p, const char *home, const char *name)
 {
@@ -515,18 +480,30 @@ static void mount_agent_config(const struct backend_pane *p, struct strlist *l)
 		return;
 	char *src = dir ? xstrdup(dir) : xasprintf("%s/%s", home, k->config_dir);
 	char *dst = xasprintf("/tmp/%s", k->config_dir);
-	if (mkdir_p(src, 0700) == 0) {
-		mount_bind(l, src, dst, false);
-		for (size_t s = 0; s < WRX_ARRAY_LEN(k->state) && k->state[s].name; s++) {
-			if (!state_entry(src, &k->state[s]))
-				continue;
-			char *f = xasprintf("%s/%s", src, k->state[s].name);
-			char *g = xasprintf("%s/%s", dst, k->state[s].name);
-			mount_bind(l, f, g, true);
+	char *agent = private_agent_dir(p->project_root, p->handle, true);
+	char *own = agent ? xasprintf("%s/home/%s", agent, k->name) : NULL;
+	char *cause = NULL;
+	if (!agent_home_private(k)) {
+		if (mkdir_p(src, 0700) == 0)
+			mount_bind(l, src, dst, false);
+	} else if (own && agent_home_prepare(k, src, own, AGENT_HOME_BOUND, &cause) == 0) {
+		mount_bind(l, own, dst, true);
+		for (size_t i = 0; i < WRX_ARRAY_LEN(k->settings) && k->settings[i]; i++) {
+			char *f = xasprintf("%s/%s", src, k->settings[i]);
+			char *g = xasprintf("%s/%s", dst, k->settings[i]);
+			struct stat st;
+			if (stat(f, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+				mount_bind(l, f, g, false);
 			free(f);
 			free(g);
 		}
+	} else {
+		log_msg("sandbox: %s: no config dir of its own (%s); it starts without one",
+			p->handle, cause ? cause : "no state directory");
 	}
+	free(cause);
+	free(own);
+	free(agent);
 	free(src);
 	free(dst);
 	if (k->home_file) {
@@ -721,6 +698,12 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	env(l, "GIT_CONFIG_COUNT=%d", count);
 	env(l, "PATH=%s", GUEST_PATH);
 	env(l, "WORKREX_SANDBOX=1");
+	/*
+	 * Claude Code refuses its approval flag to uid 0 outside what it calls
+	 * a deliberate sandbox, which this is; as root (the user is, in CI) it
+	 * would exit at once.
+	 */
+	env(l, "IS_SANDBOX=1");
 	if (reach.tcp) {
 		/* No socket crosses into its VM: the token-checked TCP listener does. */
 		env(l, "WORKREX_RPC_HOST=%s", reach.guest);

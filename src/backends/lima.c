@@ -18,6 +18,7 @@
  * limactl's output in the pane, and then becomes the shell.
  */
 #include "backend.h"
+#include "agenthome.h"
 
 #include "../util/log.h"
 #include "../config/kinds.h"
@@ -153,18 +154,39 @@ static bool within(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
-/* The agent's config dir on the host (~/.claude...), if it has one; caller frees. */
+/*
+ * The agent's config dir in the VM, if its kind has one that a variable
+ * moves: the project's own (agenthome.h), under workrex's state, shared by
+ * the project's sandboxed agents of that kind and never by the host's.
+ * Caller frees; *var names the variable.
+ */
 static char *agent_config(const struct backend_pane *p, const char **var)
 {
 	*var = NULL;
-	const char *home = getenv("HOME");
-	if (p->cfg->sandbox.agent_config_dir)
-		return xstrdup(p->cfg->sandbox.agent_config_dir);
 	const struct agent_kind *k = kind_of(p->cfg, p->agent);
-	if (home == NULL || k == NULL || k->config_env == NULL)
+	if (!agent_home_private(k) || k->config_env == NULL)
 		return NULL;
-	*var = k->config_env;
-	return xasprintf("%s/%s", home, k->config_dir);
+	char *project = private_project_dir(p->project_root, false);
+	char *own = project ? xasprintf("%s/.agent-%s", project, k->name) : NULL;
+	free(project);
+	*var = own ? k->config_env : NULL;
+	return own;
+}
+
+/* That dir filled from the host's settings and credentials (copies: Lima mounts directories). */
+static int agent_config_prepare(const struct backend_pane *p, const char *own, char **cause)
+{
+	const char *home = getenv("HOME");
+	const struct agent_kind *k = kind_of(p->cfg, p->agent);
+	if (home == NULL) {
+		*cause = xstrdup("HOME is not set: no agent config to copy");
+		return -ENOENT;
+	}
+	char *src = p->cfg->sandbox.agent_config_dir ? xstrdup(p->cfg->sandbox.agent_config_dir)
+						     : xasprintf("%s/%s", home, k->config_dir);
+	int rc = agent_home_prepare(k, src, own, AGENT_HOME_COPIED, cause);
+	free(src);
+	return rc;
 }
 
 int lima_yaml(const struct backend_pane *p, const char *guest_dir, char **out, char **cause)
@@ -207,8 +229,7 @@ int lima_yaml(const struct backend_pane *p, const char *guest_dir, char **out, c
 	mount(&b, guest_dir, LIMA_GUEST_DIR, false);
 	const char *var;
 	char *acfg = agent_config(p, &var);
-	struct stat st;
-	if (acfg && lstat(acfg, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid())
+	if (acfg)
 		mount(&b, acfg, NULL, true);
 	free(acfg);
 	for (size_t i = 0; i < sb->nextra_mounts; i++)
@@ -360,6 +381,10 @@ static int lima_argv(const struct backend_pane *p, struct strlist *l, char **cau
 	char *yaml_path = xasprintf("%s/%s.yaml", dir, vm), *yaml = NULL;
 	char *gdir = guest_dir(dir, p->guest_bin, cause);
 	int rc = gdir ? lima_yaml(p, gdir, &yaml, cause) : -EIO;
+	const char *var;
+	char *acfg = rc == 0 ? agent_config(p, &var) : NULL;
+	if (acfg)
+		rc = agent_config_prepare(p, acfg, cause);
 	if (rc == 0) {
 		char *tmp = xasprintf("%s.%ld", yaml_path, (long)getpid());
 		int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -394,20 +419,18 @@ static int lima_argv(const struct backend_pane *p, struct strlist *l, char **cau
 		add(l, s);
 		free(s);
 		add(l, "WORKREX_SANDBOX=1");
+		add(l, "IS_SANDBOX=1"); /* Claude Code's approval flag as root: see container.c */
 		s = xasprintf("WORKREX_RPC_HOST=%s", "host.lima.internal");
 		add(l, s);
 		free(s);
 		s = xasprintf("WORKREX_RPC_PORT=%d", p->rpc_port);
 		add(l, s);
 		free(s);
-		const char *var;
-		char *acfg = agent_config(p, &var);
 		if (acfg && var) {
 			s = xasprintf("%s=%s", var, acfg);
 			add(l, s);
 			free(s);
 		}
-		free(acfg);
 		for (size_t i = 0; i < p->cfg->sandbox.env.n; i++)
 			add(l, p->cfg->sandbox.env.v[i]);
 		/* The project's toolchain around the agent. */
@@ -429,6 +452,7 @@ static int lima_argv(const struct backend_pane *p, struct strlist *l, char **cau
 	}
 	free(yaml);
 	free(gdir);
+	free(acfg);
 	free(yaml_path);
 	free(vm);
 	free(dir);

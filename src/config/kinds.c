@@ -35,22 +35,30 @@ const struct agent_kind agent_kinds[] = {
 		.resume_id = "--resume",
 		.fork = "--resume {id} --fork-session",
 		.session_flag = "--session-id",
-		.approve = "--dangerously-skip-permissions",
+		/*
+		 * With its disclaimer taken as read (flag settings): else it asks
+		 * at each start, as it keeps the answer in settings.json, which
+		 * a sandbox reads only.
+		 */
+		.approve = "--dangerously-skip-permissions --settings "
+			   "'{\"skipDangerousModePermissionPrompt\":true}'",
 		.auto_name = "claude --model haiku -p",
 		.hooks = KIND_HOOKS_CLAUDE,
 		.hooks_file = "settings.json",
 		.config_dir = ".claude",
 		.config_env = "CLAUDE_CONFIG_DIR",
-		.state = {{".credentials.json", false},
-			  {"projects", true},
-			  {"todos", true},
-			  {"statsig", true},
-			  {"shell-snapshots", true},
-			  {"session-env", true},
-			  {"file-history", true},
-			  {"plans", true},
-			  {"debug", true},
-			  {"history.jsonl", false}},
+		/*
+		 * https://code.claude.com/docs/en/settings, and the names
+		 * claude 2.1.197 joins to its config dir. Its state there
+		 * (projects/, sessions/, shell-snapshots/, session-env/,
+		 * file-history/, history.jsonl, todos/, plans/, tasks/, teams/,
+		 * backups/, debug/, telemetry/, caches, a daemon's files) is
+		 * what a host session sources, resumes or rewinds: never shared.
+		 */
+		.settings = {"settings.json", "CLAUDE.md", "commands", "agents", "skills",
+			     "output-styles", "plugins", "rules", "hooks", "themes", "workflows",
+			     "keybindings.json", "loop.md"},
+		.credentials = {".credentials.json"},
 		.home_file = ".claude.json",
 	},
 	/*
@@ -74,10 +82,10 @@ const struct agent_kind agent_kinds[] = {
 		.hooks_file = "hooks.json",
 		.config_dir = ".codex",
 		.config_env = "CODEX_HOME",
-		.state = {{"auth.json", false},
-			  {"sessions", true},
-			  {"log", true},
-			  {"history.jsonl", false}},
+		/* https://developers.openai.com/codex/config-reference: sessions/, log/, history.jsonl are state. */
+		.settings = {"config.toml", "AGENTS.md", "AGENTS.override.md", "hooks.json",
+			     "prompts", "skills", "rules"},
+		.credentials = {"auth.json"},
 	},
 	/*
 	 * https://geminicli.com/docs/cli/cli-reference and `gemini --help`:
@@ -99,11 +107,10 @@ const struct agent_kind agent_kinds[] = {
 		.hooks = KIND_HOOKS_GEMINI,
 		.hooks_file = "settings.json",
 		.config_dir = ".gemini",
-		.state = {{"oauth_creds.json", false},
-			  {"google_accounts.json", false},
-			  {"tmp", true},
-			  {"installation_id", false},
-			  {"user_id", false}},
+		/* https://geminicli.com/docs/get-started/configuration/: tmp/ (its chats) is state. */
+		.settings = {"settings.json", "GEMINI.md", "commands", "extensions", "policies"},
+		.credentials = {"oauth_creds.json", "google_accounts.json", "installation_id",
+				"user_id"},
 	},
 	/*
 	 * https://opencode.ai/docs/cli/: --prompt; -c/--continue; -s/--session

@@ -34,11 +34,6 @@ enum kind_hooks {
 	KIND_HOOKS_OPENCODE, /* a plugin file, loaded by OpenCode v1 and v2 */
 };
 
-struct kind_state {
-	const char *name; /* inside the config dir */
-	bool dir;
-};
-
 struct agent_kind {
 	const char *name;       /* the command: claude */
 	const char *title;      /* Claude Code */
@@ -54,11 +49,19 @@ struct agent_kind {
 	const char *approve;      /* its no-questions flag: only ever inside a sandbox */
 	const char *auto_name;    /* a cheap one-shot command: a request on stdin, text out */
 	enum kind_hooks hooks;
-	const char *hooks_file;      /* inside config_dir */
-	const char *config_dir;      /* under HOME ($XDG_CONFIG_HOME for .config/...) */
-	const char *config_env;      /* the variable that moves config_dir, or NULL */
-	struct kind_state state[10]; /* inside config_dir, writable in a sandbox */
-	const char *home_file;       /* beside config_dir in HOME: a private copy per sandbox */
+	const char *hooks_file; /* inside config_dir */
+	const char *config_dir; /* under HOME ($XDG_CONFIG_HOME for .config/...) */
+	const char *config_env; /* the variable that moves config_dir, or NULL */
+	/*
+	 * What a sandbox gets of config_dir (backends/agenthome.h): settings
+	 * bound read-only from the host, credentials copied fresh at each
+	 * start, and everything else the sandbox's own (its state: sessions,
+	 * transcripts, histories, snapshots, caches), never the host's. No
+	 * settings listed: the whole dir read-only, nothing of it private.
+	 */
+	const char *settings[16];
+	const char *credentials[6];
+	const char *home_file; /* beside config_dir in HOME: a private copy per sandbox */
 };
 
 extern const struct agent_kind agent_kinds[];

@@ -20,22 +20,8 @@ git_env
 # (and exits 55 instead of asking to trust the folder).
 unset CI
 
-CLAUDE_VERSION=2.1.197
-NPM_DIR=/var/cache/workrex-test/npm
-for tool in npm unshare; do
-	command -v "$tool" >/dev/null || { echo "not ok - agent CLIs: $tool is required but not installed"; exit 1; }
-done
-CODEX_VERSION=0.171.0
-GEMINI_VERSION=0.61.0
-installed() { grep -q "\"version\": \"$2\"" "$NPM_DIR/node_modules/$1/package.json" 2>/dev/null; }
-if ! installed @anthropic-ai/claude-code "$CLAUDE_VERSION" || ! installed @openai/codex "$CODEX_VERSION" ||
-	! installed @google/gemini-cli "$GEMINI_VERSION"; then
-	mkdir -p "$NPM_DIR"
-	timeout 900 npm install --no-audit --no-fund --prefix "$NPM_DIR" \
-		"@anthropic-ai/claude-code@$CLAUDE_VERSION" "@openai/codex@$CODEX_VERSION" \
-		"@google/gemini-cli@$GEMINI_VERSION" >"$E2E_TMP/npm.log" 2>&1 ||
-		{ echo "not ok - agent CLIs: npm install of Claude Code, Codex and Gemini CLI failed:"; tail -5 "$E2E_TMP/npm.log"; exit 1; }
-fi
+. "$here/clis.sh"
+install_agent_clis || exit 1
 
 # start_offline: the dashboard of $repo, its keepers and agents in a network
 # namespace with only loopback.

@@ -192,10 +192,83 @@ t_privileges_and_leaks() {
 	test ! -e "$w"
 }
 
+# 9. An agent CLI's own state (issue 45): the host's Claude Code sources
+#    shell-snapshots/ and session-env/ before each command, resumes
+#    projects/, rewinds file-history/; Codex resumes sessions/. A sandboxed
+#    claude and codex (a shell under each name) read the host's transcripts
+#    and histories, append a command to every file the host would source,
+#    forge a transcript and plant new ones.
+t_agent_state_is_its_own() {
+	make_repo
+	local c=$HOME/.claude x=$HOME/.codex
+	mkdir -p "$c/projects/-other-project" "$c/shell-snapshots" "$c/session-env/s1" \
+		"$c/file-history/s1" "$c/todos" "$x/sessions/2026/12" "$E2E_TMP/fakebin"
+	echo '{"hooks": {}}' >"$c/settings.json"
+	echo '{"claudeAiOauth": {"accessToken": "TOKEN-FOR-BOX"}}' >"$c/.credentials.json"
+	echo '{"type":"user","message":"HOST-TRANSCRIPT"}' >"$c/projects/-other-project/s1.jsonl"
+	echo 'export PATH=/usr/bin:/bin' >"$c/shell-snapshots/snapshot-bash-1-abc.sh"
+	echo 'export FOO=1' >"$c/session-env/s1/sessionstart-hook-0.sh"
+	echo 'HOST-FILE-V1' >"$c/file-history/s1/f@v1"
+	echo '{"display":"HOST-PROMPT"}' >"$c/history.jsonl"
+	echo '[]' >"$c/todos/s1.json"
+	echo 'model = "o3"' >"$x/config.toml"
+	echo '{"OPENAI_API_KEY": "KEY-FOR-BOX"}' >"$x/auth.json"
+	echo '{"payload":"HOST-CODEX-SESSION"}' >"$x/sessions/2026/12/rollout-1.jsonl"
+	echo '{"text":"HOST-CODEX-PROMPT"}' >"$x/history.jsonl"
+	(cd "$HOME" && find .claude .codex -type f -exec sha256sum {} + | sort) >"$E2E_TMP/before"
+	printf '#!/bin/sh\nexec sh\n' >"$E2E_TMP/fakebin/agent"
+	chmod +x "$E2E_TMP/fakebin/agent"
+	sandboxed "  extra_mounts:" \
+		"    - {host_path: $E2E_TMP/fakebin/agent, guest_path: /usr/local/bin/claude}" \
+		"    - {host_path: $E2E_TMP/fakebin/agent, guest_path: /usr/local/bin/codex}"
+	printf 'agent: claude\n' >>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	boxed_agent
+	wrx add cx -a codex -b >/dev/null
+	local attack='
+		for d in $HOME/.claude $HOME/.codex; do
+			grep -rhs HOST- $d >>seen.txt
+			for f in $(find $d -type f 2>/dev/null); do echo "touch '"$E2E_TMP"'/HOST-RAN" >>$f 2>/dev/null; done
+		done
+		for f in shell-snapshots/snapshot-bash-1-abc.sh shell-snapshots/snapshot-zsh-2.sh session-env/s1/sessionstart-hook-0.sh \
+			session-env/s2/x.sh file-history/s1/f@v2 projects/-other-project/s1.jsonl history.jsonl .credentials.json; do
+			mkdir -p $(dirname $HOME/.claude/$f) && echo "touch '"$E2E_TMP"'/HOST-RAN" >>$HOME/.claude/$f && echo "wrote $f"
+		done >>wrote.txt 2>&1
+		for f in sessions/2026/12/rollout-1.jsonl history.jsonl auth.json; do
+			mkdir -p $(dirname $HOME/.codex/$f) && echo forged >>$HOME/.codex/$f && echo "wrote codex $f"
+		done >>wrote.txt 2>&1
+		grep -s TOKEN-FOR-BOX $HOME/.claude/.credentials.json >creds.txt
+		grep -s KEY-FOR-BOX $HOME/.codex/auth.json >>creds.txt
+		cat $HOME/.claude/settings.json $HOME/.codex/config.toml >settings.txt'
+	inside box "$attack"
+	inside cx "$attack"
+	# Its own state took every write; the host saw none of it.
+	local d
+	for d in "$w" "$(wrx path cx)"; do
+		not grep -q HOST- "$d/seen.txt"
+	done
+	grep -q TOKEN-FOR-BOX "$w/creds.txt" && grep -q KEY-FOR-BOX "$(wrx path cx)/creds.txt"
+	grep -q '"hooks": {}' "$w/settings.txt" && grep -q 'model = "o3"' "$(wrx path cx)/settings.txt"
+	grep -qx 'wrote history.jsonl' "$w/wrote.txt"
+	grep -qx 'wrote codex history.jsonl' "$(wrx path cx)/wrote.txt"
+	(cd "$HOME" && find .claude .codex -type f -exec sha256sum {} + | sort) >"$E2E_TMP/after"
+	diff "$E2E_TMP/before" "$E2E_TMP/after"
+	# Sourced as Claude Code sources them, nothing runs.
+	for f in "$c"/shell-snapshots/*.sh "$c"/session-env/*/*; do (. "$f"); done
+	test ! -e "$E2E_TMP/HOST-RAN"
+	# Restarted, an agent finds its own state again, and the host's settings.
+	wrx close box
+	wrx open box
+	until_ok 30 eval 'podman ps --filter "label=workrex.project=$repo" --format "{{.Names}}" | grep -q "^wrx-box-"'
+	inside box 'cat $HOME/.claude/history.jsonl $HOME/.claude/settings.json >again.txt'
+	grep -q HOST-RAN "$w/again.txt" && grep -q '"hooks": {}' "$w/again.txt"
+	not grep -q HOST-PROMPT "$w/again.txt"
+}
+
 run_test "attack: poison the shared object store, move main, smuggle a corrupt object" t_git_store
 run_test "attack: symlinks where the host writes (prompt, .gitignore, files.copy)" t_symlinks_where_the_host_writes
 run_test "attack: RPC spawn on a crafted branch, merge without the user, hooks in the repository" t_rpc_spawn_and_merge
 run_test "attack: capabilities, user namespaces, memory, proxy and git credentials, a lock file" t_privileges_and_leaks
+run_test "attack: the host's Claude Code and Codex state (snapshots, session env, transcripts, history)" t_agent_state_is_its_own
 
 # 7. One connection budget for every listener: an agent holds 1,100 idle
 #    connections to its own socket (what the container mounts), opened here

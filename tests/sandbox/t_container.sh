@@ -308,6 +308,7 @@ t_known_agent_in_a_sandbox() {
 	mkdir -p "$HOME/.claude" "$E2E_TMP/fakebin"
 	echo '{"hooks": {}}' >"$HOME/.claude/settings.json"
 	echo '{"mcpServers": {}}' >"$HOME/.claude.json"
+	echo '{"token": "host"}' >"$HOME/.claude/.credentials.json"
 	cat >"$E2E_TMP/fakebin/claude" <<-'EOF'
 		#!/bin/sh
 		out=$PWD/claude-report.txt
@@ -316,12 +317,12 @@ t_known_agent_in_a_sandbox() {
 		if echo '{"hooks":{"Stop":"evil"}}' >$HOME/.claude/settings.json 2>/dev/null; then echo "settings WRITABLE"; else echo "settings ro"; fi >>$out
 		if echo '{"mcpServers":{"evil":{}}}' >$HOME/.claude.json 2>/dev/null; then echo "claude.json written"; else echo "claude.json ro"; fi >>$out
 		if echo token >$HOME/.claude/.credentials.json 2>/dev/null; then echo "credentials writable"; else echo "credentials ro"; fi >>$out
-		# What the host's claude would obey or run: nothing can be planted, even where missing.
+		# What the host's claude would obey or run: planted only in the sandbox's own dir.
 		for f in CLAUDE.md commands/evil.md agents/evil.md settings.local.json statusline.sh plugins/x.json; do
 			mkdir -p "$(dirname "$HOME/.claude/$f")" 2>/dev/null
 			if echo evil >"$HOME/.claude/$f" 2>/dev/null || ln -s /etc/passwd "$HOME/.claude/$f" 2>/dev/null; then echo "PLANTED $f"; else echo "ro $f"; fi
 		done >>$out
-		if echo x >$HOME/.claude/projects/session.jsonl 2>/dev/null; then echo "sessions writable"; else echo "sessions ro"; fi >>$out
+		if mkdir -p $HOME/.claude/projects && echo x >$HOME/.claude/projects/session.jsonl 2>/dev/null; then echo "sessions writable"; else echo "sessions ro"; fi >>$out
 		echo report-done >>$out
 		exec sleep 600
 	EOF
@@ -338,17 +339,16 @@ t_known_agent_in_a_sandbox() {
 	until_ok 30 grep -q report-done "$wb/claude-report.txt" || { screen >&2; return 1; }
 	until_ok 30 grep -q args: "$wp/claude-report.txt"
 	# In the sandbox: the approval flag; its settings read-only; ~/.claude.json its own copy.
-	grep -Eqx 'args: --dangerously-skip-permissions --session-id [0-9a-f-]{36}' "$wb/claude-report.txt"
+	grep -Eqx 'args: --dangerously-skip-permissions --settings \{"skipDangerousModePermissionPrompt":true\} --session-id [0-9a-f-]{36}' "$wb/claude-report.txt"
 	grep -qx 'settings ro' "$wb/claude-report.txt"
 	grep -qx 'claude.json written' "$wb/claude-report.txt"
-	not grep PLANTED "$wb/claude-report.txt"
-	[ "$(grep -c '^ro ' "$wb/claude-report.txt")" -eq 6 ]
 	for f in CLAUDE.md commands agents settings.local.json statusline.sh plugins; do test ! -e "$HOME/.claude/$f"; done
 	grep -qx 'credentials writable' "$wb/claude-report.txt"
 	grep -qx 'sessions writable' "$wb/claude-report.txt"
 	grep -q '"hooks": {}' "$HOME/.claude/settings.json"
 	grep -q '"mcpServers": {}' "$HOME/.claude.json"
-	test -f "$HOME/.claude/.credentials.json"
+	grep -qx '{"token": "host"}' "$HOME/.claude/.credentials.json"
+	test ! -e "$HOME/.claude/projects"
 	# On the host, never the flag.
 	grep -Eqx 'args: --session-id [0-9a-f-]{36}' "$wp/claude-report.txt"
 }
@@ -450,7 +450,7 @@ run_test "a sandboxed agent outlives a killed dashboard in its container; a dead
 run_test "shutdown -y ends the project's containers with its programs" t_shutdown_ends_containers
 run_test "sandbox doctor --attack holds on the test image; a mounted ~/.ssh fails it, named" t_doctor_attack
 run_test "a sandbox holding another agent's token cannot speak for it" t_no_agent_speaks_for_another
-run_test "a known agent in a sandbox: approval flag, read-only settings, a private ~/.claude.json; none of it on the host" t_known_agent_in_a_sandbox
+run_test "a known agent in a sandbox: approval flag, read-only settings, its own ~/.claude and ~/.claude.json; none of it on the host" t_known_agent_in_a_sandbox
 run_test "sandbox init-dockerfile, build (from the dashboard's command line), shell, doctor" t_sandbox_commands
 run_test "refusals (cap_add, engine socket) and a missing runtime are clear; nothing starts" t_refusals_and_a_missing_runtime
 run_test "commits made inside: list, merge three ways, a conflict, remove" t_sandbox_commits_merge_three_ways

@@ -73,8 +73,8 @@ static int setup(void **state)
 	unsetenv("XDG_STATE_HOME");
 	sh("mkdir -p %s/.claude && echo '{}' >%s/.claude/settings.json && echo "
 	   "'{\"mcpServers\":{}}' "
-	   ">%s/.claude.json",
-	   top, top, top);
+	   ">%s/.claude.json && echo '{}' >%s/.claude/.credentials.json",
+	   top, top, top, top);
 	return 0;
 }
 
@@ -230,20 +230,27 @@ static void test_docker_argv(void **state)
 	expect_line(got, "--security-opt=no-new-privileges");
 	expect_line(got, "type=bind,source=%s,target=/run/workrex,readonly", rpcdir);
 	expect_line(got, "type=bind,source=%s,target=/opt/workrex/bin/workrex,readonly", guest);
-	/* The agent's config dir read-only as a whole: settings, hooks, commands, CLAUDE.md... */
-	expect_line(got, "type=bind,source=%s/.claude,target=/tmp/.claude,readonly", top);
-	expect_no_line(got, "type=bind,source=%s/.claude,target=/tmp/.claude", top);
-	/* ...only its state writable, made first where missing. */
+	/* The agent's config dir is its own; the host's settings on it read-only... */
+	char *own = xasprintf("%s/.local/state/workrex/sandbox/git-%08x/box/home/claude", top,
+			      str_hash(WRX_HASH_INIT, repo));
+	expect_line(got, "type=bind,source=%s,target=/tmp/.claude", own);
+	expect_no_line(got, "type=bind,source=%s/.claude,target=/tmp/.claude,readonly", top);
 	expect_line(got,
-		    "type=bind,source=%s/.claude/.credentials.json,target=/tmp/.claude/"
-		    ".credentials.json",
+		    "type=bind,source=%s/.claude/settings.json,target=/tmp/.claude/settings.json,"
+		    "readonly",
 		    top);
-	expect_line(got, "type=bind,source=%s/.claude/projects,target=/tmp/.claude/projects", top);
-	char *cred = xasprintf("%s/.claude/.credentials.json", top);
+	/* ...its credentials a copy, and nothing else of the host's: no projects/, no history. */
+	expect_no_line(got,
+		       "type=bind,source=%s/.claude/.credentials.json,target=/tmp/.claude/"
+		       ".credentials.json",
+		       top);
+	assert_null(strstr(got, "/.claude/projects"));
+	char *cred = xasprintf("%s/.credentials.json", own);
 	struct stat st;
 	assert_int_equal(lstat(cred, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
 	free(cred);
+	free(own);
 	/* ~/.claude.json is this agent's own copy, never the host's. */
 	expect_line(got,
 		    "type=bind,source=%s/.local/state/workrex/sandbox/git-%08x/box/claude.json,"
@@ -565,24 +572,38 @@ static void test_refusals(void **state)
 	free(wgit);
 }
 
-/* A state file or dir that is a symlink (a sandbox of an older build left it) is not mounted. */
-static void test_state_symlink_not_mounted(void **state)
+/*
+ * What a sandbox left in its own config dir where a setting or a
+ * credential goes (a link to ~/.ssh) is replaced, never followed; its own
+ * state stays, and the host's never arrives.
+ */
+static void test_own_config_dir_replaces_links(void **state)
 {
 	(void)state;
-	sh("rm -rf %s/.claude/todos && ln -s %s/.ssh %s/.claude/todos", top, top, top);
+	char *own = xasprintf("%s/.local/state/workrex/sandbox/git-%08x/box/home/claude", top,
+			      str_hash(WRX_HASH_INIT, repo));
+	sh("mkdir -p %s/.ssh %s/.claude/projects/p %s && echo key >%s/.ssh/id && "
+	   "echo HOST >%s/.claude/projects/p/t.jsonl && echo '{\"t\":1}' "
+	   ">%s/.claude/.credentials.json && "
+	   "rm -rf %s/settings.json %s/.credentials.json && ln -s %s/.ssh/id %s/settings.json && "
+	   "ln -s %s/.ssh/id %s/.credentials.json && mkdir -p %s/projects/mine && "
+	   "echo mine >%s/projects/mine/t.jsonl",
+	   top, top, own, top, top, top, own, own, top, own, top, own, own, own);
 	struct config c;
 	with_runtime(&c, "docker");
 	struct backend_pane p = pane(&c);
 	char *cause = NULL;
 	struct strlist argv = {0};
 	assert_int_equal(backend_container.argv(&p, &argv, &cause), 0);
-	char *got = run_recorded(&argv);
-	assert_null(strstr(got, "/.claude/todos"));
-	expect_line(got, "type=bind,source=%s/.claude/projects,target=/tmp/.claude/projects", top);
-	free(got);
+	sh("test ! -L %s/settings.json && test ! -s %s/settings.json && test ! -L "
+	   "%s/.credentials.json && "
+	   "test \"$(cat %s/.credentials.json)\" = '{\"t\":1}' && test \"$(cat %s/.ssh/id)\" = key "
+	   "&& "
+	   "test \"$(cat %s/projects/mine/t.jsonl)\" = mine && test ! -e %s/projects/p",
+	   own, own, own, own, top, own, own);
 	strlist_free(&argv);
 	config_free(&c);
-	sh("rm %s/.claude/todos", top);
+	free(own);
 }
 
 static void test_no_runtime(void **state)
@@ -614,7 +635,7 @@ int main(void)
 		cmocka_unit_test(test_apple_container_argv),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_firewall_mode),
-		cmocka_unit_test(test_state_symlink_not_mounted),
+		cmocka_unit_test(test_own_config_dir_replaces_links),
 		cmocka_unit_test(test_no_runtime),
 	};
 	return cmocka_run_group_tests_name("container", tests, setup, teardown);

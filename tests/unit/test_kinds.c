@@ -42,8 +42,26 @@ static void test_every_row_whole(void **state)
 				 k->name);
 		if (k->hooks != KIND_HOOKS_NONE && !(k->hooks_file && k->config_dir))
 			fail_msg("%s: hooks need their file in a config dir", k->name);
-		if ((k->state[0].name || k->home_file || k->config_env) && !k->config_dir)
-			fail_msg("%s: state and its variable are in a config dir", k->name);
+		if ((k->settings[0] || k->credentials[0] || k->home_file || k->config_env) &&
+		    !k->config_dir)
+			fail_msg("%s: settings, credentials and a variable are in a config dir",
+				 k->name);
+		/* A sandbox's own config dir: top-level names, and our status hooks kept. */
+		bool hooks_kept = k->settings[0] == NULL || k->hooks_file == NULL;
+		for (size_t j = 0; j < WRX_ARRAY_LEN(k->settings) && k->settings[j]; j++) {
+			if (strchr(k->settings[j], '/') || k->settings[j][0] == '.')
+				fail_msg("%s: setting %s is not a plain name", k->name,
+					 k->settings[j]);
+			hooks_kept |= !strcmp(k->settings[j], k->hooks_file ? k->hooks_file : "");
+		}
+		if (!hooks_kept)
+			fail_msg("%s: its hooks file is not among the settings a sandbox gets",
+				 k->name);
+		for (size_t j = 0; j < WRX_ARRAY_LEN(k->credentials) && k->credentials[j]; j++)
+			if (strchr(k->credentials[j], '/') || !strcmp(k->credentials[j], "..") ||
+			    (k->credentials[j][0] && !k->settings[0]))
+				fail_msg("%s: credential %s: a plain name, of a kind with settings",
+					 k->name, k->credentials[j]);
 		/* A session we named is one it can be resumed by. */
 		if (k->session_flag && !k->resume_id)
 			fail_msg("%s: names sessions it cannot resume", k->name);

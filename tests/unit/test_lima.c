@@ -248,9 +248,15 @@ static void test_yaml(void **state)
 	free(wtdir);
 	assert_string_equal(mount_of(&doc, "/state/lima/bin", &point), "false");
 	assert_string_equal(point, "/opt/workrex/bin");
+	/* The agent's config dir is the project's own, never the host's ~/.claude. */
 	char *claude = xasprintf("%s/.claude", top);
-	assert_string_equal(mount_of(&doc, claude, NULL), "true");
+	assert_null(mount_of(&doc, claude, NULL));
 	free(claude);
+	char *project = private_project_dir(repo, false);
+	char *own = xasprintf("%s/.agent-claude", project);
+	assert_string_equal(mount_of(&doc, own, NULL), "true");
+	free(own);
+	free(project);
 	assert_string_equal(mount_of(&doc, "/srv/data", &point), "false");
 	assert_string_equal(point, "/data");
 	/* Provisioning: git and the agent's CLI as root, then the user's script as the user. */
@@ -284,6 +290,48 @@ static void test_yaml(void **state)
 	config_free(&c);
 }
 
+/*
+ * The VM's ~/.claude is the project's own: the host's settings and
+ * credentials copied in at each start, its state never the host's, and
+ * what the VM left there (a link where a setting goes) replaced, not
+ * written through.
+ */
+static void agent_home_checks(struct backend_pane *p, const char *argv)
+{
+	char *project = private_project_dir(repo, false);
+	char *own = xasprintf("%s/.agent-claude", project);
+	char *want = xasprintf("\nCLAUDE_CONFIG_DIR=%s\n", own);
+	assert_non_null(strstr(argv, want));
+	sh("cd '%s/.claude' && printf '{\"a\":1}' >settings.json && printf tok >.credentials.json "
+	   "&& "
+	   "mkdir -p projects/other commands && echo secret >projects/other/t.jsonl && "
+	   "echo cmd >commands/c.md && echo prompt >history.jsonl",
+	   top);
+	struct strlist l = {0};
+	char *cause = NULL;
+	assert_int_equal(backend_lima.argv(p, &l, &cause), 0);
+	strlist_free(&l);
+	sh("cd '%s' && test \"$(cat settings.json)\" = '{\"a\":1}' && test \"$(cat "
+	   ".credentials.json)\" = tok "
+	   "&& test \"$(cat commands/c.md)\" = cmd && test ! -e projects && test ! -e "
+	   "history.jsonl",
+	   own);
+	/* In the VM: a link where settings go, its own transcript; the host's file is bait. */
+	sh("cd '%s' && rm settings.json && ln -s '%s/bait' settings.json && mkdir -p projects/me "
+	   "&& "
+	   "echo mine >projects/me/t.jsonl && echo bait >'%s/bait'",
+	   own, top, top);
+	assert_int_equal(backend_lima.argv(p, &l, &cause), 0);
+	strlist_free(&l);
+	sh("cd '%s' && test ! -L settings.json && test \"$(cat settings.json)\" = '{\"a\":1}' && "
+	   "test \"$(cat projects/me/t.jsonl)\" = mine && test \"$(cat '%s/bait')\" = bait && "
+	   "test \"$(ls -a .. | grep -c stage)\" = 0",
+	   own, top);
+	free(want);
+	free(own);
+	free(project);
+}
+
 static void test_argv(void **state)
 {
 	(void)state;
@@ -310,6 +358,7 @@ static void test_argv(void **state)
 	assert_null(strstr(all.data, "/host/x.sock")); /* the host's socket means nothing there */
 	assert_null(strstr(all.data, "PATH=/host/bin"));
 	assert_non_null(strstr(all.data, "\nclaude\n--dangerously-skip-permissions\n"));
+	agent_home_checks(&p, all.data);
 	/* The YAML and the client it mounts are where it says. */
 	struct stat st;
 	assert_int_equal(stat(l.v[3], &st), 0);

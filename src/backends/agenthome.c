@@ -1,0 +1,130 @@
+/*
+ * agenthome.c - the config dir a sandboxed agent sees (see agenthome.h).
+ */
+#include "agenthome.h"
+
+#include "../util/beneath.h"
+#include "../util/proc.h"
+#include "../util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool agent_home_private(const struct agent_kind *k)
+{
+	return k && k->config_dir && k->settings[0];
+}
+
+/* Remove stage/name, file or tree, following no link. */
+static void remove_staged(int sfd, const char *stage, const char *name)
+{
+	if (unlinkat(sfd, name, 0) == 0 || errno == ENOENT)
+		return;
+	char *path = xasprintf("%s/%s", stage, name);
+	beneath_remove_tree(path);
+	free(path);
+}
+
+/* Rename stage/name over dir/name, whatever is there (a link is replaced, never followed). */
+static int swap_in(int sfd, const char *stage, int dfd, const char *name)
+{
+	if (renameat2(sfd, name, dfd, name, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EEXIST || renameat2(sfd, name, dfd, name, RENAME_EXCHANGE) < 0)
+		return -errno;
+	remove_staged(sfd, stage, name); /* what the sandbox had there */
+	return 0;
+}
+
+/* Take dir/name out, if there. */
+static int swap_out(int sfd, const char *stage, int dfd, const char *name)
+{
+	if (renameat2(dfd, name, sfd, name, RENAME_NOREPLACE) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	remove_staged(sfd, stage, name);
+	return 0;
+}
+
+/* stage/name: a copy of src (its links followed: the host's own), or an empty one like it. */
+static int stage_entry(int sfd, const char *stage, const char *name, const char *src,
+		       const struct stat *st, bool copy, char **cause)
+{
+	if (!copy && S_ISDIR(st->st_mode))
+		return mkdirat(sfd, name, 0700) < 0 ? -errno : 0;
+	if (!copy) {
+		int fd = openat(sfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return -errno;
+		close(fd);
+		return 0;
+	}
+	char *dst = xasprintf("%s/%s", stage, name);
+	char *argv[] = {"cp", "-RL", "--preserve=mode", "--", (char *)src, dst, NULL};
+	struct proc_opts o = PROC_OPTS_DEFAULT;
+	struct buf err = {0};
+	int rc = proc_capture(argv, &o, NULL, 0, NULL, &err, 60000);
+	if (rc != 0) {
+		*cause = xasprintf("cannot copy %s: %.*s", src, (int)err.len,
+				   err.data ? err.data : "");
+		rc = -EIO;
+	}
+	buf_free(&err);
+	free(dst);
+	return rc;
+}
+
+/* One entry of the host's: staged and swapped in, or taken out when the host has none. */
+static int put(int sfd, const char *stage, int dfd, const char *host_dir, const char *name,
+	       bool copy, bool keep_missing, char **cause)
+{
+	char *src = xasprintf("%s/%s", host_dir, name);
+	struct stat st;
+	int rc = 0;
+	if (stat(src, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+		rc = keep_missing ? 0 : swap_out(sfd, stage, dfd, name);
+	else if ((rc = stage_entry(sfd, stage, name, src, &st, copy, cause)) == 0)
+		rc = swap_in(sfd, stage, dfd, name);
+	if (rc < 0 && *cause == NULL)
+		*cause = xasprintf("cannot put %s in the sandbox's config dir: %s", name,
+				   strerror(-rc));
+	free(src);
+	return rc;
+}
+
+int agent_home_prepare(const struct agent_kind *k, const char *host_dir, const char *dir,
+		       enum agent_home_settings how, char **cause)
+{
+	*cause = NULL;
+	if (mkdir_p(dir, 0700) < 0) {
+		*cause = xasprintf("cannot make %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		int e = errno;
+		*cause = xasprintf("cannot open %s: %s", dir, strerror(e));
+		return -e;
+	}
+	char *stage = xasprintf("%s.stage-XXXXXX", dir);
+	int sfd = -1, rc = 0;
+	if (mkdtemp(stage) == NULL || (sfd = open(stage, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		rc = -errno;
+		*cause = xasprintf("cannot make a directory beside %s: %s", dir, strerror(-rc));
+	}
+	for (size_t i = 0; rc == 0 && i < WRX_ARRAY_LEN(k->credentials) && k->credentials[i]; i++)
+		rc = put(sfd, stage, dfd, host_dir, k->credentials[i], true, true, cause);
+	for (size_t i = 0; rc == 0 && i < WRX_ARRAY_LEN(k->settings) && k->settings[i]; i++)
+		rc = put(sfd, stage, dfd, host_dir, k->settings[i], how == AGENT_HOME_COPIED, false,
+			 cause);
+	if (sfd >= 0)
+		close(sfd);
+	beneath_remove_tree(stage);
+	free(stage);
+	close(dfd);
+	return rc;
+}

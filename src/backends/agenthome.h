@@ -1,0 +1,44 @@
+/*
+ * agenthome.h - the config dir a sandboxed agent sees: its own, never the
+ * host's.
+ *
+ * An agent CLI keeps its settings and its state in one directory
+ * (~/.claude, ~/.codex, ~/.gemini). The host's CLI executes or obeys the
+ * settings, and sources, resumes or rewinds the state: Claude Code sources
+ * shell-snapshots/ and session-env/ before each command, resumes
+ * projects/, rewinds with file-history/. Shared with a sandbox, either is
+ * a way out of it. So a sandboxed agent of a kind whose settings the
+ * table (config/kinds.h) lists gets a directory of its own instead: the
+ * host's settings on it read-only (bound, or copied for a VM that mounts
+ * whole directories only), its credentials copied fresh at each start,
+ * and everything else (its sessions, histories, caches) its own, kept
+ * across its restarts, never flowing back to the host.
+ */
+#ifndef WRX_AGENTHOME_H
+#define WRX_AGENTHOME_H
+
+#include "../config/kinds.h"
+
+#include <stdbool.h>
+
+enum agent_home_settings {
+	AGENT_HOME_BOUND,  /* empty mountpoints: the caller binds the host's over them read-only */
+	AGENT_HOME_COPIED, /* copies: for a Lima VM, which mounts whole directories only */
+};
+
+/* Does a sandbox get a config dir of its own for kind k (its settings listed)? */
+bool agent_home_private(const struct agent_kind *k);
+
+/*
+ * Make dir (created 0700 if missing) the sandbox's config dir for kind k
+ * from the host's host_dir: each credential the host has a fresh copy;
+ * each setting the host has a mountpoint or a copy (how), and one it has
+ * not removed; everything else left as the sandbox left it. A sandbox may
+ * be writing dir meanwhile: each entry is made in a directory of ours
+ * beside dir and renamed in, which follows no link, and what it replaces
+ * is removed there. 0, or -errno and *cause.
+ */
+int agent_home_prepare(const struct agent_kind *k, const char *host_dir, const char *dir,
+		       enum agent_home_settings how, char **cause);
+
+#endif
