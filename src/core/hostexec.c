@@ -5,9 +5,12 @@
 #include "hostexec.h"
 
 #include "../backends/backend.h"
+#include "../util/beneath.h"
+#include "../util/log.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +141,51 @@ static void mkdirs(const char *path)
 }
 
 /*
+ * dir/name, a directory of ours, made if missing. What a command left
+ * there in place of one (a link to ~/.ssh where its layer's upper dir
+ * was, a file, anything not the user's own directory) is discarded,
+ * never followed, and said in the log. The fd of it, or -1.
+ */
+static int own_dir(int dir, const char *path, const char *name)
+{
+	struct stat st;
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (!S_ISDIR(st.st_mode) || st.st_uid != getuid())) {
+		log_msg("host command: %s/%s is %s, not a directory of yours: discarded", path,
+			name, S_ISLNK(st.st_mode) ? "a link" : "something else");
+		if (unlinkat(dir, name, 0) < 0) {
+			char *p = xasprintf("%s/%s", path, name);
+			beneath_remove_tree(p);
+			free(p);
+		}
+	}
+	mkdirat(dir, name, 0700);
+	return openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/*
+ * The agent's layer for a cache: layers/name with upper/ and work/ in it,
+ * each checked not to have changed kind since a command last had it.
+ * false: it could not be made (the cache is then not in sight at all).
+ */
+static bool layer_ready(const char *layers, const char *name)
+{
+	mkdirs(layers);
+	int top = open(layers, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int layer = top >= 0 ? own_dir(top, layers, name) : -1;
+	char *path = xasprintf("%s/%s", layers, name);
+	int upper = layer >= 0 ? own_dir(layer, path, "upper") : -1;
+	int work = layer >= 0 ? own_dir(layer, path, "work") : -1;
+	bool ok = upper >= 0 && work >= 0;
+	int fds[] = {top, layer, upper, work};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(fds); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(path);
+	return ok;
+}
+
+/*
  * The user's cache at home/rel: read-only below the agent's layer, through
  * an overlay hostbox mounts (it is given --overlay LOWER:LAYER:TARGET); no
  * cache of the user's yet, the layer's upper directory alone.
@@ -152,8 +200,9 @@ static void cache(const struct hostexec_spec *s, const char *rel, size_t i, stru
 			*c = '_';
 	char *layer = xasprintf("%s/%s", s->layers, name);
 	char *upper = xasprintf("%s/upper", layer);
-	mkdirs(upper);
-	if (is_dir(target)) {
+	if (!layer_ready(s->layers, name)) {
+		log_msg("host command: no cache layer at %s; %s is not in sight", layer, target);
+	} else if (is_dir(target)) {
 		char *in_lower = xasprintf(HOSTEXEC_BOX "/lower/%zu", i);
 		char *in_layer = xasprintf(HOSTEXEC_BOX "/layer/%zu", i);
 		add(l, "--ro-bind", target, in_lower);

@@ -6,6 +6,7 @@
  *
  *   1. each --overlay LOWER:LAYER:TARGET: the user's cache (read-only)
  *      under the agent's own layer (LAYER/upper, LAYER/work) at TARGET;
+ *      then LOWER and LAYER unmounted, so that the command sees only TARGET;
  *   2. the user's own uid and gid (--uid, --gid) in a user namespace of
  *      its own, which owns no mount: nothing can be mounted or unmounted;
  *   3. every capability gone for good: the bounding set emptied, ambient
@@ -85,6 +86,27 @@ static int overlay(const char *spec)
 	mkdir(work, 0700);
 	snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s,userxattr", s, up, work);
 	int rc = mount("overlay", target, "overlay", MS_NOSUID | MS_NODEV, opts);
+	free(s);
+	return rc;
+}
+
+/*
+ * The layer and the lower dir of an overlay spec out of sight once it is
+ * mounted (the overlay keeps its own hold on them): a command that could
+ * reach its layer could put a link where upper/ is, and the host would
+ * bind what it points at the next time.
+ */
+static int detach(const char *spec)
+{
+	char *s = strdup(spec);
+	char *layer = s ? strchr(s, ':') : NULL;
+	char *target = layer ? strchr(layer + 1, ':') : NULL;
+	int rc = -1;
+	if (target) {
+		*layer++ = '\0';
+		*target = '\0';
+		rc = umount2(s, MNT_DETACH) < 0 || umount2(layer, MNT_DETACH) < 0 ? -1 : 0;
+	}
 	free(s);
 	return rc;
 }
@@ -293,6 +315,9 @@ int guest_hostbox(int argc, char **argv)
 				"[--memory BYTES] -- COMMAND [ARGS...]\n");
 		return 2;
 	}
+	for (int j = 1; j < i; j++)
+		if (strcmp(argv[j], "--overlay") == 0 && detach(argv[++j]) < 0)
+			return die("hiding a cache layer");
 	if (become(uid, gid) != 0)
 		return 126;
 	if (drop_caps() < 0)

@@ -23,7 +23,8 @@ export GIT_CONFIG_GLOBAL=$HOME/.gitconfig XDG_RUNTIME_DIR=$HX/run
 export WORKREX_RUNTIME_DIR=$HX/wrt
 repo=$HX/work/proj
 repo2=$HX/work2/proj
-trap 'kill $(cat "$HX/servers" 2>/dev/null) 2>/dev/null; for r in "$repo" "$repo2"; do podman ps -aq --filter "label=workrex.project=$r" | xargs -r podman rm -f >/dev/null 2>&1; done; stop; rm -rf "$HX" /run/wrx-hx-docker.sock' EXIT
+repo3=$HX/work3/proj
+trap 'kill $(cat "$HX/servers" 2>/dev/null) 2>/dev/null; for r in "$repo" "$repo2" "$repo3"; do podman ps -aq --filter "label=workrex.project=$r" | xargs -r podman rm -f >/dev/null 2>&1; done; stop; rm -rf "$HX" /run/wrx-hx-docker.sock' EXIT
 
 # The host's own tools, on the dashboard's PATH.
 host_tools() {
@@ -286,5 +287,61 @@ t_hostile_makefile() {
 	echo "cargo build: first $(cut -d' ' -f2 "$w/build1.rc") ms, again offline from the agent's cache $(cut -d' ' -f2 "$w/build2.rc") ms" >&2
 }
 
+# A host command swaps its cache layer for a link (issue 45): it renames
+# the layer's upper dir it can reach and puts a link to ~/.ssh there; the
+# user then removes that cache (as `npm cache clean` would), and the next
+# host command would get the host's ~/.ssh read-write as its cache. And a
+# link an older build let in is discarded, not bound.
+t_cache_layer_swap() {
+	repo=$repo3
+	make_repo
+	host_tools
+	global_config "  enabled: true" "  host_commands: [hx-sh]"
+	plant_secrets
+	mkdir -p "$HOME/.npm/_cacache"
+	echo cached >"$HOME/.npm/_cacache/index"
+	(cd "$HOME/.ssh" && find . -exec stat -c '%n %s %Y' {} + | sort) >"$HX/ssh.before"
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add box -b >/dev/null
+	local w
+	w=$(wrx path box)
+	until_ok 60 eval 'podman ps --filter "label=workrex.project=$repo" --format "{{.Names}}" | grep -q "^wrx-box-"' || { screen >&2; return 1; }
+	cat >"$w/swap.sh" <<-EOF
+		d=\$(grep " $HOME/.npm " /proc/self/mountinfo | sed -n 's|.*upperdir=\\([^,]*\\)/upper.*|\\1|p')
+		[ -d "\$d/upper" ] && mv "\$d/upper" "\$d/gone" && ln -s "$HOME/.ssh" "\$d/upper" && echo "swapped \$d"
+		cat "$HOME/.npm/_cacache/index"
+	EOF
+	cat >"$w/use.sh" <<-EOF
+		cat "$HOME/.npm/id_ed25519" 2>/dev/null && echo "BROKE read the key"
+		echo evil >>"$HOME/.npm/authorized_keys" 2>/dev/null
+		ls -A "$HOME/.npm"
+	EOF
+	wrx send box "hx-sh swap.sh >swap.out 2>&1; echo \$? >swap.rc"
+	until_ok 60 test -s "$w/swap.rc" || { screen >&2; return 1; }
+	cat "$w/swap.out" >&2
+	grep -qx cached "$w/swap.out"
+	not grep -q swapped "$w/swap.out"
+	# The user cleans the cache; the next host command is the agent's.
+	rm -rf "$HOME/.npm"
+	wrx send box "hx-sh use.sh >use.out 2>&1; echo \$? >use.rc"
+	until_ok 60 test -s "$w/use.rc" || { screen >&2; return 1; }
+	not grep -q BROKE "$w/use.out"
+	# A link where the layer's upper dir goes, as an older build let in: discarded.
+	local layer
+	layer=$(find "$XDG_STATE_HOME" -path '*host-caches/.npm/upper/authorized_keys')
+	layer=${layer%/upper/authorized_keys}
+	test -d "$layer"
+	rm -rf "$layer/upper" && ln -s "$HOME/.ssh" "$layer/upper"
+	rm -f "$w/use.rc"
+	wrx send box "hx-sh use.sh >use.out 2>&1; echo \$? >use.rc"
+	until_ok 60 test -s "$w/use.rc" || { screen >&2; return 1; }
+	not grep -q BROKE "$w/use.out"
+	test ! -L "$layer/upper"
+	grep -q "host-caches/.npm/upper is a link, not a directory of yours: discarded" "$XDG_STATE_HOME/workrex/workrex.log"
+	(cd "$HOME/.ssh" && find . -exec stat -c '%n %s %Y' {} + | sort) | diff "$HX/ssh.before" -
+}
+
 run_test "host commands from a sandbox: shims, exact output and status, refused names" t_host_commands
 run_test "a hostile Makefile on the host: no secret, no plant, no socket, no host network; caches per agent" t_hostile_makefile
+run_test "a host command swaps its cache layer for a link to ~/.ssh: the next one gets no host path" t_cache_layer_swap
