@@ -8,9 +8,11 @@
  * command as the agent would. doctor checks what a sandboxed pane needs and
  * prints what it would see.
  */
+#include "../backends/agenthome.h"
 #include "../backends/assets.h"
 #include "../backends/backend.h"
 #include "../config/kinds.h"
+#include "../config/table.h"
 #include "../core/agentcmd.h"
 #include "../core/hostexec.h"
 #include "../git/private.h"
@@ -19,7 +21,10 @@
 #include "../util/proc.h"
 #include "cmd.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,28 +275,42 @@ static void add_kind_dirs(struct strlist *l)
 /*
  * Run in the agent's container, as its pane would be (no network under
  * deny): what a hostile agent would try first. $1 the user's home, $2 the
- * worktree, $3 the main worktree, $4 the policy, then every agent kind's
- * config dir (kinds.h). One line a case.
+ * worktree, $3 the main worktree, $4 the policy, $5 the agent's config
+ * dir in there (or -), $6 "DEV:INODE:NAME ..." of the host's own agent
+ * state (none of which may be in there), then every agent kind's config
+ * dir (kinds.h). Credentials are found by what they hold, not by name, in
+ * every mount but the code's and the agent's own config. One line a case.
  */
 static const char attack_in_container[] =
-	"h=$1 wt=$2 main=$3 policy=$4 bad=\n"
-	"shift 4\n"
+	"h=$1 wt=$2 main=$3 policy=$4 own=$5 state=$6 bad=\n"
+	"shift 6\n"
 	"for p in .ssh .aws .gnupg .kube .docker .netrc .git-credentials .config/gh "
 	".config/gcloud .password-store .local/share/keyrings \"$@\"; do\n"
 	"  [ -e \"$h/$p\" ] && bad=\"$bad ~/$p\"\n"
 	"done\n"
+	"pat='-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY-----|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36}|"
+	"github_pat_[A-Za-z0-9_]{22}|glpat-[A-Za-z0-9_-]{20}|xox[abpr]-[A-Za-z0-9-]{10}|"
+	"sk-ant-[A-Za-z0-9_-]{20}|sk-(proj-)?[A-Za-z0-9_-]{40}|AIza[0-9A-Za-z_-]{35}'\n"
 	"for mp in $(awk '{print $5}' /proc/self/mountinfo); do\n"
 	"  case $mp in "
-	"/|/proc*|/sys*|/dev*|/etc/*|/tmp|/run/workrex*|/opt/workrex*|\"$wt\"|\"$wt\"/*|"
-	"\"$main\"|\"$main\"/*) continue;; esac\n"
-	"  for f in $(find \"$mp\" -maxdepth 3 \\( -name 'id_rsa*' -o -name 'id_ed25519*' -o "
-	"-name 'id_ecdsa*' -o -name '*.key' -o -name 'credentials*' -o -name '.netrc' -o "
-	"-name '.git-credentials' -o -name 'auth.json' \\) -type f 2>/dev/null | head -5); do\n"
-	"    [ -r \"$f\" ] && bad=\"$bad $f\"\n"
-	"  done\n"
+	"/|/proc*|/sys*|/dev*|/tmp|/run/workrex*|/opt/workrex*|/run/.containerenv|/etc/hosts|"
+	"/etc/hostname|/etc/resolv.conf|/etc/profile.d/workrex.sh|\"$wt\"|\"$wt\"/*|"
+	"\"$main\"|\"$main\"/*|\"$own\"*) continue;; esac\n"
+	"  for f in $(find \"$mp\" -maxdepth 4 -type f -size -1024k 2>/dev/null | head -2000 | "
+	"xargs -r grep -lsIE -e \"$pat\" 2>/dev/null | head -5); do bad=\"$bad $f\"; done\n"
 	"done\n"
 	"if [ -n \"$bad\" ]; then echo \"FAIL  secrets: readable inside:$bad\"; "
-	"else echo \"ok    secrets: none of ~'s credentials, none in a mount\"; fi\n"
+	"else echo \"ok    secrets: none of ~'s credentials; no key or token in any mount\"; fi\n"
+	"bad=\n"
+	"if [ \"$own\" != - ]; then\n"
+	"  for e in \"$own\" \"$own\"/* \"$own\"/.[!.]*; do\n"
+	"    [ -e \"$e\" ] || continue\n"
+	"    id=$(stat -c %d:%i \"$e\" 2>/dev/null)\n"
+	"    for s in $state; do [ \"${s%:*}\" = \"$id\" ] && bad=\"$bad ${s##*:}\"; done\n"
+	"  done\n"
+	"fi\n"
+	"if [ -n \"$bad\" ]; then echo \"FAIL  agent state: the host's own in there:$bad\"; "
+	"else echo \"ok    agent state: its own, none of the host's sessions or history\"; fi\n"
 	"n=$(grep -c : /proc/net/dev)\n"
 	"if [ \"$policy\" = deny ] && [ \"$n\" -gt 1 ]; then echo \"FAIL  network: $n interfaces "
 	"under policy deny\"; elif [ \"$policy\" = deny ]; then echo \"ok    network: loopback "
@@ -307,6 +326,47 @@ static const char attack_in_container[] =
 	"if [ \"$t\" -gt 0 ]; then echo \"FAIL  other agents: $t foreign entries in "
 	"/run/workrex\"; "
 	"else echo \"ok    other agents: no socket or token of another agent\"; fi\n";
+
+/*
+ * "DEV:INODE:NAME ..." of the host's config dir of the agent's kind and of
+ * its state in there (all but its settings and credentials), for
+ * attack_in_container's agent state case; sets *own to where the agent
+ * sees its config dir.
+ */
+static char *host_agent_state(const struct config *cfg, const char *agent, const char **own)
+{
+	static char in_box[PATH_MAX];
+	const struct agent_kind *k = kind_of(cfg, agent);
+	const char *home = getenv("HOME");
+	*own = "-";
+	if (k == NULL || k->config_dir == NULL || home == NULL)
+		return xstrdup("");
+	snprintf(in_box, sizeof in_box, "/tmp/%s", k->config_dir);
+	*own = in_box;
+	char *dir = cfg->sandbox.agent_config_dir ? xstrdup(cfg->sandbox.agent_config_dir)
+						  : xasprintf("%s/%s", home, k->config_dir);
+	struct buf b = {0};
+	struct stat st;
+	if (stat(dir, &st) == 0)
+		buf_addf(&b, "%lu:%lu:~/%s ", (unsigned long)st.st_dev, (unsigned long)st.st_ino,
+			 k->config_dir);
+	DIR *d = agent_home_private(k) ? opendir(dir) : NULL;
+	for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+		bool keep = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+		for (size_t i = 0; i < WRX_ARRAY_LEN(k->settings) && k->settings[i]; i++)
+			keep |= !strcmp(e->d_name, k->settings[i]);
+		for (size_t i = 0; i < WRX_ARRAY_LEN(k->credentials) && k->credentials[i]; i++)
+			keep |= !strcmp(e->d_name, k->credentials[i]);
+		if (keep || strchr(e->d_name, ' ') || fstatat(dirfd(d), e->d_name, &st, 0) < 0)
+			continue;
+		buf_addf(&b, "%lu:%lu:%s/%s ", (unsigned long)st.st_dev, (unsigned long)st.st_ino,
+			 k->config_dir, e->d_name);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return b.data ? b.data : xstrdup("");
+}
 
 /*
  * Run as a host command (in its box): $1 the runtime directory, $2 the
@@ -327,6 +387,10 @@ static const char attack_host_command[] =
 	"if [ -n \"$bad\" ]; then echo \"FAIL  host command's ~: in sight:$bad\"; else echo \"ok   "
 	" "
 	"host command's ~: toolchains and caches only; no socket, token or log of workrex\"; fi\n"
+	"l=$(ls -d /run/workrex/layer/*/upper /run/workrex/layer/*/work 2>/dev/null | head -3)\n"
+	"if [ -n \"$l\" ]; then echo \"FAIL  cache layers: a command reaches its layer (it could "
+	"swap upper/ for a link): $l\"; else echo \"ok    cache layers: out of a command's "
+	"reach\"; fi\n"
 	"grep -q '^CapEff:.*0000000000000000' /proc/self/status && echo \"ok    host command: no "
 	"capability\" || echo \"FAIL  host command: $(grep CapEff /proc/self/status)\"\n"
 	"for c in .cargo/registry .npm go/pkg/mod .cache/pip; do [ -d \"$HOME/$c\" ] && "
@@ -450,6 +514,32 @@ static int attack_host(struct cmd_ctx *ctx, struct shell_pane *sp)
 	return fails;
 }
 
+/*
+ * The configuration's own doors: a value that reaches a command's
+ * arguments (table.h's CONFIG_ARGUMENT) and that the command would read
+ * as an option (a remote "--upload-pack=..." runs a program).
+ */
+static int attack_config(const struct config *cfg)
+{
+	int fails = 0;
+	for (size_t i = 0; i < config_nkeys; i++) {
+		const struct config_key *k = &config_keys[i];
+		if (!(k->flags & CONFIG_ARGUMENT))
+			continue;
+		const char *v = NULL;
+		if (k->type == CONFIG_STRING || k->type == CONFIG_PATH || k->type == CONFIG_CHOICE)
+			v = *(char *const *)((const char *)cfg + k->offset);
+		if (v && v[0] == '-') {
+			printf("FAIL  config: %s is \"%.60s\", which %s would read as an option\n",
+			       k->path, v, k->sink ? k->sink : "a command");
+			fails++;
+		}
+	}
+	if (fails == 0)
+		printf("ok    config: no value that reaches a command's arguments is an option\n");
+	return fails;
+}
+
 /* `sandbox doctor --attack [handle]`: a short self-attack; what held, what did not. */
 static int sandbox_attack(struct cmd_ctx *ctx, const char *handle)
 {
@@ -468,6 +558,11 @@ static int sandbox_attack(struct cmd_ctx *ctx, const char *handle)
 	strlist_add(&al, sp.a.path);
 	strlist_add(&al, repo_root(ctx->repo));
 	strlist_add(&al, ctx->cfg.sandbox.network.policy);
+	const char *own;
+	char *state = host_agent_state(&ctx->cfg, sp.p.agent, &own);
+	strlist_add(&al, own);
+	strlist_add(&al, state);
+	free(state);
 	add_kind_dirs(&al);
 	char **av = strlist_argv(&al);
 	sp.p.argv = av;
@@ -492,6 +587,7 @@ static int sandbox_attack(struct cmd_ctx *ctx, const char *handle)
 	}
 	strlist_free(&l);
 	fails += attack_host(ctx, &sp);
+	fails += attack_config(&ctx->cfg);
 	shell_pane_free(&sp);
 	free(av);
 	strlist_free(&al);

@@ -175,6 +175,8 @@ t_doctor_attack() {
 	grep -q '^ok    sockets' "$E2E_TMP/attack.out"
 	grep -q "^ok    host command's ~" "$E2E_TMP/attack.out"
 	grep -q '^ok    caches: its writes went to the agent' "$E2E_TMP/attack.out"
+	grep -q '^ok    agent state: its own' "$E2E_TMP/attack.out"
+	grep -q '^ok    cache layers: out of a command' "$E2E_TMP/attack.out"
 	grep -qx 'every case held' "$E2E_TMP/attack.out"
 	test ! -e "$HOME/.cargo/registry/.workrex-doctor"
 	global_config "  enabled: true" "  host_commands: [git]" "  extra_mounts: [$HOME/.ssh]"
@@ -182,6 +184,21 @@ t_doctor_attack() {
 	cat "$E2E_TMP/attack2.out" >&2
 	grep -q "^FAIL  secrets: readable inside:.*\(~/.ssh\|id_ed25519\)" "$E2E_TMP/attack2.out"
 	grep -q 'did not hold' "$E2E_TMP/attack2.out"
+	# A key found by what it holds, under /etc, by a name like no key's; the
+	# host's Claude Code transcripts mounted where the agent keeps its own.
+	printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaA==\n-----END OPENSSH PRIVATE KEY-----\n' >"$E2E_TMP/conn.dat"
+	mkdir -p "$HOME/.claude/projects/-p"
+	echo '{}' >"$HOME/.claude/projects/-p/s.jsonl"
+	global_config "  enabled: true" "  host_commands: [git]" "  extra_mounts:" \
+		"    - {host_path: $E2E_TMP/conn.dat, guest_path: /etc/app/conn.dat}" \
+		"    - {host_path: $HOME/.claude/projects, guest_path: /tmp/.claude/projects}"
+	printf 'agent: claude\n' >>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	not wrx sandbox doctor --attack box >"$E2E_TMP/attack3.out" 2>&1
+	cat "$E2E_TMP/attack3.out" >&2
+	grep -q '^FAIL  secrets: readable inside:.* /etc/app/conn.dat' "$E2E_TMP/attack3.out"
+	grep -q "^FAIL  agent state: the host's own in there: .claude/projects" "$E2E_TMP/attack3.out"
+	grep -q '^ok    cache layers: out of a command' "$E2E_TMP/attack3.out"
+	grep -q '^ok    config: no value' "$E2E_TMP/attack3.out"
 }
 
 # refused "CONFIG LINES..." MESSAGE: with this global config, a sandboxed
@@ -448,7 +465,7 @@ t_group_check_in_its_sandbox() {
 run_test "a sandboxed agent sees only its work: secrets hidden, git metadata read-only, commits land, status works" t_sandboxed_agent_sees_only_its_work
 run_test "a sandboxed agent outlives a killed dashboard in its container; a dead keeper's container goes" t_sandboxed_agent_outlives_the_dashboard
 run_test "shutdown -y ends the project's containers with its programs" t_shutdown_ends_containers
-run_test "sandbox doctor --attack holds on the test image; a mounted ~/.ssh fails it, named" t_doctor_attack
+run_test "sandbox doctor --attack holds on the test image; ~/.ssh, a key under /etc, the host's transcripts fail it, named" t_doctor_attack
 run_test "a sandbox holding another agent's token cannot speak for it" t_no_agent_speaks_for_another
 run_test "a known agent in a sandbox: approval flag, read-only settings, its own ~/.claude and ~/.claude.json; none of it on the host" t_known_agent_in_a_sandbox
 run_test "sandbox init-dockerfile, build (from the dashboard's command line), shell, doctor" t_sandbox_commands
