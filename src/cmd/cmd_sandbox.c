@@ -387,7 +387,8 @@ static const char attack_host_command[] =
 	"if [ -n \"$bad\" ]; then echo \"FAIL  host command's ~: in sight:$bad\"; else echo \"ok   "
 	" "
 	"host command's ~: toolchains and caches only; no socket, token or log of workrex\"; fi\n"
-	"l=$(ls -d /run/workrex/layer/*/upper /run/workrex/layer/*/work 2>/dev/null | head -3)\n"
+	"l=$(ls -d /run/workrex/layer/*/upper /run/workrex/layer/*/work 2>/dev/null | head -3 | "
+	"tr '\\n' ' ')\n"
 	"if [ -n \"$l\" ]; then echo \"FAIL  cache layers: a command reaches its layer (it could "
 	"swap upper/ for a link): $l\"; else echo \"ok    cache layers: out of a command's "
 	"reach\"; fi\n"
@@ -530,7 +531,8 @@ static int attack_config(const struct config *cfg)
 		if (k->type == CONFIG_STRING || k->type == CONFIG_PATH || k->type == CONFIG_CHOICE)
 			v = *(char *const *)((const char *)cfg + k->offset);
 		if (v && v[0] == '-') {
-			printf("FAIL  config: %s is \"%.60s\", which %s would read as an option\n",
+			printf("FAIL  config: %s is \"%.60s\": it goes to %s, which would read it "
+			       "as an option\n",
 			       k->path, v, k->sink ? k->sink : "a command");
 			fails++;
 		}
