@@ -123,8 +123,12 @@ net-test: $(BIN) $(KEEPER)
 	@WORKREX=$(abspath $(BIN)) tests/net/run.sh
 
 # Real podman (runc) with the tests' own image; see tests/sandbox/run.sh.
+# SANDBOX_RUNTIME=gvisor: every case under sandbox.runtime: gvisor (runsc),
+# as make asan runs them.
+SANDBOX_RUNTIME ?=
 sandbox-test: $(BIN) $(GUEST) $(KEEPER)
-	@WORKREX=$(abspath $(BIN)) WORKREX_GUEST=$(abspath $(GUEST)) tests/sandbox/run.sh
+	@WORKREX=$(abspath $(BIN)) WORKREX_GUEST=$(abspath $(GUEST)) \
+		WORKREX_TEST_RUNTIME=$(SANDBOX_RUNTIME) tests/sandbox/run.sh
 
 # Every suite runs, whichever fails: one that cannot run here (the sandbox
 # suite in a container without nested podman) says why, the others report.
@@ -160,7 +164,8 @@ fresh-test: $(BIN)
 	@WORKREX=$(abspath $(BIN)) tests/fresh/run.sh
 
 # AddressSanitizer + UBSan build of everything, then the whole suite on it:
-# the crash tests too, and a five-minute soak.
+# the crash tests too, and a five-minute soak; its sandbox suite runs under
+# gVisor (make test's under runc), so that both runtimes run every case.
 ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 ASAN_LDFLAGS := -fsanitize=address,undefined
 ASAN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build-asan/tests/%)
@@ -175,7 +180,7 @@ ASAN_JOBS ?= 3
 ASAN_SUITES ?= unit e2e crash-test net-test sandbox-test soak-run
 asan:
 	@$(ASAN_MAKE) -j$(NPROC) all faults $(ASAN_UNIT_BIN)
-	@TEST_JOBS=$(ASAN_JOBS) SUITE_MAKE_ARGS='BUILD=build-asan CC=clang CFLAGS="$(ASAN_CFLAGS)" LDFLAGS="$(ASAN_LDFLAGS)" SOAK_MINUTES=5 CRASH_QUICK=1' \
+	@TEST_JOBS=$(ASAN_JOBS) SUITE_MAKE_ARGS='BUILD=build-asan CC=clang CFLAGS="$(ASAN_CFLAGS)" LDFLAGS="$(ASAN_LDFLAGS)" SOAK_MINUTES=5 CRASH_QUICK=1 SANDBOX_RUNTIME=gvisor' \
 		scripts/suites.sh asan $(ASAN_SUITES)
 
 # Twenty stand-in agents and random operations, kills included, for

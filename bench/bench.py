@@ -73,6 +73,9 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
       its keeper's while one pane prints the 50 MB of (a), first laid out
       nowhere (another pane zoomed: its keeper holds its rows back), then
       shown alone.
+  (u) gVisor (issue 45): podman run's start and a build's file work inside
+      (300 files, git add and commit) under runsc against runc; then (h)
+      under sandbox.runtime: gvisor, against a bare runsc podman run.
 
 Every workrex pane runs in a keeper (issue 14): (a), (d) go through one;
 (b) counts the keepers' wake-ups too; (c) adds up their memory.
@@ -81,7 +84,7 @@ Sections can be named (`bench.py c d`). To look into a failure:
 WRX_BENCH_KEEP=1 keeps the scratch directory (the dashboards' logs),
 WRX_BENCH_GDB=1 prints the stuck program's stack when a wait times out.
 """
-import os, pty, random, select, signal, statistics, subprocess, sys, tempfile, threading, time
+import os, pty, random, select, shutil, signal, statistics, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e"))
 from keepers import end_keepers, keepers, rss_kb  # noqa: E402
@@ -711,9 +714,16 @@ def new_repo(name, a_txt=None):
     return repo
 
 
-def bench_sandbox():
-    conf = sandbox_conf("h")
+RUNSC = ["--runtime=runsc", "--runtime-flag=network=host", "--runtime-flag=host-uds=open"]
+
+
+def bench_sandbox(runtime="default"):
+    label = "h" if runtime == "default" else "h, gvisor"
+    conf = sandbox_conf(label)
     if conf is None:
+        return
+    if runtime == "gvisor" and not shutil.which("runsc"):
+        print("(%s) skipped: runsc is not installed (apt-get install runsc)" % label)
         return
     image = "workrex-test:latest"
     marker = "READY-%d" % os.getpid()
@@ -721,11 +731,11 @@ def bench_sandbox():
     env = env_for("/bin/sh")
     env["CONTAINERS_CONF"] = conf
     # workrex: a dashboard in a repository; each add -S makes a worktree and a container.
-    repo = new_repo("sbx")
+    repo = new_repo("sbx" if runtime == "default" else "sbx-" + runtime)
     with open(os.path.join(TMP, "cfg", "workrex", "config.yaml"), "w") as f:
         f.write("agent: marker\nagents:\n  marker:\n    command: sh\n"
                 "    args: [\"-c\", \"%s\"]\npanes: [\"<agent>\"]\n"
-                "sandbox:\n  image: %s\n" % (cmd, image))
+                "sandbox:\n  image: %s\n  runtime: %s\n" % (cmd, image, runtime))
     term = Term(["/bin/sh", "-c", "cd '%s' && exec '%s'" % (repo, WORKREX)], env)
     ref, wrx, adds = [], [], []
     runs = 21
@@ -735,7 +745,8 @@ def bench_sandbox():
         # Alternate the two, so drift on a shared machine hits both alike.
         for i in range(runs):
             t0 = time.monotonic()
-            t = Term(["podman", "run", "--rm", "-it", "--name", "wrx-bench-ref-%d" % i, image,
+            t = Term(["podman"] + (RUNSC if runtime == "gvisor" else []) +
+                     ["run", "--rm", "-it", "--name", "wrx-bench-ref-%d" % i, image,
                       "sh", "-c", cmd], env)
             try:
                 ref.append(t.wait_for(marker.encode(), timeout=60) - t0)
@@ -761,13 +772,50 @@ def bench_sandbox():
                         "xargs -r podman rm -f --time=0" % repo], capture_output=True, env=env)
     # The first run of each warms caches; the median of the others.
     rm, wm = statistics.median(ref[1:]), statistics.median(wrx[1:])
-    print("(h) sandboxed agent start: workrex add -S to first output %.3f s, bare podman run "
+    print("(%s) sandboxed agent start: workrex add -S to first output %.3f s, bare podman run "
           "--rm -it %.3f s (median of %d, alternating), ratio %s (goal <= 1.15)"
-          % (wm, rm, runs - 1, ratio(wm, rm)))
+          % (label, wm, rm, runs - 1, ratio(wm, rm)))
     print("    of which `workrex add -S` itself (worktree, record, the dashboard starting the "
           "pane): median %.3f s" % statistics.median(adds[1:]))
     print("    single runs: workrex %s; podman %s" % (
         " ".join("%.3f" % x for x in wrx[1:]), " ".join("%.3f" % x for x in ref[1:])))
+
+# ---- (u) gVisor against runc ---------------------------------------------------------
+
+def bench_gvisor():
+    """A container's start, and a build's file work inside it (300 files
+    written, git add and commit), under runsc against runc, alternating;
+    then workrex's own sandboxed start under sandbox.runtime: gvisor."""
+    conf = sandbox_conf("u")
+    if conf is None:
+        return
+    if not shutil.which("runsc"):
+        print("(u) skipped: runsc is not installed (apt-get install runsc)")
+        return
+    env = dict(os.environ, CONTAINERS_CONF=conf)
+    work = ("cd /tmp && git init -q w && cd w && for i in $(seq 300); do echo $i >f$i; done && "
+            "git add . && git -c user.name=b -c user.email=b@b commit -qm w")
+    times = {(rt, what): [] for rt in ("runc", "runsc") for what in ("start", "build")}
+    for _ in range(11):
+        for rt in ("runc", "runsc"):
+            for what, cmd in (("start", "true"), ("build", work)):
+                t0 = time.monotonic()
+                r = subprocess.run(["podman"] + (RUNSC if rt == "runsc" else []) +
+                                   ["run", "--rm", "workrex-test:latest", "sh", "-c", cmd],
+                                   env=env, capture_output=True, text=True)
+                if r.returncode:
+                    raise RuntimeError("podman run (%s) failed: %s" % (rt, r.stderr.strip()))
+                times[(rt, what)].append(time.monotonic() - t0)
+    med = {k: statistics.median(v[1:]) for k, v in times.items()}
+    print("(u) gVisor: podman run --rm true under runsc %.3f s, runc %.3f s, ratio %s; a build's "
+          "file work inside (300 files, git add, commit) runsc %.3f s, runc %.3f s, ratio %s "
+          "(medians of 10, alternating)"
+          % (med[("runsc", "start")], med[("runc", "start")],
+             ratio(med[("runsc", "start")], med[("runc", "start")]),
+             med[("runsc", "build")], med[("runc", "build")],
+             ratio(med[("runsc", "build")], med[("runc", "build")])))
+    bench_sandbox("gvisor")
+
 
 # ---- (i) importing a sandbox's commits ---------------------------------------------
 
@@ -1693,7 +1741,7 @@ def main():
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
     which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o",
-                             "p", "q", "r", "s", "t"]
+                             "p", "q", "r", "s", "t", "u"]
     # The repositories made here need no identity or settings of the machine's.
     os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
@@ -1718,6 +1766,8 @@ def main():
             bench_status()
         if "h" in which:
             bench_sandbox()
+        if "u" in which:
+            bench_gvisor()
         if "i" in which:
             bench_import()
         if "j" in which:

@@ -373,6 +373,39 @@ static int check_hooks(const struct backend_pane *p, char **cause)
 	return rc;
 }
 
+/* sandbox.runtime: gvisor */
+static bool gvisor(const struct config *cfg)
+{
+	return cfg->sandbox.runtime && strcmp(cfg->sandbox.runtime, "gvisor") == 0;
+}
+
+/*
+ * gVisor (runsc) is podman's runtime of the container, given its own
+ * flags: podman's only; the firewall inside a box of its own network
+ * (share_sockets: false) is iptables, which gVisor's network does not
+ * have; and a second runtime is one too many.
+ */
+static int check_gvisor(const struct backend_pane *p, const char *rt,
+			const struct backend_reach *reach, char **cause)
+{
+	if (!gvisor(p->cfg))
+		return 0;
+	if (strcmp(rt, "podman") != 0)
+		*cause = xasprintf("sandbox.runtime: gvisor needs podman, and the runtime is %s",
+				   rt);
+	else if (!path_has("runsc"))
+		*cause = xstrdup("sandbox.runtime is gvisor, and runsc is not installed "
+				 "(apt-get install runsc)");
+	else if (p->cfg->sandbox.container.oci_runtime)
+		*cause = xstrdup("sandbox.runtime: gvisor and sandbox.container.oci_runtime are "
+				 "both set: set one");
+	else if (reach->tcp && !strcmp(p->cfg->sandbox.network.policy, "deny"))
+		*cause = xstrdup("sandbox.runtime: gvisor cannot keep policy: deny with "
+				 "share_sockets: false (its firewall is iptables, which gVisor's "
+				 "network has not)");
+	return *cause ? -ENOTSUP : 0;
+}
+
 static int container_check(const struct backend_pane *p, char **cause)
 {
 	const char *rt = container_runtime(p->cfg);
@@ -395,6 +428,8 @@ static int container_check(const struct backend_pane *p, char **cause)
 	struct backend_reach reach;
 	if (container_reach(p->cfg, &reach, cause) < 0)
 		return -EINVAL;
+	if (check_gvisor(p, rt, &reach, cause) < 0)
+		return -ENOTSUP;
 	if (!strcmp(p->cfg->sandbox.network.policy, "deny") && !p->offline &&
 	    (p->proxy_token == NULL || p->rpc_dir == NULL)) {
 		*cause = xstrdup("sandbox.network.policy is deny, and the agent's proxy was "
@@ -574,7 +609,22 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	/* policy: deny. With no socket shared, a firewall inside; else no network at all. */
 	bool firewall = p->proxy_token && reach.tcp;
 	char *name = container_name(p->handle, p->n, p->session);
+	bool no_network = (p->proxy_token && !reach.tcp) || p->offline;
 	add(l, rt);
+	if (gvisor(p->cfg)) {
+		/*
+		 * runsc's own network would refuse the netns podman's CNI gives
+		 * it; its host network is that netns (the container's eth0, not
+		 * the machine's). The agent's sockets (RPC, proxy) are host Unix
+		 * sockets it must be let open. The seccomp profile is gVisor's
+		 * own: what the agent calls reaches gVisor's kernel, never the
+		 * host's (runsc's oci-seccomp, the profile inside it, ends an
+		 * interactive bash at once).
+		 */
+		add(l, "--runtime=runsc");
+		addf(l, "--runtime-flag=network=%s", no_network ? "none" : "host");
+		add(l, "--runtime-flag=host-uds=open");
+	}
 	add(l, "run");
 	add(l, "--rm");
 	add(l, p->tty ? "-it" : "-i");
@@ -620,7 +670,7 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 			add(l, "--no-hosts");
 	}
 	/* policy: deny. Nothing but loopback; HTTPS leaves through the mounted proxy socket. */
-	if ((p->proxy_token && !reach.tcp) || p->offline)
+	if (no_network)
 		add(l, "--network=none");
 	if (p->proxy_token && p->resolv && !apple)
 		mount_bind(l, p->resolv, "/etc/resolv.conf", false);

@@ -289,6 +289,11 @@ int lima_yaml(const struct backend_pane *p, const char *guest_dir, char **out, c
 static int lima_check(const struct backend_pane *p, char **cause)
 {
 	const struct sandbox_config *sb = &p->cfg->sandbox;
+	if (sb->runtime && strcmp(sb->runtime, "gvisor") == 0) {
+		*cause = xstrdup("sandbox.runtime: gvisor runs containers, and sandbox.backend is "
+				 "lima (a VM: a kernel of its own already); set one");
+		return -ENOTSUP;
+	}
 	if (!path_has("limactl")) {
 		*cause = xstrdup("sandbox.backend is lima, but limactl is not installed "
 				 "(https://lima-vm.io: brew install lima, or its release "

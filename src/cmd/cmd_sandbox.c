@@ -276,8 +276,12 @@ static void add_kind_dirs(struct strlist *l)
  * Run in the agent's container, as its pane would be (no network under
  * deny): what a hostile agent would try first. $1 the user's home, $2 the
  * worktree, $3 the main worktree, $4 the policy, $5 the agent's config
- * dir in there (or -), $6 "DEV:INODE:NAME ..." of the host's own agent
- * state (none of which may be in there), then every agent kind's config
+ * dir in there (or -), $6 "DEV:INODE|MTIME|NAME|SHOWN ..." of the host's
+ * own agent state, NAME relative to the config dir (none of which may be
+ * in there: the same inode anywhere in the agent's config dir, or, under
+ * gVisor, whose inodes are its own, the same modification time to the
+ * nanosecond, as find prints it, at the same name), then every agent
+ * kind's config
  * dir (kinds.h). Credentials are found by what they hold, not by name, in
  * every mount but the code's and the agent's own config. One line a case.
  */
@@ -303,10 +307,16 @@ static const char attack_in_container[] =
 	"else echo \"ok    secrets: none of ~'s credentials; no key or token in any mount\"; fi\n"
 	"bad=\n"
 	"if [ \"$own\" != - ]; then\n"
+	"  ids=' '\n"
 	"  for e in \"$own\" \"$own\"/* \"$own\"/.[!.]*; do\n"
-	"    [ -e \"$e\" ] || continue\n"
-	"    id=$(stat -c %d:%i \"$e\" 2>/dev/null)\n"
-	"    for s in $state; do [ \"${s%:*}\" = \"$id\" ] && bad=\"$bad ${s##*:}\"; done\n"
+	"    [ -e \"$e\" ] && ids=\"$ids$(stat -c %d:%i \"$e\" 2>/dev/null) \"\n"
+	"  done\n"
+	"  for s in $state; do\n"
+	"    shown=${s##*|} r=${s%|*}; rel=${r##*|} r=${r%|*}; e=$own/$rel\n"
+	"    [ \"$rel\" = . ] && e=$own\n"
+	"    mt=$(find \"$e\" -maxdepth 0 -printf %T@ 2>/dev/null)\n"
+	"    case $ids in *\" ${r%%|*} \"*) bad=\"$bad $shown\"; continue;; esac\n"
+	"    [ \"${r#*|}\" = \"$mt\" ] && bad=\"$bad $shown\"\n"
 	"  done\n"
 	"fi\n"
 	"if [ -n \"$bad\" ]; then echo \"FAIL  agent state: the host's own in there:$bad\"; "
@@ -327,8 +337,16 @@ static const char attack_in_container[] =
 	"/run/workrex\"; "
 	"else echo \"ok    other agents: no socket or token of another agent\"; fi\n";
 
+/* One "DEV:INODE|MTIME|NAME|SHOWN " for attack_in_container. */
+static void add_state(struct buf *b, const struct stat *st, const char *dir, const char *name)
+{
+	buf_addf(b, "%lu:%lu|%lld.%09ld0|%s|~/%s%s%s ", (unsigned long)st->st_dev,
+		 (unsigned long)st->st_ino, (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
+		 name, dir, strcmp(name, ".") ? "/" : "", strcmp(name, ".") ? name : "");
+}
+
 /*
- * "DEV:INODE:NAME ..." of the host's config dir of the agent's kind and of
+ * "DEV:INODE|MTIME|NAME ..." of the host's config dir of the agent's kind and of
  * its state in there (all but its settings and credentials), for
  * attack_in_container's agent state case; sets *own to where the agent
  * sees its config dir.
@@ -348,8 +366,7 @@ static char *host_agent_state(const struct config *cfg, const char *agent, const
 	struct buf b = {0};
 	struct stat st;
 	if (stat(dir, &st) == 0)
-		buf_addf(&b, "%lu:%lu:~/%s ", (unsigned long)st.st_dev, (unsigned long)st.st_ino,
-			 k->config_dir);
+		add_state(&b, &st, k->config_dir, ".");
 	DIR *d = agent_home_private(k) ? opendir(dir) : NULL;
 	for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
 		bool keep = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
@@ -357,10 +374,9 @@ static char *host_agent_state(const struct config *cfg, const char *agent, const
 			keep |= !strcmp(e->d_name, k->settings[i]);
 		for (size_t i = 0; i < WRX_ARRAY_LEN(k->credentials) && k->credentials[i]; i++)
 			keep |= !strcmp(e->d_name, k->credentials[i]);
-		if (keep || strchr(e->d_name, ' ') || fstatat(dirfd(d), e->d_name, &st, 0) < 0)
+		if (keep || strpbrk(e->d_name, " |*?[") || fstatat(dirfd(d), e->d_name, &st, 0) < 0)
 			continue;
-		buf_addf(&b, "%lu:%lu:%s/%s ", (unsigned long)st.st_dev, (unsigned long)st.st_ino,
-			 k->config_dir, e->d_name);
+		add_state(&b, &st, k->config_dir, e->d_name);
 	}
 	if (d)
 		closedir(d);

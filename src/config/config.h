@@ -61,6 +61,7 @@ struct mount_def {
 struct sandbox_config {
 	bool enabled;
 	char *backend;                  /* owned: container or lima */
+	char *runtime;                  /* owned: default or gvisor; global-only */
 	char *target;                   /* owned: agent or all */
 	char *image;                    /* owned; NULL: workrex-sandbox:<agent> */
 	struct strlist env;             /* "NAME=value"; global-only */

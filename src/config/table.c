@@ -18,6 +18,7 @@ static const char *const notifies[] = {"off", "bell", "desktop", "both", NULL};
 static const char *const backends[] = {"container", "lima", NULL};
 static const char *const targets[] = {"agent", "all", NULL};
 static const char *const runtimes[] = {"podman", "docker", "apple-container", NULL};
+static const char *const kernels[] = {"default", "gvisor", NULL};
 static const char *const policies[] = {"allow", "deny", NULL};
 static const char *const tristate[] = {"auto", "true", "false", NULL};
 static const char *const isolations[] = {"project", "shared", NULL};
@@ -129,6 +130,9 @@ const struct config_key config_keys[] = {
 	    .help = "also add -S"),
 	KEY("sandbox.backend", CONFIG_CHOICE, SB(backend), .def = "container", .choices = backends,
 	    .help = "lima: a persistent VM per project"),
+	KEY("sandbox.runtime", CONFIG_CHOICE, SB(runtime), GLOBAL, .def = "default",
+	    .choices = kernels,
+	    .help = "gvisor: containers under runsc, a kernel of their own (podman)"),
 	KEY("sandbox.target", CONFIG_CHOICE, SB(target), .def = "agent", .choices = targets,
 	    .help = "agent: only the agent's pane; all: every pane"),
 	KEY("sandbox.image", CONFIG_STRING, SB(image), .unset = "workrex-sandbox:<agent>",

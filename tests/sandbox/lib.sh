@@ -21,12 +21,14 @@ add_box() {
 	w=$(wrx path box)
 }
 
-# global_config LINES...: the global config, sandbox.image set, LINES under sandbox:.
+# global_config LINES...: the global config, sandbox.image set (and
+# sandbox.runtime to $WORKREX_TEST_RUNTIME, given), LINES under sandbox:.
 global_config() {
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
 	{
 		echo "sandbox:"
 		echo "  image: workrex-test:latest"
+		[ -z "${WORKREX_TEST_RUNTIME:-}" ] || echo "  runtime: $WORKREX_TEST_RUNTIME"
 		printf '%s\n' "$@"
 	} >"$XDG_CONFIG_HOME/workrex/config.yaml"
 }

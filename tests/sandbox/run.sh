@@ -6,7 +6,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${WORKREX:?set WORKREX to the binary under test}"
 : "${WORKREX_GUEST:?set WORKREX_GUEST to the static guest client}"
-for tool in podman runc debootstrap git bwrap; do
+# WORKREX_TEST_RUNTIME=gvisor: every case under sandbox.runtime: gvisor.
+for tool in podman runc debootstrap git bwrap ${WORKREX_TEST_RUNTIME:+runsc}; do
 	command -v "$tool" >/dev/null || { echo "sandbox: $tool is required but not installed" >&2; exit 1; }
 done
 export CONTAINERS_CONF="$here/containers.conf"

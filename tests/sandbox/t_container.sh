@@ -196,9 +196,10 @@ t_doctor_attack() {
 	not wrx sandbox doctor --attack box >"$E2E_TMP/attack3.out" 2>&1
 	cat "$E2E_TMP/attack3.out" >&2
 	grep -q '^FAIL  secrets: readable inside:.* /etc/app/conn.dat' "$E2E_TMP/attack3.out"
-	grep -q "^FAIL  agent state: the host's own in there: .claude/projects" "$E2E_TMP/attack3.out"
+	grep -q "^FAIL  agent state: the host's own in there: ~/.claude/projects" "$E2E_TMP/attack3.out"
 	grep -q '^ok    cache layers: out of a command' "$E2E_TMP/attack3.out"
 	grep -q '^ok    config: no value' "$E2E_TMP/attack3.out"
+	rm -rf "$HOME/.claude" # the next test's host ~/.claude starts empty
 }
 
 # refused "CONFIG LINES..." MESSAGE: with this global config, a sandboxed
@@ -259,6 +260,7 @@ t_sandbox_commands() {
 	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<-YAML
 		sandbox:
 		  image: workrex-sandbox-test:shell
+		  runtime: ${WORKREX_TEST_RUNTIME:-default}
 	YAML
 	podman rmi -f workrex-sandbox-test:shell >/dev/null 2>&1 || true
 	# From the dashboard's command line, with the build's progress on the status line.
@@ -308,7 +310,7 @@ t_no_agent_speaks_for_another() {
 	wrx send two "printf %s \"\$WORKREX_RPC_TOKEN\" >$w2/token"
 	until_ok 30 test -s "$w2/token"
 	cp "$w2/token" "$w1/stolen"
-	wrx send one "ls /run/workrex >$w1/ls.txt; WORKREX_RPC_TOKEN=\$(cat stolen) workrex set-status done 2>$w1/err.txt; echo rc=\$? >>$w1/err.txt"
+	wrx send one "for f in /run/workrex/*; do echo \${f##*/}; done >$w1/ls.txt; WORKREX_RPC_TOKEN=\$(cat stolen) workrex set-status done 2>$w1/err.txt; echo rc=\$? >>$w1/err.txt"
 	until_ok 30 grep -q rc= "$w1/err.txt"
 	# Its socket is its own: the stolen token is refused there, and two is untouched.
 	grep -qx rpc.sock "$w1/ls.txt"

@@ -227,8 +227,23 @@ run_test "10,000 refused connections: the log under its cap, the dashboard respo
 
 # Firewall mode, for real: podman's bridge stands in for Docker Desktop's
 # and Apple Container's network, where no socket is shared.
+# Under gVisor the firewall mode is refused, said so (its firewall is
+# iptables, which gVisor's network has not): that is what is tested there.
+gvisor_refuses_firewall() {
+	echo "# under gVisor: the firewall mode is refused, not run (iptables)" >&2
+	global_config "  enabled: true" "  rpc_host: 10.88.0.1" "  container:" "    share_sockets: false" \
+		"  network:" "    policy: deny"
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add fw -b >"$E2E_TMP/fw.out" 2>&1 || true
+	not wrx open fw >>"$E2E_TMP/fw.out" 2>&1
+	grep -q 'gvisor cannot keep policy: deny with share_sockets: false' "$E2E_TMP/fw.out" ||
+		{ cat "$E2E_TMP/fw.out" >&2; return 1; }
+}
+
 t_firewall_mode() {
 	make_repo
+	[ "${WORKREX_TEST_RUNTIME:-}" != gvisor ] || { gvisor_refuses_firewall; return; }
 	upstream
 	ns_up
 	# The bridge is up while a container uses it; its gateway is the host.
@@ -276,6 +291,7 @@ t_firewall_mode() {
 # A firewall step that fails starts no agent: an image without iptables.
 t_firewall_fails_closed() {
 	make_repo
+	[ "${WORKREX_TEST_RUNTIME:-}" != gvisor ] || { gvisor_refuses_firewall; return; }
 	ns_up
 	podman run --name "wrxfw-noipt-$TAG" workrex-test:latest rm /usr/sbin/iptables /usr/sbin/ip6tables
 	podman commit -q "wrxfw-noipt-$TAG" "workrex-test-noipt:$TAG" >/dev/null

@@ -279,6 +279,64 @@ static void test_docker_argv(void **state)
 	config_free(&c);
 }
 
+/*
+ * sandbox.runtime: gvisor is podman's runtime runsc, with its network the
+ * container's (or none), host sockets let open; refused where it cannot
+ * be that, never run weaker.
+ */
+static void test_gvisor(void **state)
+{
+	(void)state;
+	sh("printf '#!/bin/sh\\n' >%s/runsc && chmod +x %s/runsc", bin, bin);
+	struct config c;
+	with_runtime(&c, "podman");
+	free(c.sandbox.runtime);
+	c.sandbox.runtime = xstrdup("gvisor");
+	struct backend_pane p = pane(&c);
+	char *cause = NULL;
+	struct strlist argv = {0};
+	assert_int_equal(backend_container.check(&p, &cause), 0);
+	assert_int_equal(backend_container.argv(&p, &argv, &cause), 0);
+	assert_string_equal(argv.v[1], "--runtime=runsc");
+	assert_string_equal(argv.v[2], "--runtime-flag=network=host");
+	assert_string_equal(argv.v[3], "--runtime-flag=host-uds=open");
+	assert_string_equal(argv.v[4], "run");
+	strlist_free(&argv);
+	p.offline = true; /* policy: deny with its socket: no network at all */
+	assert_int_equal(backend_container.argv(&p, &argv, &cause), 0);
+	assert_string_equal(argv.v[2], "--runtime-flag=network=none");
+	char *got = run_recorded(&argv);
+	expect_line(got, "--network=none");
+	free(got);
+	strlist_free(&argv);
+	p.offline = false;
+	c.sandbox.container.oci_runtime = xstrdup("crun");
+	assert_int_equal(backend_container.check(&p, &cause), -ENOTSUP);
+	assert_non_null(strstr(cause, "set one"));
+	free(cause);
+	free(c.sandbox.container.runtime);
+	c.sandbox.container.runtime = xstrdup("docker");
+	assert_int_equal(backend_container.check(&p, &cause), -ENOTSUP);
+	assert_non_null(strstr(cause, "gvisor needs podman"));
+	free(cause);
+	config_free(&c);
+	sh("rm %s/runsc", bin);
+	with_runtime(&c, "podman");
+	free(c.sandbox.runtime);
+	c.sandbox.runtime = xstrdup("gvisor");
+	p = pane(&c);
+	char *path = xasprintf("%s", bin); /* no runsc anywhere */
+	char *saved = xstrdup(getenv("PATH"));
+	setenv("PATH", path, 1);
+	assert_int_equal(backend_container.check(&p, &cause), -ENOTSUP);
+	assert_non_null(strstr(cause, "apt-get install runsc"));
+	setenv("PATH", saved, 1);
+	free(cause);
+	free(saved);
+	free(path);
+	config_free(&c);
+}
+
 /* podman: user namespaces taken away, its proxy variables kept out, 8g by default. */
 static void test_podman_argv(void **state)
 {
@@ -636,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_firewall_mode),
 		cmocka_unit_test(test_own_config_dir_replaces_links),
+		cmocka_unit_test(test_gvisor),
 		cmocka_unit_test(test_no_runtime),
 	};
 	return cmocka_run_group_tests_name("container", tests, setup, teardown);
