@@ -874,10 +874,13 @@ static void walk_map(struct walk *w, yaml_node_t *map, const char *prefix)
 		else if ((k->flags & CONFIG_GLOBAL_ONLY) && !w->global)
 			warn(w, kn, "'%s' may only be set in the global config; ignored", path);
 		else if ((k->flags & CONFIG_COMMAND) && w->untrusted) {
+			char *why =
+				xasprintf("'%s' goes to %s", path, k->sink ? k->sink : "a command");
 			warn(w, kn,
-			     "'%s' runs commands, and this project config is not trusted; "
-			     "ignored (read it, then `workrex trust`)",
-			     path);
+			     "%s, and this project config is not trusted; ignored (read it, then "
+			     "`workrex trust`)",
+			     why);
+			free(why);
 			strlist_add(&w->c->untrusted, path);
 		} else if (!is_null(v))
 			read_value(w, k, kn, v);

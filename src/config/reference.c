@@ -361,7 +361,7 @@ void config_reference_man(struct buf *out)
 		if (global_only(k))
 			buf_addstr(&t, "; global only");
 		if (k->flags & CONFIG_COMMAND)
-			buf_addstr(&t, "; runs commands: trusted projects only");
+			buf_addstr(&t, "; trusted projects only");
 		if (k->sink)
 			buf_addf(&t, "; goes to %s", k->sink);
 		if (k->flags & CONFIG_ARGUMENT)

@@ -49,7 +49,10 @@ enum config_type {
 enum {
 	/* A project file that sets it gets a warning, and it is ignored. */
 	CONFIG_GLOBAL_ONLY = 1 << 0,
-	/* The host runs it: in a project file it counts only once trusted. */
+	/*
+	 * The host runs it, or writes or reads where it says: in a project
+	 * file it counts only once trusted.
+	 */
 	CONFIG_COMMAND = 1 << 1,
 	/* A project file may set it true, never false over a global true. */
 	CONFIG_ONLY_ON = 1 << 2,

@@ -295,7 +295,7 @@ t_project_trust() {
 	wait_for '^.workrex.yaml is not trusted, so its post_create did not run: .*ran-1'
 	# Until the user says yes, it runs nothing.
 	wrx add before -b --no-sandbox >"$E2E_TMP/out" 2>&1
-	grep -q "'post_create' runs commands, and this project config is not trusted" "$E2E_TMP/out"
+	grep -q "'post_create' goes to sh -c on the host, in the project or the agent's worktree, and this project config is not trusted" "$E2E_TMP/out"
 	test ! -e "$E2E_TMP/ran-1"
 	keys y
 	wait_for 'trusted .*proj/.workrex.yaml' || { tail -20 "$XDG_STATE_HOME/workrex/workrex.log" >&2; return 1; }

@@ -465,7 +465,7 @@ t_review_remote_never_an_option() {
 	git -C "$w/feat" commit -qam fix
 	# Not trusted: the project's remote is not taken (said), origin is.
 	wrx pr feat >"$E2E_TMP/out" 2>"$E2E_TMP/err"
-	grep -q "'review.remote' runs commands, and this project config is not trusted" "$E2E_TMP/err"
+	grep -q "'review.remote' goes to git push, fetch and ls-remote, as the remote, and this project config is not trusted" "$E2E_TMP/err"
 	grep -q '^feat: pushed to origin' "$E2E_TMP/out"
 	[ ! -e "$ran-pr" ] || { echo "  pr ran the project's command" >&2; return 1; }
 	# add --pr, through --upload-pack.

@@ -392,7 +392,8 @@ static void test_untrusted_commands_ignored(void **state)
 	assert_string_equal(c.untrusted_path, p);
 	assert_string_equal(c.untrusted_text, text);
 	assert_int_equal(c.nwarnings, 4);
-	assert_non_null(strstr(c.warnings[0], "tp.yaml:1: 'post_create' runs commands, and this "
+	assert_non_null(strstr(c.warnings[0], "tp.yaml:1: 'post_create' goes to sh -c on the host, "
+					      "in the project or the agent's worktree, and this "
 					      "project config is not trusted"));
 	/* Trusted: they count. */
 	assert_int_equal(config_trust(&c, &err), 0);
@@ -447,6 +448,79 @@ static char *yaml_at(const char *path, const char *value)
  * stays beneath the project; or only the global file may set it. And the
  * argument's guard holds, key by key.
  */
+/* A value of k's type that reads without error, for a file that sets it. */
+static const char *sample(const struct config_key *k)
+{
+	switch (k->type) {
+	case CONFIG_LIST:
+	case CONFIG_PANES:
+		return "[x]";
+	case CONFIG_MOUNTS:
+		return "[/srv/x]";
+	case CONFIG_LAYOUTS:
+		return "{l: {panes: [x]}}";
+	case CONFIG_AGENTS:
+		return "{a: {command: x}}";
+	case CONFIG_ENV:
+		return "{A: b}";
+	case CONFIG_HOSTS:
+		return "{h: {ssh: u@h, path: /srv/x}}";
+	case CONFIG_PATH:
+		return "/srv/x";
+	default:
+		return "x";
+	}
+}
+
+/*
+ * Each key whose value leaves workrex (its row's sink) is guarded, and the
+ * guard holds: from a project file not trusted, a command's (or a host
+ * path's) value is not taken and the warning says where it would have
+ * gone; a global-only one is ignored there.
+ */
+static void test_each_sink_guarded_from_a_project(void **state)
+{
+	(void)state;
+	int commands = 0, globals = 0;
+	for (size_t i = 0; i < config_nkeys; i++) {
+		const struct config_key *k = &config_keys[i];
+		if ((k->flags & CONFIG_COMMAND) && k->sink == NULL)
+			fail_msg(
+				"%s: trusted projects only, and its row does not say where it goes",
+				k->path);
+		if (k->sink == NULL || !(k->flags & (CONFIG_COMMAND | CONFIG_GLOBAL_ONLY)))
+			continue;
+		char *text = yaml_at(k->path, sample(k));
+		char *p = write_file("sink.yaml", text);
+		struct config c;
+		char *err = NULL;
+		config_init(&c);
+		if (config_load(&c, p, false, &err) != 0)
+			fail_msg("%s: %s", k->path, err);
+		/* Global-only: the key, or the section it is in (remote). */
+		char *want =
+			k->flags & CONFIG_GLOBAL_ONLY
+				? xstrdup("' may only be set in the global config")
+				: xasprintf(
+					  "'%s' goes to %s, and this project config is not trusted",
+					  k->path, k->sink);
+		char *top = xstrndup(k->path, strcspn(k->path, "."));
+		bool said = false;
+		for (size_t w = 0; w < c.nwarnings; w++)
+			said |= strstr(c.warnings[w], want) != NULL && strstr(c.warnings[w], top);
+		if (!said)
+			fail_msg("%s: no warning '%s' (%zu warnings)", k->path, want, c.nwarnings);
+		commands += !(k->flags & CONFIG_GLOBAL_ONLY);
+		globals += !!(k->flags & CONFIG_GLOBAL_ONLY);
+		free(top);
+		free(want);
+		config_free(&c);
+		free(p);
+		free(text);
+	}
+	assert_true(commands >= 12 && globals >= 10);
+}
+
 static void test_values_that_leave_are_guarded(void **state)
 {
 	(void)state;
@@ -494,7 +568,8 @@ static void test_values_that_leave_are_guarded(void **state)
 	assert_int_equal(config_load(&c, p, false, &err), 0);
 	assert_string_equal(c.review_remote, "origin");
 	assert_int_equal(c.nwarnings, 1);
-	assert_non_null(strstr(c.warnings[0], "'review.remote' runs commands, and this project "
+	assert_non_null(strstr(c.warnings[0], "'review.remote' goes to git push, fetch and "
+					      "ls-remote, as the remote, and this project "
 					      "config is not trusted"));
 	config_free(&c);
 	free(p);
@@ -880,6 +955,7 @@ int main(void)
 		cmocka_unit_test(test_search_dir_skips_linked_worktrees),
 		cmocka_unit_test(test_untrusted_commands_ignored),
 		cmocka_unit_test(test_values_that_leave_are_guarded),
+		cmocka_unit_test(test_each_sink_guarded_from_a_project),
 		cmocka_unit_test(test_not_available_yet),
 		cmocka_unit_test(test_allow_domain),
 		cmocka_unit_test(test_accept_lima),
