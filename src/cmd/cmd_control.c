@@ -275,16 +275,33 @@ int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv)
 		}
 		if (drc < 0)
 			break;
-		int reached = 0;
+		/* A failed agent will not reach anything else: said at once, not waited on. */
+		int reached = 0, failed = 0;
+		char *gone = NULL;
 		for (int k = 0; k < n; k++) {
 			json_object *st = cmd_live_agent(agents, names[k], "status");
-			reached += st && !strcmp(json_object_get_string(st), want);
+			const char *s = st ? json_object_get_string(st) : "";
+			reached += !strcmp(s, want);
+			if (strcmp(want, STATUS_FAILED) && !strcmp(s, STATUS_FAILED) &&
+			    failed++ == 0) {
+				json_object *f = cmd_live_agent(agents, names[k], "failure");
+				gone = f ? xasprintf("%s failed (%s)", names[k],
+						     json_object_get_string(f))
+					 : xasprintf("%s failed", names[k]);
+			}
 		}
 		json_object_put(r);
 		if (reached == n || (any && reached > 0)) {
+			free(gone);
 			rc = 0;
 			break;
 		}
+		if (failed && (!any || reached + failed == n)) {
+			rc = cmd_fail("wait", "%s: it will not be %s", gone, want);
+			free(gone);
+			break;
+		}
+		free(gone);
 		if (now_ms() >= deadline) {
 			rc = cmd_fail("wait", "timed out before %s reached '%s'",
 				      n == 1 ? names[0] : "the agents", want);

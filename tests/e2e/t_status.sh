@@ -90,6 +90,9 @@ t_status_without_hooks() {
 	wrx status ends | grep -qF 'failed (exit 3: cannot start: no API key)'
 	wrx status --json | grep -qF '"failure":"exit 3: cannot start: no API key"'
 	(cd "$repo" && timeout 5 "$WORKREX" wait ends --status failed --timeout 3 >/dev/null)
+	# Waiting for it to be done returns at once, non-zero, saying why (issue 46).
+	(cd "$repo" && not timeout 5 "$WORKREX" wait ends 2>"$E2E_TMP/wait.err")
+	grep -qF "wait: ends failed (exit 3: cannot start: no API key): it will not be done" "$E2E_TMP/wait.err"
 	# One whose program ends well is done.
 	wrx send quiet 'exit 0'
 	wait_for '^ [23] ✓ quiet'
