@@ -246,6 +246,30 @@ static char *auto_branch(struct cmd_ctx *ctx, const char *prompt, const char *ag
 	return slug;
 }
 
+/*
+ * -a NAME names a profile, or a command the host can run: checked before
+ * a branch or a worktree is made, not found by the agent's exit 127. A
+ * sandbox's command is its image's, which the host cannot see.
+ */
+static int agent_runnable(struct cmd_ctx *ctx, const char *name, bool sandboxed)
+{
+	const struct agent_def *def = config_agent(&ctx->cfg, name);
+	const char *cmd = def ? def->command : name;
+	char *word = xstrndup(cmd, strcspn(cmd, " \t"));
+	bool ok = sandboxed || !strcmp(word, "<agent>") ||
+		  (strchr(word, '/') ? access(word, X_OK) == 0 : path_has(word));
+	int rc = 0;
+	if (!ok && def)
+		rc = cmd_fail("add", "-a %s: its profile's command %s is not on PATH", name, word);
+	else if (!ok)
+		rc = cmd_fail("add",
+			      "-a %s: no profile of that name, and no command %s on PATH (`workrex "
+			      "agents` lists the CLIs it knows)",
+			      name, word);
+	free(word);
+	return rc;
+}
+
 int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -440,6 +464,13 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	if (o.layout && config_layout(&ctx->cfg, o.layout) == NULL) {
 		free(prompt);
 		return cmd_fail("add", "-l %s: no such layout (layouts: in the config)", o.layout);
+	}
+	if (o.agent && !remote &&
+	    (rc = agent_runnable(ctx, o.agent,
+				 o.setup_inside || o.sandbox == 1 ||
+					 (o.sandbox == -1 && ctx->cfg.sandbox.enabled))) != 0) {
+		free(prompt);
+		return rc;
 	}
 	/* Kept for the command's life: o's strings point into them. */
 	struct agent_rec src = {0};

@@ -537,6 +537,25 @@ run_test "a profile added to agents: while the dashboard runs is used at once" t
 run_test "unknown names and a missing --config are errors" t_unknown_names_are_errors
 run_test "agent and pane numbers are stable" t_numbers_are_stable
 run_test "a prompt reaches any agent; one starting with - stays a prompt" t_prompt_reaches_any_agent
+# add -a with a CLI that is not there (issue 46 item 12): refused before a
+# branch or a worktree is made; a profile whose command is missing too;
+# a sandboxed agent's command is its image's, not checked here.
+t_add_unknown_agent() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agents:\n  ghost:\n    command: no-such-cli-2 --x\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	not wrx add x -a no-such-cli -b 2>"$E2E_TMP/err"
+	grep -qF -- "add: -a no-such-cli: no profile of that name, and no command no-such-cli on PATH" "$E2E_TMP/err"
+	not wrx add y -a ghost -b 2>"$E2E_TMP/err"
+	grep -qF -- "add: -a ghost: its profile's command no-such-cli-2 is not on PATH" "$E2E_TMP/err"
+	not git -C "$repo" rev-parse -q --verify refs/heads/x
+	not git -C "$repo" rev-parse -q --verify refs/heads/y
+	test ! -e "$repo/../proj__worktrees/x"
+	wrx add z -a sh -b >/dev/null 2>&1 || true
+	git -C "$repo" rev-parse -q --verify refs/heads/z >/dev/null
+}
+
+run_test "add -a with a CLI that is not there: refused, no branch, no worktree" t_add_unknown_agent
 run_test "list fits 80 columns" t_list_fits_80_columns
 run_test "each pane's program starts at the size its pane keeps" t_panes_start_at_their_size
 run_test "send and add -p into a running agent: submitted, or not submitted is said" t_send_is_submitted
