@@ -45,12 +45,12 @@ static int agents_arg(const char *flag, const char *arg, int *out)
 }
 
 /* add -p -: one agent for each line on stdin that is not blank. */
-static void read_inputs(struct strlist *out)
+static void read_inputs(FILE *in, struct strlist *out)
 {
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	while ((n = getline(&line, &cap, stdin)) > 0) {
+	while ((n = getline(&line, &cap, in)) > 0) {
 		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			line[--n] = '\0';
 		if (strspn(line, " \t") < (size_t)n)
@@ -280,6 +280,7 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		{"name", required_argument, NULL, 'H'},
 		{"count", required_argument, NULL, 'n'},
 		{"foreach", required_argument, NULL, 'E'},
+		{"prompts-from", required_argument, NULL, 'L'},
 		{"branch-template", required_argument, NULL, 'T'},
 		{"max-concurrent", required_argument, NULL, 'M'},
 		{"background", no_argument, NULL, 'b'},
@@ -370,12 +371,28 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 			o.base = optarg;
 			break;
 		case 'p':
+			/* -p - is one prompt, read whole, as -P - (--prompts-from: one a line). */
 			free(prompt);
-			prompt = NULL;
-			from_stdin = !strcmp(optarg, "-");
-			if (!from_stdin)
-				prompt = xstrdup(optarg);
+			prompt = strcmp(optarg, "-") ? xstrdup(optarg) : read_file("-", &cause);
+			if (prompt && !strcmp(optarg, "-") &&
+			    strspn(prompt, " \t\r\n") == strlen(prompt))
+				rc = cmd_fail("add", "-p -: nothing on stdin, no prompt");
+			else if (prompt == NULL)
+				rc = cmd_fail("add", "-p -: %s", cause);
 			break;
+		case 'L': {
+			FILE *in = strcmp(optarg, "-") ? fopen(optarg, "re") : stdin;
+			from_stdin = true;
+			if (in == NULL) {
+				rc = cmd_fail("add", "--prompts-from %s: %s", optarg,
+					      strerror(errno));
+				break;
+			}
+			read_inputs(in, &g.inputs);
+			if (in != stdin)
+				fclose(in);
+			break;
+		}
 		case 'P': {
 			free(prompt);
 			const char *body;
@@ -409,8 +426,6 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 			break;
 		}
 	}
-	if (rc == 0 && from_stdin)
-		read_inputs(&g.inputs);
 	if (rc == 0 && (optind != argc - (pr || auto_name ? 0 : 1) || (pr && remote) ||
 			(auto_name && (pr || optind != argc))))
 		rc = 2;
@@ -437,12 +452,12 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 					     : "an agent's spawn");
 	} else if (rc == 0 && group) {
 		g.base_name = argv[optind];
-		g.prompt = from_stdin ? "{{ input }}" : prompt;
+		g.prompt = from_stdin && prompt == NULL ? "{{ input }}" : prompt;
 		g.remote = remote;
 		g.background = background;
 		g.o = o;
 		if (g.inputs.n == 0 && from_stdin)
-			rc = cmd_fail("add", "-p -: no line on stdin, no agent");
+			rc = cmd_fail("add", "--prompts-from: no line, no agent");
 		else
 			rc = cmd_add_group(ctx, &g);
 	}

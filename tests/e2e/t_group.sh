@@ -75,11 +75,17 @@ t_group_product() {
 	wrx add rw -P "$E2E_TMP/task.md" --branch-template 'rw/{{ lang | slugify }}' -b >/dev/null
 	[ "$(prompt_of rw-rust)" = 'Rewrite it in rust.' ]
 	[ "$(prompt_of rw-zig)" = 'Rewrite it in zig.' ]
-	# One for each line on stdin.
-	printf 'the login page\n\nthe signup page\n' | wrx add todo -p - -b >/dev/null
+	# One for each line of --prompts-from (stdin here); -p - is one prompt,
+	# however many lines it has (issue 46 item 8).
+	printf 'the login page\n\nthe signup page\n' | wrx add todo --prompts-from - -b >/dev/null
 	[ "$(prompt_of todo-1)" = 'the login page' ]
 	[ "$(prompt_of todo-2)" = 'the signup page' ]
 	[ "$(groups | grep -c ' todo ')" -eq 2 ]
+	printf 'Fix the login page.\n\nThen the signup page.\n' | wrx add whole -p - -b >/dev/null
+	[ "$(prompt_of whole)" = "$(printf 'Fix the login page.\n\nThen the signup page.')" ]
+	test ! -e "$E2E_TMP/work/proj__worktrees/whole-1"
+	not wrx add blank -p - -b </dev/null 2>"$E2E_TMP/err"
+	grep -qF 'add: -p -: nothing on stdin, no prompt' "$E2E_TMP/err"
 }
 
 # A template error, or two agents with one name, is said before anything
@@ -289,7 +295,7 @@ t_group_compare_no_check() {
 }
 
 run_test "add -a twice: one agent for each CLI, branch and prompt rendered; list shows the group" t_group_of_clis
-run_test "add -n 3 --foreach makes the product; a prompt file's foreach; -p - a line each" t_group_product
+run_test "add -n 3 --foreach makes the product; a prompt file's foreach; --prompts-from a line each; -p - one" t_group_product
 run_test "a template error or a clash is said before any agent is made" t_group_errors_first
 run_test "three candidates: the check ran at done; compare shows it; --merge keeps the winner only" t_group_compare_merge
 run_test "--max-concurrent 2 of 6: never three at work; each done opens the next, in order" t_group_max_concurrent
