@@ -347,8 +347,24 @@ int cmd_open_repo(struct cmd_ctx *ctx, const char *cmd)
 			char *g = config_global_path(), *gcause = NULL;
 			config_free(&ctx->cfg);
 			config_init(&ctx->cfg);
-			/* The global file's own error, or a file named with --config, stops all. */
+			/*
+			 * A file named with --config stops all; so does the global
+			 * file's own error, but for the commands that look, stop and
+			 * tidy up (status, close, remove, shutdown...): they go on
+			 * with the built-in defaults, saying so.
+			 */
 			bool global_bad = g && strncmp(cause, g, strlen(g)) == 0;
+			if (!ctx->config_file && global_bad && without_project_config(cmd)) {
+				fprintf(stderr,
+					"workrex: warning: %s; %s goes on with the built-in "
+					"defaults "
+					"(`workrex config check` says what to fix)%s\n",
+					cause, cmd,
+					strcmp(cmd, "remove") == 0 ? " (no pre_remove runs)" : "");
+				free(cause);
+				free(g);
+				return 0;
+			}
 			if (ctx->config_file || global_bad || !without_project_config(cmd) ||
 			    (g && config_load(&ctx->cfg, g, true, &gcause) < 0)) {
 				int rc = cmd_fail(cmd, "%s", cause);

@@ -178,6 +178,26 @@ t_bad_project_config_locks_nobody_out() {
 	rm -rf "$XDG_CONFIG_HOME/workrex" "$repo/.workrex.yaml"
 }
 
+# The global file broken (issue 46 item 9): what looks, stops and tidies
+# up goes on with the built-in defaults, saying so; add refuses.
+t_bad_global_config_locks_nobody_out() {
+	git_env
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx add -b one >/dev/null
+	printf 'scrollback: 10\nkeys: [\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx list 2>"$E2E_TMP/err" | grep -q '^one '
+	grep -q "config\.yaml:3:1: .*; list goes on with the built-in defaults" "$E2E_TMP/err"
+	wrx status >/dev/null 2>&1
+	wrx rm one 2>"$E2E_TMP/err" | grep -qx 'removed one'
+	grep -q 'remove goes on with the built-in defaults .* (no pre_remove runs)' "$E2E_TMP/err"
+	wrx shutdown -y >/dev/null 2>&1
+	not wrx add two 2>"$E2E_TMP/err"
+	grep -q 'add: .*config\.yaml:3:1: ' "$E2E_TMP/err"
+	rm -rf "$XDG_CONFIG_HOME/workrex"
+}
+
 t_unknown_key_is_a_warning() {
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
 	printf 'scrollback: 10\nfrobnicate: 1\nkeys:\n  prefix: C-a\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
@@ -251,6 +271,7 @@ run_test "invalid UTF-8" t_invalid_utf8
 run_test "escape intermediates before [ or a string introducer do not freeze it" t_intermediates_do_not_freeze
 run_test "malformed config is a clear error" t_bad_config_is_a_clear_error
 run_test "a broken project config locks nobody out of list, status, rm" t_bad_project_config_locks_nobody_out
+run_test "a broken global config locks nobody out of list, status, rm, shutdown; add refuses" t_bad_global_config_locks_nobody_out
 run_test "unknown config key is a warning; prefix rebinds" t_unknown_key_is_a_warning
 run_test "SIGHUP detaches; the next dashboard has the programs; quit ends them" t_terminal_hangup_detaches
 run_test "a terminal that stops reading: the dashboard waits, nothing lost" t_slow_terminal
