@@ -92,7 +92,10 @@ static char **check_argv(struct cmd_ctx *ctx, const struct agent_rec *a, bool *s
 	return strlist_argv(hold);
 }
 
-/* a's check, now (or not, when if_changed and it saw this already). 0, or 1: not run. */
+/*
+ * a's check, now (or not, when if_changed and it saw this already). 0: it
+ * passed; 1: it failed, or did not run.
+ */
 static int run_check(struct cmd_ctx *ctx, const struct agent_rec *a, bool if_changed)
 {
 	const char *root = repo_root(ctx->repo);
@@ -100,11 +103,12 @@ static int run_check(struct cmd_ctx *ctx, const struct agent_rec *a, bool if_cha
 	struct check_result last;
 	bool have = check_load(root, a->handle, &last) == 0;
 	bool same = have && last.key && !strcmp(last.key, key) && strcmp(last.state, "running");
+	bool passed = have && !strcmp(last.state, "passed");
 	if (have)
 		check_result_free(&last);
 	if (if_changed && same) {
 		free(key);
-		return 0;
+		return passed ? 0 : 1;
 	}
 	bool sandboxed;
 	struct strlist hold = {0};
@@ -141,7 +145,7 @@ static int run_check(struct cmd_ctx *ctx, const struct agent_rec *a, bool if_cha
 	free(argv);
 	strlist_free(&hold);
 	free(key);
-	return 0;
+	return r.code == 0 ? 0 : 1;
 }
 
 /* One candidate as compare shows it. */
@@ -228,12 +232,13 @@ static int remove_others(struct cmd_ctx *ctx, struct agent_rec *as, size_t n, co
 		return 0;
 	if (!yes) {
 		if (!isatty(STDIN_FILENO)) {
-			cmd_fail("compare",
-				 "the others (%s) stay: -y removes them without asking, -k "
-				 "keeps them",
-				 names.data);
+			/* The merge is done: not a failure; the others wait for the user. */
+			fprintf(stderr,
+				"workrex: compare: no terminal to ask: the others (%s) stay (-y "
+				"removes them without asking)\n",
+				names.data);
 			buf_free(&names);
-			return 1;
+			return 0;
 		}
 		printf("remove the others, their work with them: %s? (y/n) ", names.data);
 		fflush(stdout);
@@ -362,12 +367,15 @@ int cmd_compare(struct cmd_ctx *ctx, int argc, char **argv)
 						 "workrex.yaml");
 			found = true;
 		}
+		/* Every candidate's check runs; one that failed makes the exit 1. */
+		int failed = 0;
 		for (size_t i = 0; i < n && rc == 0; i++) {
 			if (one && strcmp(one, as[i].handle))
 				continue;
 			found = true;
-			rc |= run_check(ctx, &as[i], if_changed);
+			failed |= run_check(ctx, &as[i], if_changed);
 		}
+		rc = rc ? rc : failed;
 		if (!found)
 			rc = cmd_fail("compare", "'%s' is not one of the group", one);
 	} else {

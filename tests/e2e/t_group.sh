@@ -159,6 +159,11 @@ for c in json.load(sys.stdin):
 	echo more >>"$w/best-2/notes.txt"
 	wrx compare best --check best-2 --if-changed | grep -q 'best-2: check passed (exit 0'
 	rm "$w/best-2/notes.txt"
+	# A failed check is exit 1, whether run now or seen already (issue 46 item 7).
+	not wrx compare best --check best-1 >"$E2E_TMP/out"
+	grep -q 'best-1: check failed (exit' "$E2E_TMP/out"
+	not wrx compare best --check best-1 --if-changed >/dev/null
+	not wrx compare best --check >/dev/null
 	# check_required: a failed one is refused, nothing merged.
 	printf 'check_required: true\n' >>"$XDG_CONFIG_HOME/workrex/config.yaml"
 	not wrx compare best --merge best-1 -y 2>"$E2E_TMP/err"
