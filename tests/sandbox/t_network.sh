@@ -188,18 +188,21 @@ t_refusal_flood() {
 		"    allowed_domains: [allowed.test]"
 	start_repo 140 40
 	wait_for 'wrx\$'
-	local w
+	local w n=10000
+	# Under gVisor each connection crosses its netstack and the socket
+	# forwarder: 8,452 of them took the 240 s in CI's sanitizer round.
+	[ "${WORKREX_TEST_RUNTIME:-}" != gvisor ] || n=3000
 	add_box
-	cat >"$w/flood.sh" <<-'EOF'
+	cat >"$w/flood.sh" <<-EOF
 		i=0
-		while [ $i -lt 10000 ]; do
+		while [ \$i -lt $n ]; do
 			exec 3<>/dev/tcp/127.0.0.1/3128 || break
-			printf 'CONNECT bad%d.test:443 HTTP/1.1\r\nHost: x\r\n\r\n' $i >&3
+			printf 'CONNECT bad%d.test:443 HTTP/1.1\r\nHost: x\r\n\r\n' \$i >&3
 			read -r line <&3
 			exec 3>&-
-			i=$((i + 1))
+			i=\$((i + 1))
 		done
-		echo "flood-done $i $line"
+		echo "flood-done \$i \$line"
 	EOF
 	local t0=$SECONDS
 	wrx send box 'bash flood.sh >flood.out 2>&1'
@@ -211,19 +214,19 @@ t_refusal_flood() {
 	wait_for 'still-42'
 	until_ok 240 grep -q flood-done "$w/flood.out" || { cat "$w/flood.out" >&2; screen >&2; return 1; }
 	cat "$w/flood.out" >&2
-	grep -q '^flood-done 10000 HTTP/1.1 407' "$w/flood.out"
-	echo "10,000 refusals in $((SECONDS - t0)) s" >&2
+	grep -q "^flood-done $n HTTP/1.1 407" "$w/flood.out"
+	echo "$n refusals in $((SECONDS - t0)) s" >&2
 	local log=$XDG_STATE_HOME/workrex/workrex.log size
 	size=$(stat -c %s "$log")
 	echo "workrex.log: $size bytes, $(grep -c 'proxy: refused' "$log") refusal lines, $(grep -c 'more refused' "$log") tallies" >&2
 	[ "$size" -lt $((8 << 20)) ]
 	[ "$(grep -c 'proxy: refused' "$log")" -lt 1000 ]
-	wait_for '^ 2 .*box.*⊘10000' 20
+	wait_for "^ 2 .*box.*⊘$n" 20
 	wrx list >/dev/null
 }
 
 run_test "policy deny: HTTPS to allowed names through the proxy, and no other way out" t_deny_policy
-run_test "10,000 refused connections: the log under its cap, the dashboard responsive" t_refusal_flood
+run_test "10,000 refused connections (3,000 under gVisor): the log under its cap, the dashboard responsive" t_refusal_flood
 
 # Firewall mode, for real: podman's bridge stands in for Docker Desktop's
 # and Apple Container's network, where no socket is shared.
