@@ -430,7 +430,7 @@ t_group_check_in_its_sandbox() {
 	w=$(cd "$repo/../proj__worktrees" && pwd)
 	echo good >"$w/cand-1/solution.txt"
 	echo bad >"$w/cand-2/solution.txt"
-	wrx compare cand --check >"$E2E_TMP/out"
+	not wrx compare cand --check >"$E2E_TMP/out" # cand-2 fails its check
 	grep -q '^cand-1: check passed (exit 0, [0-9]*s, sandbox)' "$E2E_TMP/out"
 	grep -q '^cand-2: check failed (exit 1, [0-9]*s, sandbox)' "$E2E_TMP/out"
 	wrx compare cand --json >"$E2E_TMP/json"
