@@ -159,42 +159,36 @@ t_bad_config_is_a_clear_error() {
 	rm "$XDG_CONFIG_HOME/workrex/config.yaml"
 }
 
-# A project's file that does not load locks nobody out: list, status and
-# rm go on with the global file, saying so; what needs it (add) refuses.
-t_bad_project_config_locks_nobody_out() {
+# broken FILE LIST_SAYS RM_SAYS: an agent made, then FILE broken: list,
+# status and rm go on, saying so on stderr; what needs it (add) refuses.
+broken() {
 	git_env
 	make_repo
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
 	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
 	wrx add -b one >/dev/null
-	printf 'scrollback: 10\nkeys: [\n' >"$repo/.workrex.yaml"
+	printf 'scrollback: 10\nkeys: [\n' >"$1"
 	wrx list 2>"$E2E_TMP/err" | grep -q '^one '
-	grep -q "\.workrex\.yaml:3:1: .*; list goes on without the project's config" "$E2E_TMP/err"
-	wrx status >/dev/null
+	grep -q "${1##*/}:3:1: .*; list goes on $2" "$E2E_TMP/err"
+	wrx status >/dev/null 2>&1
 	wrx rm one 2>"$E2E_TMP/err" | grep -qx 'removed one'
-	grep -q 'remove goes on without the project.s config (no pre_remove of it runs)' "$E2E_TMP/err"
+	grep -q "remove goes on $3" "$E2E_TMP/err"
 	not wrx add two 2>"$E2E_TMP/err"
-	grep -q 'add: .*\.workrex\.yaml:3:1: ' "$E2E_TMP/err"
+	grep -q "add: .*${1##*/}:3:1: " "$E2E_TMP/err"
+}
+
+# A project's file that does not load: the global file alone.
+t_bad_project_config_locks_nobody_out() {
+	broken "$repo/.workrex.yaml" "without the project's config" \
+		"without the project's config (no pre_remove of it runs)"
 	rm -rf "$XDG_CONFIG_HOME/workrex" "$repo/.workrex.yaml"
 }
 
-# The global file broken (issue 46 item 9): what looks, stops and tidies
-# up goes on with the built-in defaults, saying so; add refuses.
+# The global file broken (issue 46 item 9): the built-in defaults.
 t_bad_global_config_locks_nobody_out() {
-	git_env
-	make_repo
-	mkdir -p "$XDG_CONFIG_HOME/workrex"
-	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
-	wrx add -b one >/dev/null
-	printf 'scrollback: 10\nkeys: [\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
-	wrx list 2>"$E2E_TMP/err" | grep -q '^one '
-	grep -q "config\.yaml:3:1: .*; list goes on with the built-in defaults" "$E2E_TMP/err"
-	wrx status >/dev/null 2>&1
-	wrx rm one 2>"$E2E_TMP/err" | grep -qx 'removed one'
-	grep -q 'remove goes on with the built-in defaults .* (no pre_remove runs)' "$E2E_TMP/err"
+	broken "$XDG_CONFIG_HOME/workrex/config.yaml" "with the built-in defaults" \
+		"with the built-in defaults .* (no pre_remove runs)"
 	wrx shutdown -y >/dev/null 2>&1
-	not wrx add two 2>"$E2E_TMP/err"
-	grep -q 'add: .*config\.yaml:3:1: ' "$E2E_TMP/err"
 	rm -rf "$XDG_CONFIG_HOME/workrex"
 }
 
