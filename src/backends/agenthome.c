@@ -63,6 +63,21 @@ static int stage_entry(int sfd, const char *stage, const char *name, const char 
 		close(fd);
 		return 0;
 	}
+	if (S_ISREG(st->st_mode)) {
+		/* A file (credentials, settings.json): copied here, no process for it. */
+		char *text = NULL;
+		size_t len = 0;
+		int rc = file_read_len(src, 16u << 20, &text, &len, cause);
+		int fd = rc < 0 ? -1
+				: openat(sfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+					 st->st_mode & 0700);
+		if (rc == 0 && (fd < 0 || fd_write_all(fd, text, len) < 0))
+			rc = -errno;
+		if (fd >= 0)
+			close(fd);
+		free(text);
+		return rc;
+	}
 	char *dst = xasprintf("%s/%s", stage, name);
 	char *argv[] = {"cp", "-RL", "--preserve=mode", "--", (char *)src, dst, NULL};
 	struct proc_opts o = PROC_OPTS_DEFAULT;
