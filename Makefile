@@ -41,7 +41,7 @@ BIN     := $(BUILD)/workrex
 # dynamic one maps whole. Sanitizers cannot link statically: with them
 # the C library stays shared.
 KEEPER  := $(BUILD)/workrex-keeper
-KEEPER_OBJ := $(patsubst %,$(BUILD)/src/%.o,keeper/bin keeper/keeper keeper/proto keeper/sync \
+KEEPER_OBJ := $(patsubst %,$(BUILD)/src/%.o,keeper/bin keeper/keeper keeper/mark keeper/proto keeper/sync \
 	term/pane term/pty term/screen term/scrollback term/vtfilter term/wcwidth term/width term/colour \
 	rpc/server rpc/status rpc/proto rpc/control net/proxy net/spec net/head net/host \
 	util/util util/log util/beneath util/json util/fault)

@@ -148,6 +148,13 @@ int cmd_keepers_live(struct cmd_ctx *ctx, json_object **reply)
 			json_object_object_add(a, "status", json_object_get(v));
 		if (m && json_object_object_get_ex(m, "failure", &v))
 			json_object_object_add(a, "failure", json_object_get(v));
+		uint64_t now = wall_ms();
+		if (m && json_object_object_get_ex(m, "since", &v) &&
+		    (uint64_t)json_object_get_int64(v) <= now)
+			json_object_object_add(
+				a, "since_ms",
+				json_object_new_int64(
+					(int64_t)(now - (uint64_t)json_object_get_int64(v))));
 		/* Its program ended with no dashboard to see it: done, or failed and how. */
 		const char *said = m && json_object_object_get_ex(m, "status", &v)
 					   ? json_object_get_string(v)

@@ -868,6 +868,9 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 			json_object *failure = cmd_live_agent(live_agents, a->handle, "failure");
 			if (failure)
 				json_object_object_add(o, "failure", json_object_get(failure));
+			json_object *since = cmd_live_agent(live_agents, a->handle, "since_ms");
+			if (status && since)
+				json_object_object_add(o, "since_ms", json_object_get(since));
 			if (!status_only) {
 				json_object_object_add(
 					o, "panes",

@@ -736,9 +736,8 @@ static void do_list(struct act_call *c)
 					       : NULL);
 		json_object_object_add(o, "interrupted",
 				       json_object_new_boolean(session_interrupted(s, a, now)));
-		json_object_object_add(
-			o, "since_ms",
-			json_object_new_int64((int64_t)(now - WRX_MIN(now, a->status_since))));
+		json_object_object_add(o, "since_ms",
+				       json_object_new_int64((int64_t)agent_status_age(a)));
 		if (a->title)
 			json_object_object_add(o, "title", json_object_new_string(a->title));
 		if (a->failure)
@@ -932,6 +931,9 @@ static void open_run(struct act_call *c)
 	/* add made its sandbox's git dir a moment ago: its first pane need not. */
 	if (bool_arg(c, "git_ready"))
 		a->git.ready = true;
+	/* One that failed, opened again, starts anew: no longer failed. */
+	if (a->status == WRX_STATUS_FAILED && session_agent_panes(c->w->s, a) == 0)
+		session_set_status(c->w->s, a, WRX_STATUS_NONE);
 	char *cause = NULL;
 	if (agents_open(c->w, a, bool_arg(c, "focus"), bool_arg(c, "continue"), &cause) < 0) {
 		act_fail(c, "%s", cause);

@@ -20,6 +20,7 @@
  * (session_close_pane) ends a keeper.
  */
 #include "../keeper/client.h"
+#include "../keeper/mark.h"
 #include "../keeper/keeper.h"
 #include "../keeper/proto.h"
 #include "../keeper/spawner.h"
@@ -228,8 +229,10 @@ static bool adopt(struct wrx *w, struct wpane *wp, const struct keeper_info *inf
 	}
 	if (info->agent_pane) {
 		keep_meta_apply(w, a, info->meta);
-		if (!taken)
+		if (!taken) {
 			host_mark(w, a, true); /* an earlier dashboard's is marked already */
+			keep_meta(w, a);       /* a new keeper: told what its agent is */
+		}
 	}
 	if (taken && info->sandboxed && !w->helper && sandbox_network_denied(w))
 		keep_policy_to(w, wp);
@@ -487,27 +490,41 @@ static char *mark_path(struct wrx *w, const struct agent *a, bool create)
 	return f;
 }
 
-void host_mark(struct wrx *w, const struct agent *a, bool on)
+/* a's mark made to say its session id and what it is (mark.h): 0 or -errno. */
+static int mark_save(struct wrx *w, struct agent *a, bool create)
+{
+	char *f = mark_path(w, a, create);
+	int rc = f ? mark_write(f, a->session_id, a->kept_meta, create) : -ENOENT;
+	if (rc < 0 && rc != -ENOENT)
+		log_msg("%s: its mark not kept: %s", a->handle, strerror(-rc));
+	free(f);
+	return rc;
+}
+
+void host_mark(struct wrx *w, struct agent *a, bool on)
 {
 	if (!a->git.worktree)
 		return;
-	char *f = mark_path(w, a, on);
-	if (f && on) {
-		/* With its session: one named at its start is resumed by that name. */
-		int fd = open(f,
-			      O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
-				      (a->session_id ? O_TRUNC : 0),
-			      0600);
-		char *line = a->session_id ? xasprintf("%s\n", a->session_id) : NULL;
-		if (fd >= 0 && line && fd_write_all(fd, line, strlen(line)) < 0)
-			log_msg("%s: its session id not kept", a->handle);
-		free(line);
-		if (fd >= 0)
-			close(fd);
-	} else if (f) {
-		unlink(f);
+	if (on) {
+		/* One there already may hold a session its keeper heard: kept, unless we know one. */
+		if (a->session_id || !host_marked(w, a))
+			mark_save(w, a, true);
+		return;
 	}
+	char *f = mark_path(w, a, false);
+	if (f)
+		unlink(f);
 	free(f);
+}
+
+void host_mark_meta(struct wrx *w, struct agent *a, const char *meta)
+{
+	if (a->kept_meta && !strcmp(a->kept_meta, meta))
+		return;
+	free(a->kept_meta);
+	a->kept_meta = xstrdup(meta);
+	if (a->git.worktree && host_kept(w))
+		mark_save(w, a, false);
 }
 
 bool host_marked(struct wrx *w, const struct agent *a)
@@ -518,44 +535,34 @@ bool host_marked(struct wrx *w, const struct agent *a)
 	return marked;
 }
 
-/* The id in a's mark, or NULL. Caller frees. */
-static char *mark_session(struct wrx *w, const struct agent *a)
-{
-	char *f = mark_path(w, a, false);
-	int fd = f ? open(f, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
-	free(f);
-	if (fd < 0)
-		return NULL;
-	char id[RPC_SESSION_MAX + 2];
-	ssize_t n = read(fd, id, sizeof id - 1);
-	close(fd);
-	if (n <= 0)
-		return NULL;
-	id[n] = '\0';
-	id[strcspn(id, "\n")] = '\0';
-	return rpc_session_wellformed(id) ? xstrdup(id) : NULL;
-}
-
 void host_session(struct wrx *w, struct agent *a, const char *id)
 {
 	if (a->session_id && strcmp(a->session_id, id) == 0)
 		return;
 	free(a->session_id);
 	a->session_id = xstrdup(id);
-	if (!a->git.worktree || !host_kept(w))
-		return;
 	/* Into the mark, where there is one: a pane not yet in a keeper has none. */
-	char *f = mark_path(w, a, false);
-	int fd = f ? open(f, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC) : -1;
+	if (a->git.worktree && host_kept(w))
+		mark_save(w, a, false);
+}
+
+/*
+ * What a's mark kept: its session, resumed, and what it was when its
+ * keepers went (its status, since when, why it failed). One that had
+ * failed stays so, not started again: its program would only fail anew,
+ * and what it printed went with its keeper. (The user opens it again.)
+ */
+static bool mark_apply(struct wrx *w, struct agent *a)
+{
+	char *f = mark_path(w, a, false), *session = NULL, *meta = NULL;
+	if (f)
+		(void)mark_read(f, &session, &meta);
 	free(f);
-	if (fd < 0)
-		return;
-	char *line = xasprintf("%s\n", id);
-	int rc = fd_write_all(fd, line, strlen(line));
-	if (rc < 0)
-		log_msg("%s: its session id not kept: %s", a->handle, strerror(-rc));
-	free(line);
-	close(fd);
+	free(a->session_id);
+	a->session_id = session;
+	keep_meta_apply(w, a, meta);
+	free(meta);
+	return a->status != WRX_STATUS_FAILED;
 }
 
 void host_resume(struct wrx *w)
@@ -568,9 +575,12 @@ void host_resume(struct wrx *w)
 		if (!a->git.worktree || a->remote.host || a->git.missing ||
 		    session_agent_panes(w->s, a) > 0 || !host_marked(w, a))
 			continue;
+		if (!mark_apply(w, a)) {
+			log_msg("%s: its keepers are gone (a reboot?): it had failed (%s), left so",
+				a->handle, a->failure ? a->failure : "?");
+			continue;
+		}
 		char *cause = NULL;
-		free(a->session_id);
-		a->session_id = mark_session(w, a);
 		log_msg("%s: its keepers are gone (a reboot?): opened again, resuming %s",
 			a->handle, a->session_id ? a->session_id : "its latest session");
 		a->resumed_at = now_ms();

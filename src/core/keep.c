@@ -7,6 +7,7 @@
 #include "../backends/backend.h"
 #include "../keeper/client.h"
 #include "../keeper/proto.h"
+#include "../term/pane.h"
 #include "../net/spec.h"
 #include "../rpc/proto.h"
 #include "../util/log.h"
@@ -74,11 +75,19 @@ void wrx_egress(struct wrx *w, struct agent *a, json_object *o)
 	a->box.egress[a->box.negress++] = line;
 }
 
-/* What the agent last reported, for its keeper to give the next dashboard. */
+/*
+ * What the agent is (its status, since when, why it failed) and last
+ * reported (title, note, session), for its keeper to give the next
+ * dashboard and for its mark to give the one after a reboot (host.c). Not
+ * from a pane that lost its keeper: that is no news of the agent, and a
+ * reboot's mark must say what the agent was before it.
+ */
 void keep_meta(struct wrx *w, struct agent *a)
 {
 	json_object *m = json_object_new_object();
 	json_object_object_add(m, "status", json_object_new_string(status_word(a->status)));
+	if (a->status != WRX_STATUS_NONE)
+		json_object_object_add(m, "since", json_object_new_int64((int64_t)a->status_since));
 	if (a->title)
 		json_object_object_add(m, "title", json_object_new_string(a->title));
 	if (a->note)
@@ -88,11 +97,18 @@ void keep_meta(struct wrx *w, struct agent *a)
 	if (a->session_id)
 		json_object_object_add(m, "session", json_object_new_string(a->session_id));
 	const char *s = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN);
+	bool lost = false;
 	for (int i = 0; i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
-		if (wp->agent == a && wp->host->keeper)
+		int st;
+		if (wp->agent != a)
+			continue;
+		if (wp->host->keeper)
 			keeper_conn_send(wp->host->keeper, KM_META, s, strlen(s));
+		lost |= pane_exited(wp->term, &st) && st == PANE_LOST;
 	}
+	if (!lost)
+		host_mark_meta(w, a, s);
 	json_object_put(m);
 }
 
@@ -102,9 +118,12 @@ void keep_meta_apply(struct wrx *w, struct agent *a, const char *meta)
 	if (m == NULL)
 		return;
 	enum wrx_status st = WRX_STATUS_NONE;
-	if (json_object_object_get_ex(m, "status", &v) &&
-	    status_parse_reached(json_object_get_string(v), &st) == 0)
-		session_set_status(w->s, a, st);
+	bool has = json_object_object_get_ex(m, "status", &v) &&
+		   status_parse_reached(json_object_get_string(v), &st) == 0;
+	/*
+	 * Its status last: its hooks keep what it is (keep_meta), with its
+	 * reason, age, title and session already its own.
+	 */
 	if (st == WRX_STATUS_FAILED && json_object_object_get_ex(m, "failure", &v)) {
 		free(a->failure);
 		a->failure = xstrdup(json_object_get_string(v));
@@ -116,6 +135,11 @@ void keep_meta_apply(struct wrx *w, struct agent *a, const char *meta)
 	if (json_object_object_get_ex(m, "session", &v) &&
 	    rpc_session_wellformed(json_object_get_string(v)))
 		host_session(w, a, json_object_get_string(v));
+	int64_t since = json_object_object_get_ex(m, "since", &v) ? json_object_get_int64(v) : 0;
+	if (has)
+		session_set_status_at(w->s, a, st,
+				      since > 0 && (uint64_t)since <= wall_ms() ? (uint64_t)since
+										: 0);
 	json_object_put(m);
 }
 

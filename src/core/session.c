@@ -53,6 +53,7 @@ static void agent_free(struct agent *a)
 	free(a->handle);
 	free(a->path);
 	free(a->session_id);
+	free(a->kept_meta);
 	free(a->fork_from);
 	free(a->title);
 	free(a->note);
@@ -149,7 +150,7 @@ struct agent *session_add_agent(struct session *s, const char *handle, const cha
 		a->num++;
 	a->handle = xstrdup(handle);
 	a->path = xstrdup(path);
-	a->status_since = now_ms();
+	a->status_since = wall_ms();
 	a->box.wanted = -1;
 	s->agents = xrealloc(s->agents, (size_t)(s->nagents + 1) * sizeof *s->agents);
 	s->last_focus = xrealloc(s->last_focus, (size_t)(s->nagents + 1) * sizeof *s->last_focus);
@@ -239,19 +240,9 @@ static void agent_program_ended(struct session *s, struct wpane *wp)
 		session_set_status(s, a, WRX_STATUS_DONE);
 		return;
 	}
-	char *last = NULL;
-	for (int r = pane_rows(wp->term) - 1; r >= -(int)pane_history(wp->term) && !last; r--) {
-		char *t = pane_line_text(wp->term, r);
-		if (t && *t && strspn(t, " ") != strlen(t))
-			last = t;
-		else
-			free(t);
-		if (r < pane_rows(wp->term) - 200)
-			break;
-	}
+	char *why = pane_failure(wp->term, how);
 	free(a->failure);
-	a->failure = last ? xasprintf("%s: %s", how, last) : xstrdup(how);
-	free(last);
+	a->failure = why;
 	session_set_status(s, a, WRX_STATUS_FAILED);
 	if (s->hooks.agent_failed)
 		s->hooks.agent_failed(s->ui, a);
@@ -604,7 +595,18 @@ static bool agent_focused(const struct session *s, const struct agent *a)
 	return s->focus && s->focus->agent == a;
 }
 
+uint64_t agent_status_age(const struct agent *a)
+{
+	uint64_t now = wall_ms();
+	return now - WRX_MIN(now, a->status_since);
+}
+
 void session_set_status(struct session *s, struct agent *a, enum wrx_status st)
+{
+	session_set_status_at(s, a, st, 0);
+}
+
+void session_set_status_at(struct session *s, struct agent *a, enum wrx_status st, uint64_t since)
 {
 	bool same = a->status == st;
 	a->status = st;
@@ -612,8 +614,10 @@ void session_set_status(struct session *s, struct agent *a, enum wrx_status st)
 		free(a->failure);
 		a->failure = NULL;
 	}
-	if (!same)
-		a->status_since = now_ms();
+	if (since)
+		a->status_since = since;
+	else if (!same)
+		a->status_since = wall_ms();
 	if ((st == WRX_STATUS_WAITING || st == WRX_STATUS_DONE || st == WRX_STATUS_FAILED) &&
 	    !agent_focused(s, a)) {
 		bool raise = !a->attention || !same;
@@ -707,7 +711,8 @@ bool session_interrupted(const struct session *s, const struct agent *a, uint64_
 	if (a->status != WRX_STATUS_WORKING)
 		return false;
 	struct wpane *wp = session_agent_pane(s, a);
-	uint64_t quiet_since = WRX_MAX(wp ? wp->last_output : 0, a->status_since);
+	uint64_t age = agent_status_age(a);
+	uint64_t quiet_since = WRX_MAX(wp ? wp->last_output : 0, now - WRX_MIN(now, age));
 	return wp && !pane_exited(wp->term, NULL) && now >= quiet_since + WRX_SILENCE_MS;
 }
 

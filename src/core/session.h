@@ -92,7 +92,7 @@ struct agent {
 	char *handle; /* owned */
 	char *path;   /* owned; working directory of its panes */
 	enum wrx_status status;
-	uint64_t status_since;    /* now_ms() */
+	uint64_t status_since;    /* wall_ms(): kept across restarts, reboots too */
 	bool bell;                /* rang while not focused */
 	bool attention;           /* needs the user: waiting/done/notify while not focused */
 	uint64_t attention_since; /* now_ms() when it last came to need the user */
@@ -101,9 +101,10 @@ struct agent {
 	char *note;               /* owned; last notify text, or NULL */
 	char *failure;    /* owned; failed: how its program ended ("exit 127: ..."), or NULL */
 	char *session_id; /* owned; the agent CLI's session: named at start or reported, or NULL */
-	char *fork_from;  /* owned; add --fork: the session its first start continues, or NULL */
-	int npanes;       /* its panes in the session (the session's count) */
-	int comments;     /* review comments waiting for it (the sidebar's ✎N) */
+	char *kept_meta; /* owned; what its keeper and mark were last told (core/keep.c), or NULL */
+	char *fork_from; /* owned; add --fork: the session its first start continues, or NULL */
+	int npanes;      /* its panes in the session (the session's count) */
+	int comments;    /* review comments waiting for it (the sidebar's ✎N) */
 	uint64_t resumed_at; /* now_ms() when host_resume opened it with its resume flag, or 0 */
 	bool checking, check_again; /* its group's check runs (checks.c); done again meanwhile */
 	struct agent_git git;
@@ -267,6 +268,10 @@ void session_toggle_zoom(struct session *s);
  * which stays until the agent reports another.
  */
 void session_set_status(struct session *s, struct agent *a, enum wrx_status st);
+/* The same, as it was since a wall_ms() time: a status kept, given back. */
+void session_set_status_at(struct session *s, struct agent *a, enum wrx_status st, uint64_t since);
+/* How long a has had its status (ms). */
+uint64_t agent_status_age(const struct agent *a);
 void session_set_title(struct session *s, struct agent *a, const char *title);
 /* How many review comments wait for it (git/comments.h). */
 void session_set_comments(struct session *s, struct agent *a, int n);

@@ -202,6 +202,7 @@ static void hook_agent_failed(void *data, struct agent *a)
 
 static void hook_status(void *data, struct agent *a)
 {
+	keep_meta(data, a); /* a status is state: its keeper and its mark hold it */
 	checks_status(data, a);
 	if (a->git.group)
 		queue_run(data, a->git.group);

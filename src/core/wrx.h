@@ -224,7 +224,9 @@ void host_resume(struct wrx *w);
 /* a's agent CLI reported its session id (well formed): kept to resume it after a reboot. */
 void host_session(struct wrx *w, struct agent *a, const char *id);
 /* The agent's "its keeper runs" mark (for remote.c too). */
-void host_mark(struct wrx *w, const struct agent *a, bool on);
+void host_mark(struct wrx *w, struct agent *a, bool on);
+/* meta (keep.c) into a's mark, where it has one, when it says something new. */
+void host_mark_meta(struct wrx *w, struct agent *a, const char *meta);
 bool host_marked(struct wrx *w, const struct agent *a);
 /* For remote.c: connect wp to its keeper's socket; its hello is adopted as every pane's. */
 struct keeper_conn;

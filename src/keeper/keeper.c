@@ -19,6 +19,7 @@
 #include "../term/pty.h"
 #include "../util/fault.h"
 #include "../util/util.h"
+#include "mark.h"
 #include "proto.h"
 #include "sync.h"
 
@@ -113,6 +114,7 @@ struct keeper {
 
 static void flush(struct keeper *k);
 static void send_egress(struct keeper *k);
+static void program_ended(struct keeper *k, int wstatus);
 static void rpc_serve(struct keeper *k);
 static void rpc_leave(struct keeper *k);
 
@@ -319,6 +321,7 @@ static void on_pane_event(struct pane *p, int events, void *data)
 		json_object_object_add(k->hello, "exited", json_object_new_boolean(1));
 		json_object_object_add(k->hello, "status", json_object_new_int(status));
 		k->pid = -1;
+		program_ended(k, status);
 		if (k->ending)
 			uv_stop(k->loop);
 	}
@@ -595,22 +598,6 @@ static void on_connection(uv_stream_t *server, int status)
 	uv_read_start((uv_stream_t *)&c->h, on_alloc, on_read);
 }
 
-/*
- * The agent CLI's session id, reported while no dashboard runs: into the
- * agent's mark too, which outlives a reboot (the keeper does not), so that
- * the next start resumes that session. Only into a mark that exists.
- */
-static void mark_session(struct keeper *k, const char *id)
-{
-	int fd = k->mark ? open(k->mark, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC) : -1;
-	if (fd < 0)
-		return;
-	char *line = xasprintf("%s\n", id);
-	(void)fd_write_all(fd, line, strlen(line));
-	free(line);
-	close(fd);
-}
-
 /* meta's field key set to v (NULL: removed). */
 static void meta_set(struct keeper *k, const char *key, const char *v)
 {
@@ -619,12 +606,66 @@ static void meta_set(struct keeper *k, const char *key, const char *v)
 		json_object_put(m);
 		m = json_object_new_object();
 	}
+	json_object *old;
+	/* A status is kept with when it began: its age outlives us. */
+	if (!strcmp(key, "status") && (!json_object_object_get_ex(m, key, &old) || !v ||
+				       strcmp(json_object_get_string(old), v) != 0)) {
+		json_object_object_del(m, "since");
+		json_object_object_del(m, "failure");
+		if (v)
+			json_object_object_add(m, "since", json_object_new_int64(wall_ms()));
+	}
 	json_object_object_del(m, key);
 	if (v)
 		json_object_object_add(m, key, json_object_new_string(v));
 	free(k->meta);
 	k->meta = xstrdup(json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN));
 	json_object_put(m);
+}
+
+/*
+ * What the agent reported while no dashboard runs, or how its program
+ * ended: into the agent's mark too (mark.h), which outlives a reboot (the
+ * keeper does not), so that the next start resumes that session and shows
+ * what it was. Only into a mark that exists.
+ */
+static void mark_save(struct keeper *k)
+{
+	if (k->mark == NULL)
+		return;
+	json_object *m = k->meta ? json_tokener_parse(k->meta) : NULL, *v;
+	const char *session =
+		json_object_object_get_ex(m, "session", &v) ? json_object_get_string(v) : NULL;
+	(void)mark_write(k->mark, session, k->meta, false);
+	json_object_put(m);
+}
+
+/*
+ * The agent's program ended, on its own (not ended by us): unless it said
+ * it was done, failed, with how and the last line it printed (what a
+ * dashboard says, core/session.c), for the next one to show.
+ */
+static void program_ended(struct keeper *k, int wstatus)
+{
+	if (k->mark == NULL || k->ending)
+		return;
+	json_object *m = k->meta ? json_tokener_parse(k->meta) : NULL, *v;
+	const char *said =
+		json_object_object_get_ex(m, "status", &v) ? json_object_get_string(v) : "";
+	bool settled = !strcmp(said, STATUS_DONE) || !strcmp(said, STATUS_FAILED);
+	json_object_put(m);
+	if (settled)
+		return;
+	char how[48];
+	if (status_ended(wstatus, how, sizeof how) == WRX_STATUS_DONE) {
+		meta_set(k, "status", STATUS_DONE);
+	} else {
+		char *why = pane_failure(k->pane, how);
+		meta_set(k, "status", STATUS_FAILED);
+		meta_set(k, "failure", why);
+		free(why);
+	}
+	mark_save(k);
 }
 
 static void on_rpc(struct rpc_call *call, const struct rpc_req *req, void *data)
@@ -638,16 +679,17 @@ static void on_rpc(struct rpc_call *call, const struct rpc_req *req, void *data)
 			return;
 		}
 		meta_set(k, "status", st == WRX_STATUS_NONE ? NULL : status_word(st));
-		if (req->session) {
+		if (req->session)
 			meta_set(k, "session", req->session);
-			mark_session(k, req->session);
-		}
+		mark_save(k);
 		break;
 	case RPC_SET_TITLE:
 		meta_set(k, "title", req->title);
+		mark_save(k);
 		break;
 	case RPC_NOTIFY:
 		meta_set(k, "note", req->text ? req->text : "");
+		mark_save(k);
 		break;
 	case RPC_HEARTBEAT:
 		break;

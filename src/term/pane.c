@@ -906,6 +906,24 @@ char *pane_line_text(const struct pane *p, int line)
 	return b.data ? b.data : xstrdup("");
 }
 
+/* Looked for in the last 200 lines: past those, what it printed last is no reason. */
+char *pane_failure(const struct pane *p, const char *how)
+{
+	char *last = NULL;
+	for (int r = pane_rows(p) - 1; r >= -(int)pane_history(p) && !last; r--) {
+		char *t = pane_line_text(p, r);
+		if (t && *t && strspn(t, " ") != strlen(t))
+			last = t;
+		else
+			free(t);
+		if (r < pane_rows(p) - 200)
+			break;
+	}
+	char *why = last ? xasprintf("%s: %s", how, last) : xstrdup(how);
+	free(last);
+	return why;
+}
+
 uint64_t pane_sync_take(struct pane *p)
 {
 	p->all_marked = false;

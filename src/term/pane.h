@@ -159,6 +159,12 @@ void pane_cell(const struct pane *p, int row, int col, struct wrx_cell *out);
 int pane_line(const struct pane *p, int line, struct wrx_cell *cells, int ncols);
 /* The same line as UTF-8 text, trailing blanks trimmed; caller frees. */
 char *pane_line_text(const struct pane *p, int line);
+/*
+ * Why a program that ended badly did, as a person reads it: how it ended
+ * ("exit 3") and the last line it printed, usually the reason ("exit 3:
+ * no API key"); how alone when it printed nothing. Caller frees.
+ */
+char *pane_failure(const struct pane *p, const char *how);
 /* Cells c0..c1 (inclusive) of a line appended to out as UTF-8, trailing blanks trimmed. */
 void pane_line_append(const struct pane *p, int line, int c0, int c1, struct buf *out);
 /*

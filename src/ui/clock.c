@@ -9,13 +9,13 @@
 
 #include <stdio.h>
 
-void clock_age(const struct agent *a, uint64_t now, char *out, size_t len)
+void clock_age(const struct agent *a, char *out, size_t len)
 {
 	if (a->status == WRX_STATUS_NONE) {
 		*out = '\0';
 		return;
 	}
-	uint64_t s = now > a->status_since ? (now - a->status_since) / 1000 : 0;
+	uint64_t s = agent_status_age(a) / 1000;
 	if (s < 60)
 		snprintf(out, len, "<1m");
 	else if (s < 3600)
@@ -42,12 +42,12 @@ void clock_schedule_tick(struct ui *ui)
 		if (a->status == WRX_STATUS_NONE)
 			continue;
 		/* The age label changes at each whole minute (hours: each hour). */
-		uint64_t age = now - WRX_MIN(now, a->status_since);
+		uint64_t age = agent_status_age(a);
 		uint64_t step = age < 3600000 ? 60000 : 3600000;
-		next = WRX_MIN(next, a->status_since + (age / step + 1) * step);
+		next = WRX_MIN(next, now + (step - age % step));
 		if (a->status == WRX_STATUS_WORKING && !session_interrupted(s, a, now)) {
 			struct wpane *wp = session_agent_pane(s, a);
-			uint64_t quiet = WRX_MAX(wp ? wp->last_output : 0, a->status_since);
+			uint64_t quiet = WRX_MAX(wp ? wp->last_output : 0, now - WRX_MIN(now, age));
 			next = WRX_MIN(next, quiet + WRX_SILENCE_MS);
 		}
 	}

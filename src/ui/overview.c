@@ -46,7 +46,7 @@ void overview_draw(struct ui *ui)
 	for (int i = 0; i < n && i + 1 < h - 1; i++) {
 		struct agent *a = session_agent(ui->w->s, order[i]);
 		char age[16];
-		clock_age(a, now, age, sizeof age);
+		clock_age(a, age, sizeof age);
 		const char *icon = ui_status_icon(ui, a, now);
 		char *status =
 			xasprintf("%s%s%s", icon, *icon ? " " : "", ui_status_word(ui, a, now));

@@ -258,7 +258,7 @@ static void draw_title(struct ui *ui, struct wpane *wp)
 		buf_addstr(&right, " [bell]");
 	if (ag->status != WRX_STATUS_NONE && session_agent_pane(ui->w->s, ag) == wp) {
 		char age[16];
-		clock_age(ag, now_ms(), age, sizeof age);
+		clock_age(ag, age, sizeof age);
 		/* The icon says the status; the marker its age (and what no icon says). */
 		if (session_interrupted(ui->w->s, ag, now_ms()))
 			buf_addf(&right, " [interrupted %s]", age);
@@ -531,7 +531,7 @@ static int sidebar_agent(struct ui *ui, struct agent *ag, bool full, int y, int 
 	int w = SIDEBAR_WIDTH;
 	char *icon = status_prefix(ui, ag, now);
 	char age[16];
-	clock_age(ag, now, age, sizeof age);
+	clock_age(ag, age, sizeof age);
 	/* ▣: runs in a sandbox; ⊘N: its proxy refused N connections. */
 	char refused[24] = "";
 	if (ag->box.egress_refused)

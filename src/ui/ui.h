@@ -223,7 +223,7 @@ int prompts_agent_named(struct ui *ui, const char *answer);
 /* Re-arm the tick for the next status-age or silence change; from each frame. */
 void clock_schedule_tick(struct ui *ui);
 /* "3m" since the status changed, or "" (buf of 16). */
-void clock_age(const struct agent *a, uint64_t now, char *out, size_t len);
+void clock_age(const struct agent *a, char *out, size_t len);
 
 /* overview.c */
 /* reload.c: the config files watched, read again through the reload action. */

@@ -77,7 +77,8 @@ int file_read_len(const char *path, size_t max, char **out, size_t *len, char **
 /* 'word' quoted for /bin/sh; caller frees. */
 char *sh_quote(const char *word);
 
-uint64_t now_ms(void);
+uint64_t now_ms(void);  /* monotonic: this boot only */
+uint64_t wall_ms(void); /* since the epoch: what a file keeps */
 /* FNV-1a of s, continuing from h (start with WRX_HASH_INIT): short stable names for paths. */
 #define WRX_HASH_INIT 2166136261u
 uint32_t str_hash(uint32_t h, const char *s);

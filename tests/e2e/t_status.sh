@@ -102,6 +102,82 @@ t_status_without_hooks() {
 	not "$WORKREX" set-status sleeping 2>/dev/null
 }
 
+# A status is the agent's state, not a dashboard's memory: a failed, a
+# crashed and a done agent keep their icon, reason and age across a detach,
+# with no dashboard, and across a reboot that took every keeper; wait
+# answers at once for each, non-zero for the failed ones (issue 46).
+t_statuses_survive() {
+	make_repo
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add ok -b >/dev/null
+	wrx add bad -b >/dev/null
+	wrx add crash -b >/dev/null
+	wait_for '^ 4 crash'
+	wrx send ok 'workrex set-title "all tests pass"; workrex set-status done'
+	wrx send bad 'exec sh -c "echo cannot start: no API key; exit 3"'
+	wrx send crash "exec sh -c 'echo about to crash; kill -SEGV \$\$'"
+	wait_for '^ 2 ✓ ok'
+	wait_for '^ 3 ✗ bad'
+	wait_for '^ 4 ✗ crash'
+	local t0=$SECONDS
+	sleep 3
+	# As they are: in the sidebar, in status, and to wait.
+	statuses() {
+		local age=$(($1 * 1000)) json
+		json=$(wrx status --json)
+		python3 - "$age" "$json" <<-'PY'
+			import json, sys
+			age, got = int(sys.argv[1]), json.loads(sys.argv[2])
+			by = {a["handle"]: a for a in got}
+			want = {"ok": ("done", None), "bad": ("failed", "exit 3: cannot start: no API key"),
+			        "crash": ("failed", "killed by signal 11: about to crash")}
+			for h, (st, why) in want.items():
+			    a = by[h]
+			    assert a.get("status") == st, (h, a)
+			    assert a.get("failure") == why, (h, a)
+			    assert a.get("since_ms", 0) >= age, (h, a, age)
+		PY
+		(cd "$repo" && timeout 5 "$WORKREX" wait ok --timeout 3 >/dev/null)
+		(cd "$repo" && not timeout 5 "$WORKREX" wait bad --timeout 3 2>"$E2E_TMP/wait.err")
+		grep -qF 'bad failed (exit 3: cannot start: no API key): it will not be done' "$E2E_TMP/wait.err"
+		(cd "$repo" && not timeout 5 "$WORKREX" wait crash --timeout 3 2>/dev/null)
+		(cd "$repo" && timeout 5 "$WORKREX" wait crash --status failed --timeout 3 >/dev/null)
+	}
+	statuses 3
+	# Detached: the keepers answer for them.
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	wrx status >"$E2E_TMP/status"
+	grep -qF 'failed (exit 3: cannot start: no API key)' "$E2E_TMP/status"
+	(cd "$repo" && not timeout 5 "$WORKREX" wait bad --timeout 3 2>/dev/null)
+	(cd "$repo" && timeout 5 "$WORKREX" wait ok --timeout 3 >/dev/null)
+	kill_tmux
+	start_repo 140 40
+	wait_for '^ 2 ✓ ok'
+	wait_for '^ 3 ✗ bad'
+	wait_for '^ 4 ✗ crash'
+	wait_for '» all tests pass'
+	statuses $((SECONDS - t0 - 1)) # whole seconds: one less
+	# A reboot: every process, and the runtime directory with it.
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	end_keepers
+	rm -rf "$XDG_RUNTIME_DIR/workrex"
+	kill_tmux
+	start_repo 140 40
+	wait_for '^ 2 ✓ ok'
+	wait_for '^ 3 ✗ bad'
+	wait_for '^ 4 ✗ crash'
+	wait_for '» all tests pass'
+	statuses $((SECONDS - t0 - 1)) # whole seconds: one less
+	# The failed ones were not started again; opened by the user, they start anew.
+	nkeepers 3 # the project's shell's, ok's two panes'
+	wrx open bad
+	wait_for '^ 3 bad'
+	until_ok 10 not nkeepers 3
+}
+
 t_rpc_protocol_live() {
 	make_repo
 	start_repo 140 40
@@ -403,6 +479,7 @@ YAML
 
 run_test "setup's Claude hooks, run by a stand-in agent, change the icons" t_claude_hooks_change_icons
 run_test "status noticed without hooks: silence, exit; set-status outside a pane" t_status_without_hooks
+run_test "failed, crashed and done keep status, reason and age: detach, reboot" t_statuses_survive
 run_test "setup's Codex and Gemini CLI hooks and OpenCode plugin, run by stand-ins, change the icons" t_gemini_and_opencode_hooks
 run_test "a hook from a daemon, without the pane's environment: its session id says whose" t_daemon_hooks_by_session
 run_test "prefix a focuses the agent that last finished or waits" t_attention_key

@@ -1,6 +1,7 @@
 /*
  * Tests for src/keeper/proto.c: frames whole, cut and hostile; input
- * events on the wire and back; what is not an input event refused.
+ * events on the wire and back; what is not an input event refused. And
+ * src/keeper/mark.c: an agent's mark, as older builds wrote it and now.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,10 +9,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "keeper/mark.h"
 #include "keeper/proto.h"
+#include "util/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 static void test_frames_whole_and_cut(void **state)
 {
@@ -98,12 +104,50 @@ static void test_input_round_trip(void **state)
 	}
 }
 
+/* The mark: written only where there is one (unless made); read as older builds left it. */
+static void test_mark_old_and_new(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/wrx-mark-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *f = xasprintf("%s/kept", dir), *session, *meta;
+	assert_int_equal(mark_write(f, "abc-1", "{}", false), -ENOENT);
+	assert_int_equal(access(f, F_OK), -1);
+	assert_int_equal(mark_write(f, NULL, NULL, true), 0);
+	assert_int_equal(mark_read(f, &session, &meta), 0);
+	assert_null(session);
+	assert_null(meta);
+	const char *m = "{\"status\":\"failed\",\"since\":1700000000000,\"failure\":\"exit 3\"}";
+	assert_int_equal(mark_write(f, "abc-1", m, false), 0);
+	assert_int_equal(mark_read(f, &session, &meta), 0);
+	assert_string_equal(session, "abc-1");
+	assert_string_equal(meta, m);
+	free(session);
+	free(meta);
+	/* An older build's: the session id, one line. */
+	FILE *o = fopen(f, "w");
+	fputs("4f1c-9e2a_B.7\n", o);
+	fclose(o);
+	assert_int_equal(mark_read(f, &session, &meta), 0);
+	assert_string_equal(session, "4f1c-9e2a_B.7");
+	assert_null(meta);
+	free(session);
+	/* A session id that is not one (shell code) is none. */
+	assert_int_equal(mark_write(f, "x;touch /tmp/pwned", NULL, false), 0);
+	assert_int_equal(mark_read(f, &session, &meta), 0);
+	assert_null(session);
+	unlink(f);
+	free(f);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frames_whole_and_cut),
 		cmocka_unit_test(test_hostile_lengths_refused),
 		cmocka_unit_test(test_input_round_trip),
+		cmocka_unit_test(test_mark_old_and_new),
 	};
 	return cmocka_run_group_tests_name("keeper", tests, NULL, NULL);
 }
