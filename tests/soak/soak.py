@@ -269,13 +269,38 @@ class Soak:
                 return
             argv = argv + [a["handle"]] + ([f"k{self.serial}"] if argv[0] == "rename" else [])
         p = subprocess.Popen([self.wrx] + argv, cwd=self.repo, env=self.env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
         time.sleep(self.rnd.uniform(0, 0.4))
         if p.poll() is None:
             self.faults += 1
             p.kill()
         p.wait(timeout=30)
         self.trace(f"{' '.join(argv)} killed part way -> {p.returncode}")
+        # The git it was running goes on to its end, as it would after a
+        # kill -9 of workrex alone: its own config.lock or index.lock is
+        # its while it runs, not one left. Waited for (bounded), then checked.
+        self.orphans_end(p.pid)
+
+    def orphans_end(self, pgid, limit=20.0):
+        """Until no git of process group pgid runs, at most limit seconds."""
+        end = time.monotonic() + limit
+        while time.monotonic() < end:
+            left = []
+            for stat in glob.glob("/proc/[0-9]*/stat"):
+                try:
+                    with open(stat) as f:
+                        text = f.read()
+                except OSError:
+                    continue
+                comm = text[text.index("(") + 1:text.rindex(")")]
+                fields = text[text.rindex(")") + 2:].split()
+                if int(fields[2]) == pgid and comm.startswith("git"):
+                    left.append(comm)
+            if not left:
+                return
+            time.sleep(0.05)
+        self.trace(f"the killed command's git still ran after {limit} s")
 
     def op_resize(self):
         cols, rows = self.rnd.choice([(200, 50), (120, 40), (80, 24), (40, 10), (1, 1)])
