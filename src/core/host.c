@@ -228,6 +228,11 @@ static bool adopt(struct wrx *w, struct wpane *wp, const struct keeper_info *inf
 		free(cause);
 	}
 	if (info->agent_pane) {
+		/* Its proxy's count goes on where the last dashboard's stopped. */
+		if (taken && info->egress_refused >= 0) {
+			a->box.egress_ok = (int)WRX_MIN(info->egress_ok, INT32_MAX);
+			a->box.egress_refused = (int)WRX_MIN(info->egress_refused, INT32_MAX);
+		}
 		keep_meta_apply(w, a, info->meta);
 		if (!taken) {
 			host_mark(w, a, true); /* an earlier dashboard's is marked already */

@@ -102,6 +102,11 @@ static void parse_hello(const char *data, size_t len, struct keeper_info *info)
 	info->status = get_int(o, "status");
 	info->pid = get_int(o, "pid");
 	info->keeper_pid = get_int(o, "keeper");
+	json_object *n;
+	info->egress_ok =
+		json_object_object_get_ex(o, "egress_ok", &n) ? json_object_get_int64(n) : -1;
+	info->egress_refused =
+		json_object_object_get_ex(o, "egress_refused", &n) ? json_object_get_int64(n) : -1;
 	json_object *m;
 	if (json_object_object_get_ex(o, "meta", &m) && m)
 		info->meta = xstrdup(json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN));

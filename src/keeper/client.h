@@ -25,6 +25,8 @@ struct keeper_info {
 	bool sandboxed, agent_pane, exited;
 	int status;
 	int pid, keeper_pid;
+	long egress_ok,
+		egress_refused; /* its proxy's connections a dashboard was given; -1: none */
 };
 void keeper_info_free(struct keeper_info *info);
 

@@ -108,6 +108,12 @@ struct keeper {
 	struct stat proxy_st; /* its socket file: removed at the end only if still ours */
 	struct buf egress;    /* KM_EGRESS frames not sent yet */
 	int egress_kept;
+	/*
+	 * Its connections tunnelled and refused: those a writer was given (or
+	 * that were dropped unsent), told in the hello so that a dashboard's
+	 * count goes on where the last one's stopped; and those waiting.
+	 */
+	long egress_ok, egress_refused, waiting_ok, waiting_refused;
 };
 
 #define EGRESS_KEPT 200
@@ -362,6 +368,11 @@ static void hello_to(struct client *c)
 {
 	json_object *h = json_object_get(c->k->hello);
 	json_object_object_add(h, "meta", c->k->meta ? json_tokener_parse(c->k->meta) : NULL);
+	if (c->k->proxy) {
+		json_object_object_add(h, "egress_ok", json_object_new_int64(c->k->egress_ok));
+		json_object_object_add(h, "egress_refused",
+				       json_object_new_int64(c->k->egress_refused));
+	}
 	/* The pane's token: for a client of ours (a keeper of an older start asks no key). */
 	json_object_object_del(h, "token");
 	if (c->k->pane_token && (c->keyed || c->k->key == NULL))
@@ -394,6 +405,9 @@ static void send_egress(struct keeper *k)
 			send_buf(c, &f);
 			buf_consume(&k->egress, k->egress.len);
 			k->egress_kept = 0;
+			k->egress_ok += k->waiting_ok;
+			k->egress_refused += k->waiting_refused;
+			k->waiting_ok = k->waiting_refused = 0;
 			return;
 		}
 }
@@ -856,6 +870,15 @@ static json_object *hello_of(json_object *spec, const char *token, pid_t pid)
 	return h;
 }
 
+/* A proxy event's status counted (wrx_egress's way): waiting, or given. */
+static void egress_count(struct keeper *k, int status, bool waiting)
+{
+	if (status == 200)
+		(*(waiting ? &k->waiting_ok : &k->egress_ok))++;
+	else if (status)
+		(*(waiting ? &k->waiting_refused : &k->egress_refused))++;
+}
+
 /* A connection through the proxy ended: for the dashboard (KM_EGRESS), now or later. */
 static void on_egress(void *arg, const struct proxy_event *ev)
 {
@@ -863,18 +886,29 @@ static void on_egress(void *arg, const struct proxy_event *ev)
 	json_object *o = proxy_event_json(ev);
 	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	if (k->egress_kept >= EGRESS_KEPT) {
-		/* The oldest goes: a detached agent cannot grow the keeper without end. */
+		/* The oldest goes (counted): a detached agent cannot grow the keeper without end. */
 		size_t off = 0;
 		int type;
 		const char *data;
 		size_t len;
 		if (keeper_frame_next(&k->egress, &off, &type, &data, &len) == 1) {
+			char *text = xstrndup(data, len);
+			json_object *old = json_tokener_parse(text), *v;
+			int st = json_object_object_get_ex(old, "status", &v)
+					 ? json_object_get_int(v)
+					 : 0;
+			k->waiting_ok -= st == 200;
+			k->waiting_refused -= st && st != 200;
+			egress_count(k, st, false); /* never to be given: counted as given */
+			json_object_put(old);
+			free(text);
 			buf_consume(&k->egress, off);
 			k->egress_kept--;
 		}
 	}
 	keeper_frame(&k->egress, KM_EGRESS, s, strlen(s));
 	k->egress_kept++;
+	egress_count(k, ev->status, true);
 	json_object_put(o);
 	send_egress(k);
 }

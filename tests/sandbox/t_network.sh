@@ -168,13 +168,17 @@ t_deny_policy() {
 	wait_for 'WORKREX-EXITED'
 	wrx send box 'curl -sS --max-time 10 --cacert cert.pem https://allowed.test/ >detached.txt 2>&1'
 	until_ok 20 grep -qx 'hello from upstream' "$w/detached.txt"
+	# ... and refuses what it must, counted for the next dashboard.
+	wrx send box 'curl -sS --max-time 10 --cacert cert.pem https://fourth.test/ >fourth.txt 2>&1; echo fourth-$? >>fourth.txt'
+	until_ok 20 grep -q '^fourth-' "$w/fourth.txt"
 	# allow-domain with no dashboard says when running agents take it, and
 	# it is so: the next dashboard gives the list to the proxy of the agent
 	# it takes over (before, only agents it started itself were told).
 	wrx allow-domain third.test -y | grep -q 'agents running now take it when a dashboard next runs'
 	kill_tmux
 	dashboard_in_ns
-	wait_for '^ 2 .*box'
+	# Its refusals go on counting from where they were: the one before, the one since.
+	wait_for '^ 2 .*box.*⊘2'
 	wrx send box 'curl -sS --max-time 10 --cacert cert.pem https://third.test/ >third.txt 2>&1'
 	until_ok 20 grep -qx 'hello from upstream' "$w/third.txt"
 }
