@@ -156,14 +156,24 @@ static int session_status(struct cmd_ctx *ctx, const struct set_status_args *a)
 /*
  * The bridge commands need no repository: they go straight to RPC, to the
  * dashboard, or while none runs to the pane's keeper (WORKREX_RPC_KEEPER),
- * which keeps what it is told for the next one.
+ * which keeps what it is told for the next one. A hook that names its
+ * session, here (not in a sandbox), whose pane's token is refused or gone,
+ * is told by its session id instead: an agent CLI's shared daemon (Codex's
+ * app-server) has the environment of the pane that started it, and
+ * outlives that pane.
  */
 static int cmd_set_status(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct set_status_args a;
-	if (rpc_cmd_has_bridge() || getenv("WORKREX_PANE") ||
-	    rpc_cmd_set_status_args(argc, argv, &a) < 0 || a.session == NULL)
+	if (rpc_cmd_set_status_args(argc, argv, &a) < 0 || a.session == NULL ||
+	    rpc_cmd_in_sandbox())
 		return rpc_cmd_set_status(argc, argv);
+	if (!rpc_cmd_has_bridge() && !getenv("WORKREX_PANE"))
+		return session_status(ctx, &a);
+	char *said = NULL;
+	if (rpc_cmd_set_status_try(&a, &said) == 0)
+		return 0;
+	free(said);
 	return session_status(ctx, &a);
 }
 

@@ -37,8 +37,16 @@ bool rpc_cmd_in_sandbox(void)
 	return s && strcmp(s, "1") == 0;
 }
 
+/* While set, what fails is said here, not on stderr (a first try, rpc_cmd_set_status_try). */
+static struct buf *said_to;
+
 static int fail(const char *cmd, const char *msg)
 {
+	if (said_to) {
+		buf_free(said_to);
+		buf_addf(said_to, "workrex: %s: %s", cmd, msg);
+		return 1;
+	}
 	fprintf(stderr, "workrex: %s: %s\n", cmd, msg);
 	return 1;
 }
@@ -200,6 +208,18 @@ int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out)
 	return 0;
 }
 
+/* The hook's status, with its session and where it ran: who speaks is the dashboard's to say. */
+static int set_status_call(const struct set_status_args *a)
+{
+	json_object *req = request("set_status");
+	json_object_object_add(req, "status", json_object_new_string(a->status));
+	if (a->session)
+		json_object_object_add(req, "session", json_object_new_string(a->session));
+	if (a->dir && strlen(a->dir) <= RPC_DIR_MAX)
+		json_object_object_add(req, "dir", json_object_new_string(a->dir));
+	return call("set-status", req, true, HOOK_TIMEOUT_MS);
+}
+
 int rpc_cmd_set_status(int argc, char **argv)
 {
 	struct set_status_args a;
@@ -209,11 +229,19 @@ int rpc_cmd_set_status(int argc, char **argv)
 		free(u);
 		return rc;
 	}
-	json_object *req = request("set_status");
-	json_object_object_add(req, "status", json_object_new_string(a.status));
-	if (a.session)
-		json_object_object_add(req, "session", json_object_new_string(a.session));
-	return call("set-status", req, true, HOOK_TIMEOUT_MS);
+	return set_status_call(&a);
+}
+
+int rpc_cmd_set_status_try(const struct set_status_args *a, char **said)
+{
+	struct buf b = {0};
+	said_to = &b;
+	int rc = set_status_call(a);
+	said_to = NULL;
+	*said = rc ? (b.data ? b.data : xstrdup("workrex: set-status: refused")) : NULL;
+	if (rc == 0)
+		buf_free(&b);
+	return rc;
 }
 
 /* The words after the command joined by spaces, or NULL for none. */

@@ -30,6 +30,8 @@ int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out);
 bool rpc_cmd_has_bridge(void);
 
 int rpc_cmd_set_status(int argc, char **argv);
+/* The same, from parsed arguments, saying nothing: 0, or non-zero and *said (caller frees). */
+int rpc_cmd_set_status_try(const struct set_status_args *a, char **said);
 int rpc_cmd_set_title(int argc, char **argv);
 int rpc_cmd_notify(int argc, char **argv);
 int rpc_cmd_add(int argc, char **argv);

@@ -75,7 +75,7 @@ const struct agent_kind agent_kinds[] = {
 		.prompt = KIND_PROMPT_ARG,
 		.resume = "resume --last",
 		.resume_id = "resume",
-		.fork = "fork {id}",
+		.fork = "fork -C . {id}",
 		.approve = "--yolo",
 		.auto_name = "codex exec -c model_reasoning_effort=low --skip-git-repo-check",
 		.hooks = KIND_HOOKS_CODEX,

@@ -1300,6 +1300,60 @@ static void do_session_status(struct act_call *c)
 	act_ok(c, NULL);
 }
 
+/*
+ * The one agent here (no sandbox, no server) whose worktree a hook ran in
+ * (dir, or below it: the deepest), of a kind with hooks; or NULL.
+ */
+static struct agent *agent_at(struct wrx *w, const char *dir)
+{
+	struct agent *found = NULL;
+	size_t best = 0;
+	const char *dflt = agentcmd_default(&w->cfg);
+	for (int i = 0; i < session_agent_count(w->s); i++) {
+		struct agent *a = session_agent(w->s, i);
+		const struct agent_kind *k = kind_of(&w->cfg, a->git.agent ? a->git.agent : dflt);
+		struct wpane *wp = session_agent_pane(w->s, a);
+		size_t n = strlen(a->path);
+		if (!a->git.worktree || a->remote.host || k == NULL ||
+		    k->hooks == KIND_HOOKS_NONE || (wp && wp->sandboxed) ||
+		    strncmp(dir, a->path, n) != 0 || (dir[n] != '\0' && dir[n] != '/'))
+			continue;
+		if (n > best)
+			found = a, best = n;
+		else if (n == best)
+			found = NULL; /* two at one place: never a guess */
+	}
+	return found;
+}
+
+/*
+ * Who a status is from. Its token names the pane that called, but an agent
+ * CLI's shared daemon (Codex's app-server, one per user) runs every
+ * session's hooks with the environment of the pane that started it: that
+ * pane's token, whichever session it serves. So the session the hook
+ * names says who it is, else the worktree it ran in; the token only when
+ * neither names another agent. Never from a sandbox, or for one: a
+ * sandbox's daemon is its own, and its agent speaks for no other.
+ */
+static struct agent *status_speaker(struct act_call *c, const char *id, const char *dir)
+{
+	struct wpane *wp = session_agent_pane(c->w->s, c->a);
+	if (c->sandboxed || c->remote || (wp && wp->sandboxed))
+		return c->a;
+	int n = 0;
+	struct agent *by = id ? agent_by_session(c->w, id, &n) : NULL;
+	if (by == NULL && n == 0 && dir && strcmp(dir, c->a->path) != 0)
+		by = agent_at(c->w, dir);
+	if (by == NULL || by == c->a)
+		return c->a;
+	struct wpane *bp = session_agent_pane(c->w->s, by);
+	if (by->remote.host || (bp && bp->sandboxed))
+		return c->a;
+	log_msg("a hook with %s's token, of %s %s: %s's", c->a->handle, id ? "session" : "dir",
+		id ? id : dir, by->handle);
+	return by;
+}
+
 static void do_set_status(struct act_call *c)
 {
 	enum wrx_status st = WRX_STATUS_NONE;
@@ -1307,21 +1361,21 @@ static void do_set_status(struct act_call *c)
 		act_fail(c, "status must be %s", status_choices());
 		return;
 	}
-	const char *id = str_arg(c, "session");
+	const char *id = str_arg(c, "session"), *dir = str_arg(c, "dir");
 	if (id && !rpc_session_wellformed(id)) {
 		act_fail(c, "session is not a session id");
 		return;
 	}
-	session_set_status(c->w->s, c->a, st);
+	struct agent *a = status_speaker(c, id, dir && *dir == '/' ? dir : NULL);
+	session_set_status(c->w->s, a, st);
 	/* Another agent's session is not this one's to claim: its status stays its own. */
 	int n = 0;
 	struct agent *holder = id ? agent_by_session(c->w, id, &n) : NULL;
-	if ((holder && holder != c->a) || n > 1)
-		log_msg("%s reported the session %s of another agent: not recorded", c->a->handle,
-			id);
+	if ((holder && holder != a) || n > 1)
+		log_msg("%s reported the session %s of another agent: not recorded", a->handle, id);
 	else if (id)
-		host_session(c->w, c->a, id);
-	keep_meta(c->w, c->a);
+		host_session(c->w, a, id);
+	keep_meta(c->w, a);
 	act_ok(c, NULL);
 }
 
@@ -1599,7 +1653,8 @@ static const struct action table[] = {
 	      {"screen", ARG_BOOL, false}),
 	 DOOR_CONTROL, 0, 0, ACT_AGENT, do_capture},
 	{"egress", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, ACT_AGENT, do_egress},
-	{"set-status", "set_status", ARGS({"status", ARG_STR, true}, {"session", ARG_STR, false}),
+	{"set-status", "set_status",
+	 ARGS({"status", ARG_STR, true}, {"session", ARG_STR, false}, {"dir", ARG_STR, false}),
 	 DOOR_AGENT, 0, DOOR_AGENT, 0, do_set_status},
 	{"session-status", NULL,
 	 ARGS({"status", ARG_STR, true}, {"session", ARG_STR, true}, {"dir", ARG_STR, false}),

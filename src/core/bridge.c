@@ -61,6 +61,7 @@ static json_object *request_args(const struct rpc_req *req)
 	json_object *o = json_object_new_object();
 	add_str(o, "status", req->status);
 	add_str(o, "session", req->session);
+	add_str(o, "dir", req->dir);
 	add_str(o, "title", req->title);
 	add_str(o, "text", req->text);
 	add_str(o, "branch", req->branch);

@@ -94,6 +94,7 @@ struct keeper {
 	char *rpc_sock;
 	char *token, *handle;
 	char *mark; /* the agent's "keeper runs" mark: its session id goes there (host.c) */
+	char *cwd;  /* its program's directory (an agent pane's: the worktree) */
 	int pane_id;
 	struct rpc_server *rpc;
 	uv_timer_t rpc_retry;
@@ -692,6 +693,15 @@ static void on_rpc(struct rpc_call *call, const struct rpc_req *req, void *data)
 			rpc_call_finish(call, rpc_error("status must be %s", status_choices()));
 			return;
 		}
+		/* A shared daemon's hook, of a session that ran elsewhere: not this agent's. */
+		if (req->dir && k->cwd && strcmp(req->dir, k->cwd) != 0 &&
+		    (strncmp(req->dir, k->cwd, strlen(k->cwd)) != 0 ||
+		     req->dir[strlen(k->cwd)] != '/')) {
+			rpc_call_finish(call, rpc_error("that hook ran in %s, not in this agent's "
+							"worktree; nothing kept",
+							req->dir));
+			return;
+		}
 		meta_set(k, "status", st == WRX_STATUS_NONE ? NULL : status_word(st));
 		if (req->session)
 			meta_set(k, "session", req->session);
@@ -1041,6 +1051,8 @@ int keeper_main(void)
 	k.pane_token = token ? xstrdup(token) : NULL;
 	if (get_str(spec, "mark"))
 		k.mark = xstrdup(get_str(spec, "mark"));
+	if (get_str(spec, "cwd"))
+		k.cwd = xstrdup(get_str(spec, "cwd"));
 	/*
 	 * Its key: given (an older dashboard made it), or made here and kept
 	 * in the state directory for the dashboard to read (proto.h), so that

@@ -180,8 +180,13 @@ static int decode_fields(json_object *o, struct rpc_req *r, const char **err)
 		return 0;
 	case RPC_SET_STATUS: {
 		if (get_str(o, "status", REQUIRED, 16, &r->status, err) < 0 ||
-		    get_str(o, "session", OPTIONAL, RPC_SESSION_MAX, &r->session, err) < 0)
+		    get_str(o, "session", OPTIONAL, RPC_SESSION_MAX, &r->session, err) < 0 ||
+		    get_str(o, "dir", OPTIONAL, RPC_DIR_MAX, &r->dir, err) < 0)
 			return -EINVAL;
+		if (r->dir && r->dir[0] != '/') {
+			*err = "dir is not an absolute path";
+			return -EINVAL;
+		}
 		if (r->session && !rpc_session_wellformed(r->session)) {
 			*err = "session is not a session id ([A-Za-z0-9._-], at most 128)";
 			return -EINVAL;

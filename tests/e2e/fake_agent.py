@@ -48,7 +48,8 @@ with open(hooks_file) as f:
 
 
 def fire(event, match_on, payload):
-    payload = dict(payload, hook_event_name=event, session_id="fake", cwd=os.getcwd())
+    # Its own session, as a real CLI's: an id no other agent has.
+    payload = dict(payload, hook_event_name=event, session_id="fake-%d" % os.getpid(), cwd=os.getcwd())
     for group in hooks.get(event, []):
         m = group.get("matcher", "")
         if m and m != "*" and match_on is not None and not re.fullmatch(m, match_on):

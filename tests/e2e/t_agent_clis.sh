@@ -124,6 +124,114 @@ t_codex_takes_paste_and_send() {
 	wait_for 'Connection failed|Reconnecting' 30
 }
 
+# start_codex_api_dashboard: as start_offline, with a model API of the
+# test's own on loopback port 8099 in its namespace (fake_responses.py).
+start_codex_api_dashboard() {
+	tm new-session -d -x 160 -y 40 -c "$repo" \
+		"unshare -n sh -c 'ip link set lo up; python3 $here/fake_responses.py 8099 $E2E_TMP/api.log & exec env TERM=tmux-256color PATH=\"$PATH\" $WORKREX'$after_exit"
+	tm set -g status off
+}
+# The mark of agent H: its session id on the first line.
+kept_mark() { find "$XDG_STATE_HOME" -path "*/$1/kept" 2>/dev/null | head -1; }
+
+# trust_codex_hooks: Codex's question about hooks setup wrote, in the
+# focused pane, answered by keys: down to "Trust all", Enter. (A key that
+# comes while it is still drawing the menu is not taken: pressed again.)
+trust_codex_hooks() {
+	local i=0
+	wait_for '│ *› 1\. Review hooks' 60
+	until on_screen '│ *› 2\. Trust all and continue'; do
+		((i++ < 40)) || return 1
+		((i % 8 != 1)) || keys Down
+		snooze 0.1
+	done
+	keys Enter
+}
+
+# Two real Codex agents, a model API of the test's own on loopback, typed
+# into by keys. Codex runs one app-server daemon for its user, which hooks
+# run in, with the environment of the pane that started it: each agent's
+# status must still move on its own turns only, and each keeps its own
+# conversation (issue 46).
+t_two_codex_agents() {
+	make_repo
+	local wa=$E2E_TMP/work/proj__worktrees/ca wb=$E2E_TMP/work/proj__worktrees/cb
+	codex_offline_env
+	sed -i 's|http://127.0.0.1:9/v1|http://127.0.0.1:8099/v1|' "$HOME/.codex/config.toml"
+	printf '[projects."%s"]\ntrust_level = "trusted"\n' "$wa" "$wb" >>"$HOME/.codex/config.toml"
+	# workrex on PATH, as the hooks call it by name.
+	mkdir -p "$E2E_TMP/wbin"
+	ln -sf "$WORKREX" "$E2E_TMP/wbin/workrex"
+	export PATH="$E2E_TMP/wbin:$PATH"
+	workrex setup >"$E2E_TMP/setup.out"
+	grep -q 'codex: hooks written to' "$E2E_TMP/setup.out"
+	start_codex_api_dashboard
+	wait_for 'C-b \? help'
+	wrx add ca >/dev/null
+	wrx add cb >/dev/null
+	prefix 2
+	# Codex asks to trust the hooks setup wrote: trusted, by keys.
+	trust_codex_hooks
+	wait_for '│› Ask Codex' 60
+	tm send-keys -l 'first question from ca'
+	wait_for '│› first question from ca'
+	sleep 0.5 # a person's Enter, after the text: not part of a paste
+	keys Enter
+	wait_for 'answer to: first question from ca' 30
+	wait_for '^ 2 ✓ ca' 20
+	# cb, its own turn: its status moves, not ca's.
+	prefix 3
+	trust_codex_hooks
+	wait_for '│› Ask Codex' 60
+	tm send-keys -l 'second question from cb'
+	wait_for '│› second question from cb'
+	sleep 0.5
+	keys Enter
+	wait_for 'answer to: second question from cb' 30
+	wait_for '^ 3 ✓ cb' 20
+	# The shared daemon has one pane's token, and its hooks said each
+	# session's own: two sessions, one each, each of its own worktree.
+	local sa sb
+	sa=$(head -1 "$(kept_mark ca)") sb=$(head -1 "$(kept_mark cb)")
+	[ -n "$sa" ] && [ -n "$sb" ] && [ "$sa" != "$sb" ]
+	grep -lr "$wa" "$HOME/.codex/sessions" | grep -q "$sa"
+	grep -lr "$wb" "$HOME/.codex/sessions" | grep -q "$sb"
+	# A turn of ca again: ca's status moves, cb's stays done.
+	prefix 2
+	tm send-keys -l 'third question from ca'
+	wait_for '│› third question from ca'
+	sleep 0.5
+	keys Enter
+	wait_for 'answer to: third question from ca' 30
+	# --fork from ca's worktree: ca's conversation, not cb's.
+	(cd "$wa" && workrex add fk --fork >/dev/null)
+	wait_for '^ 4 .*fk'
+	# In its own worktree (not ca's: Codex asked which, before -C), a new
+	# folder to Codex: trusted, by keys.
+	prefix 4
+	wait_for '│› 1\. Trust and continue' 60
+	keys Enter
+	until_ok 60 in_output -q 'first question from ca' -- wrx capture fk || { wrx capture fk >&2; screen >&2; grep -a fk "$XDG_STATE_HOME/workrex/workrex.log" >&2; return 1; }
+	not in_output -q 'second question from cb' -- wrx capture fk
+	wrx close fk
+	# A reboot: every process (Codex's daemon too) and the runtime directory.
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	end_keepers
+	end_codex
+	rm -rf "$XDG_RUNTIME_DIR/workrex"
+	kill_tmux
+	start_codex_api_dashboard
+	wait_for '^ 3 .*cb'
+	# Each resumed its own conversation.
+	until_ok 60 in_output -q 'third question from ca' -- wrx capture ca
+	not in_output -q 'second question from cb' -- wrx capture ca
+	until_ok 60 in_output -q 'second question from cb' -- wrx capture cb
+	not in_output -q 'question from ca' -- wrx capture cb
+	wait_for '^ 2 ✓ ca'
+	wait_for '^ 3 ✓ cb'
+}
+
 run_test "Codex (offline): C-b p's path is its image attachment; send is submitted" t_codex_takes_paste_and_send
 
 t_claude_by_keyboard() {
@@ -293,3 +401,4 @@ run_test "Claude Code (offline): two review comments reach it as one submitted m
 run_test "Claude Code (offline), by keyboard: trust answered with Enter, a prompt submitted" t_claude_by_keyboard
 run_test "Codex (offline), by keyboard: its menu walked with arrows and Enter, a prompt submitted" t_codex_by_keyboard
 run_test "Gemini CLI (offline), by keyboard: its trust menu walked, a prompt submitted" t_gemini_by_keyboard
+run_test "two real Codex agents: each status its own, each conversation its own" t_two_codex_agents

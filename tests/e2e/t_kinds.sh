@@ -42,7 +42,7 @@ import json, sys
 d = json.load(sys.stdin)
 kinds = {k["name"]: k for k in d["kinds"]}
 assert len(kinds) >= 14 and kinds["claude"]["installed"], kinds["claude"]
-assert kinds["aider"]["prompt"] == "typed" and kinds["codex"]["fork"] == "fork {id}"
+assert kinds["aider"]["prompt"] == "typed" and kinds["codex"]["fork"] == "fork -C . {id}"
 assert {p["name"]: p["kind"] for p in d["profiles"]} == {"reviewer": "codex", "fast": "claude"}'
 	# A type that is no kind: the file is refused, said where.
 	printf 'agents:\n  x: {type: nosuch, command: y}\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"

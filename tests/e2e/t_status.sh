@@ -477,11 +477,61 @@ YAML
 	wrx capture o | not grep -q 'rc=[1-9]'
 }
 
+# A daemon's hook with one pane's environment (Codex's app-server: one per
+# user, started from the first Codex pane): the session and directory it
+# names say whose it is, not the token it inherited; once that pane is gone
+# its token is refused and the session still says. With no dashboard, a
+# keeper keeps no other agent's hook. (Two real Codex: t_agent_clis.sh.)
+t_inherited_token_speaks_for_no_one() {
+	make_repo
+	mkdir -p "$E2E_TMP/cx-bin" "$XDG_CONFIG_HOME/workrex"
+	printf '#!/bin/sh\nexec bash --norc -i\n' >"$E2E_TMP/cx-bin/codex"
+	chmod +x "$E2E_TMP/cx-bin/codex"
+	export PATH="$E2E_TMP/cx-bin:$PATH"
+	printf 'agent: codex\nworktree_dir: .trees\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 140 40
+	wait_for 'C-b \? help'
+	wrx add a >/dev/null
+	wrx add b >/dev/null
+	wait_for '^ 3 b'
+	local wa=$repo/.trees/a wb=$repo/.trees/b
+	# a's pane keeps its environment for the "daemon".
+	wrx send a "export -p | grep WORKREX_ >'$E2E_TMP/a.env'; echo saved"
+	until_ok 10 grep -q WORKREX_RPC_TOKEN "$E2E_TMP/a.env"
+	hook() { # STATUS SESSION DIR: as the daemon runs it, with a's environment
+		(. "$E2E_TMP/a.env" && cd / && echo "{\"session_id\":\"$2\",\"cwd\":\"$3\"}" | workrex set-status "$1")
+	}
+	hook working ses-b-1 "$wb"
+	wait_for '^ 3 ● b'
+	not in_output '^ 2 ● a' -- screen
+	hook working ses-a-1 "$wa"
+	wait_for '^ 2 ● a'
+	hook done ses-b-1 "$wb"
+	wait_for '^ 3 ✓ b'
+	in_output '^ 2 ● a' -- screen
+	# a's pane goes: its token with it. The daemon's next hook still lands.
+	wrx close a
+	wait_gone '^   2 codex'
+	hook waiting ses-b-1 "$wb"
+	wait_for '^ 3 ◆ b'
+	# No dashboard: b's keeper keeps b's; a hook of b's session sent to it with
+	# another directory is refused, nothing kept.
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	wrx send b "export -p | grep WORKREX_ >'$E2E_TMP/b.env'; echo saved"
+	until_ok 10 grep -q WORKREX_RPC_KEEPER "$E2E_TMP/b.env"
+	(. "$E2E_TMP/b.env" && echo "{\"session_id\":\"ses-x\",\"cwd\":\"$wa\"}" | workrex set-status done)
+	wrx status b | grep -q waiting
+	(. "$E2E_TMP/b.env" && echo "{\"session_id\":\"ses-b-1\",\"cwd\":\"$wb\"}" | workrex set-status done)
+	wrx status b | grep -q done
+}
+
 run_test "setup's Claude hooks, run by a stand-in agent, change the icons" t_claude_hooks_change_icons
 run_test "status noticed without hooks: silence, exit; set-status outside a pane" t_status_without_hooks
 run_test "failed, crashed and done keep status, reason and age: detach, reboot" t_statuses_survive
 run_test "setup's Codex and Gemini CLI hooks and OpenCode plugin, run by stand-ins, change the icons" t_gemini_and_opencode_hooks
 run_test "a hook from a daemon, without the pane's environment: its session id says whose" t_daemon_hooks_by_session
+run_test "a daemon's inherited token speaks for no one: its session and directory say whose" t_inherited_token_speaks_for_no_one
 run_test "prefix a focuses the agent that last finished or waits" t_attention_key
 run_test "RPC protocol against the live dashboard" t_rpc_protocol_live
 run_test "the static guest client: status, add, merge over RPC; hooks off; no other agent" t_guest_client_over_rpc

@@ -140,6 +140,12 @@ static void test_session_ids(void **state)
 				   &t),
 			    "session is not a session id ([A-Za-z0-9._-], at most 128)");
 	assert_non_null(decode("{\"type\":\"set_status\",\"status\":\"done\",\"session\":7}", &t));
+	/* Where the hook ran: an absolute path, or nothing. */
+	assert_null(decode("{\"type\":\"set_status\",\"status\":\"done\",\"dir\":\"/w/a\"}", &t));
+	assert_string_equal(
+		decode("{\"type\":\"set_status\",\"status\":\"done\",\"dir\":\"w/a\"}", &t),
+		"dir is not an absolute path");
+	assert_non_null(decode("{\"type\":\"set_status\",\"status\":\"done\",\"dir\":1}", &t));
 }
 
 int main(void)
