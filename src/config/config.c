@@ -28,6 +28,7 @@ struct walk {
 	struct config *c;
 	yaml_document_t *doc;
 	const char *path;
+	const char *text; /* the file's */
 	bool global;
 	bool untrusted; /* a project file the user has not trusted: its commands are ignored */
 	char *err;      /* every error, a line each; owned */
@@ -853,6 +854,33 @@ static void read_value(struct walk *w, const struct config_key *k, yaml_node_t *
 }
 
 /*
+ * The lines of the file that set an ignored command (key kn, its value v),
+ * numbered, for the question that asks to trust them: control bytes shown
+ * as '?', never sent to a terminal.
+ */
+static void untrusted_lines(struct walk *w, yaml_node_t *kn, yaml_node_t *v)
+{
+	size_t first = kn->start_mark.line, last = v->end_mark.line;
+	if (v->end_mark.column == 0 && last > first)
+		last--; /* a block ends at the start of the next line */
+	const char *p = w->text;
+	for (size_t line = 0; *p && line <= last; line++) {
+		size_t n = strcspn(p, "\n");
+		if (line >= first) {
+			char *text = xstrndup(p, n);
+			for (char *q = text; *q; q++)
+				if ((unsigned char)*q < 0x20 || *q == 0x7f)
+					*q = *q == '\t' ? ' ' : '?';
+			char *numbered = xasprintf("%zu: %s", line + 1, text);
+			strlist_add(&w->c->untrusted_lines, numbered);
+			free(numbered);
+			free(text);
+		}
+		p += n + (p[n] == '\n');
+	}
+}
+
+/*
  * A mapping of keys under prefix ("" at the top, "sandbox." below it): each
  * looked up in the table, so that the rules of its row apply before its
  * value is read.
@@ -882,6 +910,7 @@ static void walk_map(struct walk *w, yaml_node_t *map, const char *prefix)
 			     why);
 			free(why);
 			strlist_add(&w->c->untrusted, path);
+			untrusted_lines(w, kn, v);
 		} else if (!is_null(v))
 			read_value(w, k, kn, v);
 		free(path);
@@ -980,6 +1009,7 @@ void config_free(struct config *c)
 	free(c->untrusted_path);
 	free(c->untrusted_text);
 	strlist_free(&c->untrusted);
+	strlist_free(&c->untrusted_lines);
 	memset(c, 0, sizeof *c);
 }
 
@@ -1009,7 +1039,7 @@ int config_load(struct config *c, const char *path, bool global, char **err)
 		free(text);
 		return -1;
 	}
-	struct walk w = {.c = c, .doc = &doc, .path = path, .global = global};
+	struct walk w = {.c = c, .doc = &doc, .path = path, .text = text, .global = global};
 	w.untrusted = !global && !trust_check(path, text, len);
 	size_t before = c->untrusted.n;
 	walk_root(&w, yaml_document_get_root_node(&doc));

@@ -144,9 +144,10 @@ struct config {
 	 * read (what `trust` must record), and the keys ignored. NULL/empty
 	 * when every command counted.
 	 */
-	char *untrusted_path;     /* owned */
-	char *untrusted_text;     /* owned */
-	struct strlist untrusted; /* the keys: post_create, panes, ... */
+	char *untrusted_path;           /* owned */
+	char *untrusted_text;           /* owned */
+	struct strlist untrusted;       /* the keys: post_create, panes, ... */
+	struct strlist untrusted_lines; /* the lines setting them ("12: check: make"), in order */
 };
 
 /* A size as Lima takes it: a number and GiB, MiB, TiB, G or M. */

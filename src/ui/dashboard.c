@@ -231,6 +231,40 @@ void ui_asked_clear(struct ui *ui)
 	}
 }
 
+int ui_ask_waiting(struct ui *ui, const char *question, const char *who,
+		   void (*done)(struct ui *, const char *, void *), void *arg, bool replace)
+{
+	int n = 0;
+	struct asked **end = &ui->asked;
+	while (*end) {
+		struct asked *q = *end;
+		if (strcmp(q->agent, who) != 0) {
+			end = &q->next;
+			continue;
+		}
+		if (!replace) {
+			n++;
+			end = &q->next;
+			continue;
+		}
+		*end = q->next; /* what it asked is no longer so: the new question says */
+		q->done(ui, NULL, q->arg);
+		free(q->question);
+		free(q->agent);
+		free(q);
+	}
+	if (n >= ASKED_MAX)
+		return -EBUSY;
+	struct asked *q = xcalloc(1, sizeof *q);
+	q->question = xstrdup(question);
+	q->agent = xstrdup(who);
+	q->done = done;
+	q->arg = arg;
+	*end = q;
+	ui_dirty(ui);
+	return 0;
+}
+
 /*
  * The user's own question (a verb of theirs asks again) opens at once; an
  * agent's waits its turn, said on the status line, until the user opens
@@ -242,12 +276,6 @@ static int hook_ask(void *data, const char *question, const char *agent, wrx_ans
 	struct ui *ui = data;
 	if (ui->quitting || (agent == NULL && ui->prompt))
 		return -EBUSY;
-	int n = 0;
-	struct asked **end = &ui->asked;
-	for (; *end; end = &(*end)->next)
-		n += agent && strcmp((*end)->agent, agent) == 0;
-	if (n >= ASKED_MAX)
-		return -EBUSY;
 	struct ask *k = xcalloc(1, sizeof *k);
 	k->done = done;
 	k->arg = arg;
@@ -255,14 +283,10 @@ static int hook_ask(void *data, const char *question, const char *agent, wrx_ans
 		ui_prompt(ui, question, true, asked, k);
 		return 0;
 	}
-	struct asked *q = xcalloc(1, sizeof *q);
-	q->question = xstrdup(question);
-	q->agent = xstrdup(agent);
-	q->done = asked;
-	q->arg = k;
-	*end = q;
-	ui_dirty(ui);
-	return 0;
+	int rc = ui_ask_waiting(ui, question, agent, asked, k, false);
+	if (rc < 0)
+		free(k);
+	return rc;
 }
 
 static void hook_set_clipboard(void *data, const char *text, size_t len)

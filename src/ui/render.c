@@ -729,27 +729,36 @@ static int text_width(const char *s)
 /*
  * A question longer than the status line (a refusal and what to do about
  * it, the project config to trust) in lines of at most w columns, broken
- * between words, drawn above the status line: a yes must never be to text
- * the user could not see. Returns the rows used, bottom up from y.
+ * between words and at each newline, drawn above the status line: a yes
+ * must never be to text the user could not see. Returns the rows used,
+ * bottom up from y.
  */
 static int draw_wrapped(struct ui *ui, int y, const char *text, int w)
 {
 	struct strlist lines = {0};
 	struct buf line = {0};
 	const char *p = text;
+	bool started = false; /* the line has begun (its first word may be an indent's "") */
 	while (*p) {
-		size_t n = strcspn(p, " ");
+		size_t n = strcspn(p, " \n");
 		char *word = xstrndup(p, n);
 		int lw = line.len ? text_width(line.data) : 0;
 		if (line.len && lw + 1 + text_width(word) > w) {
 			strlist_add(&lines, line.data);
 			buf_consume(&line, line.len);
+			started = false;
 		}
-		if (line.len)
+		if (started)
 			buf_addch(&line, ' ');
 		buf_addstr(&line, word);
+		started = true;
 		free(word);
-		p += n + (p[n] == ' ');
+		if (p[n] == '\n') {
+			strlist_add(&lines, line.data ? line.data : "");
+			buf_consume(&line, line.len);
+			started = false;
+		}
+		p += n + (p[n] != '\0');
 	}
 	if (line.len)
 		strlist_add(&lines, line.data);
@@ -782,7 +791,7 @@ static void draw_status(struct ui *ui)
 	int k = 0;
 	if (ui->prompt) {
 		const char *label = ui->prompt->label;
-		if (text_width(label) + 12 > leftw && ui->cols > 2 &&
+		if ((strchr(label, '\n') || text_width(label) + 12 > leftw) && ui->cols > 2 &&
 		    (k = draw_wrapped(ui, y, label, ui->cols - 1)) > 0)
 			label = ui->prompt->yesno ? "y/n:" : ">";
 		int used = put_text(y, 0, leftw, label, A_BOLD);
@@ -807,10 +816,12 @@ static void draw_status(struct ui *ui)
 			n++;
 		char key[32];
 		keys_name(ui->w->cfg.prefix, key, sizeof key);
-		char *notice = n > 1 ? xasprintf("%d questions wait: %s a to answer - %s", n, key,
-						 ui->asked->question)
-				     : xasprintf("a question waits: %s a to answer - %s", key,
-						 ui->asked->question);
+		/* Its first line: the rest is shown once it is opened. */
+		int first = (int)strcspn(ui->asked->question, "\n");
+		char *notice = n > 1 ? xasprintf("%d questions wait: %s a to answer - %.*s", n, key,
+						 first, ui->asked->question)
+				     : xasprintf("a question waits: %s a to answer - %.*s", key,
+						 first, ui->asked->question);
 		put_text(y, 0, leftw, notice, A_REVERSE);
 		free(notice);
 	} else if (ui->message) {

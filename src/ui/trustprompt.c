@@ -5,17 +5,23 @@
  * (config/trust.h): at start, and after every workrex command the
  * dashboard ran, since a merge may have brought a new file or changed one.
  *
- * The question quotes the file (on one line) and a yes trusts exactly the
- * text that was read and shown, not whatever the file holds a moment later.
- * A no is remembered for that text: the user is asked again only when it
- * changes. The check re-reads the config files: a few small reads, only
- * after a command ends, never per frame.
+ * The question is not the user's own: it waits on the status line for
+ * prefix a, as an agent's does, so that a key typed into a pane never
+ * answers it (a change to the file comes while the user types). Opened, it
+ * shows the lines that set the commands it would let run, numbered, and a
+ * yes trusts exactly the text that was read and shown, not whatever the
+ * file holds a moment later. A no is remembered for that text: the user is
+ * asked again only when it changes. The check re-reads the config files: a
+ * few small reads, only after a command ends, never per frame.
  */
 #include "../util/log.h"
 #include "ui.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#define TRUST_LINES 16                 /* shown in the question; more: workrex trust */
+#define TRUST_WHO "the project config" /* who asks, on the status line */
 
 /* The commands the dashboard itself uses (agent, panes) and the rest, taken from c. */
 static void adopt_commands(struct ui *ui, struct config *c)
@@ -36,6 +42,7 @@ static void adopt_commands(struct ui *ui, struct config *c)
 	SWAP(untrusted_path);
 	SWAP(untrusted_text);
 	SWAP(untrusted);
+	SWAP(untrusted_lines);
 #undef SWAP
 }
 
@@ -100,8 +107,7 @@ void trust_ask(struct ui *ui)
 		free(c);
 		return;
 	}
-	if (ui->prompt ||
-	    (ui->trust_declined && strcmp(ui->trust_declined, c->untrusted_text) == 0)) {
+	if (ui->trust_declined && strcmp(ui->trust_declined, c->untrusted_text) == 0) {
 		config_free(c);
 		free(c);
 		return;
@@ -110,14 +116,27 @@ void trust_ask(struct ui *ui)
 	size_t n = strlen(ui->w->root);
 	const char *name = c->untrusted_path;
 	if (!strncmp(name, ui->w->root, n) && name[n] == '/')
-		name += n + 1; /* .workrex.yaml: the status line is one line */
+		name += n + 1;
 	buf_addf(&q, "%s is not trusted, so its ", name);
 	for (size_t i = 0; i < c->untrusted.n; i++)
 		buf_addf(&q, "%s%s", i ? ", " : "", c->untrusted.v[i]);
-	buf_addstr(&q, " did not run: [");
-	for (const char *p = c->untrusted_text; *p && q.len < 400; p++)
-		buf_addch(&q, *p == '\n' ? ' ' : (*p == '\t' ? ' ' : *p));
-	buf_addstr(&q, "] trust it? (y/n)");
-	ui_prompt(ui, q.data, true, answered, c);
+	/* Every line that sets one: a yes is to text the user saw. */
+	size_t shown = WRX_MIN(c->untrusted_lines.n, (size_t)TRUST_LINES);
+	buf_addstr(&q, " did not run. Its lines:");
+	for (size_t i = 0; i < shown; i++)
+		buf_addf(&q, "\n  %s", c->untrusted_lines.v[i]);
+	if (shown < c->untrusted_lines.n) {
+		buf_addf(&q,
+			 "\n  (%zu lines more: too many to show here; `workrex trust` in a "
+			 "terminal shows and trusts them)",
+			 c->untrusted_lines.n - shown);
+		ui_message(ui, true, "%s", q.data);
+		config_free(c);
+		free(c);
+		buf_free(&q);
+		return;
+	}
+	buf_addstr(&q, "\ntrust it? (y/n)");
+	ui_ask_waiting(ui, q.data, TRUST_WHO, answered, c, true);
 	buf_free(&q);
 }

@@ -161,6 +161,14 @@ void ui_prompt_end(struct ui *ui, const char *answer);
 bool ui_open_asked(struct ui *ui);
 /* Every waiting question answered no (the dashboard is going). */
 void ui_asked_clear(struct ui *ui);
+/*
+ * A question that waits on the status line for prefix a (struct asked),
+ * from who (an agent's handle, or what of workrex's asks). replace: one
+ * of who's waiting already is no longer so, and goes (answered NULL);
+ * else at most ASKED_MAX of who's wait. 0, or -EBUSY.
+ */
+int ui_ask_waiting(struct ui *ui, const char *question, const char *who,
+		   void (*done)(struct ui *, const char *, void *), void *arg, bool replace);
 /* Ask to trust the project's config if its commands were ignored (trustprompt.c). */
 void trust_ask(struct ui *ui);
 void ui_prompt(struct ui *ui, const char *label, bool yesno,

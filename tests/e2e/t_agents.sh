@@ -292,7 +292,11 @@ t_project_trust() {
 	wait_for 'workrex'
 	tm send-keys -l 'merge feat'
 	keys Enter
-	wait_for '^.workrex.yaml is not trusted, so its post_create did not run: .*ran-1'
+	# It waits for the user on the status line; opened, it shows the line.
+	wait_for 'a question waits: C-b a to answer - .workrex.yaml is not trusted, so its post_create did not run'
+	prefix a
+	wait_for '^  1: post_create: \["touch .*ran-1"\]'
+	wait_for '^trust it\? \(y/n\)'
 	# Until the user says yes, it runs nothing.
 	wrx add before -b --no-sandbox >"$E2E_TMP/out" 2>&1
 	grep -q "'post_create' goes to sh -c on the host, in the project or the agent's worktree, and this project config is not trusted" "$E2E_TMP/out"
@@ -308,7 +312,9 @@ t_project_trust() {
 	test ! -e "$E2E_TMP/ran-2"
 	# The dashboard watches the file: the change alone asks. (A `:` command
 	# here raced that question: its C-b, landing on it, said no.)
-	wait_for '^.workrex.yaml is not trusted, so its post_create did not run: .*ran-2'
+	wait_for 'a question waits: C-b a to answer - .workrex.yaml is not trusted, so its post_create'
+	prefix a
+	wait_for '^  1: post_create: \["touch .*ran-2"\]'
 	keys n
 	wrx add declined -b --no-sandbox >/dev/null 2>&1
 	test ! -e "$E2E_TMP/ran-2"
@@ -319,7 +325,9 @@ t_project_trust() {
 	test -e "$E2E_TMP/ran-2"
 	# A remote git would read as an option: asked; trusted, it is refused, said.
 	printf 'review:\n  remote: "--upload-pack=touch %s/ran-3;true"\n' "$E2E_TMP" >"$repo/.workrex.yaml"
-	wait_for '^.workrex.yaml is not trusted, so its review.remote did not run'
+	wait_for 'a question waits: C-b a to answer - .workrex.yaml is not trusted, so its review.remote'
+	prefix a
+	wait_for '^  2:   remote: "--upload-pack=touch .*ran-3;true"'
 	keys y
 	wait_for "^trusted .*proj/.workrex.yaml, but it is not valid:"
 	not wrx config check >"$E2E_TMP/check" 2>&1
@@ -521,6 +529,43 @@ t_send_is_submitted() {
 	grep -q 'not submitted' "$E2E_TMP/err" || { cat "$E2E_TMP/err" >&2; return 1; }
 }
 
+# .workrex.yaml changes (an editor, a merge) while the user types into a
+# pane, at 80x24: every key reaches the pane, nothing is trusted, and the
+# question waits on the status line for C-b a; opened, it shows each line
+# that would run a command (issue 46).
+t_trust_question_waits() {
+	make_repo
+	start_repo 80 24
+	wait_for 'wrx\$'
+	type_line "cat >'$E2E_TMP/typed.txt'"
+	local typed='yes do it, then C-b and more' i
+	for ((i = 0; i < ${#typed}; i++)); do
+		tm send-keys -l -- "${typed:i:1}"
+		if ((i == 3)); then
+			printf 'post_create: ["touch %s/ran-pc"]\ncheck: touch %s/ran-check\n' \
+				"$E2E_TMP" "$E2E_TMP" >"$repo/.workrex.yaml"
+		fi
+		sleep 0.05
+		# The question came while typing: the rest is typed after it.
+		((i != 3)) || wait_for 'a question waits: C-b a to answer - .workrex.yaml is not'
+	done
+	keys Enter C-d
+	until_ok 10 grep -qx "$typed" "$E2E_TMP/typed.txt" ||
+		{ cat "$E2E_TMP/typed.txt" >&2; screen >&2; return 1; }
+	# Nothing trusted: an agent added now runs no post_create.
+	wrx add one -b >/dev/null 2>&1
+	test ! -e "$E2E_TMP/ran-pc"
+	wait_for 'a question waits: C-b a to answer - .workrex.yaml is not'
+	prefix a
+	wait_for '^  1: post_create: \["touch .*/ran-pc"\]'
+	wait_for '^  2: check: touch .*/ran-check'
+	wait_for '^trust it\? \(y/n\)'
+	keys y
+	wait_gone '^trust it\? \(y/n\)'
+	wrx add two -b >/dev/null 2>&1
+	test -e "$E2E_TMP/ran-pc"
+}
+
 run_test "n creates a worktree and a pane in it" t_new_agent_key
 run_test "workrex add from another terminal opens panes in the dashboard" t_add_from_another_terminal
 run_test "m merges; the agent's panes go" t_merge_key_closes_panes
@@ -532,6 +577,7 @@ run_test "agents survive a restart and open on focus" t_agents_survive_restart
 run_test "a second dashboard for the project is refused" t_second_dashboard_refused
 run_test "overview table; status, list, wait; bad control input" t_overview_and_cli_queries
 run_test "a project config runs commands only once trusted; a change asks again" t_project_trust
+run_test ".workrex.yaml changed while the user types: keys reach the pane, the question waits" t_trust_question_waits
 run_test "add -a runs that agent" t_add_with_agent
 run_test "a profile added to agents: while the dashboard runs is used at once" t_profile_added_while_running
 run_test "unknown names and a missing --config are errors" t_unknown_names_are_errors

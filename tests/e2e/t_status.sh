@@ -243,7 +243,9 @@ t_guest_client_over_rpc() {
 	wait_for 'add-rc=0'
 	wait_for '^ [0-9] spawned'
 	# The project's pre_merge was never trusted: the dashboard asks; no.
-	wait_for '^.workrex.yaml is not trusted, so its pre_merge did not run'
+	wait_for 'a question waits: C-b a to answer - .workrex.yaml is not trusted, so its pre_merge'
+	prefix a
+	wait_for '^trust it\? \(y/n\)'
 	keys n
 	wait_gone 'is not trusted'
 	grep -q 'from the sandbox' "$repo/../proj__worktrees/spawned/.workrex/PROMPT-spawned.md"

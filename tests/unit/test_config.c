@@ -391,6 +391,12 @@ static void test_untrusted_commands_ignored(void **state)
 	assert_int_equal(c.untrusted.n, 4);
 	assert_string_equal(c.untrusted_path, p);
 	assert_string_equal(c.untrusted_text, text);
+	/* The lines that set them, numbered, for the question; scrollback's is none of them. */
+	const char *lines[] = {"1: post_create: [\"touch /tmp/x\"]", "2: pre_merge: [evil]",
+			       "3: agent: evil", "4: panes:", "5:   - command: evil"};
+	assert_int_equal(c.untrusted_lines.n, 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_string_equal(c.untrusted_lines.v[i], lines[i]);
 	assert_int_equal(c.nwarnings, 4);
 	assert_non_null(strstr(c.warnings[0], "tp.yaml:1: 'post_create' goes to sh -c on the host, "
 					      "in the project or the agent's worktree, and this "
