@@ -53,7 +53,8 @@ static const struct cmd table[] = {
 	{"pr", NULL, "pr [handle] [--draft | --status]",
 	 "push the agent's branch to review.remote and open its pull request (gh)", cmd_pr, NULL},
 	{"compare", NULL,
-	 "compare <group> [--json | --check [handle] [--if-changed] | --merge HANDLE [-k] [-y]]",
+	 "compare <group> [--json | --check [handle] [--if-changed] | --merge HANDLE [-k] [-y] "
+	 "[--ignore-uncommitted]]",
 	 "a group's candidates side by side; run their check; merge the best", cmd_compare, NULL},
 	{"review", NULL, "review <handle> [--comment FILE[:LINE] TEXT | --send]",
 	 "comments for the agent on its changes: list, add, or send them as one message",

@@ -266,7 +266,7 @@ static int remove_others(struct cmd_ctx *ctx, struct agent_rec *as, size_t n, co
 
 /* compare --merge: the check if required, the merge, then the others. */
 static int merge_best(struct cmd_ctx *ctx, struct agent_rec *as, size_t n, const char *best,
-		      bool keep, bool yes)
+		      bool keep, bool yes, bool ignore_uncommitted)
 {
 	const struct agent_rec *a = NULL;
 	for (size_t i = 0; i < n; i++)
@@ -292,9 +292,10 @@ static int merge_best(struct cmd_ctx *ctx, struct agent_rec *as, size_t n, const
 				a->handle, why, a->group, a->handle);
 	}
 	char *handle = xstrdup(a->handle);
-	char *argv[] = {"merge", handle, NULL};
+	char *argv[] = {"merge", ignore_uncommitted ? "--ignore-uncommitted" : handle,
+			ignore_uncommitted ? handle : NULL, NULL};
 	optind = 0;
-	int rc = cmd_merge(ctx, 2, argv);
+	int rc = cmd_merge(ctx, ignore_uncommitted ? 3 : 2, argv);
 	struct buf gone = {0};
 	if (rc == 0 && !keep)
 		rc = remove_others(ctx, as, n, handle, yes, &gone);
@@ -310,13 +311,19 @@ static int merge_best(struct cmd_ctx *ctx, struct agent_rec *as, size_t n, const
 int cmd_compare(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},       {"check", no_argument, NULL, 'c'},
-		{"if-changed", no_argument, NULL, 'i'}, {"merge", required_argument, NULL, 'm'},
-		{"keep", no_argument, NULL, 'k'},       {"yes", no_argument, NULL, 'y'},
-		{"help", no_argument, NULL, 'h'},       {0, 0, 0, 0},
+		{"json", no_argument, NULL, 'j'},
+		{"check", no_argument, NULL, 'c'},
+		{"if-changed", no_argument, NULL, 'i'},
+		{"merge", required_argument, NULL, 'm'},
+		{"keep", no_argument, NULL, 'k'},
+		{"yes", no_argument, NULL, 'y'},
+		{"ignore-uncommitted", no_argument, NULL, 'u'},
+		{"help", no_argument, NULL, 'h'},
+		{0, 0, 0, 0},
 	};
 	const struct cmd *self = cmd_find("compare");
-	bool json = false, check = false, if_changed = false, keep = false, yes = false;
+	bool json = false, check = false, if_changed = false, keep = false, yes = false,
+	     ignore_uncommitted = false;
 	const char *merge = NULL;
 	int c;
 	optind = 0;
@@ -340,6 +347,9 @@ int cmd_compare(struct cmd_ctx *ctx, int argc, char **argv)
 		case 'y':
 			yes = true;
 			break;
+		case 'u':
+			ignore_uncommitted = true;
+			break;
 		case 'h':
 			printf("usage: workrex %s\n", self->usage);
 			return 0;
@@ -348,7 +358,8 @@ int cmd_compare(struct cmd_ctx *ctx, int argc, char **argv)
 		}
 	}
 	/* GROUP, and with --check one HANDLE of it at most. */
-	if (optind >= argc || argc - optind > (check ? 2 : 1) || (merge && (check || json)))
+	if (optind >= argc || argc - optind > (check ? 2 : 1) || (merge && (check || json)) ||
+	    (ignore_uncommitted && !merge))
 		return cmd_usage(self);
 	int rc = cmd_open_repo(ctx, "compare");
 	if (rc)
@@ -358,7 +369,7 @@ int cmd_compare(struct cmd_ctx *ctx, int argc, char **argv)
 	if ((rc = group_agents(ctx, argv[optind], &as, &n)) != 0)
 		return rc;
 	if (merge) {
-		rc = merge_best(ctx, as, n, merge, keep, yes);
+		rc = merge_best(ctx, as, n, merge, keep, yes, ignore_uncommitted);
 	} else if (check) {
 		const char *one = optind + 1 < argc ? argv[optind + 1] : NULL;
 		bool found = one == NULL;

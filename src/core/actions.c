@@ -264,6 +264,8 @@ static const struct {
 } overrides[] = {
 	{"merge", "--ignore-uncommitted", "--ignore-uncommitted",
 	 "merge its commits anyway, leaving the uncommitted changes in its worktree? (y/n)"},
+	{"compare-merge", "--ignore-uncommitted", "--ignore-uncommitted",
+	 "merge its commits anyway, leaving the uncommitted changes in its worktree? (y/n)"},
 	{"remove", "--force", "--force",
 	 "remove it anyway, losing what is not committed or merged? (y/n)"},
 };
@@ -276,13 +278,18 @@ static bool offer_override(struct act_call *c, const char *last)
 		if (strcmp(c->act->name, overrides[i].verb) != 0 ||
 		    !strstr(last, overrides[i].says))
 			continue;
-		/* The same child again, the flag before its "--". */
+		/* The same child again, the flag before its "--" (or last, with none). */
 		struct strlist again = {0};
+		bool put = false;
 		for (size_t k = 0; k < c->argv.n; k++) {
-			if (strcmp(c->argv.v[k], "--") == 0)
+			if (strcmp(c->argv.v[k], "--") == 0 && !put) {
 				strlist_add(&again, overrides[i].flag);
+				put = true;
+			}
 			strlist_add(&again, c->argv.v[k]);
 		}
+		if (!put)
+			strlist_add(&again, overrides[i].flag);
 		strlist_free(&c->argv);
 		c->argv = again;
 		c->overridden = true;

@@ -711,8 +711,9 @@ bool session_interrupted(const struct session *s, const struct agent *a, uint64_
 	if (a->status != WRX_STATUS_WORKING)
 		return false;
 	struct wpane *wp = session_agent_pane(s, a);
-	uint64_t age = agent_status_age(a);
-	uint64_t quiet_since = WRX_MAX(wp ? wp->last_output : 0, now - WRX_MIN(now, age));
+	/* Its status's start on now_ms()'s clock, as it is (now may be a time to come). */
+	uint64_t mono = now_ms(), age = agent_status_age(a);
+	uint64_t quiet_since = WRX_MAX(wp ? wp->last_output : 0, mono - WRX_MIN(mono, age));
 	return wp && !pane_exited(wp->term, NULL) && now >= quiet_since + WRX_SILENCE_MS;
 }
 

@@ -170,14 +170,23 @@ for c in json.load(sys.stdin):
 	grep -q 'compare: best-1: its check did not pass, and check_required is true' "$E2E_TMP/err"
 	git -C "$repo" log --oneline main >"$E2E_TMP/log"
 	not grep -q 'solution' "$E2E_TMP/log"
-	# The winner: merged; the others removed, with their work.
+	# The winner: merged; the others removed, with their work. An untracked
+	# file in it is refused, as merge refuses it, and passed over on request.
+	echo scratch >"$w/best-2/scratch.txt"
 	wrx compare best --check best-2 >/dev/null
-	wrx compare best --merge best-2 -y >"$E2E_TMP/out"
+	not wrx compare best --merge best-2 -y 2>"$E2E_TMP/err"
+	grep -q "branch 'best-2' has uncommitted changes; commit them or pass --ignore-uncommitted" "$E2E_TMP/err"
+	not wrx compare best --ignore-uncommitted 2>/dev/null # only with --merge
+	wrx compare best --merge best-2 -y --ignore-uncommitted >"$E2E_TMP/out"
 	git -C "$repo" log --oneline main | grep -q 'solution 2'
 	[ "$(cat "$repo/solution.txt")" = good ]
-	wait_gone '^ +[0-9] best-'
-	[ -z "$(git -C "$repo" branch --list 'best-*')" ]
-	[ -z "$(ls "$w")" ]
+	wait_gone '^ +[0-9] best-[13]'
+	# The winner stays with what is not committed; the others are gone.
+	[ "$(git -C "$repo" for-each-ref --format='%(refname:short)' 'refs/heads/best-*')" = best-2 ]
+	[ "$(ls "$w")" = best-2 ]
+	[ -f "$w/best-2/scratch.txt" ]
+	[ "$(wrx list -q)" = best-2 ]
+	wrx rm -f best-2 >/dev/null
 	[ -z "$(git -C "$repo" config --get-regexp '^workrex\.worktree\.best-' || true)" ]
 	until_ok 10 nkeepers 1
 	[ -z "$(wrx list -q)" ]
@@ -231,7 +240,8 @@ print(sum(x["status"] == "working" for x in a), sum(x["status"] == "done" for x 
 
 # C-b = on a candidate: its group as rows; Enter its check's output (its
 # escapes as text); r checks again; m asks, then merges it and removes the
-# rest.
+# rest. The winner has an untracked file (a scratch file, a post_create
+# marker): refused, then asked again as C-b m asks (issue 46).
 t_group_compare_view() {
 	make_repo
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
@@ -250,6 +260,7 @@ t_group_compare_view() {
 		git -C "$w/pick-$k" add solution.txt
 		git -C "$w/pick-$k" commit -qm "solution $k"
 	done
+	echo notes >"$w/pick-3/scratch.txt"
 	wrx compare pick --check >/dev/null || true
 	prefix 3
 	prefix =
@@ -269,10 +280,17 @@ t_group_compare_view() {
 	keys j j m
 	wait_for 'merge pick-3, and remove the rest of pick with their work \(pick-1, pick-2\)\? \(y/n\)'
 	keys y
+	wait_for "branch 'pick-3' has uncommitted changes; commit them or pass --ignore-uncommitted"
+	wait_for 'merge its commits anyway, lea'
+	wait_for '^worktree\? \(y/n\)'
+	keys y
 	wait_for 'merged pick-3; removed pick-1, pick-2'
 	wait_gone '^ +[0-9] pick-1'
 	until_ok 10 in_output 'solution 3' -- git -C "$repo" log --oneline main
-	until_ok 10 eval '[ -z "$(git -C "$repo" branch --list "pick-*")" ]'
+	# The winner keeps its worktree, with the scratch file; the others went.
+	picks() { [ "$(git -C "$repo" for-each-ref --format='%(refname:short)' 'refs/heads/pick-*')" = pick-3 ]; }
+	until_ok 10 picks
+	[ -f "$w/pick-3/scratch.txt" ]
 	tm pipe-pane
 	test -s "$E2E_TMP/outer.log"
 	not grep -aq $'\033]52;' "$E2E_TMP/outer.log"

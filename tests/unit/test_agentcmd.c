@@ -85,9 +85,8 @@ static void test_sessions_and_forks(void **state)
 			    "\"$(cat '/p')\"");
 	free(got);
 	got = agentcmd_line(&c, "codex", &o);
-	assert_string_equal(
-		got,
-		"export WORKREX_PROMPT_FILE='/p'; exec 'codex' fork 5f0c-3a1e -- \"$(cat '/p')\"");
+	assert_string_equal(got, "export WORKREX_PROMPT_FILE='/p'; exec 'codex' fork -C . "
+				 "5f0c-3a1e -- \"$(cat '/p')\"");
 	free(got);
 	/* Resumed, nothing new: neither a fork nor a name nor the prompt again. */
 	o.resume = "5f0c-3a1e";

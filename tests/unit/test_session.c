@@ -210,7 +210,9 @@ static void test_silence(void **state)
 {
 	(void)state;
 	session_set_status(s, a, WRX_STATUS_WORKING);
-	uint64_t since = a->status_since;
+	/* Working since a second ago (wall time); its last output now (now_ms()). */
+	a->status_since = wall_ms() - 1000;
+	uint64_t since = now_ms();
 	pa->last_output = since;
 	assert_false(session_interrupted(s, a, since + WRX_SILENCE_MS - 1));
 	assert_true(session_interrupted(s, a, since + WRX_SILENCE_MS));
