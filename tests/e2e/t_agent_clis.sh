@@ -177,7 +177,7 @@ t_two_codex_agents() {
 	wait_for '│› first question from ca'
 	sleep 0.5 # a person's Enter, after the text: not part of a paste
 	keys Enter
-	wait_for 'answer to: first question from ca' 30
+	wait_for 'answer to: first question from ca' 90
 	wait_for '^ 2 ✓ ca' 20
 	# cb, its own turn: its status moves, not ca's.
 	prefix 3
@@ -187,7 +187,7 @@ t_two_codex_agents() {
 	wait_for '│› second question from cb'
 	sleep 0.5
 	keys Enter
-	wait_for 'answer to: second question from cb' 30
+	wait_for 'answer to: second question from cb' 90
 	wait_for '^ 3 ✓ cb' 20
 	# The shared daemon has one pane's token, and its hooks said each
 	# session's own: two sessions, one each, each of its own worktree.
@@ -202,7 +202,7 @@ t_two_codex_agents() {
 	wait_for '│› third question from ca'
 	sleep 0.5
 	keys Enter
-	wait_for 'answer to: third question from ca' 30
+	wait_for 'answer to: third question from ca' 90
 	# --fork from ca's worktree: ca's conversation, not cb's.
 	(cd "$wa" && workrex add fk --fork >/dev/null)
 	wait_for '^ 4 .*fk'

@@ -397,7 +397,7 @@ t_resume_after_reboot() {
 	rm -rf "$XDG_RUNTIME_DIR/workrex"
 	kill_tmux
 	start_repo 120 36
-	wait_for '^ 2 r'
+	wait_for '^ 2 (✓ )?r'
 	wait_for '│CLAUDE ARGS:--resume 4f1c-9e2a_B.7:'
 	# q's report was refused: the session it was started with.
 	until_ok 10 in_output -x "CLAUDE ARGS:--resume $qs:" -- claude_args q
@@ -423,7 +423,7 @@ t_resume_after_reboot() {
 	end_keepers
 	kill_tmux
 	start_repo 120 36
-	wait_for '^ 2 r'
+	wait_for '^ 2 (✓ )?r'
 	sleep 1
 	not nkeepers 2
 }
