@@ -4,6 +4,7 @@
 #include "cmd.h"
 
 #include "../config/trust.h"
+#include "../rpc/control.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -191,6 +192,36 @@ int cmd_init(struct cmd_ctx *ctx, int argc, char **argv)
  * ignored, and trust that exact content (it is what was just shown);
  * --revoke forgets the trust.
  */
+/*
+ * The project's running dashboard, if one runs, reads its config again: a
+ * trust takes effect there at once (its commands, a group's checks), a
+ * revoke too. None running: nothing to tell, none started.
+ */
+static void tell_dashboard(struct cmd_ctx *ctx)
+{
+	char *cause = NULL;
+	if (ctx->repo == NULL && repo_open(ctx->cwd, &ctx->repo, &cause) < 0) {
+		free(cause);
+		return;
+	}
+	char *path = control_path(repo_root(ctx->repo), &cause);
+	json_object *req = json_object_new_object(), *reply = NULL, *e;
+	json_object_object_add(req, "cmd", json_object_new_string("reload"));
+	int rc = path ? control_request(path, req, &reply, 10000, &cause) : -ENOENT;
+	if (rc == 0 && !json_object_object_get_ex(reply, "error", &e))
+		printf("the running dashboard took it\n");
+	else if (rc == 0)
+		fprintf(stderr, "workrex: trust: the running dashboard did not reload: %s\n",
+			json_object_get_string(e));
+	else if (rc != -ENOENT)
+		fprintf(stderr, "workrex: trust: the running dashboard was not told: %s\n",
+			cause ? cause : strerror(-rc));
+	json_object_put(reply);
+	json_object_put(req);
+	free(path);
+	free(cause);
+}
+
 int cmd_trust(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const struct cmd *self = cmd_find("trust");
@@ -211,6 +242,7 @@ int cmd_trust(struct cmd_ctx *ctx, int argc, char **argv)
 	} else if (revoke) {
 		trust_revoke(p);
 		printf("%s is no longer trusted: its commands will not run\n", p);
+		tell_dashboard(ctx);
 	} else if (c.untrusted_path == NULL) {
 		printf("%s: nothing to trust (its commands run already, or it has none)\n", p);
 	} else {
@@ -220,9 +252,11 @@ int cmd_trust(struct cmd_ctx *ctx, int argc, char **argv)
 			       : "");
 		if (config_trust(&c, &err) < 0)
 			rc = cmd_fail("trust", "%s", err);
-		else
+		else {
 			printf("trusted: its commands (%s%s) run until it changes\n",
 			       c.untrusted.v[0], c.untrusted.n > 1 ? ", ..." : "");
+			tell_dashboard(ctx);
+		}
 	}
 	free(err);
 	free(p);

@@ -49,6 +49,12 @@ static void start(struct wrx *w, struct agent *a)
 	a->checking = true;
 }
 
+void checks_all(struct wrx *w)
+{
+	for (int i = 0; i < session_agent_count(w->s); i++)
+		checks_status(w, session_agent(w->s, i));
+}
+
 void checks_status(struct wrx *w, struct agent *a)
 {
 	if (a->status != WRX_STATUS_DONE || a->git.group == NULL || w->cfg.check == NULL ||

@@ -472,9 +472,12 @@ int wrx_config_reload(struct wrx *w, struct strlist *warnings, char **cause)
 		if (warnings)
 			strlist_add(warnings, c.warnings[i]);
 	}
+	bool new_check = c.check && (w->cfg.check == NULL || strcmp(c.check, w->cfg.check) != 0);
 	config_free(&w->cfg);
 	w->cfg = c;
 	session_set_scrollback(w->s, w->cfg.scrollback);
+	if (new_check)
+		checks_all(w); /* trusted just now, or changed: the done candidates' */
 	keep_proxy_policy(w);
 	if (w->hooks->config_changed)
 		w->hooks->config_changed(w->ui);

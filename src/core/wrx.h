@@ -202,6 +202,8 @@ struct agent *agent_ref_get(const struct agent_ref *r);
 void agent_ref_free(struct agent_ref *r);
 /* checks.c: a group's candidate that reaches done gets its check (SPEC §11). */
 void checks_status(struct wrx *w, struct agent *a);
+/* Every done candidate's, the check being new (trusted just now, or changed). */
+void checks_all(struct wrx *w);
 /*
  * queue.c: add --max-concurrent's waiting agents, each opened when its
  * group has a slot (fewer than its limit at work); group NULL: every group.

@@ -231,28 +231,33 @@ void ui_asked_clear(struct ui *ui)
 	}
 }
 
-int ui_ask_waiting(struct ui *ui, const char *question, const char *who,
-		   void (*done)(struct ui *, const char *, void *), void *arg, bool replace)
+void ui_asked_drop(struct ui *ui, const char *who)
 {
-	int n = 0;
-	struct asked **end = &ui->asked;
-	while (*end) {
-		struct asked *q = *end;
+	struct asked **at = &ui->asked;
+	while (*at) {
+		struct asked *q = *at;
 		if (strcmp(q->agent, who) != 0) {
-			end = &q->next;
+			at = &q->next;
 			continue;
 		}
-		if (!replace) {
-			n++;
-			end = &q->next;
-			continue;
-		}
-		*end = q->next; /* what it asked is no longer so: the new question says */
+		*at = q->next;
 		q->done(ui, NULL, q->arg);
 		free(q->question);
 		free(q->agent);
 		free(q);
+		ui_dirty(ui);
 	}
+}
+
+int ui_ask_waiting(struct ui *ui, const char *question, const char *who,
+		   void (*done)(struct ui *, const char *, void *), void *arg, bool replace)
+{
+	if (replace)
+		ui_asked_drop(ui, who); /* what it asked is no longer so: the new question says */
+	int n = 0;
+	struct asked **end = &ui->asked;
+	for (; *end; end = &(*end)->next)
+		n += strcmp((*end)->agent, who) == 0;
 	if (n >= ASKED_MAX)
 		return -EBUSY;
 	struct asked *q = xcalloc(1, sizeof *q);

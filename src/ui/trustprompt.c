@@ -81,7 +81,8 @@ static void answered(struct ui *ui, const char *answer, void *arg)
 			}
 			config_free(&now);
 		}
-	} else if (c->untrusted_text) {
+	} else if (answer && c->untrusted_text) {
+		/* A no (not a question dropped or put off: it waits again on the status line). */
 		free(ui->trust_declined);
 		ui->trust_declined = xstrdup(c->untrusted_text);
 	}
@@ -103,6 +104,8 @@ void trust_ask(struct ui *ui)
 		/* Trusted now (`workrex trust`), or nothing to ask: take its commands. */
 		if (c->untrusted_path == NULL && ui->w->cfg.untrusted_path != NULL)
 			adopt_commands(ui, c);
+		if (c->untrusted_path == NULL)
+			ui_asked_drop(ui, TRUST_WHO); /* asked no longer */
 		config_free(c);
 		free(c);
 		return;

@@ -169,6 +169,8 @@ void ui_asked_clear(struct ui *ui);
  */
 int ui_ask_waiting(struct ui *ui, const char *question, const char *who,
 		   void (*done)(struct ui *, const char *, void *), void *arg, bool replace);
+/* who's waiting questions gone (answered NULL): what they asked is settled. */
+void ui_asked_drop(struct ui *ui, const char *who);
 /* Ask to trust the project's config if its commands were ignored (trustprompt.c). */
 void trust_ask(struct ui *ui);
 void ui_prompt(struct ui *ui, const char *label, bool yesno,

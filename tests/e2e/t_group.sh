@@ -317,6 +317,40 @@ t_group_compare_no_check() {
 	wait_gone 'compare two'
 }
 
+# The project's check, in its .workrex.yaml, is a command: not run until
+# trusted. `workrex trust` from a shell reaches the running dashboard: the
+# done candidates are checked at once (no C-b R), and the question that
+# waited on the status line goes (issue 46).
+t_trust_from_a_shell_runs_checks() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	printf 'check: grep -qx good solution.txt\n' >"$repo/.workrex.yaml"
+	start_repo 160 40
+	wait_for 'a question waits: C-b a to answer - .workrex.yaml is not trusted, so its check'
+	wrx add tw -n 2 -b >/dev/null
+	wait_for '^ +[0-9] tw-2'
+	local w=$E2E_TMP/work/proj__worktrees k
+	for k in 1 2; do
+		if [ "$k" = 2 ]; then echo good; else echo bad; fi >"$w/tw-$k/solution.txt"
+		git -C "$w/tw-$k" add solution.txt
+		git -C "$w/tw-$k" commit -qm "solution $k"
+		wrx send "tw-$k" 'workrex set-status done'
+	done
+	states() {
+		wrx compare tw --json | python3 -c '
+import json, sys
+print(" ".join("%s:%s" % (c["handle"], (c["check"] or {}).get("state")) for c in json.load(sys.stdin)))'
+	}
+	wait_for '^ +[0-9] ✓ tw-2'
+	sleep 2
+	[ "$(states)" = "tw-1:None tw-2:None" ]
+	wrx trust >"$E2E_TMP/trust.out"
+	grep -q 'the running dashboard took it' "$E2E_TMP/trust.out"
+	until_ok 30 eval '[ "$(states)" = "tw-1:failed tw-2:passed" ]' || { states >&2; return 1; }
+	wait_gone 'a question waits'
+}
+
 run_test "add -a twice: one agent for each CLI, branch and prompt rendered; list shows the group" t_group_of_clis
 run_test "add -n 3 --foreach makes the product; a prompt file's foreach; --prompts-from a line each; -p - one" t_group_product
 run_test "a template error or a clash is said before any agent is made" t_group_errors_first
@@ -324,3 +358,4 @@ run_test "three candidates: the check ran at done; compare shows it; --merge kee
 run_test "--max-concurrent 2 of 6: never three at work; each done opens the next, in order" t_group_max_concurrent
 run_test "C-b = shows the group; Enter a check's output as text; r, and m merges the best" t_group_compare_view
 run_test "C-b = at 80x24 with no check: r says so over the view" t_group_compare_no_check
+run_test "workrex trust from a shell reaches the dashboard: the done candidates are checked" t_trust_from_a_shell_runs_checks
