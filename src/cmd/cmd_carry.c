@@ -200,6 +200,16 @@ static int carry_move(const struct carry *c, const char *to, char **cause)
 	free(ignore);
 	ignore = NULL;
 	char *msg = xasprintf("workrex add: moving to %s", to);
+	/*
+	 * The project's own .workrex.yaml stays: the dashboard and every
+	 * command here run with it (workrex init leaves it untracked), and
+	 * moved, the project would go on without its config.
+	 */
+	const char *status[] = {"status", "--porcelain", "--", ":(top).workrex.yaml", NULL};
+	char *config_changed = NULL;
+	git(c->from, status, &config_changed, &ignore);
+	free(ignore);
+	ignore = NULL;
 	const char *push[] = {"git",
 			      "-C",
 			      c->from,
@@ -209,7 +219,13 @@ static int carry_move(const struct carry *c, const char *to, char **cause)
 			      msg,
 			      c->untracked ? "--include-untracked" : "--quiet",
 			      c->patch ? "--patch" : "--quiet",
+			      config_changed ? "--" : NULL,
+			      ":/",
+			      ":(top,exclude).workrex.yaml",
 			      NULL};
+	if (config_changed)
+		printf("the project's .workrex.yaml stays in %s (its config), not moved\n", c->from);
+	free(config_changed);
 	int rc;
 	if (c->patch) { /* git asks about each hunk, on this terminal */
 		struct proc_opts o = PROC_OPTS_DEFAULT;

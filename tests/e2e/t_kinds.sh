@@ -157,18 +157,22 @@ t_fork() {
 }
 
 # add -w: the main worktree's uncommitted changes move into the new agent; -u
-# untracked files too; nothing is left in the stash.
+# untracked files too; nothing is left in the stash. The project's own
+# .workrex.yaml, untracked as workrex init leaves it, stays (issue 46).
 t_with_changes() {
 	make_repo
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
 	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
 	echo edited >"$repo/a.txt"
 	echo untracked >"$repo/u.txt"
+	printf 'scrollback: 3000\n' >"$repo/.workrex.yaml"
 	wrx add w -w -u -b >"$E2E_TMP/out"
 	grep -q 'moved the uncommitted changes of' "$E2E_TMP/out"
+	grep -q "the project's .workrex.yaml stays in $repo (its config), not moved" "$E2E_TMP/out"
 	local w=$E2E_TMP/work/proj__worktrees/w
 	[ "$(cat "$w/a.txt")" = edited ] && [ "$(cat "$w/u.txt")" = untracked ]
-	[ -z "$(git -C "$repo" status --porcelain)" ]
+	[ "$(cat "$repo/.workrex.yaml")" = 'scrollback: 3000' ] && [ ! -e "$w/.workrex.yaml" ]
+	[ "$(git -C "$repo" status --porcelain)" = '?? .workrex.yaml' ]
 	[ -z "$(git -C "$repo" stash list)" ]
 	# -u alone is no request; nothing made.
 	not wrx add v -u 2>"$E2E_TMP/err"
