@@ -224,7 +224,8 @@ static int carry_move(const struct carry *c, const char *to, char **cause)
 			      ":(top,exclude).workrex.yaml",
 			      NULL};
 	if (config_changed)
-		printf("the project's .workrex.yaml stays in %s (its config), not moved\n", c->from);
+		printf("the project's .workrex.yaml stays in %s (its config), not moved\n",
+		       c->from);
 	free(config_changed);
 	int rc;
 	if (c->patch) { /* git asks about each hunk, on this terminal */

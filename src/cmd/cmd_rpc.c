@@ -42,6 +42,10 @@ static struct buf *said_to;
 
 static int fail(const char *cmd, const char *msg)
 {
+	/* The host's refusal may name the verb already ("merge: ..."): said once. */
+	size_t n = strlen(cmd);
+	if (!strncmp(msg, cmd, n) && msg[n] == ':' && msg[n + 1] == ' ')
+		msg += n + 2;
 	if (said_to) {
 		buf_free(said_to);
 		buf_addf(said_to, "workrex: %s: %s", cmd, msg);
@@ -353,10 +357,12 @@ int rpc_cmd_merge(int argc, char **argv)
 		{"rebase", no_argument, NULL, 'r'},
 		{"squash", no_argument, NULL, 's'},
 		{"keep", no_argument, NULL, 'k'},
+		{"ignore-uncommitted", no_argument, NULL, 'u'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *u = "merge [handle] [--rebase|--squash] [-k]   (inside a sandbox)";
-	bool rebase = false, squash = false, keep = false;
+	const char *u = "merge [handle] [--rebase|--squash] [-k] [--ignore-uncommitted]   (inside "
+			"a sandbox)";
+	bool rebase = false, squash = false, keep = false, ignore_uncommitted = false;
 	int c;
 	optind = 1;
 	while ((c = getopt_exact(argc, argv, "k", opts)) != -1) {
@@ -366,6 +372,8 @@ int rpc_cmd_merge(int argc, char **argv)
 			squash = true;
 		else if (c == 'k')
 			keep = true;
+		else if (c == 'u')
+			ignore_uncommitted = true;
 		else
 			return usage(u);
 	}
@@ -377,6 +385,8 @@ int rpc_cmd_merge(int argc, char **argv)
 	json_object_object_add(req, "rebase", json_object_new_boolean(rebase));
 	json_object_object_add(req, "squash", json_object_new_boolean(squash));
 	json_object_object_add(req, "keep", json_object_new_boolean(keep));
+	if (ignore_uncommitted)
+		json_object_object_add(req, "ignore_uncommitted", json_object_new_boolean(1));
 	return call("merge", req, false, LONG_TIMEOUT_MS);
 }
 

@@ -1015,7 +1015,8 @@ static bool runs_on_host(const char *path, const char *hooks_path)
  * to an agent's own merge request (bridge.c): the diffstat, and a warning
  * naming what the host would later run.
  */
-static int merge_preview(struct cmd_ctx *ctx, const struct agent_rec *a, const char *into)
+static int merge_preview(struct cmd_ctx *ctx, const struct agent_rec *a, const char *into,
+			 bool ignore_uncommitted)
 {
 	char *main = into ? NULL : repo_main_branch(ctx->repo, ctx->cfg.main_branch);
 	into = into ? into : main;
@@ -1030,6 +1031,21 @@ static int merge_preview(struct cmd_ctx *ctx, const struct agent_rec *a, const c
 		free(main);
 		return rc;
 	}
+	/*
+	 * What the merge would refuse, refused here: no one is asked to allow a
+	 * merge that cannot happen. (On a server its merge looks there.)
+	 */
+	bool dirty = false;
+	char *cause = NULL;
+	if (!ignore_uncommitted && a->remote == NULL &&
+	    worktree_dirty(&ctx->cfg, a, &dirty, &cause) == 0 && dirty) {
+		char *why = merge_dirty_refusal(a->branch);
+		int rc = cmd_fail("merge", "%s", why);
+		free(why);
+		free(main);
+		return rc;
+	}
+	free(cause);
 	struct branch_changes ch;
 	cmd_branch_changes(ctx, a->branch, into, &ch);
 	printf("%s into %s: %s%s%s\n", a->branch, into, ch.stat,
@@ -1171,7 +1187,7 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 		return 1;
 	}
 	if (preview) {
-		rc = merge_preview(ctx, &a, o.into);
+		rc = merge_preview(ctx, &a, o.into, o.ignore_uncommitted);
 		agent_rec_free(&a);
 		return rc;
 	}

@@ -1452,6 +1452,8 @@ static void merge_run(struct act_call *c)
 		strlist_add(&c->argv, "--squash");
 	if (bool_arg(c, "keep"))
 		strlist_add(&c->argv, "-k");
+	if (bool_arg(c, "ignore_uncommitted"))
+		strlist_add(&c->argv, "--ignore-uncommitted");
 	strlist_add(&c->argv, "--");
 	strlist_add(&c->argv, c->handle);
 	run_child(c);
@@ -1501,6 +1503,15 @@ static void user_merge_ask(struct act_call *c, const char *preview)
 	free(q);
 }
 
+static void merge_anyway(struct act_call *c)
+{
+	if (c->args == NULL)
+		c->args = json_object_new_object();
+	json_object_object_add(c->args, "ignore_uncommitted", json_object_new_boolean(1));
+	c->overridden = true;
+	merge_run(c);
+}
+
 static void user_merge_previewed(void *arg, int status, const char *output, const char *last)
 {
 	struct act_call *c = arg;
@@ -1510,7 +1521,15 @@ static void user_merge_previewed(void *arg, int status, const char *output, cons
 		act_fail(c, "the agent is gone");
 		return;
 	}
-	user_merge_ask(c, status == 0 ? wrx_outcome(last) : NULL);
+	last = wrx_outcome(last);
+	/* Uncommitted work: one question, the one the refusal would have asked. */
+	if (status != 0 && strstr(last, "--ignore-uncommitted")) {
+		char *q = xasprintf("%s - %s", last, overrides[0].question);
+		confirm_then(c, q, merge_anyway);
+		free(q);
+		return;
+	}
+	user_merge_ask(c, status == 0 ? last : NULL);
 }
 
 static void do_merge(struct act_call *c)
@@ -1546,7 +1565,15 @@ static void do_merge(struct act_call *c)
 		return;
 	}
 	a->box.merge_asked = true;
-	char *const argv[] = {w->self_exe, "merge", "--preview", "--", c->handle, NULL};
+	/* A merge that would be refused (uncommitted work) is refused here, unasked. */
+	bool ignore = bool_arg(c, "ignore_uncommitted");
+	char *const argv[] = {w->self_exe,
+			      "merge",
+			      "--preview",
+			      ignore ? "--ignore-uncommitted" : "--",
+			      ignore ? "--" : c->handle,
+			      ignore ? c->handle : NULL,
+			      NULL};
 	struct run_opts o = {.argv = argv, .cwd = w->root, .done = merge_previewed, .arg = c};
 	int rc = run_start(w->loop, &o);
 	if (rc < 0) {
@@ -1676,7 +1703,7 @@ static const struct action table[] = {
 	 DOOR_UI | DOOR_AGENT, 0, 0, ACT_LIMITED | ACT_INHERIT, do_add},
 	{"merge", "merge",
 	 ARGS(HANDLE, {"rebase", ARG_BOOL, false}, {"squash", ARG_BOOL, false},
-	      {"keep", ARG_BOOL, false}),
+	      {"keep", ARG_BOOL, false}, {"ignore_uncommitted", ARG_BOOL, false}),
 	 DOOR_UI | DOOR_AGENT, DOOR_UI | DOOR_AGENT, DOOR_AGENT, ACT_AGENT, do_merge},
 	{"remove", NULL, ARGS(HANDLE), DOOR_UI, DOOR_UI, 0, ACT_AGENT, do_remove},
 	{"compare-merge", NULL, ARGS(HANDLE), DOOR_UI, DOOR_UI, 0, ACT_AGENT, do_compare_merge},

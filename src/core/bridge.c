@@ -71,6 +71,7 @@ static json_object *request_args(const struct rpc_req *req)
 	add_bool(o, "rebase", req->rebase);
 	add_bool(o, "squash", req->squash);
 	add_bool(o, "keep", req->keep);
+	add_bool(o, "ignore_uncommitted", req->ignore_uncommitted);
 	add_str(o, "command", req->command);
 	add_str(o, "mime", req->mime);
 	if (req->args) {

@@ -34,6 +34,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+char *merge_dirty_refusal(const char *branch)
+{
+	return xasprintf("branch '%s' has uncommitted changes; commit them or pass "
+			 "--ignore-uncommitted",
+			 branch);
+}
 /* Lines of a git command's output as a comma-separated list; caller frees. */
 static char *lines_joined(const char *dir, const char *const *argv)
 {
@@ -432,9 +438,7 @@ int worktree_merge(const struct repo *r, const struct config *c, const struct ag
 			  : worktree_dirty(c, a, &dirty, cause)) < 0)
 		goto out;
 	if (dirty && !o.ignore_uncommitted) {
-		*cause = xasprintf("branch '%s' has uncommitted changes; commit them or pass "
-				   "--ignore-uncommitted",
-				   a->branch);
+		*cause = merge_dirty_refusal(a->branch);
 		rc = -EBUSY;
 		goto out;
 	}

@@ -134,6 +134,8 @@ struct recover_hooks {
 	void *arg;
 };
 void worktree_recover(const struct repo *r, const struct recover_hooks *h);
+/* What merge says of a branch whose worktree has uncommitted work (merge --preview too). */
+char *merge_dirty_refusal(const char *branch);
 /* Its part for merges and rebases (merge.c). */
 void merge_recover(const struct repo *r, const struct recover_hooks *h);
 /* For merge.c: whether git has a worktree at path; remove's last steps, hooks done. */

@@ -210,7 +210,8 @@ static int decode_fields(json_object *o, struct rpc_req *r, const char **err)
 		if (get_str(o, "handle", OPTIONAL, 255, &r->handle, err) < 0 ||
 		    get_bool(o, "rebase", &r->rebase, err) < 0 ||
 		    get_bool(o, "squash", &r->squash, err) < 0 ||
-		    get_bool(o, "keep", &r->keep, err) < 0)
+		    get_bool(o, "keep", &r->keep, err) < 0 ||
+		    get_bool(o, "ignore_uncommitted", &r->ignore_uncommitted, err) < 0)
 			return -EINVAL;
 		if (r->rebase && r->squash) {
 			*err = "rebase and squash exclude each other";

@@ -69,8 +69,9 @@ struct rpc_req {
 	bool background;
 	const char *handle; /* merge, close: NULL means the caller's own agent */
 	bool rebase, squash, keep;
-	const char *command; /* exec */
-	const char **args;   /* exec; owned array of borrowed strings */
+	bool ignore_uncommitted; /* merge: its commits though its worktree has more */
+	const char *command;     /* exec */
+	const char **args;       /* exec; owned array of borrowed strings */
 	size_t nargs;
 	const char *mime; /* clipboard_read */
 };

@@ -192,10 +192,11 @@ static void prompt_key(struct ui *ui, int key)
 {
 	struct prompt *p = ui->prompt;
 	if (p->yesno) {
+		/* n is a no; any other key puts the question off (NULL). */
 		if (key == 'y' || key == 'Y')
 			ui_prompt_end(ui, "y");
 		else
-			ui_prompt_end(ui, NULL);
+			ui_prompt_end(ui, key == 'n' || key == 'N' ? "n" : NULL);
 		return;
 	}
 	if (key == 27 || key == 3 || key == 7) { /* Escape, C-c, C-g */

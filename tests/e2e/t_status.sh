@@ -266,19 +266,32 @@ t_guest_client_over_rpc() {
 	wrx send inside "$g workrex merge spawned; echo merge-other-rc=\$?"
 	wait_for 'merge-other-rc=1'
 	wait_for 'may only merge'
+	# With an untracked file its merge is refused at once, the user not asked,
+	# saying the option its own client takes (issue 46).
+	wrx send inside "echo new >new.txt && git add new.txt && git commit -qm new && echo scratch >scratch.txt && $g workrex merge; echo merge-dirty-rc=\$?"
+	wait_for 'merge-dirty-rc=1'
+	wrx capture inside | tr -d '\n' | grep -q "workrex: merge: branch 'inside' has uncommitted changes; commit them or pass --ignore-uncommitted"
+	not in_output 'inside asks to merge' -- screen
 	# Its own merge waits for the user's yes; then hooks off, the branch lands
-	# on main, its panes go.
-	wrx send inside "echo new >new.txt && git add new.txt && git commit -qm new && $g workrex merge"
+	# on main; with its scratch file its worktree stays, said.
+	wrx send inside "$g workrex merge --ignore-uncommitted"
 	wait_for 'question waits: C-b a to answer - inside asks to merge inside into main: 1 file changed'
 	test ! -f "$repo/new.txt"
 	prefix a
 	wait_for '^inside asks to merge inside into main: 1 file changed'
 	keys y
-	wait_gone '^ [0-9] . ?inside'
-	local i=0
-	while [ ! -f "$repo/new.txt" ] && ((i < 100)); do sleep 0.05; i=$((i + 1)); done
-	test -f "$repo/new.txt"
+	until_ok 10 test -f "$repo/new.txt"
+	until_ok 10 in_output -q 'keeps its uncommitted changes and was not removed' -- \
+		sh -c "cd '$repo' && '$WORKREX' capture inside | tr -d '\n'"
 	test ! -e "$E2E_TMP/pre-merge-ran"
+	test -f "$repo/../proj__worktrees/inside/scratch.txt"
+	# Clean, its next merge takes its panes with it.
+	wrx send inside "rm scratch.txt && echo two >two.txt && git add two.txt && git commit -qm two && $g workrex merge"
+	wait_for 'question waits: C-b a to answer - inside asks to merge inside into main: 1 file changed'
+	prefix a
+	keys y
+	wait_gone '^ [0-9] . ?inside'
+	until_ok 10 test -f "$repo/two.txt"
 	test ! -d "$repo/../proj__worktrees/inside"
 	# Commands a sandbox may not run say so.
 	not env WORKREX_SANDBOX=1 "$WORKREX_GUEST" remove spawned 2>"$E2E_TMP/err"
