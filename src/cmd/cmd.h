@@ -147,7 +147,9 @@ char *cmd_pr_branch(struct cmd_ctx *ctx, const char *ref, int *number);
 /* The agent's PR is number: kept for the dashboards, told to a running one. */
 void cmd_pr_track(struct cmd_ctx *ctx, const char *handle, int number);
 /* remove --gone: its PR merged or closed, or its pushed branch deleted (*why, caller frees). */
-bool cmd_pr_gone(struct cmd_ctx *ctx, const struct agent_rec *a, char **why);
+int cmd_pr_gone(struct cmd_ctx *ctx, const struct agent_rec *a, char **why);
+/* Why gh failed in this command, once it did (said once), or NULL. */
+const char *cmd_gh_broken(void);
 int cmd_rebase(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_sync_files(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_attach(struct cmd_ctx *ctx, int argc, char **argv);

@@ -382,13 +382,32 @@ static int gh(struct cmd_ctx *ctx, const char *const *args, struct buf *out, str
 	return rc;
 }
 
-static int gh_failed(const char *what, int rc, const struct buf *err)
+/*
+ * Why gh failed, once said: a command that asks it of each agent (list
+ * --pr, remove --gone) says it once, asks no more, and tells its caller
+ * that it could not tell, never that there was nothing to find.
+ */
+static char *gh_broken;
+
+static char *gh_why(int rc, const struct buf *err)
 {
 	if (rc == 127)
-		return cmd_fail(what,
-				"gh is not installed: the GitHub CLI (Debian: apt install gh)");
+		return xstrdup("gh is not installed: the GitHub CLI (Debian: apt install gh)");
 	const char *e = err->data ? err->data : "";
-	return cmd_fail(what, "gh exited %d: %.*s", rc, (int)strcspn(e, "\n"), e);
+	return xasprintf("gh exited %d: %.*s", rc, (int)strcspn(e, "\n"), e);
+}
+
+const char *cmd_gh_broken(void)
+{
+	return gh_broken;
+}
+
+static int gh_failed(const char *what, int rc, const struct buf *err)
+{
+	char *why = gh_why(rc, err);
+	int r = cmd_fail(what, "%s", why);
+	free(why);
+	return r;
 }
 
 struct pr_info {
@@ -423,11 +442,16 @@ static const char *checks_mark(json_object *rollup)
 	return n == 0 ? "-" : failed ? "\u2717" : pending ? "\u25cc" : "\u2713";
 }
 
-/* ref's PR (a branch, a number or a URL): 0 with *pr, 1 for none, or -1 having said why. */
+/*
+ * ref's PR (a branch, a number or a URL): 0 with *pr, 1 for none, or -1
+ * having said why (gh failed: said once, and not asked again).
+ */
 static int pr_view(struct cmd_ctx *ctx, const char *what, const char *ref, struct pr_info *pr)
 {
 	memset(pr, 0, sizeof *pr);
 	pr->checks = "-";
+	if (gh_broken)
+		return -1;
 	const char *args[] = {"pr", "view", ref, "--json", "number,state,url,statusCheckRollup",
 			      NULL};
 	struct buf out = {0}, err = {0};
@@ -446,8 +470,10 @@ static int pr_view(struct cmd_ctx *ctx, const char *what, const char *ref, struc
 			json_object_object_get_ex(o, "statusCheckRollup", &v) ? v : NULL);
 	}
 	bool none = rc == 1 && err.data && strstr(err.data, "no pull requests found");
-	if (rc != 0 && !none)
-		gh_failed(what, rc, &err);
+	if (rc != 0 && !none) {
+		gh_broken = gh_why(rc, &err);
+		cmd_fail(what, "%s", gh_broken);
+	}
 	json_object_put(o);
 	buf_free(&out);
 	buf_free(&err);
@@ -490,12 +516,18 @@ int cmd_list_pr(struct cmd_ctx *ctx, bool json)
 			json_object_object_add(o, "pr", p);
 			json_object_array_add(arr, o);
 		} else {
+			/* ?: gh could not say (said once, above); -: no PR. */
 			char num[16] = "-";
 			if (got == 0)
 				snprintf(num, sizeof num, "#%d", pr.number);
+			else if (got < 0)
+				snprintf(num, sizeof num, "?");
 			printf("%-16s %-20s %-6s %-8s %-6s %s\n", as[i].handle,
-			       as[i].branch ? as[i].branch : "-", num, got == 0 ? pr.state : "-",
-			       pr.checks, pr.url ? pr.url : "");
+			       as[i].branch ? as[i].branch : "-", num,
+			       got == 0  ? pr.state
+			       : got < 0 ? "?"
+					 : "-",
+			       got < 0 ? "?" : pr.checks, pr.url ? pr.url : "");
 		}
 		free(pr.url);
 		agent_rec_free(&as[i]);
@@ -618,6 +650,21 @@ int cmd_pr(struct cmd_ctx *ctx, int argc, char **argv)
 	size_t rl = strlen(remote);
 	const char *base_there =
 		strncmp(base, remote, rl) == 0 && base[rl] == '/' ? base + rl + 1 : base;
+	/* gh there first: a push whose PR cannot be opened is a push nobody asked for. */
+	const char *version[] = {"--version", NULL};
+	struct buf vout = {0}, verr = {0};
+	int g = gh(ctx, version, &vout, &verr);
+	buf_free(&vout);
+	if (g == 127) {
+		char *why = gh_why(g, &verr);
+		rc = cmd_fail("pr", "%s; nothing pushed", why);
+		free(why);
+		buf_free(&verr);
+		free(main);
+		agent_rec_free(&a);
+		return rc;
+	}
+	buf_free(&verr);
 	char *spec = xasprintf("refs/heads/%s:refs/heads/%s", a.branch, a.branch);
 	/* (after "--": a remote git would read as an option, --receive-pack=, runs nothing) */
 	const char *push[] = {"push", "--quiet", "--set-upstream", "--", remote, spec, NULL};
@@ -644,9 +691,14 @@ int cmd_pr(struct cmd_ctx *ctx, int argc, char **argv)
 					NULL};
 		struct buf out = {0};
 		err.len = 0;
-		int g = gh(ctx, create, &out, &err);
+		g = gh(ctx, create, &out, &err);
 		if (g != 0) {
-			rc = gh_failed("pr", g, &err);
+			char *why = gh_why(g, &err);
+			rc = cmd_fail("pr",
+				      "pushed %s to %s (its upstream set), but the PR was not "
+				      "opened: %s",
+				      a.branch, remote, why);
+			free(why);
 		} else {
 			printf("%s: pushed to %s, %s%s", a.handle, remote, draft ? "draft " : "",
 			       out.data ? out.data : "PR created\n");
@@ -705,13 +757,14 @@ char *cmd_pr_branch(struct cmd_ctx *ctx, const char *ref, int *number)
 
 /*
  * remove --gone: is a's work gone upstream? Its PR merged or closed, or
- * the branch it pushed deleted there. *why says which (caller frees).
+ * the branch it pushed deleted there. *why says which (caller frees). 1
+ * gone, 0 not, -1: gh could not say (said once) and nothing else did.
  */
-bool cmd_pr_gone(struct cmd_ctx *ctx, const struct agent_rec *a, char **why)
+int cmd_pr_gone(struct cmd_ctx *ctx, const struct agent_rec *a, char **why)
 {
 	*why = NULL;
 	if (a->branch == NULL)
-		return false;
+		return 0;
 	struct pr_info pr;
 	int got = pr_view(ctx, "remove", a->branch, &pr);
 	if (got == 0 && (strcmp(pr.state, "MERGED") == 0 || strcmp(pr.state, "CLOSED") == 0))
@@ -719,13 +772,13 @@ bool cmd_pr_gone(struct cmd_ctx *ctx, const struct agent_rec *a, char **why)
 				 strcmp(pr.state, "MERGED") == 0 ? "merged" : "closed");
 	free(pr.url);
 	if (*why)
-		return true;
+		return 1;
 	/* Pushed once (an upstream set), and the remote has it no more. */
 	char *key = xasprintf("branch.%s.remote", a->branch);
 	char *remote = repo_config_get(ctx->repo, key);
 	free(key);
 	if (remote == NULL)
-		return false;
+		return got < 0 ? -1 : 0;
 	char *ref = xasprintf("refs/heads/%s", a->branch);
 	const char *ls[] = {"ls-remote", "--exit-code", "--heads", "--", remote, ref, NULL};
 	int rc = git_run(repo_root(ctx->repo), ls, NULL, NULL, true);
@@ -733,5 +786,5 @@ bool cmd_pr_gone(struct cmd_ctx *ctx, const struct agent_rec *a, char **why)
 		*why = xasprintf("its branch is gone from %s", remote);
 	free(ref);
 	free(remote);
-	return *why != NULL;
+	return *why ? 1 : got < 0 ? -1 : 0;
 }

@@ -1235,11 +1235,14 @@ static int gone_agents(struct cmd_ctx *ctx, bool yes, bool dry, struct remove_op
 	if (rc)
 		return rc;
 	struct buf list = {0};
+	size_t unknown = 0;
 	for (size_t i = 0; i < n; i++) {
 		char *why = NULL;
 		bool dirty = false;
 		char *cause = NULL;
-		if (!cmd_pr_gone(ctx, &as[i], &why)) {
+		int gone = cmd_pr_gone(ctx, &as[i], &why);
+		unknown += gone < 0;
+		if (gone <= 0) {
 			agent_rec_free(&as[i]);
 			continue;
 		}
@@ -1258,13 +1261,19 @@ static int gone_agents(struct cmd_ctx *ctx, bool yes, bool dry, struct remove_op
 		free(why);
 		as[k++] = as[i];
 	}
+	/* gh could not say (said above): not "none gone", and an exit that says so. */
+	if (unknown)
+		fprintf(stderr, "workrex: remove: could not tell for %zu of %zu agents (%s)%s\n",
+			unknown, n, cmd_gh_broken() ? cmd_gh_broken() : "gh failed",
+			k ? "; of the others:" : ": nothing removed");
 	if (k == 0) {
-		printf("no agent's work is gone upstream\n");
+		if (!unknown)
+			printf("no agent's work is gone upstream\n");
 		free(as);
 		buf_free(&list);
 		*out = NULL;
 		*nout = 0;
-		return 0;
+		return unknown ? 1 : 0;
 	}
 	printf("%s", list.data);
 	buf_free(&list);

@@ -488,6 +488,46 @@ t_review_remote_never_an_option() {
 	[ ! -e "$ran-gone" ] || { echo "  remove --gone ran the branch's remote" >&2; return 1; }
 }
 
+# gh missing or failing: said once, never "nothing found" (issue 46).
+# remove --gone cannot tell and says so, exit 1; list --pr says gh's error
+# once and ? for each; pr pushes nothing before it finds gh, and when the
+# PR fails after the push it says the push happened.
+t_gh_missing_or_failing() {
+	pr_repo
+	local w=$E2E_TMP/work/proj__worktrees
+	wrx add one >/dev/null
+	wrx add two >/dev/null
+	echo fix >>"$w/one/a.txt"
+	git -C "$w/one" commit -qam fix
+	# gh that fails (an expired login, no network).
+	rm "$E2E_TMP/bin/gh" # the recorded gh's link: not written through
+	printf '#!/bin/sh\necho "HTTP 401: Bad credentials" >&2\nexit 1\n' >"$E2E_TMP/bin/gh"
+	chmod +x "$E2E_TMP/bin/gh"
+	not wrx remove --gone -n >"$E2E_TMP/out" 2>"$E2E_TMP/err"
+	not grep -q "no agent's work is gone upstream" "$E2E_TMP/out"
+	grep -q 'could not tell for 2 of 2 agents (gh exited 1: HTTP 401: Bad credentials): nothing removed' "$E2E_TMP/err"
+	not wrx list --pr >"$E2E_TMP/out" 2>"$E2E_TMP/err"
+	[ "$(grep -c 'Bad credentials' "$E2E_TMP/err")" = 1 ]
+	grep -qE '^one +one +\? +\? +\? *$' "$E2E_TMP/out"
+	grep -qE '^two +two +\? +\? +\? *$' "$E2E_TMP/out"
+	# The push happens, the PR does not: both said.
+	not wrx pr one 2>"$E2E_TMP/err"
+	grep -q 'pushed one to origin (its upstream set), but the PR was not opened: gh exited 1: HTTP 401' "$E2E_TMP/err"
+	git -C "$E2E_TMP/origin.git" rev-parse -q --verify refs/heads/one >/dev/null
+	# gh not installed: nothing pushed.
+	rm "$E2E_TMP/bin/gh"
+	local path=$PATH
+	export PATH=$E2E_TMP/bin:/usr/sbin:/usr/bin:/sbin:/bin
+	[ -z "$(command -v gh)" ]
+	echo more >>"$w/two/a.txt"
+	git -C "$w/two" commit -qam more
+	not wrx pr two 2>"$E2E_TMP/err"
+	grep -q 'gh is not installed: the GitHub CLI (Debian: apt install gh); nothing pushed' "$E2E_TMP/err"
+	not git -C "$E2E_TMP/origin.git" rev-parse -q --verify refs/heads/two >/dev/null
+	not git -C "$repo" config branch.two.remote >/dev/null
+	export PATH=$path
+}
+
 run_test "diff: WIP with untracked files, branch, commits, --stat and --json" t_diff_cli
 run_test "review view: files and diff, hunks, modes, search; escapes drawn as text" t_review_view
 run_test "review view with nothing to show: every key in every mode, no crash" t_review_empty
@@ -495,4 +535,5 @@ run_test "review.pager colours the diff line for line; a filter that breaks line
 run_test "patch mode: the index git add -p leaves for the same answers" t_patch_mode
 run_test "c commits what is staged; m merges after the preview; review.commit: agent" t_commit_and_merge
 run_test "pr pushes and opens it (recorded gh); list --pr; remove --gone; add --pr" t_pull_requests
+run_test "gh missing or failing: said once; remove --gone cannot tell; pr pushes nothing first" t_gh_missing_or_failing
 run_test "review.remote or a branch's remote that git would read as an option runs nothing" t_review_remote_never_an_option
