@@ -859,10 +859,11 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 			if (a->group)
 				json_object_object_add(o, "group",
 						       json_object_new_string(a->group));
+			/* Its directory gone is what it is now, whatever it last said. */
 			json_object_object_add(o, "status",
-					       status       ? json_object_new_string(status)
-					       : a->missing ? json_object_new_string("missing")
-							    : NULL);
+					       a->missing ? json_object_new_string("missing")
+					       : status   ? json_object_new_string(status)
+							  : NULL);
 			if (a->missing)
 				json_object_object_add(o, "missing", json_object_new_boolean(1));
 			json_object *failure = cmd_live_agent(live_agents, a->handle, "failure");

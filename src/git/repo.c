@@ -501,12 +501,12 @@ int repo_worktrees(const struct repo *r, struct worktree_info **out, size_t *n, 
 			continue;
 		struct stat st;
 		const char *path = git_worktree_path(wt);
-		if (git_worktree_validate(wt) == 0) {
+		/* Deleted by hand: still git's, and an agent's, until removed (libgit2's
+		 * validate looks at git's admin files, not at the directory). */
+		bool gone = path && lstat(path, &st) < 0 && errno == ENOENT;
+		if (gone || git_worktree_validate(wt) == 0) {
 			add_linked(out, n, r, names.strings[i], path);
-		} else if (path && lstat(path, &st) < 0 && errno == ENOENT) {
-			/* Deleted by hand: still git's, and an agent's, until removed. */
-			add_linked(out, n, r, names.strings[i], path);
-			(*out)[*n - 1].missing = true;
+			(*out)[*n - 1].missing = gone;
 		}
 		git_worktree_free(wt);
 	}
@@ -525,10 +525,10 @@ int repo_worktree(const struct repo *r, const char *name, struct worktree_info *
 	}
 	struct stat st;
 	const char *path = git_worktree_path(wt);
-	bool valid = git_worktree_validate(wt) == 0;
-	if (valid || (path && lstat(path, &st) < 0 && errno == ENOENT)) {
+	bool gone = path && lstat(path, &st) < 0 && errno == ENOENT;
+	if (gone || git_worktree_validate(wt) == 0) {
 		add_linked(out, &n, r, name, path);
-		(*out)->missing = !valid;
+		(*out)->missing = gone;
 	}
 	git_worktree_free(wt);
 	if (n == 0) {

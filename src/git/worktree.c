@@ -1137,8 +1137,8 @@ int worktree_remove(const struct repo *r, const struct config *c, const struct a
 			if (o->note)
 				*o->note = xasprintf(
 					"its branch %s keeps %ld commit%s not merged into "
-					"%s (remove -f deletes it)",
-					a->branch, ahead, ahead == 1 ? "" : "s", into);
+					"%s (git branch -D %s deletes it)",
+					a->branch, ahead, ahead == 1 ? "" : "s", into, a->branch);
 		} else if (ahead > 0) {
 			*cause = xasprintf(
 				"'%s' has %ld commit%s not merged into %s; merge it, pass "

@@ -243,8 +243,19 @@ t_worktree_deleted_by_hand() {
 	wait_for 'worktree gone \(rm\)'
 	wrx rm plain | grep -qx 'removed plain'
 	not git -C "$repo" rev-parse -q --verify refs/heads/plain
-	wrx rm work | grep -q 'its branch work keeps 1 commit not merged into main'
+	wrx rm work | grep -q 'its branch work keeps 1 commit not merged into main (git branch -D work deletes it)'
 	git -C "$repo" rev-parse -q --verify refs/heads/work >/dev/null
+	# One that said done, its directory deleted while it runs: missing, not
+	# done; what rm says to do next can be done (issue 46).
+	wrx add -b late >/dev/null
+	commit_in late l.txt
+	wrx send late 'workrex set-status done'
+	wait_for '^ [0-9] ✓ late'
+	rm -rf "$wt/late"
+	wrx list >"$E2E_TMP/list"
+	grep -qE '^late +late +missing ' "$E2E_TMP/list"
+	wrx rm late | grep -q 'its branch late keeps 1 commit not merged into main (git branch -D late deletes it)'
+	git -C "$repo" branch -D late >/dev/null
 	wrx merge merged >/dev/null
 	git -C "$repo" log --oneline main | grep -q m.txt
 	not grep -q proj__worktrees <(git -C "$repo" worktree list --porcelain)
