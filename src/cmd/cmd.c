@@ -56,7 +56,8 @@ static const struct cmd table[] = {
 	 "compare <group> [--json | --check [handle] [--if-changed] | --merge HANDLE [-k] [-y] "
 	 "[--ignore-uncommitted]]",
 	 "a group's candidates side by side; run their check; merge the best", cmd_compare, NULL},
-	{"review", NULL, "review <handle> [--comment FILE[:LINE] TEXT | --send]",
+	{"review", NULL,
+	 "review <handle> [--comment FILE[:LINE] TEXT | --edit N TEXT | --delete N | --send]",
 	 "comments for the agent on its changes: list, add, or send them as one message",
 	 cmd_review, NULL},
 	{"path", NULL, "path [handle]", "print an agent's worktree directory", cmd_path, NULL},

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -247,8 +248,9 @@ static void find_one(void *arg, const char *s, size_t n, int lineno)
 		buf_add(&h->cur, s, n);
 }
 
+/* ... and whether file is among a's changes at all (*in_diff), when in_diff. */
 static char *hunk_of(struct cmd_ctx *ctx, const struct agent_rec *a, const char *base,
-		     const char *file, int line)
+		     const char *file, int line, bool *in_diff)
 {
 	int fd = memfd_create("workrex-diff", MFD_CLOEXEC);
 	struct diff_target t = {
@@ -265,6 +267,8 @@ static char *hunk_of(struct cmd_ctx *ctx, const struct agent_rec *a, const char 
 	each_line(fd, find_one, &h);
 	if (h.found == NULL && h.cur.len && line >= h.at && line < h.end)
 		h.found = xstrdup(h.cur.data);
+	for (int i = 0; in_diff && i < h.d.nfiles; i++)
+		*in_diff = *in_diff || strcmp(h.d.files[i].path, file) == 0;
 	close(fd);
 	buf_free(&h.cur);
 	diff_reader_free(&h.d);
@@ -299,19 +303,56 @@ static int list_comments(struct cmd_ctx *ctx, const struct agent_rec *a)
 	return 0;
 }
 
+/*
+ * review --delete N, --edit N TEXT: a waiting comment (numbered as the
+ * list numbers them) gone or said again; a running dashboard counts anew.
+ */
+static int change_comment(struct cmd_ctx *ctx, const struct agent_rec *a, const char *num,
+			  const char *text)
+{
+	char *end = NULL;
+	long which = strtol(num, &end, 10);
+	if (end == num || *end || which <= 0 || which > INT32_MAX)
+		return cmd_fail("review",
+				"'%s' is no comment number (workrex review %s lists them)", num,
+				a->handle);
+	if (text && *text == '\0')
+		return cmd_fail("review", "an empty comment: --delete %ld removes it", which);
+	int left = comments_change(repo_root(ctx->repo), a->handle, (int)which, text);
+	if (left == -ENOENT)
+		return cmd_fail("review",
+				"%s has no comment %ld waiting (workrex review %s lists them)",
+				a->handle, which, a->handle);
+	if (left < 0)
+		return cmd_fail("review", "%s: comment %ld not changed: %s", a->handle, which,
+				strerror(-left));
+	if (cmd_dashboard_runs(ctx)) {
+		json_object *req = cmd_agent_request("comments-changed", a), *r = NULL;
+		cmd_dashboard(ctx, "review", req, &r);
+		json_object_put(r);
+		json_object_put(req);
+	}
+	printf("%s comment %ld; ", text ? "changed" : "deleted", which);
+	print_waiting(a->handle, left);
+	return 0;
+}
+
 int cmd_review(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const struct cmd *self = cmd_find("review");
 	bool send = argc == 3 && strcmp(argv[2], "--send") == 0;
 	bool comment = argc == 5 && strcmp(argv[2], "--comment") == 0;
-	if (argc < 2 || argv[1][0] == '-' || !(argc == 2 || send || comment))
+	bool del = argc == 4 && strcmp(argv[2], "--delete") == 0;
+	bool edit = argc == 5 && strcmp(argv[2], "--edit") == 0;
+	if (argc < 2 || argv[1][0] == '-' || !(argc == 2 || send || comment || del || edit))
 		return cmd_usage(self);
 	struct agent_rec a;
 	int rc = cmd_which_agent(ctx, "review", argv[1], &a);
 	if (rc)
 		return rc;
-	if (argc == 2) {
-		rc = list_comments(ctx, &a);
+	if (argc == 2 || del || edit) {
+		rc = argc == 2 ? list_comments(ctx, &a)
+			       : change_comment(ctx, &a, argv[3], edit ? argv[4] : NULL);
 		agent_rec_free(&a);
 		return rc;
 	}
@@ -328,7 +369,31 @@ int cmd_review(struct cmd_ctx *ctx, int argc, char **argv)
 		c.line = numbered ? (int)line : 0;
 		c.text = argv[4];
 		main = a.base ? NULL : repo_main_branch(ctx->repo, ctx->cfg.main_branch);
-		c.hunk = c.line ? hunk_of(ctx, &a, a.base ? a.base : main, c.file, c.line) : NULL;
+		bool in_diff = false;
+		c.hunk = hunk_of(ctx, &a, a.base ? a.base : main, c.file, c.line, &in_diff);
+		/* Said of its changes, or of nothing: a comment the agent could not place is refused. */
+		if (!in_diff || (c.line && c.hunk == NULL)) {
+			rc = !in_diff ? cmd_fail("review",
+						 "%s is not among %s's changes (workrex diff %s "
+						 "--stat "
+						 "lists them)",
+						 c.file, a.handle, a.handle)
+				      : cmd_fail("review",
+						 "%s:%d is in none of %s's hunks: comment on a "
+						 "changed "
+						 "line, or on the file (%s alone)",
+						 c.file, c.line, a.handle, c.file);
+			json_object_put(req);
+			free(c.file);
+			free(c.hunk);
+			free(main);
+			agent_rec_free(&a);
+			return rc;
+		}
+		if (c.line == 0) {
+			free(c.hunk); /* the file as a whole: no hunk of it */
+			c.hunk = NULL;
+		}
 		json_object_object_add(req, "file", json_object_new_string(c.file));
 		json_object_object_add(req, "line", json_object_new_int(c.line));
 		if (c.hunk)

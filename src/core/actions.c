@@ -1050,6 +1050,13 @@ static void do_comment(struct act_call *c)
 	act_ok(c, f);
 }
 
+/* review --edit or --delete changed the file: counted anew. */
+static void do_comments_changed(struct act_call *c)
+{
+	session_set_comments(c->w->s, c->a, comments_count(c->w->root, c->handle));
+	act_ok(c, NULL);
+}
+
 /* What a review's delivery finds its call by, and how many comments it carries. */
 struct review_send {
 	struct act_call *c;
@@ -1680,6 +1687,8 @@ static const struct action table[] = {
 	 DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT, do_comment},
 	{"review-send", NULL, ARGS(HANDLE), DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT,
 	 do_review_send},
+	{"comments-changed", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, ACT_AGENT,
+	 do_comments_changed},
 	{"pr-track", NULL, ARGS(HANDLE, {"number", ARG_INT, true}), DOOR_CONTROL, 0, 0, ACT_AGENT,
 	 do_pr_track},
 	{"capture", NULL,

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A comment's hunk is cut to this many lines: the agent has the file. */
@@ -27,22 +28,71 @@ static char *path_of(const char *root, const char *handle, bool create)
 	return f;
 }
 
+/*
+ * The file, locked. A rewrite (comments_rewrite) renames a new file over
+ * it while holding the old one's lock: one who waited on the old one finds
+ * it replaced and opens the new one, so that no line goes to a file gone.
+ */
 static int open_locked(const char *root, const char *handle, int flags)
 {
 	char *f = path_of(root, handle, flags & O_CREAT);
 	if (f == NULL)
 		return -ENOENT;
-	int fd = open(f, flags | O_NOFOLLOW | O_CLOEXEC, 0600);
-	int err = errno;
-	free(f);
-	if (fd < 0)
-		return -err;
-	if (flock(fd, flags & (O_WRONLY | O_RDWR) ? LOCK_EX : LOCK_SH) < 0) {
-		err = errno;
+	for (int tries = 0;; tries++) {
+		int fd = open(f, flags | O_NOFOLLOW | O_CLOEXEC, 0600);
+		int err = errno;
+		if (fd < 0) {
+			free(f);
+			return -err;
+		}
+		if (flock(fd, flags & (O_WRONLY | O_RDWR) ? LOCK_EX : LOCK_SH) < 0) {
+			err = errno;
+			close(fd);
+			free(f);
+			return -err;
+		}
+		struct stat a, b;
+		if (tries >= 20 || (fstat(fd, &a) == 0 && stat(f, &b) == 0 &&
+				    a.st_ino == b.st_ino && a.st_dev == b.st_dev)) {
+			free(f);
+			return fd;
+		}
 		close(fd);
-		return -err;
 	}
-	return fd;
+}
+
+/*
+ * The comments file made to hold text (NULL or "": none left, removed),
+ * with the lock of fd held: written beside it and renamed over it, so
+ * that a kill leaves the old or the new, whole. 0 or -errno.
+ */
+static int comments_rewrite(const char *root, const char *handle, const char *text)
+{
+	char *f = path_of(root, handle, false);
+	if (f == NULL)
+		return -ENOENT;
+	int rc = 0;
+	if (text == NULL || *text == '\0') {
+		if (unlink(f) < 0 && errno != ENOENT)
+			rc = -errno;
+		free(f);
+		return rc;
+	}
+	char *tmp = xasprintf("%s.new", f);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		rc = -errno;
+	if (fd >= 0 && (rc = fd_write_all(fd, text, strlen(text))) == 0 && fsync(fd) < 0)
+		rc = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (rc == 0 && rename(tmp, f) < 0)
+		rc = -errno;
+	if (rc < 0)
+		unlink(tmp);
+	free(tmp);
+	free(f);
+	return rc;
 }
 
 int comments_add(const char *root, const char *handle, const struct review_comment *c)
@@ -66,6 +116,12 @@ int comments_add(const char *root, const char *handle, const struct review_comme
 		close(fd);
 	free(line);
 	return rc < 0 ? rc : 0;
+}
+
+static bool field_ok(json_object *o, const char *k)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_string);
 }
 
 static char *field(json_object *o, const char *k)
@@ -140,17 +196,52 @@ int comments_drop(const char *root, const char *handle, int n)
 	int left = 0;
 	for (size_t i = at; i < all.len; i++)
 		left += all.data[i] == '\n';
-	if (left == 0) {
-		char *f = path_of(root, handle, false);
-		if (f)
-			unlink(f);
-		free(f);
-	} else if (ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0) {
-		fd_write_all(fd, all.data + at, all.len - at);
-	}
+	buf_addch(&all, '\0');
+	comments_rewrite(root, handle, left ? all.data + at : NULL);
 	close(fd);
 	buf_free(&all);
 	return left;
+}
+
+int comments_change(const char *root, const char *handle, int which, const char *text)
+{
+	int fd = open_locked(root, handle, O_RDWR);
+	if (fd < 0)
+		return fd == -ENOENT ? -ENOENT : fd;
+	struct buf all = {0}, out = {0};
+	char tmp[4096];
+	ssize_t k;
+	while ((k = read(fd, tmp, sizeof tmp)) > 0)
+		buf_add(&all, tmp, (size_t)k);
+	buf_addch(&all, '\0');
+	/* Numbered as comments_load numbers them: a line a kill cut short is none. */
+	int n = 0, rc = -ENOENT;
+	for (char *p = all.data; p && *p;) {
+		char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = xstrndup(p, len);
+		json_object *o = json_tokener_parse(line);
+		bool valid = o && field_ok(o, "file") && field_ok(o, "text");
+		if (valid && ++n == which) {
+			rc = 0;
+			if (text) {
+				json_object_object_add(o, "text", json_object_new_string(text));
+				buf_addf(&out, "%s\n",
+					 json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+			}
+		} else if (valid) {
+			buf_addf(&out, "%s\n", line);
+		}
+		json_object_put(o);
+		free(line);
+		p = nl ? nl + 1 : NULL;
+	}
+	if (rc == 0)
+		rc = comments_rewrite(root, handle, out.data);
+	close(fd);
+	buf_free(&all);
+	buf_free(&out);
+	return rc < 0 ? rc : n - (text == NULL);
 }
 
 int review_pr_get(const char *root, const char *handle)

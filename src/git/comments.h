@@ -32,6 +32,11 @@ int comments_count(const char *root, const char *handle);
  * kept. How many are left.
  */
 int comments_drop(const char *root, const char *handle, int n);
+/*
+ * The which-th (from 1, as comments_load lists them) given text, or gone
+ * (text NULL). How many wait then, or -errno (-ENOENT: no such one).
+ */
+int comments_change(const char *root, const char *handle, int which, const char *text);
 void comments_free(struct review_comment *c, int n);
 
 /*

@@ -528,6 +528,43 @@ t_gh_missing_or_failing() {
 	export PATH=$path
 }
 
+# review --comment from the command line: only on the agent's changes (a
+# file among them, a line in one of its hunks); a waiting comment listed,
+# changed and deleted, the sidebar's count following (issue 46).
+t_review_comments_cli() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	local w=$E2E_TMP/work/proj__worktrees/rv
+	seq 1 20 >"$repo/long.txt"
+	git -C "$repo" add long.txt && git -C "$repo" commit -qm long
+	wrx add rv -b >/dev/null
+	sed -i 's/^15$/fifteen/' "$w/long.txt"
+	echo new >"$w/notes.md"
+	start_repo 140 40
+	wait_for '^ 2 rv'
+	not wrx review rv --comment nosuch.txt 'about nothing' 2>"$E2E_TMP/err"
+	grep -q "nosuch.txt is not among rv's changes (workrex diff rv --stat lists them)" "$E2E_TMP/err"
+	not wrx review rv --comment long.txt:2 'far from it' 2>"$E2E_TMP/err"
+	grep -q "long.txt:2 is in none of rv's hunks: comment on a changed line, or on the file (long.txt alone)" "$E2E_TMP/err"
+	[ "$(wrx review rv)" = 'no comment waits for rv' ]
+	wrx review rv --comment long.txt:15 'spell it as a number' | grep -q '^rv: 1 comment waits for it'
+	wrx review rv --comment notes.md 'say what it is for' | grep -q '^rv: 2 comments wait for it'
+	wait_for '^ 2 .*rv .*✎2'
+	wrx review rv >"$E2E_TMP/list"
+	grep -qx '1. long.txt:15  spell it as a number' "$E2E_TMP/list"
+	grep -qx '2. notes.md  say what it is for' "$E2E_TMP/list"
+	wrx review rv --edit 1 'write 15, the digits' | grep -qx 'changed comment 1; rv: 2 comments wait for it'
+	wrx review rv | grep -qx '1. long.txt:15  write 15, the digits'
+	wrx review rv --delete 2 | grep -qx 'deleted comment 2; rv: 1 comment waits for it'
+	wait_for '^ 2 .*rv .*✎1'
+	not wrx review rv --delete 7 2>"$E2E_TMP/err"
+	grep -q 'rv has no comment 7 waiting (workrex review rv lists them)' "$E2E_TMP/err"
+	not wrx review rv --edit 1 '' 2>/dev/null
+	wrx review rv --delete 1 >/dev/null
+	wait_gone '✎'
+}
+
 run_test "diff: WIP with untracked files, branch, commits, --stat and --json" t_diff_cli
 run_test "review view: files and diff, hunks, modes, search; escapes drawn as text" t_review_view
 run_test "review view with nothing to show: every key in every mode, no crash" t_review_empty
@@ -536,4 +573,5 @@ run_test "patch mode: the index git add -p leaves for the same answers" t_patch_
 run_test "c commits what is staged; m merges after the preview; review.commit: agent" t_commit_and_merge
 run_test "pr pushes and opens it (recorded gh); list --pr; remove --gone; add --pr" t_pull_requests
 run_test "gh missing or failing: said once; remove --gone cannot tell; pr pushes nothing first" t_gh_missing_or_failing
+run_test "review --comment only on its changes; a waiting comment listed, edited, deleted" t_review_comments_cli
 run_test "review.remote or a branch's remote that git would read as an option runs nothing" t_review_remote_never_an_option

@@ -13,6 +13,7 @@
 #include "util/util.h"
 
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -89,10 +90,40 @@ static void test_kept_and_dropped(void **st)
 	free(dir);
 }
 
+/* One changed, one deleted, numbered as listed (a cut line is none); no such one refused. */
+static void test_changed_and_deleted(void **st)
+{
+	(void)st;
+	add("a.c", 1, NULL, "first");
+	char *dir = private_agent_dir(root, "feat", false), *f = xasprintf("%s/comments", dir);
+	FILE *fp = fopen(f, "a");
+	fputs("{\"file\":\"cut.c\",\"te\n", fp);
+	fclose(fp);
+	add("b.c", 2, "@@ -1 +1 @@\n-x\n+y\n", "second");
+	add("c.c", 0, NULL, "third");
+	assert_int_equal(comments_change(root, "feat", 2, "second, said again"), 3);
+	assert_int_equal(comments_change(root, "feat", 1, NULL), 2);
+	assert_int_equal(comments_change(root, "feat", 3, NULL), -ENOENT);
+	struct review_comment *c;
+	assert_int_equal(comments_load(root, "feat", &c), 2);
+	assert_string_equal(c[0].text, "second, said again");
+	assert_string_equal(c[0].file, "b.c");
+	assert_string_equal(c[0].hunk, "@@ -1 +1 @@\n-x\n+y\n");
+	assert_string_equal(c[1].text, "third");
+	comments_free(c, 2);
+	assert_int_equal(comments_change(root, "feat", 1, NULL), 1);
+	assert_int_equal(comments_change(root, "feat", 1, NULL), 0);
+	assert_int_equal(access(f, F_OK), -1);
+	assert_int_equal(comments_change(root, "feat", 1, "x"), -ENOENT);
+	free(f);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kept_and_dropped),
+		cmocka_unit_test(test_changed_and_deleted),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
