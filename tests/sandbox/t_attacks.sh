@@ -134,8 +134,14 @@ t_rpc_spawn_and_merge() {
 	[ "$(git -C "$repo" rev-parse spawned)" = "$(git -C "$repo" rev-parse main)" ]
 	until_ok 30 test -e "$ws/ran-inside" || { screen >&2; return 1; }
 	test ! -e "$E2E_TMP/POST-CREATE-ON-HOST"
-	# Its own merge: the dashboard asks, with the warning; no is no.
-	wrx send box "workrex merge >merge.txt 2>&1; echo rc=\$? >>merge.txt"
+	# Its own merge: refused at once with its files uncommitted (spawn.txt,
+	# merge.txt), unasked; then with --ignore-uncommitted the dashboard asks,
+	# with the warning; no is no.
+	wrx send box "workrex merge >merge0.txt 2>&1; echo rc=\$? >>merge0.txt"
+	until_ok 30 grep -q rc= "$w/merge0.txt"
+	grep -q 'rc=1' "$w/merge0.txt"
+	grep -q "branch 'box' has uncommitted changes; commit them or pass --ignore-uncommitted" "$w/merge0.txt"
+	wrx send box "workrex merge --ignore-uncommitted >merge.txt 2>&1; echo rc=\$? >>merge.txt"
 	wait_for 'question waits: C-b a to answer - box asks to merge box into main' 30
 	prefix a
 	wait_for '^box asks to merge box into main: .*WARNING, runs on the host: ' 10
