@@ -155,6 +155,9 @@ trust_codex_hooks() {
 # conversation (issue 46).
 t_two_codex_agents() {
 	make_repo
+	# An earlier test's Codex daemon (same HOME) lives in that test's network
+	# namespace, with its API: the agents here would talk to it.
+	end_codex
 	local wa=$E2E_TMP/work/proj__worktrees/ca wb=$E2E_TMP/work/proj__worktrees/cb
 	codex_offline_env
 	sed -i 's|http://127.0.0.1:9/v1|http://127.0.0.1:8099/v1|' "$HOME/.codex/config.toml"
@@ -375,6 +378,11 @@ t_claude_takes_review_comments() {
 	wait_gone '✎'
 	wrx review cc | grep -qx 'no comment waits for cc'
 	# One user message in Claude's own transcript holds both, each with its place and hunk.
+	# (Claude writes it a moment after its screen shows it.)
+	until_ok 15 transcript_has_comments || transcript_has_comments
+}
+
+transcript_has_comments() {
 	python3 - "$HOME/.claude/projects" <<-'EOF'
 		import json, os, sys
 		found = []

@@ -175,9 +175,11 @@ t_questions_take_no_keys() {
 	a=$(wrx path asker)
 	t=$(wrx path typist)
 	# Nothing to merge yet: refused at once, nobody asked.
-	wrx send asker "$g workrex merge 2>nothing.err; echo nothing-rc=\$?"
+	# (Its output outside its worktree: a file there is uncommitted work,
+	# which its merge is refused for before anyone is asked.)
+	wrx send asker "$g workrex merge 2>'$E2E_TMP/nothing.err'; echo nothing-rc=\$?"
 	wait_for 'nothing-rc=1'
-	grep -q "'asker' has nothing to merge into main yet" "$a/nothing.err"
+	grep -q "'asker' has nothing to merge into main yet" "$E2E_TMP/nothing.err"
 	screen | not grep -q 'question waits'
 	echo change >"$a/change.txt"
 	git -C "$a" add change.txt
@@ -227,8 +229,8 @@ t_questions_take_no_keys() {
 		keys n
 		wait_for 'merge-rc=1'
 	fi
-	wrx send asker "$g workrex merge 2>again.err; echo merge-rc=\$?"
-	until_ok 10 grep -q 'not asked again for 60 s' "$a/again.err"
+	wrx send asker "$g workrex merge 2>'$E2E_TMP/again.err'; echo merge-rc=\$?"
+	until_ok 10 grep -q 'not asked again for 60 s' "$E2E_TMP/again.err"
 	not git -C "$repo" merge-base --is-ancestor asker main
 }
 
