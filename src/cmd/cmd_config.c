@@ -95,11 +95,18 @@ int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 	for (size_t i = 0; i < c.nwarnings; i++)
 		fprintf(stderr, "warning: %s\n", c.warnings[i]);
 	if (rc < 0) {
-		fprintf(stderr, "error: %s\n", err);
+		/* The walk names every error, a line each: each said, and counted. */
+		size_t nerr = 0;
+		for (char *line = err; line && *line;) {
+			size_t len = strcspn(line, "\n");
+			fprintf(stderr, "error: %.*s\n", (int)len, line);
+			nerr++;
+			line += len + (line[len] == '\n');
+		}
 		fprintf(stderr,
-			"config check: not valid (1 error, %zu warning%s); fix it, then check "
-			"again\n",
-			c.nwarnings, c.nwarnings == 1 ? "" : "s");
+			"config check: not valid (%zu error%s, %zu warning%s); fix them, then "
+			"check again\n",
+			nerr, nerr == 1 ? "" : "s", c.nwarnings, c.nwarnings == 1 ? "" : "s");
 		free(err);
 		config_free(&c);
 		return 1;

@@ -79,6 +79,10 @@ int cmd_close(struct cmd_ctx *ctx, int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = cmd_notify(ctx, "close", "close", &a, false);
+	/* An outcome to read (the dashboard's : line shows it), not "close: done". */
+	if (rc == 0)
+		printf("closed %s: its panes ended, its worktree stays (workrex open %s)\n",
+		       a.handle, a.handle);
 	agent_rec_free(&a);
 	return rc == -ENOENT ? no_dashboard("close") : rc < 0 ? 1 : 0;
 }

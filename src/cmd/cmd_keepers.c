@@ -244,10 +244,16 @@ static int view(struct cmd_ctx *ctx, const char *what, int argc, char **argv, bo
 	pane_free(v.m); /* closes the connection: the keeper goes on */
 	uv_run(v.loop, UV_RUN_NOWAIT);
 	buf_free(&v.out);
+	/*
+	 * On a line of its own: a terminal that did not give the screen back
+	 * whole (no alternate screen) leaves the cursor after the pane's last
+	 * line, and the goodbye, then the prompt, would follow it there.
+	 */
+	const char *fresh = isatty(STDERR_FILENO) ? "\r\033[K" : "";
 	if (v.why)
-		fprintf(stderr, "workrex: %s: %s: %s\n", what, argv[1], v.why);
+		fprintf(stderr, "%sworkrex: %s: %s: %s\n", fresh, what, argv[1], v.why);
 	else
-		fprintf(stderr, "workrex: %s: detached from %s\n", what, argv[1]);
+		fprintf(stderr, "%sworkrex: %s: detached from %s\n", fresh, what, argv[1]);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "../config/kinds.h"
 #include "../git/private.h"
 #include "../rpc/proto.h"
+#include "../term/width.h"
 #include "../util/json.h"
 #include "../util/proc.h"
 #include "../util/template.h"
@@ -790,18 +791,33 @@ static void print_table(json_object *arr, bool status_only, const char *root)
 		if (status_only ? c == HANDLE || c == STATUS
 				: (c != GROUP || groups) && (c != PATH || paths_differ))
 			cols[ncols++] = c;
-	size_t width[NCOLS] = {0};
+	/* In columns on the screen, not bytes: a branch named in Greek lines up too. */
+	int width[NCOLS] = {0};
 	for (size_t r = 0; r <= rows; r++)
 		for (size_t k = 0; k < ncols; k++)
-			width[k] = WRX_MAX(width[k], strlen(cell[r * NCOLS + cols[k]]));
+			width[k] = WRX_MAX(width[k], width_of_utf8(cell[r * NCOLS + cols[k]]));
 	for (size_t r = 0; r <= rows; r++) {
-		for (size_t k = 0; k + 1 < ncols; k++)
-			printf("%-*s  ", (int)width[k], cell[r * NCOLS + cols[k]]);
+		for (size_t k = 0; k + 1 < ncols; k++) {
+			const char *t = cell[r * NCOLS + cols[k]];
+			printf("%s%*s  ", t, width[k] - width_of_utf8(t), "");
+		}
 		printf("%s\n", cell[r * NCOLS + cols[ncols - 1]]);
 		for (size_t c = 0; c < NCOLS; c++)
 			free(cell[r * NCOLS + c]);
 	}
 	free(cell);
+}
+
+/* The dashboard's order: by number (the sidebar's), then by age, then by name. */
+static int by_number(const void *x, const void *y)
+{
+	const struct agent_rec *a = x, *b = y;
+	int na = a->number ? a->number : INT32_MAX, nb = b->number ? b->number : INT32_MAX;
+	if (na != nb)
+		return na < nb ? -1 : 1;
+	if (a->created != b->created)
+		return a->created < b->created ? -1 : 1;
+	return strcmp(a->handle, b->handle);
 }
 
 static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool status_only,
@@ -814,6 +830,8 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 	size_t n;
 	if ((rc = cmd_agents(ctx, name, &as, &n)) != 0)
 		return rc;
+	if (n > 1)
+		qsort(as, n, sizeof *as, by_number);
 	/* Every name asked for must be an agent: an empty answer would say "no status". */
 	for (int k = 0; k < nfilter; k++) {
 		bool known = false;

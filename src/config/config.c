@@ -1012,6 +1012,31 @@ void config_free(struct config *c)
 	strlist_free(&c->untrusted_lines);
 	memset(c, 0, sizeof *c);
 }
+/*
+ * "mapping values are not allowed" on a line whose line before has no ':':
+ * "agent bash" then "panes:" reads as one scalar, and the mistake is the
+ * line before. Said as a hint; NULL when it is not that.
+ */
+static char *missing_colon(const char *text, const char *problem, size_t line)
+{
+	if (problem == NULL || strstr(problem, "mapping values are not allowed") == NULL ||
+	    line == 0)
+		return NULL;
+	const char *p = text, *prev = NULL;
+	size_t n = 0, prev_line = 0;
+	for (size_t at = 0; *p && at < line; at++) {
+		size_t len = strcspn(p, "\n");
+		if (strspn(p, " \t") < len && p[strspn(p, " \t")] != '#') {
+			prev = p;
+			n = len;
+			prev_line = at;
+		}
+		p += len + (p[len] == '\n');
+	}
+	if (prev == NULL || memchr(prev, ':', n) || memchr(prev, '-', strspn(prev, " -")))
+		return NULL;
+	return xasprintf(" (line %zu has no ':': is one missing there?)", prev_line + 1);
+}
 
 int config_load(struct config *c, const char *path, bool global, char **err)
 {
@@ -1032,9 +1057,20 @@ int config_load(struct config *c, const char *path, bool global, char **err)
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		*err = xasprintf("%s:%zu:%zu: %s", path, parser.problem_mark.line + 1,
-				 parser.problem_mark.column + 1,
-				 parser.problem ? parser.problem : "malformed YAML");
+		/*
+		 * Where the mistake is: libyaml finds a missing ':' or a quote
+		 * not closed on a later line; what it was reading began earlier.
+		 */
+		const yaml_mark_t *m =
+			parser.context && parser.context_mark.line < parser.problem_mark.line
+				? &parser.context_mark
+				: &parser.problem_mark;
+		char *hint = missing_colon(text, parser.problem, m->line);
+		*err = xasprintf("%s:%zu:%zu: %s%s%s%s", path, m->line + 1, m->column + 1,
+				 parser.problem ? parser.problem : "malformed YAML",
+				 m == &parser.context_mark ? " " : "",
+				 m == &parser.context_mark ? parser.context : "", hint ? hint : "");
+		free(hint);
 		yaml_parser_delete(&parser);
 		free(text);
 		return -1;

@@ -485,8 +485,7 @@ int worktree_merge(const struct repo *r, const struct config *c, const struct ag
 	}
 	if (!o.keep && dirty) {
 		*note = xasprintf(
-			"merged; the worktree %s keeps its uncommitted changes and was not "
-			"removed",
+			"the worktree %s keeps its uncommitted changes and was not removed",
 			a->path);
 	} else if (!o.keep) {
 		/* Merged: the branch may go even after a squash. */

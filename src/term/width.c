@@ -96,3 +96,33 @@ uint32_t width_original(uint32_t cp)
 		return cp;
 	return originals[r][cp - ranges[r].first];
 }
+
+int width_of_utf8(const char *s)
+{
+	int n = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		uint32_t cp = *p;
+		int len = cp < 0x80         ? 1
+			  : (cp >> 5) == 6  ? 2
+			  : (cp >> 4) == 14 ? 3
+			  : (cp >> 3) == 30 ? 4
+					    : 0;
+		bool ok = len > 0;
+		for (int i = 1; ok && i < len; i++)
+			ok = (p[i] & 0xc0) == 0x80;
+		if (!ok) {
+			n++;
+			p++;
+			continue;
+		}
+		if (len > 1) {
+			cp &= 0x7f >> len;
+			for (int i = 1; i < len; i++)
+				cp = (cp << 6) | (p[i] & 0x3f);
+		}
+		n += cp < 0x20 ? 1 : WRX_MAX(width_of(cp), 0);
+		p += len;
+	}
+	return n;
+}

@@ -33,6 +33,8 @@
 
 /* Columns cp takes: 0, 1 or 2 (-1: not printable, as the C library says). */
 int width_of(uint32_t cp);
+/* Columns UTF-8 text takes (whatever the locale); a byte that is no UTF-8 is one. */
+int width_of_utf8(const char *s);
 /* What libvterm is given for cp: cp itself, or its stand-in. */
 uint32_t width_for_vterm(uint32_t cp);
 /* What a character in libvterm's cells stands for (itself if no stand-in). */

@@ -166,7 +166,7 @@ static bool run_copier(struct ui *ui, const char *prog, char *const args[], cons
 	return run_start(ui->w->loop, &o) == 0;
 }
 
-void copy_to_clipboard(struct ui *ui, const char *text)
+const char *copy_to_clipboard(struct ui *ui, const char *text)
 {
 	struct buf seq = {0};
 	buf_addstr(&seq, "\033]52;c;");
@@ -179,10 +179,14 @@ void copy_to_clipboard(struct ui *ui, const char *text)
 		char *const a[] = {"wl-copy", NULL};
 		sys = run_copier(ui, "wl-copy", a, text);
 	}
-	if (!sys && getenv("DISPLAY")) {
+	if (sys)
+		return "wl-copy";
+	if (getenv("DISPLAY")) {
 		char *const a[] = {"xclip", "-selection", "clipboard", NULL};
-		sys = run_copier(ui, "xclip", a, text);
+		if (run_copier(ui, "xclip", a, text))
+			return "xclip";
 	}
+	return NULL;
 }
 
 static void search_answer(struct ui *ui, const char *answer, void *arg);
@@ -326,8 +330,19 @@ bool copy_key(struct ui *ui, struct wpane *wp, int key)
 			return true;
 		}
 		char *text = selection_text(wp);
-		copy_to_clipboard(ui, text);
-		ui_message(ui, false, "copied %zu bytes", strlen(text));
+		const char *tool = copy_to_clipboard(ui, text);
+		size_t n = strlen(text);
+		/* Where it went: the terminal's clipboard (OSC 52), if it takes one, and the system's. */
+		if (tool)
+			ui_message(
+				ui, false,
+				"copied %zu byte%s to the clipboard (%s) and the terminal (OSC 52)",
+				n, n == 1 ? "" : "s", tool);
+		else
+			ui_message(ui, false,
+				   "copied %zu byte%s to the terminal (OSC 52; no wl-copy or xclip "
+				   "here, so only a terminal that takes OSC 52 has it)",
+				   n, n == 1 ? "" : "s");
 		free(text);
 		copy_leave(ui, wp);
 		return true;

@@ -103,8 +103,7 @@ void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 	ui->message = xvasprintf(fmt, ap);
 	va_end(ap);
 	ui->message_error = error;
-	if (error)
-		log_msg("%s", ui->message);
+	log_msg("%s%s", error ? "" : "said: ", ui->message); /* what the status line said, kept */
 	uv_timer_start(&ui->msg_timer, on_message_timeout, MESSAGE_MS, 0);
 	ui_dirty(ui);
 }

@@ -733,7 +733,7 @@ static int text_width(const char *s)
  * must never be to text the user could not see. Returns the rows used,
  * bottom up from y.
  */
-static int draw_wrapped(struct ui *ui, int y, const char *text, int w)
+static int draw_wrapped(struct ui *ui, int y, const char *text, int w, int attr)
 {
 	struct strlist lines = {0};
 	struct buf line = {0};
@@ -767,8 +767,8 @@ static int draw_wrapped(struct ui *ui, int y, const char *text, int w)
 	int k = WRX_MIN((int)lines.n, y);
 	for (int i = 0; i < k; i++) {
 		int row = y - k + i;
-		fill(row, 0, ui->cols, A_REVERSE | A_BOLD, ' ');
-		put_text(row, 0, w, lines.v[lines.n - (size_t)k + (size_t)i], A_REVERSE | A_BOLD);
+		fill(row, 0, ui->cols, attr, ' ');
+		put_text(row, 0, w, lines.v[lines.n - (size_t)k + (size_t)i], attr);
 	}
 	strlist_free(&lines);
 	return k;
@@ -792,7 +792,7 @@ static void draw_status(struct ui *ui)
 	if (ui->prompt) {
 		const char *label = ui->prompt->label;
 		if ((strchr(label, '\n') || text_width(label) + 12 > leftw) && ui->cols > 2 &&
-		    (k = draw_wrapped(ui, y, label, ui->cols - 1)) > 0)
+		    (k = draw_wrapped(ui, y, label, ui->cols - 1, A_REVERSE | A_BOLD)) > 0)
 			label = ui->prompt->yesno ? "y/n:" : ">";
 		int used = put_text(y, 0, leftw, label, A_BOLD);
 		if (used < leftw)
@@ -806,10 +806,14 @@ static void draw_status(struct ui *ui)
 		}
 		used += put_text(y, used, leftw - used, in, A_NORMAL);
 		move(y, WRX_MIN(used, ui->cols - 1));
-	} else if (ui->message && ui->message_error && text_width(ui->message) > leftw &&
-		   ui->cols > 2) {
-		/* An error is read whole: it says why, and what to do next. */
-		k = draw_wrapped(ui, y, ui->message, ui->cols - 1);
+	} else if (ui->message && text_width(ui->message) > leftw && ui->cols > 2 &&
+		   (ui->message_error || !ui->asked)) {
+		/*
+		 * A message is read whole: an error says why and what to do next,
+		 * an outcome what was left ("... the worktree was not removed").
+		 */
+		k = draw_wrapped(ui, y, ui->message, ui->cols - 1,
+				 ui->message_error ? A_REVERSE | A_BOLD : A_REVERSE);
 	} else if (ui->asked && !(ui->message && ui->message_error)) {
 		int n = 0;
 		for (struct asked *q = ui->asked; q; q = q->next)

@@ -273,6 +273,7 @@ void copy_scroll(struct ui *ui, struct wpane *wp, int delta);
 void copy_sync(struct wpane *wp); /* keep the view on its lines as history grows */
 /* Is absolute line/col selected or part of the search match? */
 bool copy_highlight(const struct view *v, int line, int col);
-void copy_to_clipboard(struct ui *ui, const char *text);
+const char *copy_to_clipboard(struct ui *ui,
+			      const char *text); /* the system tool that took it, or NULL */
 
 #endif

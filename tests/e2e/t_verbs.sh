@@ -329,6 +329,57 @@ t_adds_at_once() {
 	git -C "$repo" config workrex.worktree.held.agent >/dev/null
 }
 
+# What the screen and the commands say, read whole (issue 46, items 17 and
+# 20): list in the sidebar's order, its columns lined up past a Greek
+# branch; config check counts the errors it lists; close says what it did;
+# at 80x24 the inside-tmux notice and a merge's outcome are not cut; watch's
+# goodbye is a line of its own.
+t_outcomes_read_whole() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx add zz -b >/dev/null
+	wrx add aa -b >/dev/null
+	wrx add 'κλάδος' --name gr -b >/dev/null
+	wrx list >"$E2E_TMP/list"
+	python3 - "$E2E_TMP/list" <<-'PY'
+		import sys
+		rows = open(sys.argv[1], encoding="utf-8").read().splitlines()
+		assert [r.split()[0] for r in rows] == ["HANDLE", "zz", "aa", "gr"], rows
+		# Greek letters take one column each: the STATUS column starts at one place.
+		at = {r.index(r.split()[2], len(r.split()[0]) + len(r.split()[1]) + 2) for r in rows}
+		assert len(at) == 1, rows
+	PY
+	printf 'scrollback: lots\nnotify: loud\n' >"$E2E_TMP/bad.yaml"
+	not wrx --config "$E2E_TMP/bad.yaml" config check 2>"$E2E_TMP/err"
+	[ "$(grep -c '^error: ' "$E2E_TMP/err")" = 2 ]
+	grep -q '^config check: not valid (2 errors, 0 warnings)' "$E2E_TMP/err"
+	# As if in the user's own tmux (its C-b first): the notice, whole.
+	tm new-session -d -x 80 -y 24 -c "$repo" \
+		"env TMUX=/tmp/tmux-0/default,1,0 TERM=tmux-256color PATH='$PATH' $WORKREX$after_exit"
+	tm set -g status off
+	wait_for 'inside tmux, C-b is'
+	wait_for '^keys\.prefix$'
+	wrx close aa | grep -qx 'closed aa: its panes ended, its worktree stays (workrex open aa)'
+	# A merge that leaves the worktree: the whole outcome, on the screen and in the log.
+	commit_in zz z.txt
+	echo scratch >"$E2E_TMP/work/proj__worktrees/zz/scratch.txt"
+	prefix :
+	wait_for ':'
+	tm send-keys -l 'merge --ignore-uncommitted zz'
+	keys Enter
+	wait_for 'was not removed'
+	screen | not grep -q 'into main: merged;'
+	grep -q 'said: merged zz into main: the worktree .* was not removed' "$XDG_STATE_HOME/workrex/workrex.log"
+	# watch, left with q: its goodbye, then the shell's prompt, each on its line.
+	tm split-window -v "env PS1='P\$ ' bash --norc"
+	tm send-keys "cd '$repo' && '$WORKREX' watch gr" Enter
+	sleep 1
+	tm send-keys q
+	until_ok 10 in_output -x 'workrex: watch: detached from gr' -- tm capture-pane -p
+	tm capture-pane -p | grep -qx 'P\$ *'
+}
+
 run_test "path prints a worktree; sync-files copies and links again" t_path_and_sync_files
 run_test "in a submodule the worktrees go beside the superproject" t_submodule_worktrees
 run_test "add origin/feature: the local branch feature, tracking it" t_add_remote_branch
@@ -339,3 +390,4 @@ run_test "init writes a commented config that loads, uncommented too" t_init
 run_test "completion scripts for bash, zsh and fish, loaded by each" t_completions
 run_test "rename: worktree, branch, dashboard; refused while it runs" t_rename
 run_test "twelve adds at once: every record whole, every number its own" t_adds_at_once
+run_test "what the screen and the commands say, whole: list, check, close, merge, watch" t_outcomes_read_whole

@@ -112,7 +112,12 @@ static void test_errors_have_position(void **state)
 	struct {
 		const char *text, *want;
 	} cases[] = {
-		{"scrollback: [1\n", "bad.yaml:2:1"},
+		/* Where the mistake is, not where libyaml noticed it (the line after). */
+		{"scrollback: [1\n",
+		 "bad.yaml:1:13: did not find expected ',' or ']' while parsing a flow sequence"},
+		{"agent bash\npanes:\n  - command: x\n",
+		 "bad.yaml:2:6: mapping values are not allowed in this context (line 1 has no ':': "
+		 "is one missing there?)"},
 		{"scrollback: lots\n", "bad.yaml:1:13: scrollback must be a number"},
 		{"notify: loud\n",
 		 "bad.yaml:1:9: notify: 'loud' is not one of off, bell, desktop, both"},
