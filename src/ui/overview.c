@@ -21,54 +21,79 @@ static int selected_agent(struct ui *ui)
 	return i;
 }
 
+/* The table's columns: where each begins, as the screen counts (an icon is one). */
+enum {
+	COL_NUM,
+	COL_AGENT,
+	COL_STATUS,
+	COL_AGE,
+	COL_PANES,
+	COL_BACKEND,
+	COL_BRANCH,
+	COL_TITLE,
+	NCOL
+};
+static const int col_w[NCOL] = {4, 21, 16, 5, 6, 10, 17, 0};
+
+static void draw_row(int y, int w, const char *const cell[NCOL], attr_t a)
+{
+	attr_set(a, 0, NULL);
+	mvhline(y, 0, ' ', w);
+	for (int c = 0, x = 1; c < NCOL && x < w; x += col_w[c], c++)
+		ui_put_text(y, x, col_w[c] ? WRX_MIN(col_w[c] - 1, w - x) : w - x, cell[c], a);
+}
+
+/*
+ * The whole pane area, not a box over the panes: nothing of theirs shows
+ * beside or through it.
+ */
 void overview_draw(struct ui *ui)
 {
 	int n = session_agent_count(ui->w->s);
-	int w = WRX_MIN(ui->cols, 90), h = WRX_MIN(ui->rows - 1, n + 4);
+	int w = ui->cols, h = ui->rows - 1;
 	if (w < 10 || h < 3)
 		return;
-	int x0 = (ui->cols - w) / 2, y0 = WRX_MAX((ui->rows - 1 - h) / 2, 0);
 	if (ui->ov_sel >= n)
 		ui->ov_sel = n - 1;
 	if (ui->ov_sel < 0)
 		ui->ov_sel = 0;
 	for (int y = 0; y < h; y++) {
-		attr_set(A_REVERSE, 0, NULL);
-		mvhline(y0 + y, x0, ' ', w);
+		attr_set(A_NORMAL, 0, NULL);
+		mvhline(y, 0, ' ', w);
 	}
-	char *head = xasprintf(" %-3s %-20s %-12s %-4s %-5s %-9s %-16s %s", "#", "AGENT", "STATUS",
-			       "AGE", "PANES", "BACKEND", "BRANCH", "TITLE");
-	mvaddnstr(y0, x0, head, w);
-	free(head);
+	static const char *const head[NCOL] = {"#",     "AGENT",   "STATUS", "AGE",
+					       "PANES", "BACKEND", "BRANCH", "TITLE"};
+	draw_row(0, w, head, A_REVERSE);
 	int *order = xcalloc((size_t)WRX_MAX(n, 1), sizeof *order);
 	ui_agent_order(ui, order);
 	uint64_t now = now_ms();
 	for (int i = 0; i < n && i + 1 < h - 1; i++) {
 		struct agent *a = session_agent(ui->w->s, order[i]);
-		char age[16];
+		char age[16], num[16], panes[16];
 		clock_age(a, age, sizeof age);
+		snprintf(num, sizeof num, "%d", a->num);
+		snprintf(panes, sizeof panes, "%d", session_agent_panes(ui->w->s, a));
 		const char *icon = ui_status_icon(ui, a, now);
 		char *status =
 			xasprintf("%s%s%s", icon, *icon ? " " : "", ui_status_word(ui, a, now));
-		char *line = xasprintf(
-			" %-3d %-20.20s %-12s %-4s %-5d %-9s %-16.16s %s", a->num, a->handle,
-			status, age, session_agent_panes(ui->w->s, a),
+		const char *cell[NCOL] = {
+			num,
+			a->handle,
+			status,
+			age,
+			panes,
 			sandbox_wanted(ui->w, a) ? ui->w->cfg.sandbox.backend : "host",
 			a->git.branch ? a->git.branch : (a->git.worktree ? "?" : "(main)"),
 			a->title  ? a->title
 			: a->note ? a->note
-				  : "");
+				  : ""};
+		draw_row(1 + i, w, cell, i == ui->ov_sel ? A_REVERSE | A_BOLD : A_NORMAL);
 		free(status);
-		attr_set(i == ui->ov_sel ? A_BOLD : A_REVERSE, 0, NULL);
-		if (i == ui->ov_sel)
-			mvhline(y0 + 1 + i, x0, ' ', w);
-		mvaddnstr(y0 + 1 + i, x0, line, w);
-		free(line);
 	}
 	free(order);
-	attr_set(A_REVERSE | A_DIM, 0, NULL);
-	mvaddnstr(y0 + h - 1, x0,
-		  " j/k move  Enter focus  m merge  X remove  n new  R remove gone  q close", w);
+	attr_set(A_DIM, 0, NULL);
+	mvaddnstr(h - 1, 1,
+		  "j/k move  Enter focus  m merge  X remove  n new  R remove gone  q close", w - 1);
 	attr_set(A_NORMAL, 0, NULL);
 }
 

@@ -134,7 +134,9 @@ static void put_cell(struct ui *ui, int y, int x, int maxx, const struct wrx_cel
 }
 
 /* UTF-8 text at (y, x), at most maxw columns; returns columns used. */
-static int put_text(int y, int x, int maxw, const char *s, attr_t a)
+static int put_text(int y, int x, int maxw, const char *s, attr_t a);
+
+int ui_put_text(int y, int x, int maxw, const char *s, attr_t a)
 {
 	int used = 0;
 	mbstate_t st;
@@ -163,6 +165,11 @@ static int put_text(int y, int x, int maxw, const char *s, attr_t a)
 	}
 	attr_set(A_NORMAL, 0, NULL);
 	return used;
+}
+
+static int put_text(int y, int x, int maxw, const char *s, attr_t a)
+{
+	return ui_put_text(y, x, maxw, s, a);
 }
 
 static void fill(int y, int x, int w, attr_t a, chtype ch)

@@ -229,6 +229,9 @@ void prompts_pick_agent(struct ui *ui);
 /* The agent the answer names: its number, its handle or a prefix of one handle; or -1. */
 int prompts_agent_named(struct ui *ui, const char *answer);
 
+/* UTF-8 text at y, x in at most maxw columns, as the screen shows it (control bytes as ?): the columns used. */
+int ui_put_text(int y, int x, int maxw, const char *s, attr_t a);
+
 /* clock.c: status ages and the silence of working agents */
 /* Re-arm the tick for the next status-age or silence change; from each frame. */
 void clock_schedule_tick(struct ui *ui);

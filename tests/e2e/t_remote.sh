@@ -265,9 +265,11 @@ t_paste_image() {
 	# The host down: said, and the pane is left as it was.
 	clip "$E2E_TMP/one.png" image/png
 	stop_sshd
-	wait_for 'srv unreachable' 30
+	# (Its link is found down at its next keep-alive: under a full CI round
+	# that once took longer than 30 s.)
+	wait_for 'srv unreachable' 60
 	prefix p
-	wait_for 'paste-image: cannot reach srv' 30
+	wait_for 'paste-image: cannot reach srv' 60
 	# With no dashboard, a command's own core stages it there alike.
 	run_sshd
 	wait_gone 'unreachable' 30

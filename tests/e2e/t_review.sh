@@ -518,7 +518,7 @@ t_gh_missing_or_failing() {
 	rm "$E2E_TMP/bin/gh"
 	local path=$PATH
 	export PATH=$E2E_TMP/bin:/usr/sbin:/usr/bin:/sbin:/bin
-	[ -z "$(command -v gh)" ]
+	not command -v gh >/dev/null
 	echo more >>"$w/two/a.txt"
 	git -C "$w/two" commit -qam more
 	not wrx pr two 2>"$E2E_TMP/err"
