@@ -258,41 +258,71 @@ static void draw_title(struct ui *ui, struct wpane *wp)
 	/* The pane's number is its WORKREX_PANE: the same for its whole life. */
 	char *left = xasprintf(" %d %s%s:%s%s%s", wp->id, icon, ag->handle, wp->label,
 			       *title ? " — " : "", title);
+	/* What must show however narrow: its number, status and agent. */
+	char *core = xasprintf(" %d %s%s", wp->id, icon, ag->handle);
 	free(icon);
-	struct buf right = {0};
-	int status;
+	/* The markers on the right, each with its weight: the lightest go first when narrow. */
+	struct {
+		char text[48];
+		int weight;
+	} mark[6];
+	int nmark = 0, status;
+#define MARK(wt, ...)                                                                              \
+	do {                                                                                       \
+		snprintf(mark[nmark].text, sizeof mark[nmark].text, __VA_ARGS__);                  \
+		mark[nmark++].weight = (wt);                                                       \
+	} while (0)
 	if (wp->bell)
-		buf_addstr(&right, " [bell]");
+		MARK(3, " [bell]");
 	if (ag->status != WRX_STATUS_NONE && session_agent_pane(ui->w->s, ag) == wp) {
 		char age[16];
 		clock_age(ag, age, sizeof age);
 		/* The icon says the status; the marker its age (and what no icon says). */
 		if (session_interrupted(ui->w->s, ag, now_ms()))
-			buf_addf(&right, " [interrupted %s]", age);
+			MARK(4, " [interrupted %s]", age);
 		else
-			buf_addf(&right, " [%s]", age);
+			MARK(1, " [%s]", age);
 	}
 	if (session_zoomed(ui->w->s) && focused)
-		buf_addstr(&right, " [zoom]");
+		MARK(2, " [zoom]");
 	if (v->copy)
-		buf_addf(&right, " [scroll %d/%zu]", v->top, pane_history(wp->term));
+		MARK(4, " [scroll %d/%zu]", v->top, pane_history(wp->term));
 	if (host_pane_link(wp)) {
-		buf_addf(&right, " [%s]", wp->agent->remote.host ? wp->agent->remote.host : "link");
+		MARK(5, " [%s]", wp->agent->remote.host ? wp->agent->remote.host : "link");
 	} else if (pane_exited(wp->term, &status)) {
 		if (status == PANE_LOST)
-			buf_addstr(&right, " [keeper gone]");
+			MARK(5, " [keeper gone]");
 		else if (WIFEXITED(status))
-			buf_addf(&right, " [exited %d]", WEXITSTATUS(status));
+			MARK(5, " [exited %d]", WEXITSTATUS(status));
 		else if (WIFSIGNALED(status))
-			buf_addf(&right, " [killed by signal %d]", WTERMSIG(status));
+			MARK(5, " [killed by signal %d]", WTERMSIG(status));
 	}
+#undef MARK
+	int room = r.w - ui_text_width(core) - 1, rw;
+	for (;;) {
+		rw = 1;
+		for (int i = 0; i < nmark; i++)
+			rw += mark[i].weight ? (int)strlen(mark[i].text) : 0; /* ASCII only */
+		int lightest = -1;
+		for (int i = 0; i < nmark; i++)
+			if (mark[i].weight &&
+			    (lightest < 0 || mark[i].weight < mark[lightest].weight))
+				lightest = i;
+		if (rw <= room || lightest < 0)
+			break;
+		mark[lightest].weight = 0; /* dropped: the agent's name shows instead */
+	}
+	struct buf right = {0};
+	for (int i = 0; i < nmark; i++)
+		if (mark[i].weight)
+			buf_addstr(&right, mark[i].text);
 	buf_addch(&right, ' ');
-	int rw = (int)right.len; /* ASCII only */
-	int lw = put_text(r.y, r.x, WRX_MAX(r.w - rw, 0), left, focused ? a : A_DIM);
-	(void)lw;
+	rw = (int)right.len;
+	put_text(r.y, r.x, WRX_MAX(r.w - rw, 0), left, focused ? a : A_DIM);
 	if (rw <= r.w)
 		put_text(r.y, r.x + r.w - rw, rw, right.data, focused ? a : A_DIM);
 	free(left);
+	free(core);
 	buf_free(&right);
 }
 
@@ -714,7 +744,7 @@ static void draw_sidebar(struct ui *ui, int h)
 }
 
 /* Columns the UTF-8 text s takes. */
-static int text_width(const char *s)
+int ui_text_width(const char *s)
 {
 	int n = 0;
 	mbstate_t st;
@@ -749,8 +779,8 @@ static int draw_wrapped(struct ui *ui, int y, const char *text, int w, int attr)
 	while (*p) {
 		size_t n = strcspn(p, " \n");
 		char *word = xstrndup(p, n);
-		int lw = line.len ? text_width(line.data) : 0;
-		if (line.len && lw + 1 + text_width(word) > w) {
+		int lw = line.len ? ui_text_width(line.data) : 0;
+		if (line.len && lw + 1 + ui_text_width(word) > w) {
 			strlist_add(&lines, line.data);
 			buf_consume(&line, line.len);
 			started = false;
@@ -798,7 +828,7 @@ static void draw_status(struct ui *ui)
 	int k = 0;
 	if (ui->prompt) {
 		const char *label = ui->prompt->label;
-		if ((strchr(label, '\n') || text_width(label) + 12 > leftw) && ui->cols > 2 &&
+		if ((strchr(label, '\n') || ui_text_width(label) + 12 > leftw) && ui->cols > 2 &&
 		    (k = draw_wrapped(ui, y, label, ui->cols - 1, A_REVERSE | A_BOLD)) > 0)
 			label = ui->prompt->yesno ? "y/n:" : ">";
 		int used = put_text(y, 0, leftw, label, A_BOLD);
@@ -813,7 +843,7 @@ static void draw_status(struct ui *ui)
 		}
 		used += put_text(y, used, leftw - used, in, A_NORMAL);
 		move(y, WRX_MIN(used, ui->cols - 1));
-	} else if (ui->message && text_width(ui->message) > leftw && ui->cols > 2 &&
+	} else if (ui->message && ui_text_width(ui->message) > leftw && ui->cols > 2 &&
 		   (ui->message_error || !ui->asked)) {
 		/*
 		 * A message is read whole: an error says why and what to do next,

@@ -231,6 +231,8 @@ int prompts_agent_named(struct ui *ui, const char *answer);
 
 /* UTF-8 text at y, x in at most maxw columns, as the screen shows it (control bytes as ?): the columns used. */
 int ui_put_text(int y, int x, int maxw, const char *s, attr_t a);
+/* Columns the UTF-8 text s takes on the screen. */
+int ui_text_width(const char *s);
 
 /* clock.c: status ages and the silence of working agents */
 /* Re-arm the tick for the next status-age or silence change; from each frame. */

@@ -107,8 +107,34 @@ t_one_row_pane_keeps_lines() {
 	wrx capture ag1 | grep -xE '[0-9]+' | diff - <(seq 1 80) >&2
 }
 
+# Narrow panes keep the agent's name in their titles: the markers on the
+# right ([<1m], [interrupted 4m]) give way first (issue 46).
+t_titles_keep_the_name() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx add -b login-fix >/dev/null
+	wrx add -b api-cache >/dev/null
+	wrx add -b docs-typo >/dev/null
+	start_repo 100 24 # panes of 24 columns: [interrupted <1m] takes 19
+	wait_for '^ 4 docs-typo'
+	# Working, then silent for 10 s: interrupted, the widest marker.
+	for h in login-fix api-cache docs-typo; do wrx send "$h" 'clear; workrex set-status working'; done
+	prefix Space
+	wait_for '\[grid\]'
+	wait_for '^ 4 ○ docs-typo' 20
+	# Each agent pane (the first of each agent: 1, 3, 5) keeps its number,
+	# icon and name; the marker gives way.
+	local t
+	for t in '1 ○ login-fix' '3 ○ api-cache' '5 ○ docs-typo'; do
+		until_ok 5 in_output -F "│ $t" -- screen || { screen >&2; return 1; }
+	done
+	screen | not grep -qE '│ [0-9]+ [^ ]* +\['
+}
+
 run_test "80x24, 12 agents: each by name, the main pane, none under 3 rows" t_80x24_12_agents
 run_test "200x60, 25 agents: each by name, the main pane, none under 3 rows" t_200x60_25_agents
 run_test "zoomed, focusing another agent shows it; keys go there" t_zoom_follows_focus
 run_test "the sidebar scrolls to the focused agent and counts the rest" t_sidebar_scrolls
 run_test "a pane one row high keeps every line, with and without a dashboard" t_one_row_pane_keeps_lines
+run_test "narrow panes keep the agent's name in their titles; markers give way" t_titles_keep_the_name
