@@ -134,6 +134,7 @@ struct config {
 	/* owned: allow, ask, deny: a pane's OSC 52 clipboard write (global-only) */
 	char *clipboard_host, *clipboard_sandboxed;
 	char *sidebar_order; /* owned: number, attention */
+	long sidebar_width;  /* columns, the border aside */
 	char *icons[4];      /* owned: working, waiting, done, failed (config_icon) */
 	struct sandbox_config sandbox;
 	char **warnings; /* owned */

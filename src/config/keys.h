@@ -61,6 +61,7 @@ enum wrx_action {
 	ACT_RELOAD,
 	ACT_REVIEW,
 	ACT_COMPARE,
+	ACT_MESSAGES,
 	ACT_COUNT,
 };
 

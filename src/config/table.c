@@ -121,6 +121,9 @@ const struct config_key config_keys[] = {
 	KEY("sidebar.order", CONFIG_CHOICE, AT(sidebar_order), .def = "number", .choices = orders,
 	    .help = "number: the agents by number, a stable order; attention: those that "
 		    "need you first"),
+	KEY("sidebar.width", CONFIG_NUMBER, AT(sidebar_width), .def = "24", .min = 12, .max = 80,
+	    .help = "the sidebar's columns (C-b s hides and shows it); long names and titles "
+		    "want more"),
 	SECTION("clipboard", .help = "what a pane's clipboard writes (OSC 52) may do"),
 	KEY("clipboard.host_panes", CONFIG_CHOICE, AT(clipboard_host), GLOBAL, .def = "allow",
 	    .choices = clip_policies, .help = "what a host pane's clipboard write (OSC 52) does"),

@@ -572,6 +572,13 @@ enum wrx_layout session_layout(const struct session *s)
 	return s->layout;
 }
 
+/* As it was chosen before (the dashboard's start): nothing is told; the first frame lays it out. */
+void session_set_layout(struct session *s, enum wrx_layout kind)
+{
+	if (kind < WRX_LAYOUT_COUNT)
+		s->layout = kind;
+}
+
 void session_next_layout(struct session *s)
 {
 	s->layout = (s->layout + 1) % WRX_LAYOUT_COUNT;

@@ -257,6 +257,7 @@ void session_set_focus(struct session *s, struct wpane *wp);
 void session_focus_agent(struct session *s, int i);
 
 enum wrx_layout session_layout(const struct session *s);
+void session_set_layout(struct session *s, enum wrx_layout kind);
 void session_next_layout(struct session *s);
 bool session_zoomed(const struct session *s);
 void session_toggle_zoom(struct session *s);

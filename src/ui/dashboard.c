@@ -11,7 +11,9 @@
 #include "dashboard.h"
 
 #include "../core/actions.h"
+#include "../git/private.h"
 #include "../term/pty.h"
+#include "../util/beneath.h"
 #include "../util/log.h"
 #include "ui.h"
 
@@ -26,6 +28,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #define FRAME_MS 16
@@ -94,6 +97,32 @@ static void on_message_timeout(uv_timer_t *t)
 	ui_dirty(ui);
 }
 
+#define SAID_KEPT 100 /* messages C-b ~ shows */
+
+/* text into b in lines of at most w columns, broken between words, the rest indented. */
+static void wrap_into(struct buf *b, const char *text, int w)
+{
+	const char *indent = "         "; /* under the message, past its time */
+	int used = 0;
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, " ");
+		char *word = xstrndup(p, n);
+		int ww = ui_text_width(word);
+		if (used > 0 && used + 1 + ww > w) {
+			buf_addf(b, "\n%s", indent);
+			used = (int)strlen(indent);
+		} else if (used > 0) {
+			buf_addch(b, ' ');
+			used++;
+		}
+		buf_addstr(b, word);
+		used += ww;
+		free(word);
+		p += n + (p[n] == ' ');
+	}
+	buf_addch(b, '\n');
+}
+
 void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 {
 	va_list ap;
@@ -104,6 +133,19 @@ void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 	va_end(ap);
 	ui->message_error = error;
 	log_msg("%s%s", error ? "" : "said: ", ui->message); /* what the status line said, kept */
+	/* ... and the last ones for C-b ~, whole (the line may have cut them). */
+	time_t now = time(NULL);
+	struct tm tm;
+	char at[16];
+	strftime(at, sizeof at, "%H:%M:%S", localtime_r(&now, &tm));
+	char *line = xasprintf("%s %s%s", at, error ? "error: " : "", ui->message);
+	if (ui->said.n >= SAID_KEPT) {
+		free(ui->said.v[0]);
+		memmove(ui->said.v, ui->said.v + 1, (ui->said.n - 1) * sizeof *ui->said.v);
+		ui->said.n--;
+	}
+	strlist_add(&ui->said, line);
+	free(line);
 	uv_timer_start(&ui->msg_timer, on_message_timeout, MESSAGE_MS, 0);
 	ui_dirty(ui);
 }
@@ -453,6 +495,42 @@ static void focus_attention(struct ui *ui)
 		ui_focus_agent(ui, best);
 }
 
+/*
+ * What the user chose to see (the layout, C-b Space; the sidebar, C-b s),
+ * kept for the project in its host-only state directory: a detach and
+ * the next dashboard keep it, as a tmux session keeps its layout.
+ */
+#define VIEW_FILE "view"
+
+static void view_save(struct ui *ui)
+{
+	if (!ui->w->in_repo)
+		return;
+	char *dir = private_project_dir(ui->w->root, true);
+	char *text = xasprintf("layout %s\nsidebar %d\n", layout_name(session_layout(ui->w->s)),
+			       ui->sidebar);
+	if (dir && beneath_write(dir, VIEW_FILE, text, strlen(text), 0600) < 0)
+		log_msg("the view chosen (layout, sidebar) not kept for the next dashboard");
+	free(text);
+	free(dir);
+}
+
+static void view_load(struct ui *ui)
+{
+	char *dir = ui->w->in_repo ? private_project_dir(ui->w->root, false) : NULL, *text = NULL;
+	if (dir && beneath_read(dir, VIEW_FILE, 256, &text) == 0) {
+		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+			if (!strncmp(line, "sidebar ", 8))
+				ui->sidebar = line[8] != '0';
+			for (int k = 0; !strncmp(line, "layout ", 7) && k < WRX_LAYOUT_COUNT; k++)
+				if (!strcmp(line + 7, layout_name((enum wrx_layout)k)))
+					session_set_layout(ui->w->s, (enum wrx_layout)k);
+		}
+	}
+	free(text);
+	free(dir);
+}
+
 void ui_action(struct ui *ui, enum wrx_action action, int arg)
 {
 	struct session *s = ui->w->s;
@@ -525,6 +603,7 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 	case ACT_NEXT_LAYOUT:
 		session_next_layout(s);
 		ui_message(ui, false, "layout: %s", layout_name(session_layout(s)));
+		view_save(ui);
 		ui_relayout(ui);
 		break;
 	case ACT_SCROLL:
@@ -533,8 +612,18 @@ void ui_action(struct ui *ui, enum wrx_action action, int arg)
 		break;
 	case ACT_SIDEBAR:
 		ui->sidebar = !ui->sidebar;
+		view_save(ui);
 		ui_relayout(ui);
 		break;
+	case ACT_MESSAGES: {
+		struct buf b = {0};
+		for (size_t i = 0; i < ui->said.n; i++)
+			wrap_into(&b, ui->said.v[i], WRX_MAX(ui->cols - 1, 20));
+		textview_open(ui, "messages (the newest last; every one is in workrex.log)",
+			      b.data ? b.data : "no message yet\n");
+		buf_free(&b);
+		break;
+	}
 	case ACT_HELP:
 		ui->help = true;
 		ui->help_top = 0;
@@ -710,6 +799,7 @@ int dashboard_run(const struct dashboard_opts *opts)
 	}
 	ui->w = &core;
 	ui->sidebar = true;
+	view_load(ui);
 	ui_apply_config(ui);
 	/*
 	 * A client that hangs up before its reply is written must cost that
@@ -808,6 +898,7 @@ out:
 	buf_free(&ui->paste);
 	buf_free(&ui->tty_out);
 	free(ui->trust_declined);
+	strlist_free(&ui->said);
 	uv_loop_close(loop);
 	log_on_failure(NULL, NULL);
 	log_close();

@@ -136,6 +136,12 @@ static void put_cell(struct ui *ui, int y, int x, int maxx, const struct wrx_cel
 /* UTF-8 text at (y, x), at most maxw columns; returns columns used. */
 static int put_text(int y, int x, int maxw, const char *s, attr_t a);
 
+int ui_sidebar_width(const struct ui *ui)
+{
+	long w = ui->w->cfg.sidebar_width;
+	return w >= 12 && w <= 80 ? (int)w : SIDEBAR_WIDTH;
+}
+
 int ui_put_text(int y, int x, int maxw, const char *s, attr_t a)
 {
 	int used = 0;
@@ -565,7 +571,7 @@ static int sidebar_height(struct session *s, const struct agent *a, bool full)
 static int sidebar_agent(struct ui *ui, struct agent *ag, bool full, int y, int h, uint64_t now)
 {
 	struct session *s = ui->w->s;
-	int w = SIDEBAR_WIDTH;
+	int w = ui_sidebar_width(ui);
 	char *icon = status_prefix(ui, ag, now);
 	char age[16];
 	clock_age(ag, age, sizeof age);
@@ -657,13 +663,13 @@ static void group_heading(struct ui *ui, const struct agent *a, int y)
 		members += o->git.group && !strcmp(o->git.group, a->git.group);
 	}
 	char *head = xasprintf(" \u2500 %s (%d)", a->git.group, members);
-	put_text(y, 0, SIDEBAR_WIDTH, head, A_DIM);
+	put_text(y, 0, ui_sidebar_width(ui), head, A_DIM);
 	free(head);
 }
 
 static void draw_sidebar(struct ui *ui, int h)
 {
-	int w = SIDEBAR_WIDTH;
+	int w = ui_sidebar_width(ui);
 	struct session *s = ui->w->s;
 	if (h != ui->nsidebar_rows) {
 		free(ui->sidebar_rows);
@@ -843,14 +849,10 @@ static void draw_status(struct ui *ui)
 		}
 		used += put_text(y, used, leftw - used, in, A_NORMAL);
 		move(y, WRX_MIN(used, ui->cols - 1));
-	} else if (ui->message && ui_text_width(ui->message) > leftw && ui->cols > 2 &&
-		   (ui->message_error || !ui->asked)) {
-		/*
-		 * A message is read whole: an error says why and what to do next,
-		 * an outcome what was left ("... the worktree was not removed").
-		 */
-		k = draw_wrapped(ui, y, ui->message, ui->cols - 1,
-				 ui->message_error ? A_REVERSE | A_BOLD : A_REVERSE);
+	} else if (ui->message && ui->message_error && ui_text_width(ui->message) > leftw &&
+		   ui->cols > 2) {
+		/* An error is read whole: it says why, and what to do next. */
+		k = draw_wrapped(ui, y, ui->message, ui->cols - 1, A_REVERSE | A_BOLD);
 	} else if (ui->asked && !(ui->message && ui->message_error)) {
 		int n = 0;
 		for (struct asked *q = ui->asked; q; q = q->next)
@@ -865,6 +867,18 @@ static void draw_status(struct ui *ui)
 						 first, ui->asked->question);
 		put_text(y, 0, leftw, notice, A_REVERSE);
 		free(notice);
+	} else if (ui->message && ui_text_width(ui->message) > leftw && leftw > 12) {
+		/*
+		 * An outcome longer than the line keeps the panes' rows: cut, it says
+		 * where it is whole (C-b ~, as tmux's show-messages; the log too).
+		 */
+		char key[32];
+		keys_name(ui->w->cfg.prefix, key, sizeof key);
+		char *more = xasprintf("… (%s ~)", key);
+		int mw = ui_text_width(more);
+		int used = put_text(y, 0, leftw - mw, ui->message, A_NORMAL);
+		put_text(y, used, mw, more, A_DIM);
+		free(more);
 	} else if (ui->message) {
 		put_text(y, 0, leftw, ui->message, ui->message_error ? A_BOLD : A_NORMAL);
 	}
@@ -968,7 +982,8 @@ void render_layout(struct ui *ui)
 	if (stdscr == NULL)
 		return; /* no terminal yet: the first frame lays out */
 	getmaxyx(stdscr, ui->rows, ui->cols);
-	int sw = ui->sidebar && ui->cols >= SIDEBAR_WIDTH + 20 ? SIDEBAR_WIDTH + 1 : 0;
+	int sw =
+		ui->sidebar && ui->cols >= ui_sidebar_width(ui) + 20 ? ui_sidebar_width(ui) + 1 : 0;
 	ui->area = (struct rect){sw, 0, ui->cols - sw, ui->rows - 1};
 	int n = session_pane_count(s);
 	struct rect *r = xcalloc((size_t)WRX_MAX(n, 1), sizeof *r);

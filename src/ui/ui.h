@@ -123,6 +123,7 @@ struct ui {
 	int prompt_top;        /* the first of them this frame (the status line: none) */
 	char *message;         /* owned */
 	bool message_error;
+	struct strlist said; /* the status line's last messages, with their time (C-b ~) */
 	bool pasting;
 	struct buf paste;
 	bool quitting;
@@ -231,6 +232,8 @@ int prompts_agent_named(struct ui *ui, const char *answer);
 
 /* UTF-8 text at y, x in at most maxw columns, as the screen shows it (control bytes as ?): the columns used. */
 int ui_put_text(int y, int x, int maxw, const char *s, attr_t a);
+/* The sidebar's columns (sidebar.width), the border aside. */
+int ui_sidebar_width(const struct ui *ui);
 /* Columns the UTF-8 text s takes on the screen. */
 int ui_text_width(const char *s);
 

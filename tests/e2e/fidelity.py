@@ -275,7 +275,7 @@ class Side:
                    "env TERM=tmux-256color %s SHELL=%s %s; sleep 60" % (" ".join(sh_quote(e) for e in env),
                                                     WRAPPER, WORKREX))
             wait(lambda: "C-b ? help" in self.t("capture-pane", "-p"), 10, "workrex to start")
-            self.t("send-keys", "C-b", "s")
+            self.hide_sidebar()
         else:
             # An agent's pane (so that `workrex capture` reads its history): the
             # program is the agent, its pane zoomed to the whole area.
@@ -296,8 +296,15 @@ class Side:
                 raise RuntimeError("workrex add: " + r.stderr.strip())
             wait(lambda: ":" in self.t("capture-pane", "-p").split("\n")[0] and
                  "fid" in self.t("capture-pane", "-p"), 10, "the agent's pane")
-            self.t("send-keys", "C-b", "s")
+            self.hide_sidebar()
             self.t("send-keys", "C-b", "z")
+
+    def hide_sidebar(self):
+        """C-b s, if the sidebar shows: a project keeps it hidden once it was (ui's view)."""
+        if self.t("capture-pane", "-p").startswith(" workrex "):
+            self.t("send-keys", "C-b", "s")
+            wait(lambda: not self.t("capture-pane", "-p").startswith(" workrex "), 10,
+                 "the sidebar to hide")
 
     def region(self):
         """The pane's rows as captured (with -e), and the cursor."""

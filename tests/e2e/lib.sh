@@ -115,6 +115,8 @@ git_env() {
 }
 make_repo() {
 	rm -rf "$E2E_TMP/work"/proj* "$XDG_CONFIG_HOME/workrex"
+	# A new project at the old path: not the old one's chosen view (layout, sidebar).
+	rm -f "$XDG_STATE_HOME"/workrex/sandbox/git-*/view
 	mkdir -p "$repo"
 	git -C "$repo" init -q -b main
 	echo one >"$repo/a.txt"

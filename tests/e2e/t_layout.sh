@@ -132,9 +132,41 @@ t_titles_keep_the_name() {
 	screen | not grep -qE '│ [0-9]+ [^ ]* +\['
 }
 
+# sidebar.width sizes the sidebar; the layout (C-b Space) and the sidebar
+# hidden (C-b s) outlive a detach (issue 46).
+t_view_kept_across_detach() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\nsidebar:\n  width: 40\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	wrx add -b a-rather-long-agent-name-here >/dev/null
+	start_repo 120 30
+	# 40 columns: the whole name, and the border at column 41.
+	wait_for '^ 2 a-rather-long-agent-name-here  +│'
+	[ "$(screen | head -1 | python3 -c 'import sys; print(sys.stdin.read()[40])')" = '│' ]
+	prefix Space
+	wait_for '\[grid\]'
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	kill_tmux
+	start_repo 120 30
+	wait_for '\[grid\]'
+	prefix s
+	wait_gone '^ workrex  '
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	kill_tmux
+	start_repo 120 30
+	wait_for '\[grid\]'
+	sleep 0.5
+	not in_output '^ workrex  ' -- screen
+	prefix s
+	wait_for '^ 2 a-rather-long-agent-name-here'
+}
+
 run_test "80x24, 12 agents: each by name, the main pane, none under 3 rows" t_80x24_12_agents
 run_test "200x60, 25 agents: each by name, the main pane, none under 3 rows" t_200x60_25_agents
 run_test "zoomed, focusing another agent shows it; keys go there" t_zoom_follows_focus
 run_test "the sidebar scrolls to the focused agent and counts the rest" t_sidebar_scrolls
 run_test "a pane one row high keeps every line, with and without a dashboard" t_one_row_pane_keeps_lines
 run_test "narrow panes keep the agent's name in their titles; markers give way" t_titles_keep_the_name
+run_test "sidebar.width; the layout and a hidden sidebar outlive a detach" t_view_kept_across_detach

@@ -200,7 +200,9 @@ t_no_surprises() {
 	wait_for "branch 'dirty' has uncommitted changes; commit them or pass --ignore-uncommitted"
 	wait_for 'merge its commits anyway'
 	keys y
-	wait_for 'keeps its uncommitted changes'
+	# Its outcome, longer than the line: cut there, whole in the log (and C-b ~).
+	wait_for 'merged dirty into main: the worktree'
+	until_ok 10 grep -q 'said: merged dirty into main: the worktree .* keeps its uncommitted changes and was not removed' "$XDG_STATE_HOME/workrex/workrex.log"
 	# Answered, the question's rows are the panes' again, not left standing.
 	wait_gone 'merge its commits anyway'
 	git -C "$repo" log --oneline main | grep -q two.txt
@@ -354,12 +356,18 @@ t_outcomes_read_whole() {
 	not wrx --config "$E2E_TMP/bad.yaml" config check 2>"$E2E_TMP/err"
 	[ "$(grep -c '^error: ' "$E2E_TMP/err")" = 2 ]
 	grep -q '^config check: not valid (2 errors, 0 warnings)' "$E2E_TMP/err"
-	# As if in the user's own tmux (its C-b first): the notice, whole.
+	# As if in the user's own tmux (its C-b first): the notice is longer
+	# than the line at 80 columns; cut, it says where it is whole, and C-b ~
+	# (tmux's show-messages) shows it, the panes' rows left to the panes.
 	tm new-session -d -x 80 -y 24 -c "$repo" \
 		"env TMUX=/tmp/tmux-0/default,1,0 TERM=tmux-256color PATH='$PATH' $WORKREX$after_exit"
 	tm set -g status off
-	wait_for 'inside tmux, C-b is'
-	wait_for '^keys\.prefix$'
+	wait_for '^inside tmux, C-b is .*… \(C-b ~\)'
+	prefix '~'
+	wait_for '^[0-9:]{8} inside tmux, C-b is tmux.s prefix too: press C-b twice for workrex.s,$'
+	wait_for '^ +or set keys\.prefix$'
+	keys q
+	wait_gone '^[0-9:]{8} inside tmux'
 	wrx close aa | grep -qx 'closed aa: its panes ended, its worktree stays (workrex open aa)'
 	# A merge that leaves the worktree: the whole outcome, on the screen and in the log.
 	commit_in zz z.txt
@@ -368,8 +376,11 @@ t_outcomes_read_whole() {
 	wait_for ':'
 	tm send-keys -l 'merge --ignore-uncommitted zz'
 	keys Enter
-	wait_for 'was not removed'
-	screen | not grep -q 'into main: merged;'
+	wait_for 'merged zz into main: the worktree'
+	prefix '~'
+	wait_for '^[0-9:]{8} merged zz into main: the worktree'
+	wait_for 'was not removed$'
+	keys q
 	grep -q 'said: merged zz into main: the worktree .* was not removed' "$XDG_STATE_HOME/workrex/workrex.log"
 	# watch, left with q: its goodbye, then the shell's prompt, each on its line.
 	tm split-window -v "env PS1='P\$ ' bash --norc"
