@@ -48,7 +48,7 @@ static const struct cmd table[] = {
 	 "rename an agent: handle, worktree directory, and its branch if named as it", cmd_rename,
 	 NULL},
 	{"diff", NULL,
-	 "diff [handle] [--wip|--unstaged|--branch|--commits] [--stat|--json|--color]",
+	 "diff [handle] [--wip|--staged|--unstaged|--branch|--commits] [--stat|--json|--color]",
 	 "what an agent changed: uncommitted, its branch, or commit by commit", cmd_diff, NULL},
 	{"pr", NULL, "pr [handle] [--draft | --status]",
 	 "push the agent's branch to review.remote and open its pull request (gh)", cmd_pr, NULL},

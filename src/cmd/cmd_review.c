@@ -114,25 +114,22 @@ static void print_stat(const struct diff_reader *d)
 int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"wip", no_argument, NULL, 'w'},
-		{"branch", no_argument, NULL, 'b'},
-		{"commits", no_argument, NULL, 'c'},
-		{"stat", no_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{"unstaged", no_argument, NULL, 'u'},
-		{"color", no_argument, NULL, 'C'},
-		{"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0},
+		{"wip", no_argument, NULL, 'w'},     {"branch", no_argument, NULL, 'b'},
+		{"commits", no_argument, NULL, 'c'}, {"stat", no_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},    {"unstaged", no_argument, NULL, 'u'},
+		{"staged", no_argument, NULL, 'S'},  {"color", no_argument, NULL, 'C'},
+		{"help", no_argument, NULL, 'h'},    {0, 0, 0, 0},
 	};
 	const struct cmd *self = cmd_find("diff");
 	int mode = -1, c;
 	bool stat = false, json = false, colour = false;
 	optind = 0;
 	while ((c = getopt_exact(argc, argv, "", opts)) != -1) {
-		if (c == 'w' || c == 'b' || c == 'c' || c == 'u') {
+		if (c == 'w' || c == 'b' || c == 'c' || c == 'u' || c == 'S') {
 			int m = c == 'w'   ? DIFF_WIP
 				: c == 'b' ? DIFF_BRANCH
 				: c == 'c' ? DIFF_COMMITS
+				: c == 'S' ? DIFF_STAGED
 					   : DIFF_UNSTAGED;
 			if (mode >= 0 && mode != m)
 				return cmd_usage(self);
@@ -155,7 +152,7 @@ int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
 		return rc;
 	if (mode < 0)
 		mode = a.remote ? DIFF_BRANCH : DIFF_WIP;
-	if ((mode == DIFF_WIP || mode == DIFF_UNSTAGED) && a.remote) {
+	if ((mode == DIFF_WIP || mode == DIFF_UNSTAGED || mode == DIFF_STAGED) && a.remote) {
 		rc = cmd_fail("diff",
 			      "%s runs on %s: its uncommitted work is there "
 			      "(--branch shows what it committed, fetched back)",

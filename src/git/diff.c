@@ -20,7 +20,7 @@
 /* An untracked file bigger than this is named, not shown. */
 #define UNTRACKED_MAX (8u << 20)
 
-static const char *const mode_names[] = {"wip", "branch", "commits", "unstaged"};
+static const char *const mode_names[] = {"wip", "branch", "commits", "staged", "unstaged"};
 
 const char *diff_mode_name(enum diff_mode m)
 {
@@ -133,7 +133,7 @@ static void untracked(const char *root, const char *rel, struct buf *out)
 	free(text);
 }
 
-static int wip(const struct diff_target *t, bool unstaged, int fd, char **cause)
+static int wip(const struct diff_target *t, enum diff_mode m, int fd, char **cause)
 {
 	if (t->worktree == NULL) {
 		*cause = xstrdup("its worktree is not here");
@@ -143,8 +143,15 @@ static int wip(const struct diff_target *t, bool unstaged, int fd, char **cause)
 			      "--no-textconv", "-M",   "--",         NULL};
 	/* What git add -p reads: the worktree against the index, no untracked file. */
 	const char *index[] = {"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--", NULL};
-	int rc = git_to(t->worktree, unstaged ? index : head, fd, cause);
-	if (rc < 0 || unstaged)
+	/* What git commit would take: the index against HEAD. */
+	const char *staged[] = {"diff",          "--cached", "--no-color", "--no-ext-diff",
+				"--no-textconv", "-M",       "--",         NULL};
+	int rc = git_to(t->worktree,
+			m == DIFF_UNSTAGED ? index
+			: m == DIFF_STAGED ? staged
+					   : head,
+			fd, cause);
+	if (rc < 0 || m != DIFF_WIP)
 		return rc;
 	const char *ls[] = {"ls-files", "--others", "--exclude-standard", "-z", NULL};
 	struct buf names = {0};
@@ -170,8 +177,8 @@ static int wip(const struct diff_target *t, bool unstaged, int fd, char **cause)
 int diff_write(const struct repo *r, const struct diff_target *t, enum diff_mode m, int fd,
 	       char **cause)
 {
-	if (m == DIFF_WIP || m == DIFF_UNSTAGED)
-		return wip(t, m == DIFF_UNSTAGED, fd, cause);
+	if (m == DIFF_WIP || m == DIFF_UNSTAGED || m == DIFF_STAGED)
+		return wip(t, m, fd, cause);
 	if (t->branch == NULL || t->base == NULL) {
 		*cause = xstrdup("it has no branch to compare");
 		return -EINVAL;

@@ -23,9 +23,21 @@
  * The three a user switches between (DIFF_MODES), and what patch mode
  * stages from: the worktree against the index, as git add -p reads it.
  */
-enum diff_mode { DIFF_WIP, DIFF_BRANCH, DIFF_COMMITS, DIFF_MODES, DIFF_UNSTAGED = DIFF_MODES };
+/*
+ * wip: the worktree against HEAD, untracked files too; branch: against its
+ * base; commits: each commit; staged: the index against HEAD (what a
+ * commit takes); unstaged: the worktree against the index (git add -p's).
+ */
+enum diff_mode {
+	DIFF_WIP,
+	DIFF_BRANCH,
+	DIFF_COMMITS,
+	DIFF_STAGED,
+	DIFF_MODES,
+	DIFF_UNSTAGED = DIFF_MODES
+};
 
-/* "wip", "branch", "commits", "unstaged"; diff_mode_parse: -1 for none of them. */
+/* "wip", "branch", "commits", "staged", "unstaged"; diff_mode_parse: -1 for none of them. */
 const char *diff_mode_name(enum diff_mode m);
 int diff_mode_parse(const char *name);
 

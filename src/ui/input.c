@@ -263,12 +263,12 @@ void input_key(struct ui *ui, int key, int mods)
 		prompt_key(ui, key);
 		return;
 	}
-	if (ui->review) {
-		review_key(ui, key);
+	if (ui->textview) { /* over any view: the review's ? keys, a check's output */
+		textview_key(ui, key);
 		return;
 	}
-	if (ui->textview) {
-		textview_key(ui, key);
+	if (ui->review) {
+		review_key(ui, key);
 		return;
 	}
 	if (ui->compare) {

@@ -1103,10 +1103,10 @@ void render_frame(struct ui *ui)
 		overview_draw(ui);
 	if (ui->compare)
 		compare_draw(ui);
-	if (ui->textview)
-		textview_draw(ui);
 	if (ui->review)
 		review_draw(ui);
+	if (ui->textview)
+		textview_draw(ui); /* over the review too: its ? shows there */
 	/* Over the views: a long error's rows above the status line are read there too. */
 	if (ui->rows > 0)
 		draw_status(ui);

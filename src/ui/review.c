@@ -19,6 +19,7 @@
  */
 #include "../core/actions.h"
 #include "../core/run.h"
+#include "../git/comments.h"
 #include "../git/diff.h"
 #include "../git/hunks.h"
 #include "../term/sgr.h"
@@ -57,16 +58,21 @@ struct review {
 	struct buf text;     /* every line, NUL-terminated, one after another */
 	size_t *off;         /* owned: where each line starts in text */
 	unsigned char *kind; /* owned: each line's enum diff_line */
+	int *newl;           /* owned: each line's number on the changed side, 0 for none */
 	int n, cap;
+	int cur_new;        /* the changed side's next line number, while reading */
 	struct buf partial; /* the last line, until its newline comes */
 	struct diff_reader d;
 	struct buf err; /* what the child said on stderr */
 	struct feed *feed;
 	bool done;
 	int status;
-	struct coloured c; /* through review.pager; c.dropped: none, or not matching */
-	int top;           /* the first line shown */
-	char *search;      /* owned: the last text searched for, or NULL */
+	struct coloured c;         /* through review.pager; c.dropped: none, or not matching */
+	int top;                   /* the first line shown */
+	int hscroll;               /* columns of the diff's lines scrolled off to the left */
+	struct review_comment *cm; /* owned: the agent's waiting comments, to mark their lines */
+	int ncm, cm_seen;          /* how many; the agent's count they were read at */
+	char *search;              /* owned: the last text searched for, or NULL */
 	/* Patch mode (a): the unstaged hunks, asked one at a time (git/hunks.h). */
 	bool patching;
 	struct hunk_set hs;
@@ -79,8 +85,17 @@ static void add_line(struct review *r, const char *s, size_t len)
 		r->cap = r->cap ? r->cap * 2 : 1024;
 		r->off = xrealloc(r->off, (size_t)r->cap * sizeof *r->off);
 		r->kind = xrealloc(r->kind, (size_t)r->cap);
+		r->newl = xrealloc(r->newl, (size_t)r->cap * sizeof *r->newl);
 	}
-	r->kind[r->n] = (unsigned char)diff_read_line(&r->d, s, len, r->n);
+	enum diff_line k = diff_read_line(&r->d, s, len, r->n);
+	r->kind[r->n] = (unsigned char)k;
+	/* Its number on the changed side, which a comment names. */
+	struct diff_range rg;
+	if (k == DL_HUNK && diff_hunk_range(s, len, &rg) == 0)
+		r->cur_new = rg.new_start;
+	else if (k == DL_FILE || k == DL_COMMIT)
+		r->cur_new = 0;
+	r->newl[r->n] = (k == DL_ADD || k == DL_CONTEXT) && r->cur_new ? r->cur_new++ : 0;
 	r->off[r->n++] = r->text.len;
 	buf_add(&r->text, s, len);
 	buf_addch(&r->text, '\0');
@@ -200,8 +215,11 @@ static void clear_lines(struct review *r)
 	buf_free(&r->err);
 	free(r->off);
 	free(r->kind);
+	free(r->newl);
 	r->off = NULL;
 	r->kind = NULL;
+	r->newl = NULL;
+	r->cur_new = 0;
 	if (r->c.feed)
 		r->c.feed->r = NULL;
 	buf_free(&r->c.text);
@@ -291,6 +309,7 @@ void review_close(struct ui *ui)
 		return;
 	clear_lines(r);
 	hunks_free(&r->hs);
+	comments_free(r->cm, r->ncm);
 	free(r->search);
 	free(r->handle);
 	free(r);
@@ -515,11 +534,58 @@ static const char *index_elsewhere(struct ui *ui, const struct review *r)
 	return NULL;
 }
 
+/* git diff --cached --quiet said: 1, something staged (ask the message); 0, nothing. */
+static void staged_checked(void *arg, int status, const char *output, const char *last)
+{
+	struct staging *st = arg;
+	struct ui *ui = st->ui;
+	(void)output;
+	(void)last;
+	if (ui->review && !ui->quitting) {
+		if (status == 1)
+			ui_prompt(ui, "commit message: ", false, commit_answer, NULL);
+		else if (status == 0)
+			ui_message(
+				ui, true,
+				"%s: nothing staged to commit: a stages hunks (patch mode), or git "
+				"add in its pane; Tab shows what is staged",
+				st->handle);
+		else
+			ui_message(ui, true, "%s: git diff --cached failed", st->handle);
+	}
+	free(st->handle);
+	free(st);
+}
+
 static void commit(struct ui *ui, struct review *r)
 {
 	/* An agent whose index is not the host's commits itself, as asked. */
 	if (strcmp(ui->w->cfg.review_commit, "agent") != 0 && index_elsewhere(ui, r) == NULL) {
-		ui_prompt(ui, "commit message: ", false, commit_answer, NULL);
+		/* Asked for a message only when there is something to commit. */
+		struct agent *a = session_find_agent(ui->w->s, r->handle);
+		char *const argv[] = {"git", "diff", "--cached", "--quiet", NULL};
+		struct staging *st = xcalloc(1, sizeof *st);
+		*st = (struct staging){.ui = ui, .handle = xstrdup(r->handle)};
+		struct run_opts o = {
+			.argv = argv, .cwd = a->path, .done = staged_checked, .arg = st};
+		if (run_start(ui->w->loop, &o) < 0) {
+			free(st->handle);
+			free(st);
+			ui_prompt(ui, "commit message: ", false, commit_answer, NULL);
+		}
+		return;
+	}
+	/*
+	 * The agent commits, asked in words typed into its input: only when it
+	 * said it waits (its CLI at its prompt), not into whatever runs there.
+	 */
+	struct agent *ag = session_find_agent(ui->w->s, r->handle);
+	if (ag && ag->status != WRX_STATUS_WAITING && ag->status != WRX_STATUS_DONE) {
+		ui_message(ui, true,
+			   "%s has not said it waits for input (%s): its commit is asked of it "
+			   "only then, not typed into what runs there",
+			   r->handle,
+			   ag->status == WRX_STATUS_NONE ? "no status" : status_word(ag->status));
 		return;
 	}
 	json_object *args = json_object_new_object();
@@ -688,13 +754,23 @@ static attr_t line_attr(struct ui *ui, enum diff_line k)
 	return a | (attr_t)COLOR_PAIR(pair);
 }
 
-static void draw_text(int y, int x, int width, const char *s, size_t n)
+static void draw_text_from(int y, int x, int width, const char *s, size_t n, int skip)
 {
 	struct buf v = {0};
 	diff_visible(s, n, &v);
 	buf_addch(&v, '\0');
-	mvaddnstr(y, x, v.data, width); /* bytes; curses stops at the width it draws */
+	const char *p = v.data;
+	/* Scrolled sideways: skip characters (a UTF-8 lead byte starts one). */
+	for (int k = 0; *p && k < skip; k++)
+		for (p++; ((unsigned char)*p & 0xc0) == 0x80; p++)
+			;
+	mvaddnstr(y, x, p, width); /* bytes; curses stops at the width it draws */
 	buf_free(&v);
+}
+
+static void draw_text(int y, int x, int width, const char *s, size_t n)
+{
+	draw_text_from(y, x, width, s, n, 0);
 }
 
 /* Bytes as text from the cursor in style st, up to column end. */
@@ -779,14 +855,46 @@ static void draw_list(struct ui *ui, struct review *r, int w, int rows, int cur,
 		else
 			snprintf(stat, sizeof stat, "%+d -%d ", f->added, f->deleted);
 		attr_set(i == cur ? A_REVERSE : A_NORMAL, 0, NULL);
-		const char *base = strrchr(f->path, '/');
-		base = base ? base + 1 : f->path;
-		char *row = xasprintf(" %s%s", stat, base);
+		/* Its path, cut from the left when long: two input.c are two paths. */
+		int room = w - 2 - (int)strlen(stat) - 1;
+		const char *path = f->path;
+		bool cut = false;
+		while ((int)strlen(path) > room && strchr(path, '/')) {
+			path = strchr(path, '/') + 1;
+			cut = true;
+		}
+		char *row = xasprintf(" %s%s%s", stat, cut ? "…/" : "", path);
 		draw_text(1 + y, 0, w - 1, row, strlen(row));
 		free(row);
 	}
 	attr_set(A_NORMAL, 0, NULL);
 	mvvline(1, w - 1, ACS_VLINE, rows);
+}
+
+/* The agent's waiting comments, read again when its count changed (o, S, review --edit). */
+static void comments_seen(struct ui *ui, struct review *r)
+{
+	struct agent *a = session_find_agent(ui->w->s, r->handle);
+	int now = a ? a->comments : 0;
+	if (r->cm && now == r->cm_seen)
+		return;
+	comments_free(r->cm, r->ncm);
+	r->cm = NULL;
+	r->ncm = WRX_MAX(comments_load(ui->w->root, r->handle, &r->cm), 0);
+	r->cm_seen = now;
+	if (r->cm == NULL)
+		r->cm = xcalloc(1, sizeof *r->cm); /* read, none: not read again until it changes */
+}
+
+static bool commented(const struct review *r, int i)
+{
+	if (r->newl == NULL || r->newl[i] == 0 || r->ncm == 0)
+		return false;
+	int f = file_at(r, i);
+	for (int k = 0; f >= 0 && k < r->ncm; k++)
+		if (r->cm[k].line == r->newl[i] && !strcmp(r->cm[k].file, r->d.files[f].path))
+			return true;
+	return false;
 }
 
 void review_draw(struct ui *ui)
@@ -817,10 +925,11 @@ void review_draw(struct ui *ui)
 			    : r->status != 0 ? "  FAILED"
 			    : r->n == 0      ? "  no changes"
 					     : "";
-	char *head = xasprintf(
-		" review %s  [%s]  %d file%s +%d -%d  %s%s  Tab mode, ]/[ file, "
-		"n/N hunk, h/l commit, / search, a patch, c commit, m merge, q closes",
-		r->handle, mode, files, files == 1 ? "" : "s", added, deleted, where, state);
+	/* What it shows first, then the keys: ? lists them all (at 80 columns the rest is cut). */
+	char *head = xasprintf(" review %s  [%s]  %d file%s +%d -%d  %s%s  ? keys  Tab mode  "
+			       "o comment  S send  c commit  m merge  q closes",
+			       r->handle, mode, files, files == 1 ? "" : "s", added, deleted, where,
+			       state);
 	attr_set(A_REVERSE, 0, NULL);
 	mvhline(0, 0, ' ', ui->cols);
 	draw_text(0, 0, ui->cols, head, strlen(head));
@@ -832,16 +941,23 @@ void review_draw(struct ui *ui)
 	if (lw)
 		draw_list(ui, r, lw, rows, cur, lo, hi);
 	int w = ui->cols - lw;
+	comments_seen(ui, r);
 	for (int y = 0; y < rows; y++) {
 		int i = r->top + y;
 		move(1 + y, lw);
 		clrtoeol();
-		if (i < hi && !draw_coloured(ui, r, i, 1 + y, lw, w)) {
+		/* A line a waiting comment is on: marked at the right edge. */
+		bool marked = i < hi && commented(r, i);
+		int tw = marked ? w - 2 : w;
+		if (i < hi && (r->hscroll || !draw_coloured(ui, r, i, 1 + y, lw, tw))) {
 			attr_set(line_attr(ui, (enum diff_line)r->kind[i]), 0, NULL);
 			const char *s = line_at(r, i);
-			draw_text(1 + y, lw, w, s, strlen(s));
+			draw_text_from(1 + y, lw, tw, s, strlen(s), r->hscroll);
 			attr_set(A_NORMAL, 0, NULL);
-		} else if (i < hi) {
+		}
+		if (marked)
+			ui_put_text(1 + y, lw + w - 2, 2, "\u270e", A_BOLD);
+		if (i < hi) {
 			continue;
 		} else if (i == r->n && r->done && r->status != 0 && r->err.len) {
 			attr_set(line_attr(ui, DL_DEL), 0, NULL);
@@ -963,16 +1079,43 @@ void review_key(struct ui *ui, int key)
 		else if (cur > 0 && r->d.files[cur - 1].line >= lo)
 			r->top = r->d.files[cur - 1].line;
 		break;
-	case 'l': /* commits mode: the next commit, the one before */
-	case WRX_K_RIGHT:
-		if (of && hi < r->n)
-			r->top = lo = hi;
-		break;
-	case 'h':
+	case WRX_K_RIGHT: /* sideways, but in commits mode the next commit */
 	case WRX_K_LEFT:
-		if (of && (to = next_kind(r, lo - 1, -1, DL_COMMIT)) >= 0)
+		if (!of) {
+			r->hscroll = WRX_MAX(r->hscroll + (key == WRX_K_RIGHT ? 8 : -8), 0);
+			break;
+		}
+		/* fall through */
+	case 'l': /* commits mode: the next commit, the one before */
+	case 'h':
+		if ((key == 'l' || key == WRX_K_RIGHT) && of && hi < r->n)
+			r->top = lo = hi;
+		else if ((key == 'h' || key == WRX_K_LEFT) && of &&
+			 (to = next_kind(r, lo - 1, -1, DL_COMMIT)) >= 0)
 			r->top = lo = to;
 		break;
+	case '>': /* sideways: long lines read on */
+	case '<':
+		r->hscroll = WRX_MAX(r->hscroll + (key == '>' ? 8 : -8), 0);
+		break;
+	case '?':
+		textview_open(
+			ui, "review keys",
+			"Tab        next mode: wip, branch, commits, staged (what c commits)\n"
+			"j/k Space  down, up, a page; g/G top, end\n"
+			"]/[        next file, the one before\n"
+			"n/N        next hunk, the one before\n"
+			"h/l        commits mode: the commit before, the next\n"
+			"</>        sideways (Left/Right too, but in commits mode)\n"
+			"/          search\n"
+			"o          comment on the line at the top (its hunk goes with it);\n"
+			"           a line a waiting comment is on is marked at the right\n"
+			"S          send the waiting comments to the agent, as one message\n"
+			"a          patch mode: stage the unstaged hunks one by one\n"
+			"c          commit what is staged (review.commit: agent asks it)\n"
+			"m          merge, asked with what it brings\n"
+			"q          close\n");
+		return;
 	case '/':
 		ui_prompt(ui, "search: ", false, search_done, NULL);
 		return;

@@ -130,7 +130,10 @@ t_review_view() {
 	not grep -q '│    the commit' "$E2E_TMP/screen"
 	keys h
 	wait_for '\[commits 1/2\]'
-	# / searches.
+	# What is staged (what c commits): staged.txt alone. Then / searches.
+	keys Tab
+	wait_for '\[staged\]  1 file \+1 -0'
+	until_ok 5 top_is '│diff --git a/staged.txt b/staged.txt'
 	keys Tab
 	wait_for '\[wip\].*5 files'
 	keys /
@@ -163,7 +166,7 @@ t_review_empty() {
 	wait_for '^ 2 quiet'
 	prefix D
 	local mode
-	for mode in wip branch commits; do
+	for mode in wip branch commits staged; do
 		wait_for "review quiet  \[$mode\].*no changes"
 		keys o
 		wait_for 'a comment goes on a hunk'
@@ -340,6 +343,15 @@ t_commit_and_merge() {
 	wrx add other >/dev/null
 	wait_for '^ 2 other'
 	prefix 2
+	prefix D
+	wait_for 'review other  \[wip\]'
+	# Not while it has not said it waits at its input: typed into whatever
+	# runs there, the prompt would go to that (issue 46).
+	keys c
+	wait_for 'other has not said it waits for input \(no status\)'
+	keys q
+	wrx send other 'workrex set-status waiting'
+	wait_for '^ 2 ◆ other'
 	prefix D
 	wait_for 'review other  \[wip\]'
 	keys c
@@ -565,12 +577,61 @@ t_review_comments_cli() {
 	wait_gone '✎'
 }
 
+# The review view at 80x24 (issue 46): its keys a ? away (the header has
+# no room for them all); two files of one name told apart by their paths;
+# a line a comment waits on marked; a long line read sideways; c with
+# nothing staged says so and asks nothing.
+t_review_at_80x24() {
+	make_repo
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	local wt=$E2E_TMP/work/proj__worktrees/rv
+	wrx add rv -b >/dev/null
+	mkdir -p "$wt/src/core" "$wt/src/ui"
+	echo core >"$wt/src/core/input.c"
+	echo ui >"$wt/src/ui/input.c"
+	printf 'short\n%s THE-END\n' "$(printf 'long%.0s ' $(seq 1 30))" >"$wt/wide.txt"
+	wrx review rv --comment src/ui/input.c:1 'why ui here?' >/dev/null
+	start_repo 80 24
+	wait_for '^ 2 rv'
+	prefix 2
+	prefix D
+	wait_for 'review rv  \[wip\]  3 files'
+	wait_for '\? keys'
+	# Paths, not two rows of "input.c".
+	wait_for '^ \+1 -0 src/core/input\.c'
+	wait_for '^ \+1 -0 src/ui/input\.c'
+	# The commented line: marked.
+	keys ']'
+	keys ']'
+	until_ok 5 in_output -E '^ .*│\+ui +✎' -- screen || { screen >&2; return 1; }
+	# Sideways: the end of the long line comes into view.
+	keys ']'
+	until_ok 5 in_output '│+long long' -- screen
+	not in_output 'THE-END' -- screen
+	keys Right Right Right Right Right Right Right Right Right Right Right Right Right Right
+	wait_for 'THE-END'
+	keys '<' '<' '<' '<' '<' '<' '<' '<' '<' '<' '<' '<' '<' '<'
+	wait_gone 'THE-END'
+	# Nothing staged: said, no message asked.
+	keys c
+	wait_for 'rv: nothing staged to commit'
+	not in_output 'commit message:' -- screen
+	keys '?'
+	wait_for '^Tab +next mode: wip, branch, commits, staged'
+	keys q
+	wait_for 'review rv'
+	keys q
+	wait_gone 'review rv'
+}
+
 run_test "diff: WIP with untracked files, branch, commits, --stat and --json" t_diff_cli
 run_test "review view: files and diff, hunks, modes, search; escapes drawn as text" t_review_view
 run_test "review view with nothing to show: every key in every mode, no crash" t_review_empty
 run_test "review.pager colours the diff line for line; a filter that breaks lines is dropped" t_review_pager
 run_test "patch mode: the index git add -p leaves for the same answers" t_patch_mode
 run_test "c commits what is staged; m merges after the preview; review.commit: agent" t_commit_and_merge
+run_test "the review view at 80x24: ? keys, paths, comment marks, sideways, c with nothing staged" t_review_at_80x24
 run_test "pr pushes and opens it (recorded gh); list --pr; remove --gone; add --pr" t_pull_requests
 run_test "gh missing or failing: said once; remove --gone cannot tell; pr pushes nothing first" t_gh_missing_or_failing
 run_test "review --comment only on its changes; a waiting comment listed, edited, deleted" t_review_comments_cli
