@@ -3,6 +3,7 @@
  */
 #include "cmd.h"
 
+#include "../config/table.h"
 #include "../config/trust.h"
 #include "../rpc/control.h"
 
@@ -153,9 +154,34 @@ int cmd_init(struct cmd_ctx *ctx, int argc, char **argv)
 	char *path = xasprintf("%s/.workrex.yaml", repo_root(ctx->repo));
 	struct buf b = {0};
 	buf_addf(&b, "# workrex project configuration (workrex.yaml(5)), made by `workrex init`.\n"
-		     "# Every key is at its default: uncomment what this project needs. The\n"
-		     "# commands (panes, post_create, pre_merge, pre_remove) run only once you\n"
-		     "# `workrex trust` the file, and again after each change.\n#\n");
+		     "# Every key is at its default: uncomment what this project needs. What\n"
+		     "# runs a command or names one, here or on a remote,\n");
+	/* Every such key, from the key table: the header never falls behind it. */
+	struct buf keys = {0};
+	for (size_t i = 0; i < config_nkeys; i++) {
+		const struct config_key *k = &config_keys[i];
+		if ((k->flags & CONFIG_COMMAND) && !(k->flags & CONFIG_GLOBAL_ONLY))
+			buf_addf(&keys, "%s%s", keys.len ? ", " : "", k->path);
+	}
+	/* ...broken into comment rows of at most 76 columns. */
+	struct buf row = {0};
+	for (const char *p = keys.data ? keys.data : ""; *p;) {
+		size_t n = strcspn(p, " ");
+		if (row.len && row.len + 1 + n > 74) {
+			buf_addf(&b, "#   %s\n", row.data);
+			buf_consume(&row, row.len);
+		}
+		if (row.len)
+			buf_addch(&row, ' ');
+		buf_add(&row, p, n);
+		p += n + (p[n] == ' ');
+	}
+	if (row.len)
+		buf_addf(&b, "#   %s\n", row.data);
+	buf_free(&row);
+	buf_free(&keys);
+	buf_addf(&b, "# is used only once you `workrex trust` the file, and again after each\n"
+		     "# change.\n#\n");
 	bool hinted = false;
 	for (size_t i = 0; i < WRX_ARRAY_LEN(hints); i++) {
 		char *f = xasprintf("%s/%s", repo_root(ctx->repo), hints[i].file);

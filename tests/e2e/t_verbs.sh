@@ -104,6 +104,11 @@ t_init() {
 	wrx init | grep -q "^wrote $repo/.workrex.yaml"
 	grep -q '^# post_create: \["npm ci"\] .*package-lock.json' "$repo/.workrex.yaml"
 	grep -q '^# merge_strategy: merge' "$repo/.workrex.yaml"
+	# Its header names every key that runs a command, as the key table says (issue 46).
+	local k
+	for k in worktree_dir agent panes post_create check review.pager review.remote; do
+		sed -n '1,/^#$/p' "$repo/.workrex.yaml" | grep -qw "$k" || { echo "header lacks $k" >&2; return 1; }
+	done
 	not grep -q 'global only' "$repo/.workrex.yaml"
 	# Not even the header of a section only the global file may set.
 	not grep -qE '^# (clipboard|agents|remote):' "$repo/.workrex.yaml"
