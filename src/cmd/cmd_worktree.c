@@ -460,6 +460,13 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		if (g.inputs.n == 0 && from_stdin)
 			rc = cmd_fail("add", "--prompts-from: no line, no agent");
 		else
+			rc = cmd_open_repo(ctx, "add");
+		/* Each -a of the group, as one agent's is: before any of them is made. */
+		bool boxed = o.setup_inside || o.sandbox == 1 ||
+			     (o.sandbox == -1 && ctx->cfg.sandbox.enabled);
+		for (size_t i = 0; rc == 0 && !remote && i < g.agents.n; i++)
+			rc = agent_runnable(ctx, g.agents.v[i], boxed);
+		if (rc == 0 && !(g.inputs.n == 0 && from_stdin))
 			rc = cmd_add_group(ctx, &g);
 	}
 	free(cause);

@@ -599,6 +599,10 @@ t_add_unknown_agent() {
 	test ! -e "$repo/../proj__worktrees/x"
 	wrx add z -a sh -b >/dev/null 2>&1 || true
 	git -C "$repo" rev-parse -q --verify refs/heads/z >/dev/null
+	# A group: every -a of it checked before any is made.
+	not wrx add grp -a sh -a no-such-cli -b 2>"$E2E_TMP/err"
+	grep -qF -- "add: -a no-such-cli: no profile of that name" "$E2E_TMP/err"
+	[ -z "$(git -C "$repo" for-each-ref 'refs/heads/grp-*')" ]
 }
 
 run_test "add -a with a CLI that is not there: refused, no branch, no worktree" t_add_unknown_agent
