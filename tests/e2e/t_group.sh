@@ -349,6 +349,12 @@ print(" ".join("%s:%s" % (c["handle"], (c["check"] or {}).get("state")) for c in
 	grep -q 'the running dashboard took it' "$E2E_TMP/trust.out"
 	until_ok 30 eval '[ "$(states)" = "tw-1:failed tw-2:passed" ]' || { states >&2; return 1; }
 	wait_gone 'a question waits'
+	# --merge from a script, no terminal to ask (issue 46 item 7): the merge
+	# is done, exit 0, and the others stay, said.
+	(cd "$repo" && "$WORKREX" compare tw --merge tw-2 </dev/null >"$E2E_TMP/out" 2>"$E2E_TMP/err")
+	grep -q 'no terminal to ask: the others (tw-1) stay' "$E2E_TMP/err"
+	git -C "$repo" log --oneline main | grep -q 'solution 2'
+	wrx list -q | grep -qx tw-1
 }
 
 run_test "add -a twice: one agent for each CLI, branch and prompt rendered; list shows the group" t_group_of_clis
