@@ -145,6 +145,14 @@ t_statuses_survive() {
 		(cd "$repo" && timeout 5 "$WORKREX" wait crash --status failed --timeout 3 >/dev/null)
 	}
 	statuses 3
+	# A dashboard started again shows each as it was, age and all.
+	kept() {
+		wait_for '^ 2 ✓ ok'
+		wait_for '^ 3 ✗ bad'
+		wait_for '^ 4 ✗ crash'
+		wait_for '» all tests pass'
+		statuses $((SECONDS - t0 - 1)) # whole seconds: one less
+	}
 	# Detached: the keepers answer for them.
 	prefix d
 	wait_for 'WORKREX-EXITED'
@@ -154,11 +162,7 @@ t_statuses_survive() {
 	(cd "$repo" && timeout 5 "$WORKREX" wait ok --timeout 3 >/dev/null)
 	kill_tmux
 	start_repo 140 40
-	wait_for '^ 2 ✓ ok'
-	wait_for '^ 3 ✗ bad'
-	wait_for '^ 4 ✗ crash'
-	wait_for '» all tests pass'
-	statuses $((SECONDS - t0 - 1)) # whole seconds: one less
+	kept
 	# A reboot: every process, and the runtime directory with it.
 	prefix d
 	wait_for 'WORKREX-EXITED'
@@ -166,11 +170,7 @@ t_statuses_survive() {
 	rm -rf "$XDG_RUNTIME_DIR/workrex"
 	kill_tmux
 	start_repo 140 40
-	wait_for '^ 2 ✓ ok'
-	wait_for '^ 3 ✗ bad'
-	wait_for '^ 4 ✗ crash'
-	wait_for '» all tests pass'
-	statuses $((SECONDS - t0 - 1)) # whole seconds: one less
+	kept
 	# The failed ones were not started again; opened by the user, they start anew.
 	nkeepers 3 # the project's shell's, ok's two panes'
 	wrx open bad
