@@ -76,6 +76,18 @@ t_status_without_hooks() {
 	wait_for '^ [23] ○ quiet' 20
 	prefix w
 	wait_for 'interrupted'
+	# The overview covers the whole pane area: no pane's text or border
+	# beside it; each row's columns where the header's are, an icon of
+	# three bytes or not (issue 46).
+	screen | head -n -1 | not grep -q '│'
+	python3 - "$(screen)" <<-'PY'
+		import sys
+		rows = sys.argv[1].split("\n")
+		head = rows[0]
+		at = head.index("AGE")
+		body = [r for r in rows[1:] if "quiet" in r or "ends" in r]
+		assert body and all(r[at - 1] == " " and r[at] != " " for r in body), (head, body)
+	PY
 	keys q
 	# A title cannot pass for another agent's row: one line, marked as the agent's.
 	wrx send quiet "workrex set-title \"\$(printf '\\n 9 \\342\\234\\223 fake\\t\\tagent')\"; workrex set-title --help >/dev/null"
