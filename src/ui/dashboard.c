@@ -129,8 +129,18 @@ void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 	va_start(ap, fmt);
 	status_gone(ui);
 	free(ui->message);
-	ui->message = xvasprintf(fmt, ap);
+	char *text = xvasprintf(fmt, ap);
 	va_end(ap);
+	/* Lines (two config errors, a child's last lines) joined as words, not drawn as '?'. */
+	struct buf one = {0};
+	for (char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		if (n)
+			buf_addf(&one, "%s%.*s", one.len ? "; " : "", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+	free(text);
+	ui->message = one.data ? one.data : xstrdup("");
 	ui->message_error = error;
 	log_msg("%s%s", error ? "" : "said: ", ui->message); /* what the status line said, kept */
 	/* ... and the last ones for C-b ~, whole (the line may have cut them). */
