@@ -134,6 +134,24 @@ start_codex_api_dashboard() {
 # The mark of agent H: its session id on the first line.
 kept_mark() { find "$XDG_STATE_HOME" -path "*/$1/kept" 2>/dev/null | head -1; }
 
+# ask_codex TEXT: typed into the focused Codex, then Enter as a person
+# presses it, after the text (Codex takes keys that come with the text for
+# a paste; under load its box may show the text a moment before it takes
+# an Enter): its answer from the test's API within 90 s.
+ask_codex() {
+	local i
+	tm send-keys -l "$1"
+	wait_for "│.{0,3}$1"
+	sleep 1
+	keys Enter
+	for i in 1 2 3; do
+		screen_until yes "answer to: $1" 30 2>/dev/null && return 0
+		# Still in its box, not sent: Enter again (an empty box takes none).
+		on_screen "│.{0,3}$1 *│" && keys Enter
+	done
+	wait_for "answer to: $1" 5
+}
+
 # trust_codex_hooks: Codex's question about hooks setup wrote, in the
 # focused pane, answered by keys: down to "Trust all", Enter. (A key that
 # comes while it is still drawing the menu is not taken: pressed again.)
@@ -176,21 +194,13 @@ t_two_codex_agents() {
 	# Codex asks to trust the hooks setup wrote: trusted, by keys.
 	trust_codex_hooks
 	wait_for '│› Ask Codex' 60
-	tm send-keys -l 'first question from ca'
-	wait_for '│› first question from ca'
-	sleep 0.5 # a person's Enter, after the text: not part of a paste
-	keys Enter
-	wait_for 'answer to: first question from ca' 90
+	ask_codex 'first question from ca'
 	wait_for '^ 2 ✓ ca' 20
 	# cb, its own turn: its status moves, not ca's.
 	prefix 3
 	trust_codex_hooks
 	wait_for '│› Ask Codex' 60
-	tm send-keys -l 'second question from cb'
-	wait_for '│› second question from cb'
-	sleep 0.5
-	keys Enter
-	wait_for 'answer to: second question from cb' 90
+	ask_codex 'second question from cb'
 	wait_for '^ 3 ✓ cb' 20
 	# The shared daemon has one pane's token, and its hooks said each
 	# session's own: two sessions, one each, each of its own worktree.
@@ -201,11 +211,7 @@ t_two_codex_agents() {
 	grep -lr "$wb" "$HOME/.codex/sessions" | grep -q "$sb"
 	# A turn of ca again: ca's status moves, cb's stays done.
 	prefix 2
-	tm send-keys -l 'third question from ca'
-	wait_for '│› third question from ca'
-	sleep 0.5
-	keys Enter
-	wait_for 'answer to: third question from ca' 90
+	ask_codex 'third question from ca'
 	# --fork from ca's worktree: ca's conversation, not cb's.
 	(cd "$wa" && workrex add fk --fork >/dev/null)
 	wait_for '^ 4 .*fk'
