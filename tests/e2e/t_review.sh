@@ -601,12 +601,9 @@ t_review_at_80x24() {
 	# Paths, not two rows of "input.c".
 	wait_for '^ \+1 -0 src/core/input\.c'
 	wait_for '^ \+1 -0 src/ui/input\.c'
-	# The commented line: marked.
-	keys ']'
-	keys ']'
+	# The whole diff fits the screen (19 lines): the commented line, marked.
 	until_ok 5 in_output -E '^ .*│\+ui +✎' -- screen || { screen >&2; return 1; }
 	# Sideways: the end of the long line comes into view.
-	keys ']'
 	until_ok 5 in_output '│+long long' -- screen
 	not in_output 'THE-END' -- screen
 	keys Right Right Right Right Right Right Right Right Right Right Right Right Right Right
