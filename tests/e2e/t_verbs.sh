@@ -389,8 +389,9 @@ t_outcomes_read_whole() {
 	grep -q 'said: merged zz into main: the worktree .* was not removed' "$XDG_STATE_HOME/workrex/workrex.log"
 	# watch, left with q: its goodbye, then the shell's prompt, each on its line.
 	tm split-window -v "env PS1='P\$ ' bash --norc"
-	tm send-keys "cd '$repo' && '$WORKREX' watch gr" Enter
-	sleep 1
+	tm send-keys "clear; cd '$repo' && '$WORKREX' watch gr" Enter
+	# Watching: gr's own screen (its prompt) in this pane, not the shell's.
+	until_ok 10 in_output '^wrx\$' -- tm capture-pane -p
 	tm send-keys q
 	until_ok 10 in_output -x 'workrex: watch: detached from gr' -- tm capture-pane -p
 	tm capture-pane -p | grep -qx 'P\$ *'
