@@ -283,6 +283,8 @@ format-check:
 		echo "format-check: $(words $(FORMAT_FILES)) files as .clang-format says"
 	@if grep -rnE 'until_ok [0-9.]+ +[^e ][^#]*"\$$\(' tests; then \
 		echo "format-check: a wait above reads its \$$(...) once: give it to eval '...'"; exit 1; fi
+	@if [ -e .git ] && git ls-files | LC_ALL=C grep -v '^[A-Za-z0-9._/-]*$$'; then \
+		echo "format-check: a tracked file named outside [A-Za-z0-9._/-] (above)"; exit 1; fi
 
 check-layers: $(OBJ)
 	@scripts/check-layers.sh src $(BUILD)/src

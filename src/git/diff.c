@@ -27,14 +27,6 @@ const char *diff_mode_name(enum diff_mode m)
 	return m <= DIFF_UNSTAGED ? mode_names[m] : "?";
 }
 
-int diff_mode_parse(const char *name)
-{
-	for (int i = 0; i <= DIFF_UNSTAGED; i++)
-		if (strcmp(name, mode_names[i]) == 0)
-			return i;
-	return -1;
-}
-
 /*
  * git for a diff: no hooks, no fsmonitor (a program the config names), no
  * index refresh written into the agent's git dir (optional locks), no

@@ -37,9 +37,8 @@ enum diff_mode {
 	DIFF_UNSTAGED = DIFF_MODES
 };
 
-/* "wip", "branch", "commits", "staged", "unstaged"; diff_mode_parse: -1 for none of them. */
+/* "wip", "branch", "commits", "staged", "unstaged". */
 const char *diff_mode_name(enum diff_mode m);
-int diff_mode_parse(const char *name);
 
 struct diff_target {
 	const char *worktree; /* WIP: where git runs; NULL: no worktree here */

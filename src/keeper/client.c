@@ -397,11 +397,6 @@ void keeper_list_free(struct keeper_entry *e, size_t n)
 	free(e);
 }
 
-int keeper_wait_update(int fd, struct pane *mirror, int timeout_ms)
-{
-	return read_until(fd, mirror, NULL, timeout_ms);
-}
-
 struct keeper_conn {
 	uv_pipe_t h;
 	struct pane *mirror; /* borrowed; NULL once its io closed */

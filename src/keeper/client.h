@@ -40,12 +40,6 @@ int keeper_open(const char *path, const char *role, struct pane *mirror, struct 
 
 /* A frame to the keeper on a blocking fd from keeper_open: 0 or -errno. */
 int keeper_send(int fd, int type, const void *data, size_t len);
-/*
- * Read frames on a blocking fd into mirror until one more update arrived
- * or timeout_ms passed: 0, -ETIMEDOUT, or -EPIPE when the keeper went.
- */
-int keeper_wait_update(int fd, struct pane *mirror, int timeout_ms);
-
 /* A keeper that answered in a directory of them. */
 struct keeper_entry {
 	char *path; /* owned: its socket */

@@ -639,11 +639,6 @@ int proxy_listen_tcp(struct proxy *p, const char *host, int *port, char **cause)
 	return 0;
 }
 
-int proxy_active(const struct proxy *p)
-{
-	return p->active;
-}
-
 static void on_listener_closed(uv_handle_t *h)
 {
 	struct proxy *p = h->data;

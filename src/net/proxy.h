@@ -59,8 +59,6 @@ int proxy_listen(struct proxy *p, const char *path, char **cause);
  * firewall lets it out to this port only. 0 or -errno.
  */
 int proxy_listen_tcp(struct proxy *p, const char *host, int *port, char **cause);
-/* Connections under way. */
-int proxy_active(const struct proxy *p);
 /* Stop listening, end every connection, free p once its handles have closed. */
 void proxy_close(struct proxy *p);
 

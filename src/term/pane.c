@@ -705,11 +705,6 @@ size_t pane_history(const struct pane *p)
 	return sb_count(p->sb);
 }
 
-size_t pane_history_bytes(const struct pane *p)
-{
-	return sb_bytes(p->sb);
-}
-
 bool pane_row_dirty(const struct pane *p, int row)
 {
 	return row >= 0 && row < p->rows && p->dirty[row];

@@ -144,7 +144,6 @@ int pane_mouse_mode(const struct pane *p);
 bool pane_alt_screen(const struct pane *p);
 bool pane_exited(const struct pane *p, int *status);
 size_t pane_history(const struct pane *p);
-size_t pane_history_bytes(const struct pane *p);
 
 /* Dirty rows since the last pane_clean(). */
 bool pane_row_dirty(const struct pane *p, int row);

@@ -670,13 +670,6 @@ const void *sb_line_data(const struct sb *sb, size_t idx, size_t *len)
 	return l;
 }
 
-void sb_encode(const struct wrx_cell *cells, int ncols, bool wrapped, struct buf *out)
-{
-	struct sb_line *l = encode(cells, ncols, wrapped);
-	buf_add(out, l, line_size(l));
-	free(l);
-}
-
 /* data as a line of ours, or NULL if it is not one. */
 static struct sb_line *line_from(const void *data, size_t len)
 {
@@ -706,17 +699,5 @@ int sb_push_data(struct sb *sb, const void *data, size_t len)
 		free(l);
 	else
 		push_line(sb, l);
-	return 0;
-}
-
-int sb_decode(const void *data, size_t len, struct wrx_cell *cells, int ncols, bool *wrapped)
-{
-	struct sb_line *l = line_from(data, len);
-	if (l == NULL)
-		return -1;
-	decode(l, cells, ncols);
-	if (wrapped)
-		*wrapped = l->wrapped;
-	free(l);
 	return 0;
 }

@@ -64,14 +64,10 @@ void sb_reflow(struct sb *sb, int cols, size_t *line, int *col);
  * A line as it is stored, for another process's scrollback (the keepers'
  * wire, keeper/proto.h): sb_line_data is line idx (0 = newest) as bytes,
  * valid until sb changes; sb_push_data appends such bytes (0, or -1 when
- * they are not a line); sb_encode appends cells as such bytes to out and
- * sb_decode turns them back into cells[0..ncols) (0, or -1).
+ * they are not a line).
  */
 const void *sb_line_data(const struct sb *sb, size_t idx, size_t *len);
 int sb_push_data(struct sb *sb, const void *data, size_t len);
-struct buf;
-void sb_encode(const struct wrx_cell *cells, int ncols, bool wrapped, struct buf *out);
-int sb_decode(const void *data, size_t len, struct wrx_cell *cells, int ncols, bool *wrapped);
 /*
  * What a copy needs to follow this one: lines pushed ever; a number that
  * changes when lines already pushed change or come back (a reflow, a pop);
