@@ -98,7 +98,7 @@ struct sandbox_config {
 	} lima; /* read by the lima backend (backends/lima.c) */
 };
 
-/* A server agents may run on (remote.hosts; add --remote is not built yet). */
+/* A server agents may run on (remote.hosts; add --remote). */
 struct remote_host {
 	char *name, *ssh, *path; /* owned: its name here, ssh's destination, the clone there */
 	char *runtime;           /* owned; NULL: the agent runs directly; docker or podman */

@@ -4,7 +4,7 @@
  *
  * The dashboard (src/ui/) is one face of it. The core draws nothing and
  * includes no curses: it runs as well with no terminal at all (the
- * headless unit test; the keepers to come). It tells its face what
+ * headless unit test; a command's own core, cmd_core.c). It tells its face what
  * changed through wrx_hooks, as the session tells the core; every hook may
  * be NULL. What the core does for a caller is a verb of actions.h.
  */
