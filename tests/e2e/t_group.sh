@@ -225,10 +225,12 @@ print(sum(x["status"] == "working" for x in a), sum(x["status"] == "done" for x 
 	for round in 1 2 3 4 5 6; do
 		# The oldest at work first: job-1, job-2, then each as it opened.
 		h=job-$round
-		until_ok 20 in_output -w "$h" -- state
+		# (20 s ran out twice in CI rounds under load, sanitizers and all;
+		# here each round takes under a second, ASan too.)
+		until_ok 60 in_output -w "$h" -- state || { state >&2; screen >&2; return 1; }
 		sleep 0.5 # for the sampler to see the slots full
 		wrx send "$h" 'workrex set-status done'
-		until_ok 20 in_output "^[0-9] $round " -- state
+		until_ok 60 in_output "^[0-9] $round " -- state || { state >&2; screen >&2; return 1; }
 	done
 	kill "$sampler"
 	wait "$sampler" 2>/dev/null || true
