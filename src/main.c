@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "workrex: cannot read the current directory\n");
 			return 1;
 		}
-		int rc = c->exec(&ctx, argc - i, argv + i);
+		int rc = cmd_exec(&ctx, c, argc - i, argv + i);
 		cmd_ctx_free(&ctx);
 		return output_done(rc);
 	}

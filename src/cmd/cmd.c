@@ -398,6 +398,15 @@ int cmd_open_repo(struct cmd_ctx *ctx, const char *cmd)
 	return 0;
 }
 
+int cmd_exec(struct cmd_ctx *ctx, const struct cmd *c, int argc, char **argv)
+{
+	const struct cmd *was = ctx->self;
+	ctx->self = c;
+	int rc = c->exec(ctx, argc, argv);
+	ctx->self = was;
+	return rc;
+}
+
 void cmd_ctx_free(struct cmd_ctx *ctx)
 {
 	repo_free(ctx->repo);

@@ -17,6 +17,7 @@
 struct cmd_ctx {
 	const char *config_file; /* --config, or NULL */
 	char *cwd;               /* owned */
+	const struct cmd *self;  /* the command running: set by cmd_exec() */
 	/* Filled by cmd_open_repo(): */
 	struct repo *repo;
 	struct config cfg;
@@ -34,6 +35,8 @@ struct cmd {
 };
 
 const struct cmd *cmd_find(const char *name);
+/* Runs c in ctx, as itself (ctx->self), and gives back its exit status. */
+int cmd_exec(struct cmd_ctx *ctx, const struct cmd *c, int argc, char **argv);
 void cmd_list_all(FILE *f);
 /* The i-th command of the table, or NULL past its end. */
 const struct cmd *cmd_at(size_t i);

@@ -28,7 +28,7 @@ static int open_panes(struct cmd_ctx *ctx, const char *what, const char *handle)
 int cmd_path(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
-		return cmd_usage(cmd_find("path"));
+		return cmd_usage(ctx->self);
 	struct agent_rec a;
 	int rc = cmd_which_agent(ctx, "path", argc == 2 ? argv[1] : NULL, &a);
 	if (rc)
@@ -45,7 +45,6 @@ int cmd_rename(struct cmd_ctx *ctx, int argc, char **argv)
 		{"keep-branch", no_argument, NULL, 'k'},
 		{0, 0, 0, 0},
 	};
-	const struct cmd *self = cmd_find("rename");
 	const char *branch = NULL;
 	bool keep_branch = false;
 	int c;
@@ -56,10 +55,10 @@ int cmd_rename(struct cmd_ctx *ctx, int argc, char **argv)
 		else if (c == 'k')
 			keep_branch = true;
 		else
-			return cmd_usage(self);
+			return cmd_usage(ctx->self);
 	}
 	if (argc - optind != 2 || (branch && keep_branch))
-		return cmd_usage(self);
+		return cmd_usage(ctx->self);
 	const char *to = argv[optind + 1];
 	struct agent_rec a, now;
 	int rc = cmd_which_agent(ctx, "rename", argv[optind], &a);
@@ -122,7 +121,6 @@ int cmd_rebase(struct cmd_ctx *ctx, int argc, char **argv)
 		{"onto", required_argument, NULL, 'o'},
 		{0, 0, 0, 0},
 	};
-	const struct cmd *self = cmd_find("rebase");
 	const char *onto = NULL;
 	int c;
 	optind = 0;
@@ -130,10 +128,10 @@ int cmd_rebase(struct cmd_ctx *ctx, int argc, char **argv)
 		if (c == 'o')
 			onto = optarg;
 		else
-			return cmd_usage(self);
+			return cmd_usage(ctx->self);
 	}
 	if (argc - optind > 1)
-		return cmd_usage(self);
+		return cmd_usage(ctx->self);
 	struct agent_rec a;
 	int rc = cmd_which_agent(ctx, "rebase", optind < argc ? argv[optind] : NULL, &a);
 	if (rc)
@@ -178,7 +176,7 @@ int cmd_sync_files(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	for (int i = first; i < argc; i++)
 		if (argv[i][0] == '-' || all)
-			return cmd_usage(cmd_find("sync-files"));
+			return cmd_usage(ctx->self);
 	int rc = cmd_open_repo(ctx, "sync-files");
 	if (rc)
 		return rc;

@@ -256,7 +256,7 @@ static int remove_others(struct cmd_ctx *ctx, struct agent_rec *as, size_t n, co
 			continue;
 		char *argv[] = {"remove", "-f", as[i].handle, NULL};
 		optind = 0;
-		int r = cmd_remove(ctx, 3, argv);
+		int r = cmd_exec(ctx, cmd_find("remove"), 3, argv);
 		if (r == 0)
 			buf_addf(gone, "%s%s", gone->len ? ", " : "", as[i].handle);
 		rc |= r;
@@ -295,7 +295,7 @@ static int merge_best(struct cmd_ctx *ctx, struct agent_rec *as, size_t n, const
 	char *argv[] = {"merge", ignore_uncommitted ? "--ignore-uncommitted" : handle,
 			ignore_uncommitted ? handle : NULL, NULL};
 	optind = 0;
-	int rc = cmd_merge(ctx, ignore_uncommitted ? 3 : 2, argv);
+	int rc = cmd_exec(ctx, cmd_find("merge"), ignore_uncommitted ? 3 : 2, argv);
 	struct buf gone = {0};
 	if (rc == 0 && !keep)
 		rc = remove_others(ctx, as, n, handle, yes, &gone);
@@ -321,7 +321,6 @@ int cmd_compare(struct cmd_ctx *ctx, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
-	const struct cmd *self = cmd_find("compare");
 	bool json = false, check = false, if_changed = false, keep = false, yes = false,
 	     ignore_uncommitted = false;
 	const char *merge = NULL;
@@ -351,16 +350,16 @@ int cmd_compare(struct cmd_ctx *ctx, int argc, char **argv)
 			ignore_uncommitted = true;
 			break;
 		case 'h':
-			printf("usage: workrex %s\n", self->usage);
+			printf("usage: workrex %s\n", ctx->self->usage);
 			return 0;
 		default:
-			return cmd_usage(self);
+			return cmd_usage(ctx->self);
 		}
 	}
 	/* GROUP, and with --check one HANDLE of it at most. */
 	if (optind >= argc || argc - optind > (check ? 2 : 1) || (merge && (check || json)) ||
 	    (ignore_uncommitted && !merge))
-		return cmd_usage(self);
+		return cmd_usage(ctx->self);
 	int rc = cmd_open_repo(ctx, "compare");
 	if (rc)
 		return rc;

@@ -209,7 +209,7 @@ int cmd_completions(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	(void)ctx;
 	if (argc != 2)
-		return cmd_usage(cmd_find("completions"));
+		return cmd_usage(ctx->self);
 	if (!strcmp(argv[1], "bash"))
 		bash();
 	else if (!strcmp(argv[1], "zsh"))
@@ -217,6 +217,6 @@ int cmd_completions(struct cmd_ctx *ctx, int argc, char **argv)
 	else if (!strcmp(argv[1], "fish"))
 		fish();
 	else
-		return cmd_usage(cmd_find("completions"));
+		return cmd_usage(ctx->self);
 	return 0;
 }

@@ -53,7 +53,6 @@ static int reload_dashboard(struct cmd_ctx *ctx)
 
 int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	const struct cmd *self = cmd_find("config");
 	if (argc == 3 && !strcmp(argv[1], "reference") && !strcmp(argv[2], "--man")) {
 		struct buf b = {0};
 		config_reference_man(&b);
@@ -62,7 +61,7 @@ int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 		return 0;
 	}
 	if (argc != 2)
-		return cmd_usage(self);
+		return cmd_usage(ctx->self);
 	if (!strcmp(argv[1], "reference")) {
 		struct buf b = {0};
 		config_reference(&b, NULL, 0);
@@ -86,7 +85,7 @@ int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "check") != 0)
-		return cmd_usage(self);
+		return cmd_usage(ctx->self);
 	struct config c;
 	char *err = NULL;
 	config_init(&c);
@@ -147,7 +146,7 @@ int cmd_init(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	(void)argv;
 	if (argc != 1)
-		return cmd_usage(cmd_find("init"));
+		return cmd_usage(ctx->self);
 	int rc = cmd_open_repo(ctx, "init");
 	if (rc)
 		return rc;
@@ -257,10 +256,9 @@ static void tell_dashboard(struct cmd_ctx *ctx)
 
 int cmd_trust(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	const struct cmd *self = cmd_find("trust");
 	bool revoke = argc == 2 && !strcmp(argv[1], "--revoke");
 	if (argc > 2 || (argc == 2 && !revoke))
-		return cmd_usage(self);
+		return cmd_usage(ctx->self);
 	struct config c;
 	char *err = NULL;
 	config_init(&c);

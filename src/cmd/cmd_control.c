@@ -50,7 +50,7 @@ int cmd_open(struct cmd_ctx *ctx, int argc, char **argv)
 		else if (!strcmp(argv[i], "-b") || !strcmp(argv[i], "--background"))
 			background = true;
 		else if (argv[i][0] == '-' || name)
-			return cmd_usage(cmd_find("open"));
+			return cmd_usage(ctx->self);
 		else
 			name = argv[i];
 	}
@@ -73,7 +73,7 @@ int cmd_open(struct cmd_ctx *ctx, int argc, char **argv)
 int cmd_close(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
-		return cmd_usage(cmd_find("close"));
+		return cmd_usage(ctx->self);
 	struct agent_rec a;
 	int rc = cmd_which_agent(ctx, "close", argc == 2 ? argv[1] : NULL, &a);
 	if (rc)
@@ -90,7 +90,7 @@ int cmd_close(struct cmd_ctx *ctx, int argc, char **argv)
 int cmd_send(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	if (argc < 2 || argc > 3)
-		return cmd_usage(cmd_find("send"));
+		return cmd_usage(ctx->self);
 	struct agent_rec a;
 	int rc = cmd_which_agent(ctx, "send", argv[1], &a);
 	if (rc)
@@ -121,7 +121,7 @@ int cmd_send(struct cmd_ctx *ctx, int argc, char **argv)
 int cmd_paste_image(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	if (argc != 2 || argv[1][0] == '-')
-		return cmd_usage(cmd_find("paste-image"));
+		return cmd_usage(ctx->self);
 	struct agent_rec a;
 	int rc = cmd_which_agent(ctx, "paste-image", argv[1], &a);
 	if (rc)
@@ -149,12 +149,12 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
 		else if (!strcmp(argv[i], "--screen"))
 			screen = true;
 		else if (argv[i][0] == '-' || name)
-			return cmd_usage(cmd_find("capture"));
+			return cmd_usage(ctx->self);
 		else
 			name = argv[i];
 	}
 	if (name == NULL)
-		return cmd_usage(cmd_find("capture"));
+		return cmd_usage(ctx->self);
 	struct agent_rec a;
 	int rc = cmd_which_agent(ctx, "capture", name, &a);
 	if (rc)
@@ -170,7 +170,7 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
 int cmd_egress(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
-		return cmd_usage(cmd_find("egress"));
+		return cmd_usage(ctx->self);
 	struct agent_rec a;
 	int rc = cmd_which_agent(ctx, "egress", argc == 2 ? argv[1] : NULL, &a);
 	if (rc)
@@ -192,12 +192,12 @@ int cmd_allow_domain(struct cmd_ctx *ctx, int argc, char **argv)
 		if (!strcmp(argv[i], "-y") || !strcmp(argv[i], "--yes"))
 			yes = true;
 		else if (argv[i][0] == '-' || host)
-			return cmd_usage(cmd_find("allow-domain"));
+			return cmd_usage(ctx->self);
 		else
 			host = argv[i];
 	}
 	if (host == NULL)
-		return cmd_usage(cmd_find("allow-domain"));
+		return cmd_usage(ctx->self);
 	if (cmd_dashboard_runs(ctx)) {
 		json_object *req = json_object_new_object();
 		json_object_object_add(req, "cmd", json_object_new_string("allow-domain"));
@@ -249,14 +249,14 @@ int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv)
 			any = true;
 		else if (argv[i][0] == '-') {
 			free(names);
-			return cmd_usage(cmd_find("wait"));
+			return cmd_usage(ctx->self);
 		} else
 			names[n++] = argv[i];
 	}
 	enum wrx_status want_st;
 	if (n == 0 || status_parse_reached(want, &want_st) < 0) {
 		free(names);
-		return cmd_usage(cmd_find("wait"));
+		return cmd_usage(ctx->self);
 	}
 	/* Unknown agents never reach a status: say so instead of waiting forever. */
 	for (int k = 0; k < n; k++) {

@@ -181,7 +181,7 @@ static char *agent_socket(const char *root, const char *handle, char **cause)
 static int view(struct cmd_ctx *ctx, const char *what, int argc, char **argv, bool writer)
 {
 	if (argc != 2 || argv[1][0] == '-')
-		return cmd_usage(cmd_find(what));
+		return cmd_usage(ctx->self);
 	struct agent_rec a;
 	int rc = cmd_which_agent(ctx, what, argv[1], &a);
 	if (rc)
@@ -300,7 +300,7 @@ int cmd_shutdown(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	bool yes = argc == 2 && (!strcmp(argv[1], "-y") || !strcmp(argv[1], "--yes"));
 	if (argc > 2 || (argc == 2 && !yes))
-		return cmd_usage(cmd_find("shutdown"));
+		return cmd_usage(ctx->self);
 	int rc = cmd_open_repo(ctx, "shutdown");
 	if (rc)
 		return rc;

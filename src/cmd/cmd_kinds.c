@@ -60,7 +60,7 @@ int cmd_agent_kinds(struct cmd_ctx *ctx, int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1 && !json)
-		return cmd_usage(cmd_find("agents"));
+		return cmd_usage(ctx->self);
 	struct config c;
 	load_profiles(&c);
 	if (json) {

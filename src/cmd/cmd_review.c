@@ -120,7 +120,6 @@ int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
 		{"staged", no_argument, NULL, 'S'},  {"color", no_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},    {0, 0, 0, 0},
 	};
-	const struct cmd *self = cmd_find("diff");
 	int mode = -1, c;
 	bool stat = false, json = false, colour = false;
 	optind = 0;
@@ -132,7 +131,7 @@ int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
 				: c == 'S' ? DIFF_STAGED
 					   : DIFF_UNSTAGED;
 			if (mode >= 0 && mode != m)
-				return cmd_usage(self);
+				return cmd_usage(ctx->self);
 			mode = m;
 		} else if (c == 's') {
 			stat = true;
@@ -141,11 +140,11 @@ int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
 		} else if (c == 'C') {
 			colour = true;
 		} else {
-			return cmd_usage(self);
+			return cmd_usage(ctx->self);
 		}
 	}
 	if (argc - optind > 1 || (colour && (stat || json)))
-		return cmd_usage(self);
+		return cmd_usage(ctx->self);
 	struct agent_rec a;
 	int rc = cmd_which_agent(ctx, "diff", optind < argc ? argv[optind] : NULL, &a);
 	if (rc)
@@ -336,13 +335,12 @@ static int change_comment(struct cmd_ctx *ctx, const struct agent_rec *a, const 
 
 int cmd_review(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	const struct cmd *self = cmd_find("review");
 	bool send = argc == 3 && strcmp(argv[2], "--send") == 0;
 	bool comment = argc == 5 && strcmp(argv[2], "--comment") == 0;
 	bool del = argc == 4 && strcmp(argv[2], "--delete") == 0;
 	bool edit = argc == 5 && strcmp(argv[2], "--edit") == 0;
 	if (argc < 2 || argv[1][0] == '-' || !(argc == 2 || send || comment || del || edit))
-		return cmd_usage(self);
+		return cmd_usage(ctx->self);
 	struct agent_rec a;
 	int rc = cmd_which_agent(ctx, "review", argv[1], &a);
 	if (rc)
@@ -677,7 +675,6 @@ int cmd_pr(struct cmd_ctx *ctx, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
-	const struct cmd *self = cmd_find("pr");
 	bool draft = false, status = false;
 	int c;
 	optind = 0;
@@ -687,10 +684,10 @@ int cmd_pr(struct cmd_ctx *ctx, int argc, char **argv)
 		else if (c == 's')
 			status = true;
 		else
-			return cmd_usage(self);
+			return cmd_usage(ctx->self);
 	}
 	if (argc - optind > 1 || (draft && status))
-		return cmd_usage(self);
+		return cmd_usage(ctx->self);
 	struct agent_rec a;
 	int rc = cmd_which_agent(ctx, "pr", optind < argc ? argv[optind] : NULL, &a);
 	if (rc)

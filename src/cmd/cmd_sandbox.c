@@ -89,7 +89,7 @@ static int sandbox_build(struct cmd_ctx *ctx, int argc, char **argv)
 		if (strcmp(argv[i], "--agent") == 0 && i + 1 < argc)
 			agent = argv[++i];
 		else {
-			fprintf(stderr, "usage: workrex %s\n", cmd_find("sandbox")->usage);
+			fprintf(stderr, "usage: workrex %s\n", ctx->self->usage);
 			return 2;
 		}
 	}
@@ -791,7 +791,7 @@ static int sandbox_stop_prune(struct cmd_ctx *ctx, bool prune)
 int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: workrex %s\n", cmd_find("sandbox")->usage);
+		fprintf(stderr, "usage: workrex %s\n", ctx->self->usage);
 		return 2;
 	}
 	const char *sub = argv[1];
@@ -825,6 +825,6 @@ int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv)
 		return sandbox_stop_prune(ctx, false);
 	if (strcmp(sub, "prune") == 0)
 		return sandbox_stop_prune(ctx, true);
-	fprintf(stderr, "usage: workrex %s\n", cmd_find("sandbox")->usage);
+	fprintf(stderr, "usage: workrex %s\n", ctx->self->usage);
 	return 2;
 }

@@ -472,7 +472,7 @@ int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv)
 		if (strcmp(argv[i], "--print") == 0)
 			print = true;
 		else
-			return cmd_usage(cmd_find("setup"));
+			return cmd_usage(ctx->self);
 	}
 	const char *home = getenv("HOME");
 	if (home == NULL || *home != '/')

@@ -304,7 +304,6 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 		{"parent", required_argument, NULL, 'Q'},
 		{0, 0, 0, 0},
 	};
-	const struct cmd *self = cmd_find("add");
 	struct add_opts o = {.cwd = ctx->cwd, .sandbox = -1};
 	char *prompt = NULL;
 	bool background = false, new_only = false, from_stdin = false;
@@ -419,7 +418,7 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 			background = true;
 			break;
 		case 'h':
-			printf("usage: workrex %s\n", self->usage);
+			printf("usage: workrex %s\n", ctx->self->usage);
 			rc = -1;
 			break;
 		default:
@@ -475,7 +474,7 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	foreach_free(&g.each);
 	if (rc != 0 || group) {
 		free(prompt);
-		return rc == 2 ? cmd_usage(self) : rc < 0 ? 0 : rc;
+		return rc == 2 ? cmd_usage(ctx->self) : rc < 0 ? 0 : rc;
 	}
 	o.branch = pr || auto_name ? NULL : argv[optind];
 	o.prompt = prompt;
@@ -968,7 +967,7 @@ int cmd_list(struct cmd_ctx *ctx, int argc, char **argv)
 		else if (!strcmp(argv[i], "--pr"))
 			pr = true;
 		else
-			return cmd_usage(cmd_find("list"));
+			return cmd_usage(ctx->self);
 	}
 	if (pr && !quiet) {
 		int rc = cmd_open_repo(ctx, "list");
@@ -989,7 +988,7 @@ int cmd_status(struct cmd_ctx *ctx, int argc, char **argv)
 			json = true;
 		else if (argv[i][0] == '-') {
 			free(names);
-			return cmd_usage(cmd_find("status"));
+			return cmd_usage(ctx->self);
 		} else
 			names[n++] = argv[i];
 	}
@@ -1161,7 +1160,6 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 		{"preview", no_argument, NULL, 'P'},
 		{0, 0, 0, 0},
 	};
-	const struct cmd *self = cmd_find("merge");
 	struct merge_opts o = {0};
 	bool preview = false;
 	int c;
@@ -1190,14 +1188,14 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 			preview = true;
 			break;
 		case 'h':
-			printf("usage: workrex %s\n", self->usage);
+			printf("usage: workrex %s\n", ctx->self->usage);
 			return 0;
 		default:
-			return cmd_usage(self);
+			return cmd_usage(ctx->self);
 		}
 	}
 	if (argc - optind > 1)
-		return cmd_usage(self);
+		return cmd_usage(ctx->self);
 	int rc = cmd_open_repo(ctx, "merge");
 	if (rc)
 		return rc;
@@ -1346,7 +1344,6 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 		{"yes", no_argument, NULL, 'y'},   {"dry-run", no_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},  {0, 0, 0, 0},
 	};
-	const struct cmd *self = cmd_find("remove");
 	struct remove_opts o = {.stop = stop_panes, .stop_arg = ctx, .run_hooks = true};
 	bool all = false, gone = false, yes = false, dry = false;
 	int c;
@@ -1372,14 +1369,14 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 			all = true;
 			break;
 		case 'h':
-			printf("usage: workrex %s\n", self->usage);
+			printf("usage: workrex %s\n", ctx->self->usage);
 			return 0;
 		default:
-			return cmd_usage(self);
+			return cmd_usage(ctx->self);
 		}
 	}
 	if (((all || gone) && optind < argc) || (dry && !gone))
-		return cmd_usage(self);
+		return cmd_usage(ctx->self);
 	int rc = cmd_open_repo(ctx, "remove");
 	if (rc)
 		return rc;
