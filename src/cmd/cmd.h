@@ -54,14 +54,6 @@ void cmd_recover(const char *cwd);
 void cmd_ctx_free(struct cmd_ctx *ctx);
 
 int cmd_add(struct cmd_ctx *ctx, int argc, char **argv);
-/*
- * o's worktree made, its agent told to a running dashboard (or left for
- * the next) and announced; pr_number > 0: its PR followed (cmd_worktree.c).
- * 0, or 1 (said).
- */
-struct carry;
-int cmd_add_made(struct cmd_ctx *ctx, const struct add_opts *o, bool background, int pr_number,
-		 const struct carry *carry);
 
 /* add for a group (SPEC §11, cmd_group.c). */
 struct add_group {
@@ -86,6 +78,56 @@ struct carry {
 	bool move;        /* -w: taken away from there; else (--fork) copied */
 	bool patch;       /* -w --patch: git asks which hunks */
 };
+
+/*
+ * add, as asked (add_plan.c): the options parsed, checked against each
+ * other before anything is looked up; then resolved (the fork's source,
+ * the branch named, the PR's) into what cmd_add_made makes.
+ */
+struct add_plan {
+	struct add_opts o;  /* one agent's: base, handle, agent, sandbox, layout, ... */
+	struct add_group g; /* a group's: -a..., -n, --foreach, --prompts-from */
+	struct carry carry; /* -u, --patch; -w and --fork fill in where from */
+	const char *branch; /* the argument, or NULL */
+	int positionals;    /* how many arguments follow the options */
+	const char *remote, *pr, *fork_session;
+	bool background, new_only, from_stdin, forking, with_changes, auto_name;
+	/* Owned, for the command's life (o's strings point into them): */
+	char *prompt;         /* -p or -P's text */
+	char *session;        /* --fork: the session it continues */
+	char *named;          /* -A: the branch named */
+	char *pr_branch;      /* --pr: the PR's head branch */
+	char *main_branch;    /* from a sandbox: its base */
+	struct agent_rec src; /* --fork: the agent it continues */
+	int pr_number;
+};
+
+/* One conflict between options: which one breaks it (NULL: none), and why. */
+struct add_rule {
+	const char *name;
+	const char *(*breaks)(const struct add_plan *p);
+	const char *says; /* after the option's name; NULL: a usage error */
+};
+extern const struct add_rule add_rules[]; /* ends with a NULL name */
+
+/*
+ * argv into p (zeroed but for o.cwd, o.sandbox -1 and g.count 1):
+ * 0, 1 (said), 2 (usage) or -1 (--help, printed).
+ */
+int add_plan_parse(const struct cmd *self, int argc, char **argv, struct add_plan *p);
+/* The first rule p breaks: 0 none, 2 usage, 1 with *why (owned) to say. */
+int add_plan_check(const struct add_plan *p, char **why);
+bool add_plan_group(const struct add_plan *p);
+void add_plan_free(struct add_plan *p);
+
+/*
+ * o's worktree made, its agent told to a running dashboard (or left for
+ * the next) and announced; pr_number > 0: its PR followed (cmd_worktree.c).
+ * 0, or 1 (said).
+ */
+int cmd_add_made(struct cmd_ctx *ctx, const struct add_opts *o, bool background, int pr_number,
+		 const struct carry *carry);
+
 /* Carry c's changes into the new worktree to. 0, or -errno with *cause (nothing lost). */
 int cmd_carry(const struct carry *c, const char *to, char **cause);
 

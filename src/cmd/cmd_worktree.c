@@ -28,38 +28,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static char *read_file(const char *path, char **cause)
-{
-	char *text;
-	return file_read(path, SIZE_MAX, &text, cause) == 0 ? text : NULL;
-}
-
-/* -n N, --max-concurrent K: a number of agents, 1 or more, into *out. 0, or 1 (said). */
-static int agents_arg(const char *flag, const char *arg, int *out)
-{
-	char *end;
-	long n = strtol(arg, &end, 10);
-	if (*arg == '\0' || *end || n < 1)
-		return cmd_fail("add", "%s %s: a number of agents, 1 or more", flag, arg);
-	*out = (int)WRX_MIN(n, 1000);
-	return 0;
-}
-
-/* add -p -: one agent for each line on stdin that is not blank. */
-static void read_inputs(FILE *in, struct strlist *out)
-{
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	while ((n = getline(&line, &cap, in)) > 0) {
-		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-			line[--n] = '\0';
-		if (strspn(line, " \t") < (size_t)n)
-			strlist_add(out, line);
-	}
-	free(line);
-}
-
 /*
  * add -p for an agent that exists already: the prompt goes into its
  * running agent, as send delivers it (submitted, or "not submitted").
@@ -271,360 +239,174 @@ static int agent_runnable(struct cmd_ctx *ctx, const char *name, bool sandboxed)
 	return rc;
 }
 
-int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
+static bool add_boxed(const struct cmd_ctx *ctx, const struct add_opts *o)
 {
-	static const struct option opts[] = {
-		{"base", required_argument, NULL, 'B'},
-		{"prompt", required_argument, NULL, 'p'},
-		{"prompt-file", required_argument, NULL, 'P'},
-		{"agent", required_argument, NULL, 'a'},
-		{"name", required_argument, NULL, 'H'},
-		{"count", required_argument, NULL, 'n'},
-		{"foreach", required_argument, NULL, 'E'},
-		{"prompts-from", required_argument, NULL, 'L'},
-		{"branch-template", required_argument, NULL, 'T'},
-		{"max-concurrent", required_argument, NULL, 'M'},
-		{"background", no_argument, NULL, 'b'},
-		{"sandbox", no_argument, NULL, 'S'},
-		{"no-sandbox", no_argument, NULL, 'N'},
-		{"remote", required_argument, NULL, 'R'},
-		{"pr", required_argument, NULL, 'r'},
-		{"layout", required_argument, NULL, 'l'},
-		{"fork", optional_argument, NULL, 'K'},
-		{"with-changes", no_argument, NULL, 'w'},
-		{"include-untracked", no_argument, NULL, 'u'},
-		{"patch", no_argument, NULL, 'C'},
-		{"auto-name", no_argument, NULL, 'A'},
-		{"help", no_argument, NULL, 'h'},
-		/* What a sandboxed agent's spawn_agent runs (bridge.c); not for users. */
-		{"from-sandbox", no_argument, NULL, 'F'},
-		/* What any agent's spawn_agent runs: never a prompt into another agent. */
-		{"new-only", no_argument, NULL, 'O'},
-		/* ...and whose it is: the agent that asked (its family's budget, actions.c). */
-		{"parent", required_argument, NULL, 'Q'},
-		{0, 0, 0, 0},
-	};
-	struct add_opts o = {.cwd = ctx->cwd, .sandbox = -1};
-	char *prompt = NULL;
-	bool background = false, new_only = false, from_stdin = false;
-	const char *remote = NULL, *pr = NULL;
-	struct add_group g = {.count = 1};
-	struct carry carry = {0};
-	bool forking = false, with_changes = false, auto_name = false;
-	const char *fork_session = NULL;
-	char *cause = NULL;
-	int c, rc = 0;
-	optind = 0;
-	while (rc == 0 && (c = getopt_exact(argc, argv, "p:P:a:n:bShl:wuA", opts)) != -1) {
-		switch (c) {
-		case 'l':
-			o.layout = optarg;
-			break;
-		case 'K':
-			forking = true;
-			fork_session = optarg;
-			break;
-		case 'w':
-			with_changes = true;
-			break;
-		case 'u':
-			carry.untracked = true;
-			break;
-		case 'C':
-			carry.patch = true;
-			break;
-		case 'A':
-			auto_name = true;
-			break;
-		case 'E':
-			if (foreach_parse(optarg, &g.each, &cause) < 0)
-				rc = cmd_fail("add", "%s", cause);
-			break;
-		case 'T':
-			g.branch_template = optarg;
-			break;
-		case 'M':
-			rc = agents_arg("--max-concurrent", optarg, &g.max_concurrent);
-			break;
-		case 'r':
-			pr = optarg;
-			break;
-		case 'S':
-			o.sandbox = 1;
-			break;
-		case 'N':
-			o.sandbox = 0;
-			break;
-		case 'F':
-			o.setup_inside = true;
-			break;
-		case 'O':
-			new_only = true;
-			break;
-		case 'Q':
-			o.parent = handle_valid(optarg) ? optarg : NULL;
-			break;
-		case 'R':
-			remote = optarg;
-			break;
-		case 'B':
-			o.base = optarg;
-			break;
-		case 'p':
-			/* -p - is one prompt, read whole, as -P - (--prompts-from: one a line). */
-			free(prompt);
-			prompt = strcmp(optarg, "-") ? xstrdup(optarg) : read_file("-", &cause);
-			if (prompt && !strcmp(optarg, "-") &&
-			    strspn(prompt, " \t\r\n") == strlen(prompt))
-				rc = cmd_fail("add", "-p -: nothing on stdin, no prompt");
-			else if (prompt == NULL)
-				rc = cmd_fail("add", "-p -: %s", cause);
-			break;
-		case 'L': {
-			FILE *in = strcmp(optarg, "-") ? fopen(optarg, "re") : stdin;
-			from_stdin = true;
-			if (in == NULL) {
-				rc = cmd_fail("add", "--prompts-from %s: %s", optarg,
-					      strerror(errno));
-				break;
-			}
-			read_inputs(in, &g.inputs);
-			if (in != stdin)
-				fclose(in);
-			break;
-		}
-		case 'P': {
-			free(prompt);
-			const char *body;
-			if ((prompt = read_file(optarg, &cause)) == NULL ||
-			    foreach_front_matter(prompt, &g.each, &body, &cause) < 0) {
-				rc = cmd_fail("add", "%s: %s", optarg, cause);
-				break;
-			}
-			memmove(prompt, body, strlen(body) + 1);
-			break;
-		}
-		case 'a':
-			strlist_add(&g.agents, optarg);
-			o.agent = optarg;
-			break;
-		case 'n':
-			rc = agents_arg("-n", optarg, &g.count);
-			break;
-		case 'H':
-			o.handle = optarg;
-			break;
-		case 'b':
-			background = true;
-			break;
-		case 'h':
-			printf("usage: workrex %s\n", ctx->self->usage);
-			rc = -1;
-			break;
-		default:
-			rc = 2;
-			break;
-		}
-	}
-	if (rc == 0 && (optind != argc - (pr || auto_name ? 0 : 1) || (pr && remote) ||
-			(auto_name && (pr || optind != argc))))
-		rc = 2;
-	if (rc == 0 && (carry.patch || carry.untracked) && !with_changes && !forking)
-		rc = cmd_fail("add", "-u and --patch choose what -w (or --fork) carries");
-	else if (rc == 0 && carry.patch && (carry.untracked || forking))
-		rc = cmd_fail("add", "--patch asks about the hunks of -w, untracked files not "
-				     "(git stash's own rule): without -u, without --fork");
-	else if (rc == 0 && (forking || with_changes || auto_name) && (remote || pr))
-		rc = cmd_fail("add", "%s: an agent here, from a branch of its own",
-			      forking        ? "--fork"
-			      : with_changes ? "-w"
-					     : "-A");
-	bool group = rc == 0 && (cmd_add_is_group(&g) || from_stdin);
-	if (rc == 0 && group &&
-	    (pr || o.handle || new_only || o.setup_inside || forking || with_changes ||
-	     auto_name)) {
-		rc = cmd_fail("add", "%s makes one agent, not a group",
-			      pr             ? "--pr"
-			      : o.handle     ? "--name"
-			      : forking      ? "--fork"
-			      : with_changes ? "-w"
-			      : auto_name    ? "-A"
-					     : "an agent's spawn");
-	} else if (rc == 0 && group) {
-		g.base_name = argv[optind];
-		g.prompt = from_stdin && prompt == NULL ? "{{ input }}" : prompt;
-		g.remote = remote;
-		g.background = background;
-		g.o = o;
-		if (g.inputs.n == 0 && from_stdin)
-			rc = cmd_fail("add", "--prompts-from: no line, no agent");
-		else
-			rc = cmd_open_repo(ctx, "add");
-		/* Each -a of the group, as one agent's is: before any of them is made. */
-		bool boxed = o.setup_inside || o.sandbox == 1 ||
-			     (o.sandbox == -1 && ctx->cfg.sandbox.enabled);
-		for (size_t i = 0; rc == 0 && !remote && i < g.agents.n; i++)
-			rc = agent_runnable(ctx, g.agents.v[i], boxed);
-		if (rc == 0 && !(g.inputs.n == 0 && from_stdin))
-			rc = cmd_add_group(ctx, &g);
-	}
-	free(cause);
-	strlist_free(&g.agents);
-	strlist_free(&g.inputs);
-	foreach_free(&g.each);
-	if (rc != 0 || group) {
-		free(prompt);
-		return rc == 2 ? cmd_usage(ctx->self) : rc < 0 ? 0 : rc;
-	}
-	o.branch = pr || auto_name ? NULL : argv[optind];
-	o.prompt = prompt;
-	rc = cmd_open_repo(ctx, "add");
-	if (rc) {
-		free(prompt);
-		return rc;
-	}
-	if (o.layout && config_layout(&ctx->cfg, o.layout) == NULL) {
-		free(prompt);
-		return cmd_fail("add", "-l %s: no such layout (layouts: in the config)", o.layout);
-	}
-	if (o.agent && !remote &&
-	    (rc = agent_runnable(ctx, o.agent,
-				 o.setup_inside || o.sandbox == 1 ||
-					 (o.sandbox == -1 && ctx->cfg.sandbox.enabled))) != 0) {
-		free(prompt);
-		return rc;
-	}
-	/* Kept for the command's life: o's strings point into them. */
-	struct agent_rec src = {0};
-	char *session = NULL, *named = NULL;
-	if (forking && fork_source(ctx, fork_session, &src, &session) < 0) {
-		free(prompt);
+	return o->setup_inside || o->sandbox == 1 || (o->sandbox == -1 && ctx->cfg.sandbox.enabled);
+}
+
+/* add for a group: each -a checked as one agent's is, before any of them is made. */
+static int add_group_run(struct cmd_ctx *ctx, struct add_plan *p)
+{
+	struct add_group *g = &p->g;
+	g->base_name = p->branch;
+	g->prompt = p->from_stdin && p->prompt == NULL ? "{{ input }}" : p->prompt;
+	g->remote = p->remote;
+	g->background = p->background;
+	g->o = p->o;
+	int rc = cmd_open_repo(ctx, "add");
+	for (size_t i = 0; rc == 0 && !p->remote && i < g->agents.n; i++)
+		rc = agent_runnable(ctx, g->agents.v[i], add_boxed(ctx, &p->o));
+	return rc ? rc : cmd_add_group(ctx, g);
+}
+
+/* add --fork: from the agent it continues, its base, kind, sandbox and files. 0 or 1 (said). */
+static int add_fork(struct cmd_ctx *ctx, struct add_plan *p)
+{
+	if (fork_source(ctx, p->fork_session, &p->src, &p->session) < 0)
 		return 1;
-	}
 	/* A sandboxed agent's conversation and files are its own: its fork is sandboxed too. */
-	if (forking && src.sandbox == 1 && o.sandbox == 0) {
-		rc = cmd_fail("add",
-			      "--fork of %s, which runs sandboxed: its fork does too (not "
-			      "--no-sandbox)",
-			      src.handle);
-		free(prompt);
-		free(session);
-		agent_rec_free(&src);
+	if (p->src.sandbox == 1 && p->o.sandbox == 0)
+		return cmd_fail("add",
+				"--fork of %s, which runs sandboxed: its fork does too (not "
+				"--no-sandbox)",
+				p->src.handle);
+	if (p->src.sandbox == 1)
+		p->o.sandbox = 1;
+	p->o.fork = p->session;
+	p->o.agent = p->src.agent;
+	if (p->o.base == NULL)
+		p->o.base = p->src.branch;
+	p->carry = (struct carry){.from = p->src.path, .untracked = true};
+	return 0;
+}
+
+/* add -w: the main worktree's changes move; asked from there, not an agent's. */
+static int add_moving(struct cmd_ctx *ctx, struct add_plan *p)
+{
+	char *here = realpath(ctx->cwd, NULL), *why = NULL;
+	struct agent_rec in = {0};
+	bool in_agent = here && agent_find(ctx->repo, NULL, here, &in, &why) == 0;
+	free(why);
+	agent_rec_free(&in);
+	free(here);
+	if (in_agent)
+		return cmd_fail("add", "-w moves the main worktree's changes: run it there");
+	p->carry.from = repo_root(ctx->repo);
+	p->carry.move = true;
+	return 0;
+}
+
+/*
+ * The branch: -A's name, --pr's head branch (fetched, as add
+ * origin/feature takes it), else the argument. 0 or 1 (said).
+ */
+static int add_branch(struct cmd_ctx *ctx, struct add_plan *p)
+{
+	p->o.branch = p->pr || p->auto_name ? NULL : p->branch;
+	if (p->auto_name && (p->named = auto_branch(ctx, p->prompt, p->o.agent)) == NULL)
+		return 1;
+	if (p->named)
+		p->o.branch = p->named;
+	if (p->pr && (p->pr_branch = cmd_pr_branch(ctx, p->pr, &p->pr_number)) == NULL)
+		return 1;
+	if (p->pr_branch)
+		p->o.branch = p->pr_branch;
+	return 0;
+}
+
+/*
+ * add origin/feature: the local branch feature, from origin/feature
+ * (tracking it, as git checkout guesses), not a local branch named
+ * "origin/feature".
+ */
+static int add_local_branch(struct cmd_ctx *ctx, struct add_opts *o)
+{
+	if (repo_branch_exists(ctx->repo, o->branch) ||
+	    !repo_remote_branch_exists(ctx->repo, o->branch) || !strchr(o->branch, '/'))
+		return 0;
+	const char *local = strchr(o->branch, '/') + 1;
+	if (repo_branch_exists(ctx->repo, local))
+		return cmd_fail(
+			"add",
+			"'%s' is a remote branch, and a local '%s' exists: `workrex add %s` "
+			"checks that out",
+			o->branch, local, local);
+	if (o->base == NULL)
+		o->base = o->branch;
+	o->branch = local;
+	return 0;
+}
+
+/*
+ * Asked from inside a sandbox: sandboxed too, a new branch from the base
+ * (never one the sandbox may have crafted), post_create inside.
+ */
+static int add_inside(struct cmd_ctx *ctx, struct add_plan *p)
+{
+	p->o.sandbox = 1;
+	p->o.base = p->main_branch = repo_main_branch(ctx->repo, ctx->cfg.main_branch);
+	if (repo_branch_exists(ctx->repo, p->o.branch))
+		return cmd_fail("add",
+				"'%s' exists; an agent in a sandbox may only spawn on a new branch",
+				p->o.branch);
+	return 0;
+}
+
+/* add for one agent: resolved step by step, then made (here, or on a server). */
+static int add_one(struct cmd_ctx *ctx, struct add_plan *p)
+{
+	struct add_opts *o = &p->o;
+	o->prompt = p->prompt;
+	int rc = cmd_open_repo(ctx, "add");
+	if (rc)
 		return rc;
-	}
-	if (forking) {
-		if (src.sandbox == 1)
-			o.sandbox = 1;
-		o.fork = session;
-		o.agent = src.agent;
-		if (o.base == NULL)
-			o.base = src.branch;
-		carry = (struct carry){.from = src.path, .untracked = true};
-	} else if (with_changes) {
-		carry.from = repo_root(ctx->repo);
-		carry.move = true;
-		char *here = realpath(ctx->cwd, NULL);
-		struct agent_rec in = {0};
-		char *why = NULL;
-		if (here &&
-		    agent_find(ctx->repo, NULL, here, &in, &why) == 0) /* from its worktree */
-			carry.from = NULL;
-		free(why);
-		agent_rec_free(&in);
-		free(here);
-		if (carry.from == NULL) {
-			free(prompt);
-			return cmd_fail("add",
-					"-w moves the main worktree's changes: run it there");
-		}
-	}
-	if (auto_name && (named = auto_branch(ctx, prompt, o.agent)) == NULL) {
-		free(prompt);
-		free(session);
-		agent_rec_free(&src);
-		return 1;
-	}
-	if (named)
-		o.branch = named;
-	/*
-	 * add --pr: the PR's head branch, fetched, as add origin/feature takes
-	 * it. Kept for the command's life: o.branch points into it.
-	 */
-	int pr_number = 0;
-	char *pr_branch = pr ? cmd_pr_branch(ctx, pr, &pr_number) : NULL;
-	if (pr && pr_branch == NULL) {
-		free(prompt);
-		return 1;
-	}
-	if (pr_branch)
-		o.branch = pr_branch;
+	if (o->layout && config_layout(&ctx->cfg, o->layout) == NULL)
+		return cmd_fail("add", "-l %s: no such layout (layouts: in the config)", o->layout);
+	if (o->agent && !p->remote && (rc = agent_runnable(ctx, o->agent, add_boxed(ctx, o))))
+		return rc;
+	if ((p->forking && (rc = add_fork(ctx, p))) ||
+	    (p->with_changes && (rc = add_moving(ctx, p))))
+		return rc;
+	if ((rc = add_branch(ctx, p)))
+		return rc;
 	/*
 	 * Recorded as it is now, so that the agent comes back as what it was
 	 * after a reboot, whatever the config says then; on a server, no guess
 	 * from this machine's PATH.
 	 */
-	if (o.agent == NULL)
-		o.agent = remote ? ctx->cfg.agent : agentcmd_default(&ctx->cfg);
-	if (prompt && !new_only && !o.setup_inside) {
-		rc = prompt_running(ctx, &o);
-		if (rc != -ENOENT) {
-			free(prompt);
-			return rc;
-		}
-	}
-	/*
-	 * add origin/feature: the local branch feature, from origin/feature
-	 * (tracking it, as git checkout guesses), not a local branch named
-	 * "origin/feature".
-	 */
-	if (!repo_branch_exists(ctx->repo, o.branch) &&
-	    repo_remote_branch_exists(ctx->repo, o.branch) && strchr(o.branch, '/')) {
-		const char *local = strchr(o.branch, '/') + 1;
-		if (repo_branch_exists(ctx->repo, local)) {
-			free(prompt);
-			return cmd_fail(
-				"add",
-				"'%s' is a remote branch, and a local '%s' exists: `workrex "
-				"add %s` checks that out",
-				o.branch, local, local);
-		}
-		if (o.base == NULL)
-			o.base = o.branch;
-		o.branch = local;
-	}
-	if (remote && o.setup_inside) {
-		free(prompt);
-		return cmd_fail("add", "a sandbox spawns in a sandbox, not on a server");
-	}
-	if (remote) {
-		rc = cmd_remote_add(ctx, &o, remote, background, new_only);
-		free(prompt);
+	if (o->agent == NULL)
+		o->agent = p->remote ? ctx->cfg.agent : agentcmd_default(&ctx->cfg);
+	if (p->prompt && !p->new_only && !o->setup_inside &&
+	    (rc = prompt_running(ctx, o)) != -ENOENT)
+		return rc;
+	if ((rc = add_local_branch(ctx, o)))
+		return rc;
+	if (p->remote)
+		return cmd_remote_add(ctx, o, p->remote, p->background, p->new_only);
+	if (o->setup_inside && (rc = add_inside(ctx, p)))
+		return rc;
+	return cmd_add_made(ctx, o, p->background, p->pr_number, p->carry.from ? &p->carry : NULL);
+}
+
+int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct add_plan p = {.o = {.cwd = ctx->cwd, .sandbox = -1}, .g = {.count = 1}};
+	char *why = NULL;
+	int rc = add_plan_parse(ctx->self, argc, argv, &p);
+	if (rc == 0)
+		rc = add_plan_check(&p, &why);
+	if (why)
+		cmd_fail("add", "%s", why);
+	free(why);
+	if (rc == 0 && !add_plan_group(&p)) {
+		rc = add_one(ctx, &p);
+		add_plan_free(&p);
 		return rc;
 	}
-	char *main_branch = NULL;
-	if (o.setup_inside) {
-		/*
-		 * Asked from inside a sandbox: sandboxed too, a new branch from the
-		 * base (never one the sandbox may have crafted), post_create inside.
-		 */
-		o.sandbox = 1;
-		o.base = main_branch = repo_main_branch(ctx->repo, ctx->cfg.main_branch);
-		if (repo_branch_exists(ctx->repo, o.branch)) {
-			free(main_branch);
-			free(prompt);
-			return cmd_fail("add",
-					"'%s' exists; an agent in a sandbox may only spawn "
-					"on a new branch",
-					o.branch);
-		}
-	}
-	rc = cmd_add_made(ctx, &o, background, pr_number, carry.from ? &carry : NULL);
-	free(main_branch);
-	free(prompt);
-	free(session);
-	free(named);
-	agent_rec_free(&src);
-	return rc;
+	if (rc == 0)
+		rc = add_group_run(ctx, &p);
+	add_plan_free(&p);
+	return rc == 2 ? cmd_usage(ctx->self) : rc < 0 ? 0 : rc;
 }
 
 int cmd_add_made(struct cmd_ctx *ctx, const struct add_opts *o, bool background, int pr_number,

@@ -1,0 +1,311 @@
+/*
+ * add_plan.c - what `workrex add` was asked, parsed and checked before
+ * anything is looked up or made.
+ *
+ * The parse fills a struct add_plan; add_plan_check() holds the rules
+ * that two options break together, as one table, so that each rule is
+ * tested on its own (tests/unit/test_plan.c) and a new option is one
+ * row. Nothing here reads the repository, the config or a dashboard.
+ */
+#include "cmd.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct option add_options[] = {
+	{"base", required_argument, NULL, 'B'},
+	{"prompt", required_argument, NULL, 'p'},
+	{"prompt-file", required_argument, NULL, 'P'},
+	{"agent", required_argument, NULL, 'a'},
+	{"name", required_argument, NULL, 'H'},
+	{"count", required_argument, NULL, 'n'},
+	{"foreach", required_argument, NULL, 'E'},
+	{"prompts-from", required_argument, NULL, 'L'},
+	{"branch-template", required_argument, NULL, 'T'},
+	{"max-concurrent", required_argument, NULL, 'M'},
+	{"background", no_argument, NULL, 'b'},
+	{"sandbox", no_argument, NULL, 'S'},
+	{"no-sandbox", no_argument, NULL, 'N'},
+	{"remote", required_argument, NULL, 'R'},
+	{"pr", required_argument, NULL, 'r'},
+	{"layout", required_argument, NULL, 'l'},
+	{"fork", optional_argument, NULL, 'K'},
+	{"with-changes", no_argument, NULL, 'w'},
+	{"include-untracked", no_argument, NULL, 'u'},
+	{"patch", no_argument, NULL, 'C'},
+	{"auto-name", no_argument, NULL, 'A'},
+	{"help", no_argument, NULL, 'h'},
+	/* What a sandboxed agent's spawn_agent runs (bridge.c); not for users. */
+	{"from-sandbox", no_argument, NULL, 'F'},
+	/* What any agent's spawn_agent runs: never a prompt into another agent. */
+	{"new-only", no_argument, NULL, 'O'},
+	/* ...and whose it is: the agent that asked (its family's budget, actions.c). */
+	{"parent", required_argument, NULL, 'Q'},
+	{0, 0, 0, 0},
+};
+
+/* -n N, --max-concurrent K: a number of agents, 1 or more, into *out. 0, or 1 (said). */
+static int agents_arg(const char *flag, const char *arg, int *out)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+	if (*arg == '\0' || *end || n < 1)
+		return cmd_fail("add", "%s %s: a number of agents, 1 or more", flag, arg);
+	*out = (int)WRX_MIN(n, 1000);
+	return 0;
+}
+
+/* add --prompts-from: one agent for each line that is not blank. */
+static void read_inputs(FILE *in, struct strlist *out)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while ((n = getline(&line, &cap, in)) > 0) {
+		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (strspn(line, " \t") < (size_t)n)
+			strlist_add(out, line);
+	}
+	free(line);
+}
+
+/* -p TEXT|-, -P FILE|-, --prompts-from FILE|-: the prompt, or the prompts. 0 or 1 (said). */
+static int prompt_arg(struct add_plan *p, int c, const char *arg)
+{
+	char *cause = NULL;
+	int rc = 0;
+	if (c == 'L') {
+		FILE *in = strcmp(arg, "-") ? fopen(arg, "re") : stdin;
+		p->from_stdin = true;
+		if (in == NULL)
+			return cmd_fail("add", "--prompts-from %s: %s", arg, strerror(errno));
+		read_inputs(in, &p->g.inputs);
+		if (in != stdin)
+			fclose(in);
+		return 0;
+	}
+	free(p->prompt);
+	p->prompt = NULL;
+	if (c == 'p' && strcmp(arg, "-")) {
+		p->prompt = xstrdup(arg);
+		return 0;
+	}
+	/* -p - is one prompt, read whole, as -P - (--prompts-from: one a line). */
+	const char *body = NULL;
+	if (file_read(arg, SIZE_MAX, &p->prompt, &cause) < 0)
+		rc = c == 'p' ? cmd_fail("add", "-p -: %s", cause)
+			      : cmd_fail("add", "%s: %s", arg, cause);
+	else if (c == 'p' && strspn(p->prompt, " \t\r\n") == strlen(p->prompt))
+		rc = cmd_fail("add", "-p -: nothing on stdin, no prompt");
+	else if (c == 'P' && foreach_front_matter(p->prompt, &p->g.each, &body, &cause) < 0)
+		rc = cmd_fail("add", "%s: %s", arg, cause);
+	else if (c == 'P')
+		memmove(p->prompt, body, strlen(body) + 1);
+	free(cause);
+	return rc;
+}
+
+/* The options that set one field of p: true, or false for one add does not know. */
+static bool add_flag(struct add_plan *p, int c, char *arg)
+{
+	struct {
+		int c;
+		bool *on;
+		const char **value;
+	} const fields[] = {
+		{'w', &p->with_changes, NULL},
+		{'u', &p->carry.untracked, NULL},
+		{'C', &p->carry.patch, NULL},
+		{'A', &p->auto_name, NULL},
+		{'F', &p->o.setup_inside, NULL},
+		{'O', &p->new_only, NULL},
+		{'b', &p->background, NULL},
+		{'l', NULL, &p->o.layout},
+		{'T', NULL, &p->g.branch_template},
+		{'r', NULL, &p->pr},
+		{'R', NULL, &p->remote},
+		{'B', NULL, &p->o.base},
+		{'H', NULL, &p->o.handle},
+	};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
+		if (fields[i].c != c)
+			continue;
+		if (fields[i].on)
+			*fields[i].on = true;
+		else
+			*fields[i].value = arg;
+		return true;
+	}
+	return false;
+}
+
+/* One option into p: 0, 1 (said), 2 (usage) or -1 (--help, printed). */
+static int add_option(const struct cmd *self, struct add_plan *p, int c, char *arg)
+{
+	char *cause = NULL;
+	int rc = 0;
+	switch (c) {
+	case 'K':
+		p->forking = true;
+		p->fork_session = arg;
+		break;
+	case 'a':
+		strlist_add(&p->g.agents, arg);
+		p->o.agent = arg;
+		break;
+	case 'p':
+	case 'P':
+	case 'L':
+		rc = prompt_arg(p, c, arg);
+		break;
+	case 'E':
+		if (foreach_parse(arg, &p->g.each, &cause) < 0)
+			rc = cmd_fail("add", "%s", cause);
+		free(cause);
+		break;
+	case 'M':
+		rc = agents_arg("--max-concurrent", arg, &p->g.max_concurrent);
+		break;
+	case 'n':
+		rc = agents_arg("-n", arg, &p->g.count);
+		break;
+	case 'S':
+	case 'N':
+		p->o.sandbox = c == 'S';
+		break;
+	case 'Q':
+		p->o.parent = handle_valid(arg) ? arg : NULL;
+		break;
+	case 'h':
+		printf("usage: workrex %s\n", self->usage);
+		rc = -1;
+		break;
+	default:
+		return add_flag(p, c, arg) ? 0 : 2;
+	}
+	return rc;
+}
+
+int add_plan_parse(const struct cmd *self, int argc, char **argv, struct add_plan *p)
+{
+	int c, rc = 0;
+	optind = 0;
+	while (rc == 0 && (c = getopt_exact(argc, argv, "p:P:a:n:bShl:wuA", add_options)) != -1)
+		rc = add_option(self, p, c, optarg);
+	p->positionals = argc - optind;
+	p->branch = optind < argc ? argv[optind] : NULL;
+	return rc;
+}
+
+bool add_plan_group(const struct add_plan *p)
+{
+	return cmd_add_is_group(&p->g) || p->from_stdin;
+}
+
+/*
+ * The rules: each names the option that breaks it (NULL: none does),
+ * and says why after that name; a rule with no words is a usage error.
+ * The first broken one is the answer.
+ */
+static const char *positionals_wrong(const struct add_plan *p)
+{
+	return p->positionals != (p->pr || p->auto_name ? 0 : 1) ? "" : NULL;
+}
+
+static const char *pr_remote(const struct add_plan *p)
+{
+	return p->pr && p->remote ? "" : NULL;
+}
+
+static const char *auto_named_twice(const struct add_plan *p)
+{
+	return p->auto_name && (p->pr || p->positionals) ? "" : NULL;
+}
+
+static const char *carry_without_source(const struct add_plan *p)
+{
+	return (p->carry.patch || p->carry.untracked) && !p->with_changes && !p->forking
+		       ? "-u and --patch"
+		       : NULL;
+}
+
+static const char *patch_with_untracked(const struct add_plan *p)
+{
+	return p->carry.patch && (p->carry.untracked || p->forking) ? "--patch" : NULL;
+}
+
+static const char *here_elsewhere(const struct add_plan *p)
+{
+	if (!p->remote && !p->pr)
+		return NULL;
+	return p->forking ? "--fork" : p->with_changes ? "-w" : p->auto_name ? "-A" : NULL;
+}
+
+static const char *one_in_group(const struct add_plan *p)
+{
+	if (!add_plan_group(p))
+		return NULL;
+	return p->pr                              ? "--pr"
+	       : p->o.handle                      ? "--name"
+	       : p->forking                       ? "--fork"
+	       : p->with_changes                  ? "-w"
+	       : p->auto_name                     ? "-A"
+	       : p->new_only || p->o.setup_inside ? "an agent's spawn"
+						  : NULL;
+}
+
+static const char *no_lines(const struct add_plan *p)
+{
+	return add_plan_group(p) && p->from_stdin && p->g.inputs.n == 0 ? "--prompts-from" : NULL;
+}
+
+static const char *sandbox_on_server(const struct add_plan *p)
+{
+	return p->remote && p->o.setup_inside ? "a sandbox" : NULL;
+}
+
+const struct add_rule add_rules[] = {
+	{"positionals", positionals_wrong, NULL},
+	{"pr-remote", pr_remote, NULL},
+	{"auto-name-named", auto_named_twice, NULL},
+	{"carry-without-source", carry_without_source, " choose what -w (or --fork) carries"},
+	{"patch-untracked", patch_with_untracked,
+	 " asks about the hunks of -w, untracked files not (git stash's own rule): without -u, "
+	 "without --fork"},
+	{"here-not-there", here_elsewhere, ": an agent here, from a branch of its own"},
+	{"one-not-group", one_in_group, " makes one agent, not a group"},
+	{"no-lines", no_lines, ": no line, no agent"},
+	{"sandbox-on-server", sandbox_on_server, " spawns in a sandbox, not on a server"},
+	{NULL, NULL, NULL},
+};
+
+int add_plan_check(const struct add_plan *p, char **why)
+{
+	*why = NULL;
+	for (const struct add_rule *r = add_rules; r->name; r++) {
+		const char *which = r->breaks(p);
+		if (which == NULL)
+			continue;
+		if (r->says == NULL)
+			return 2;
+		*why = xasprintf("%s%s", which, r->says);
+		return 1;
+	}
+	return 0;
+}
+
+void add_plan_free(struct add_plan *p)
+{
+	free(p->prompt);
+	free(p->session);
+	free(p->named);
+	free(p->pr_branch);
+	free(p->main_branch);
+	agent_rec_free(&p->src);
+	strlist_free(&p->g.agents);
+	strlist_free(&p->g.inputs);
+	foreach_free(&p->g.each);
+}
