@@ -200,13 +200,24 @@ static void drop(struct wrx *w, struct agent *a)
 	}
 }
 
-int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **cause)
+/*
+ * What opening an agent's panes needs, resolved once before any pane:
+ * its kind, its prompt, its session, its layout.
+ */
+struct open_plan {
+	const char *name;   /* the kind or profile its agent pane runs; NULL: the shell */
+	char *prompt;       /* owned: the prompt file it starts with; NULL: none */
+	char *fork;         /* a->fork_from, when it forks now */
+	char *session;      /* owned: the session named for it; NULL: the CLI names it */
+	const char *resume; /* continued: its session, "" its latest; NULL: new */
+	bool fresh;         /* continued, but its kind cannot resume: its shell */
+	const struct pane_def *panes;
+	size_t npanes; /* 0: the agent and a shell */
+};
+
+/* Why a cannot open now (its record or worktree went): -ENOENT with *cause, else 0. */
+static int open_refused(struct wrx *w, struct agent *a, char **cause)
 {
-	if (session_agent_panes(w->s, a) > 0) {
-		if (focus)
-			session_set_focus(w->s, session_agent_pane(w->s, a));
-		return 0;
-	}
 	if (record_gone(w, a)) {
 		*cause = xasprintf("'%s' is no longer recorded (its worktree was removed outside "
 				   "this dashboard): not opened, and taken off the list",
@@ -220,12 +231,16 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 				   a->path, a->handle);
 		return -ENOENT;
 	}
-	int rows, cols;
-	wrx_pane_size(w, &rows, &cols);
-	/*
-	 * Its own (add -a), else the configured one; on a server, no guess
-	 * from this machine's PATH: the configured agent, else the shell there.
-	 */
+	return 0;
+}
+
+/*
+ * The kind a runs: its own (add -a), else the configured one; on a
+ * server, no guess from this machine's PATH: the configured agent, else
+ * the shell there.
+ */
+static const char *open_kind(struct wrx *w, const struct agent *a)
+{
 	const char *name = a->git.agent     ? a->git.agent
 			   : a->remote.host ? w->cfg.agent
 					    : agentcmd_default(&w->cfg);
@@ -244,132 +259,157 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 		/* The config's strings are new: the name again (an agent's own is its). */
 		name = a->git.agent ? a->git.agent : agentcmd_default(&w->cfg);
 	}
-	char *prompt = a->git.worktree && !cont ? pending_prompt(a) : NULL;
+	return name;
+}
+
+static void open_plan_make(struct wrx *w, struct agent *a, bool cont, struct open_plan *p)
+{
+	const char *name = p->name = open_kind(w, a);
+	p->prompt = a->git.worktree && !cont ? pending_prompt(a) : NULL;
 	/*
 	 * Continued, an agent with no way to resume would start over: its
 	 * first prompt again, or a task run twice. Its shell opens instead.
 	 */
-	bool fresh = cont && name && !agentcmd_resumes(&w->cfg, name);
-	if (fresh)
+	p->fresh = cont && name && !agentcmd_resumes(&w->cfg, name);
+	if (p->fresh)
 		wrx_message(w, false,
 			    "%s: %s cannot resume a session; its shell opened in the worktree "
 			    "(start it again there if you want)",
 			    a->handle, name);
 	if (a->remote.host) {
-		free(prompt);
-		prompt = a->remote.prompt_waits && !cont
-				 ? xasprintf("%s/.workrex/PROMPT-%s.md", a->path, a->handle)
-				 : NULL;
+		free(p->prompt);
+		p->prompt = a->remote.prompt_waits && !cont
+				    ? xasprintf("%s/.workrex/PROMPT-%s.md", a->path, a->handle)
+				    : NULL;
 		a->remote.prompt_waits = false;
 	}
+	/* Resumed: the session its hooks reported, else its latest. */
+	p->resume = !cont ? NULL : a->session_id ? a->session_id : "";
 	/*
 	 * A new session: named by us where the kind takes an id, so that its
 	 * hooks are known by it even from a daemon without the pane's
 	 * environment. A fork continues the session it was given, once.
 	 */
-	char *fork = !cont && a->fork_from && agentcmd_forks(&w->cfg, name) ? a->fork_from : NULL;
-	char *session = !cont && agentcmd_names_sessions(&w->cfg, name) ? uuid_new() : NULL;
-	if (session)
-		host_session(w, a, session);
+	p->fork = !cont && a->fork_from && agentcmd_forks(&w->cfg, name) ? a->fork_from : NULL;
+	p->session = !cont && agentcmd_names_sessions(&w->cfg, name) ? uuid_new() : NULL;
+	if (p->session)
+		host_session(w, a, p->session);
 	/* Its layout's panes (add -l), else the config's. */
-	const struct pane_def *panes = w->cfg.panes;
-	size_t npanes = w->cfg.npanes;
+	p->panes = w->cfg.panes;
+	p->npanes = w->cfg.npanes;
 	const struct layout_def *lay = a->git.layout ? config_layout(&w->cfg, a->git.layout) : NULL;
 	if (lay) {
-		panes = lay->panes;
-		npanes = lay->npanes;
+		p->panes = lay->panes;
+		p->npanes = lay->npanes;
 	} else if (a->git.layout) {
 		wrx_message(w, true,
 			    "%s: no layout '%s' in the config now; its panes are panes:", a->handle,
 			    a->git.layout);
 	}
-	size_t n = npanes ? npanes : 2;
-	struct pane_open *o = xcalloc(n, sizeof *o);
-	char **lines = xcalloc(n, sizeof *lines);
-	char *(*argv)[4] = xcalloc(n, sizeof *argv);
-	for (size_t i = 0; i < n; i++) {
-		const char *spec = npanes ? panes[i].command : (i == 0 ? "<agent>" : NULL);
-		bool agent_spec = spec && strcmp(spec, "<agent>") == 0;
-		bool is_agent = agent_spec && !fresh;
-		bool boxed = sandbox_pane_wanted(w, a, is_agent);
-		if (is_agent) {
-			/* Resumed: the session its hooks reported, else its latest. */
-			struct agentcmd_opts ao = {
-				.prompt_file = prompt,
-				.resume = !cont           ? NULL
-					  : a->session_id ? a->session_id
-							  : "",
-				.fork = fork,
-				.session = session,
-				.sandboxed = boxed,
-			};
-			lines[i] = agentcmd_line(&w->cfg, name, &ao);
-			if (boxed)
-				lines[i] = with_setup(w, a, lines[i]);
-			o[i].label = name ? name : "shell";
-		} else if (spec && !agent_spec) {
-			/* One command is exec'd (the pane's program); a shell line runs as written. */
-			lines[i] =
-				strpbrk(spec, ";&|\n") ? xstrdup(spec) : xasprintf("exec %s", spec);
-			o[i].label = spec;
-		} else {
-			lines[i] =
-				agentcmd_build(&w->cfg, NULL, NULL, false); /* the user's shell */
-			o[i].label = "shell";
-		}
-		/*
-		 * There: the user's shell there, the PATH of its login profile
-		 * (which may set it anew: Debian's /etc/profile does) with the
-		 * workrex there first, for the agent's hooks.
-		 */
-		if (a->remote.host) {
-			char *line =
-				(is_agent && name == NULL) || spec == NULL || agent_spec != is_agent
-					? xstrdup("exec \"${SHELL:-/bin/sh}\"")
-					: lines[i];
-			if (line != lines[i])
-				free(lines[i]);
-			lines[i] = xasprintf("PATH=\"$WORKREX_BIN:$PATH\"; export PATH; %s", line);
-			free(line);
-		}
-		argv[i][0] = "/bin/sh";
-		argv[i][1] = a->remote.host ? "-lc" : "-c";
-		argv[i][2] = lines[i];
-		argv[i][3] = NULL;
-		o[i].argv = argv[i];
-		o[i].sandboxed = boxed;
-		o[i].focus = focus && npanes && panes[i].focus;
+}
+
+/*
+ * Pane i's shell line (owned) and label: the agent, a command of the
+ * layout's, or the user's shell; on a server, run by the login shell there.
+ */
+static char *open_line(struct wrx *w, struct agent *a, const struct open_plan *p, size_t i,
+		       struct pane_open *o)
+{
+	const char *spec = p->npanes ? p->panes[i].command : (i == 0 ? "<agent>" : NULL);
+	bool agent_spec = spec && strcmp(spec, "<agent>") == 0;
+	bool is_agent = agent_spec && !p->fresh;
+	char *line;
+	o->sandboxed = sandbox_pane_wanted(w, a, is_agent);
+	if (is_agent) {
+		struct agentcmd_opts ao = {
+			.prompt_file = p->prompt,
+			.resume = p->resume,
+			.fork = p->fork,
+			.session = p->session,
+			.sandboxed = o->sandboxed,
+		};
+		line = agentcmd_line(&w->cfg, p->name, &ao);
+		if (o->sandboxed)
+			line = with_setup(w, a, line);
+		o->label = p->name ? p->name : "shell";
+	} else if (spec && !agent_spec) {
+		/* One command is exec'd (the pane's program); a shell line runs as written. */
+		line = strpbrk(spec, ";&|\n") ? xstrdup(spec) : xasprintf("exec %s", spec);
+		o->label = spec;
+	} else {
+		line = agentcmd_build(&w->cfg, NULL, NULL, false); /* the user's shell */
+		o->label = "shell";
 	}
-	/* Focused: the configured pane, else the first. */
-	bool chosen = false;
-	for (size_t i = 0; i < n; i++)
-		chosen = chosen || o[i].focus;
-	o[0].focus = o[0].focus || (focus && !chosen);
-	int rc = session_open_panes(w->s, a, o, (int)n, rows, cols, NULL, cause);
-	for (size_t i = 0; i < n; i++)
-		free(lines[i]);
-	free(lines);
-	free(argv);
-	free(o);
-	if (session && rc == 0)
-		keep_meta(w, a); /* its keepers hold the name for the next dashboard */
-	free(session);
-	if (fork) {
-		free(a->fork_from);
-		a->fork_from = NULL;
-	}
-	if (rc < 0) {
-		free(prompt);
-		return -EIO;
-	}
-	if (prompt && agentcmd_types_prompt(&w->cfg, name))
-		type_prompt(w, a, prompt);
-	else if (prompt && !agentcmd_takes_prompt(&w->cfg, name))
+	if (!a->remote.host)
+		return line;
+	/*
+	 * There: the user's shell there, the PATH of its login profile (which
+	 * may set it anew: Debian's /etc/profile does) with the workrex there
+	 * first, for the agent's hooks.
+	 */
+	bool shell = (is_agent && p->name == NULL) || spec == NULL || agent_spec != is_agent;
+	char *there = xasprintf("PATH=\"$WORKREX_BIN:$PATH\"; export PATH; %s",
+				shell ? "exec \"${SHELL:-/bin/sh}\"" : line);
+	free(line);
+	return there;
+}
+
+/* After its panes opened: the prompt typed in, or said where it is. */
+static void open_prompt(struct wrx *w, struct agent *a, const struct open_plan *p)
+{
+	if (p->prompt && agentcmd_types_prompt(&w->cfg, p->name))
+		type_prompt(w, a, p->prompt);
+	else if (p->prompt && !agentcmd_takes_prompt(&w->cfg, p->name))
 		wrx_message(w, false,
 			    "%s: %s takes no prompt argument; the prompt is in "
 			    "$WORKREX_PROMPT_FILE ({prompt} in its command passes it)",
-			    a->handle, name ? name : "the shell");
-	free(prompt);
-	wrx_relayout(w);
-	return 0;
+			    a->handle, p->name ? p->name : "the shell");
+}
+
+int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **cause)
+{
+	if (session_agent_panes(w->s, a) > 0) {
+		if (focus)
+			session_set_focus(w->s, session_agent_pane(w->s, a));
+		return 0;
+	}
+	int rc = open_refused(w, a, cause);
+	if (rc < 0)
+		return rc;
+	int rows, cols;
+	wrx_pane_size(w, &rows, &cols);
+	struct open_plan p = {0};
+	open_plan_make(w, a, cont, &p);
+	size_t n = p.npanes ? p.npanes : 2;
+	struct pane_open *o = xcalloc(n, sizeof *o);
+	char *(*argv)[4] = xcalloc(n, sizeof *argv);
+	bool chosen = false;
+	for (size_t i = 0; i < n; i++) {
+		argv[i][0] = "/bin/sh";
+		argv[i][1] = a->remote.host ? "-lc" : "-c";
+		argv[i][2] = open_line(w, a, &p, i, &o[i]);
+		o[i].argv = argv[i];
+		o[i].focus = focus && p.npanes && p.panes[i].focus;
+		chosen = chosen || o[i].focus;
+	}
+	/* Focused: the configured pane, else the first. */
+	o[0].focus = o[0].focus || (focus && !chosen);
+	rc = session_open_panes(w->s, a, o, (int)n, rows, cols, NULL, cause);
+	for (size_t i = 0; i < n; i++)
+		free(argv[i][2]);
+	free(argv);
+	free(o);
+	if (p.session && rc == 0)
+		keep_meta(w, a); /* its keepers hold the name for the next dashboard */
+	free(p.session);
+	if (p.fork) {
+		free(a->fork_from);
+		a->fork_from = NULL;
+	}
+	if (rc == 0) {
+		open_prompt(w, a, &p);
+		wrx_relayout(w);
+	}
+	free(p.prompt);
+	return rc < 0 ? -EIO : 0;
 }
