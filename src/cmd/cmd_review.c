@@ -111,7 +111,14 @@ static void print_stat(const struct diff_reader *d)
 	printf("%d file%s, +%d -%d\n", d->nfiles, d->nfiles == 1 ? "" : "s", d->added, d->deleted);
 }
 
-int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
+/* What diff was asked: one mode (-1: the agent's default) and how to show it. */
+struct diff_args {
+	int mode;
+	bool stat, json, colour;
+};
+
+/* diff's options into *d: 0, or 2 for a usage error. */
+static int diff_parse(int argc, char **argv, struct diff_args *d)
 {
 	static const struct option opts[] = {
 		{"wip", no_argument, NULL, 'w'},     {"branch", no_argument, NULL, 'b'},
@@ -120,49 +127,92 @@ int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
 		{"staged", no_argument, NULL, 'S'},  {"color", no_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},    {0, 0, 0, 0},
 	};
-	int mode = -1, c;
-	bool stat = false, json = false, colour = false;
+	static const struct {
+		int c, mode;
+	} modes[] = {
+		{'w', DIFF_WIP},    {'b', DIFF_BRANCH},   {'c', DIFF_COMMITS},
+		{'S', DIFF_STAGED}, {'u', DIFF_UNSTAGED},
+	};
+	int c;
+	*d = (struct diff_args){.mode = -1};
 	optind = 0;
 	while ((c = getopt_exact(argc, argv, "", opts)) != -1) {
-		if (c == 'w' || c == 'b' || c == 'c' || c == 'u' || c == 'S') {
-			int m = c == 'w'   ? DIFF_WIP
-				: c == 'b' ? DIFF_BRANCH
-				: c == 'c' ? DIFF_COMMITS
-				: c == 'S' ? DIFF_STAGED
-					   : DIFF_UNSTAGED;
-			if (mode >= 0 && mode != m)
-				return cmd_usage(ctx->self);
-			mode = m;
-		} else if (c == 's') {
-			stat = true;
-		} else if (c == 'j') {
-			json = true;
-		} else if (c == 'C') {
-			colour = true;
-		} else {
-			return cmd_usage(ctx->self);
-		}
+		int m = -1;
+		for (size_t i = 0; i < WRX_ARRAY_LEN(modes); i++)
+			m = modes[i].c == c ? modes[i].mode : m;
+		if (m >= 0 && d->mode >= 0 && d->mode != m)
+			return 2;
+		else if (m >= 0)
+			d->mode = m;
+		else if (c == 's')
+			d->stat = true;
+		else if (c == 'j')
+			d->json = true;
+		else if (c == 'C')
+			d->colour = true;
+		else
+			return 2;
 	}
-	if (argc - optind > 1 || (colour && (stat || json)))
-		return cmd_usage(ctx->self);
-	struct agent_rec a;
-	int rc = cmd_which_agent(ctx, "diff", optind < argc ? argv[optind] : NULL, &a);
+	return argc - optind > 1 || (d->colour && (d->stat || d->json)) ? 2 : 0;
+}
+
+/* The diff written to fd, shown as asked: a stat, JSON, or coloured lines. */
+static void diff_show(int fd, const struct agent_rec *a, const struct diff_args *d,
+		      const char *base)
+{
+	if (d->stat || d->json) {
+		struct diff_reader r = {0};
+		each_line(fd, read_one, &r);
+		if (d->json) {
+			json_object *o = stat_json(a, (enum diff_mode)d->mode, base, &r);
+			printf("%s\n", json_object_to_json_string_ext(
+					       o, JSON_C_TO_STRING_PRETTY |
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
+			json_object_put(o);
+		} else {
+			print_stat(&r);
+		}
+		diff_reader_free(&r);
+		return;
+	}
+	struct show sh = {0};
+	each_line(fd, show_one, &sh);
+	fwrite(sh.out.data ? sh.out.data : "", 1, sh.out.len, stdout);
+	buf_free(&sh.out);
+	diff_reader_free(&sh.d);
+}
+
+/* The agent diff shows: its mode settled, a server's WIP refused, a sandbox's work imported. */
+static int diff_agent(struct cmd_ctx *ctx, const char *name, struct diff_args *d,
+		      struct agent_rec *a)
+{
+	int rc = cmd_which_agent(ctx, "diff", name, a);
 	if (rc)
 		return rc;
-	if (mode < 0)
-		mode = a.remote ? DIFF_BRANCH : DIFF_WIP;
-	if ((mode == DIFF_WIP || mode == DIFF_UNSTAGED || mode == DIFF_STAGED) && a.remote) {
+	if (d->mode < 0)
+		d->mode = a->remote ? DIFF_BRANCH : DIFF_WIP;
+	if ((d->mode == DIFF_WIP || d->mode == DIFF_UNSTAGED || d->mode == DIFF_STAGED) &&
+	    a->remote)
 		rc = cmd_fail("diff",
 			      "%s runs on %s: its uncommitted work is there "
 			      "(--branch shows what it committed, fetched back)",
-			      a.handle, a.remote);
-		agent_rec_free(&a);
+			      a->handle, a->remote);
+	else if (a->branch && cmd_import_sandbox(ctx, "diff", a) < 0)
+		rc = 1;
+	if (rc)
+		agent_rec_free(a);
+	return rc;
+}
+
+int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct diff_args d;
+	if (diff_parse(argc, argv, &d))
+		return cmd_usage(ctx->self);
+	struct agent_rec a;
+	int rc = diff_agent(ctx, optind < argc ? argv[optind] : NULL, &d, &a);
+	if (rc)
 		return rc;
-	}
-	if (a.branch && cmd_import_sandbox(ctx, "diff", &a) < 0) {
-		agent_rec_free(&a);
-		return 1;
-	}
 	char *main = a.base ? NULL : repo_main_branch(ctx->repo, ctx->cfg.main_branch);
 	const char *base = a.base ? a.base : main;
 	struct diff_target t = {
@@ -172,36 +222,16 @@ int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
 	 * writes. Coloured for a terminal, or with --color (review.pager's
 	 * input, as git gives its diffFilter).
 	 */
-	bool plain = !stat && !json && !colour && !isatty(STDOUT_FILENO);
+	bool plain = !d.stat && !d.json && !d.colour && !isatty(STDOUT_FILENO);
 	int fd = plain ? STDOUT_FILENO : memfd_create("workrex-diff", MFD_CLOEXEC);
 	char *cause = NULL;
 	fflush(stdout);
 	if (fd < 0)
 		rc = cmd_fail("diff", "a memory file: %s", strerror(errno));
-	else if (diff_write(ctx->repo, &t, (enum diff_mode)mode, fd, &cause) < 0)
+	else if (diff_write(ctx->repo, &t, (enum diff_mode)d.mode, fd, &cause) < 0)
 		rc = cmd_fail("diff", "%s: %s", a.handle, cause);
-	if (rc == 0 && !plain) {
-		if (stat || json) {
-			struct diff_reader d = {0};
-			each_line(fd, read_one, &d);
-			if (json) {
-				json_object *o = stat_json(&a, (enum diff_mode)mode, base, &d);
-				printf("%s\n", json_object_to_json_string_ext(
-						       o, JSON_C_TO_STRING_PRETTY |
-								  JSON_C_TO_STRING_NOSLASHESCAPE));
-				json_object_put(o);
-			} else {
-				print_stat(&d);
-			}
-			diff_reader_free(&d);
-		} else {
-			struct show sh = {0};
-			each_line(fd, show_one, &sh);
-			fwrite(sh.out.data ? sh.out.data : "", 1, sh.out.len, stdout);
-			buf_free(&sh.out);
-			diff_reader_free(&sh.d);
-		}
-	}
+	if (rc == 0 && !plain)
+		diff_show(fd, &a, &d, base);
 	if (fd > STDOUT_FILENO)
 		close(fd);
 	free(cause);
@@ -333,6 +363,74 @@ static int change_comment(struct cmd_ctx *ctx, const struct agent_rec *a, const 
 	return 0;
 }
 
+/*
+ * review --comment FILE[:LINE] TEXT: the comment, placed in a's changes
+ * (its hunk, or the file as a whole). 0, or 1 (said): a comment the
+ * agent could not place is refused.
+ */
+static int comment_place(struct cmd_ctx *ctx, const struct agent_rec *a, const char *where,
+			 char *text, struct review_comment *c)
+{
+	const char *colon = strrchr(where, ':');
+	char *end = NULL;
+	long line = colon ? strtol(colon + 1, &end, 10) : 0;
+	bool numbered = colon && end && *end == '\0' && end != colon + 1 && line > 0;
+	c->file = numbered ? xstrndup(where, (size_t)(colon - where)) : xstrdup(where);
+	c->line = numbered ? (int)line : 0;
+	c->text = text;
+	char *main = a->base ? NULL : repo_main_branch(ctx->repo, ctx->cfg.main_branch);
+	bool in_diff = false;
+	c->hunk = hunk_of(ctx, a, a->base ? a->base : main, c->file, c->line, &in_diff);
+	free(main);
+	if (!in_diff)
+		return cmd_fail("review",
+				"%s is not among %s's changes (workrex diff %s --stat lists them)",
+				c->file, a->handle, a->handle);
+	if (c->line && c->hunk == NULL)
+		return cmd_fail("review",
+				"%s:%d is in none of %s's hunks: comment on a changed line, or on "
+				"the file (%s alone)",
+				c->file, c->line, a->handle, c->file);
+	if (c->line == 0) {
+		free(c->hunk); /* the file as a whole: no hunk of it */
+		c->hunk = NULL;
+	}
+	return 0;
+}
+
+/* review --send, or --comment: to the dashboard; a comment kept for the next one if none runs. */
+static int review_tell(struct cmd_ctx *ctx, const struct agent_rec *a,
+		       const struct review_comment *c)
+{
+	json_object *req = cmd_agent_request(c ? "comment" : "review-send", a), *r = NULL, *m;
+	if (c) {
+		json_object_object_add(req, "file", json_object_new_string(c->file));
+		json_object_object_add(req, "line", json_object_new_int(c->line));
+		if (c->hunk)
+			json_object_object_add(req, "hunk", json_object_new_string(c->hunk));
+		json_object_object_add(req, "text", json_object_new_string(c->text));
+	}
+	int rc = cmd_dashboard(ctx, "review", req, &r);
+	json_object_put(req);
+	if (rc == 0 && json_object_object_get_ex(r, "message", &m))
+		printf("%s\n", json_object_get_string(m));
+	json_object_put(r);
+	if (rc == -ENOENT && c) {
+		/* Nobody runs: kept here for the next dashboard, which counts them. */
+		rc = comments_add(repo_root(ctx->repo), a->handle, c);
+		if (rc < 0)
+			cmd_fail("review", "%s: the comment was not kept: %s", a->handle,
+				 strerror(-rc));
+		else
+			print_waiting(a->handle, comments_count(repo_root(ctx->repo), a->handle));
+	} else if (rc == -ENOENT) {
+		cmd_fail("review", "%s: nothing runs it here: workrex open %s first", a->handle,
+			 a->handle);
+		rc = -1;
+	}
+	return rc < 0 ? 1 : 0;
+}
+
 int cmd_review(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	bool send = argc == 3 && strcmp(argv[2], "--send") == 0;
@@ -345,81 +443,19 @@ int cmd_review(struct cmd_ctx *ctx, int argc, char **argv)
 	int rc = cmd_which_agent(ctx, "review", argv[1], &a);
 	if (rc)
 		return rc;
-	if (argc == 2 || del || edit) {
-		rc = argc == 2 ? list_comments(ctx, &a)
-			       : change_comment(ctx, &a, argv[3], edit ? argv[4] : NULL);
-		agent_rec_free(&a);
-		return rc;
-	}
-	json_object *req = cmd_agent_request(send ? "review-send" : "comment", &a);
 	struct review_comment c = {0};
-	char *main = NULL;
-	if (comment) {
-		/* FILE:LINE, or FILE alone for the file as a whole. */
-		const char *colon = strrchr(argv[3], ':');
-		char *end = NULL;
-		long line = colon ? strtol(colon + 1, &end, 10) : 0;
-		bool numbered = colon && end && *end == '\0' && end != colon + 1 && line > 0;
-		c.file = numbered ? xstrndup(argv[3], (size_t)(colon - argv[3])) : xstrdup(argv[3]);
-		c.line = numbered ? (int)line : 0;
-		c.text = argv[4];
-		main = a.base ? NULL : repo_main_branch(ctx->repo, ctx->cfg.main_branch);
-		bool in_diff = false;
-		c.hunk = hunk_of(ctx, &a, a.base ? a.base : main, c.file, c.line, &in_diff);
-		/* Said of its changes, or of nothing: a comment the agent could not place is refused. */
-		if (!in_diff || (c.line && c.hunk == NULL)) {
-			rc = !in_diff ? cmd_fail("review",
-						 "%s is not among %s's changes (workrex diff %s "
-						 "--stat "
-						 "lists them)",
-						 c.file, a.handle, a.handle)
-				      : cmd_fail("review",
-						 "%s:%d is in none of %s's hunks: comment on a "
-						 "changed "
-						 "line, or on the file (%s alone)",
-						 c.file, c.line, a.handle, c.file);
-			json_object_put(req);
-			free(c.file);
-			free(c.hunk);
-			free(main);
-			agent_rec_free(&a);
-			return rc;
-		}
-		if (c.line == 0) {
-			free(c.hunk); /* the file as a whole: no hunk of it */
-			c.hunk = NULL;
-		}
-		json_object_object_add(req, "file", json_object_new_string(c.file));
-		json_object_object_add(req, "line", json_object_new_int(c.line));
-		if (c.hunk)
-			json_object_object_add(req, "hunk", json_object_new_string(c.hunk));
-		json_object_object_add(req, "text", json_object_new_string(c.text));
-	}
-	json_object *r = NULL;
-	rc = cmd_dashboard(ctx, "review", req, &r);
-	json_object *m;
-	if (rc == 0 && json_object_object_get_ex(r, "message", &m))
-		printf("%s\n", json_object_get_string(m));
-	json_object_put(r);
-	if (rc == -ENOENT && comment) {
-		/* Nobody runs: kept here for the next dashboard, which counts them. */
-		rc = comments_add(repo_root(ctx->repo), a.handle, &c);
-		if (rc < 0)
-			cmd_fail("review", "%s: the comment was not kept: %s", a.handle,
-				 strerror(-rc));
-		else
-			print_waiting(a.handle, comments_count(repo_root(ctx->repo), a.handle));
-	} else if (rc == -ENOENT) {
-		cmd_fail("review", "%s: nothing runs it here: workrex open %s first", a.handle,
-			 a.handle);
-		rc = -1;
-	}
-	json_object_put(req);
+	if (argc == 2)
+		rc = list_comments(ctx, &a);
+	else if (del || edit)
+		rc = change_comment(ctx, &a, argv[3], edit ? argv[4] : NULL);
+	else if (comment && (rc = comment_place(ctx, &a, argv[3], argv[4], &c)) == 0)
+		rc = review_tell(ctx, &a, &c);
+	else if (send)
+		rc = review_tell(ctx, &a, NULL);
 	free(c.file);
 	free(c.hunk);
-	free(main);
 	agent_rec_free(&a);
-	return rc < 0 ? 1 : 0;
+	return rc;
 }
 
 /* ---- pull requests (gh) ---- */

@@ -471,42 +471,86 @@ int rpc_cmd_host_exec(int argc, char **argv)
  *   wl-paste [-n] --type image/png              the image's bytes
  * Writes (xclip without -o, wl-copy) and other targets are refused.
  */
-int rpc_cmd_clipboard(const char *tool, int argc, char **argv)
+/*
+ * What xclip or wl-paste was asked, in its own options: read (never
+ * write) the clipboard, list its types, or one type of it. 0, or 1 (said).
+ */
+struct clip_ask {
+	bool xclip, list;
+	const char *want; /* the type asked; NULL: the image */
+};
+
+static int clip_parse(const char *tool, int argc, char **argv, struct clip_ask *q)
 {
-	bool xclip = strcmp(tool, "xclip") == 0, out = !xclip, list = false;
-	const char *want = NULL;
+	bool xclip = q->xclip = strcmp(tool, "xclip") == 0, out = !xclip;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool has_value = i + 1 < argc;
 		if (xclip && (!strcmp(a, "-o") || !strcmp(a, "-out")))
 			out = true;
 		else if (xclip && (!strcmp(a, "-t") || !strcmp(a, "-target")) && has_value)
-			want = argv[++i];
+			q->want = argv[++i];
 		else if (xclip && (!strcmp(a, "-selection") || !strcmp(a, "-sel")) && has_value)
 			i++;
 		else if (!xclip && (!strcmp(a, "-l") || !strcmp(a, "--list-types")))
-			list = true;
+			q->list = true;
 		else if (!xclip && (!strcmp(a, "-t") || !strcmp(a, "--type")) && has_value)
-			want = argv[++i];
+			q->want = argv[++i];
 		else if (!xclip && !strncmp(a, "--type=", 7))
-			want = a + 7;
+			q->want = a + 7;
 	}
 	if (!out) {
 		fprintf(stderr,
 			"workrex: %s: writing the clipboard from a sandbox is not allowed\n", tool);
 		return 1;
 	}
-	if (want && !strcmp(want, "TARGETS"))
-		list = true;
-	else if (want && strncmp(want, "image/", 6) != 0)
-		want = NULL, list = false, out = false;
-	if (!list && want == NULL) {
+	q->list = q->list || (q->want && !strcmp(q->want, "TARGETS"));
+	if (!q->list && q->want && strncmp(q->want, "image/", 6) == 0)
+		return 0;
+	if (!q->list) {
 		fprintf(stderr, "workrex: %s: only an image can be read from the clipboard here\n",
 			tool);
 		return 1;
 	}
+	return 0;
+}
+
+/* The bridge's answer: the types, or the staged image's bytes, on stdout. 0, or 1 (said). */
+static int clip_print(const char *tool, const struct clip_ask *q, json_object *r)
+{
+	json_object *t, *p, *m;
+	if (!json_object_object_get_ex(r, "type", &t) ||
+	    strcmp(json_object_get_string(t), "clipboard_data") != 0 ||
+	    !json_object_object_get_ex(r, "path", &p))
+		return fail(tool, json_object_object_get_ex(r, "message", &m)
+					  ? json_object_get_string(m)
+					  : "no image");
+	if (q->list) {
+		const char *mime = json_object_object_get_ex(r, "mime", &m)
+					   ? json_object_get_string(m)
+					   : "image/png";
+		printf("%s%s\n", q->xclip ? "TARGETS\n" : "", mime);
+		return 0;
+	}
+	int fd = open(json_object_get_string(p), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return fail(tool, "the staged image is gone");
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof buf)) > 0)
+		if (fd_write_all(1, buf, (size_t)n) < 0)
+			break;
+	close(fd);
+	return 0;
+}
+
+int rpc_cmd_clipboard(const char *tool, int argc, char **argv)
+{
+	struct clip_ask q = {0};
+	if (clip_parse(tool, argc, argv, &q))
+		return 1;
 	json_object *req = request("clipboard_read");
-	json_object_object_add(req, "mime", json_object_new_string(list ? "" : want));
+	json_object_object_add(req, "mime", json_object_new_string(q.list ? "" : q.want));
 	struct rpc_client *c = NULL;
 	char *cause = NULL;
 	int rc = rpc_client_open_env(&c, HOOK_TIMEOUT_MS, &cause);
@@ -521,33 +565,7 @@ int rpc_cmd_clipboard(const char *tool, int argc, char **argv)
 		free(cause);
 		return 1;
 	}
-	json_object *t, *p, *m;
-	if (!json_object_object_get_ex(r, "type", &t) ||
-	    strcmp(json_object_get_string(t), "clipboard_data") != 0 ||
-	    !json_object_object_get_ex(r, "path", &p)) {
-		fail(tool, json_object_object_get_ex(r, "message", &m) ? json_object_get_string(m)
-								       : "no image");
-		json_object_put(r);
-		return 1;
-	}
-	rc = 0;
-	if (list) {
-		const char *mime = json_object_object_get_ex(r, "mime", &m)
-					   ? json_object_get_string(m)
-					   : "image/png";
-		printf("%s%s\n", xclip ? "TARGETS\n" : "", mime);
-	} else {
-		int fd = open(json_object_get_string(p), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		char buf[65536];
-		ssize_t n;
-		while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0)
-			if (fd_write_all(1, buf, (size_t)n) < 0)
-				break;
-		if (fd < 0)
-			rc = fail(tool, "the staged image is gone");
-		else
-			close(fd);
-	}
+	rc = clip_print(tool, &q, r);
 	json_object_put(r);
 	return rc;
 }
