@@ -251,12 +251,12 @@ static json_object *call(struct remote_link *l, const char *op, json_object *req
 	return link_call(l, req, &r, cause) == 0 ? r : NULL;
 }
 
-int cmd_remote_add(struct cmd_ctx *ctx, const struct add_opts *o, const char *host, bool background,
-		   bool new_only)
+/* Why add --remote cannot make this agent on host: 1 (said), else 0. */
+static int remote_add_refused(struct cmd_ctx *ctx, const struct add_opts *o, const char *host,
+			      const char *handle, bool new_only)
 {
-	char *handle = o->handle ? xstrdup(o->handle) : handle_from_branch(o->branch);
 	char *cause = NULL;
-	struct agent_rec a = {0}, old;
+	struct agent_rec old;
 	const struct remote_host *rh = link_host(&ctx->cfg, host, &cause);
 	int rc = 0;
 	if (rh == NULL)
@@ -273,7 +273,7 @@ int cmd_remote_add(struct cmd_ctx *ctx, const struct add_opts *o, const char *ho
 	} else if (new_only && repo_branch_exists(ctx->repo, o->branch)) {
 		rc = cmd_fail("add", "'%s' exists; an agent may only spawn on a new branch",
 			      o->branch);
-	} else if (rh && rh->runtime) {
+	} else if (rh->runtime) {
 		rc = cmd_fail("add",
 			      "remote.hosts.%s.%s: agents in a container on a server are not "
 			      "built yet; without the key they run there directly",
@@ -285,17 +285,95 @@ int cmd_remote_add(struct cmd_ctx *ctx, const struct add_opts *o, const char *ho
 			      host);
 	}
 	free(cause);
-	cause = NULL;
-	if (rc) {
-		free(handle);
-		return rc;
+	return rc;
+}
+
+/*
+ * There: the clone made if it is not there yet, the branch's commits
+ * pushed (from tip), the worktree added. The server's reply, or NULL
+ * with *cause.
+ */
+static json_object *remote_make(struct cmd_ctx *ctx, struct remote_link *l,
+				const struct add_opts *o, const char *handle, const char *base,
+				const char *tip, char **cause)
+{
+	json_object *req = json_object_new_object();
+	json_object_object_add(req, "path", json_object_new_string(l->host->path));
+	json_object *r = call(l, "prepare", req, cause);
+	json_object_put(r);
+	if (*cause == NULL)
+		push(ctx, l, o->branch, tip, base, cause);
+	if (*cause)
+		return NULL;
+	req = json_object_new_object();
+	json_object_object_add(req, "path", json_object_new_string(l->host->path));
+	json_object_object_add(req, "branch", json_object_new_string(o->branch));
+	json_object_object_add(req, "handle", json_object_new_string(handle));
+	if (base)
+		json_object_object_add(req, "base", json_object_new_string(base));
+	if (o->prompt)
+		json_object_object_add(req, "prompt", json_object_new_string(o->prompt));
+	if (o->agent)
+		json_object_object_add(req, "agent", json_object_new_string(o->agent));
+	json_object_object_add(req, "post_create", strings_json(&ctx->cfg.post_create));
+	return call(l, "add", req, cause);
+}
+
+/* Recorded here: its branch (as pushed, when it was new), the path there, the host. */
+static void remote_record(struct cmd_ctx *ctx, const struct add_opts *o, const char *host,
+			  const char *handle, const char *base, const char *tip, bool exists,
+			  json_object *r, struct agent_rec *a)
+{
+	if (!exists) {
+		const char *argv[] = {"branch", "--", o->branch, tip, NULL};
+		git_run(repo_root(ctx->repo), argv, NULL, NULL, true);
 	}
+	char *synced = synced_ref(handle);
+	update_ref(ctx, synced, tip, NULL);
+	free(synced);
+	json_object *v = NULL;
+	json_object_object_get_ex(r, "worktree", &v);
+	a->handle = xstrdup(handle);
+	a->branch = xstrdup(o->branch);
+	a->path = xstrdup(json_object_get_string(v));
+	a->agent = o->agent ? xstrdup(o->agent) : NULL;
+	a->base = base ? xstrdup(base) : NULL;
+	a->created = (long)time(NULL);
+	a->sandbox = -1;
+	a->remote = xstrdup(host);
+	agent_record_remote(ctx->repo, a);
+}
+
+/* A running dashboard opens its panes (its keepers there); else the next one lists it. */
+static int remote_announce(struct cmd_ctx *ctx, const struct agent_rec *a, const struct add_opts *o,
+			   bool background)
+{
+	json_object *req = cmd_agent_request("open", a);
+	json_object_object_add(req, "prompt", json_object_new_boolean(o->prompt != NULL));
+	json_object_object_add(req, "focus", json_object_new_boolean(!background));
+	int drc = cmd_dashboard(ctx, "add", req, NULL);
+	json_object_put(req);
+	printf("created %s (%s) on %s at %s%s\n", a->handle, a->branch, a->remote, a->path,
+	       drc == -ENOENT ? "; no dashboard runs, the next one lists it" : "");
+	return drc < 0 && drc != -ENOENT ? 1 : 0;
+}
+
+int cmd_remote_add(struct cmd_ctx *ctx, const struct add_opts *o, const char *host, bool background,
+		   bool new_only)
+{
+	char *handle = o->handle ? xstrdup(o->handle) : handle_from_branch(o->branch);
+	int rc = remote_add_refused(ctx, o, host, handle, new_only);
 	struct remote_link l;
-	printf("connecting to %s\n", host);
-	fflush(stdout);
-	if (link_open(ctx, host, &l, &cause) < 0) {
+	char *cause = NULL;
+	if (rc == 0) {
+		printf("connecting to %s\n", host);
+		fflush(stdout);
+	}
+	if (rc == 0 && link_open(ctx, host, &l, &cause) < 0) {
 		rc = cmd_fail("add", "%s", cause);
 		free(cause);
+	}
+	if (rc) {
 		free(handle);
 		return rc;
 	}
@@ -307,69 +385,23 @@ int cmd_remote_add(struct cmd_ctx *ctx, const struct add_opts *o, const char *ho
 	bool exists = repo_branch_exists(ctx->repo, o->branch);
 	char *tip = git_rev(repo_root(ctx->repo), exists ? o->branch : base ? base : "HEAD");
 	json_object *r = NULL, *v;
-	if (tip == NULL) {
+	struct agent_rec a = {0};
+	if (tip == NULL)
 		cause = xasprintf("no commit '%s' to start from", exists ? o->branch : base);
-	} else {
-		/* The clone there, made if it is not there yet. */
-		json_object *req = json_object_new_object();
-		json_object_object_add(req, "path", json_object_new_string(l.host->path));
-		r = call(&l, "prepare", req, &cause);
-	}
-	if (cause == NULL)
-		push(ctx, &l, o->branch, tip, base, &cause);
-	if (cause == NULL) {
-		json_object *req = json_object_new_object();
-		json_object_object_add(req, "path", json_object_new_string(l.host->path));
-		json_object_object_add(req, "branch", json_object_new_string(o->branch));
-		json_object_object_add(req, "handle", json_object_new_string(handle));
-		if (base)
-			json_object_object_add(req, "base", json_object_new_string(base));
-		if (o->prompt)
-			json_object_object_add(req, "prompt", json_object_new_string(o->prompt));
-		if (o->agent)
-			json_object_object_add(req, "agent", json_object_new_string(o->agent));
-		json_object_object_add(req, "post_create", strings_json(&ctx->cfg.post_create));
-		json_object_put(r);
-		r = call(&l, "add", req, &cause);
-	}
+	else
+		r = remote_make(ctx, &l, o, handle, base, tip, &cause);
 	if (cause) {
 		rc = cmd_fail("add", "%s", cause);
-		goto out;
+	} else {
+		remote_record(ctx, o, host, handle, base, tip, exists, r, &a);
+		if (json_object_object_get_ex(r, "failed", &v))
+			rc = cmd_fail("add",
+				      "%s: %s (the worktree %s was created there; `workrex rm %s` "
+				      "removes it)",
+				      host, json_object_get_string(v), a.path, a.handle);
+		else
+			rc = remote_announce(ctx, &a, o, background);
 	}
-	/* Recorded here: its branch (as pushed), the path there, the host. */
-	if (!exists) {
-		const char *argv[] = {"branch", "--", o->branch, tip, NULL};
-		git_run(repo_root(ctx->repo), argv, NULL, NULL, true);
-	}
-	char *synced = synced_ref(handle);
-	update_ref(ctx, synced, tip, NULL);
-	free(synced);
-	a.handle = xstrdup(handle);
-	a.branch = xstrdup(o->branch);
-	json_object_object_get_ex(r, "worktree", &v);
-	a.path = xstrdup(json_object_get_string(v));
-	a.agent = o->agent ? xstrdup(o->agent) : NULL;
-	a.base = base ? xstrdup(base) : NULL;
-	a.created = (long)time(NULL);
-	a.sandbox = -1;
-	a.remote = xstrdup(host);
-	agent_record_remote(ctx->repo, &a);
-	if (json_object_object_get_ex(r, "failed", &v)) {
-		rc = cmd_fail("add",
-			      "%s: %s (the worktree %s was created there; `workrex rm %s` "
-			      "removes it)",
-			      host, json_object_get_string(v), a.path, a.handle);
-		goto out;
-	}
-	json_object *req = cmd_agent_request("open", &a);
-	json_object_object_add(req, "prompt", json_object_new_boolean(o->prompt != NULL));
-	json_object_object_add(req, "focus", json_object_new_boolean(!background));
-	int drc = cmd_dashboard(ctx, "add", req, NULL);
-	json_object_put(req);
-	printf("created %s (%s) on %s at %s%s\n", a.handle, a.branch, host, a.path,
-	       drc == -ENOENT ? "; no dashboard runs, the next one lists it" : "");
-	rc = drc < 0 && drc != -ENOENT ? 1 : 0;
-out:
 	free(cause);
 	json_object_put(r);
 	agent_rec_free(&a);

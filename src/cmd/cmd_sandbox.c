@@ -624,127 +624,148 @@ int cmd_doctor_client(void)
 	return !g;
 }
 
-static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
+/* doctor: the runtime, and the image it would run. The problems found. */
+static int doctor_runtime(const char *rt, const char *image)
 {
-	int problems = 0;
-	const char *rt = container_runtime(&ctx->cfg);
-	if (rt && path_has(rt)) {
-		printf("ok    runtime: %s\n", rt);
-	} else {
+	if (rt == NULL || !path_has(rt)) {
 		printf("FAIL  runtime: %s\n", rt ? "configured but not installed"
 						 : "none found (install podman or docker)");
-		problems++;
+		return 1;
 	}
-	const char *agent = agentcmd_default(&ctx->cfg);
-	char *image = container_image(&ctx->cfg, agent);
-	if (rt && path_has(rt)) {
-		char *av[] = {(char *)rt, "image", "inspect", image, NULL};
-		struct proc_opts o = PROC_OPTS_DEFAULT;
-		o.out = o.err = PROC_NULL;
-		bool have = proc_run(av, &o) == 0;
-		printf("%s  image: %s%s\n", have ? "ok  " : "FAIL", image,
-		       have ? "" : " is not here (workrex sandbox build, or pull)");
-		problems += !have;
-	}
-	/* How the sandbox reaches the host, and under deny what holds its network. */
+	printf("ok    runtime: %s\n", rt);
+	char *av[] = {(char *)rt, "image", "inspect", (char *)image, NULL};
+	struct proc_opts o = PROC_OPTS_DEFAULT;
+	o.out = o.err = PROC_NULL;
+	bool have = proc_run(av, &o) == 0;
+	printf("%s  image: %s%s\n", have ? "ok  " : "FAIL", image,
+	       have ? "" : " is not here (workrex sandbox build, or pull)");
+	return !have;
+}
+
+/* doctor: how the sandbox reaches the host, and under deny what holds its network. */
+static int doctor_reach(struct cmd_ctx *ctx, const char *rt, const char *image, bool deny)
+{
 	struct backend_reach reach;
 	char *why = NULL;
-	bool deny = strcmp(ctx->cfg.sandbox.network.policy, "deny") == 0;
-	if (rt && container_reach(&ctx->cfg, &reach, &why) < 0) {
+	if (container_reach(&ctx->cfg, &reach, &why) < 0) {
 		printf("FAIL  host: %s\n", why);
-		problems++;
-	} else if (rt && !reach.tcp) {
+		free(why);
+		return 1;
+	}
+	if (!reach.tcp) {
 		printf("ok    host: unix sockets mounted in (RPC%s)%s\n", deny ? ", proxy" : "",
 		       deny ? "; network: none at all" : "");
-	} else if (rt) {
-		printf("ok    host: RPC%s over TCP at %s (the sandbox names it %s)%s\n",
-		       deny ? " and the proxy" : "", reach.bind, reach.guest,
-		       deny ? "; network: a firewall step as root, then your uid" : "");
-		if (deny && path_has(rt)) {
-			/* The firewall step needs the image's iptables. */
-			char *av[] = {(char *)rt,
-				      "run",
-				      "--rm",
-				      image,
-				      "/bin/sh",
-				      "-c",
-				      "test -x /usr/sbin/iptables || test -x /sbin/iptables",
-				      NULL};
-			struct proc_opts o = PROC_OPTS_DEFAULT;
-			o.out = o.err = PROC_NULL;
-			bool ipt = proc_run(av, &o) == 0;
-			printf("%s  iptables in %s%s\n", ipt ? "ok  " : "FAIL", image,
-			       ipt ? ""
-				   : ": missing, and the firewall step needs it (apt-get "
-				     "install iptables in its Dockerfile)");
-			problems += !ipt;
-		}
+		return 0;
 	}
-	free(why);
-	problems += cmd_doctor_client();
-	/*
-	 * What an agent's pane would see: the agent named, else the one whose
-	 * worktree this is, else the first, and which one it is, said.
-	 */
+	printf("ok    host: RPC%s over TCP at %s (the sandbox names it %s)%s\n",
+	       deny ? " and the proxy" : "", reach.bind, reach.guest,
+	       deny ? "; network: a firewall step as root, then your uid" : "");
+	if (!deny || !path_has(rt))
+		return 0;
+	/* The firewall step needs the image's iptables. */
+	char *av[] = {(char *)rt,
+		      "run",
+		      "--rm",
+		      (char *)image,
+		      "/bin/sh",
+		      "-c",
+		      "test -x /usr/sbin/iptables || test -x /sbin/iptables",
+		      NULL};
+	struct proc_opts o = PROC_OPTS_DEFAULT;
+	o.out = o.err = PROC_NULL;
+	bool ipt = proc_run(av, &o) == 0;
+	printf("%s  iptables in %s%s\n", ipt ? "ok  " : "FAIL", image,
+	       ipt ? ""
+		   : ": missing, and the firewall step needs it (apt-get install iptables in its "
+		     "Dockerfile)");
+	return !ipt;
+}
+
+/*
+ * doctor: what an agent's pane would see: the agent named, else the one
+ * whose worktree this is, else the first, and which one it is, said.
+ * The agent's handle (owned), or NULL for none.
+ */
+static char *doctor_which(struct cmd_ctx *ctx, const char *named)
+{
+	if (named)
+		return xstrdup(named);
 	struct agent_rec *all = NULL, here = {0};
 	size_t n = 0;
-	char *cause = NULL;
-	const char *handle = argc > 1 ? argv[1] : NULL;
-	if (handle == NULL && agent_find(ctx->repo, NULL, ctx->cwd, &here, &cause) == 0) {
-		handle = here.handle;
+	char *cause = NULL, *handle = NULL;
+	if (agent_find(ctx->repo, NULL, ctx->cwd, &here, &cause) == 0) {
+		handle = xstrdup(here.handle);
 		printf("\n(for %s, whose worktree this is; sandbox doctor HANDLE for another)\n",
 		       handle);
-	} else if (handle == NULL && agent_list(ctx->repo, &all, &n, &cause) == 0 && n > 0) {
-		handle = all[0].handle;
+	} else if (agent_list(ctx->repo, &all, &n, &cause) == 0 && n > 0) {
+		handle = xstrdup(all[0].handle);
 		printf("\n(for %s, the first of %zu agent%s; sandbox doctor HANDLE for another)\n",
 		       handle, n, n == 1 ? "" : "s");
 	}
 	free(cause);
-	cause = NULL;
-	if (handle) {
-		struct shell_pane sp;
-		if (agent_pane(ctx, handle, &sp) == 0) {
-			char *av[] = {"/bin/bash", NULL};
-			sp.p.argv = av;
-			if (deny) {
-				/* What the dashboard fills in when it opens the pane. */
-				sp.p.proxy_token = "TOKEN";
-				sp.p.rpc_dir = "$XDG_RUNTIME_DIR/workrex/a-HASH";
-			}
-			struct strlist l = {0};
-			int rc = backend_container.check(&sp.p, &cause);
-			if (rc < 0) {
-				printf("FAIL  %s: %s\n", handle, cause);
-				problems++;
-			} else if (backend_container.argv(&sp.p, &l, &cause) == 0) {
-				printf("ok    checks for %s (mounts, capabilities, hooks)\n\n",
-				       handle);
-				printf("what a sandboxed pane of %s sees:\n", handle);
-				for (size_t k = 0; k + 1 < l.n; k++)
-					if (strcmp(l.v[k], "--mount") == 0)
-						printf("  %s\n", l.v[k + 1]);
-				printf("  HOME=/tmp (empty but for the agent's config)\n");
-				/* Quoted for a shell: it can be pasted and run. */
-				printf("\nthe command:\n ");
-				for (size_t k = 0; k < l.n; k++) {
-					char *q = sh_quote(l.v[k]);
-					printf(" %s", q);
-					free(q);
-				}
-				printf("\n");
-			}
-			free(cause);
-			strlist_free(&l);
-			shell_pane_free(&sp);
-		}
-	} else {
-		printf("      (no agent yet: `workrex add NAME -S` makes one; doctor NAME shows "
-		       "its view)\n");
-	}
 	for (size_t k = 0; k < n; k++)
 		agent_rec_free(&all[k]);
 	free(all);
 	agent_rec_free(&here);
+	return handle;
+}
+
+/* doctor: the mounts and the command of handle's sandboxed pane. The problems found. */
+static int doctor_agent(struct cmd_ctx *ctx, const char *handle, bool deny)
+{
+	struct shell_pane sp;
+	if (agent_pane(ctx, handle, &sp) != 0)
+		return 0; /* said */
+	char *av[] = {"/bin/bash", NULL}, *cause = NULL;
+	sp.p.argv = av;
+	if (deny) {
+		/* What the dashboard fills in when it opens the pane. */
+		sp.p.proxy_token = "TOKEN";
+		sp.p.rpc_dir = "$XDG_RUNTIME_DIR/workrex/a-HASH";
+	}
+	struct strlist l = {0};
+	int problems = 0;
+	if (backend_container.check(&sp.p, &cause) < 0) {
+		printf("FAIL  %s: %s\n", handle, cause);
+		problems++;
+	} else if (backend_container.argv(&sp.p, &l, &cause) == 0) {
+		printf("ok    checks for %s (mounts, capabilities, hooks)\n\n", handle);
+		printf("what a sandboxed pane of %s sees:\n", handle);
+		for (size_t k = 0; k + 1 < l.n; k++)
+			if (strcmp(l.v[k], "--mount") == 0)
+				printf("  %s\n", l.v[k + 1]);
+		printf("  HOME=/tmp (empty but for the agent's config)\n");
+		/* Quoted for a shell: it can be pasted and run. */
+		printf("\nthe command:\n ");
+		for (size_t k = 0; k < l.n; k++) {
+			char *q = sh_quote(l.v[k]);
+			printf(" %s", q);
+			free(q);
+		}
+		printf("\n");
+	}
+	free(cause);
+	strlist_free(&l);
+	shell_pane_free(&sp);
+	return problems;
+}
+
+static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const char *rt = container_runtime(&ctx->cfg);
+	char *image = container_image(&ctx->cfg, agentcmd_default(&ctx->cfg));
+	bool deny = strcmp(ctx->cfg.sandbox.network.policy, "deny") == 0;
+	int problems = doctor_runtime(rt, image);
+	if (rt)
+		problems += doctor_reach(ctx, rt, image, deny);
+	problems += cmd_doctor_client();
+	char *handle = doctor_which(ctx, argc > 1 ? argv[1] : NULL);
+	if (handle)
+		problems += doctor_agent(ctx, handle, deny);
+	else
+		printf("      (no agent yet: `workrex add NAME -S` makes one; doctor NAME shows "
+		       "its view)\n");
+	free(handle);
 	free(image);
 	return problems ? 1 : 0;
 }
