@@ -541,179 +541,321 @@ static void view_load(struct ui *ui)
 	free(dir);
 }
 
-void ui_action(struct ui *ui, enum wrx_action action, int arg)
+/*
+ * The dashboard's actions (config/keys.h), one function each, found by
+ * the action's number: a new action is one function and one row.
+ */
+static struct agent *focused_agent(struct ui *ui)
+{
+	struct wpane *focus = session_focus(ui->w->s);
+	return focus ? focus->agent : NULL;
+}
+
+static void act_new_pane(struct ui *ui, int arg)
+{
+	(void)arg;
+	struct agent *a = focused_agent(ui);
+	if (a == NULL)
+		a = session_agent(ui->w->s, 0);
+	if (a)
+		open_shell(ui, a);
+}
+
+static void act_close_pane(struct ui *ui, int arg)
+{
+	(void)arg;
+	struct session *s = ui->w->s;
+	struct wpane *focus = session_focus(s);
+	if (focus == NULL)
+		return;
+	if (pane_exited(focus->term, NULL)) {
+		session_close_pane(s, focus);
+		return;
+	}
+	char *q = xasprintf("close pane %d (%s is still running)? (y/n)",
+			    session_pane_index(s, focus) + 1, focus->label);
+	ui_prompt(ui, q, true, close_answer, (void *)(intptr_t)focus->id);
+	free(q);
+}
+
+static void act_focus_agent(struct ui *ui, int arg)
+{
+	int at = session_agent_by_num(ui->w->s, arg);
+	if (at < 0)
+		ui_message(ui, true, "no agent %d", arg);
+	else
+		ui_focus_agent(ui, at);
+}
+
+static void act_attention(struct ui *ui, int arg)
+{
+	(void)arg;
+	if (!ui_open_asked(ui))
+		focus_attention(ui);
+}
+
+/* The next pane (arg 1) or the one before (-1), round. */
+static void act_cycle_pane(struct ui *ui, int arg)
 {
 	struct session *s = ui->w->s;
 	struct wpane *focus = session_focus(s);
 	int n = session_pane_count(s);
-	switch (action) {
-	case ACT_NEW_PANE: {
-		struct agent *a = focus ? focus->agent : session_agent(s, 0);
-		if (a)
-			open_shell(ui, a);
-		break;
-	}
-	case ACT_CLOSE_PANE:
-		if (focus == NULL)
-			break;
-		if (pane_exited(focus->term, NULL)) {
-			session_close_pane(s, focus);
-		} else {
-			char *q = xasprintf("close pane %d (%s is still running)? (y/n)",
-					    session_pane_index(s, focus) + 1, focus->label);
-			ui_prompt(ui, q, true, close_answer, (void *)(intptr_t)focus->id);
-			free(q);
-		}
-		break;
-	case ACT_FOCUS_AGENT: {
-		int at = session_agent_by_num(s, arg);
-		if (at < 0)
-			ui_message(ui, true, "no agent %d", arg);
-		else
-			ui_focus_agent(ui, at);
-		break;
-	}
-	case ACT_PICK_AGENT:
-		prompts_pick_agent(ui);
-		break;
-	case ACT_ATTENTION:
-		if (!ui_open_asked(ui))
-			focus_attention(ui);
-		break;
-	case ACT_RELOAD:
-		ui_reload_key(ui);
-		break;
-	case ACT_NEXT_PANE:
-	case ACT_PREV_PANE:
-		if (n > 0 && focus) {
-			int i = session_pane_index(s, focus);
-			i = (i + (action == ACT_NEXT_PANE ? 1 : n - 1)) % n;
-			session_set_focus(s, session_pane(s, i));
-			if (session_zoomed(s) || session_layout(s) == WRX_LAYOUT_FULL ||
-			    session_layout(s) == WRX_LAYOUT_WINDOW)
-				ui_relayout(ui);
-		}
-		break;
-	case ACT_PANE_LEFT:
-		focus_dir(ui, -1, 0);
-		break;
-	case ACT_PANE_RIGHT:
-		focus_dir(ui, 1, 0);
-		break;
-	case ACT_PANE_UP:
-		focus_dir(ui, 0, -1);
-		break;
-	case ACT_PANE_DOWN:
-		focus_dir(ui, 0, 1);
-		break;
-	case ACT_ZOOM:
-		session_toggle_zoom(s);
+	if (n == 0 || focus == NULL)
+		return;
+	int i = (session_pane_index(s, focus) + (arg > 0 ? 1 : n - 1)) % n;
+	session_set_focus(s, session_pane(s, i));
+	if (session_zoomed(s) || session_layout(s) == WRX_LAYOUT_FULL ||
+	    session_layout(s) == WRX_LAYOUT_WINDOW)
 		ui_relayout(ui);
-		break;
-	case ACT_NEXT_LAYOUT:
-		session_next_layout(s);
-		ui_message(ui, false, "layout: %s", layout_name(session_layout(s)));
-		view_save(ui);
-		ui_relayout(ui);
-		break;
-	case ACT_SCROLL:
-		if (focus)
-			copy_enter(ui, focus, false);
-		break;
-	case ACT_SIDEBAR:
-		ui->sidebar = !ui->sidebar;
-		view_save(ui);
-		ui_relayout(ui);
-		break;
-	case ACT_MESSAGES: {
-		struct buf b = {0};
-		for (size_t i = 0; i < ui->said.n; i++)
-			wrap_into(&b, ui->said.v[i], WRX_MAX(ui->cols - 1, 20));
-		textview_open(ui, "messages (the newest last; every one is in workrex.log)",
-			      b.data ? b.data : "no message yet\n");
-		buf_free(&b);
-		break;
+}
+
+static void act_next_pane(struct ui *ui, int arg)
+{
+	(void)arg;
+	act_cycle_pane(ui, 1);
+}
+
+static void act_prev_pane(struct ui *ui, int arg)
+{
+	(void)arg;
+	act_cycle_pane(ui, -1);
+}
+
+static void act_pane_left(struct ui *ui, int arg)
+{
+	(void)arg;
+	focus_dir(ui, -1, 0);
+}
+
+static void act_pane_right(struct ui *ui, int arg)
+{
+	(void)arg;
+	focus_dir(ui, 1, 0);
+}
+
+static void act_pane_up(struct ui *ui, int arg)
+{
+	(void)arg;
+	focus_dir(ui, 0, -1);
+}
+
+static void act_pane_down(struct ui *ui, int arg)
+{
+	(void)arg;
+	focus_dir(ui, 0, 1);
+}
+
+static void act_zoom(struct ui *ui, int arg)
+{
+	(void)arg;
+	session_toggle_zoom(ui->w->s);
+	ui_relayout(ui);
+}
+
+static void act_next_layout(struct ui *ui, int arg)
+{
+	(void)arg;
+	session_next_layout(ui->w->s);
+	ui_message(ui, false, "layout: %s", layout_name(session_layout(ui->w->s)));
+	view_save(ui);
+	ui_relayout(ui);
+}
+
+static void act_scroll(struct ui *ui, int arg)
+{
+	(void)arg;
+	struct wpane *focus = session_focus(ui->w->s);
+	if (focus)
+		copy_enter(ui, focus, false);
+}
+
+static void act_sidebar(struct ui *ui, int arg)
+{
+	(void)arg;
+	ui->sidebar = !ui->sidebar;
+	view_save(ui);
+	ui_relayout(ui);
+}
+
+static void act_messages(struct ui *ui, int arg)
+{
+	(void)arg;
+	struct buf b = {0};
+	for (size_t i = 0; i < ui->said.n; i++)
+		wrap_into(&b, ui->said.v[i], WRX_MAX(ui->cols - 1, 20));
+	textview_open(ui, "messages (the newest last; every one is in workrex.log)",
+		      b.data ? b.data : "no message yet\n");
+	buf_free(&b);
+}
+
+static void act_help(struct ui *ui, int arg)
+{
+	(void)arg;
+	ui->help = true;
+	ui->help_top = 0;
+	ui_dirty(ui);
+}
+
+static void act_quit(struct ui *ui, int arg)
+{
+	(void)arg;
+	int running = session_running(ui->w->s);
+	if (running == 0) {
+		quit_all(ui);
+		return;
 	}
-	case ACT_HELP:
-		ui->help = true;
-		ui->help_top = 0;
-		ui_dirty(ui);
-		break;
-	case ACT_QUIT: {
-		int running = session_running(s);
-		if (running == 0) {
-			quit_all(ui);
-		} else {
-			char *q = xasprintf("quit and end %d running program%s? (y/n)", running,
-					    running == 1 ? "" : "s");
-			ui_prompt(ui, q, true, quit_answer, NULL);
-			free(q);
-		}
-		break;
-	}
-	case ACT_DETACH:
-		ui->detached_running = session_running(s);
-		ui->detached = true;
-		dashboard_stop(ui);
-		break;
-	case ACT_SEND_PREFIX:
-		if (focus) {
-			int k = ui->w->cfg.prefix & ~WRX_K_META;
-			if (ui->w->cfg.prefix & WRX_K_META)
-				pane_write(focus->term, "\x1b", 1);
-			if (k < WRX_K_BASE)
-				pane_char(focus->term, (uint32_t)k, 0);
-		}
-		break;
-	case ACT_REDRAW:
-		ui->full_redraw = true;
-		ui_relayout(ui);
-		break;
-	case ACT_NEW_AGENT:
-		prompts_new_agent(ui);
-		break;
-	case ACT_MERGE:
-		prompts_agent_verb(ui, "merge");
-		break;
-	case ACT_REMOVE_AGENT:
-		prompts_agent_verb(ui, "remove");
-		break;
-	case ACT_COMMAND:
-		prompts_command(ui);
-		break;
-	case ACT_OVERVIEW:
-		ui->overview = true;
-		ui->ov_sel = 0;
-		if (focus) {
-			int na = session_agent_count(s);
-			int *order = xcalloc((size_t)WRX_MAX(na, 1), sizeof *order);
-			ui_agent_order(ui, order);
-			for (int i = 0; i < na; i++)
-				if (session_agent(s, order[i]) == focus->agent)
-					ui->ov_sel = i;
-			free(order);
-		}
-		ui_dirty(ui);
-		break;
-	case ACT_REVIEW:
-		if (focus)
-			review_open(ui, focus->agent);
-		else
-			ui_message(ui, true, "review: no agent is focused");
-		break;
-	case ACT_COMPARE:
-		if (focus)
-			compare_open(ui, focus->agent);
-		else
-			ui_message(ui, true, "compare: no agent is focused");
-		break;
-	case ACT_PASTE_IMAGE:
-		actions_call(ui->w, "paste-image", NULL, DOOR_UI, 0, NULL, NULL);
-		break;
-	case ACT_NONE:
-	case ACT_COUNT:
-		break;
-	}
+	char *q = xasprintf("quit and end %d running program%s? (y/n)", running,
+			    running == 1 ? "" : "s");
+	ui_prompt(ui, q, true, quit_answer, NULL);
+	free(q);
+}
+
+static void act_detach(struct ui *ui, int arg)
+{
+	(void)arg;
+	ui->detached_running = session_running(ui->w->s);
+	ui->detached = true;
+	dashboard_stop(ui);
+}
+
+/* The prefix key itself, to the focused pane. */
+static void act_send_prefix(struct ui *ui, int arg)
+{
+	(void)arg;
+	struct wpane *focus = session_focus(ui->w->s);
+	if (focus == NULL)
+		return;
+	int k = ui->w->cfg.prefix & ~WRX_K_META;
+	if (ui->w->cfg.prefix & WRX_K_META)
+		pane_write(focus->term, "\x1b", 1);
+	if (k < WRX_K_BASE)
+		pane_char(focus->term, (uint32_t)k, 0);
+}
+
+static void act_redraw(struct ui *ui, int arg)
+{
+	(void)arg;
+	ui->full_redraw = true;
+	ui_relayout(ui);
+}
+
+/* The overview, its selection on the focused agent. */
+static void act_overview(struct ui *ui, int arg)
+{
+	(void)arg;
+	struct session *s = ui->w->s;
+	struct agent *a = focused_agent(ui);
+	ui->overview = true;
+	ui->ov_sel = 0;
+	int na = session_agent_count(s);
+	int *order = xcalloc((size_t)WRX_MAX(na, 1), sizeof *order);
+	ui_agent_order(ui, order);
+	for (int i = 0; a && i < na; i++)
+		if (session_agent(s, order[i]) == a)
+			ui->ov_sel = i;
+	free(order);
+	ui_dirty(ui);
+}
+
+static void act_review(struct ui *ui, int arg)
+{
+	(void)arg;
+	struct agent *a = focused_agent(ui);
+	if (a)
+		review_open(ui, a);
+	else
+		ui_message(ui, true, "review: no agent is focused");
+}
+
+static void act_compare(struct ui *ui, int arg)
+{
+	(void)arg;
+	struct agent *a = focused_agent(ui);
+	if (a)
+		compare_open(ui, a);
+	else
+		ui_message(ui, true, "compare: no agent is focused");
+}
+
+static void act_new_agent(struct ui *ui, int arg)
+{
+	(void)arg;
+	prompts_new_agent(ui);
+}
+
+static void act_merge(struct ui *ui, int arg)
+{
+	(void)arg;
+	prompts_agent_verb(ui, "merge");
+}
+
+static void act_remove_agent(struct ui *ui, int arg)
+{
+	(void)arg;
+	prompts_agent_verb(ui, "remove");
+}
+
+static void act_pick_agent(struct ui *ui, int arg)
+{
+	(void)arg;
+	prompts_pick_agent(ui);
+}
+
+static void act_command(struct ui *ui, int arg)
+{
+	(void)arg;
+	prompts_command(ui);
+}
+
+static void act_reload(struct ui *ui, int arg)
+{
+	(void)arg;
+	ui_reload_key(ui);
+}
+
+static void act_paste_image(struct ui *ui, int arg)
+{
+	(void)arg;
+	actions_call(ui->w, "paste-image", NULL, DOOR_UI, 0, NULL, NULL);
+}
+
+static void (*const act_run[ACT_COUNT])(struct ui *ui, int arg) = {
+	[ACT_NEW_AGENT] = act_new_agent,
+	[ACT_NEW_PANE] = act_new_pane,
+	[ACT_MERGE] = act_merge,
+	[ACT_CLOSE_PANE] = act_close_pane,
+	[ACT_REMOVE_AGENT] = act_remove_agent,
+	[ACT_FOCUS_AGENT] = act_focus_agent,
+	[ACT_PICK_AGENT] = act_pick_agent,
+	[ACT_ATTENTION] = act_attention,
+	[ACT_NEXT_PANE] = act_next_pane,
+	[ACT_PREV_PANE] = act_prev_pane,
+	[ACT_PANE_LEFT] = act_pane_left,
+	[ACT_PANE_RIGHT] = act_pane_right,
+	[ACT_PANE_UP] = act_pane_up,
+	[ACT_PANE_DOWN] = act_pane_down,
+	[ACT_ZOOM] = act_zoom,
+	[ACT_NEXT_LAYOUT] = act_next_layout,
+	[ACT_OVERVIEW] = act_overview,
+	[ACT_SCROLL] = act_scroll,
+	[ACT_PASTE_IMAGE] = act_paste_image,
+	[ACT_SIDEBAR] = act_sidebar,
+	[ACT_COMMAND] = act_command,
+	[ACT_HELP] = act_help,
+	[ACT_QUIT] = act_quit,
+	[ACT_DETACH] = act_detach,
+	[ACT_SEND_PREFIX] = act_send_prefix,
+	[ACT_REDRAW] = act_redraw,
+	[ACT_RELOAD] = act_reload,
+	[ACT_REVIEW] = act_review,
+	[ACT_COMPARE] = act_compare,
+	[ACT_MESSAGES] = act_messages,
+};
+
+void ui_action(struct ui *ui, enum wrx_action action, int arg)
+{
+	if (action > ACT_NONE && action < ACT_COUNT && act_run[action])
+		act_run[action](ui, arg);
 }
 
 /* ---- signals and terminal ---- */
@@ -790,12 +932,89 @@ static void log_failed(void *arg, const char *why)
 	ui_message(arg, true, "%s", why);
 }
 
+/* The dashboard's signals and timers, on the loop: before newterm(), so curses leaves SIGWINCH to us. */
+static void handles_start(struct ui *ui, uv_loop_t *loop)
+{
+	/*
+	 * A client that hangs up before its reply is written must cost that
+	 * write an EPIPE, not the dashboard its life. (Children get SIG_DFL
+	 * back: pty.c and spawner.c reset every signal.)
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	uv_signal_init(loop, &ui->sig_winch);
+	uv_signal_init(loop, &ui->sig_chld);
+	uv_signal_init(loop, &ui->sig_term);
+	uv_signal_init(loop, &ui->sig_hup);
+	ui->sig_winch.data = ui->sig_chld.data = ui->sig_term.data = ui->sig_hup.data = ui;
+	uv_signal_start(&ui->sig_winch, on_winch, SIGWINCH);
+	uv_signal_start(&ui->sig_chld, on_chld, SIGCHLD);
+	uv_signal_start(&ui->sig_term, on_term, SIGTERM);
+	uv_signal_start(&ui->sig_hup, on_term, SIGHUP);
+	uv_timer_init(loop, &ui->frame_timer);
+	uv_timer_init(loop, &ui->msg_timer);
+	uv_timer_init(loop, &ui->tick_timer);
+	uv_timer_init(loop, &ui->clip_timer);
+	ui->frame_timer.data = ui->msg_timer.data = ui->tick_timer.data = ui->clip_timer.data = ui;
+}
+
+static void handles_close(struct ui *ui)
+{
+	close_handle((uv_handle_t *)&ui->sig_winch);
+	close_handle((uv_handle_t *)&ui->sig_chld);
+	close_handle((uv_handle_t *)&ui->sig_term);
+	close_handle((uv_handle_t *)&ui->sig_hup);
+	close_handle((uv_handle_t *)&ui->frame_timer);
+	close_handle((uv_handle_t *)&ui->msg_timer);
+	close_handle((uv_handle_t *)&ui->tick_timer);
+	close_handle((uv_handle_t *)&ui->clip_timer);
+}
+
+/* The first frame: what the config said, the agents kept, the project's shell, the trust question. */
+static void dashboard_first(struct ui *ui)
+{
+	if (ui->w->cfg.nwarnings)
+		ui_message(ui, true, "config: %s", ui->w->cfg.warnings[0]);
+	else if (getenv("TMUX") && ui->w->cfg.prefix == 2)
+		/* tmux takes the first C-b: say how to reach ours. */
+		ui_message(ui, false,
+			   "inside tmux, C-b is tmux's prefix too: press C-b twice for workrex's, "
+			   "or set keys.prefix");
+	ui->layout_dirty = true;
+	render_frame(ui); /* sizes the area before the first pane starts */
+	host_resume(ui->w);
+	queue_run(ui->w, NULL); /* add --max-concurrent's agents that wait, when a slot is free */
+	/* The project's own shell, unless a keeper still runs it. */
+	if (session_agent_panes(ui->w->s, session_agent(ui->w->s, 0)) == 0)
+		open_shell(ui, session_agent(ui->w->s, 0));
+	if (ui->w->cfg.untrusted_path)
+		trust_ask(ui);
+}
+
+/* Back on the user's terminal: what a detach left behind, as tmux says it; and all freed. */
+static void dashboard_free(struct ui *ui)
+{
+	if (ui->detached)
+		printf("[detached: %d program%s go%s on; workrex comes back to %s]\n",
+		       ui->detached_running, ui->detached_running == 1 ? "" : "s",
+		       ui->detached_running == 1 ? "es" : "",
+		       ui->detached_running == 1 ? "it" : "them");
+	textview_close(ui);
+	review_close(ui);
+	compare_close(ui);
+	free(ui->message);
+	free(ui->sidebar_rows);
+	buf_free(&ui->paste);
+	buf_free(&ui->tty_out);
+	free(ui->trust_declined);
+	strlist_free(&ui->said);
+}
+
 int dashboard_run(const struct dashboard_opts *opts)
 {
 	struct ui ui_storage = {0}, *ui = &ui_storage;
 	struct wrx core;
 	char *cause = NULL;
-	int rc;
+	int rc = 1;
 
 	tty_utf8_locale();
 	log_open();
@@ -811,104 +1030,37 @@ int dashboard_run(const struct dashboard_opts *opts)
 	ui->sidebar = true;
 	view_load(ui);
 	ui_apply_config(ui);
-	/*
-	 * A client that hangs up before its reply is written must cost that
-	 * write an EPIPE, not the dashboard its life. (Children get SIG_DFL
-	 * back: pty.c and spawner.c reset every signal.)
-	 */
-	signal(SIGPIPE, SIG_IGN);
-	/* Signals before newterm(), so curses leaves SIGWINCH to us. */
-	uv_signal_init(loop, &ui->sig_winch);
-	uv_signal_init(loop, &ui->sig_chld);
-	uv_signal_init(loop, &ui->sig_term);
-	uv_signal_init(loop, &ui->sig_hup);
-	ui->sig_winch.data = ui->sig_chld.data = ui->sig_term.data = ui->sig_hup.data = ui;
-	uv_signal_start(&ui->sig_winch, on_winch, SIGWINCH);
-	uv_signal_start(&ui->sig_chld, on_chld, SIGCHLD);
-	uv_signal_start(&ui->sig_term, on_term, SIGTERM);
-	uv_signal_start(&ui->sig_hup, on_term, SIGHUP);
-	uv_timer_init(loop, &ui->frame_timer);
-	uv_timer_init(loop, &ui->msg_timer);
-	uv_timer_init(loop, &ui->tick_timer);
-	uv_timer_init(loop, &ui->clip_timer);
-	ui->frame_timer.data = ui->msg_timer.data = ui->tick_timer.data = ui->clip_timer.data = ui;
+	handles_start(ui, loop);
 	ui_watch_config(ui);
 	log_on_failure(log_failed, ui);
 
 	/* The control socket first: a second dashboard of the project stops here. */
-	if (wrx_start(ui->w, &cause) < 0) {
+	if (wrx_start(ui->w, &cause) < 0 || tty_open(ui, &cause) < 0) {
 		fprintf(stderr, "workrex: %s\n", cause);
 		free(cause);
-		rc = 1;
-		goto out;
+	} else {
+		uv_poll_init(loop, &ui->tty_poll, ui->ttyfd);
+		ui->tty_poll.data = ui;
+		tty_output_on_loop(ui, loop);
+		uv_poll_start(&ui->tty_poll, UV_READABLE | UV_DISCONNECT, on_tty);
+		dashboard_first(ui);
+		uv_run(loop, UV_RUN_DEFAULT);
+		rc = 0;
+		uv_poll_stop(&ui->tty_poll);
+		close_handle((uv_handle_t *)&ui->tty_poll);
 	}
-	if (tty_open(ui, &cause) < 0) {
-		fprintf(stderr, "workrex: %s\n", cause);
-		free(cause);
-		rc = 1;
-		goto out;
-	}
-	uv_poll_init(loop, &ui->tty_poll, ui->ttyfd);
-	ui->tty_poll.data = ui;
-	tty_output_on_loop(ui, loop);
-	uv_poll_start(&ui->tty_poll, UV_READABLE | UV_DISCONNECT, on_tty);
-
-	if (ui->w->cfg.nwarnings)
-		ui_message(ui, true, "config: %s", ui->w->cfg.warnings[0]);
-	else if (getenv("TMUX") && ui->w->cfg.prefix == 2)
-		/* tmux takes the first C-b: say how to reach ours. */
-		ui_message(ui, false,
-			   "inside tmux, C-b is tmux's prefix too: press C-b twice for workrex's, "
-			   "or set keys.prefix");
-
-	ui->layout_dirty = true;
-	render_frame(ui); /* sizes the area before the first pane starts */
-	host_resume(ui->w);
-	queue_run(ui->w, NULL); /* add --max-concurrent's agents that wait, when a slot is free */
-	/* The project's own shell, unless a keeper still runs it. */
-	if (session_agent_panes(ui->w->s, session_agent(ui->w->s, 0)) == 0)
-		open_shell(ui, session_agent(ui->w->s, 0));
-	if (ui->w->cfg.untrusted_path)
-		trust_ask(ui);
-
-	uv_run(loop, UV_RUN_DEFAULT);
-	rc = 0;
-	uv_poll_stop(&ui->tty_poll);
-	close_handle((uv_handle_t *)&ui->tty_poll);
-out:
 	ui->quitting = core.quitting = true;
 	/* A question left open or waiting is a no: its owner cleans up while all still stands. */
 	ui_prompt_end(ui, NULL);
 	ui_asked_clear(ui);
 	termclip_close(ui);
 	wrx_close(ui->w);
-	close_handle((uv_handle_t *)&ui->sig_winch);
-	close_handle((uv_handle_t *)&ui->sig_chld);
-	close_handle((uv_handle_t *)&ui->sig_term);
-	close_handle((uv_handle_t *)&ui->sig_hup);
-	close_handle((uv_handle_t *)&ui->frame_timer);
-	close_handle((uv_handle_t *)&ui->msg_timer);
-	close_handle((uv_handle_t *)&ui->tick_timer);
-	close_handle((uv_handle_t *)&ui->clip_timer);
+	handles_close(ui);
 	tty_output_off_loop(ui);
 	ui_unwatch_config(ui);
 	uv_run(loop, UV_RUN_NOWAIT);
 	tty_close(ui);
-	/* Back on the user's terminal: what a detach left behind, as tmux says it. */
-	if (ui->detached)
-		printf("[detached: %d program%s go%s on; workrex comes back to %s]\n",
-		       ui->detached_running, ui->detached_running == 1 ? "" : "s",
-		       ui->detached_running == 1 ? "es" : "",
-		       ui->detached_running == 1 ? "it" : "them");
-	textview_close(ui);
-	review_close(ui);
-	compare_close(ui);
-	free(ui->message);
-	free(ui->sidebar_rows);
-	buf_free(&ui->paste);
-	buf_free(&ui->tty_out);
-	free(ui->trust_declined);
-	strlist_free(&ui->said);
+	dashboard_free(ui);
 	uv_loop_close(loop);
 	log_on_failure(NULL, NULL);
 	log_close();

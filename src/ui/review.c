@@ -1001,143 +1001,164 @@ static void search_done(struct ui *ui, const char *text, void *arg)
 	ui_message(ui, true, "review: %s: not found", r->search);
 }
 
-void review_key(struct ui *ui, int key)
+static const char review_help[] =
+	"Tab        next mode: wip, branch, commits, staged (what c commits)\n"
+	"j/k Space  down, up, a page; g/G top, end\n"
+	"]/[        next file, the one before\n"
+	"n/N        next hunk, the one before\n"
+	"h/l        commits mode: the commit before, the next\n"
+	"</>        sideways (Left/Right too, but in commits mode)\n"
+	"/          search\n"
+	"o          comment on the line at the top (its hunk goes with it);\n"
+	"           a line a waiting comment is on is marked at the right\n"
+	"S          send the waiting comments to the agent, as one message\n"
+	"a          patch mode: stage the unstaged hunks one by one\n"
+	"c          commit what is staged (review.commit: agent asks it)\n"
+	"m          merge, asked with what it brings\n"
+	"q          close\n";
+
+/* What a key that acts did: nothing (not one), all (the view may be gone), or a new diff. */
+enum review_acted { REVIEW_KEY_NOT, REVIEW_KEY_DONE, REVIEW_KEY_RESTARTED };
+
+static enum review_acted review_act(struct ui *ui, struct review *r, int key)
 {
-	struct review *r = ui->review;
-	int lo, hi, nth, of;
-	span(r, &lo, &hi, &nth, &of);
-	int rows = body_rows(ui), last = WRX_MAX(hi - rows, lo), to;
-	int cur = file_at(r, r->top);
-	if (r->patching && r->done && r->hs.nhunks) {
-		patch_key(ui, r, key);
-		return;
-	}
 	switch (key) {
 	case 'a': /* patch mode: the unstaged hunks, one at a time */
 		if (index_elsewhere(ui, r)) {
 			ui_message(ui, true, "patch: %s: %s; c asks it to commit", r->handle,
 				   index_elsewhere(ui, r));
-			return;
+			return REVIEW_KEY_DONE;
 		}
 		r->patching = true;
 		r->mode = DIFF_UNSTAGED;
 		start(ui, r);
-		break;
-	case 'q':
-	case 27:
-		review_close(ui);
-		return;
+		return REVIEW_KEY_RESTARTED;
 	case '\t':
 		r->patching = false;
 		r->mode = (enum diff_mode)((r->mode + 1) % DIFF_MODES);
 		start(ui, r);
-		break;
-	case 'j':
-	case WRX_K_DOWN:
-		r->top++;
-		break;
-	case 'k':
-	case WRX_K_UP:
-		r->top--;
-		break;
-	case 4: /* C-d */
-		r->top += rows / 2;
-		break;
-	case 21: /* C-u */
-		r->top -= rows / 2;
-		break;
-	case ' ':
-	case WRX_K_NPAGE:
-		r->top += rows;
-		break;
-	case WRX_K_PPAGE:
-		r->top -= rows;
-		break;
-	case 'g':
-	case WRX_K_HOME:
-		r->top = lo;
-		break;
-	case 'G':
-	case WRX_K_END:
-		r->top = last;
-		break;
-	case 'n':
-		if ((to = next_kind(r, r->top + 1, 1, DL_HUNK)) >= 0 && to < hi)
-			r->top = to;
-		break;
-	case 'N':
-		if ((to = next_kind(r, r->top - 1, -1, DL_HUNK)) >= lo)
-			r->top = to;
-		break;
-	case ']':
-		if (cur + 1 < r->d.nfiles && r->d.files[cur + 1].line < hi)
-			r->top = r->d.files[cur + 1].line;
-		break;
-	case '[':
-		if (cur >= 0 && r->d.files[cur].line < r->top && r->d.files[cur].line >= lo)
-			r->top = r->d.files[cur].line;
-		else if (cur > 0 && r->d.files[cur - 1].line >= lo)
-			r->top = r->d.files[cur - 1].line;
-		break;
-	case WRX_K_RIGHT: /* sideways, but in commits mode the next commit */
-	case WRX_K_LEFT:
-		if (!of) {
-			r->hscroll = WRX_MAX(r->hscroll + (key == WRX_K_RIGHT ? 8 : -8), 0);
-			break;
-		}
-		/* fall through */
-	case 'l': /* commits mode: the next commit, the one before */
-	case 'h':
-		if ((key == 'l' || key == WRX_K_RIGHT) && of && hi < r->n)
-			r->top = lo = hi;
-		else if ((key == 'h' || key == WRX_K_LEFT) && of &&
-			 (to = next_kind(r, lo - 1, -1, DL_COMMIT)) >= 0)
-			r->top = lo = to;
-		break;
-	case '>': /* sideways: long lines read on */
-	case '<':
-		r->hscroll = WRX_MAX(r->hscroll + (key == '>' ? 8 : -8), 0);
-		break;
+		return REVIEW_KEY_RESTARTED;
+	case 'q':
+	case 27:
+		review_close(ui);
+		return REVIEW_KEY_DONE;
 	case '?':
-		textview_open(
-			ui, "review keys",
-			"Tab        next mode: wip, branch, commits, staged (what c commits)\n"
-			"j/k Space  down, up, a page; g/G top, end\n"
-			"]/[        next file, the one before\n"
-			"n/N        next hunk, the one before\n"
-			"h/l        commits mode: the commit before, the next\n"
-			"</>        sideways (Left/Right too, but in commits mode)\n"
-			"/          search\n"
-			"o          comment on the line at the top (its hunk goes with it);\n"
-			"           a line a waiting comment is on is marked at the right\n"
-			"S          send the waiting comments to the agent, as one message\n"
-			"a          patch mode: stage the unstaged hunks one by one\n"
-			"c          commit what is staged (review.commit: agent asks it)\n"
-			"m          merge, asked with what it brings\n"
-			"q          close\n");
-		return;
+		textview_open(ui, "review keys", review_help);
+		return REVIEW_KEY_DONE;
 	case '/':
 		ui_prompt(ui, "search: ", false, search_done, NULL);
-		return;
+		return REVIEW_KEY_DONE;
 	case 'c':
 		commit(ui, r);
-		return;
+		return REVIEW_KEY_DONE;
 	case 'o':
 		comment_here(ui, r);
-		return;
+		return REVIEW_KEY_DONE;
 	case 'S':
 		comments_send(ui, r);
-		return;
+		return REVIEW_KEY_DONE;
 	case 'm': /* merge, asked with what it brings (merge --preview) */
 		review_close(ui);
 		prompts_agent_verb(ui, "merge");
-		return;
+		return REVIEW_KEY_DONE;
 	default:
+		return REVIEW_KEY_NOT;
+	}
+}
+
+/* A hunk, file or commit to jump to (its first line), -1 for none. */
+static int review_jump(struct review *r, int key, int lo, int hi, bool commits)
+{
+	int cur = file_at(r, r->top), to;
+	switch (key) {
+	case 'n':
+		return (to = next_kind(r, r->top + 1, 1, DL_HUNK)) >= 0 && to < hi ? to : -1;
+	case 'N':
+		return (to = next_kind(r, r->top - 1, -1, DL_HUNK)) >= lo ? to : -1;
+	case ']':
+		return cur + 1 < r->d.nfiles && r->d.files[cur + 1].line < hi
+			       ? r->d.files[cur + 1].line
+			       : -1;
+	case '[':
+		if (cur >= 0 && r->d.files[cur].line < r->top && r->d.files[cur].line >= lo)
+			return r->d.files[cur].line;
+		return cur > 0 && r->d.files[cur - 1].line >= lo ? r->d.files[cur - 1].line : -1;
+	case 'l': /* commits mode: the next commit, the one before */
+	case WRX_K_RIGHT:
+		return commits && hi < r->n ? hi : -1;
+	case 'h':
+	case WRX_K_LEFT:
+		return commits ? next_kind(r, lo - 1, -1, DL_COMMIT) : -1;
+	default:
+		return -1;
+	}
+}
+
+/* Where a moving key takes the top line; false for a key that does not move. */
+static bool review_move(struct review *r, int key, int rows, int lo, int last)
+{
+	switch (key) {
+	case 'j':
+	case WRX_K_DOWN:
+		r->top++;
+		return true;
+	case 'k':
+	case WRX_K_UP:
+		r->top--;
+		return true;
+	case 4:  /* C-d */
+	case 21: /* C-u */
+		r->top += key == 4 ? rows / 2 : -rows / 2;
+		return true;
+	case ' ':
+	case WRX_K_NPAGE:
+		r->top += rows;
+		return true;
+	case WRX_K_PPAGE:
+		r->top -= rows;
+		return true;
+	case 'g':
+	case WRX_K_HOME:
+		r->top = lo;
+		return true;
+	case 'G':
+	case WRX_K_END:
+		r->top = last;
+		return true;
+	case '>': /* sideways: long lines read on */
+	case '<':
+	case WRX_K_RIGHT: /* sideways, but in commits mode the next commit */
+	case WRX_K_LEFT:
+		r->hscroll = WRX_MAX(r->hscroll + (key == '>' || key == WRX_K_RIGHT ? 8 : -8), 0);
+		return true;
+	default:
+		return false;
+	}
+}
+
+void review_key(struct ui *ui, int key)
+{
+	struct review *r = ui->review;
+	int lo, hi, nth, of;
+	span(r, &lo, &hi, &nth, &of);
+	int rows = body_rows(ui), last = WRX_MAX(hi - rows, lo);
+	if (r->patching && r->done && r->hs.nhunks) {
+		patch_key(ui, r, key);
 		return;
 	}
+	enum review_acted acted = review_act(ui, r, key);
+	if (acted == REVIEW_KEY_DONE)
+		return;
 	/* A hunk, file or commit jumped to shows at the top, even near the end. */
 	bool jump = (key > 0 && key < 128 && strchr("nN][hl", key)) || key == WRX_K_LEFT ||
 		    key == WRX_K_RIGHT;
+	bool sideways = !of && (key == WRX_K_LEFT || key == WRX_K_RIGHT);
+	int to = jump && !sideways ? review_jump(r, key, lo, hi, of > 0) : -1;
+	if (to >= 0)
+		r->top = to;
+	else if (acted == REVIEW_KEY_NOT && (!jump || sideways) &&
+		 !review_move(r, key, rows, lo, last))
+		return;
 	if (!jump)
 		r->top = WRX_MIN(r->top, last);
 	r->top = WRX_MAX(WRX_MIN(r->top, WRX_MAX(r->n - 1, 0)), jump ? 0 : lo);
