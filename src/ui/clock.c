@@ -52,8 +52,8 @@ void clock_schedule_tick(struct ui *ui)
 		}
 	}
 	if (next == UINT64_MAX) {
-		uv_timer_stop(&ui->tick_timer);
+		uv_timer_stop(&ui->timer.tick);
 		return;
 	}
-	uv_timer_start(&ui->tick_timer, on_tick, next > now ? next - now + 5 : 5, 0);
+	uv_timer_start(&ui->timer.tick, on_tick, next > now ? next - now + 5 : 5, 0);
 }

@@ -135,7 +135,7 @@ void compare_open(struct ui *ui, const struct agent *a)
 	v->focus = xstrdup(a->handle);
 	ui->compare = v;
 	ask(ui, v);
-	ui->full_redraw = true;
+	ui->frame.full_redraw = true;
 	ui_dirty(ui);
 }
 
@@ -152,7 +152,7 @@ void compare_close(struct ui *ui)
 	free(v->error);
 	free(v);
 	ui->compare = NULL;
-	ui->full_redraw = true;
+	ui->frame.full_redraw = true;
 	if (!ui->quitting)
 		ui_dirty(ui);
 }

@@ -43,12 +43,12 @@
 static void on_frame(uv_timer_t *t)
 {
 	struct ui *ui = t->data;
-	ui->frame_pending = false;
+	ui->frame.pending = false;
 	if (ui_output_waits(ui)) {
-		ui->frame_held = true; /* drawn when the terminal took the last one */
+		ui->tty.frame_held = true; /* drawn when the terminal took the last one */
 		return;
 	}
-	ui->last_frame = now_ms();
+	ui->frame.last = now_ms();
 	render_frame(ui);
 	clock_schedule_tick(ui);
 }
@@ -59,19 +59,19 @@ void ui_dirty(struct ui *ui)
 		return;
 	uint64_t now = now_ms();
 	bool typing = now - ui->last_input < TYPING_WINDOW_MS;
-	uint64_t due = ui->last_frame + (typing ? TYPING_FRAME_MS : FRAME_MS);
+	uint64_t due = ui->frame.last + (typing ? TYPING_FRAME_MS : FRAME_MS);
 	if (due < now)
 		due = now;
-	if (ui->frame_pending && ui->frame_due <= due)
+	if (ui->frame.pending && ui->frame.due <= due)
 		return;
-	ui->frame_pending = true;
-	ui->frame_due = due;
-	uv_timer_start(&ui->frame_timer, on_frame, due - now, 0);
+	ui->frame.pending = true;
+	ui->frame.due = due;
+	uv_timer_start(&ui->timer.frame, on_frame, due - now, 0);
 }
 
 void ui_relayout(struct ui *ui)
 {
-	ui->layout_dirty = true;
+	ui->frame.layout_dirty = true;
 	ui_dirty(ui);
 }
 
@@ -82,9 +82,9 @@ void ui_relayout(struct ui *ui)
  */
 static void status_gone(struct ui *ui)
 {
-	if (ui->status_rows > 0) {
-		ui->status_rows = 0;
-		ui->full_redraw = true;
+	if (ui->status.rows > 0) {
+		ui->status.rows = 0;
+		ui->frame.full_redraw = true;
 	}
 }
 
@@ -92,8 +92,8 @@ static void on_message_timeout(uv_timer_t *t)
 {
 	struct ui *ui = t->data;
 	status_gone(ui);
-	free(ui->message);
-	ui->message = NULL;
+	free(ui->status.message);
+	ui->status.message = NULL;
 	ui_dirty(ui);
 }
 
@@ -128,7 +128,7 @@ void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	status_gone(ui);
-	free(ui->message);
+	free(ui->status.message);
 	char *text = xvasprintf(fmt, ap);
 	va_end(ap);
 	/* Lines (two config errors, a child's last lines) joined as words, not drawn as '?'. */
@@ -140,23 +140,25 @@ void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 		p += n + (p[n] == '\n');
 	}
 	free(text);
-	ui->message = one.data ? one.data : xstrdup("");
-	ui->message_error = error;
-	log_msg("%s%s", error ? "" : "said: ", ui->message); /* what the status line said, kept */
+	ui->status.message = one.data ? one.data : xstrdup("");
+	ui->status.error = error;
+	log_msg("%s%s",
+		error ? "" : "said: ", ui->status.message); /* what the status line said, kept */
 	/* ... and the last ones for C-b ~, whole (the line may have cut them). */
 	time_t now = time(NULL);
 	struct tm tm;
 	char at[16];
 	strftime(at, sizeof at, "%H:%M:%S", localtime_r(&now, &tm));
-	char *line = xasprintf("%s %s%s", at, error ? "error: " : "", ui->message);
-	if (ui->said.n >= SAID_KEPT) {
-		free(ui->said.v[0]);
-		memmove(ui->said.v, ui->said.v + 1, (ui->said.n - 1) * sizeof *ui->said.v);
-		ui->said.n--;
+	char *line = xasprintf("%s %s%s", at, error ? "error: " : "", ui->status.message);
+	if (ui->status.said.n >= SAID_KEPT) {
+		free(ui->status.said.v[0]);
+		memmove(ui->status.said.v, ui->status.said.v + 1,
+			(ui->status.said.n - 1) * sizeof *ui->status.said.v);
+		ui->status.said.n--;
 	}
-	strlist_add(&ui->said, line);
+	strlist_add(&ui->status.said, line);
 	free(line);
-	uv_timer_start(&ui->msg_timer, on_message_timeout, MESSAGE_MS, 0);
+	uv_timer_start(&ui->timer.msg, on_message_timeout, MESSAGE_MS, 0);
 	ui_dirty(ui);
 }
 
@@ -190,7 +192,7 @@ void ui_prompt(struct ui *ui, const char *label, bool yesno,
 
 void ui_tty_write(struct ui *ui, const char *s, size_t len)
 {
-	buf_add(&ui->tty_out, s, len);
+	buf_add(&ui->tty.raw, s, len);
 	ui_dirty(ui);
 }
 
@@ -681,8 +683,8 @@ static void act_messages(struct ui *ui, int arg)
 {
 	(void)arg;
 	struct buf b = {0};
-	for (size_t i = 0; i < ui->said.n; i++)
-		wrap_into(&b, ui->said.v[i], WRX_MAX(ui->cols - 1, 20));
+	for (size_t i = 0; i < ui->status.said.n; i++)
+		wrap_into(&b, ui->status.said.v[i], WRX_MAX(ui->cols - 1, 20));
 	textview_open(ui, "messages (the newest last; every one is in workrex.log)",
 		      b.data ? b.data : "no message yet\n");
 	buf_free(&b);
@@ -735,7 +737,7 @@ static void act_send_prefix(struct ui *ui, int arg)
 static void act_redraw(struct ui *ui, int arg)
 {
 	(void)arg;
-	ui->full_redraw = true;
+	ui->frame.full_redraw = true;
 	ui_relayout(ui);
 }
 
@@ -865,9 +867,9 @@ static void on_winch(uv_signal_t *h, int sig)
 	struct ui *ui = h->data;
 	(void)sig;
 	struct winsize ws;
-	if (ioctl(ui->ttyfd, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0) {
+	if (ioctl(ui->tty.fd, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0) {
 		resizeterm(ws.ws_row, ws.ws_col);
-		ui->full_redraw = true;
+		ui->frame.full_redraw = true;
 		ui_relayout(ui);
 	}
 }
@@ -941,32 +943,32 @@ static void handles_start(struct ui *ui, uv_loop_t *loop)
 	 * back: pty.c and spawner.c reset every signal.)
 	 */
 	signal(SIGPIPE, SIG_IGN);
-	uv_signal_init(loop, &ui->sig_winch);
-	uv_signal_init(loop, &ui->sig_chld);
-	uv_signal_init(loop, &ui->sig_term);
-	uv_signal_init(loop, &ui->sig_hup);
-	ui->sig_winch.data = ui->sig_chld.data = ui->sig_term.data = ui->sig_hup.data = ui;
-	uv_signal_start(&ui->sig_winch, on_winch, SIGWINCH);
-	uv_signal_start(&ui->sig_chld, on_chld, SIGCHLD);
-	uv_signal_start(&ui->sig_term, on_term, SIGTERM);
-	uv_signal_start(&ui->sig_hup, on_term, SIGHUP);
-	uv_timer_init(loop, &ui->frame_timer);
-	uv_timer_init(loop, &ui->msg_timer);
-	uv_timer_init(loop, &ui->tick_timer);
-	uv_timer_init(loop, &ui->clip_timer);
-	ui->frame_timer.data = ui->msg_timer.data = ui->tick_timer.data = ui->clip_timer.data = ui;
+	uv_signal_init(loop, &ui->sig.winch);
+	uv_signal_init(loop, &ui->sig.chld);
+	uv_signal_init(loop, &ui->sig.term);
+	uv_signal_init(loop, &ui->sig.hup);
+	ui->sig.winch.data = ui->sig.chld.data = ui->sig.term.data = ui->sig.hup.data = ui;
+	uv_signal_start(&ui->sig.winch, on_winch, SIGWINCH);
+	uv_signal_start(&ui->sig.chld, on_chld, SIGCHLD);
+	uv_signal_start(&ui->sig.term, on_term, SIGTERM);
+	uv_signal_start(&ui->sig.hup, on_term, SIGHUP);
+	uv_timer_init(loop, &ui->timer.frame);
+	uv_timer_init(loop, &ui->timer.msg);
+	uv_timer_init(loop, &ui->timer.tick);
+	uv_timer_init(loop, &ui->timer.clip);
+	ui->timer.frame.data = ui->timer.msg.data = ui->timer.tick.data = ui->timer.clip.data = ui;
 }
 
 static void handles_close(struct ui *ui)
 {
-	close_handle((uv_handle_t *)&ui->sig_winch);
-	close_handle((uv_handle_t *)&ui->sig_chld);
-	close_handle((uv_handle_t *)&ui->sig_term);
-	close_handle((uv_handle_t *)&ui->sig_hup);
-	close_handle((uv_handle_t *)&ui->frame_timer);
-	close_handle((uv_handle_t *)&ui->msg_timer);
-	close_handle((uv_handle_t *)&ui->tick_timer);
-	close_handle((uv_handle_t *)&ui->clip_timer);
+	close_handle((uv_handle_t *)&ui->sig.winch);
+	close_handle((uv_handle_t *)&ui->sig.chld);
+	close_handle((uv_handle_t *)&ui->sig.term);
+	close_handle((uv_handle_t *)&ui->sig.hup);
+	close_handle((uv_handle_t *)&ui->timer.frame);
+	close_handle((uv_handle_t *)&ui->timer.msg);
+	close_handle((uv_handle_t *)&ui->timer.tick);
+	close_handle((uv_handle_t *)&ui->timer.clip);
 }
 
 /* The first frame: what the config said, the agents kept, the project's shell, the trust question. */
@@ -979,7 +981,7 @@ static void dashboard_first(struct ui *ui)
 		ui_message(ui, false,
 			   "inside tmux, C-b is tmux's prefix too: press C-b twice for workrex's, "
 			   "or set keys.prefix");
-	ui->layout_dirty = true;
+	ui->frame.layout_dirty = true;
 	render_frame(ui); /* sizes the area before the first pane starts */
 	host_resume(ui->w);
 	queue_run(ui->w, NULL); /* add --max-concurrent's agents that wait, when a slot is free */
@@ -1001,12 +1003,12 @@ static void dashboard_free(struct ui *ui)
 	textview_close(ui);
 	review_close(ui);
 	compare_close(ui);
-	free(ui->message);
+	free(ui->status.message);
 	free(ui->sidebar_rows);
 	buf_free(&ui->paste);
-	buf_free(&ui->tty_out);
+	buf_free(&ui->tty.raw);
 	free(ui->trust_declined);
-	strlist_free(&ui->said);
+	strlist_free(&ui->status.said);
 }
 
 int dashboard_run(const struct dashboard_opts *opts)
@@ -1039,15 +1041,15 @@ int dashboard_run(const struct dashboard_opts *opts)
 		fprintf(stderr, "workrex: %s\n", cause);
 		free(cause);
 	} else {
-		uv_poll_init(loop, &ui->tty_poll, ui->ttyfd);
-		ui->tty_poll.data = ui;
+		uv_poll_init(loop, &ui->tty.poll, ui->tty.fd);
+		ui->tty.poll.data = ui;
 		tty_output_on_loop(ui, loop);
-		uv_poll_start(&ui->tty_poll, UV_READABLE | UV_DISCONNECT, on_tty);
+		uv_poll_start(&ui->tty.poll, UV_READABLE | UV_DISCONNECT, on_tty);
 		dashboard_first(ui);
 		uv_run(loop, UV_RUN_DEFAULT);
 		rc = 0;
-		uv_poll_stop(&ui->tty_poll);
-		close_handle((uv_handle_t *)&ui->tty_poll);
+		uv_poll_stop(&ui->tty.poll);
+		close_handle((uv_handle_t *)&ui->tty.poll);
 	}
 	ui->quitting = core.quitting = true;
 	/* A question left open or waiting is a no: its owner cleans up while all still stands. */

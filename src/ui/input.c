@@ -73,9 +73,9 @@ static const struct {
 
 void input_init(struct ui *ui)
 {
-	ui->inwin = newpad(1, 1);
-	keypad(ui->inwin, TRUE);
-	nodelay(ui->inwin, TRUE);
+	ui->tty.inwin = newpad(1, 1);
+	keypad(ui->tty.inwin, TRUE);
+	nodelay(ui->tty.inwin, TRUE);
 	mousemask(ALL_MOUSE_EVENTS | REPORT_MOUSE_POSITION, NULL);
 	mouseinterval(0);
 	define_key("\033[200~", KEY_WRX_PASTE_START);
@@ -255,7 +255,7 @@ void input_key(struct ui *ui, int key, int mods)
 			ui->help_top = WRX_MAX(ui->help_top + step, 0);
 		else
 			ui->help = false;
-		ui->full_redraw = true;
+		ui->frame.full_redraw = true;
 		ui_dirty(ui);
 		return;
 	}
@@ -376,7 +376,7 @@ void input_read(struct ui *ui)
 	wint_t wch;
 	int rc;
 	/* Bounded so a stuck terminal cannot hold the loop. */
-	for (int n = 0; n < 4096 && (rc = wget_wch(ui->inwin, &wch)) != ERR; n++) {
+	for (int n = 0; n < 4096 && (rc = wget_wch(ui->tty.inwin, &wch)) != ERR; n++) {
 		if (ui->ending)
 			continue; /* quit and end, its last keepers ending: keys go nowhere */
 		if (rc == KEY_CODE_YES) {

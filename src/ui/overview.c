@@ -116,14 +116,14 @@ void overview_key(struct ui *ui, int key)
 	case '\r':
 	case '\n':
 		ui->overview = false;
-		ui->full_redraw = true;
+		ui->frame.full_redraw = true;
 		if (a)
 			ui_action(ui, ACT_FOCUS_AGENT, session_agent(ui->w->s, sel)->num);
 		break;
 	case 'm':
 	case 'X':
 		ui->overview = false;
-		ui->full_redraw = true;
+		ui->frame.full_redraw = true;
 		if (a && session_agent_panes(ui->w->s, a) == 0) {
 			ui_open_agent(ui, a);
 		} else if (a) {
@@ -133,18 +133,18 @@ void overview_key(struct ui *ui, int key)
 		break;
 	case 'n':
 		ui->overview = false;
-		ui->full_redraw = true;
+		ui->frame.full_redraw = true;
 		prompts_new_agent(ui);
 		break;
 	case 'R':
 		ui->overview = false;
-		ui->full_redraw = true;
+		ui->frame.full_redraw = true;
 		prompts_remove_gone(ui);
 		break;
 	case 'q':
 	case 27:
 		ui->overview = false;
-		ui->full_redraw = true;
+		ui->frame.full_redraw = true;
 		break;
 	default:
 		break;

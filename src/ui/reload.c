@@ -69,7 +69,7 @@ void ui_config_changed(struct ui *ui)
 	unchanged(ui, fingerprint(ui)); /* what was read is what is seen */
 	ui_apply_config(ui);
 	ui_watch_config(ui); /* a directory made since (the global one) is watched from now */
-	ui->full_redraw = true;
+	ui->frame.full_redraw = true;
 	ui_relayout(ui);
 }
 
@@ -95,8 +95,8 @@ static void on_settled(uv_timer_t *t)
 
 void ui_reload_pending(struct ui *ui)
 {
-	if (ui->reload_timer.data && uv_is_active((uv_handle_t *)&ui->reload_timer)) {
-		uv_timer_stop(&ui->reload_timer);
+	if (ui->timer.reload.data && uv_is_active((uv_handle_t *)&ui->timer.reload)) {
+		uv_timer_stop(&ui->timer.reload);
 		if (!unchanged(ui, fingerprint(ui)))
 			reload_and_say(ui, false);
 	}
@@ -108,7 +108,7 @@ static void on_event(uv_fs_event_t *h, const char *filename, int events, int sta
 	struct ui *ui = h->data;
 	if (status < 0 || ui->quitting || (filename && strcmp(filename, w->name) != 0))
 		return;
-	uv_timer_start(&ui->reload_timer, on_settled, RELOAD_SETTLE_MS, 0);
+	uv_timer_start(&ui->timer.reload, on_settled, RELOAD_SETTLE_MS, 0);
 }
 
 static void watch_dir(struct ui *ui, const char *dir, const char *name)
@@ -148,9 +148,9 @@ static void watch_file(struct ui *ui, const char *path)
 
 void ui_watch_config(struct ui *ui)
 {
-	if (ui->reload_timer.data == NULL) {
-		uv_timer_init(ui->w->loop, &ui->reload_timer);
-		ui->reload_timer.data = ui;
+	if (ui->timer.reload.data == NULL) {
+		uv_timer_init(ui->w->loop, &ui->timer.reload);
+		ui->timer.reload.data = ui;
 		unchanged(ui, fingerprint(ui)); /* what the start read */
 	}
 	char *global = config_global_path();
@@ -179,7 +179,7 @@ void ui_unwatch_config(struct ui *ui)
 	free(ui->watches);
 	ui->watches = NULL;
 	ui->nwatches = 0;
-	if (!uv_is_closing((uv_handle_t *)&ui->reload_timer))
-		uv_close((uv_handle_t *)&ui->reload_timer, NULL);
+	if (!uv_is_closing((uv_handle_t *)&ui->timer.reload))
+		uv_close((uv_handle_t *)&ui->timer.reload, NULL);
 	buf_free(&ui->config_seen);
 }

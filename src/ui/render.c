@@ -41,7 +41,7 @@ static void reset_colours(void)
 
 int ui_colour_pair(struct ui *ui, int fg, int bg)
 {
-	if (ui->ncolours == 0 || (fg == -1 && bg == -1))
+	if (ui->tty.ncolours == 0 || (fg == -1 && bg == -1))
 		return 0;
 	if (pairs == NULL)
 		pairs = xcalloc(PAIR_SLOTS, sizeof *pairs);
@@ -87,14 +87,14 @@ attr_t ui_cell_attr(struct ui *ui, const struct wrx_cell *c, bool hl, int *pair)
 		a |= WA_BLINK;
 	if (!!(c->attrs & WRX_ATTR_REVERSE) != hl)
 		a |= WA_REVERSE;
-	if (ui->colour_kind == TERMINFO_DIRECT256 ||
-	    ui->colour_kind == TERMINFO_DIRECT256_SHIFTED) {
-		bool shifted = ui->colour_kind == TERMINFO_DIRECT256_SHIFTED;
+	if (ui->tty.colour_kind == TERMINFO_DIRECT256 ||
+	    ui->tty.colour_kind == TERMINFO_DIRECT256_SHIFTED) {
+		bool shifted = ui->tty.colour_kind == TERMINFO_DIRECT256_SHIFTED;
 		*pair = ui_colour_pair(ui, colour_for_direct256(c->fg, shifted),
 				       colour_for_direct256(c->bg, shifted));
 	} else {
-		*pair = ui_colour_pair(ui, colour_for_terminal(c->fg, ui->ncolours),
-				       colour_for_terminal(c->bg, ui->ncolours));
+		*pair = ui_colour_pair(ui, colour_for_terminal(c->fg, ui->tty.ncolours),
+				       colour_for_terminal(c->bg, ui->tty.ncolours));
 	}
 	return a;
 }
@@ -123,7 +123,7 @@ static void put_cell(struct ui *ui, int y, int x, int maxx, const struct wrx_cel
 		}
 	}
 	/* curses has no strike-through: the terminal's own (drawn again below), else U+0336. */
-	if ((c->attrs & WRX_ATTR_STRIKE) && !ui->extras.strike && n < CCHARW_MAX)
+	if ((c->attrs & WRX_ATTR_STRIKE) && !ui->tty.extras.strike && n < CCHARW_MAX)
 		wch[n++] = 0x0336;
 	wch[n] = 0;
 	int pair;
@@ -350,7 +350,7 @@ static size_t nextra_rows, extra_cap;
 
 static bool cell_needs_extra(const struct ui *ui, const struct wrx_cell *c)
 {
-	const struct terminfo_extras *x = &ui->extras;
+	const struct terminfo_extras *x = &ui->tty.extras;
 	return (CCHARW_MAX < WRX_CELL_CHARS && c->ch[CCHARW_MAX] != 0) ||
 	       ((c->attrs & WRX_ATTR_STRIKE) && x->strike) ||
 	       ((c->attrs & WRX_ATTR_UNDERLINES & ~WRX_ATTR_UNDERLINE) && x->underline_style) ||
@@ -376,22 +376,22 @@ static void sgr_colour_for(const struct ui *ui, struct buf *b, uint32_t c, int b
 {
 	int v;
 	bool rgb;
-	if (ui->colour_kind == TERMINFO_DIRECT256 ||
-	    ui->colour_kind == TERMINFO_DIRECT256_SHIFTED) {
+	if (ui->tty.colour_kind == TERMINFO_DIRECT256 ||
+	    ui->tty.colour_kind == TERMINFO_DIRECT256_SHIFTED) {
 		v = colour_for_direct256(c, false);
 		rgb = v >= 256;
 	} else {
-		v = colour_for_terminal(c, ui->ncolours);
-		rgb = ui->ncolours >= (1 << 24) && v >= 8;
+		v = colour_for_terminal(c, ui->tty.ncolours);
+		rgb = ui->tty.ncolours >= (1 << 24) && v >= 8;
 	}
-	if (v < 0 || ui->ncolours == 0)
+	if (v < 0 || ui->tty.ncolours == 0)
 		return;
 	if (rgb)
 		buf_addf(b, ";%d;2;%d;%d;%d", base + 8, (v >> 16) & 0xff, (v >> 8) & 0xff,
 			 v & 0xff);
 	else if (v < 8)
 		buf_addf(b, ";%d", base + v);
-	else if (v < 16 && ui->ncolours <= 16)
+	else if (v < 16 && ui->tty.ncolours <= 16)
 		buf_addf(b, ";%d", base + 60 + v - 8);
 	else
 		buf_addf(b, ";%d;5;%d", base + 8, v);
@@ -399,7 +399,7 @@ static void sgr_colour_for(const struct ui *ui, struct buf *b, uint32_t c, int b
 
 static void extra_cell(const struct ui *ui, struct buf *b, const struct wrx_cell *c, bool hl)
 {
-	const struct terminfo_extras *x = &ui->extras;
+	const struct terminfo_extras *x = &ui->tty.extras;
 	static const struct {
 		uint16_t bit;
 		int code;
@@ -462,17 +462,17 @@ static void extra_draw(struct ui *ui)
 	for (size_t i = 0; i < nextra_rows; i++) {
 		struct extra_row *e = &extra_rows[i];
 		/* Written after curses' frame: never over a question's rows. */
-		if (!covered && e->y < ui->prompt_top) {
-			buf_addf(&ui->tty_out, "\033[%d;%dH", e->y + 1, e->x + 1);
+		if (!covered && e->y < ui->status.prompt_top) {
+			buf_addf(&ui->tty.raw, "\033[%d;%dH", e->y + 1, e->x + 1);
 			for (int k = 0; k < e->n; k++)
 				if (e->cells[k].width != 0 || k == 0)
-					extra_cell(ui, &ui->tty_out, &e->cells[k], e->hl[k]);
+					extra_cell(ui, &ui->tty.raw, &e->cells[k], e->hl[k]);
 		}
 		free(e->cells);
 		free(e->hl);
 	}
 	if (nextra_rows && !covered)
-		buf_addf(&ui->tty_out, "\033[0m\033[%d;%dH", getcury(curscr) + 1,
+		buf_addf(&ui->tty.raw, "\033[0m\033[%d;%dH", getcury(curscr) + 1,
 			 getcurx(curscr) + 1);
 	nextra_rows = 0;
 }
@@ -849,11 +849,11 @@ static void draw_status(struct ui *ui)
 		}
 		used += put_text(y, used, leftw - used, in, A_NORMAL);
 		move(y, WRX_MIN(used, ui->cols - 1));
-	} else if (ui->message && ui->message_error && ui_text_width(ui->message) > leftw &&
-		   ui->cols > 2) {
+	} else if (ui->status.message && ui->status.error &&
+		   ui_text_width(ui->status.message) > leftw && ui->cols > 2) {
 		/* An error is read whole: it says why, and what to do next. */
-		k = draw_wrapped(ui, y, ui->message, ui->cols - 1, A_REVERSE | A_BOLD);
-	} else if (ui->asked && !(ui->message && ui->message_error)) {
+		k = draw_wrapped(ui, y, ui->status.message, ui->cols - 1, A_REVERSE | A_BOLD);
+	} else if (ui->asked && !(ui->status.message && ui->status.error)) {
 		int n = 0;
 		for (struct asked *q = ui->asked; q; q = q->next)
 			n++;
@@ -867,7 +867,7 @@ static void draw_status(struct ui *ui)
 						 first, ui->asked->question);
 		put_text(y, 0, leftw, notice, A_REVERSE);
 		free(notice);
-	} else if (ui->message && ui_text_width(ui->message) > leftw && leftw > 12) {
+	} else if (ui->status.message && ui_text_width(ui->status.message) > leftw && leftw > 12) {
 		/*
 		 * An outcome longer than the line keeps the panes' rows: cut, it says
 		 * where it is whole (C-b ~, as tmux's show-messages; the log too).
@@ -876,15 +876,15 @@ static void draw_status(struct ui *ui)
 		keys_name(ui->w->cfg.prefix, key, sizeof key);
 		char *more = xasprintf("… (%s ~)", key);
 		int mw = ui_text_width(more);
-		int used = put_text(y, 0, leftw - mw, ui->message, A_NORMAL);
+		int used = put_text(y, 0, leftw - mw, ui->status.message, A_NORMAL);
 		put_text(y, used, mw, more, A_DIM);
 		free(more);
-	} else if (ui->message) {
-		put_text(y, 0, leftw, ui->message, ui->message_error ? A_BOLD : A_NORMAL);
+	} else if (ui->status.message) {
+		put_text(y, 0, leftw, ui->status.message, ui->status.error ? A_BOLD : A_NORMAL);
 	}
 	/* Rows over the panes: none of their raw writes there (ui_status_gone gives them back). */
-	ui->prompt_top = y - k;
-	ui->status_rows = k;
+	ui->status.prompt_top = y - k;
+	ui->status.rows = k;
 	if (rw > 0)
 		put_text(y, ui->cols - rw, rw, right, ui->prefix_armed ? A_REVERSE : A_DIM);
 }
@@ -1017,8 +1017,8 @@ void render_layout(struct ui *ui)
 		session_pane_view(wp);
 	}
 	free(r);
-	ui->layout_dirty = false;
-	ui->full_redraw = true;
+	ui->frame.layout_dirty = false;
+	ui->frame.full_redraw = true;
 }
 
 static void place_cursor(struct ui *ui)
@@ -1048,13 +1048,13 @@ static void place_cursor(struct ui *ui)
 	}
 	move(v->r.y + 1 + row, v->r.x + col);
 	curs_set(1);
-	if (shape != ui->cursor_shape_sent) {
+	if (shape != ui->tty.cursor_shape_sent) {
 		static const int decscusr[] = {0, 2, 4, 6};
 		const char *seq =
 			terminfo_cursor_style(decscusr[shape >= 1 && shape <= 3 ? shape : 1]);
 		if (seq)
-			buf_addstr(&ui->tty_out, seq);
-		ui->cursor_shape_sent = shape;
+			buf_addstr(&ui->tty.raw, seq);
+		ui->tty.cursor_shape_sent = shape;
 	}
 }
 
@@ -1062,10 +1062,10 @@ void render_frame(struct ui *ui)
 {
 	struct session *s = ui->w->s;
 	/* Whatever moved the focus (a key, a click, a new agent), the layout shows it. */
-	if (ui->layout_dirty || ui->laid_focus != session_focus(s))
+	if (ui->frame.layout_dirty || ui->laid_focus != session_focus(s))
 		render_layout(ui);
-	bool full = ui->full_redraw;
-	ui->full_redraw = false;
+	bool full = ui->frame.full_redraw;
+	ui->frame.full_redraw = false;
 	if (full)
 		erase();
 	int n = session_pane_count(s);
@@ -1120,7 +1120,7 @@ void render_frame(struct ui *ui)
 	if (pairs_reset_wanted) {
 		pairs_reset_wanted = false;
 		reset_colours();
-		ui->full_redraw = true;
+		ui->frame.full_redraw = true;
 		ui_dirty(ui);
 	}
 }

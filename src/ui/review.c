@@ -298,7 +298,7 @@ void review_open(struct ui *ui, const struct agent *a)
 	r->mode = a->remote.host ? DIFF_BRANCH : DIFF_WIP;
 	ui->review = r;
 	start(ui, r);
-	ui->full_redraw = true;
+	ui->frame.full_redraw = true;
 	ui_dirty(ui);
 }
 
@@ -314,7 +314,7 @@ void review_close(struct ui *ui)
 	free(r->handle);
 	free(r);
 	ui->review = NULL;
-	ui->full_redraw = true;
+	ui->frame.full_redraw = true;
 	if (!ui->quitting)
 		ui_dirty(ui);
 }

@@ -52,7 +52,7 @@ static bool remote_or_headless(void)
 void termclip_query(struct ui *ui)
 {
 	if (remote_or_headless())
-		buf_addstr(&ui->tty_out, "\033[?5522$p");
+		buf_addstr(&ui->tty.raw, "\033[?5522$p");
 }
 
 void termclip_answer(struct ui *ui, bool yes)
@@ -66,7 +66,7 @@ static void finish(struct ui *ui, const char *why)
 {
 	struct termclip *t = ui->termclip;
 	ui->termclip = NULL;
-	uv_timer_stop(&ui->clip_timer);
+	uv_timer_stop(&ui->timer.clip);
 	if (why == NULL && t->data.len == 0)
 		why = "no image on the terminal's clipboard";
 	t->done(ui->w, why ? NULL : t->data.data, t->data.len, why, t->arg);
@@ -212,7 +212,7 @@ bool termclip_tty(struct ui *ui)
 	if (ui->termclip == NULL)
 		return false;
 	char in[1 << 16];
-	ssize_t n = read(ui->ttyfd, in, sizeof in);
+	ssize_t n = read(ui->tty.fd, in, sizeof in);
 	if (n <= 0)
 		return n < 0 && (errno == EAGAIN || errno == EINTR);
 	struct buf keys = {0};
@@ -242,11 +242,11 @@ int termclip_read(void *data, wrx_clip_fn *done, void *arg)
 	t->done = done;
 	t->arg = arg;
 	ui->termclip = t;
-	buf_addstr(&ui->tty_out, "\033]5522;type=read;");
-	base64_encode(&ui->tty_out, IMAGE_TYPES, strlen(IMAGE_TYPES));
-	buf_addstr(&ui->tty_out, "\033\\");
+	buf_addstr(&ui->tty.raw, "\033]5522;type=read;");
+	base64_encode(&ui->tty.raw, IMAGE_TYPES, strlen(IMAGE_TYPES));
+	buf_addstr(&ui->tty.raw, "\033\\");
 	ui_dirty(ui);
-	uv_timer_start(&ui->clip_timer, on_timeout, READ_TIMEOUT_MS, 0);
+	uv_timer_start(&ui->timer.clip, on_timeout, READ_TIMEOUT_MS, 0);
 	return 0;
 }
 

@@ -27,7 +27,7 @@ void textview_open(struct ui *ui, const char *title, const char *text)
 		p += len + (p[len] == '\n');
 	}
 	ui->textview = t;
-	ui->full_redraw = true;
+	ui->frame.full_redraw = true;
 	ui_dirty(ui);
 }
 
@@ -42,7 +42,7 @@ void textview_close(struct ui *ui)
 	free(t->title);
 	free(t);
 	ui->textview = NULL;
-	ui->full_redraw = true;
+	ui->frame.full_redraw = true;
 	if (!ui->quitting)
 		ui_dirty(ui);
 }

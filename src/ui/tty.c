@@ -41,42 +41,42 @@ void tty_utf8_locale(void)
  */
 static int terminal_modes(struct ui *ui)
 {
-	if (tcgetattr(ui->ttyfd, &ui->tio_saved) < 0)
+	if (tcgetattr(ui->tty.fd, &ui->tty.tio_saved) < 0)
 		return -errno;
-	struct termios t = ui->tio_saved;
+	struct termios t = ui->tty.tio_saved;
 	cfmakeraw(&t);
 	t.c_cc[VMIN] = 1;
 	t.c_cc[VTIME] = 0;
-	return tcsetattr(ui->ttyfd, TCSADRAIN, &t) < 0 ? -errno : 0;
+	return tcsetattr(ui->tty.fd, TCSADRAIN, &t) < 0 ? -errno : 0;
 }
 
 int tty_open(struct ui *ui, char **cause)
 {
-	ui->ttyfd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (ui->ttyfd < 0) {
+	ui->tty.fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (ui->tty.fd < 0) {
 		*cause =
 			xasprintf("the dashboard needs a terminal (/dev/tty: %s)", strerror(errno));
 		return -errno;
 	}
 	/* Its own open of the terminal: non-blocking here alone (see send_out). */
-	ui->outfd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
-	ui->framefd = memfd_create("workrex-frame", MFD_CLOEXEC);
-	ui->ttyf = fdopen(ui->ttyfd, "r");
-	ui->framef = ui->framefd >= 0 ? fdopen(ui->framefd, "w") : NULL;
-	int rc = ui->outfd < 0 || ui->ttyf == NULL || ui->framef == NULL ? -errno : 0;
+	ui->tty.outfd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+	ui->tty.framefd = memfd_create("workrex-frame", MFD_CLOEXEC);
+	ui->tty.f = fdopen(ui->tty.fd, "r");
+	ui->tty.framef = ui->tty.framefd >= 0 ? fdopen(ui->tty.framefd, "w") : NULL;
+	int rc = ui->tty.outfd < 0 || ui->tty.f == NULL || ui->tty.framef == NULL ? -errno : 0;
 	if (rc == 0)
 		rc = terminal_modes(ui);
 	if (rc < 0) {
 		*cause = xasprintf("/dev/tty: %s", strerror(-rc));
 		goto fail;
 	}
-	ui->modes_set = true;
+	ui->tty.modes_set = true;
 	const char *term = getenv("TERM");
 	if (term == NULL || *term == '\0')
 		term = "xterm-256color";
 	/* Its size: curses cannot ask a memory file, but reads LINES and COLUMNS. */
 	struct winsize ws;
-	bool sized = ioctl(ui->ttyfd, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0;
+	bool sized = ioctl(ui->tty.fd, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0;
 	char *lines = getenv("LINES") ? xstrdup(getenv("LINES")) : NULL;
 	char *columns = getenv("COLUMNS") ? xstrdup(getenv("COLUMNS")) : NULL;
 	if (sized) {
@@ -91,38 +91,38 @@ int tty_open(struct ui *ui, char **cause)
 	 * so (xterm-256color with COLORTERM=truecolor, inside tmux too): curses
 	 * speaks it only through an entry that does, which we make once.
 	 */
-	char *tdir = NULL, *direct = terminfo_wants_direct(term, ui->outfd)
+	char *tdir = NULL, *direct = terminfo_wants_direct(term, ui->tty.outfd)
 					     ? terminfo_direct_entry(term, &tdir)
 					     : NULL;
 	if (direct) {
 		char *saved = getenv("TERMINFO") ? xstrdup(getenv("TERMINFO")) : NULL;
 		setenv("TERMINFO", tdir, 1);
-		ui->scr = newterm(direct, ui->framef, ui->ttyf);
+		ui->tty.scr = newterm(direct, ui->tty.framef, ui->tty.f);
 		saved ? setenv("TERMINFO", saved, 1) : unsetenv("TERMINFO");
 		log_msg("direct colour through %s/%s%s", tdir, direct,
-			ui->scr ? "" : ": curses cannot load it; 256 colours");
+			ui->tty.scr ? "" : ": curses cannot load it; 256 colours");
 		free(saved);
 	}
 	free(direct);
 	free(tdir);
-	if (ui->scr == NULL)
-		ui->scr = newterm(term, ui->framef, ui->ttyf);
-	if (ui->scr == NULL) {
+	if (ui->tty.scr == NULL)
+		ui->tty.scr = newterm(term, ui->tty.framef, ui->tty.f);
+	if (ui->tty.scr == NULL) {
 		/* An unknown TERM (ssh from an exotic terminal): xterm is the safe guess. */
 		log_msg("terminal type '%s' unknown here; using xterm-256color", term);
-		ui->scr = newterm("xterm-256color", ui->framef, ui->ttyf);
+		ui->tty.scr = newterm("xterm-256color", ui->tty.framef, ui->tty.f);
 	}
 	/* Put back as they were: the panes' programs inherit them. */
 	lines ? setenv("LINES", lines, 1) : unsetenv("LINES");
 	columns ? setenv("COLUMNS", columns, 1) : unsetenv("COLUMNS");
 	free(lines);
 	free(columns);
-	if (ui->scr == NULL) {
+	if (ui->tty.scr == NULL) {
 		*cause = xasprintf("cannot use terminal type '%s'", term);
 		rc = -EINVAL;
 		goto fail;
 	}
-	set_term(ui->scr);
+	set_term(ui->tty.scr);
 	/*
 	 * Enter is CR, as every terminal sends it; curses' default (nl) turns it
 	 * into LF on input, which a raw-mode program (Claude Code's input box,
@@ -137,37 +137,37 @@ int tty_open(struct ui *ui, char **cause)
 	if (has_colors()) {
 		start_color();
 		use_default_colors();
-		ui->ncolours = COLORS;
-		ui->colour_kind = terminfo_direct_kind();
-		ui->w->display_colours = ui->colour_kind == TERMINFO_PALETTE ? COLORS : 1 << 24;
+		ui->tty.ncolours = COLORS;
+		ui->tty.colour_kind = terminfo_direct_kind();
+		ui->w->display_colours = ui->tty.colour_kind == TERMINFO_PALETTE ? COLORS : 1 << 24;
 	}
-	terminfo_extras(term, &ui->extras);
+	terminfo_extras(term, &ui->tty.extras);
 	/* Bracketed paste and focus events from the outer terminal. */
-	buf_addstr(&ui->tty_out, "\033[?2004h\033[?1004h");
+	buf_addstr(&ui->tty.raw, "\033[?2004h\033[?1004h");
 	termclip_query(ui);
 	ui_flush_terminal(ui);
 	input_init(ui);
 	return 0;
 fail:
-	if (ui->modes_set)
-		tcsetattr(ui->ttyfd, TCSADRAIN, &ui->tio_saved);
-	ui->modes_set = false;
-	if (ui->ttyf)
-		fclose(ui->ttyf);
+	if (ui->tty.modes_set)
+		tcsetattr(ui->tty.fd, TCSADRAIN, &ui->tty.tio_saved);
+	ui->tty.modes_set = false;
+	if (ui->tty.f)
+		fclose(ui->tty.f);
 	else
-		close(ui->ttyfd);
-	if (ui->framef)
-		fclose(ui->framef);
-	else if (ui->framefd >= 0)
-		close(ui->framefd);
-	if (ui->outfd >= 0)
-		close(ui->outfd);
+		close(ui->tty.fd);
+	if (ui->tty.framef)
+		fclose(ui->tty.framef);
+	else if (ui->tty.framefd >= 0)
+		close(ui->tty.framefd);
+	if (ui->tty.outfd >= 0)
+		close(ui->tty.outfd);
 	return rc;
 }
 
 /*
  * Frames to the terminal without blocking the loop: what the terminal has
- * not taken yet waits in ui->out, and a poll for room sends the rest. A
+ * not taken yet waits in ui->tty.out, and a poll for room sends the rest. A
  * frame due meanwhile waits for it (ui_output_waits), then draws what is
  * current: a terminal that reads slowly (a slow link, a paused tmux
  * client) gets fewer frames, and the panes, keys and agents go on.
@@ -184,92 +184,93 @@ static void on_room(uv_poll_t *h, int status, int events)
 
 static void send_out(struct ui *ui, bool wait)
 {
-	bool may_wait = wait || !ui->out_polls;
-	while (ui->out.len > 0) {
-		ssize_t n = write(ui->outfd, ui->out.data, ui->out.len);
+	bool may_wait = wait || !ui->tty.out_polls;
+	while (ui->tty.out.len > 0) {
+		ssize_t n = write(ui->tty.outfd, ui->tty.out.data, ui->tty.out.len);
 		if (n > 0) {
-			buf_consume(&ui->out, (size_t)n);
+			buf_consume(&ui->tty.out, (size_t)n);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN && !may_wait)
 			break;
-		struct pollfd pf = {.fd = ui->outfd, .events = POLLOUT};
+		struct pollfd pf = {.fd = ui->tty.outfd, .events = POLLOUT};
 		if (n < 0 && errno == EAGAIN && poll(&pf, 1, 5000) > 0)
 			continue;
 		/* The terminal is gone, or took nothing for 5 s at a start or an end. */
-		buf_consume(&ui->out, ui->out.len);
+		buf_consume(&ui->tty.out, ui->tty.out.len);
 	}
-	if (!ui->out_polls)
+	if (!ui->tty.out_polls)
 		return;
-	bool waits = ui->out.len > 0;
-	if (waits && !ui->out_waits)
-		uv_poll_start(&ui->out_poll, UV_WRITABLE, on_room);
-	else if (!waits && ui->out_waits)
-		uv_poll_stop(&ui->out_poll);
-	ui->out_waits = waits;
-	if (!waits && ui->frame_held) {
-		ui->frame_held = false;
+	bool waits = ui->tty.out.len > 0;
+	if (waits && !ui->tty.out_waits)
+		uv_poll_start(&ui->tty.out_poll, UV_WRITABLE, on_room);
+	else if (!waits && ui->tty.out_waits)
+		uv_poll_stop(&ui->tty.out_poll);
+	ui->tty.out_waits = waits;
+	if (!waits && ui->tty.frame_held) {
+		ui->tty.frame_held = false;
 		ui_dirty(ui);
 	}
 }
 
 void tty_output_on_loop(struct ui *ui, uv_loop_t *loop)
 {
-	uv_poll_init(loop, &ui->out_poll, ui->outfd);
-	ui->out_poll.data = ui;
-	ui->out_polls = true;
+	uv_poll_init(loop, &ui->tty.out_poll, ui->tty.outfd);
+	ui->tty.out_poll.data = ui;
+	ui->tty.out_polls = true;
 }
 
 void tty_output_off_loop(struct ui *ui)
 {
-	if (!ui->out_polls)
+	if (!ui->tty.out_polls)
 		return;
-	uv_poll_stop(&ui->out_poll);
-	uv_close((uv_handle_t *)&ui->out_poll, NULL);
-	ui->out_polls = ui->out_waits = false;
+	uv_poll_stop(&ui->tty.out_poll);
+	uv_close((uv_handle_t *)&ui->tty.out_poll, NULL);
+	ui->tty.out_polls = ui->tty.out_waits = false;
 }
 
 bool ui_output_waits(const struct ui *ui)
 {
-	return ui->out.len > 0;
+	return ui->tty.out.len > 0;
 }
 
 void ui_flush_terminal(struct ui *ui)
 {
-	fflush(ui->framef);
+	fflush(ui->tty.framef);
 	/* The sequences written besides curses (OSC 52, cursor shape) go after it. */
-	if (ui->tty_out.len && write(ui->framefd, ui->tty_out.data, ui->tty_out.len) < 0)
+	if (ui->tty.raw.len && write(ui->tty.framefd, ui->tty.raw.data, ui->tty.raw.len) < 0)
 		log_msg("frame buffer: %s", strerror(errno));
-	buf_consume(&ui->tty_out, ui->tty_out.len);
-	off_t len = lseek(ui->framefd, 0, SEEK_CUR);
+	buf_consume(&ui->tty.raw, ui->tty.raw.len);
+	off_t len = lseek(ui->tty.framefd, 0, SEEK_CUR);
 	if (len > 0) {
-		buf_reserve(&ui->out, (size_t)len);
-		ssize_t n = pread(ui->framefd, ui->out.data + ui->out.len, (size_t)len, 0);
+		buf_reserve(&ui->tty.out, (size_t)len);
+		ssize_t n =
+			pread(ui->tty.framefd, ui->tty.out.data + ui->tty.out.len, (size_t)len, 0);
 		if (n > 0)
-			ui->out.len += (size_t)n;
+			ui->tty.out.len += (size_t)n;
 	}
-	if (ftruncate(ui->framefd, 0) < 0 || lseek(ui->framefd, 0, SEEK_SET) < 0)
+	if (ftruncate(ui->tty.framefd, 0) < 0 || lseek(ui->tty.framefd, 0, SEEK_SET) < 0)
 		log_msg("frame buffer: %s", strerror(errno));
 	send_out(ui, false);
 }
 
 void tty_close(struct ui *ui)
 {
-	if (ui->scr == NULL)
+	if (ui->tty.scr == NULL)
 		return;
 	endwin();
-	buf_addstr(&ui->tty_out, "\033[?2004l\033[?1004l\033[0 q");
+	buf_addstr(&ui->tty.raw, "\033[?2004l\033[?1004l\033[0 q");
 	tty_output_off_loop(ui);
 	ui_flush_terminal(ui);
-	if (ui->modes_set)
-		tcsetattr(ui->ttyfd, TCSADRAIN, &ui->tio_saved);
-	ui->modes_set = false;
-	delscreen(ui->scr);
-	ui->scr = NULL;
-	fclose(ui->ttyf);
-	fclose(ui->framef);
-	close(ui->outfd);
-	buf_free(&ui->out);
+	if (ui->tty.modes_set)
+		tcsetattr(ui->tty.fd, TCSADRAIN, &ui->tty.tio_saved);
+	ui->tty.modes_set = false;
+	delscreen(ui->tty.scr);
+	ui->tty.scr = NULL;
+	fclose(ui->tty.f);
+	fclose(ui->tty.framef);
+	close(ui->tty.outfd);
+	buf_free(&ui->tty.out);
 }

@@ -71,13 +71,11 @@ struct asked {
 };
 #define ASKED_MAX 4 /* one agent's waiting at once; more are refused */
 
-struct ui {
-	struct wrx *w;         /* the application this dashboard shows */
-	char *trust_declined;  /* owned: the project config text the user would not trust */
-	uv_timer_t tick_timer; /* status ages and the silence of working agents */
-
-	int ttyfd; /* /dev/tty for keys: polled, non-blocking */
-	FILE *ttyf;
+/* The terminal: keys read, frames written (tty.c), and what it can draw. */
+struct ui_tty {
+	int fd; /* /dev/tty for keys: polled, non-blocking */
+	FILE *f;
+	uv_poll_t poll;     /* keys on fd */
 	int outfd;          /* /dev/tty for frames: non-blocking, its own open */
 	struct buf out;     /* frame bytes the terminal has not taken yet */
 	uv_poll_t out_poll; /* room on outfd, while out waits */
@@ -89,25 +87,56 @@ struct ui {
 	struct termios tio_saved; /* the terminal's modes before ours */
 	bool modes_set;
 	SCREEN *scr;
-	WINDOW *inwin; /* a pad for reading keys: reading never refreshes */
-	uv_poll_t tty_poll;
-	uv_signal_t sig_winch, sig_chld, sig_term, sig_hup;
-	uv_timer_t frame_timer;
-	uv_timer_t msg_timer;
-	uv_timer_t clip_timer;     /* a read of the terminal's clipboard times out */
+	WINDOW *inwin;  /* a pad for reading keys: reading never refreshes */
+	struct buf raw; /* raw sequences written after the frame (OSC 52, cursor) */
+	int cursor_shape_sent;
+	int ncolours;                  /* the terminal's COLORS */
+	int colour_kind;               /* TERMINFO_*: what its colour numbers mean */
+	struct terminfo_extras extras; /* what it draws that curses cannot */
+};
+
+/* When the next frame is drawn, and how much of it. */
+struct ui_frame {
+	bool pending;
+	uint64_t due; /* when the pending frame fires (now_ms) */
+	uint64_t last;
+	bool layout_dirty;
+	bool full_redraw;
+};
+
+/* The status line: a message, and the questions and errors that grow over the panes. */
+struct ui_status {
+	char *message; /* owned */
+	bool error;
+	struct strlist said; /* the last messages, with their time (C-b ~) */
+	int rows;            /* rows over the panes a long question or error took (drawn) */
+	int prompt_top;      /* the first of them this frame (the status line: none) */
+};
+
+struct ui {
+	struct wrx *w; /* the application this dashboard shows */
+	struct ui_tty tty;
+	struct ui_frame frame;
+	struct ui_status status;
+	struct {
+		uv_signal_t winch, chld, term, hup;
+	} sig;
+	struct {
+		uv_timer_t frame;
+		uv_timer_t msg;
+		uv_timer_t tick;   /* status ages and the silence of working agents */
+		uv_timer_t clip;   /* a read of the terminal's clipboard times out */
+		uv_timer_t reload; /* a config file changed: reload once the writes settle */
+	} timer;
+
+	char *trust_declined;      /* owned: the project config text the user would not trust */
 	int clip5522;              /* the terminal offers OSC 5522: 1, -1 no, 0 unknown */
 	struct termclip *termclip; /* owned: that read, under way */
-	uv_timer_t reload_timer;   /* a config file changed: reload once the writes settle */
 	struct watch **watches;    /* owned: the config files' directories (reload.c) */
 	size_t nwatches;
 	struct buf config_seen; /* the config files' contents last read (reload.c) */
-	bool frame_pending;
-	uint64_t frame_due; /* when the pending frame fires (now_ms) */
-	uint64_t last_frame;
-	uint64_t last_input; /* now_ms() of the last key forwarded to a pane */
+	uint64_t last_input;    /* now_ms() of the last key forwarded to a pane */
 
-	bool layout_dirty;
-	bool full_redraw;
 	bool sidebar;
 	bool prefix_armed;
 	bool help;
@@ -119,11 +148,6 @@ struct ui {
 	int ov_sel;
 	struct prompt *prompt; /* owned */
 	struct asked *asked;   /* owned: agents' questions, oldest first */
-	int status_rows;       /* rows over the panes a long question or error took (drawn) */
-	int prompt_top;        /* the first of them this frame (the status line: none) */
-	char *message;         /* owned */
-	bool message_error;
-	struct strlist said; /* the status line's last messages, with their time (C-b ~) */
 	bool pasting;
 	struct buf paste;
 	bool quitting;
@@ -132,15 +156,10 @@ struct ui {
 	int detached_running; /* the programs that went on */
 
 	int rows, cols;
-	struct rect area;              /* where panes go */
-	struct rect note;              /* "+N more": the panes that did not fit (h = 0: none) */
-	int hidden;                    /* how many */
-	struct wpane *laid_focus;      /* the focus the layout was made for; borrowed */
-	int ncolours;                  /* the terminal's COLORS */
-	int colour_kind;               /* TERMINFO_*: what its colour numbers mean */
-	struct terminfo_extras extras; /* what it draws that curses cannot */
-	struct buf tty_out;            /* raw sequences written after the frame (OSC 52, cursor) */
-	int cursor_shape_sent;
+	struct rect area;            /* where panes go */
+	struct rect note;            /* "+N more": the panes that did not fit (h = 0: none) */
+	int hidden;                  /* how many */
+	struct wpane *laid_focus;    /* the focus the layout was made for; borrowed */
 	struct wpane **sidebar_rows; /* which pane each sidebar row shows; borrowed */
 	int nsidebar_rows;
 	int sidebar_top; /* the first agent the sidebar shows when they do not all fit */
