@@ -288,6 +288,7 @@ format-check:
 
 check-layers: $(OBJ)
 	@scripts/check-layers.sh src $(BUILD)/src
+	@scripts/check-shape.sh src
 	@tests/layers/run.sh $(BUILD)/src
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the sandbox client

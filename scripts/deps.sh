@@ -6,7 +6,7 @@
 set -eu
 
 build="gcc make pkg-config ncurses-bin libncurses-dev libvterm-dev libuv1-dev libyaml-dev libjson-c-dev libgit2-dev"
-test="libcmocka-dev tmux strace python3 clang clang-format libclang-rt-14-dev ncurses-term less vim vttest git procps podman runc debootstrap iproute2 zsh fish nodejs bubblewrap runsc xvfb xclip openssh-server openssh-client tinyproxy"
+test="libcmocka-dev tmux strace python3 clang clang-format pmccabe libclang-rt-14-dev ncurses-term less vim vttest git procps podman runc debootstrap iproute2 zsh fish nodejs bubblewrap runsc xvfb xclip openssh-server openssh-client tinyproxy"
 
 want=$build
 list=false

@@ -69,5 +69,44 @@ verdict "refused: a prototype calling up a layer" \
 	refused 'src/util/planted.c: calls layout_name, defined in src/ui/'
 rm -f "$tmp/obj/util/planted.o"
 
+# The shape (scripts/check-shape.sh): the clean copy passes, then a
+# function grown past each bound, struct ui past 40 members and a command
+# looking itself up are each refused with their own line.
+shape() { scripts/check-shape.sh "$tmp/src" >"$tmp/out" 2>&1; }
+shape_refused() { ! shape && grep -qF "$1" "$tmp/out"; }
+verdict "shape: the clean copy passes" shape
+
+# plant_shape NAME FILE EXPECT: $tmp/plant appended to src/FILE; the shape check must fail saying EXPECT.
+plant_shape() {
+	cp "$tmp/src/$2" "$tmp/saved"
+	cat "$tmp/plant" >>"$tmp/src/$2"
+	verdict "refused: $1" shape_refused "$3"
+	cp "$tmp/saved" "$tmp/src/$2"
+}
+{
+	echo "int planted_long(int x)"
+	echo "{"
+	i=0
+	while [ $i -lt 121 ]; do echo "	x += $i;"; i=$((i + 1)); done
+	echo "	return x;"
+	echo "}"
+} >"$tmp/plant"
+plant_shape "a function over 120 lines" core/agents.c "planted_long: 125 lines"
+{
+	echo "int planted_knot(int x)"
+	echo "{"
+	i=0
+	while [ $i -lt 41 ]; do echo "	if (x == $i) x++;"; i=$((i + 1)); done
+	echo "	return x;"
+	echo "}"
+} >"$tmp/plant"
+plant_shape "a function over complexity 40" ui/render.c "planted_knot: 45 lines, complexity 42"
+cp "$tmp/src/ui/ui.h" "$tmp/saved"
+sed -i 's/^\(\tint sidebar_top;\)/\1\n\tint planted_a, planted_b;/' "$tmp/src/ui/ui.h"
+verdict "refused: struct ui past 40 members" shape_refused "struct ui has 41 members (at most 40)"
+cp "$tmp/saved" "$tmp/src/ui/ui.h"
+printf 'int planted_self(struct cmd_ctx *ctx)\n{\n\treturn cmd_usage(cmd_find("list"));\n}\n' >"$tmp/plant"
+plant_shape "a command looking itself up" cmd/cmd_agent.c "cmd_find() of a command's own row"
+
 echo "layers: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
