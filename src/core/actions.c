@@ -1309,7 +1309,7 @@ static void do_session_status(struct act_call *c)
 		return;
 	}
 	session_set_status(w->s, a, st);
-	host_session(w, a, id);
+	kept_session(w, a, id);
 	keep_meta(w, a);
 	act_ok(c, NULL);
 }
@@ -1388,7 +1388,7 @@ static void do_set_status(struct act_call *c)
 	if ((holder && holder != a) || n > 1)
 		log_msg("%s reported the session %s of another agent: not recorded", a->handle, id);
 	else if (id)
-		host_session(c->w, a, id);
+		kept_session(c->w, a, id);
 	keep_meta(c->w, a);
 	act_ok(c, NULL);
 }

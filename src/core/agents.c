@@ -19,16 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void agent_git_release(struct agent_git *g)
-{
-	free(g->branch);
-	free(g->agent);
-	free(g->parent);
-	free(g->group);
-	free(g->layout);
-	memset(g, 0, sizeof *g);
-}
-
 void agents_load(struct wrx *w)
 {
 	struct repo *r = w->repo;
@@ -293,7 +283,7 @@ static void open_plan_make(struct wrx *w, struct agent *a, bool cont, struct ope
 	p->fork = !cont && a->fork_from && agentcmd_forks(&w->cfg, name) ? a->fork_from : NULL;
 	p->session = !cont && agentcmd_names_sessions(&w->cfg, name) ? uuid_new() : NULL;
 	if (p->session)
-		host_session(w, a, p->session);
+		kept_session(w, a, p->session);
 	/* Its layout's panes (add -l), else the config's. */
 	p->panes = w->cfg.panes;
 	p->npanes = w->cfg.npanes;

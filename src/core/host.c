@@ -20,11 +20,9 @@
  * (session_close_pane) ends a keeper.
  */
 #include "../keeper/client.h"
-#include "../keeper/mark.h"
 #include "../keeper/keeper.h"
 #include "../keeper/proto.h"
 #include "../keeper/spawner.h"
-#include "../git/private.h"
 #include "../rpc/proto.h"
 #include "../rpc/server.h"
 #include "../util/log.h"
@@ -75,29 +73,12 @@ static json_object *strv_json(char *const *v)
 	return a;
 }
 
-struct hosted *host_pane_new(void)
-{
-	return xcalloc(1, sizeof(struct hosted));
-}
-
-void host_pane_free(struct hosted *h)
-{
-	if (h == NULL)
-		return;
-	free(h->container);
-	free(h->link);
-	free(h->remote_spec);
-	free(h);
-}
-
 const char *host_pane_link(const struct wpane *wp)
 {
 	return wp->host->link;
 }
 
 /* ---- the keeper's spec, for either keeper row ---- */
-
-static char *mark_path(struct wrx *w, const struct agent *a, bool create);
 
 static bool env_for_there(const char *kv)
 {
@@ -141,7 +122,7 @@ static json_object *pane_spec(struct wrx *w, struct wpane *wp, const struct pty_
 	/* Its key, which it makes: only a client that reads it from our state directory writes. */
 	json_object_object_add(spec, "make_key", json_object_new_boolean(1));
 	/* The mark its agent's session id goes into, reported with no dashboard. */
-	char *mark = agent_pane && a->git.worktree ? mark_path(w, a, false) : NULL;
+	char *mark = agent_pane && a->git.worktree ? kept_path(w, a, false) : NULL;
 	if (mark)
 		json_object_object_add(spec, "mark", json_object_new_string(mark));
 	free(mark);
@@ -233,9 +214,9 @@ static bool adopt(struct wrx *w, struct wpane *wp, const struct keeper_info *inf
 			a->box.egress_ok = (int)WRX_MIN(info->egress_ok, INT32_MAX);
 			a->box.egress_refused = (int)WRX_MIN(info->egress_refused, INT32_MAX);
 		}
-		keep_meta_apply(w, a, info->meta);
+		kept_meta_apply(w, a, info->meta);
 		if (!taken) {
-			host_mark(w, a, true); /* an earlier dashboard's is marked already */
+			kept_mark(w, a, true); /* an earlier dashboard's is marked already */
 			keep_meta(w, a);       /* a new keeper: told what its agent is */
 		}
 	}
@@ -379,7 +360,7 @@ void host_pane_closing(struct wrx *w, struct wpane *wp)
 	if (k == HOST_THERE)
 		remote_pane_closing(w, wp);
 	if (session_agent_pane(w->s, wp->agent) == wp)
-		host_mark(w, wp->agent, false);
+		kept_mark(w, wp->agent, false);
 	sandbox_pane_gone(w, wp);
 }
 
@@ -474,172 +455,4 @@ static bool flushed(struct wrx *w)
 void host_flush(struct wrx *w, int timeout_ms)
 {
 	wrx_run_until(w, flushed, timeout_ms);
-}
-
-/* ---- the agent's "keeper runs" mark ---- */
-
-/*
- * An agent whose agent pane a keeper runs is marked in its host-only
- * directory (which, unlike the runtime directory, outlives a reboot):
- * a marked agent with no keeper at the next start lost it to a reboot or
- * a crash, and is opened again with its resume flag. Closing the pane
- * (close, remove, merge, quit) takes the mark away. The mark holds the
- * session id the agent's hooks last reported, if any, so that the agent
- * resumes that session (claude --resume ID) rather than the latest.
- */
-static char *mark_path(struct wrx *w, const struct agent *a, bool create)
-{
-	char *dir = private_agent_dir(w->root, a->handle, create);
-	char *f = dir ? xasprintf("%s/kept", dir) : NULL;
-	free(dir);
-	return f;
-}
-
-/* a's mark made to say its session id and what it is (mark.h): 0 or -errno. */
-static int mark_save(struct wrx *w, struct agent *a, bool create)
-{
-	char *f = mark_path(w, a, create);
-	int rc = f ? mark_write(f, a->session_id, a->kept_meta, create) : -ENOENT;
-	if (rc < 0 && rc != -ENOENT)
-		log_msg("%s: its mark not kept: %s", a->handle, strerror(-rc));
-	free(f);
-	return rc;
-}
-
-void host_mark(struct wrx *w, struct agent *a, bool on)
-{
-	if (!a->git.worktree)
-		return;
-	if (on) {
-		/* One there already may hold a session its keeper heard: kept, unless we know one. */
-		if (a->session_id || !host_marked(w, a))
-			mark_save(w, a, true);
-		return;
-	}
-	char *f = mark_path(w, a, false);
-	if (f)
-		unlink(f);
-	free(f);
-}
-
-void host_mark_meta(struct wrx *w, struct agent *a, const char *meta)
-{
-	if (a->kept_meta && !strcmp(a->kept_meta, meta))
-		return;
-	free(a->kept_meta);
-	a->kept_meta = xstrdup(meta);
-	if (a->git.worktree && host_kept(w))
-		mark_save(w, a, false);
-}
-
-bool host_marked(struct wrx *w, const struct agent *a)
-{
-	char *f = mark_path(w, a, false);
-	bool marked = f && access(f, F_OK) == 0;
-	free(f);
-	return marked;
-}
-
-void host_session(struct wrx *w, struct agent *a, const char *id)
-{
-	if (a->session_id && strcmp(a->session_id, id) == 0)
-		return;
-	free(a->session_id);
-	a->session_id = xstrdup(id);
-	/* Into the mark, where there is one: a pane not yet in a keeper has none. */
-	if (a->git.worktree && host_kept(w))
-		mark_save(w, a, false);
-}
-
-/*
- * What a's mark kept: its session, resumed, and what it was when its
- * keepers went (its status, since when, why it failed). One that had
- * failed stays so, not started again: its program would only fail anew,
- * and what it printed went with its keeper. (The user opens it again.)
- */
-static bool mark_apply(struct wrx *w, struct agent *a)
-{
-	char *f = mark_path(w, a, false), *session = NULL, *meta = NULL;
-	if (f)
-		(void)mark_read(f, &session, &meta);
-	free(f);
-	free(a->session_id);
-	a->session_id = session;
-	keep_meta_apply(w, a, meta);
-	free(meta);
-	return a->status != WRX_STATUS_FAILED;
-}
-
-void host_resume(struct wrx *w)
-{
-	if (!host_kept(w) || w->helper)
-		return;
-	for (int i = 0; i < session_agent_count(w->s); i++) {
-		struct agent *a = session_agent(w->s, i);
-		/* An agent on a server: its host says, once attached (remote.c). */
-		if (!a->git.worktree || a->remote.host || a->git.missing ||
-		    session_agent_panes(w->s, a) > 0 || !host_marked(w, a))
-			continue;
-		if (!mark_apply(w, a)) {
-			log_msg("%s: its keepers are gone (a reboot?): it had failed (%s), left so",
-				a->handle, a->failure ? a->failure : "?");
-			continue;
-		}
-		char *cause = NULL;
-		log_msg("%s: its keepers are gone (a reboot?): opened again, resuming %s",
-			a->handle, a->session_id ? a->session_id : "its latest session");
-		a->resumed_at = now_ms();
-		if (agents_open(w, a, false, true, &cause) < 0) {
-			wrx_message(w, true, "%s: %s", a->handle, cause);
-			free(cause);
-		}
-	}
-}
-
-/*
- * Resumed, an agent that fails before anyone typed into it had nothing
- * to resume: Claude Code's --continue in a directory where it never had
- * a conversation says "No conversation found to continue" and exits 1,
- * and every agent a reboot took before its first prompt came back
- * failed. It starts anew, once, said on the status line: only when its
- * program exited so, not when it ended with its keeper (shutdown, a kill:
- * started again, it would outlive what ended it). Within a
- * minute: a dozen Claude Codes starting at once on two cores took more
- * than 10 s to say so. Not inside its pane's own exit event, which the
- * pane outlives: on the loop's next turn.
- */
-#define RESUME_GRACE_MS 60000
-
-static void start_anew(struct wrx *w, struct agent *a)
-{
-	if (a->status != WRX_STATUS_FAILED)
-		return;
-	char *why = a->failure ? xstrdup(a->failure) : xstrdup("it failed at once");
-	/* Typing into it: the new pane takes the keys, not a neighbour's. */
-	struct wpane *wp, *focus = session_focus(w->s);
-	bool focused = focus && focus->agent == a;
-	while ((wp = session_agent_pane(w->s, a)) != NULL)
-		session_close_pane(w->s, wp);
-	session_set_status(w->s, a, WRX_STATUS_NONE); /* not failed: starting */
-	char *cause = NULL;
-	if (agents_open(w, a, focused, false, &cause) < 0) {
-		wrx_message(w, true, "%s: %s", a->handle, cause);
-		free(cause);
-	} else {
-		wrx_message(w, false, "%s: nothing to resume (%s): started anew", a->handle, why);
-	}
-	free(why);
-}
-
-void host_resume_failed(struct wrx *w, struct agent *a)
-{
-	uint64_t at = a->resumed_at;
-	a->resumed_at = 0; /* once */
-	struct wpane *wp = session_agent_pane(w->s, a);
-	/* Its program's own failure (an exit status), not its end with its keeper (shutdown). */
-	int st = PANE_LOST;
-	bool own = wp && pane_exited(wp->term, &st) && st != PANE_LOST && WIFEXITED(st);
-	if (!own || at == 0 || now_ms() - at > RESUME_GRACE_MS || w->quitting || wp->last_key >= at)
-		return;
-	wrx_agent_later(w, a->handle, start_anew);
 }

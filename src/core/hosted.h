@@ -1,7 +1,7 @@
 /*
  * hosted.h - how a pane is hosted: the state of host.c's rows (a pty, a
  * keeper here, a keeper there) for one pane. The session holds it opaque
- * (struct wpane's host); host.c makes and frees it, and only the rows'
+ * (struct wpane's host) and makes and frees it; only host.c's rows and their
  * helpers read it: remote.c (there), keep.c (what keepers are told),
  * sandbox.c (the container).
  */

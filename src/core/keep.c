@@ -9,7 +9,6 @@
 #include "../keeper/proto.h"
 #include "../term/pane.h"
 #include "../net/spec.h"
-#include "../rpc/proto.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "hosted.h"
@@ -78,7 +77,7 @@ void wrx_egress(struct wrx *w, struct agent *a, json_object *o)
 /*
  * What the agent is (its status, since when, why it failed) and last
  * reported (title, note, session), for its keeper to give the next
- * dashboard and for its mark to give the one after a reboot (host.c). Not
+ * dashboard and for its mark to give the one after a reboot (kept.c). Not
  * from a pane that lost its keeper: that is no news of the agent, and a
  * reboot's mark must say what the agent was before it.
  */
@@ -108,38 +107,7 @@ void keep_meta(struct wrx *w, struct agent *a)
 		lost |= pane_exited(wp->term, &st) && st == PANE_LOST;
 	}
 	if (!lost)
-		host_mark_meta(w, a, s);
-	json_object_put(m);
-}
-
-void keep_meta_apply(struct wrx *w, struct agent *a, const char *meta)
-{
-	json_object *m = meta ? json_tokener_parse(meta) : NULL, *v;
-	if (m == NULL)
-		return;
-	enum wrx_status st = WRX_STATUS_NONE;
-	bool has = json_object_object_get_ex(m, "status", &v) &&
-		   status_parse_reached(json_object_get_string(v), &st) == 0;
-	/*
-	 * Its status last: its hooks keep what it is (keep_meta), with its
-	 * reason, age, title and session already its own.
-	 */
-	if (st == WRX_STATUS_FAILED && json_object_object_get_ex(m, "failure", &v)) {
-		free(a->failure);
-		a->failure = xstrdup(json_object_get_string(v));
-	}
-	if (json_object_object_get_ex(m, "title", &v))
-		session_set_title(w->s, a, json_object_get_string(v));
-	if (json_object_object_get_ex(m, "note", &v) && a->note == NULL)
-		a->note = xstrdup(json_object_get_string(v));
-	if (json_object_object_get_ex(m, "session", &v) &&
-	    rpc_session_wellformed(json_object_get_string(v)))
-		host_session(w, a, json_object_get_string(v));
-	int64_t since = json_object_object_get_ex(m, "since", &v) ? json_object_get_int64(v) : 0;
-	if (has)
-		session_set_status_at(w->s, a, st,
-				      since > 0 && (uint64_t)since <= wall_ms() ? (uint64_t)since
-										: 0);
+		kept_meta(w, a, s);
 	json_object_put(m);
 }
 

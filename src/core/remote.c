@@ -49,12 +49,6 @@
 /* __remote-up's and __remote-start's status when the host cannot be reached. */
 #define UNREACHABLE 3
 
-void remote_release(struct agent_remote *r)
-{
-	free(r->host);
-	memset(r, 0, sizeof *r);
-}
-
 struct rhost {
 	struct wrx *w;
 	char *name; /* owned */
@@ -392,7 +386,7 @@ static void resume_lost(struct rhost *h)
 	for (int i = 0; i < session_agent_count(w->s); i++) {
 		struct agent *a = session_agent(w->s, i);
 		if (a->remote.host && strcmp(a->remote.host, h->name) == 0 &&
-		    session_agent_panes(w->s, a) == 0 && host_marked(w, a)) {
+		    session_agent_panes(w->s, a) == 0 && kept_marked(w, a)) {
 			char *cause = NULL;
 			log_msg("%s: its keepers on %s are gone: opened again", a->handle, h->name);
 			if (agents_open(w, a, false, true, &cause) < 0) {

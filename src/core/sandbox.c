@@ -31,16 +31,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void sandbox_release(struct agent_box *b)
-{
-	free(b->rpc_dir);
-	free(b->proxy_token);
-	for (size_t i = 0; i < b->negress; i++)
-		free(b->egress[i]);
-	free(b->egress);
-	memset(b, 0, sizeof *b);
-}
-
 bool sandbox_wanted(struct wrx *w, const struct agent *a)
 {
 	if (!a->git.worktree || a->remote.host)

@@ -48,6 +48,52 @@ struct session *session_new(uv_loop_t *loop, const struct session_hooks *hooks, 
 	return s;
 }
 
+/*
+ * The parts of an agent and a pane other modules fill (session.h,
+ * hosted.h) are plain data: freed here, with the agent or pane they are
+ * part of, so that the session never calls up to the modules above it.
+ */
+void agent_git_release(struct agent_git *g)
+{
+	free(g->branch);
+	free(g->agent);
+	free(g->parent);
+	free(g->group);
+	free(g->layout);
+	memset(g, 0, sizeof *g);
+}
+
+void sandbox_release(struct agent_box *b)
+{
+	free(b->rpc_dir);
+	free(b->proxy_token);
+	for (size_t i = 0; i < b->negress; i++)
+		free(b->egress[i]);
+	free(b->egress);
+	memset(b, 0, sizeof *b);
+}
+
+void remote_release(struct agent_remote *r)
+{
+	free(r->host);
+	memset(r, 0, sizeof *r);
+}
+
+struct hosted *host_pane_new(void)
+{
+	return xcalloc(1, sizeof(struct hosted));
+}
+
+void host_pane_free(struct hosted *h)
+{
+	if (h == NULL)
+		return;
+	free(h->container);
+	free(h->link);
+	free(h->remote_spec);
+	free(h);
+}
+
 static void agent_free(struct agent *a)
 {
 	free(a->handle);

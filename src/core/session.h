@@ -105,7 +105,7 @@ struct agent {
 	char *fork_from; /* owned; add --fork: the session its first start continues, or NULL */
 	int npanes;      /* its panes in the session (the session's count) */
 	int comments;    /* review comments waiting for it (the sidebar's ✎N) */
-	uint64_t resumed_at; /* now_ms() when host_resume opened it with its resume flag, or 0 */
+	uint64_t resumed_at; /* now_ms() when resume_kept opened it with its resume flag, or 0 */
 	bool checking, check_again; /* its group's check runs (checks.c); done again meanwhile */
 	struct agent_git git;
 	struct agent_box box;

@@ -156,6 +156,8 @@ const char *wrx_outcome(const char *last);
 int wrx_config_reload(struct wrx *w, struct strlist *warnings, char **cause);
 /* Agent a needs the user: the bell and the desktop, as `notify` says. */
 void wrx_attention(struct wrx *w, struct agent *a, const char *what);
+/* Whether the config's notify: has how ("bell", "desktop"), or "both". */
+bool wrx_notify_has(const struct wrx *w, const char *how);
 /*
  * Run w's loop until done(w) holds (NULL: never) or timeout_ms passed,
  * asleep between its events: a command's core, which waits for its panes.
@@ -182,15 +184,13 @@ void host_pane_closing(struct wrx *w, struct wpane *wp);
 void host_pane_gone(struct wrx *w, struct wpane *wp);
 /* A pane there: what its border says while it is not attached, or NULL. */
 const char *host_pane_link(const struct wpane *wp);
-/* A resumed agent failed: started anew when it was at once (nothing to resume). */
-void host_resume_failed(struct wrx *w, struct agent *a);
 /* prs.c: the agents' pull requests followed for the sidebar, asked of gh by a child. */
 void prs_start(struct wrx *w);
 void prs_track(struct wrx *w, struct agent *a, int number);
 void prs_stop(struct wrx *w);
 /*
  * An agent as a child's callback finds it when the child ends: by its
- * handle, never a pointer that may have gone (wrx.c).
+ * handle, never a pointer that may have gone (base.c).
  */
 struct agent_ref {
 	struct wrx *w;
@@ -218,18 +218,31 @@ bool host_settled(struct wrx *w);
 /* Until what the panes wrote reached their keepers (at most timeout_ms). */
 void host_flush(struct wrx *w, int timeout_ms);
 /*
- * Agents whose keepers went with a reboot: opened again with their resume
- * flag. The dashboard calls it once its terminal is sized, so that the
- * programs start at their panes' size.
+ * kept.c: an agent's mark, which outlives a reboot (keeper/mark.h's
+ * format): its session and what it was, for resume.c.
  */
-void host_resume(struct wrx *w);
+/* The mark's path (its directory made when create); NULL when there is none. */
+char *kept_path(struct wrx *w, const struct agent *a, bool create);
 /* a's agent CLI reported its session id (well formed): kept to resume it after a reboot. */
-void host_session(struct wrx *w, struct agent *a, const char *id);
+void kept_session(struct wrx *w, struct agent *a, const char *id);
 /* The agent's "its keeper runs" mark (for remote.c too). */
-void host_mark(struct wrx *w, struct agent *a, bool on);
+void kept_mark(struct wrx *w, struct agent *a, bool on);
 /* meta (keep.c) into a's mark, where it has one, when it says something new. */
-void host_mark_meta(struct wrx *w, struct agent *a, const char *meta);
-bool host_marked(struct wrx *w, const struct agent *a);
+void kept_meta(struct wrx *w, struct agent *a, const char *meta);
+bool kept_marked(struct wrx *w, const struct agent *a);
+/* What the agent was (keep_meta's JSON), from its keeper's hello or its mark. */
+void kept_meta_apply(struct wrx *w, struct agent *a, const char *meta);
+/* a's mark applied: its session, its status; false when it had failed (left so). */
+bool kept_apply(struct wrx *w, struct agent *a);
+
+/*
+ * resume.c: agents whose keepers went with a reboot, opened again with
+ * their resume flag. The dashboard calls it once its terminal is sized,
+ * so that the programs start at their panes' size.
+ */
+void resume_kept(struct wrx *w);
+/* A resumed agent failed: started anew when it was at once (nothing to resume). */
+void resume_failed(struct wrx *w, struct agent *a);
 /* For remote.c: connect wp to its keeper's socket; its hello is adopted as every pane's. */
 struct keeper_conn;
 typedef void keeper_gone_fn(struct keeper_conn *c, const char *why, void *data);
@@ -239,8 +252,6 @@ int host_connect(struct wrx *w, struct wpane *wp, const char *socket, keeper_gon
 /* keep.c: what the core tells its panes' keepers, and hears from them. */
 /* Tell a's keepers what it reported (status, title, note), for the next dashboard. */
 void keep_meta(struct wrx *w, struct agent *a);
-/* What the agent reported, from its keeper's hello. */
-void keep_meta_apply(struct wrx *w, struct agent *a, const char *meta);
 /* A connection through one of a's proxies ended (proxy_event_json's object): logged, counted. */
 void wrx_egress(struct wrx *w, struct agent *a, json_object *o);
 /* allowed_domains as the config has it now, to every running proxy of this dashboard's. */

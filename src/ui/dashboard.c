@@ -983,7 +983,7 @@ static void dashboard_first(struct ui *ui)
 			   "or set keys.prefix");
 	ui->frame.layout_dirty = true;
 	render_frame(ui); /* sizes the area before the first pane starts */
-	host_resume(ui->w);
+	resume_kept(ui->w);
 	queue_run(ui->w, NULL); /* add --max-concurrent's agents that wait, when a slot is free */
 	/* The project's own shell, unless a keeper still runs it. */
 	if (session_agent_panes(ui->w->s, session_agent(ui->w->s, 0)) == 0)
