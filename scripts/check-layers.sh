@@ -14,12 +14,17 @@
 #     libuv anywhere but the guest; an #include of a macro is refused;
 #   - at link level, with OBJ: no object references a symbol defined in a
 #     folder that is not below its own (a hand-written prototype of an
-#     upper layer's function includes nothing, but links to it).
+#     upper layer's function includes nothing, but links to it); and in
+#     src/core/, where files call each other, no call cycle longer than
+#     CORE_CYCLE files.
 set -eu
 cd "$(dirname "$0")/.."
 SRC=$(realpath "${1:-src}")
 OBJ=${2:-build/src}
 
+# The longest call cycle src/core/'s files may make (host.c and remote.c:
+# a remote pane's host calls the link, which connects it back).
+CORE_CYCLE=2
 # The layers, lowest first: "folder:rank", the two programs (src/main.c and
 # src/guest/main.c) on top.
 RANKS="util:0 term:1 rpc:1 net:1 config:2 keeper:2 git:3 backends:4 remote:4 core:5 ui:6 cmd:6 guest:7 .:7"
@@ -110,10 +115,47 @@ if [ -d "$OBJ" ]; then
 		cat "$tmp/up" >&2
 		bad=1
 	fi
+	# Inside src/core/, between its files: the largest set of files that
+	# all call each other (a call cycle) has at most CORE_CYCLE files. The
+	# core goes down too: base.c and the session at the floor, wrx.c on
+	# top; what a lower file must reach above it is a hook.
+	core=$(cd "$OBJ" && find core -name '*.o' | sort)
+	cycle=$( (cd "$OBJ" && nm -A -g --defined-only $core && nm -A -u $core) | awk '
+	{ o = $1; sub(/:.*/, "", o); sub(/\.o$/, ".c", o) }
+	$2 == "U" { print "U", $3, o; next }
+	NF == 3 { print "D", $3, o }' | awk '
+	{ line[NR] = $0 }
+	$1 == "D" { def[$2] = $3 }
+	END {
+		for (r = 1; r <= NR; r++) {
+			split(line[r], x, " ")
+			if (x[1] == "U" && (x[2] in def) && def[x[2]] != x[3]) {
+				e[x[3], def[x[2]]] = 1; f[x[3]] = 1; f[def[x[2]]] = 1
+			}
+		}
+		n = 0
+		for (k in f) v[++n] = k
+		for (k = 1; k <= n; k++) for (i = 1; i <= n; i++) if (e[v[i], v[k]])
+			for (j = 1; j <= n; j++) if (e[v[k], v[j]]) e[v[i], v[j]] = 1
+		best = 1; list = "none"
+		for (i = 1; i <= n; i++) {
+			c = 1; l = "src/" v[i]
+			for (j = 1; j <= n; j++)
+				if (j != i && e[v[i], v[j]] && e[v[j], v[i]]) { c++; l = l " src/" v[j] }
+			if (c > best) { best = c; list = l }
+		}
+		print best, list
+	}')
+	ncycle=${cycle%% *}
+	if [ "$ncycle" -gt "$CORE_CYCLE" ]; then
+		echo "check-layers: a call cycle of $ncycle files in src/core/ (at most $CORE_CYCLE): ${cycle#* }" >&2
+		bad=1
+	fi
 fi
 
 if [ $bad -ne 0 ]; then
 	echo "check-layers: FAILED (docs/ARCHITECTURE.md says who may include and call whom)" >&2
 	exit 1
 fi
-echo "check-layers: every include and call goes down a layer ($nfiles files, $nobj objects)"
+echo "check-layers: every include and call goes down a layer ($nfiles files, $nobj objects);" \
+	"the largest call cycle in src/core/: ${cycle:-1 none}"

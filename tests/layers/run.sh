@@ -108,5 +108,14 @@ cp "$tmp/saved" "$tmp/src/ui/ui.h"
 printf 'int planted_self(struct cmd_ctx *ctx)\n{\n\treturn cmd_usage(cmd_find("list"));\n}\n' >"$tmp/plant"
 plant_shape "a command looking itself up" cmd/cmd_agent.c "cmd_find() of a command's own row"
 
+# Three core files calling round: a cycle of three, refused with its files.
+printf 'int planted_b(void);\nint planted_a(void) { return planted_b(); }\n' >"$tmp/pa.c"
+printf 'int planted_c(void);\nint planted_b(void) { return planted_c(); }\n' >"$tmp/pb.c"
+printf 'int planted_a(void);\nint planted_c(void) { return planted_a(); }\n' >"$tmp/pc.c"
+for x in a b c; do cc -c -o "$tmp/obj/core/planted_$x.o" "$tmp/p$x.c"; done
+verdict "refused: a call cycle of three core files" \
+	refused 'a call cycle of 3 files in src/core/ (at most 2): src/core/planted_'
+rm -f "$tmp"/obj/core/planted_?.o
+
 echo "layers: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
