@@ -135,6 +135,9 @@ t_lima_not_accepted() {
 	grep -q "the user declined" "$E2E_TMP/add" || { cat "$E2E_TMP/add" >&2; screen >&2; tail -5 "$XDG_STATE_HOME/workrex/workrex.log" >&2; false; }
 	not grep -q 'limactl create' "$FAKE_LOG"
 	not grep -q accept_reduced "$XDG_CONFIG_HOME/workrex/config.yaml"
+	# The answered question gone from the screen first: else the next wait
+	# can match it still drawn, and y goes to the pane before it is asked.
+	wait_gone 'Accept, for every project\? \(y/n\)'
 	wrx open box >"$E2E_TMP/open2" 2>&1 &
 	wait_for 'Accept, for every project\? \(y/n\)'
 	keys y
