@@ -535,6 +535,39 @@ static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
 
 static void io_resize(void *ctx, int rows, int cols);
 
+/* One frame from the keeper: 0, or 1 once the connection went (or -1: malformed). */
+static int conn_frame(void *arg, int type, const char *data, size_t len)
+{
+	struct keeper_conn *c = arg;
+	if (type == KM_UPDATE && c->mirror) {
+		if (sync_apply(c->mirror, data, len) < 0)
+			return -1;
+	} else if (type == KM_HELLO && c->hello) {
+		struct keeper_info info = {0};
+		parse_hello(data, len, &info);
+		keeper_hello_fn *fn = c->hello;
+		c->hello = NULL; /* one hello a connection */
+		fn(c, &info, c->data);
+		keeper_info_free(&info);
+	} else if (type == KM_EGRESS && c->egress) {
+		c->egress(c, data, len, c->data);
+	} else if (type == KM_CLIPBOARD && c->mirror) {
+		pane_mirror_clipboard(c->mirror, data, len);
+	} else if (type == KM_ROLE && c->mirror && len == 6 && !memcmp(data, "writer", 6)) {
+		/* Ours again: the size is ours too. */
+		int rows, cols;
+		pane_mirror_wanted(c->mirror, &rows, &cols);
+		io_resize(c, rows, cols);
+	} else if (type == KM_BYE) {
+		char *why = xstrndup(data, len);
+		uv_read_stop((uv_stream_t *)&c->h);
+		went(c, why);
+		free(why);
+		return 1;
+	}
+	return c->closed;
+}
+
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
 	struct keeper_conn *c = s->data;
@@ -544,49 +577,10 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 		went(c, NULL);
 		return;
 	}
-	c->in.len += (size_t)n;
-	size_t off = 0;
-	int type, r;
-	const char *data;
-	size_t len;
-	while (!c->closed && (r = keeper_frame_next(&c->in, &off, &type, &data, &len)) == 1) {
-		if (type == KM_UPDATE && c->mirror) {
-			if (sync_apply(c->mirror, data, len) < 0)
-				r = -1;
-		} else if (type == KM_HELLO && c->hello) {
-			struct keeper_info info = {0};
-			parse_hello(data, len, &info);
-			keeper_hello_fn *fn = c->hello;
-			c->hello = NULL; /* one hello a connection */
-			fn(c, &info, c->data);
-			keeper_info_free(&info);
-		} else if (type == KM_EGRESS && c->egress) {
-			c->egress(c, data, len, c->data);
-		} else if (type == KM_CLIPBOARD && c->mirror) {
-			pane_mirror_clipboard(c->mirror, data, len);
-		} else if (type == KM_ROLE && c->mirror && len == 6 && !memcmp(data, "writer", 6)) {
-			/* Ours again: the size is ours too. */
-			int rows, cols;
-			pane_mirror_wanted(c->mirror, &rows, &cols);
-			io_resize(c, rows, cols);
-		} else if (type == KM_BYE) {
-			char *why = xstrndup(data, len);
-			uv_read_stop(s);
-			went(c, why);
-			free(why);
-			return;
-		}
-		if (r < 0)
-			break;
-	}
-	if (c->closed)
+	if (c->closed || keeper_frames_read(&c->in, (size_t)n, conn_frame, c) >= 0 || c->closed)
 		return;
-	if (r < 0) {
-		uv_read_stop(s);
-		went(c, "the keeper sent something malformed");
-		return;
-	}
-	buf_consume(&c->in, off);
+	uv_read_stop(s);
+	went(c, "the keeper sent something malformed");
 }
 
 static int io_write(void *ctx, const char *buf, size_t len)

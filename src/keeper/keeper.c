@@ -561,6 +561,13 @@ static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
 	keeper_read_room(&c->in, 64 * 1024, b);
 }
 
+static int client_frame(void *arg, int type, const char *data, size_t len)
+{
+	struct client *c = arg;
+	on_message(c, type, data, len);
+	return c->closing;
+}
+
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
 	struct client *c = s->data;
@@ -569,20 +576,9 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 		client_close(c);
 		return;
 	}
-	c->in.len += (size_t)n;
-	size_t off = 0;
-	int type, r;
-	const char *data;
-	size_t len;
-	while (!c->closing && (r = keeper_frame_next(&c->in, &off, &type, &data, &len)) == 1)
-		on_message(c, type, data, len);
-	if (c->closing)
-		return;
-	if (r < 0) {
+	if (!c->closing && keeper_frames_read(&c->in, (size_t)n, client_frame, c) < 0 &&
+	    !c->closing)
 		client_close(c);
-		return;
-	}
-	buf_consume(&c->in, off);
 }
 
 /* Only this user's processes are clients (the directory says so too). */

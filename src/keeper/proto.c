@@ -56,6 +56,21 @@ int keeper_frame_next(const struct buf *in, size_t *off, int *type, const char *
 	return 1;
 }
 
+int keeper_frames_read(struct buf *in, size_t n, keeper_frame_fn *fn, void *arg)
+{
+	size_t off = 0, len;
+	int type, r, stop;
+	const char *data;
+	in->len += n;
+	while ((r = keeper_frame_next(in, &off, &type, &data, &len)) == 1)
+		if ((stop = fn(arg, type, data, len)) != 0)
+			return stop;
+	if (r < 0)
+		return -1;
+	buf_consume(in, off);
+	return 0;
+}
+
 /* KM_INPUT: i32 kind, key, mods, cp, row, col, button, pressed; then the bytes. */
 void keeper_input_put(struct buf *out, const struct pane_input *in)
 {

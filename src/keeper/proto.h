@@ -78,6 +78,18 @@ int keeper_frame_next(const struct buf *in, size_t *off, int *type, const char *
 
 /* Room for a read of up to chunk bytes at the end of in (a libuv alloc callback's). */
 void keeper_read_room(struct buf *in, size_t chunk, uv_buf_t *b);
+/*
+ * A frame read, for keeper_frames_read: 0 to go on, non-zero to stop
+ * there (1: the connection is gone or going; -1: the frame was wrong).
+ */
+typedef int keeper_frame_fn(void *arg, int type, const char *data, size_t len);
+/*
+ * n bytes read into keeper_read_room's room: each whole frame given to
+ * fn in order, what fn took consumed. Both ends read so. 0 (more bytes
+ * are needed), fn's non-zero answer (nothing consumed: the connection
+ * goes), or -1 when in holds something that is no frame.
+ */
+int keeper_frames_read(struct buf *in, size_t n, keeper_frame_fn *fn, void *arg);
 
 /* A mirror's input as a KM_INPUT payload, and back (0, or -1). */
 void keeper_input_put(struct buf *out, const struct pane_input *in);
