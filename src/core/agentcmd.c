@@ -36,20 +36,6 @@ bool agentcmd_names_sessions(const struct config *c, const char *name)
 	return k && k->session_flag;
 }
 
-char *agentcmd_build(const struct config *c, const char *name, const char *prompt_file, bool cont)
-{
-	struct agentcmd_opts o = {.prompt_file = prompt_file, .resume = cont ? "" : NULL};
-	return agentcmd_line(c, name, &o);
-}
-
-char *agentcmd_build_sandboxed(const struct config *c, const char *name, const char *prompt_file,
-			       const char *resume, bool sandboxed)
-{
-	struct agentcmd_opts o = {
-		.prompt_file = prompt_file, .resume = resume, .sandboxed = sandboxed};
-	return agentcmd_line(c, name, &o);
-}
-
 /* Does the agent's command or arguments ask for the prompt itself ({prompt}, {prompt_file})? */
 static bool has_placeholder(const char *cmd, const struct agent_def *def)
 {
@@ -138,6 +124,8 @@ static void add_with_id(struct buf *b, const char *words, const char *id)
 
 char *agentcmd_line(const struct config *c, const char *name, const struct agentcmd_opts *o)
 {
+	static const struct agentcmd_opts none;
+	o = o ? o : &none;
 	const char *prompt_file = o->prompt_file, *resume = o->resume;
 	struct buf b = {0};
 	const struct agent_def *def = name ? config_agent(c, name) : NULL;

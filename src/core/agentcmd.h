@@ -22,20 +22,6 @@
 /* The agent name to use: configured, else claude if installed, else NULL (the shell). */
 const char *agentcmd_default(const struct config *c);
 
-/*
- * Shell command for agent `name` in worktree `path`: with the prompt file
- * when prompt_file is set, with the resume flag when cont. Caller frees.
- */
-char *agentcmd_build(const struct config *c, const char *name, const char *prompt_file, bool cont);
-
-/*
- * The same, resuming when resume is not NULL: "" its latest session, else
- * the session of that id (well formed: rpc_session_wellformed). Sandboxed:
- * known agents also get their approval flag (never outside a sandbox).
- */
-char *agentcmd_build_sandboxed(const struct config *c, const char *name, const char *prompt_file,
-			       const char *resume, bool sandboxed);
-
 struct agentcmd_opts {
 	const char *prompt_file; /* the first prompt, or NULL */
 	const char *resume;      /* NULL: a new session; "": its latest; else that session */
@@ -44,7 +30,10 @@ struct agentcmd_opts {
 	bool sandboxed;          /* its approval flag (never outside a sandbox) */
 };
 
-/* The /bin/sh -c line for agent name, as o says. Caller frees. */
+/*
+ * The /bin/sh -c line for agent name (NULL: the user's shell), as o says
+ * (NULL: a new session, no prompt). Caller frees.
+ */
 char *agentcmd_line(const struct config *c, const char *name, const struct agentcmd_opts *o);
 
 /* Can the agent continue its latest session (a kind with a resume flag)? */

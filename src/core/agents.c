@@ -327,7 +327,7 @@ static char *open_line(struct wrx *w, struct agent *a, const struct open_plan *p
 		line = strpbrk(spec, ";&|\n") ? xstrdup(spec) : xasprintf("exec %s", spec);
 		o->label = spec;
 	} else {
-		line = agentcmd_build(&w->cfg, NULL, NULL, false); /* the user's shell */
+		line = agentcmd_line(&w->cfg, NULL, NULL); /* the user's shell */
 		o->label = "shell";
 	}
 	if (!a->remote.host)

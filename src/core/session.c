@@ -326,19 +326,6 @@ static const char *user_shell(void)
 	return "/bin/sh";
 }
 
-struct wpane *session_open_pane(struct session *s, struct agent *a, char *const *argv, int rows,
-				int cols, bool focus, char **cause)
-{
-	return session_open_pane_labelled(s, a, argv, NULL, rows, cols, focus, cause);
-}
-
-struct wpane *session_open_pane_labelled(struct session *s, struct agent *a, char *const *argv,
-					 const char *label, int rows, int cols, bool focus,
-					 char **cause)
-{
-	return session_open_pane_ex(s, a, argv, label, rows, cols, focus, false, cause);
-}
-
 static void free_strv(char **v)
 {
 	for (char **e = v; e && *e; e++) {
@@ -485,11 +472,10 @@ int session_open_panes(struct session *s, struct agent *a, const struct pane_ope
 	return rc;
 }
 
-struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *const *argv,
-				   const char *label, int rows, int cols, bool focus,
-				   bool sandboxed, char **cause)
+struct wpane *session_open_pane(struct session *s, struct agent *a, char *const *argv, int rows,
+				int cols, bool focus, char **cause)
 {
-	struct pane_open o = {.argv = argv, .label = label, .sandboxed = sandboxed, .focus = focus};
+	struct pane_open o = {.argv = argv, .focus = focus};
 	struct wpane *wp = NULL;
 	return session_open_panes(s, a, &o, 1, rows, cols, &wp, cause) < 0 ? NULL : wp;
 }

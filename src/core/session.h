@@ -214,21 +214,6 @@ int session_agent_panes(const struct session *s, const struct agent *a);
 /* The agent's first pane (its agent pane), or NULL. */
 struct wpane *session_agent_pane(const struct session *s, const struct agent *a);
 
-/*
- * Open a pane running argv (NULL: the user's shell) in agent a, sized
- * rows x cols until the layout says otherwise, focused if `focus`.
- */
-struct wpane *session_open_pane(struct session *s, struct agent *a, char *const *argv, int rows,
-				int cols, bool focus, char **cause);
-/* The same with a label for the border (argv[0]'s name otherwise). */
-struct wpane *session_open_pane_labelled(struct session *s, struct agent *a, char *const *argv,
-					 const char *label, int rows, int cols, bool focus,
-					 char **cause);
-/* The same, run in the agent's sandbox when sandboxed. */
-struct wpane *session_open_pane_ex(struct session *s, struct agent *a, char *const *argv,
-				   const char *label, int rows, int cols, bool focus,
-				   bool sandboxed, char **cause);
-
 struct pane_open {
 	char *const *argv; /* borrowed; NULL: the user's shell */
 	const char *label; /* borrowed; NULL: argv[0]'s name */
@@ -243,6 +228,13 @@ struct pane_open {
  */
 int session_open_panes(struct session *s, struct agent *a, const struct pane_open *o, int n,
 		       int rows, int cols, struct wpane **out, char **cause);
+/*
+ * One pane running argv (NULL: the user's shell) in agent a, sized rows x
+ * cols until the layout says otherwise, focused if `focus`: the pane, or
+ * NULL with *cause. (session_open_panes with one.)
+ */
+struct wpane *session_open_pane(struct session *s, struct agent *a, char *const *argv, int rows,
+				int cols, bool focus, char **cause);
 void session_close_pane(struct session *s, struct wpane *wp);
 
 int session_pane_count(const struct session *s);

@@ -14,7 +14,8 @@
 static void check(const struct config *c, const char *name, const char *prompt, bool cont,
 		  const char *want)
 {
-	char *got = agentcmd_build(c, name, prompt, cont);
+	struct agentcmd_opts o = {.prompt_file = prompt, .resume = cont ? "" : NULL};
+	char *got = agentcmd_line(c, name, &o);
 	if (strcmp(got, want) != 0)
 		fail_msg("%s: got [%s] want [%s]", name ? name : "(shell)", got, want);
 	free(got);
@@ -31,16 +32,25 @@ static void test_known_agents(void **state)
 	      "'/w/.workrex/P.md')\"");
 	check(&c, "claude", NULL, true, "exec 'claude' --continue");
 	/* A session its hooks reported: that one, not the latest. */
-	char *got = agentcmd_build_sandboxed(&c, "claude", NULL, "5f0c-3a1e", false);
+	char *got = agentcmd_line(&c, "claude",
+				  &(struct agentcmd_opts){.prompt_file = NULL,
+							  .resume = "5f0c-3a1e",
+							  .sandboxed = false});
 	assert_string_equal(got, "exec 'claude' --resume 5f0c-3a1e");
 	free(got);
-	got = agentcmd_build_sandboxed(&c, "codex", NULL, "5f0c-3a1e", true);
+	got = agentcmd_line(&c, "codex",
+			    &(struct agentcmd_opts){
+				    .prompt_file = NULL, .resume = "5f0c-3a1e", .sandboxed = true});
 	assert_string_equal(got, "exec 'codex' --yolo resume 5f0c-3a1e");
 	free(got);
-	got = agentcmd_build_sandboxed(&c, "gemini", NULL, "", false);
+	got = agentcmd_line(
+		&c, "gemini",
+		&(struct agentcmd_opts){.prompt_file = NULL, .resume = "", .sandboxed = false});
 	assert_string_equal(got, "exec 'gemini' --resume latest");
 	free(got);
-	got = agentcmd_build_sandboxed(&c, "opencode", NULL, "ses_9", false);
+	got = agentcmd_line(&c, "opencode",
+			    &(struct agentcmd_opts){
+				    .prompt_file = NULL, .resume = "ses_9", .sandboxed = false});
 	assert_string_equal(got, "exec 'opencode' --session ses_9");
 	free(got);
 	check(&c, "codex", "/p", false,
