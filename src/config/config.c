@@ -209,66 +209,83 @@ static void read_choice(struct walk *w, yaml_node_t *n, const char *key, const c
 	buf_free(&choices);
 }
 
-static void read_agents(struct walk *w, yaml_node_t *n)
+/*
+ * A mapping of name: entry, as agents:, layouts: and remote.hosts: are:
+ * fn for each pair, in order, until it says stop (false). Another shape
+ * is said with must (its %s: key).
+ */
+typedef bool entry_fn(struct walk *w, yaml_node_t *k, yaml_node_t *v);
+
+static void each_entry(struct walk *w, yaml_node_t *n, const char *key, const char *must,
+		       entry_fn *fn)
 {
 	if (n->type != YAML_MAPPING_NODE) {
-		fail(w, n, "%s must be a mapping of name: {type, command, args, env}", "agents");
+		fail(w, n, must, key);
 		return;
 	}
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
-		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
-		if (!want_scalar(w, k, "an agent name"))
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
+		if (!fn(w, yaml_document_get_node(w->doc, p->key),
+			yaml_document_get_node(w->doc, p->value)))
 			return;
-		struct agent_def d = {.name = xstrdup(scalar(k))};
-		if (scalar(v)) {
-			d.command = xstrdup(scalar(v));
-		} else if (v->type == YAML_MAPPING_NODE) {
-			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
-			     q < v->data.mapping.pairs.top; q++) {
-				yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
-				yaml_node_t *qv = yaml_document_get_node(w->doc, q->value);
-				const char *name = scalar(qk) ? scalar(qk) : "?";
-				if (!strcmp(name, "command") &&
-				    want_scalar(w, qv, "agents.*.command")) {
-					set_str(&d.command, scalar(qv));
-				} else if (!strcmp(name, "type") &&
-					   want_scalar(w, qv, "agents.*.type")) {
-					if (kind_find(scalar(qv)))
-						set_str(&d.type, scalar(qv));
-					else
-						fail(w, qv,
-						     "agents.*.type: '%s' is no agent kind "
-						     "(workrex agents lists them)",
-						     scalar(qv));
-				} else if (!strcmp(name, "args")) {
-					read_strlist(w, qv, "agents.*.args", &d.args);
-				} else if (!strcmp(name, "env") && qv->type == YAML_MAPPING_NODE) {
-					for (yaml_node_pair_t *e = qv->data.mapping.pairs.start;
-					     e < qv->data.mapping.pairs.top; e++) {
-						const char *ek = scalar(
-							yaml_document_get_node(w->doc, e->key));
-						const char *ev = scalar(
-							yaml_document_get_node(w->doc, e->value));
-						if (ek && ev) {
-							char *kv = xasprintf("%s=%s", ek, ev);
-							strlist_add(&d.env, kv);
-							free(kv);
-						}
+}
+
+/* agents: name: command, or name: {type, command, args, env}. */
+static bool agent_entry(struct walk *w, yaml_node_t *k, yaml_node_t *v)
+{
+	if (!want_scalar(w, k, "an agent name"))
+		return false;
+	struct agent_def d = {.name = xstrdup(scalar(k))};
+	if (scalar(v)) {
+		d.command = xstrdup(scalar(v));
+	} else if (v->type == YAML_MAPPING_NODE) {
+		for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+		     q < v->data.mapping.pairs.top; q++) {
+			yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
+			yaml_node_t *qv = yaml_document_get_node(w->doc, q->value);
+			const char *name = scalar(qk) ? scalar(qk) : "?";
+			if (!strcmp(name, "command") && want_scalar(w, qv, "agents.*.command")) {
+				set_str(&d.command, scalar(qv));
+			} else if (!strcmp(name, "type") && want_scalar(w, qv, "agents.*.type")) {
+				if (kind_find(scalar(qv)))
+					set_str(&d.type, scalar(qv));
+				else
+					fail(w, qv,
+					     "agents.*.type: '%s' is no agent kind "
+					     "(workrex agents lists them)",
+					     scalar(qv));
+			} else if (!strcmp(name, "args")) {
+				read_strlist(w, qv, "agents.*.args", &d.args);
+			} else if (!strcmp(name, "env") && qv->type == YAML_MAPPING_NODE) {
+				for (yaml_node_pair_t *e = qv->data.mapping.pairs.start;
+				     e < qv->data.mapping.pairs.top; e++) {
+					const char *ek =
+						scalar(yaml_document_get_node(w->doc, e->key));
+					const char *ev =
+						scalar(yaml_document_get_node(w->doc, e->value));
+					if (ek && ev) {
+						char *kv = xasprintf("%s=%s", ek, ev);
+						strlist_add(&d.env, kv);
+						free(kv);
 					}
-				} else {
-					warn(w, qk, "unknown key 'agents.*.%s'", name);
 				}
+			} else {
+				warn(w, qk, "unknown key 'agents.*.%s'", name);
 			}
-		} else {
-			fail(w, v, "%s must be a command or a mapping", "an agent");
 		}
-		if (d.command == NULL)
-			d.command = xstrdup(d.name);
-		w->c->agents = xrealloc(w->c->agents, (w->c->nagents + 1) * sizeof *w->c->agents);
-		w->c->agents[w->c->nagents++] = d;
+	} else {
+		fail(w, v, "%s must be a command or a mapping", "an agent");
 	}
+	if (d.command == NULL)
+		d.command = xstrdup(d.name);
+	w->c->agents = xrealloc(w->c->agents, (w->c->nagents + 1) * sizeof *w->c->agents);
+	w->c->agents[w->c->nagents++] = d;
+	return true;
+}
+
+static void read_agents(struct walk *w, yaml_node_t *n)
+{
+	each_entry(w, n, "agents", "%s must be a mapping of name: {type, command, args, env}",
+		   agent_entry);
 }
 
 /* A value that must not reach a command line as something else: no control bytes, no blanks. */
@@ -287,78 +304,73 @@ static bool plain_word(const char *s)
  * The destination goes to ssh as an argument, so one that begins with '-'
  * (an option: -oProxyCommand=...) or holds blanks is refused here.
  */
+static bool host_entry(struct walk *w, yaml_node_t *k, yaml_node_t *v)
+{
+	const char *name = scalar(k);
+	if (name == NULL || !plain_word(name) ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyz"
+			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789-_.") != strlen(name)) {
+		fail(w, k, "remote.hosts: '%s' is not a host name (letters, digits, -_.)",
+		     name ? name : "?");
+		return true;
+	}
+	if (v->type != YAML_MAPPING_NODE) {
+		fail(w, v, "remote.hosts.%s must be a mapping {ssh, path}", name);
+		return true;
+	}
+	struct remote_host h = {.name = xstrdup(name)};
+	bool docker = false, podman = false, had_ssh = false, had_path = false;
+	for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
+	     q++) {
+		yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
+		yaml_node_t *qv = yaml_document_get_node(w->doc, q->value);
+		const char *key = scalar(qk) ? scalar(qk) : "?";
+		char *path = xasprintf("remote.hosts.%s.%s", name, key);
+		had_ssh |= !strcmp(key, "ssh");
+		had_path |= !strcmp(key, "path");
+		if (!strcmp(key, "ssh") && want_scalar(w, qv, path)) {
+			if (!plain_word(scalar(qv)) || scalar(qv)[0] == '-')
+				fail(w, qv,
+				     "remote.hosts: ssh '%s' is not a destination "
+				     "(user@host; "
+				     "no leading '-', no blanks)",
+				     scalar(qv));
+			else
+				set_str(&h.ssh, scalar(qv));
+		} else if (!strcmp(key, "path") && want_scalar(w, qv, path)) {
+			const char *s = scalar(qv);
+			bool ok = s[0] == '/';
+			for (const unsigned char *c = (const unsigned char *)s; ok && *c; c++)
+				ok = *c >= ' ' && *c != 0x7f;
+			if (!ok)
+				fail(w, qv, "remote.hosts: path '%s' must be absolute", s);
+			else
+				set_str(&h.path, s);
+		} else if (!strcmp(key, "docker")) {
+			read_bool(w, qv, path, &docker);
+		} else if (!strcmp(key, "podman")) {
+			read_bool(w, qv, path, &podman);
+		} else if (strcmp(key, "ssh") && strcmp(key, "path")) {
+			warn(w, qk, "unknown key '%s'", path);
+		}
+		free(path);
+	}
+	if (docker && podman)
+		fail(w, v, "remote.hosts.%s: docker or podman, not both", name);
+	else if (docker || podman)
+		h.runtime = xstrdup(docker ? "docker" : "podman");
+	if (!had_ssh || !had_path)
+		fail(w, v, "remote.hosts.%s needs ssh (user@host) and path (the clone there)",
+		     name);
+	w->c->hosts = xrealloc(w->c->hosts, (w->c->nhosts + 1) * sizeof *w->c->hosts);
+	w->c->hosts[w->c->nhosts++] = h;
+	return true;
+}
+
 static void read_hosts(struct walk *w, yaml_node_t *n)
 {
-	if (n->type != YAML_MAPPING_NODE) {
-		fail(w, n, "%s must be a mapping of name: {ssh, path}", "remote.hosts");
-		return;
-	}
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
-		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
-		const char *name = scalar(k);
-		if (name == NULL || !plain_word(name) ||
-		    strspn(name, "abcdefghijklmnopqrstuvwxyz"
-				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				 "0123456789-_.") != strlen(name)) {
-			fail(w, k, "remote.hosts: '%s' is not a host name (letters, digits, -_.)",
-			     name ? name : "?");
-			continue;
-		}
-		if (v->type != YAML_MAPPING_NODE) {
-			fail(w, v, "remote.hosts.%s must be a mapping {ssh, path}", name);
-			continue;
-		}
-		struct remote_host h = {.name = xstrdup(name)};
-		bool docker = false, podman = false, had_ssh = false, had_path = false;
-		for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
-		     q < v->data.mapping.pairs.top; q++) {
-			yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
-			yaml_node_t *qv = yaml_document_get_node(w->doc, q->value);
-			const char *key = scalar(qk) ? scalar(qk) : "?";
-			char *path = xasprintf("remote.hosts.%s.%s", name, key);
-			had_ssh |= !strcmp(key, "ssh");
-			had_path |= !strcmp(key, "path");
-			if (!strcmp(key, "ssh") && want_scalar(w, qv, path)) {
-				if (!plain_word(scalar(qv)) || scalar(qv)[0] == '-')
-					fail(w, qv,
-					     "remote.hosts: ssh '%s' is not a destination "
-					     "(user@host; "
-					     "no leading '-', no blanks)",
-					     scalar(qv));
-				else
-					set_str(&h.ssh, scalar(qv));
-			} else if (!strcmp(key, "path") && want_scalar(w, qv, path)) {
-				const char *s = scalar(qv);
-				bool ok = s[0] == '/';
-				for (const unsigned char *c = (const unsigned char *)s; ok && *c;
-				     c++)
-					ok = *c >= ' ' && *c != 0x7f;
-				if (!ok)
-					fail(w, qv, "remote.hosts: path '%s' must be absolute", s);
-				else
-					set_str(&h.path, s);
-			} else if (!strcmp(key, "docker")) {
-				read_bool(w, qv, path, &docker);
-			} else if (!strcmp(key, "podman")) {
-				read_bool(w, qv, path, &podman);
-			} else if (strcmp(key, "ssh") && strcmp(key, "path")) {
-				warn(w, qk, "unknown key '%s'", path);
-			}
-			free(path);
-		}
-		if (docker && podman)
-			fail(w, v, "remote.hosts.%s: docker or podman, not both", name);
-		else if (docker || podman)
-			h.runtime = xstrdup(docker ? "docker" : "podman");
-		if (!had_ssh || !had_path)
-			fail(w, v,
-			     "remote.hosts.%s needs ssh (user@host) and path (the clone there)",
-			     name);
-		w->c->hosts = xrealloc(w->c->hosts, (w->c->nhosts + 1) * sizeof *w->c->hosts);
-		w->c->hosts[w->c->nhosts++] = h;
-	}
+	each_entry(w, n, "remote.hosts", "%s must be a mapping of name: {ssh, path}", host_entry);
 }
 
 static void free_pane_list(struct pane_def *panes, size_t n)
@@ -452,46 +464,43 @@ static void read_panes(struct walk *w, yaml_node_t *n)
 }
 
 /* layouts: name: {panes: [...]} (or name: [...]); a later file's layout of a name wins. */
+static bool layout_entry(struct walk *w, yaml_node_t *k, yaml_node_t *v)
+{
+	if (!want_scalar(w, k, "a layout's name"))
+		return false;
+	yaml_node_t *list = v;
+	if (v->type == YAML_MAPPING_NODE) {
+		list = NULL;
+		for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+		     q < v->data.mapping.pairs.top; q++) {
+			yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
+			const char *name = scalar(qk) ? scalar(qk) : "?";
+			if (!strcmp(name, "panes"))
+				list = yaml_document_get_node(w->doc, q->value);
+			else
+				warn(w, qk, "unknown key 'layouts.*.%s'", name);
+		}
+		if (list == NULL) {
+			fail(w, v, "layouts.%s needs its panes", scalar(k));
+			return false;
+		}
+	}
+	struct layout_def *l = (struct layout_def *)config_layout(w->c, scalar(k));
+	if (l == NULL) {
+		w->c->layouts =
+			xrealloc(w->c->layouts, (w->c->nlayouts + 1) * sizeof *w->c->layouts);
+		l = &w->c->layouts[w->c->nlayouts++];
+		*l = (struct layout_def){.name = xstrdup(scalar(k))};
+	}
+	char *key = xasprintf("layouts.%s.panes", scalar(k));
+	read_pane_list(w, list, key, &l->panes, &l->npanes);
+	free(key);
+	return true;
+}
+
 static void read_layouts(struct walk *w, yaml_node_t *n)
 {
-	if (n->type != YAML_MAPPING_NODE) {
-		fail(w, n, "%s must be a mapping of name: {panes: [...]}", "layouts");
-		return;
-	}
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
-		yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
-		if (!want_scalar(w, k, "a layout's name"))
-			return;
-		yaml_node_t *list = v;
-		if (v->type == YAML_MAPPING_NODE) {
-			list = NULL;
-			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
-			     q < v->data.mapping.pairs.top; q++) {
-				yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
-				const char *name = scalar(qk) ? scalar(qk) : "?";
-				if (!strcmp(name, "panes"))
-					list = yaml_document_get_node(w->doc, q->value);
-				else
-					warn(w, qk, "unknown key 'layouts.*.%s'", name);
-			}
-			if (list == NULL) {
-				fail(w, v, "layouts.%s needs its panes", scalar(k));
-				return;
-			}
-		}
-		struct layout_def *l = (struct layout_def *)config_layout(w->c, scalar(k));
-		if (l == NULL) {
-			w->c->layouts = xrealloc(w->c->layouts,
-						 (w->c->nlayouts + 1) * sizeof *w->c->layouts);
-			l = &w->c->layouts[w->c->nlayouts++];
-			*l = (struct layout_def){.name = xstrdup(scalar(k))};
-		}
-		char *key = xasprintf("layouts.%s.panes", scalar(k));
-		read_pane_list(w, list, key, &l->panes, &l->npanes);
-		free(key);
-	}
+	each_entry(w, n, "layouts", "%s must be a mapping of name: {panes: [...]}", layout_entry);
 }
 
 static char *expand_home(const char *p)
