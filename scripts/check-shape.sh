@@ -11,7 +11,11 @@
 #     into the part it belongs to (its terminal, its frame, its status
 #     line) or a view of its own;
 #   - a command knows its own row as ctx->self: cmd_find() outside cmd.c
-#     only finds another command to run it (cmd_exec).
+#     only finds another command to run it (cmd_exec);
+#   - every workrex command line the dashboard and the core run comes
+#     from core/children.c's table: no other file outside src/cmd/ and
+#     src/keeper/ (which starts its own program) puts the program into an
+#     argv, and each child named in the code is a row of that table.
 set -eu
 cd "$(dirname "$0")/.."
 SRC=$(realpath "${1:-src}")
@@ -54,10 +58,22 @@ grep -n 'cmd_find(' "$SRC"/cmd/*.c | grep -v '^[^:]*/cmd\.c:' | grep -v 'cmd_exe
 	sed "s|^$SRC/|src/|; s|^\([^:]*:[0-9]*\):.*|\1: cmd_find() of a command's own row (it is ctx->self)|" \
 		>>"$tmp/out" || true
 
+grep -nE '(\{[^}]*|strlist_add\([^)]*|\] = )[a-z>.-]*self_exe' "$SRC"/*/*.c |
+	grep -v "^$SRC/\(cmd\|keeper\)/\|^$SRC/core/children.c:" |
+	sed "s|^$SRC/|src/|; s|^\([^:]*:[0-9]*\):.*|\1: a workrex argv built here (core/children.c's table has them)|" \
+		>>"$tmp/out" || true
+nchild=0
+for name in $(grep -ohE 'child_argv(_piped)?\([^,]*, "[a-z-]+"' "$SRC"/*/*.c | sed 's/.*"\(.*\)"/\1/' | sort -u); do
+	nchild=$((nchild + 1))
+	grep -q "^	{\"$name\", {" "$SRC/core/children.c" ||
+		echo "src/core/children.c: no child named '$name' (the code asks for one)" >>"$tmp/out"
+done
+
 if [ -s "$tmp/out" ]; then
 	cat "$tmp/out" >&2
 	echo "check-shape: FAILED (scripts/check-shape.sh says why each bound is there)" >&2
 	exit 1
 fi
 echo "check-shape: $nfun functions within $MAX_LINES lines and complexity $MAX_COMPLEXITY;" \
-	"struct ui has $nui members; no command looks itself up"
+	"struct ui has $nui members; no command looks itself up; $nchild workrex children, all" \
+	"from one table"

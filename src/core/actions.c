@@ -25,6 +25,7 @@
 #include "../util/util.h"
 #include "agentcmd.h"
 #include "run.h"
+#include "children.h"
 #include "wrx.h"
 
 #include <errno.h>
@@ -333,16 +334,15 @@ static void child_done(void *arg, int status, const char *output, const char *la
 static void run_child(struct act_call *c)
 {
 	struct wrx *w = c->w;
-	char **argv = xcalloc(c->argv.n + 2, sizeof *argv);
-	argv[0] = w->self_exe;
-	memcpy(argv + 1, c->argv.v, c->argv.n * sizeof *argv);
+	char **words = strlist_argv(&c->argv), **argv = child_argv(w, "verb", words);
+	free(words);
 	struct run_opts o = {.argv = argv,
 			     .cwd = w->root,
 			     .done = child_done,
 			     .progress = child_progress,
 			     .arg = c};
 	int rc = run_start(w->loop, &o);
-	free(argv);
+	child_argv_free(argv);
 	if (rc < 0)
 		act_fail(c, "cannot run workrex %s: %s", c->act->name, uv_strerror(rc));
 }
@@ -1548,10 +1548,13 @@ static void do_merge(struct act_call *c)
 		return;
 	}
 	if (c->door == DOOR_UI) {
-		char *const argv[] = {w->self_exe, "merge", "--preview", "--", c->handle, NULL};
+		char *const more[] = {"--", c->handle, NULL};
+		char **argv = child_argv(w, "merge-preview", more);
 		struct run_opts o = {
 			.argv = argv, .cwd = w->root, .done = user_merge_previewed, .arg = c};
-		if (run_start(w->loop, &o) < 0)
+		int rc = run_start(w->loop, &o);
+		child_argv_free(argv);
+		if (rc < 0)
 			user_merge_ask(c, NULL);
 		return;
 	}
@@ -1574,15 +1577,12 @@ static void do_merge(struct act_call *c)
 	a->box.merge_asked = true;
 	/* A merge that would be refused (uncommitted work) is refused here, unasked. */
 	bool ignore = bool_arg(c, "ignore_uncommitted");
-	char *const argv[] = {w->self_exe,
-			      "merge",
-			      "--preview",
-			      ignore ? "--ignore-uncommitted" : "--",
-			      ignore ? "--" : c->handle,
-			      ignore ? c->handle : NULL,
-			      NULL};
+	char *const more[] = {ignore ? "--ignore-uncommitted" : "--", ignore ? "--" : c->handle,
+			      ignore ? c->handle : NULL, NULL};
+	char **argv = child_argv(w, "merge-preview", more);
 	struct run_opts o = {.argv = argv, .cwd = w->root, .done = merge_previewed, .arg = c};
 	int rc = run_start(w->loop, &o);
+	child_argv_free(argv);
 	if (rc < 0) {
 		a->box.merge_asked = false;
 		act_fail(c, "cannot run workrex merge: %s", uv_strerror(rc));

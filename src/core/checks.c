@@ -10,6 +10,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 #include "run.h"
+#include "children.h"
 #include "wrx.h"
 
 #include <stdlib.h>
@@ -37,10 +38,11 @@ static void checked(void *arg, int status, const char *output, const char *last)
 static void start(struct wrx *w, struct agent *a)
 {
 	struct agent_ref *k = agent_ref_new(w, a);
-	char *const argv[] = {w->self_exe, "compare",      a->git.group, "--check",
-			      a->handle,   "--if-changed", NULL};
+	char *const more[] = {a->git.group, "--check", a->handle, "--if-changed", NULL};
+	char **argv = child_argv(w, "compare", more);
 	struct run_opts o = {.argv = argv, .cwd = w->root, .done = checked, .arg = k};
 	int rc = run_start(w->loop, &o);
+	child_argv_free(argv);
 	if (rc < 0) {
 		log_msg("check: %s: %s", a->handle, uv_strerror(rc));
 		agent_ref_free(k);

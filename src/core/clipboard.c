@@ -13,6 +13,7 @@
 #include "../util/util.h"
 #include "run.h"
 #include "session.h"
+#include "children.h"
 #include "wrx.h"
 
 #include <errno.h>
@@ -149,14 +150,17 @@ static void staged_there(void *arg, int status, const char *output, const char *
 /* An agent on a server: the image goes there through the host's link, by a child. */
 static void stage_there(struct read *x)
 {
-	char *argv[] = {x->w->self_exe, "__remote-paste", x->host, x->handle, NULL};
+	char *const more[] = {x->host, x->handle, NULL};
+	char **argv = child_argv(x->w, "remote-paste", more);
 	struct run_opts o = {.argv = argv,
 			     .cwd = x->w->root,
 			     .input = x->out.data,
 			     .input_len = x->out.len,
 			     .done = staged_there,
 			     .arg = x};
-	if (run_start(x->w->loop, &o) < 0)
+	int rc = run_start(x->w->loop, &o);
+	child_argv_free(argv);
+	if (rc < 0)
 		end(x, NULL, "cannot run workrex __remote-paste");
 }
 

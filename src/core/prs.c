@@ -14,6 +14,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 #include "run.h"
+#include "children.h"
 #include "wrx.h"
 
 #include <json-c/json.h>
@@ -75,10 +76,13 @@ static void answered(void *arg, int status, const char *output, const char *last
 
 static void ask(struct wrx *w, struct agent *a)
 {
-	char *const argv[] = {w->self_exe, "pr", "--status", "--", a->handle, NULL};
+	char *const more[] = {a->handle, NULL};
+	char **argv = child_argv(w, "pr-status", more);
 	struct agent_ref *q = agent_ref_new(w, a);
 	struct run_opts o = {.argv = argv, .cwd = w->root, .done = answered, .arg = q};
-	if (run_start(w->loop, &o) < 0) {
+	int rc = run_start(w->loop, &o);
+	child_argv_free(argv);
+	if (rc < 0) {
 		agent_ref_free(q);
 		a->pr.due = now_ms() + poll_ms() * 2;
 		arm(w);

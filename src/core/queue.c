@@ -13,6 +13,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 #include "run.h"
+#include "children.h"
 #include "wrx.h"
 
 #include <string.h>
@@ -62,10 +63,13 @@ static void run_group(struct wrx *w, const char *group)
 		}
 		if (next == NULL)
 			return;
-		char *const argv[] = {w->self_exe, "open", "-b", next->handle, NULL};
+		char *const more[] = {next->handle, NULL};
+		char **argv = child_argv(w, "open-queued", more);
 		struct agent_ref *op = agent_ref_new(w, next);
 		struct run_opts o = {.argv = argv, .cwd = w->root, .done = opened, .arg = op};
-		if (run_start(w->loop, &o) < 0) {
+		int rc = run_start(w->loop, &o);
+		child_argv_free(argv);
+		if (rc < 0) {
 			log_msg("queue: %s: workrex open did not start", op->handle);
 			agent_ref_free(op);
 			return;

@@ -34,6 +34,7 @@
 #include "../util/util.h"
 #include "hosted.h"
 #include "run.h"
+#include "children.h"
 #include "wrx.h"
 
 #include <errno.h>
@@ -301,9 +302,10 @@ static void start_child(struct rhost *h, struct wpane *wp)
 {
 	struct wrx *w = h->w;
 	listen_remote(w);
-	char *argv[] = {w->self_exe, "__remote-start", h->name, "--rpc", w->remote_sock, NULL};
+	char *more[] = {h->name, "--rpc", w->remote_sock, NULL};
 	if (w->remote_sock == NULL)
-		argv[3] = NULL;
+		more[1] = NULL;
+	char **argv = child_argv(w, "remote-start", more);
 	struct ticket *t = ticket_new(h, wp->id);
 	struct run_opts o = {.argv = argv,
 			     .cwd = w->root,
@@ -311,7 +313,9 @@ static void start_child(struct rhost *h, struct wpane *wp)
 			     .done = start_done,
 			     .arg = t};
 	set_link(wp, "starting on %s", h->name);
-	if (run_start(w->loop, &o) < 0) {
+	int rc = run_start(w->loop, &o);
+	child_argv_free(argv);
+	if (rc < 0) {
 		set_link(wp, "cannot run workrex __remote-start");
 		free(t->host);
 		free(t);
@@ -482,8 +486,6 @@ static void host_refresh(struct rhost *h)
 	}
 	listen_remote(w);
 	struct strlist a = {0};
-	strlist_add(&a, w->self_exe);
-	strlist_add(&a, "__remote-up");
 	strlist_add(&a, h->name);
 	if (w->remote_sock) {
 		strlist_add(&a, "--rpc");
@@ -493,7 +495,8 @@ static void host_refresh(struct rhost *h)
 		strlist_add(&a, "--kill");
 		strlist_add(&a, h->kill.v[i]);
 	}
-	char **argv = strlist_argv(&a);
+	char **more = strlist_argv(&a), **argv = child_argv(w, "remote-up", more);
+	free(more);
 	struct run_opts o = {
 		.argv = argv, .cwd = w->root, .done = up_done, .arg = ticket_new(h, 0)};
 	for (int i = 0; i < session_pane_count(w->s); i++) {
@@ -510,7 +513,7 @@ static void host_refresh(struct rhost *h)
 	} else {
 		h->busy = true;
 	}
-	free(argv);
+	child_argv_free(argv);
 	strlist_free(&a);
 }
 

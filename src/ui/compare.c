@@ -11,6 +11,7 @@
  * candidate's check printed is drawn as text (diff_visible): a sandboxed
  * agent's output never reaches the terminal as sequences.
  */
+#include "../core/children.h"
 #include "../core/actions.h"
 #include "../core/compare.h"
 #include "../core/run.h"
@@ -103,7 +104,8 @@ static void ask(struct ui *ui, struct compare *v)
 {
 	if (v->feed)
 		return;
-	char *const argv[] = {ui->w->self_exe, "compare", v->group, "--json", NULL};
+	char *const more[] = {v->group, "--json", NULL};
+	char **argv = child_argv(ui->w, "compare", more);
 	struct cfeed *f = xcalloc(1, sizeof *f);
 	f->ui = ui;
 	f->v = v;
@@ -113,7 +115,9 @@ static void ask(struct ui *ui, struct compare *v)
 				.backlog = feed_backlog,
 				.exit = feed_exit,
 				.arg = f};
-	if (run_stream(ui->w->loop, &rs) < 0) {
+	int rc = run_stream(ui->w->loop, &rs);
+	child_argv_free(argv);
+	if (rc < 0) {
 		free(f);
 		free(v->error);
 		v->error = xstrdup("workrex compare did not start");
@@ -252,13 +256,15 @@ static void rechecked(void *arg, int status, const char *output, const char *las
 
 static void check_again(struct ui *ui, struct compare *v, const char *handle)
 {
-	char *const argv[] = {ui->w->self_exe, "compare",      v->group,
-			      "--check",       (char *)handle, NULL};
+	char *const more[] = {v->group, "--check", (char *)handle, NULL};
+	char **argv = child_argv(ui->w, "compare", more);
 	struct rechecking *k = xcalloc(1, sizeof *k);
 	k->ui = ui;
 	k->group = xstrdup(v->group);
 	struct run_opts o = {.argv = argv, .cwd = ui->w->root, .done = rechecked, .arg = k};
-	if (run_start(ui->w->loop, &o) < 0) {
+	int rc = run_start(ui->w->loop, &o);
+	child_argv_free(argv);
+	if (rc < 0) {
 		ui_message(ui, true, "compare: workrex compare --check did not start");
 		free(k->group);
 		free(k);

@@ -4,6 +4,7 @@
  * answers lead to is an action (core/actions.h), which asks its own yes or
  * no where the table says so (m, X).
  */
+#include "../core/children.h"
 #include "../core/actions.h"
 #include "../core/run.h"
 #include "../git/worktree.h"
@@ -73,10 +74,11 @@ static void gone_answer(struct ui *ui, const char *answer, void *arg)
 	(void)arg;
 	if (answer == NULL || strcmp(answer, "y") != 0)
 		return;
-	char *const argv[] = {ui->w->self_exe, "remove", "--gone", "-y", NULL};
+	char **argv = child_argv(ui->w, "gone-remove", NULL);
 	struct run_opts o = {.argv = argv, .cwd = ui->w->root, .done = gone_removed, .arg = ui};
 	if (run_start(ui->w->loop, &o) < 0)
 		ui_message(ui, true, "remove --gone did not start");
+	child_argv_free(argv);
 }
 
 /* The agents whose work is gone upstream, listed by `remove --gone -n`: asked once. */
@@ -109,9 +111,11 @@ static void gone_listed(void *arg, int status, const char *output, const char *l
 
 void prompts_remove_gone(struct ui *ui)
 {
-	char *const argv[] = {ui->w->self_exe, "remove", "--gone", "-n", NULL};
+	char **argv = child_argv(ui->w, "gone-list", NULL);
 	struct run_opts o = {.argv = argv, .cwd = ui->w->root, .done = gone_listed, .arg = ui};
-	if (run_start(ui->w->loop, &o) < 0)
+	int rc = run_start(ui->w->loop, &o);
+	child_argv_free(argv);
+	if (rc < 0)
 		ui_message(ui, true, "remove --gone did not start");
 	else
 		ui_message(ui, false, "asking which agents' work is gone upstream...");
@@ -292,13 +296,14 @@ static void command_answer(struct ui *ui, const char *answer, void *arg)
 			buf_addf(&line, " %s", words[i]);
 		k->line = line.data;
 		k->what = xasprintf("%s:", words[1]);
-		words[0] = ui->w->self_exe;
-		struct run_opts o = {.argv = words,
+		char **argv = child_argv(ui->w, "command", words + 1);
+		struct run_opts o = {.argv = argv,
 				     .cwd = ui->w->root,
 				     .done = command_done,
 				     .progress = command_progress,
 				     .arg = k};
 		int rc = run_start(ui->w->loop, &o);
+		child_argv_free(argv);
 		if (rc < 0) {
 			ui_message(ui, true, "cannot run workrex %s: %s", words[1],
 				   uv_strerror(rc));

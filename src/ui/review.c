@@ -17,6 +17,7 @@
  * line's, byte for byte; only SGR is read from it, the rest is text as
  * above. A filter whose lines do not match is told and dropped.
  */
+#include "../core/children.h"
 #include "../core/actions.h"
 #include "../core/run.h"
 #include "../git/comments.h"
@@ -265,8 +266,11 @@ static void start(struct ui *ui, struct review *r)
 {
 	clear_lines(r);
 	char *mode = xasprintf("--%s", diff_mode_name(r->mode));
-	char *const argv[] = {ui->w->self_exe, "diff", mode, "--", r->handle, NULL};
-	if ((r->feed = feed_start(ui, r, argv, false)) == NULL) {
+	char *const more[] = {mode, "--", r->handle, NULL};
+	char **argv = child_argv(ui->w, "diff", more);
+	r->feed = feed_start(ui, r, argv, false);
+	child_argv_free(argv);
+	if (r->feed == NULL) {
 		buf_addstr(&r->err, "workrex diff did not start");
 		r->done = true;
 		r->status = 127;
@@ -274,11 +278,10 @@ static void start(struct ui *ui, struct review *r)
 	/* The same diff again, through the pager, in a shell the user's command is written for. */
 	char *cmd = r->feed ? pager(ui) : NULL;
 	if (cmd) {
-		char *script = xasprintf("\"$0\" diff --color \"$1\" -- \"$2\" | %s", cmd);
-		char *const sh[] = {"/bin/sh", "-c",      script, ui->w->self_exe,
-				    mode,      r->handle, NULL};
+		char *const colour[] = {"--color", mode, "--", r->handle, NULL};
+		char **sh = child_argv_piped(ui->w, "diff", colour, cmd);
 		r->c.feed = feed_start(ui, r, sh, true);
-		free(script);
+		child_argv_free(sh);
 	}
 	r->c.dropped = r->c.feed == NULL;
 	free(cmd);

@@ -108,6 +108,11 @@ cp "$tmp/saved" "$tmp/src/ui/ui.h"
 printf 'int planted_self(struct cmd_ctx *ctx)\n{\n\treturn cmd_usage(cmd_find("list"));\n}\n' >"$tmp/plant"
 plant_shape "a command looking itself up" cmd/cmd_agent.c "cmd_find() of a command's own row"
 
+printf 'static void planted_child(struct ui *ui)\n{\n\tchar *const argv[] = {ui->w->self_exe, "list", NULL};\n\t(void)argv;\n}\n' >"$tmp/plant"
+plant_shape "a workrex argv built outside the children's table" ui/prompts.c "a workrex argv built here"
+printf 'static void planted_name(struct wrx *w)\n{\n\tchild_argv_free(child_argv(w, "no-such-child", NULL));\n}\n' >"$tmp/plant"
+plant_shape "a child the table lacks" core/queue.c "no child named 'no-such-child'"
+
 # Three core files calling round: a cycle of three, refused with its files.
 printf 'int planted_b(void);\nint planted_a(void) { return planted_b(); }\n' >"$tmp/pa.c"
 printf 'int planted_c(void);\nint planted_b(void) { return planted_c(); }\n' >"$tmp/pb.c"
