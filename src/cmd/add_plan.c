@@ -10,41 +10,43 @@
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const struct option add_options[] = {
-	{"base", required_argument, NULL, 'B'},
-	{"prompt", required_argument, NULL, 'p'},
-	{"prompt-file", required_argument, NULL, 'P'},
-	{"agent", required_argument, NULL, 'a'},
-	{"name", required_argument, NULL, 'H'},
-	{"count", required_argument, NULL, 'n'},
-	{"foreach", required_argument, NULL, 'E'},
-	{"prompts-from", required_argument, NULL, 'L'},
-	{"branch-template", required_argument, NULL, 'T'},
-	{"max-concurrent", required_argument, NULL, 'M'},
-	{"background", no_argument, NULL, 'b'},
-	{"sandbox", no_argument, NULL, 'S'},
-	{"no-sandbox", no_argument, NULL, 'N'},
-	{"remote", required_argument, NULL, 'R'},
-	{"pr", required_argument, NULL, 'r'},
-	{"layout", required_argument, NULL, 'l'},
-	{"fork", optional_argument, NULL, 'K'},
-	{"with-changes", no_argument, NULL, 'w'},
-	{"include-untracked", no_argument, NULL, 'u'},
-	{"patch", no_argument, NULL, 'C'},
-	{"auto-name", no_argument, NULL, 'A'},
-	{"help", no_argument, NULL, 'h'},
+/* add's options, its row's in cmd.c's table; add_code is the letter add_option knows each by. */
+const struct cmd_opt add_opts[] = {
+	{"base", 0, OPT_VALUE},
+	{"prompt", 'p', OPT_VALUE},
+	{"prompt-file", 'P', OPT_VALUE},
+	{"agent", 'a', OPT_VALUE},
+	{"name", 0, OPT_VALUE},
+	{"count", 'n', OPT_VALUE},
+	{"foreach", 0, OPT_VALUE},
+	{"prompts-from", 0, OPT_VALUE},
+	{"branch-template", 0, OPT_VALUE},
+	{"max-concurrent", 0, OPT_VALUE},
+	{"background", 'b', OPT_FLAG},
+	{"sandbox", 'S', OPT_FLAG},
+	{"no-sandbox", 0, OPT_FLAG},
+	{"remote", 0, OPT_VALUE},
+	{"pr", 0, OPT_VALUE},
+	{"layout", 'l', OPT_VALUE},
+	{"fork", 0, OPT_MAYBE},
+	{"with-changes", 'w', OPT_FLAG},
+	{"include-untracked", 'u', OPT_FLAG},
+	{"patch", 0, OPT_FLAG},
+	{"auto-name", 'A', OPT_FLAG},
 	/* What a sandboxed agent's spawn_agent runs (bridge.c); not for users. */
-	{"from-sandbox", no_argument, NULL, 'F'},
+	{"from-sandbox", 0, OPT_FLAG},
 	/* What any agent's spawn_agent runs: never a prompt into another agent. */
-	{"new-only", no_argument, NULL, 'O'},
+	{"new-only", 0, OPT_FLAG},
 	/* ...and whose it is: the agent that asked (its family's budget, actions.c). */
-	{"parent", required_argument, NULL, 'Q'},
-	{0, 0, 0, 0},
+	{"parent", 0, OPT_VALUE},
+	{NULL, 0, OPT_FLAG},
 };
+static const char add_code[] = "BpPaHnELTMbSNRrlKwuCAFOQ";
+_Static_assert(sizeof add_code == sizeof add_opts / sizeof *add_opts,
+	       "each of add's options has its letter in add_code");
 
 /* -n N, --max-concurrent K: a number of agents, 1 or more, into *out. 0, or 1 (said). */
 static int agents_arg(const char *flag, const char *arg, int *out)
@@ -109,7 +111,7 @@ static int prompt_arg(struct add_plan *p, int c, const char *arg)
 }
 
 /* The options that set one field of p: true, or false for one add does not know. */
-static bool add_flag(struct add_plan *p, int c, char *arg)
+static bool add_flag(struct add_plan *p, int c, const char *arg)
 {
 	struct {
 		int c;
@@ -142,8 +144,8 @@ static bool add_flag(struct add_plan *p, int c, char *arg)
 	return false;
 }
 
-/* One option into p: 0, 1 (said), 2 (usage) or -1 (--help, printed). */
-static int add_option(const struct cmd *self, struct add_plan *p, int c, char *arg)
+/* One option into p: 0, or 1 (said). */
+static int add_option(struct add_plan *p, int c, const char *arg)
 {
 	char *cause = NULL;
 	int rc = 0;
@@ -179,25 +181,22 @@ static int add_option(const struct cmd *self, struct add_plan *p, int c, char *a
 	case 'Q':
 		p->o.parent = handle_valid(arg) ? arg : NULL;
 		break;
-	case 'h':
-		printf("usage: workrex %s\n", self->usage);
-		rc = -1;
-		break;
 	default:
 		return add_flag(p, c, arg) ? 0 : 2;
 	}
 	return rc;
 }
 
-int add_plan_parse(const struct cmd *self, int argc, char **argv, struct add_plan *p)
+static int add_each(int index, const char *value, void *arg)
 {
-	int c, rc = 0;
-	optind = 0;
-	while (rc == 0 && (c = getopt_exact(argc, argv, "p:P:a:n:bShl:wuA", add_options)) != -1)
-		rc = add_option(self, p, c, optarg);
-	p->positionals = argc - optind;
-	p->branch = optind < argc ? argv[optind] : NULL;
-	return rc;
+	return add_option(arg, add_code[index], value);
+}
+
+int add_plan_fill(const struct cmd_ctx *ctx, struct add_plan *p)
+{
+	p->positionals = cmd_nargs(ctx);
+	p->branch = cmd_arg(ctx, 0);
+	return cmd_each_opt(ctx, add_each, p);
 }
 
 bool add_plan_group(const struct add_plan *p)

@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,90 +31,123 @@ static const struct cmd table[] = {
 	 "K] [--name HANDLE] "
 	 "[-l LAYOUT] [--fork[=SESSION] | -w [-u] [--patch]] [-b] [-S|--no-sandbox] "
 	 "[--remote HOST]",
-	 "create a branch and worktree for a new agent", cmd_add, rpc_cmd_add},
+	 "create a branch and worktree for a new agent", cmd_add, rpc_cmd_add, add_opts, 0, -1},
 	{"list", "ls", "list [--json | -q|--quiet | --pr [--json]]", "list the agents", cmd_list,
-	 NULL},
-	{"status", NULL, "status [handle...] [--json]", "agents and their status", cmd_status,
-	 NULL},
+	 NULL, CMD_OPTS({"json", 0, OPT_FLAG}, {"quiet", 'q', OPT_FLAG}, {"pr", 0, OPT_FLAG}), 0,
+	 0},
+	{"status", NULL, "status [handle...] [--json]", "agents and their status", cmd_status, NULL,
+	 CMD_OPTS({"json", 0, OPT_FLAG}), 0, -1},
 	{"merge", NULL,
 	 "merge [handle] [--into BRANCH] [--rebase|--squash] [-k] [--ignore-uncommitted] "
 	 "[--no-verify] [--preview]",
-	 "merge an agent's branch, then remove its worktree and branch", cmd_merge, rpc_cmd_merge},
+	 "merge an agent's branch, then remove its worktree and branch", cmd_merge, rpc_cmd_merge,
+	 CMD_OPTS({"into", 0, OPT_VALUE}, {"rebase", 0, OPT_FLAG}, {"squash", 0, OPT_FLAG},
+		  {"keep", 'k', OPT_FLAG}, {"ignore-uncommitted", 0, OPT_FLAG},
+		  {"no-verify", 0, OPT_FLAG}, {"preview", 0, OPT_FLAG}),
+	 0, 1},
 	{"remove", "rm", "remove [handle...] [-f] [-k|--keep-branch] [--all | --gone [-y|-n]]",
-	 "remove agents' worktrees and branches without merging", cmd_remove, NULL},
+	 "remove agents' worktrees and branches without merging", cmd_remove, NULL,
+	 CMD_OPTS({"force", 'f', OPT_FLAG}, {"keep-branch", 'k', OPT_FLAG}, {"all", 0, OPT_FLAG},
+		  {"gone", 0, OPT_FLAG}, {"yes", 'y', OPT_FLAG}, {"dry-run", 'n', OPT_FLAG}),
+	 0, -1},
 	{"rebase", NULL, "rebase [handle] [--onto BRANCH]",
 	 "rebase an agent's branch onto the main branch (a conflict changes nothing)", cmd_rebase,
-	 NULL},
+	 NULL, CMD_OPTS({"onto", 0, OPT_VALUE}), 0, 1},
 	{"rename", NULL, "rename <handle> <new-handle> [--branch NAME | -k|--keep-branch]",
 	 "rename an agent: handle, worktree directory, and its branch if named as it", cmd_rename,
-	 NULL},
+	 NULL, CMD_OPTS({"branch", 'b', OPT_VALUE}, {"keep-branch", 'k', OPT_FLAG}), 2, 2},
 	{"diff", NULL,
 	 "diff [handle] [--wip|--staged|--unstaged|--branch|--commits] [--stat|--json|--color]",
-	 "what an agent changed: uncommitted, its branch, or commit by commit", cmd_diff, NULL},
+	 "what an agent changed: uncommitted, its branch, or commit by commit", cmd_diff, NULL,
+	 CMD_OPTS({"wip", 0, OPT_FLAG}, {"staged", 0, OPT_FLAG}, {"unstaged", 0, OPT_FLAG},
+		  {"branch", 0, OPT_FLAG}, {"commits", 0, OPT_FLAG}, {"stat", 0, OPT_FLAG},
+		  {"json", 0, OPT_FLAG}, {"color", 0, OPT_FLAG}),
+	 0, 1},
 	{"pr", NULL, "pr [handle] [--draft | --status]",
-	 "push the agent's branch to review.remote and open its pull request (gh)", cmd_pr, NULL},
+	 "push the agent's branch to review.remote and open its pull request (gh)", cmd_pr, NULL,
+	 CMD_OPTS({"draft", 0, OPT_FLAG}, {"status", 0, OPT_FLAG}), 0, 1},
 	{"compare", NULL,
 	 "compare <group> [--json | --check [handle] [--if-changed] | --merge HANDLE [-k] [-y] "
 	 "[--ignore-uncommitted]]",
-	 "a group's candidates side by side; run their check; merge the best", cmd_compare, NULL},
+	 "a group's candidates side by side; run their check; merge the best", cmd_compare, NULL,
+	 CMD_OPTS({"json", 0, OPT_FLAG}, {"check", 0, OPT_FLAG}, {"if-changed", 0, OPT_FLAG},
+		  {"merge", 0, OPT_VALUE}, {"keep", 'k', OPT_FLAG}, {"yes", 'y', OPT_FLAG},
+		  {"ignore-uncommitted", 0, OPT_FLAG}),
+	 1, 2},
 	{"review", NULL,
 	 "review <handle> [--comment FILE[:LINE] TEXT | --edit N TEXT | --delete N | --send]",
 	 "comments for the agent on its changes: list, add, or send them as one message",
-	 cmd_review, NULL},
-	{"path", NULL, "path [handle]", "print an agent's worktree directory", cmd_path, NULL},
+	 cmd_review, NULL,
+	 CMD_OPTS({"comment", 0, OPT_VALUE}, {"edit", 0, OPT_VALUE}, {"delete", 0, OPT_VALUE},
+		  {"send", 0, OPT_FLAG}),
+	 1, 2},
+	{"path", NULL, "path [handle]", "print an agent's worktree directory", cmd_path, NULL,
+	 CMD_NO_OPTS, 0, 1},
 	{"sync-files", NULL, "sync-files [handle... | --all]",
-	 "copy files.copy and link files.symlink into worktrees again", cmd_sync_files, NULL},
+	 "copy files.copy and link files.symlink into worktrees again", cmd_sync_files, NULL,
+	 CMD_OPTS({"all", 0, OPT_FLAG}), 0, -1},
 	{"open", NULL, "open [handle] [-c|--continue] [-b]",
-	 "open an agent's panes in the dashboard", cmd_open, NULL},
+	 "open an agent's panes in the dashboard", cmd_open, NULL,
+	 CMD_OPTS({"continue", 'c', OPT_FLAG}, {"background", 'b', OPT_FLAG}), 0, 1},
 	{"attach", NULL, "attach <handle>",
-	 "the agent's pane in this terminal, from its keeper (C-b d detaches)", cmd_attach, NULL},
+	 "the agent's pane in this terminal, from its keeper (C-b d detaches)", cmd_attach, NULL,
+	 CMD_NO_OPTS, 1, 1},
 	{"watch", NULL, "watch <handle>", "the agent's pane in this terminal, read-only (q leaves)",
-	 cmd_watch, NULL},
+	 cmd_watch, NULL, CMD_NO_OPTS, 1, 1},
 	{"shutdown", NULL, "shutdown [-y]",
-	 "end every program of the project and its keeper (asks first)", cmd_shutdown, NULL},
+	 "end every program of the project and its keeper (asks first)", cmd_shutdown, NULL,
+	 CMD_OPTS({"yes", 'y', OPT_FLAG}), 0, 0},
 	{"close", NULL, "close [handle]", "close an agent's panes, keep its worktree", cmd_close,
-	 rpc_cmd_close},
+	 rpc_cmd_close, CMD_NO_OPTS, 0, 1},
 	{"send", NULL, "send <handle> [text]",
-	 "type text (or stdin) into the agent's pane, then Enter", cmd_send, NULL},
+	 "type text (or stdin) into the agent's pane, then Enter", cmd_send, NULL, NULL, 0, 0},
 	{"paste-image", NULL, "paste-image <handle>",
 	 "paste the clipboard's image into the agent's pane, as the path of a file",
-	 cmd_paste_image, NULL},
+	 cmd_paste_image, NULL, CMD_NO_OPTS, 1, 1},
 	{"capture", NULL, "capture <handle> [-n LINES] [-e] [--screen]",
-	 "print the agent pane's screen and history", cmd_capture, NULL},
+	 "print the agent pane's screen and history", cmd_capture, NULL,
+	 CMD_OPTS({"lines", 'n', OPT_VALUE}, {"escapes", 'e', OPT_FLAG}, {"screen", 0, OPT_FLAG}),
+	 1, 1},
 	{"allow-domain", NULL, "allow-domain <name> [-y]",
 	 "add a name to sandbox.network.allowed_domains (the user says yes)", cmd_allow_domain,
-	 NULL},
+	 NULL, CMD_OPTS({"yes", 'y', OPT_FLAG}), 1, 1},
 	{"egress", NULL, "egress [handle]",
 	 "the agent's connections through its proxy (policy: deny), allowed and refused",
-	 cmd_egress, NULL},
+	 cmd_egress, NULL, CMD_NO_OPTS, 0, 1},
 	{"wait", NULL, "wait <handle...> [--status working|waiting|done] [--timeout SEC] [--any]",
-	 "block until the agents reach a status", cmd_wait, NULL},
+	 "block until the agents reach a status", cmd_wait, NULL,
+	 CMD_OPTS({"status", 0, OPT_VALUE}, {"timeout", 0, OPT_VALUE}, {"any", 0, OPT_FLAG}), 1,
+	 -1},
 	{"set-status", NULL, "set-status working|waiting|done|clear [--session ID] [--dir DIR]",
-	 "report this agent's status (from its hooks)", cmd_set_status, rpc_cmd_set_status},
+	 "report this agent's status (from its hooks)", cmd_set_status, rpc_cmd_set_status, NULL, 0,
+	 0},
 	{"set-title", NULL, "set-title <title>", "set this agent's title", cmd_set_title,
-	 rpc_cmd_set_title},
+	 rpc_cmd_set_title, NULL, 0, 0},
 	{"notify", NULL, "notify [text]", "notify the user from this agent", cmd_notify_user,
-	 rpc_cmd_notify},
+	 rpc_cmd_notify, NULL, 0, 0},
 	{"host-exec", NULL, "host-exec <command> [args...]",
 	 "run a command of sandbox.host_commands on the host (from a pane)", cmd_host_exec,
-	 rpc_cmd_host_exec},
+	 rpc_cmd_host_exec, NULL, 0, 0},
 	{"setup", NULL, "setup [--print]", "install status hooks for the agent CLIs found",
-	 cmd_setup, NULL},
+	 cmd_setup, NULL, CMD_OPTS({"print", 0, OPT_FLAG}), 0, 0},
 	{"agents", NULL, "agents [--json | --man]",
 	 "the agent CLIs workrex knows, which are installed, and your profiles", cmd_agent_kinds,
-	 NULL},
+	 NULL, CMD_OPTS({"json", 0, OPT_FLAG}, {"man", 0, OPT_FLAG}), 0, 0},
 	{"sandbox", NULL,
 	 "sandbox build [--agent NAME] | pull | init-dockerfile [--force] | shell [handle] "
 	 "[-- command...] | doctor [--attack] [handle] | stop [--all] | prune",
-	 "build the sandbox image, look inside, check it", cmd_sandbox, NULL},
+	 "build the sandbox image, look inside, check it", cmd_sandbox, NULL, NULL, 0, 0},
 	{"config", NULL, "config path|check|reference [--man]|reload",
-	 "show and check the configuration", cmd_config, NULL},
+	 "show and check the configuration", cmd_config, NULL, CMD_OPTS({"man", 0, OPT_FLAG}), 1,
+	 1},
 	{"completions", NULL, "completions bash|zsh|fish",
 	 "print the shell's completion script (make install puts them in place)", cmd_completions,
-	 NULL},
-	{"init", NULL, "init", "write a commented .workrex.yaml for this project", cmd_init, NULL},
+	 NULL, CMD_NO_OPTS, 1, 1},
+	{"init", NULL, "init", "write a commented .workrex.yaml for this project", cmd_init, NULL,
+	 CMD_NO_OPTS, 0, 0},
 	{"trust", NULL, "trust [--revoke]",
-	 "let the project's .workrex.yaml run its commands (as it is now)", cmd_trust, NULL},
+	 "let the project's .workrex.yaml run its commands (as it is now)", cmd_trust, NULL,
+	 CMD_OPTS({"revoke", 0, OPT_FLAG}), 0, 0},
 };
 
 /*
@@ -398,12 +432,164 @@ int cmd_open_repo(struct cmd_ctx *ctx, const char *cmd)
 	return 0;
 }
 
+/* ---- the rows' options ---- */
+
+struct cmd_args {
+	const struct cmd_opt *opts;
+	size_t n;
+	struct strlist *given; /* by the option's index: its values ("" for none) */
+	struct given_opt {
+		int index;
+		const char *value; /* given's own string; NULL: none (a flag, --fork alone) */
+	} * seq;                   /* the options in command-line order */
+	size_t nseq;
+	int argc;
+	char **argv; /* borrowed: the words after the options */
+};
+
+#define OPT_HELP 1
+#define OPT_FIRST 256 /* getopt's code for option i: OPT_FIRST + i */
+
+/* getopt's tables for c's options (and --help, and -h where no option has it). */
+static struct option *getopt_tables(const struct cmd *c, size_t n, struct buf *shorts, bool *h)
+{
+	static const int has[] = {no_argument, required_argument, optional_argument};
+	struct option *lo = xcalloc(n + 2, sizeof *lo);
+	buf_addstr(shorts, "");
+	for (size_t i = 0; i < n; i++) {
+		lo[i] = (struct option){c->opts[i].name, has[c->opts[i].has], NULL,
+					OPT_FIRST + (int)i};
+		if (c->opts[i].letter)
+			buf_addf(shorts, "%c%s", c->opts[i].letter,
+				 c->opts[i].has == OPT_VALUE ? ":" : "");
+		*h |= c->opts[i].letter == 'h';
+	}
+	lo[n] = (struct option){"help", no_argument, NULL, OPT_HELP};
+	if (!*h)
+		buf_addstr(shorts, "h");
+	return lo;
+}
+
+/* The index of getopt's answer ch among c's n options, or n. */
+static size_t opt_index(const struct cmd *c, size_t n, int ch)
+{
+	for (size_t k = 0; k < n; k++)
+		if (ch == OPT_FIRST + (int)k || (ch > 0 && ch == c->opts[k].letter))
+			return k;
+	return n;
+}
+
+int cmd_args_begin(struct cmd_ctx *ctx, const struct cmd *c, int argc, char **argv)
+{
+	struct cmd_args *a = ctx->args = xcalloc(1, sizeof *a);
+	while (c->opts[a->n].name)
+		a->n++;
+	a->opts = c->opts;
+	a->given = xcalloc(a->n + 1, sizeof *a->given);
+	a->seq = xcalloc((size_t)argc + 1, sizeof *a->seq);
+	struct buf shorts = {0};
+	bool h = false;
+	struct option *lo = getopt_tables(c, a->n, &shorts, &h);
+	int ch, rc = 0;
+	optind = 0;
+	while (rc == 0 && (ch = getopt_exact(argc, argv, shorts.data, lo)) != -1) {
+		size_t i = opt_index(c, a->n, ch);
+		if (ch == OPT_HELP || (ch == 'h' && !h)) {
+			printf("usage: workrex %s\n", c->usage);
+			rc = -1;
+		} else if (i < a->n) {
+			strlist_add(&a->given[i], optarg ? optarg : "");
+			a->seq[a->nseq++] = (struct given_opt){
+				(int)i, optarg ? a->given[i].v[a->given[i].n - 1] : NULL};
+		} else {
+			rc = 2; /* getopt said which word, and why */
+		}
+	}
+	free(lo);
+	buf_free(&shorts);
+	a->argc = argc - optind;
+	a->argv = argv + optind;
+	if (rc == 0 && (a->argc < c->min_args || (c->max_args >= 0 && a->argc > c->max_args)))
+		rc = 2;
+	return rc;
+}
+
+void cmd_args_end(struct cmd_ctx *ctx)
+{
+	struct cmd_args *a = ctx->args;
+	for (size_t i = 0; a && i <= a->n; i++)
+		strlist_free(&a->given[i]);
+	if (a) {
+		free(a->given);
+		free(a->seq);
+	}
+	free(a);
+	ctx->args = NULL;
+}
+
+int cmd_each_opt(const struct cmd_ctx *ctx, cmd_opt_fn *fn, void *arg)
+{
+	const struct cmd_args *a = ctx->args;
+	int rc = 0;
+	for (size_t k = 0; a && k < a->nseq && rc == 0; k++) {
+		const struct given_opt *g = &a->seq[k];
+		rc = fn(g->index, g->value, arg);
+	}
+	return rc;
+}
+
+static const struct strlist *given(const struct cmd_ctx *ctx, const char *name)
+{
+	const struct cmd_args *a = ctx->args;
+	for (size_t i = 0; a && i < a->n; i++)
+		if (strcmp(a->opts[i].name, name) == 0)
+			return &a->given[i];
+	return NULL;
+}
+
+int cmd_given(const struct cmd_ctx *ctx, const char *name)
+{
+	const struct strlist *l = given(ctx, name);
+	return l ? (int)l->n : 0;
+}
+
+const char *cmd_value(const struct cmd_ctx *ctx, const char *name)
+{
+	const struct strlist *l = given(ctx, name);
+	return l && l->n && *l->v[l->n - 1] ? l->v[l->n - 1] : NULL;
+}
+
+const struct strlist *cmd_values(const struct cmd_ctx *ctx, const char *name)
+{
+	static const struct strlist none;
+	const struct strlist *l = given(ctx, name);
+	return l ? l : &none;
+}
+
+int cmd_nargs(const struct cmd_ctx *ctx)
+{
+	return ctx->args ? ctx->args->argc : 0;
+}
+
+const char *cmd_arg(const struct cmd_ctx *ctx, int i)
+{
+	return ctx->args && i >= 0 && i < ctx->args->argc ? ctx->args->argv[i] : NULL;
+}
+
 int cmd_exec(struct cmd_ctx *ctx, const struct cmd *c, int argc, char **argv)
 {
 	const struct cmd *was = ctx->self;
+	struct cmd_args *had = ctx->args;
+	ctx->args = NULL;
+	int rc = c->opts ? cmd_args_begin(ctx, c, argc, argv) : 0;
 	ctx->self = c;
-	int rc = c->exec(ctx, argc, argv);
+	if (rc == 0)
+		rc = c->exec(ctx, argc, argv);
+	else
+		rc = rc < 0 ? 0 : cmd_usage(c);
+	cmd_args_end(ctx);
 	ctx->self = was;
+	ctx->args = had;
 	return rc;
 }
 

@@ -18,11 +18,24 @@ struct cmd_ctx {
 	const char *config_file; /* --config, or NULL */
 	char *cwd;               /* owned */
 	const struct cmd *self;  /* the command running: set by cmd_exec() */
+	struct cmd_args *args;   /* what cmd_exec parsed of its options, or NULL */
 	/* Filled by cmd_open_repo(): */
 	struct repo *repo;
 	struct config cfg;
 	bool cfg_loaded;
 };
+
+/* One option of a command: --name, -letter (0: none), and its value. */
+enum cmd_has { OPT_FLAG, OPT_VALUE, OPT_MAYBE /* --name[=value] */ };
+struct cmd_opt {
+	const char *name;
+	int letter;
+	enum cmd_has has;
+};
+/* A row's options, for the table: CMD_OPTS({"json", 0, OPT_FLAG}, ...). */
+#define CMD_OPTS(...) ((const struct cmd_opt[]){__VA_ARGS__, {NULL, 0, OPT_FLAG}})
+/* A row that takes no option but --help: its arguments are parsed all the same. */
+#define CMD_NO_OPTS ((const struct cmd_opt[]){{NULL, 0, OPT_FLAG}})
 
 struct cmd {
 	const char *name;
@@ -32,11 +45,40 @@ struct cmd {
 	int (*exec)(struct cmd_ctx *ctx, int argc, char **argv);
 	/* Inside a sandbox (WORKREX_SANDBOX=1) this runs instead, over RPC; or NULL. */
 	int (*sandboxed)(int argc, char **argv);
+	/*
+	 * Its options and how many arguments follow them (max -1: any):
+	 * cmd_exec parses them (--help, an unknown option or a wrong count
+	 * answered there) and exec reads them from ctx (cmd_given,
+	 * cmd_value, cmd_arg). NULL: exec reads its own words (a command
+	 * with sub-commands, or one whose words are text for an agent).
+	 */
+	const struct cmd_opt *opts;
+	int min_args, max_args;
 };
 
 const struct cmd *cmd_find(const char *name);
-/* Runs c in ctx, as itself (ctx->self), and gives back its exit status. */
+/* Runs c in ctx, as itself (ctx->self), its options parsed, and gives back its exit status. */
 int cmd_exec(struct cmd_ctx *ctx, const struct cmd *c, int argc, char **argv);
+/* How many times the running command was given --name (0: not at all). */
+int cmd_given(const struct cmd_ctx *ctx, const char *name);
+/* The value --name was last given, or NULL (not given, or --name without its value). */
+const char *cmd_value(const struct cmd_ctx *ctx, const char *name);
+/* Every value --name was given, in order ("" for one without a value). */
+const struct strlist *cmd_values(const struct cmd_ctx *ctx, const char *name);
+/* How many arguments followed the options, and the i-th of them (NULL past the last). */
+int cmd_nargs(const struct cmd_ctx *ctx);
+const char *cmd_arg(const struct cmd_ctx *ctx, int i);
+/*
+ * Each option given, in command-line order, for a command where order
+ * counts (add: the last -p or -P wins): fn gets its index in the row and
+ * its value (NULL for a flag), until it answers non-zero, which is
+ * returned.
+ */
+typedef int cmd_opt_fn(int index, const char *value, void *arg);
+int cmd_each_opt(const struct cmd_ctx *ctx, cmd_opt_fn *fn, void *arg);
+/* c's options parsed into ctx->args, as cmd_exec does (0, -1 --help, 2); then freed. */
+int cmd_args_begin(struct cmd_ctx *ctx, const struct cmd *c, int argc, char **argv);
+void cmd_args_end(struct cmd_ctx *ctx);
 void cmd_list_all(FILE *f);
 /* The i-th command of the table, or NULL past its end. */
 const struct cmd *cmd_at(size_t i);
@@ -110,11 +152,10 @@ struct add_rule {
 };
 extern const struct add_rule add_rules[]; /* ends with a NULL name */
 
-/*
- * argv into p (zeroed but for o.cwd, o.sandbox -1 and g.count 1):
- * 0, 1 (said), 2 (usage) or -1 (--help, printed).
- */
-int add_plan_parse(const struct cmd *self, int argc, char **argv, struct add_plan *p);
+/* add's options: its row's in cmd.c's table. */
+extern const struct cmd_opt add_opts[];
+/* What cmd_exec parsed into p (zeroed but for o.cwd, o.sandbox -1, g.count 1): 0, or 1 (said). */
+int add_plan_fill(const struct cmd_ctx *ctx, struct add_plan *p);
 /* The first rule p breaks: 0 none, 2 usage, 1 with *why (owned) to say. */
 int add_plan_check(const struct add_plan *p, char **why);
 bool add_plan_group(const struct add_plan *p);

@@ -8,7 +8,6 @@
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +26,9 @@ static int open_panes(struct cmd_ctx *ctx, const char *what, const char *handle)
 
 int cmd_path(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
-		return cmd_usage(ctx->self);
+	(void)argc, (void)argv;
 	struct agent_rec a;
-	int rc = cmd_which_agent(ctx, "path", argc == 2 ? argv[1] : NULL, &a);
+	int rc = cmd_which_agent(ctx, "path", cmd_arg(ctx, 0), &a);
 	if (rc)
 		return rc;
 	printf("%s\n", a.path);
@@ -40,28 +38,13 @@ int cmd_path(struct cmd_ctx *ctx, int argc, char **argv)
 
 int cmd_rename(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"branch", required_argument, NULL, 'b'},
-		{"keep-branch", no_argument, NULL, 'k'},
-		{0, 0, 0, 0},
-	};
-	const char *branch = NULL;
-	bool keep_branch = false;
-	int c;
-	optind = 0;
-	while ((c = getopt_exact(argc, argv, "+b:k", opts)) != -1) {
-		if (c == 'b')
-			branch = optarg;
-		else if (c == 'k')
-			keep_branch = true;
-		else
-			return cmd_usage(ctx->self);
-	}
-	if (argc - optind != 2 || (branch && keep_branch))
+	(void)argc, (void)argv;
+	const char *branch = cmd_value(ctx, "branch"), *to = cmd_arg(ctx, 1);
+	bool keep_branch = cmd_given(ctx, "keep-branch");
+	if (branch && keep_branch)
 		return cmd_usage(ctx->self);
-	const char *to = argv[optind + 1];
 	struct agent_rec a, now;
-	int rc = cmd_which_agent(ctx, "rename", argv[optind], &a);
+	int rc = cmd_which_agent(ctx, "rename", cmd_arg(ctx, 0), &a);
 	if (rc)
 		return rc;
 	/* A branch named as its handle (add's usual case) is renamed with it. */
@@ -117,23 +100,10 @@ out:
 
 int cmd_rebase(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"onto", required_argument, NULL, 'o'},
-		{0, 0, 0, 0},
-	};
-	const char *onto = NULL;
-	int c;
-	optind = 0;
-	while ((c = getopt_exact(argc, argv, "+", opts)) != -1) {
-		if (c == 'o')
-			onto = optarg;
-		else
-			return cmd_usage(ctx->self);
-	}
-	if (argc - optind > 1)
-		return cmd_usage(ctx->self);
+	(void)argc, (void)argv;
+	const char *onto = cmd_value(ctx, "onto");
 	struct agent_rec a;
-	int rc = cmd_which_agent(ctx, "rebase", optind < argc ? argv[optind] : NULL, &a);
+	int rc = cmd_which_agent(ctx, "rebase", cmd_arg(ctx, 0), &a);
 	if (rc)
 		return rc;
 	bool boxed = cmd_sandboxed(ctx, &a);
@@ -168,15 +138,11 @@ out:
 
 int cmd_sync_files(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	bool all = false;
-	int first = 1;
-	if (argc > 1 && !strcmp(argv[1], "--all")) {
-		all = true;
-		first = 2;
-	}
-	for (int i = first; i < argc; i++)
-		if (argv[i][0] == '-' || all)
-			return cmd_usage(ctx->self);
+	(void)argc, (void)argv;
+	bool all = cmd_given(ctx, "all");
+	int nargs = cmd_nargs(ctx);
+	if (all && nargs)
+		return cmd_usage(ctx->self);
 	int rc = cmd_open_repo(ctx, "sync-files");
 	if (rc)
 		return rc;
@@ -187,12 +153,11 @@ int cmd_sync_files(struct cmd_ctx *ctx, int argc, char **argv)
 		if ((rc = cmd_agents(ctx, "sync-files", &as, &n)) != 0)
 			return rc;
 	} else {
-		n = argc > first ? (size_t)(argc - first) : 1;
+		n = nargs ? (size_t)nargs : 1;
 		as = xcalloc(n, sizeof *as);
 		for (size_t i = 0; i < n; i++)
-			if ((rc = cmd_which_agent(ctx, "sync-files",
-						  argc > first ? argv[first + i] : NULL, &as[i])) !=
-			    0)
+			if ((rc = cmd_which_agent(ctx, "sync-files", cmd_arg(ctx, (int)i),
+						  &as[i])) != 0)
 				goto out;
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -17,7 +17,6 @@
 #include "../util/proc.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,7 +254,6 @@ static int remove_others(struct cmd_ctx *ctx, struct agent_rec *as, size_t n, co
 		if (!strcmp(as[i].handle, keep))
 			continue;
 		char *argv[] = {"remove", "-f", as[i].handle, NULL};
-		optind = 0;
 		int r = cmd_exec(ctx, cmd_find("remove"), 3, argv);
 		if (r == 0)
 			buf_addf(gone, "%s%s", gone->len ? ", " : "", as[i].handle);
@@ -294,7 +292,6 @@ static int merge_best(struct cmd_ctx *ctx, struct agent_rec *as, size_t n, const
 	char *handle = xstrdup(a->handle);
 	char *argv[] = {"merge", ignore_uncommitted ? "--ignore-uncommitted" : handle,
 			ignore_uncommitted ? handle : NULL, NULL};
-	optind = 0;
 	int rc = cmd_exec(ctx, cmd_find("merge"), ignore_uncommitted ? 3 : 2, argv);
 	struct buf gone = {0};
 	if (rc == 0 && !keep)
@@ -310,54 +307,13 @@ static int merge_best(struct cmd_ctx *ctx, struct agent_rec *as, size_t n, const
 
 int cmd_compare(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"check", no_argument, NULL, 'c'},
-		{"if-changed", no_argument, NULL, 'i'},
-		{"merge", required_argument, NULL, 'm'},
-		{"keep", no_argument, NULL, 'k'},
-		{"yes", no_argument, NULL, 'y'},
-		{"ignore-uncommitted", no_argument, NULL, 'u'},
-		{"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0},
-	};
-	bool json = false, check = false, if_changed = false, keep = false, yes = false,
-	     ignore_uncommitted = false;
-	const char *merge = NULL;
-	int c;
-	optind = 0;
-	while ((c = getopt_exact(argc, argv, "kyh", opts)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'c':
-			check = true;
-			break;
-		case 'i':
-			if_changed = true;
-			break;
-		case 'm':
-			merge = optarg;
-			break;
-		case 'k':
-			keep = true;
-			break;
-		case 'y':
-			yes = true;
-			break;
-		case 'u':
-			ignore_uncommitted = true;
-			break;
-		case 'h':
-			printf("usage: workrex %s\n", ctx->self->usage);
-			return 0;
-		default:
-			return cmd_usage(ctx->self);
-		}
-	}
+	(void)argc, (void)argv;
+	bool json = cmd_given(ctx, "json"), check = cmd_given(ctx, "check"),
+	     if_changed = cmd_given(ctx, "if-changed"), keep = cmd_given(ctx, "keep"),
+	     yes = cmd_given(ctx, "yes"), ignore_uncommitted = cmd_given(ctx, "ignore-uncommitted");
+	const char *merge = cmd_value(ctx, "merge");
 	/* GROUP, and with --check one HANDLE of it at most. */
-	if (optind >= argc || argc - optind > (check ? 2 : 1) || (merge && (check || json)) ||
+	if (cmd_nargs(ctx) > (check ? 2 : 1) || (merge && (check || json)) ||
 	    (ignore_uncommitted && !merge))
 		return cmd_usage(ctx->self);
 	int rc = cmd_open_repo(ctx, "compare");
@@ -365,12 +321,12 @@ int cmd_compare(struct cmd_ctx *ctx, int argc, char **argv)
 		return rc;
 	struct agent_rec *as;
 	size_t n;
-	if ((rc = group_agents(ctx, argv[optind], &as, &n)) != 0)
+	if ((rc = group_agents(ctx, cmd_arg(ctx, 0), &as, &n)) != 0)
 		return rc;
 	if (merge) {
 		rc = merge_best(ctx, as, n, merge, keep, yes, ignore_uncommitted);
 	} else if (check) {
-		const char *one = optind + 1 < argc ? argv[optind + 1] : NULL;
+		const char *one = cmd_arg(ctx, 1);
 		bool found = one == NULL;
 		if (ctx->cfg.check == NULL) {
 			rc = cmd_fail("compare", "no check: set check (e.g. check: make test) in "

@@ -207,14 +207,13 @@ static void fish(void)
 
 int cmd_completions(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	if (argc != 2)
-		return cmd_usage(ctx->self);
-	if (!strcmp(argv[1], "bash"))
+	(void)argc, (void)argv;
+	const char *shell = cmd_arg(ctx, 0);
+	if (!strcmp(shell, "bash"))
 		bash();
-	else if (!strcmp(argv[1], "zsh"))
+	else if (!strcmp(shell, "zsh"))
 		zsh();
-	else if (!strcmp(argv[1], "fish"))
+	else if (!strcmp(shell, "fish"))
 		fish();
 	else
 		return cmd_usage(ctx->self);

@@ -53,16 +53,19 @@ static int reload_dashboard(struct cmd_ctx *ctx)
 
 int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "reference") && !strcmp(argv[2], "--man")) {
+	(void)argc, (void)argv;
+	const char *sub = cmd_arg(ctx, 0);
+	bool man = cmd_given(ctx, "man");
+	if (man && strcmp(sub, "reference"))
+		return cmd_usage(ctx->self);
+	if (man) {
 		struct buf b = {0};
 		config_reference_man(&b);
 		fwrite(b.data, 1, b.len, stdout);
 		buf_free(&b);
 		return 0;
 	}
-	if (argc != 2)
-		return cmd_usage(ctx->self);
-	if (!strcmp(argv[1], "reference")) {
+	if (!strcmp(sub, "reference")) {
 		struct buf b = {0};
 		config_reference(&b, NULL, 0);
 		printf("# workrex configuration: every key with its default. See workrex.yaml(5).\n"
@@ -73,9 +76,9 @@ int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 		buf_free(&b);
 		return 0;
 	}
-	if (!strcmp(argv[1], "reload"))
+	if (!strcmp(sub, "reload"))
 		return reload_dashboard(ctx);
-	if (!strcmp(argv[1], "path")) {
+	if (!strcmp(sub, "path")) {
 		char *g = config_global_path(), *dir = search_dir(ctx);
 		char *p = ctx->config_file ? xstrdup(ctx->config_file) : config_project_path(dir);
 		free(dir);
@@ -84,7 +87,7 @@ int cmd_config(struct cmd_ctx *ctx, int argc, char **argv)
 		free(p);
 		return 0;
 	}
-	if (strcmp(argv[1], "check") != 0)
+	if (strcmp(sub, "check") != 0)
 		return cmd_usage(ctx->self);
 	struct config c;
 	char *err = NULL;
@@ -144,9 +147,7 @@ static const struct {
  */
 int cmd_init(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	(void)argv;
-	if (argc != 1)
-		return cmd_usage(ctx->self);
+	(void)argc, (void)argv;
 	int rc = cmd_open_repo(ctx, "init");
 	if (rc)
 		return rc;
@@ -256,9 +257,8 @@ static void tell_dashboard(struct cmd_ctx *ctx)
 
 int cmd_trust(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	bool revoke = argc == 2 && !strcmp(argv[1], "--revoke");
-	if (argc > 2 || (argc == 2 && !revoke))
-		return cmd_usage(ctx->self);
+	(void)argc, (void)argv;
+	bool revoke = cmd_given(ctx, "revoke");
 	struct config c;
 	char *err = NULL;
 	config_init(&c);

@@ -42,20 +42,10 @@ static int print_data(struct cmd_ctx *ctx, const char *what, json_object *req)
 
 int cmd_open(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	bool cont = false, background = false;
-	const char *name = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--continue"))
-			cont = true;
-		else if (!strcmp(argv[i], "-b") || !strcmp(argv[i], "--background"))
-			background = true;
-		else if (argv[i][0] == '-' || name)
-			return cmd_usage(ctx->self);
-		else
-			name = argv[i];
-	}
+	(void)argc, (void)argv;
+	bool cont = cmd_given(ctx, "continue"), background = cmd_given(ctx, "background");
 	struct agent_rec a;
-	int rc = cmd_which_agent(ctx, "open", name, &a);
+	int rc = cmd_which_agent(ctx, "open", cmd_arg(ctx, 0), &a);
 	if (rc)
 		return rc;
 	/* Opened by hand or by its group's queue, it waits no more. */
@@ -72,10 +62,9 @@ int cmd_open(struct cmd_ctx *ctx, int argc, char **argv)
 
 int cmd_close(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
-		return cmd_usage(ctx->self);
+	(void)argc, (void)argv;
 	struct agent_rec a;
-	int rc = cmd_which_agent(ctx, "close", argc == 2 ? argv[1] : NULL, &a);
+	int rc = cmd_which_agent(ctx, "close", cmd_arg(ctx, 0), &a);
 	if (rc)
 		return rc;
 	rc = cmd_notify(ctx, "close", "close", &a, false);
@@ -120,10 +109,9 @@ int cmd_send(struct cmd_ctx *ctx, int argc, char **argv)
 
 int cmd_paste_image(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	if (argc != 2 || argv[1][0] == '-')
-		return cmd_usage(ctx->self);
+	(void)argc, (void)argv;
 	struct agent_rec a;
-	int rc = cmd_which_agent(ctx, "paste-image", argv[1], &a);
+	int rc = cmd_which_agent(ctx, "paste-image", cmd_arg(ctx, 0), &a);
 	if (rc)
 		return rc;
 	json_object *req = cmd_agent_request("paste-image", &a), *r = NULL, *v;
@@ -138,25 +126,12 @@ int cmd_paste_image(struct cmd_ctx *ctx, int argc, char **argv)
 
 int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	const char *name = NULL;
-	int lines = -1;
-	bool colour = false, screen = false;
-	for (int i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "-n") || !strcmp(argv[i], "--lines")) && i + 1 < argc)
-			lines = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "-e"))
-			colour = true;
-		else if (!strcmp(argv[i], "--screen"))
-			screen = true;
-		else if (argv[i][0] == '-' || name)
-			return cmd_usage(ctx->self);
-		else
-			name = argv[i];
-	}
-	if (name == NULL)
-		return cmd_usage(ctx->self);
+	(void)argc, (void)argv;
+	const char *n = cmd_value(ctx, "lines");
+	int lines = n ? atoi(n) : -1;
+	bool colour = cmd_given(ctx, "escapes"), screen = cmd_given(ctx, "screen");
 	struct agent_rec a;
-	int rc = cmd_which_agent(ctx, "capture", name, &a);
+	int rc = cmd_which_agent(ctx, "capture", cmd_arg(ctx, 0), &a);
 	if (rc)
 		return rc;
 	json_object *req = cmd_agent_request("capture", &a);
@@ -169,10 +144,9 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
 
 int cmd_egress(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
-		return cmd_usage(ctx->self);
+	(void)argc, (void)argv;
 	struct agent_rec a;
-	int rc = cmd_which_agent(ctx, "egress", argc == 2 ? argv[1] : NULL, &a);
+	int rc = cmd_which_agent(ctx, "egress", cmd_arg(ctx, 0), &a);
 	if (rc)
 		return rc;
 	json_object *req = cmd_agent_request("egress", &a);
@@ -186,18 +160,9 @@ int cmd_egress(struct cmd_ctx *ctx, int argc, char **argv)
  */
 int cmd_allow_domain(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	const char *host = NULL;
-	bool yes = false;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-y") || !strcmp(argv[i], "--yes"))
-			yes = true;
-		else if (argv[i][0] == '-' || host)
-			return cmd_usage(ctx->self);
-		else
-			host = argv[i];
-	}
-	if (host == NULL)
-		return cmd_usage(ctx->self);
+	(void)argc, (void)argv;
+	const char *host = cmd_arg(ctx, 0);
+	bool yes = cmd_given(ctx, "yes");
 	if (cmd_dashboard_runs(ctx)) {
 		json_object *req = json_object_new_object();
 		json_object_object_add(req, "cmd", json_object_new_string("allow-domain"));
@@ -235,26 +200,17 @@ int cmd_allow_domain(struct cmd_ctx *ctx, int argc, char **argv)
 /* Block until the agents reach a status (polling the dashboard). */
 int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	const char *want = STATUS_DONE;
-	double timeout = -1;
-	bool any = false;
-	char **names = xcalloc((size_t)argc, sizeof *names);
-	int n = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--status") && i + 1 < argc)
-			want = argv[++i];
-		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
-			timeout = atof(argv[++i]);
-		else if (!strcmp(argv[i], "--any"))
-			any = true;
-		else if (argv[i][0] == '-') {
-			free(names);
-			return cmd_usage(ctx->self);
-		} else
-			names[n++] = argv[i];
-	}
+	(void)argc, (void)argv;
+	const char *want = cmd_value(ctx, "status") ? cmd_value(ctx, "status") : STATUS_DONE;
+	const char *t = cmd_value(ctx, "timeout");
+	double timeout = t ? atof(t) : -1;
+	bool any = cmd_given(ctx, "any");
+	int n = cmd_nargs(ctx);
+	char **names = xcalloc((size_t)n + 1, sizeof *names);
+	for (int i = 0; i < n; i++)
+		names[i] = (char *)cmd_arg(ctx, i);
 	enum wrx_status want_st;
-	if (n == 0 || status_parse_reached(want, &want_st) < 0) {
+	if (status_parse_reached(want, &want_st) < 0) {
 		free(names);
 		return cmd_usage(ctx->self);
 	}

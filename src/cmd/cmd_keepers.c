@@ -178,12 +178,10 @@ static char *agent_socket(const char *root, const char *handle, char **cause)
 	return path;
 }
 
-static int view(struct cmd_ctx *ctx, const char *what, int argc, char **argv, bool writer)
+static int view(struct cmd_ctx *ctx, const char *what, bool writer)
 {
-	if (argc != 2 || argv[1][0] == '-')
-		return cmd_usage(ctx->self);
 	struct agent_rec a;
-	int rc = cmd_which_agent(ctx, what, argv[1], &a);
+	int rc = cmd_which_agent(ctx, what, cmd_arg(ctx, 0), &a);
 	if (rc)
 		return rc;
 	char *cause = NULL;
@@ -251,20 +249,22 @@ static int view(struct cmd_ctx *ctx, const char *what, int argc, char **argv, bo
 	 */
 	const char *fresh = isatty(STDERR_FILENO) ? "\r\033[K" : "";
 	if (v.why)
-		fprintf(stderr, "%sworkrex: %s: %s: %s\n", fresh, what, argv[1], v.why);
+		fprintf(stderr, "%sworkrex: %s: %s: %s\n", fresh, what, cmd_arg(ctx, 0), v.why);
 	else
-		fprintf(stderr, "%sworkrex: %s: detached from %s\n", fresh, what, argv[1]);
+		fprintf(stderr, "%sworkrex: %s: detached from %s\n", fresh, what, cmd_arg(ctx, 0));
 	return 0;
 }
 
 int cmd_attach(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	return view(ctx, "attach", argc, argv, true);
+	(void)argc, (void)argv;
+	return view(ctx, "attach", true);
 }
 
 int cmd_watch(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	return view(ctx, "watch", argc, argv, false);
+	(void)argc, (void)argv;
+	return view(ctx, "watch", false);
 }
 
 /*
@@ -298,9 +298,8 @@ static int end_keepers(const struct keeper_entry *e, size_t n, pid_t **asked, si
 /* `workrex shutdown [-y]`: every keeper of the project ended, its program with it. */
 int cmd_shutdown(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	bool yes = argc == 2 && (!strcmp(argv[1], "-y") || !strcmp(argv[1], "--yes"));
-	if (argc > 2 || (argc == 2 && !yes))
-		return cmd_usage(ctx->self);
+	(void)argc, (void)argv;
+	bool yes = cmd_given(ctx, "yes");
 	int rc = cmd_open_repo(ctx, "shutdown");
 	if (rc)
 		return rc;

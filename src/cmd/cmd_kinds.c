@@ -50,17 +50,17 @@ static void load_profiles(struct config *c)
 
 int cmd_agent_kinds(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	bool json = argc == 2 && !strcmp(argv[1], "--json");
-	if (argc == 2 && !strcmp(argv[1], "--man")) {
+	(void)argc, (void)argv;
+	bool json = cmd_given(ctx, "json");
+	if (json && cmd_given(ctx, "man"))
+		return cmd_usage(ctx->self);
+	if (cmd_given(ctx, "man")) {
 		struct buf b = {0};
 		kind_reference_man(&b);
 		fwrite(b.data, 1, b.len, stdout);
 		buf_free(&b);
 		return 0;
 	}
-	if (argc > 1 && !json)
-		return cmd_usage(ctx->self);
 	struct config c;
 	load_profiles(&c);
 	if (json) {

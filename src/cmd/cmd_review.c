@@ -13,7 +13,6 @@
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -117,43 +116,28 @@ struct diff_args {
 	bool stat, json, colour;
 };
 
-/* diff's options into *d: 0, or 2 for a usage error. */
-static int diff_parse(int argc, char **argv, struct diff_args *d)
+/* diff's options into *d: 0, or 2 for two modes or --color with --stat or --json. */
+static int diff_parse(const struct cmd_ctx *ctx, struct diff_args *d)
 {
-	static const struct option opts[] = {
-		{"wip", no_argument, NULL, 'w'},     {"branch", no_argument, NULL, 'b'},
-		{"commits", no_argument, NULL, 'c'}, {"stat", no_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},    {"unstaged", no_argument, NULL, 'u'},
-		{"staged", no_argument, NULL, 'S'},  {"color", no_argument, NULL, 'C'},
-		{"help", no_argument, NULL, 'h'},    {0, 0, 0, 0},
-	};
 	static const struct {
-		int c, mode;
+		const char *name;
+		int mode;
 	} modes[] = {
-		{'w', DIFF_WIP},    {'b', DIFF_BRANCH},   {'c', DIFF_COMMITS},
-		{'S', DIFF_STAGED}, {'u', DIFF_UNSTAGED},
+		{"wip", DIFF_WIP},       {"branch", DIFF_BRANCH},     {"commits", DIFF_COMMITS},
+		{"staged", DIFF_STAGED}, {"unstaged", DIFF_UNSTAGED},
 	};
-	int c;
-	*d = (struct diff_args){.mode = -1};
-	optind = 0;
-	while ((c = getopt_exact(argc, argv, "", opts)) != -1) {
-		int m = -1;
-		for (size_t i = 0; i < WRX_ARRAY_LEN(modes); i++)
-			m = modes[i].c == c ? modes[i].mode : m;
-		if (m >= 0 && d->mode >= 0 && d->mode != m)
+	*d = (struct diff_args){.mode = -1,
+				.stat = cmd_given(ctx, "stat"),
+				.json = cmd_given(ctx, "json"),
+				.colour = cmd_given(ctx, "color")};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(modes); i++) {
+		if (!cmd_given(ctx, modes[i].name))
+			continue;
+		if (d->mode >= 0)
 			return 2;
-		else if (m >= 0)
-			d->mode = m;
-		else if (c == 's')
-			d->stat = true;
-		else if (c == 'j')
-			d->json = true;
-		else if (c == 'C')
-			d->colour = true;
-		else
-			return 2;
+		d->mode = modes[i].mode;
 	}
-	return argc - optind > 1 || (d->colour && (d->stat || d->json)) ? 2 : 0;
+	return d->colour && (d->stat || d->json) ? 2 : 0;
 }
 
 /* The diff written to fd, shown as asked: a stat, JSON, or coloured lines. */
@@ -206,11 +190,12 @@ static int diff_agent(struct cmd_ctx *ctx, const char *name, struct diff_args *d
 
 int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
 {
+	(void)argc, (void)argv;
 	struct diff_args d;
-	if (diff_parse(argc, argv, &d))
+	if (diff_parse(ctx, &d))
 		return cmd_usage(ctx->self);
 	struct agent_rec a;
-	int rc = diff_agent(ctx, optind < argc ? argv[optind] : NULL, &d, &a);
+	int rc = diff_agent(ctx, cmd_arg(ctx, 0), &d, &a);
 	if (rc)
 		return rc;
 	char *main = a.base ? NULL : repo_main_branch(ctx->repo, ctx->cfg.main_branch);
@@ -433,22 +418,26 @@ static int review_tell(struct cmd_ctx *ctx, const struct agent_rec *a,
 
 int cmd_review(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	bool send = argc == 3 && strcmp(argv[2], "--send") == 0;
-	bool comment = argc == 5 && strcmp(argv[2], "--comment") == 0;
-	bool del = argc == 4 && strcmp(argv[2], "--delete") == 0;
-	bool edit = argc == 5 && strcmp(argv[2], "--edit") == 0;
-	if (argc < 2 || argv[1][0] == '-' || !(argc == 2 || send || comment || del || edit))
+	(void)argc, (void)argv;
+	/* One of them at most; --comment and --edit take the TEXT argument after the handle. */
+	const char *comment = cmd_value(ctx, "comment"), *edit = cmd_value(ctx, "edit"),
+		   *del = cmd_value(ctx, "delete");
+	bool send = cmd_given(ctx, "send");
+	int modes = cmd_given(ctx, "comment") + cmd_given(ctx, "edit") + cmd_given(ctx, "delete") +
+		    send;
+	char *text = (char *)cmd_arg(ctx, 1);
+	if (modes > 1 || (text != NULL) != (comment || edit))
 		return cmd_usage(ctx->self);
 	struct agent_rec a;
-	int rc = cmd_which_agent(ctx, "review", argv[1], &a);
+	int rc = cmd_which_agent(ctx, "review", cmd_arg(ctx, 0), &a);
 	if (rc)
 		return rc;
 	struct review_comment c = {0};
-	if (argc == 2)
+	if (modes == 0)
 		rc = list_comments(ctx, &a);
-	else if (del || edit)
-		rc = change_comment(ctx, &a, argv[3], edit ? argv[4] : NULL);
-	else if (comment && (rc = comment_place(ctx, &a, argv[3], argv[4], &c)) == 0)
+	else if (cmd_given(ctx, "delete") || cmd_given(ctx, "edit"))
+		rc = change_comment(ctx, &a, del ? del : edit ? edit : "", edit ? text : NULL);
+	else if (comment && (rc = comment_place(ctx, &a, comment, text, &c)) == 0)
 		rc = review_tell(ctx, &a, &c);
 	else if (send)
 		rc = review_tell(ctx, &a, NULL);
@@ -705,27 +694,12 @@ static void pr_text(struct cmd_ctx *ctx, const struct agent_rec *a, const char *
 
 int cmd_pr(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"draft", no_argument, NULL, 'd'},
-		{"status", no_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0},
-	};
-	bool draft = false, status = false;
-	int c;
-	optind = 0;
-	while ((c = getopt_exact(argc, argv, "", opts)) != -1) {
-		if (c == 'd')
-			draft = true;
-		else if (c == 's')
-			status = true;
-		else
-			return cmd_usage(ctx->self);
-	}
-	if (argc - optind > 1 || (draft && status))
+	(void)argc, (void)argv;
+	bool draft = cmd_given(ctx, "draft"), status = cmd_given(ctx, "status");
+	if (draft && status)
 		return cmd_usage(ctx->self);
 	struct agent_rec a;
-	int rc = cmd_which_agent(ctx, "pr", optind < argc ? argv[optind] : NULL, &a);
+	int rc = cmd_which_agent(ctx, "pr", cmd_arg(ctx, 0), &a);
 	if (rc)
 		return rc;
 	if (status) {

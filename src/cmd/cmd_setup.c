@@ -466,14 +466,8 @@ static int setup_kind(const struct agent_kind *k, const char *home, bool print)
  */
 int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	bool print = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--print") == 0)
-			print = true;
-		else
-			return cmd_usage(ctx->self);
-	}
+	(void)argc, (void)argv;
+	bool print = cmd_given(ctx, "print");
 	const char *home = getenv("HOME");
 	if (home == NULL || *home != '/')
 		return cmd_fail("setup", "HOME is not set");

@@ -19,7 +19,6 @@
 #include "../util/template.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -392,7 +391,8 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct add_plan p = {.o = {.cwd = ctx->cwd, .sandbox = -1}, .g = {.count = 1}};
 	char *why = NULL;
-	int rc = add_plan_parse(ctx->self, argc, argv, &p);
+	(void)argc, (void)argv;
+	int rc = add_plan_fill(ctx, &p);
 	if (rc == 0)
 		rc = add_plan_check(&p, &why);
 	if (why)
@@ -740,17 +740,9 @@ static int list_handles(struct cmd_ctx *ctx)
 
 int cmd_list(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	bool json = false, quiet = false, pr = false;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
-			quiet = true;
-		else if (!strcmp(argv[i], "--pr"))
-			pr = true;
-		else
-			return cmd_usage(ctx->self);
-	}
+	(void)argc, (void)argv;
+	bool json = cmd_given(ctx, "json"), quiet = cmd_given(ctx, "quiet"),
+	     pr = cmd_given(ctx, "pr");
 	if (pr && !quiet) {
 		int rc = cmd_open_repo(ctx, "list");
 		return rc ? rc : cmd_list_pr(ctx, json);
@@ -762,19 +754,12 @@ int cmd_list(struct cmd_ctx *ctx, int argc, char **argv)
 
 int cmd_status(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	bool json = false;
-	char **names = xcalloc((size_t)argc, sizeof *names);
-	int n = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (argv[i][0] == '-') {
-			free(names);
-			return cmd_usage(ctx->self);
-		} else
-			names[n++] = argv[i];
-	}
-	int rc = list_agents(ctx, "status", json, true, n, names);
+	(void)argc, (void)argv;
+	int n = cmd_nargs(ctx);
+	char **names = xcalloc((size_t)n + 1, sizeof *names);
+	for (int i = 0; i < n; i++)
+		names[i] = (char *)cmd_arg(ctx, i);
+	int rc = list_agents(ctx, "status", cmd_given(ctx, "json"), true, n, names);
 	free(names);
 	return rc;
 }
@@ -931,59 +916,25 @@ static bool nothing_yet(struct cmd_ctx *ctx, const struct agent_rec *a, const ch
 
 int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"into", required_argument, NULL, 'i'},
-		{"rebase", no_argument, NULL, 'r'},
-		{"squash", no_argument, NULL, 's'},
-		{"keep", no_argument, NULL, 'k'},
-		{"ignore-uncommitted", no_argument, NULL, 'u'},
-		{"no-verify", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, 'h'},
-		{"preview", no_argument, NULL, 'P'},
-		{0, 0, 0, 0},
+	(void)argc, (void)argv;
+	struct merge_opts o = {
+		.into = cmd_value(ctx, "into"),
+		.strategy = cmd_given(ctx, "rebase")   ? "rebase"
+			    : cmd_given(ctx, "squash") ? "squash"
+						       : NULL,
+		.keep = cmd_given(ctx, "keep"),
+		.ignore_uncommitted = cmd_given(ctx, "ignore-uncommitted"),
+		.no_verify = cmd_given(ctx, "no-verify"),
 	};
-	struct merge_opts o = {0};
-	bool preview = false;
-	int c;
-	optind = 0;
-	while ((c = getopt_exact(argc, argv, "kh", opts)) != -1) {
-		switch (c) {
-		case 'i':
-			o.into = optarg;
-			break;
-		case 'r':
-			o.strategy = "rebase";
-			break;
-		case 's':
-			o.strategy = "squash";
-			break;
-		case 'k':
-			o.keep = true;
-			break;
-		case 'u':
-			o.ignore_uncommitted = true;
-			break;
-		case 'V':
-			o.no_verify = true;
-			break;
-		case 'P':
-			preview = true;
-			break;
-		case 'h':
-			printf("usage: workrex %s\n", ctx->self->usage);
-			return 0;
-		default:
-			return cmd_usage(ctx->self);
-		}
-	}
-	if (argc - optind > 1)
+	bool preview = cmd_given(ctx, "preview");
+	if (cmd_given(ctx, "rebase") && cmd_given(ctx, "squash"))
 		return cmd_usage(ctx->self);
 	int rc = cmd_open_repo(ctx, "merge");
 	if (rc)
 		return rc;
 	struct agent_rec a;
 	char *cause = NULL, *note = NULL;
-	if (agent_find(ctx->repo, optind < argc ? argv[optind] : NULL, ctx->cwd, &a, &cause) < 0) {
+	if (agent_find(ctx->repo, cmd_arg(ctx, 0), ctx->cwd, &a, &cause) < 0) {
 		rc = cmd_fail("merge", "%s", cause);
 		free(cause);
 		return rc;
@@ -1120,44 +1071,16 @@ static int gone_agents(struct cmd_ctx *ctx, bool yes, bool dry, struct remove_op
 
 int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"force", no_argument, NULL, 'f'}, {"keep-branch", no_argument, NULL, 'k'},
-		{"all", no_argument, NULL, 'A'},   {"gone", no_argument, NULL, 'G'},
-		{"yes", no_argument, NULL, 'y'},   {"dry-run", no_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},  {0, 0, 0, 0},
-	};
-	struct remove_opts o = {.stop = stop_panes, .stop_arg = ctx, .run_hooks = true};
-	bool all = false, gone = false, yes = false, dry = false;
-	int c;
-	optind = 0;
-	while ((c = getopt_exact(argc, argv, "fkynh", opts)) != -1) {
-		switch (c) {
-		case 'G':
-			gone = true;
-			break;
-		case 'n':
-			dry = true;
-			break;
-		case 'y':
-			yes = true;
-			break;
-		case 'f':
-			o.force = true;
-			break;
-		case 'k':
-			o.keep_branch = true;
-			break;
-		case 'A':
-			all = true;
-			break;
-		case 'h':
-			printf("usage: workrex %s\n", ctx->self->usage);
-			return 0;
-		default:
-			return cmd_usage(ctx->self);
-		}
-	}
-	if (((all || gone) && optind < argc) || (dry && !gone))
+	(void)argc, (void)argv;
+	struct remove_opts o = {.stop = stop_panes,
+				.stop_arg = ctx,
+				.run_hooks = true,
+				.force = cmd_given(ctx, "force"),
+				.keep_branch = cmd_given(ctx, "keep-branch")};
+	bool all = cmd_given(ctx, "all"), gone = cmd_given(ctx, "gone"),
+	     yes = cmd_given(ctx, "yes"), dry = cmd_given(ctx, "dry-run");
+	int nargs = cmd_nargs(ctx);
+	if (((all || gone) && nargs > 0) || (dry && !gone))
 		return cmd_usage(ctx->self);
 	int rc = cmd_open_repo(ctx, "remove");
 	if (rc)
@@ -1172,10 +1095,10 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 		if ((rc = cmd_agents(ctx, "remove", &as, &n)) != 0)
 			return rc;
 	} else {
-		int want = optind < argc ? argc - optind : 1;
+		int want = nargs ? nargs : 1;
 		as = xcalloc((size_t)want, sizeof *as);
 		for (int i = 0; i < want; i++) {
-			const char *name = optind < argc ? argv[optind + i] : NULL;
+			const char *name = cmd_arg(ctx, i);
 			if (agent_find(ctx->repo, name, ctx->cwd, &as[n], &cause) < 0) {
 				rc = cmd_fail("remove", "%s", cause);
 				free(cause);

@@ -13,18 +13,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Parse "add ARGS..." (a NULL-ended list) into *p, as cmd_add does; the parse's answer. */
+/* The command line of the last parse: the plan's strings point into it. */
+static struct cmd_ctx ctx;
+static char *words[32];
+
+/* Parse "add ARGS..." (a NULL-ended list) into *p, as cmd_exec and cmd_add do; the answer. */
 static int parse(struct add_plan *p, const char *first, ...)
 {
-	char *argv[32] = {"add"};
-	int argc = 1;
+	cmd_args_end(&ctx);
+	int argc = 0;
+	words[argc++] = "add";
 	va_list ap;
 	va_start(ap, first);
 	for (const char *a = first; a && argc < 31; a = va_arg(ap, const char *))
-		argv[argc++] = (char *)a;
+		words[argc++] = (char *)a;
 	va_end(ap);
+	words[argc] = NULL;
 	*p = (struct add_plan){.o = {.cwd = "/", .sandbox = -1}, .g = {.count = 1}};
-	return add_plan_parse(cmd_find("add"), argc, argv, p);
+	int rc = cmd_args_begin(&ctx, cmd_find("add"), argc, words);
+	return rc ? rc : add_plan_fill(&ctx, p);
 }
 
 /* The rule p breaks first (NULL: none) and what it says (NULL: usage, or none). */
@@ -66,6 +73,12 @@ static void test_parse(void **state)
 	assert_false(add_plan_group(&p));
 	add_plan_free(&p);
 
+	assert_int_equal(parse(&p, "--fork", "x", NULL), 0); /* no session: the agent's own */
+	assert_true(p.forking);
+	assert_null(p.fork_session);
+	assert_string_equal(p.branch, "x");
+	add_plan_free(&p);
+
 	assert_int_equal(parse(&p, "-n", "0", "x", NULL), 1);
 	add_plan_free(&p);
 	assert_int_equal(parse(&p, "--max-concurrent", "2x", "x", NULL), 1);
@@ -76,6 +89,7 @@ static void test_parse(void **state)
 	add_plan_free(&p);
 	assert_int_equal(parse(&p, "-P", "/nonexistent/prompt", "x", NULL), 1);
 	add_plan_free(&p);
+	cmd_args_end(&ctx);
 }
 
 /* Each rule, broken alone: its name, its words; and the plan without it passes. */
@@ -147,6 +161,7 @@ static void test_rules(void **state)
 	for (size_t r = 0; add_rules[r].name; r++)
 		if (!seen[r])
 			fail_msg("rule %s has no case here", add_rules[r].name);
+	cmd_args_end(&ctx);
 }
 
 /* What the rules allow: one agent, a group, each carry, and the doors that make one. */
@@ -175,6 +190,7 @@ static void test_allowed(void **state)
 			fail_msg("case %zu (%s ...): broke %s", i, ok[i][0], rule);
 		add_plan_free(&p);
 	}
+	cmd_args_end(&ctx);
 }
 
 int main(void)
