@@ -99,7 +99,7 @@ t_resize_under_the_alternate_screen() {
 	type_line 'echo after-$((6*7))'
 	wait_for '│after-42 *$'
 	screen | grep -A3 -E '│130 *$' | sed -n 2p | grep -q 'less numbers.txt'
-	screen | grep -qE '│101 *$'
+	wait_for '│101 *$' # the frame after the echo may still be on its way
 	type_line 'less numbers.txt'
 	wait_for '│1 *$'
 	tm resize-window -x 100 -y 12
