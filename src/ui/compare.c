@@ -126,6 +126,14 @@ static void ask(struct ui *ui, struct compare *v)
 	v->feed = f;
 }
 
+static const struct mode_ops compare_mode;
+
+/* The compare view open now, or NULL. */
+static struct compare *compare_of(const struct ui *ui)
+{
+	return ui_mode(ui, &compare_mode);
+}
+
 void compare_open(struct ui *ui, const struct agent *a)
 {
 	compare_close(ui);
@@ -137,17 +145,19 @@ void compare_open(struct ui *ui, const struct agent *a)
 	struct compare *v = xcalloc(1, sizeof *v);
 	v->group = xstrdup(a->git.group);
 	v->focus = xstrdup(a->handle);
-	ui->compare = v;
+	ui_mode_open(ui, &compare_mode, v);
 	ask(ui, v);
-	ui->frame.full_redraw = true;
-	ui_dirty(ui);
 }
 
 void compare_close(struct ui *ui)
 {
-	struct compare *v = ui->compare;
-	if (v == NULL)
-		return;
+	ui_mode_close(ui, &compare_mode);
+}
+
+static void compare_free(struct ui *ui, void *data)
+{
+	struct compare *v = data;
+	(void)ui;
 	if (v->feed)
 		v->feed->v = NULL; /* the child is killed at its next read */
 	json_object_put(v->rows);
@@ -155,10 +165,6 @@ void compare_close(struct ui *ui)
 	free(v->focus);
 	free(v->error);
 	free(v);
-	ui->compare = NULL;
-	ui->frame.full_redraw = true;
-	if (!ui->quitting)
-		ui_dirty(ui);
 }
 
 /* ---- drawing ---- */
@@ -186,9 +192,9 @@ static void text(int y, int x, int w, const char *s)
 	buf_free(&b);
 }
 
-void compare_draw(struct ui *ui)
+static void compare_draw(struct ui *ui, void *data)
 {
-	struct compare *v = ui->compare;
+	struct compare *v = data;
 	if (ui->rows < 2 || ui->cols < 1)
 		return;
 	char *head = xasprintf(" compare %s  %d candidate%s%s  j/k, Enter its check's output, "
@@ -244,7 +250,7 @@ static void rechecked(void *arg, int status, const char *output, const char *las
 	(void)output;
 	if (!ui->quitting) {
 		ui_message(ui, status != 0, "%s", last);
-		struct compare *v = ui->compare;
+		struct compare *v = compare_of(ui);
 		if (v && !strcmp(v->group, k->group)) {
 			v->checking = false;
 			ask(ui, v);
@@ -274,9 +280,9 @@ static void check_again(struct ui *ui, struct compare *v, const char *handle)
 	ui_message(ui, false, "%s: its check runs", handle);
 }
 
-void compare_key(struct ui *ui, int key)
+static void compare_key(struct ui *ui, void *data, int key)
 {
-	struct compare *v = ui->compare;
+	struct compare *v = data;
 	json_object *o = chosen(v), *c = NULL;
 	switch (key) {
 	case 'j':
@@ -336,3 +342,10 @@ void compare_key(struct ui *ui, int key)
 	}
 	ui_dirty(ui);
 }
+
+static const struct mode_ops compare_mode = {
+	.name = "compare",
+	.draw = compare_draw,
+	.key = compare_key,
+	.free = compare_free,
+};

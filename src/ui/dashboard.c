@@ -693,9 +693,7 @@ static void act_messages(struct ui *ui, int arg)
 static void act_help(struct ui *ui, int arg)
 {
 	(void)arg;
-	ui->help = true;
-	ui->help_top = 0;
-	ui_dirty(ui);
+	help_open(ui);
 }
 
 static void act_quit(struct ui *ui, int arg)
@@ -745,18 +743,7 @@ static void act_redraw(struct ui *ui, int arg)
 static void act_overview(struct ui *ui, int arg)
 {
 	(void)arg;
-	struct session *s = ui->w->s;
-	struct agent *a = focused_agent(ui);
-	ui->overview = true;
-	ui->ov_sel = 0;
-	int na = session_agent_count(s);
-	int *order = xcalloc((size_t)WRX_MAX(na, 1), sizeof *order);
-	ui_agent_order(ui, order);
-	for (int i = 0; a && i < na; i++)
-		if (session_agent(s, order[i]) == a)
-			ui->ov_sel = i;
-	free(order);
-	ui_dirty(ui);
+	overview_open(ui);
 }
 
 static void act_review(struct ui *ui, int arg)
@@ -1000,9 +987,7 @@ static void dashboard_free(struct ui *ui)
 		       ui->detached_running, ui->detached_running == 1 ? "" : "s",
 		       ui->detached_running == 1 ? "es" : "",
 		       ui->detached_running == 1 ? "it" : "them");
-	textview_close(ui);
-	review_close(ui);
-	compare_close(ui);
+	ui_modes_close_all(ui);
 	free(ui->status.message);
 	free(ui->sidebar_rows);
 	buf_free(&ui->paste);

@@ -244,39 +244,18 @@ void input_key(struct ui *ui, int key, int mods)
 {
 	struct wpane *focus = session_focus(ui->w->s);
 	int bkey = key | ((mods & WRX_MOD_ALT) ? WRX_K_META : 0);
-	if (ui->help) {
-		/* Scrolled by draw_help's clamp; any other key closes it. */
-		int step = key == 'j' || key == WRX_K_DOWN    ? 1
-			   : key == 'k' || key == WRX_K_UP    ? -1
-			   : key == WRX_K_NPAGE || key == ' ' ? 10
-			   : key == WRX_K_PPAGE               ? -10
-							      : 0;
-		if (step)
-			ui->help_top = WRX_MAX(ui->help_top + step, 0);
-		else
-			ui->help = false;
-		ui->frame.full_redraw = true;
-		ui_dirty(ui);
+	/* The view on top takes the keys; the help's even over a question. */
+	const struct ui_mode *top = ui_mode_top(ui);
+	if (top && top->ops->over_status) {
+		top->ops->key(ui, top->data, key);
 		return;
 	}
 	if (ui->prompt) {
 		prompt_key(ui, key);
 		return;
 	}
-	if (ui->textview) { /* over any view: the review's ? keys, a check's output */
-		textview_key(ui, key);
-		return;
-	}
-	if (ui->review) {
-		review_key(ui, key);
-		return;
-	}
-	if (ui->compare) {
-		compare_key(ui, key);
-		return;
-	}
-	if (ui->overview) {
-		overview_key(ui, key);
+	if (top) {
+		top->ops->key(ui, top->data, key);
 		return;
 	}
 	if (ui->prefix_armed) {

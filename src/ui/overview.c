@@ -8,15 +8,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The agent index shown on row ui->ov_sel (rows are in display order). */
-static int selected_agent(struct ui *ui)
+struct overview {
+	int sel; /* the row selected (rows are in display order) */
+};
+
+static const struct mode_ops overview_mode;
+
+void overview_open(struct ui *ui)
+{
+	struct overview *o = xcalloc(1, sizeof *o);
+	struct session *s = ui->w->s;
+	struct wpane *focus = session_focus(s);
+	int na = session_agent_count(s);
+	int *order = xcalloc((size_t)WRX_MAX(na, 1), sizeof *order);
+	ui_agent_order(ui, order);
+	for (int i = 0; focus && i < na; i++)
+		if (session_agent(s, order[i]) == focus->agent)
+			o->sel = i;
+	free(order);
+	ui_mode_open(ui, &overview_mode, o);
+}
+
+void overview_close(struct ui *ui)
+{
+	ui_mode_close(ui, &overview_mode);
+}
+
+static void overview_free(struct ui *ui, void *data)
+{
+	(void)ui;
+	free(data);
+}
+
+/* The agent index shown on the selected row. */
+static int selected_agent(struct ui *ui, const struct overview *o)
 {
 	int n = session_agent_count(ui->w->s);
-	if (ui->ov_sel < 0 || ui->ov_sel >= n)
+	if (o->sel < 0 || o->sel >= n)
 		return -1;
 	int *order = xcalloc((size_t)n, sizeof *order);
 	ui_agent_order(ui, order);
-	int i = order[ui->ov_sel];
+	int i = order[o->sel];
 	free(order);
 	return i;
 }
@@ -47,16 +79,14 @@ static void draw_row(int y, int w, const char *const cell[NCOL], attr_t a)
  * The whole pane area, not a box over the panes: nothing of theirs shows
  * beside or through it.
  */
-void overview_draw(struct ui *ui)
+static void overview_draw(struct ui *ui, void *data)
 {
+	struct overview *o = data;
 	int n = session_agent_count(ui->w->s);
 	int w = ui->cols, h = ui->rows - 1;
 	if (w < 10 || h < 3)
 		return;
-	if (ui->ov_sel >= n)
-		ui->ov_sel = n - 1;
-	if (ui->ov_sel < 0)
-		ui->ov_sel = 0;
+	o->sel = WRX_MAX(WRX_MIN(o->sel, n - 1), 0);
 	for (int y = 0; y < h; y++) {
 		attr_set(A_NORMAL, 0, NULL);
 		mvhline(y, 0, ' ', w);
@@ -87,7 +117,7 @@ void overview_draw(struct ui *ui)
 			a->title  ? a->title
 			: a->note ? a->note
 				  : ""};
-		draw_row(1 + i, w, cell, i == ui->ov_sel ? A_REVERSE | A_BOLD : A_NORMAL);
+		draw_row(1 + i, w, cell, i == o->sel ? A_REVERSE | A_BOLD : A_NORMAL);
 		free(status);
 	}
 	free(order);
@@ -97,33 +127,32 @@ void overview_draw(struct ui *ui)
 	attr_set(A_NORMAL, 0, NULL);
 }
 
-void overview_key(struct ui *ui, int key)
+static void overview_key(struct ui *ui, void *data, int key)
 {
+	struct overview *o = data;
 	int n = session_agent_count(ui->w->s);
-	int sel = selected_agent(ui);
+	int sel = selected_agent(ui, o);
 	struct agent *a = session_agent(ui->w->s, sel);
 	switch (key) {
 	case 'j':
 	case WRX_K_DOWN:
-		if (ui->ov_sel + 1 < n)
-			ui->ov_sel++;
+		if (o->sel + 1 < n)
+			o->sel++;
 		break;
 	case 'k':
 	case WRX_K_UP:
-		if (ui->ov_sel > 0)
-			ui->ov_sel--;
+		if (o->sel > 0)
+			o->sel--;
 		break;
 	case '\r':
 	case '\n':
-		ui->overview = false;
-		ui->frame.full_redraw = true;
+		overview_close(ui);
 		if (a)
 			ui_action(ui, ACT_FOCUS_AGENT, session_agent(ui->w->s, sel)->num);
 		break;
 	case 'm':
 	case 'X':
-		ui->overview = false;
-		ui->frame.full_redraw = true;
+		overview_close(ui);
 		if (a && session_agent_panes(ui->w->s, a) == 0) {
 			ui_open_agent(ui, a);
 		} else if (a) {
@@ -132,22 +161,26 @@ void overview_key(struct ui *ui, int key)
 		prompts_agent_verb(ui, key == 'm' ? "merge" : "remove");
 		break;
 	case 'n':
-		ui->overview = false;
-		ui->frame.full_redraw = true;
+		overview_close(ui);
 		prompts_new_agent(ui);
 		break;
 	case 'R':
-		ui->overview = false;
-		ui->frame.full_redraw = true;
+		overview_close(ui);
 		prompts_remove_gone(ui);
 		break;
 	case 'q':
 	case 27:
-		ui->overview = false;
-		ui->frame.full_redraw = true;
+		overview_close(ui);
 		break;
 	default:
 		break;
 	}
 	ui_dirty(ui);
 }
+
+static const struct mode_ops overview_mode = {
+	.name = "agents",
+	.draw = overview_draw,
+	.key = overview_key,
+	.free = overview_free,
+};

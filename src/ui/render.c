@@ -458,7 +458,7 @@ static void extra_cell(const struct ui *ui, struct buf *b, const struct wrx_cell
 /* After curses' frame: the rows of extra_add, then the cursor back where it was. */
 static void extra_draw(struct ui *ui)
 {
-	bool covered = ui->overview || ui->textview || ui->review || ui->compare || ui->help;
+	bool covered = ui_mode_top(ui) != NULL;
 	for (size_t i = 0; i < nextra_rows; i++) {
 		struct extra_row *e = &extra_rows[i];
 		/* Written after curses' frame: never over a question's rows. */
@@ -891,17 +891,52 @@ static void draw_status(struct ui *ui)
 
 /*
  * The bindings over the panes. Taller than the screen, it scrolls (j, k,
- * arrows, PgUp, PgDn; help_key clamps ui->help_top) and says so.
+ * arrows, PgUp, PgDn; the drawing clamps its top) and says so.
  */
-static void draw_help(struct ui *ui)
+struct help {
+	int top; /* the first binding it shows */
+};
+
+static const struct mode_ops help_mode;
+
+void help_open(struct ui *ui)
 {
+	ui_mode_open(ui, &help_mode, xcalloc(1, sizeof(struct help)));
+}
+
+static void help_free(struct ui *ui, void *data)
+{
+	(void)ui;
+	free(data);
+}
+
+static void help_key(struct ui *ui, void *data, int key)
+{
+	struct help *h = data;
+	int step = key == 'j' || key == WRX_K_DOWN    ? 1
+		   : key == 'k' || key == WRX_K_UP    ? -1
+		   : key == WRX_K_NPAGE || key == ' ' ? 10
+		   : key == WRX_K_PPAGE               ? -10
+						      : 0;
+	if (step == 0) {
+		ui_mode_close(ui, &help_mode);
+		return;
+	}
+	h->top = WRX_MAX(h->top + step, 0);
+	ui->frame.full_redraw = true;
+	ui_dirty(ui);
+}
+
+static void draw_help(struct ui *ui, void *data)
+{
+	struct help *hp = data;
 	size_t n;
 	const struct binding *b = bindings_all(&n);
 	int w = WRX_MIN(ui->cols, 90), h = WRX_MIN(ui->rows, (int)n + 3);
 	int x0 = (ui->cols - w) / 2, y0 = (ui->rows - h) / 2;
 	int room = WRX_MAX(h - 3, 0);
 	bool scrolls = (int)n > room;
-	ui->help_top = WRX_MAX(WRX_MIN(ui->help_top, (int)n - room), 0);
+	hp->top = WRX_MAX(WRX_MIN(hp->top, (int)n - room), 0);
 	for (int y = 0; y < h; y++)
 		fill(y0 + y, x0, w, A_REVERSE, ' ');
 	char prefix[32];
@@ -910,8 +945,8 @@ static void draw_help(struct ui *ui)
 			       scrolls ? "j/k scroll, any other key closes" : "any key closes");
 	put_text(y0, x0, w, head, A_REVERSE | A_BOLD);
 	free(head);
-	for (int i = 0; i < room && ui->help_top + i < (int)n; i++) {
-		const struct binding *k = &b[ui->help_top + i];
+	for (int i = 0; i < room && hp->top + i < (int)n; i++) {
+		const struct binding *k = &b[hp->top + i];
 		char name[32];
 		char *line;
 		keys_name(k->key, name, sizeof name);
@@ -924,12 +959,20 @@ static void draw_help(struct ui *ui)
 		free(line);
 	}
 	if (scrolls) {
-		char *more = xasprintf("  %d-%d of %zu", ui->help_top + 1,
-				       WRX_MIN(ui->help_top + room, (int)n), n);
+		char *more = xasprintf("  %d-%d of %zu", hp->top + 1,
+				       WRX_MIN(hp->top + room, (int)n), n);
 		put_text(y0 + h - 1, x0, w, more, A_REVERSE | A_DIM);
 		free(more);
 	}
 }
+
+static const struct mode_ops help_mode = {
+	.name = "help",
+	.draw = draw_help,
+	.key = help_key,
+	.free = help_free,
+	.over_status = true,
+};
 
 /*
  * The window layout: the focused agent's panes as its layout's (add -l)
@@ -1028,7 +1071,7 @@ static void place_cursor(struct ui *ui)
 		return;
 	}
 	struct wpane *f = session_focus(ui->w->s);
-	if (f == NULL || ui->help || ui->textview || ui->review || ui->compare) {
+	if (f == NULL || ui_mode_top(ui)) {
 		curs_set(0);
 		return;
 	}
@@ -1099,19 +1142,11 @@ void render_frame(struct ui *ui)
 	}
 	if (ui->area.x > 0)
 		draw_sidebar(ui, ui->rows - 1);
-	if (ui->overview)
-		overview_draw(ui);
-	if (ui->compare)
-		compare_draw(ui);
-	if (ui->review)
-		review_draw(ui);
-	if (ui->textview)
-		textview_draw(ui); /* over the review too: its ? shows there */
+	ui_modes_draw(ui, false); /* the one opened last on top: the review's ? over it */
 	/* Over the views: a long error's rows above the status line are read there too. */
 	if (ui->rows > 0)
 		draw_status(ui);
-	if (ui->help)
-		draw_help(ui);
+	ui_modes_draw(ui, true);
 	place_cursor(ui);
 	wnoutrefresh(stdscr);
 	doupdate();

@@ -288,6 +288,14 @@ static void start(struct ui *ui, struct review *r)
 	free(mode);
 }
 
+static const struct mode_ops review_mode;
+
+/* The review view open now, or NULL. */
+static struct review *review_of(const struct ui *ui)
+{
+	return ui_mode(ui, &review_mode);
+}
+
 void review_open(struct ui *ui, const struct agent *a)
 {
 	review_close(ui);
@@ -299,27 +307,25 @@ void review_open(struct ui *ui, const struct agent *a)
 	struct review *r = xcalloc(1, sizeof *r);
 	r->handle = xstrdup(a->handle);
 	r->mode = a->remote.host ? DIFF_BRANCH : DIFF_WIP;
-	ui->review = r;
+	ui_mode_open(ui, &review_mode, r);
 	start(ui, r);
-	ui->frame.full_redraw = true;
-	ui_dirty(ui);
 }
 
 void review_close(struct ui *ui)
 {
-	struct review *r = ui->review;
-	if (r == NULL)
-		return;
+	ui_mode_close(ui, &review_mode);
+}
+
+static void review_free(struct ui *ui, void *data)
+{
+	struct review *r = data;
+	(void)ui;
 	clear_lines(r);
 	hunks_free(&r->hs);
 	comments_free(r->cm, r->ncm);
 	free(r->search);
 	free(r->handle);
 	free(r);
-	ui->review = NULL;
-	ui->frame.full_redraw = true;
-	if (!ui->quitting)
-		ui_dirty(ui);
 }
 
 /* ---- patch mode ---- */
@@ -366,7 +372,7 @@ static void staged(void *arg, int status, const char *output, const char *last)
 	else
 		ui_message(ui, true, "%s: staging failed: %s", st->handle,
 			   last && *last ? last : "git apply failed");
-	struct review *r = ui->review;
+	struct review *r = review_of(ui);
 	if (r && !r->patching && strcmp(r->handle, st->handle) == 0)
 		start(ui, r); /* WIP again, with what is staged now */
 	free(st->handle);
@@ -489,7 +495,7 @@ static void committed(void *arg, int status, const char *output, const char *las
 	else
 		ui_message(ui, true, "%s: commit failed: %s", st->handle,
 			   last && *last ? last : "git commit failed");
-	struct review *r = ui->review;
+	struct review *r = review_of(ui);
 	if (r && !r->patching && strcmp(r->handle, st->handle) == 0)
 		start(ui, r);
 	free(st->handle);
@@ -500,7 +506,7 @@ static void committed(void *arg, int status, const char *output, const char *las
 static void commit_answer(struct ui *ui, const char *message, void *arg)
 {
 	(void)arg;
-	struct review *r = ui->review;
+	struct review *r = review_of(ui);
 	struct agent *a = r ? session_find_agent(ui->w->s, r->handle) : NULL;
 	if (message == NULL || a == NULL)
 		return;
@@ -544,7 +550,7 @@ static void staged_checked(void *arg, int status, const char *output, const char
 	struct ui *ui = st->ui;
 	(void)output;
 	(void)last;
-	if (ui->review && !ui->quitting) {
+	if (review_of(ui) && !ui->quitting) {
 		if (status == 1)
 			ui_prompt(ui, "commit message: ", false, commit_answer, NULL);
 		else if (status == 0)
@@ -900,9 +906,9 @@ static bool commented(const struct review *r, int i)
 	return false;
 }
 
-void review_draw(struct ui *ui)
+static void review_draw(struct ui *ui, void *data)
 {
-	struct review *r = ui->review;
+	struct review *r = data;
 	int rows = body_rows(ui);
 	if (ui->rows < 2 || ui->cols < 1)
 		return;
@@ -984,7 +990,7 @@ static int next_kind(const struct review *r, int from, int step, enum diff_line 
 static void search_done(struct ui *ui, const char *text, void *arg)
 {
 	(void)arg;
-	struct review *r = ui->review;
+	struct review *r = review_of(ui);
 	if (r == NULL || text == NULL)
 		return;
 	if (*text) {
@@ -1139,9 +1145,9 @@ static bool review_move(struct review *r, int key, int rows, int lo, int last)
 	}
 }
 
-void review_key(struct ui *ui, int key)
+static void review_key(struct ui *ui, void *data, int key)
 {
-	struct review *r = ui->review;
+	struct review *r = data;
 	int lo, hi, nth, of;
 	span(r, &lo, &hi, &nth, &of);
 	int rows = body_rows(ui), last = WRX_MAX(hi - rows, lo);
@@ -1167,3 +1173,10 @@ void review_key(struct ui *ui, int key)
 	r->top = WRX_MAX(WRX_MIN(r->top, WRX_MAX(r->n - 1, 0)), jump ? 0 : lo);
 	ui_dirty(ui);
 }
+
+static const struct mode_ops review_mode = {
+	.name = "review",
+	.draw = review_draw,
+	.key = review_key,
+	.free = review_free,
+};

@@ -15,9 +15,10 @@ struct textview {
 	int top;
 };
 
+static const struct mode_ops textview_mode;
+
 void textview_open(struct ui *ui, const char *title, const char *text)
 {
-	textview_close(ui);
 	struct textview *t = xcalloc(1, sizeof *t);
 	t->title = xstrdup(title);
 	for (const char *p = text; *p;) {
@@ -26,25 +27,23 @@ void textview_open(struct ui *ui, const char *title, const char *text)
 		t->lines[t->n++] = xstrndup(p, len);
 		p += len + (p[len] == '\n');
 	}
-	ui->textview = t;
-	ui->frame.full_redraw = true;
-	ui_dirty(ui);
+	ui_mode_open(ui, &textview_mode, t);
 }
 
 void textview_close(struct ui *ui)
 {
-	struct textview *t = ui->textview;
-	if (t == NULL)
-		return;
+	ui_mode_close(ui, &textview_mode);
+}
+
+static void textview_free(struct ui *ui, void *data)
+{
+	struct textview *t = data;
+	(void)ui;
 	for (int i = 0; i < t->n; i++)
 		free(t->lines[i]);
 	free(t->lines);
 	free(t->title);
 	free(t);
-	ui->textview = NULL;
-	ui->frame.full_redraw = true;
-	if (!ui->quitting)
-		ui_dirty(ui);
 }
 
 /* Rows for text: the area less the title line. */
@@ -53,9 +52,9 @@ static int body_rows(const struct ui *ui)
 	return WRX_MAX(ui->rows - 2, 1);
 }
 
-void textview_draw(struct ui *ui)
+static void textview_draw(struct ui *ui, void *data)
 {
-	struct textview *t = ui->textview;
+	struct textview *t = data;
 	int rows = body_rows(ui);
 	if (ui->rows < 2 || ui->cols < 1)
 		return;
@@ -74,9 +73,9 @@ void textview_draw(struct ui *ui)
 	}
 }
 
-void textview_key(struct ui *ui, int key)
+static void textview_key(struct ui *ui, void *data, int key)
 {
-	struct textview *t = ui->textview;
+	struct textview *t = data;
 	int rows = body_rows(ui), last = WRX_MAX(t->n - rows, 0);
 	switch (key) {
 	case 'q':
@@ -113,3 +112,10 @@ void textview_key(struct ui *ui, int key)
 	t->top = WRX_MAX(WRX_MIN(t->top, last), 0);
 	ui_dirty(ui);
 }
+
+static const struct mode_ops textview_mode = {
+	.name = "text",
+	.draw = textview_draw,
+	.key = textview_key,
+	.free = textview_free,
+};

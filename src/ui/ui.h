@@ -113,6 +113,24 @@ struct ui_status {
 	int prompt_top;      /* the first of them this frame (the status line: none) */
 };
 
+/*
+ * A view over the panes (modes.c): the agents table, review, compare, a
+ * text shown whole, the help. Its data is its own (freed by free).
+ */
+struct ui;
+struct mode_ops {
+	const char *name;
+	void (*draw)(struct ui *ui, void *data);
+	void (*key)(struct ui *ui, void *data, int key);
+	void (*free)(struct ui *ui, void *data);
+	bool over_status; /* drawn over the status line too, and takes keys over a question */
+};
+struct ui_mode {
+	const struct mode_ops *ops;
+	void *data;
+};
+#define UI_MODES 8
+
 struct ui {
 	struct wrx *w; /* the application this dashboard shows */
 	struct ui_tty tty;
@@ -139,13 +157,8 @@ struct ui {
 
 	bool sidebar;
 	bool prefix_armed;
-	bool help;
-	int help_top;              /* the first binding the help shows */
-	bool overview;             /* the agents table (prefix w) */
-	struct textview *textview; /* owned: a command's output shown whole, or NULL */
-	struct review *review;     /* owned: the review view (prefix D), or NULL */
-	struct compare *compare;   /* owned: the compare view (prefix =), or NULL */
-	int ov_sel;
+	struct ui_mode modes[UI_MODES]; /* the views over the panes, the top one last (modes.c) */
+	int nmodes;
 	struct prompt *prompt; /* owned */
 	struct asked *asked;   /* owned: agents' questions, oldest first */
 	bool pasting;
@@ -262,7 +275,6 @@ void clock_schedule_tick(struct ui *ui);
 /* "3m" since the status changed, or "" (buf of 16). */
 void clock_age(const struct agent *a, char *out, size_t len);
 
-/* overview.c */
 /* reload.c: the config files watched, read again through the reload action. */
 void ui_reload_key(struct ui *ui);
 /* The config was read again (the core's config_changed hook). */
@@ -272,25 +284,32 @@ void ui_reload_pending(struct ui *ui);
 void ui_watch_config(struct ui *ui);
 void ui_unwatch_config(struct ui *ui);
 
-/* textview.c: text over the whole screen but the status line, until q. */
+/* modes.c: data opened as a view of kind ops (replacing one of that kind), on top. */
+void ui_mode_open(struct ui *ui, const struct mode_ops *ops, void *data);
+/* The data of the open view of kind ops, or NULL. */
+void *ui_mode(const struct ui *ui, const struct mode_ops *ops);
+/* The view of kind ops closed (its data freed), wherever it is in the stack; none: nothing. */
+void ui_mode_close(struct ui *ui, const struct mode_ops *ops);
+void ui_modes_close_all(struct ui *ui);
+/* The view on top (keys go to it), or NULL: the panes show. */
+const struct ui_mode *ui_mode_top(const struct ui *ui);
+/* The views from the bottom up: those under the status line, or those over it. */
+void ui_modes_draw(struct ui *ui, bool over_status);
+
+/* The views. textview.c: text over the whole screen but the status line, until q. */
 void textview_open(struct ui *ui, const char *title, const char *text);
 void textview_close(struct ui *ui);
-void textview_draw(struct ui *ui);
-void textview_key(struct ui *ui, int key);
-
 /* review.c: an agent's changes over the panes (prefix D), until q. */
+void review_open(struct ui *ui, const struct agent *a);
+void review_close(struct ui *ui);
 /* compare.c: a group's candidates side by side (prefix =, SPEC §11). */
 void compare_open(struct ui *ui, const struct agent *a);
 void compare_close(struct ui *ui);
-void compare_draw(struct ui *ui);
-void compare_key(struct ui *ui, int key);
-void review_open(struct ui *ui, const struct agent *a);
-void review_close(struct ui *ui);
-void review_draw(struct ui *ui);
-void review_key(struct ui *ui, int key);
-
-void overview_draw(struct ui *ui);
-void overview_key(struct ui *ui, int key);
+/* overview.c: every agent in a table (prefix w), the focused one selected. */
+void overview_open(struct ui *ui);
+void overview_close(struct ui *ui);
+/* render.c: the key bindings (prefix ?), scrolled by j/k; another key closes it. */
+void help_open(struct ui *ui);
 
 /* copy.c */
 void copy_enter(struct ui *ui, struct wpane *wp, bool by_wheel);
