@@ -134,7 +134,7 @@ static void test_setup_command_twice(void **state)
 	chmod(settings, 0640);
 	struct cmd_ctx ctx = {0};
 	char *argv[] = {"setup", NULL};
-	assert_int_equal(cmd_setup(&ctx, 1, argv), 0);
+	assert_int_equal(cmd_exec(&ctx, cmd_find("setup"), 1, argv), 0);
 	char *once = slurp(settings);
 	assert_non_null(strstr(once, "\"theme\": \"dark\""));
 	assert_non_null(strstr(once, "Bash(ls:*)"));
@@ -151,7 +151,7 @@ static void test_setup_command_twice(void **state)
 	assert_non_null(strstr(h, "PermissionRequest"));
 	assert_string_equal(t, "[features]\ncodex_hooks = true\n");
 	/* Second run: same bytes, no new backup. */
-	assert_int_equal(cmd_setup(&ctx, 1, argv), 0);
+	assert_int_equal(cmd_exec(&ctx, cmd_find("setup"), 1, argv), 0);
 	char *twice = slurp(settings), *h2 = slurp(hooks);
 	assert_string_equal(once, twice);
 	assert_string_equal(h, h2);
@@ -160,13 +160,13 @@ static void test_setup_command_twice(void **state)
 	/* --print changes nothing even when there is something to do. */
 	unlink(hooks);
 	char *pargv[] = {"setup", "--print", NULL};
-	assert_int_equal(cmd_setup(&ctx, 2, pargv), 0);
+	assert_int_equal(cmd_exec(&ctx, cmd_find("setup"), 2, pargv), 0);
 	assert_int_equal(access(hooks, F_OK), -1);
 	/* A broken file is left alone, with an error. */
 	f = fopen(settings, "w");
 	fputs("{\"theme\": ", f);
 	fclose(f);
-	assert_int_equal(cmd_setup(&ctx, 1, argv), 1);
+	assert_int_equal(cmd_exec(&ctx, cmd_find("setup"), 1, argv), 1);
 	char *broken = slurp(settings);
 	assert_string_equal(broken, "{\"theme\": ");
 	free(broken);
