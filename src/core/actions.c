@@ -54,11 +54,11 @@ struct arg_spec {
 };
 
 enum {
-	ACT_AGENT = 1 << 0,   /* "handle" names an agent of this dashboard: c->a */
-	ACT_LEARN = 1 << 1,   /* ...or one it learns from the arguments (c->a NULL) */
-	ACT_GONE_OK = 1 << 2, /* ...and none is nothing to do: ok */
-	ACT_LIMITED = 1 << 3, /* the agent door: SPAWNS_PER_MINUTE per agent */
-	ACT_INHERIT = 1 << 4, /* the agent door: a sandboxed caller's verb is sandboxed */
+	VERB_AGENT = 1 << 0,   /* "handle" names an agent of this dashboard: c->a */
+	VERB_LEARN = 1 << 1,   /* ...or one it learns from the arguments (c->a NULL) */
+	VERB_GONE_OK = 1 << 2, /* ...and none is nothing to do: ok */
+	VERB_LIMITED = 1 << 3, /* the agent door: SPAWNS_PER_MINUTE per agent */
+	VERB_INHERIT = 1 << 4, /* the agent door: a sandboxed caller's verb is sandboxed */
 };
 
 struct act_call;
@@ -1423,7 +1423,7 @@ static void do_add(struct act_call *c)
 	}
 	strlist_add(&c->argv, "add");
 	/* From a sandbox: sandboxed too, a new branch from the base, post_create inside. */
-	if (c->sandboxed && (c->act->flags & ACT_INHERIT))
+	if (c->sandboxed && (c->act->flags & VERB_INHERIT))
 		strlist_add(&c->argv, "--from-sandbox");
 	/* An agent makes a new agent; it never types into one that exists; it is its family's. */
 	if (c->door == DOOR_AGENT) {
@@ -1432,7 +1432,7 @@ static void do_add(struct act_call *c)
 		strlist_add(&c->argv, c->caller);
 	}
 	/* From a server: on the same server. */
-	if (c->remote && (c->act->flags & ACT_INHERIT)) {
+	if (c->remote && (c->act->flags & VERB_INHERIT)) {
 		strlist_add(&c->argv, "--remote");
 		strlist_add(&c->argv, c->remote);
 	}
@@ -1671,31 +1671,31 @@ static const struct action table[] = {
 	      {"prompt", ARG_BOOL, false}, {"parent", ARG_STR, false}, {"group", ARG_STR, false},
 	      {"layout", ARG_STR, false}, {"fork", ARG_STR, false},
 	      {"max_concurrent", ARG_INT, false}, {"queued", ARG_BOOL, false}),
-	 DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT | ACT_LEARN, do_open},
+	 DOOR_UI | DOOR_CONTROL, 0, 0, VERB_AGENT | VERB_LEARN, do_open},
 	{"close", "close", ARGS(HANDLE), DOOR_CONTROL | DOOR_AGENT, 0, DOOR_AGENT,
-	 ACT_AGENT | ACT_GONE_OK, do_close},
-	{"forget", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, ACT_AGENT | ACT_GONE_OK, do_forget},
+	 VERB_AGENT | VERB_GONE_OK, do_close},
+	{"forget", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, VERB_AGENT | VERB_GONE_OK, do_forget},
 	{"rename", NULL,
 	 ARGS(HANDLE, {"to", ARG_STR, true}, {"to_path", ARG_STR, true},
 	      {"to_branch", ARG_STR, false}),
-	 DOOR_CONTROL, 0, 0, ACT_AGENT | ACT_GONE_OK, do_rename},
+	 DOOR_CONTROL, 0, 0, VERB_AGENT | VERB_GONE_OK, do_rename},
 	{"send", NULL, ARGS(HANDLE, {"text", ARG_STR, false}, {"enter", ARG_BOOL, false}),
-	 DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT, do_send},
+	 DOOR_UI | DOOR_CONTROL, 0, 0, VERB_AGENT, do_send},
 	{"comment", NULL,
 	 ARGS(HANDLE, {"file", ARG_STR, true}, {"line", ARG_INT, false}, {"hunk", ARG_STR, false},
 	      {"text", ARG_STR, true}),
-	 DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT, do_comment},
-	{"review-send", NULL, ARGS(HANDLE), DOOR_UI | DOOR_CONTROL, 0, 0, ACT_AGENT,
+	 DOOR_UI | DOOR_CONTROL, 0, 0, VERB_AGENT, do_comment},
+	{"review-send", NULL, ARGS(HANDLE), DOOR_UI | DOOR_CONTROL, 0, 0, VERB_AGENT,
 	 do_review_send},
-	{"comments-changed", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, ACT_AGENT,
+	{"comments-changed", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, VERB_AGENT,
 	 do_comments_changed},
-	{"pr-track", NULL, ARGS(HANDLE, {"number", ARG_INT, true}), DOOR_CONTROL, 0, 0, ACT_AGENT,
+	{"pr-track", NULL, ARGS(HANDLE, {"number", ARG_INT, true}), DOOR_CONTROL, 0, 0, VERB_AGENT,
 	 do_pr_track},
 	{"capture", NULL,
 	 ARGS(HANDLE, {"lines", ARG_INT, false}, {"colour", ARG_BOOL, false},
 	      {"screen", ARG_BOOL, false}),
-	 DOOR_CONTROL, 0, 0, ACT_AGENT, do_capture},
-	{"egress", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, ACT_AGENT, do_egress},
+	 DOOR_CONTROL, 0, 0, VERB_AGENT, do_capture},
+	{"egress", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, VERB_AGENT, do_egress},
 	{"set-status", "set_status",
 	 ARGS({"status", ARG_STR, true}, {"session", ARG_STR, false}, {"dir", ARG_STR, false}),
 	 DOOR_AGENT, 0, DOOR_AGENT, 0, do_set_status},
@@ -1709,13 +1709,13 @@ static const struct action table[] = {
 	{"add", "spawn_agent",
 	 ARGS({"branch", ARG_STR, true}, {"prompt", ARG_STR, false},
 	      {"background", ARG_BOOL, false}),
-	 DOOR_UI | DOOR_AGENT, 0, 0, ACT_LIMITED | ACT_INHERIT, do_add},
+	 DOOR_UI | DOOR_AGENT, 0, 0, VERB_LIMITED | VERB_INHERIT, do_add},
 	{"merge", "merge",
 	 ARGS(HANDLE, {"rebase", ARG_BOOL, false}, {"squash", ARG_BOOL, false},
 	      {"keep", ARG_BOOL, false}, {"ignore_uncommitted", ARG_BOOL, false}),
-	 DOOR_UI | DOOR_AGENT, DOOR_UI | DOOR_AGENT, DOOR_AGENT, ACT_AGENT, do_merge},
-	{"remove", NULL, ARGS(HANDLE), DOOR_UI, DOOR_UI, 0, ACT_AGENT, do_remove},
-	{"compare-merge", NULL, ARGS(HANDLE), DOOR_UI, DOOR_UI, 0, ACT_AGENT, do_compare_merge},
+	 DOOR_UI | DOOR_AGENT, DOOR_UI | DOOR_AGENT, DOOR_AGENT, VERB_AGENT, do_merge},
+	{"remove", NULL, ARGS(HANDLE), DOOR_UI, DOOR_UI, 0, VERB_AGENT, do_remove},
+	{"compare-merge", NULL, ARGS(HANDLE), DOOR_UI, DOOR_UI, 0, VERB_AGENT, do_compare_merge},
 	{"paste-image", NULL, ARGS({"handle", ARG_STR, false}, {"empty", ARG_BOOL, false}),
 	 DOOR_UI | DOOR_CONTROL, 0, 0, 0, do_paste_image},
 	{"host-exec", "exec", ARGS({"command", ARG_STR, true}, {"args", ARG_STRV, false}),
@@ -1828,7 +1828,7 @@ static int check_family(struct act_call *c, struct agent *caller)
 /* The agent door: the caller's own agent, as the table allows. 0, or -1 having replied. */
 static int check_caller(struct act_call *c, struct agent *caller)
 {
-	if (c->act->flags & ACT_LIMITED) {
+	if (c->act->flags & VERB_LIMITED) {
 		uint64_t now = now_ms();
 		if (now - caller->box.spawn_window >= 60000) {
 			caller->box.spawn_window = now;
@@ -1842,7 +1842,7 @@ static int check_caller(struct act_call *c, struct agent *caller)
 			return -1;
 		}
 	}
-	if ((c->act->flags & ACT_LIMITED) && check_family(c, caller) < 0)
+	if ((c->act->flags & VERB_LIMITED) && check_family(c, caller) < 0)
 		return -1;
 	if (!(c->act->own & DOOR_AGENT))
 		return 0;
@@ -1853,7 +1853,7 @@ static int check_caller(struct act_call *c, struct agent *caller)
 		act_fail(c, "an agent may only %s itself, not '%s'", verb_name(c), handle);
 		return -1;
 	}
-	if ((c->act->flags & ACT_AGENT) && !caller->git.worktree) {
+	if ((c->act->flags & VERB_AGENT) && !caller->git.worktree) {
 		act_fail(c, "%s: '%s' is the main worktree", verb_name(c), caller->handle);
 		return -1;
 	}
@@ -1902,11 +1902,11 @@ void actions_call_stream(struct wrx *w, const char *verb, json_object *args, enu
 		if (check_caller(c, wp->agent) < 0)
 			return;
 	}
-	if ((c->act->flags & ACT_AGENT) && c->a == NULL) {
+	if ((c->act->flags & VERB_AGENT) && c->a == NULL) {
 		const char *handle = str_arg(c, "handle");
 		c->a = session_find_agent(w->s, handle);
-		if (c->a == NULL && !(c->act->flags & ACT_LEARN)) {
-			if (c->act->flags & ACT_GONE_OK)
+		if (c->a == NULL && !(c->act->flags & VERB_LEARN)) {
+			if (c->act->flags & VERB_GONE_OK)
 				act_ok(c, NULL); /* nothing open: nothing to do */
 			else
 				act_fail(c, "no agent '%s' in this dashboard", handle);
