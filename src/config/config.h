@@ -13,7 +13,7 @@
 #ifndef WRX_CONFIG_H
 #define WRX_CONFIG_H
 
-#include "../net/host.h"
+#include "../net/hostname.h"
 #include "../rpc/status.h"
 
 #include <stdbool.h>

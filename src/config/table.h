@@ -41,7 +41,7 @@ enum config_type {
 	CONFIG_LAYOUTS, /* name: {panes: [...]} */
 	CONFIG_MOUNTS,  /* list of path | {host_path, guest_path, writable} */
 	CONFIG_BINDS,   /* key: action */
-	CONFIG_DOMAINS, /* list of name | "*.name" | {host, allow_private_ips} (net/host.h) */
+	CONFIG_DOMAINS, /* list of name | "*.name" | {host, allow_private_ips} (net/hostname.h) */
 	CONFIG_HOSTS,   /* name: {ssh, path, docker | podman} (struct remote_host) */
 	CONFIG_ANY,     /* accepted as it is: read by nothing yet */
 };

@@ -15,14 +15,14 @@
 #ifndef WRX_NET_HEAD_H
 #define WRX_NET_HEAD_H
 
-#include "host.h"
+#include "hostname.h"
 
 #include <stddef.h>
 
 #define HEAD_MAX 8192
 
 struct connect_head {
-	char host[HOST_MAX + 1]; /* normalised (host.h) */
+	char host[HOST_MAX + 1]; /* normalised (hostname.h) */
 	int port;
 	size_t len; /* the head's bytes, blank line included */
 };

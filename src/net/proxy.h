@@ -5,7 +5,7 @@
  * A client (the agent's, through the socket mounted into its container)
  * sends one CONNECT head (head.h): credentials, then a name the policy
  * allows, port 443. The name is resolved here, on the host; every address
- * it gets is classified (host.h) and the proxy dials the first one allowed,
+ * it gets is classified (hostname.h) and the proxy dials the first one allowed,
  * never looking the name up again. Then "200" and the bytes both ways as
  * they are, each direction reading only as fast as the other side takes
  * them (so a slow end never grows memory), until both ends have closed.
@@ -16,7 +16,7 @@
 #ifndef WRX_NET_PROXY_H
 #define WRX_NET_PROXY_H
 
-#include "host.h"
+#include "hostname.h"
 
 #include <stdbool.h>
 #include <stdint.h>

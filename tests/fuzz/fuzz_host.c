@@ -5,7 +5,7 @@
  * the grammar must be lower-case letters, digits, hyphens and dots, and
  * never an address inet_pton or inet_aton would read.
  */
-#include "net/host.h"
+#include "net/hostname.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,6 +1,6 @@
 /* Unit tests for src/net/: the host grammar, the policy (and as JSON), address classes, the request head. */
 #include "../../src/net/head.h"
-#include "../../src/net/host.h"
+#include "../../src/net/hostname.h"
 #include "../../src/net/spec.h"
 #include "../../src/util/util.h"
 

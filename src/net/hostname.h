@@ -1,5 +1,5 @@
 /*
- * host.h - what the network proxy lets a sandboxed agent reach (SPEC §8):
+ * hostname.h - what the network proxy lets a sandboxed agent reach (SPEC §8):
  * the grammar of a host name, the allowed_domains policy, and the class of
  * every address a name resolves to.
  *
@@ -15,8 +15,8 @@
  * Pure functions, no I/O: the proxy, the config check and the fuzzers share
  * them.
  */
-#ifndef WRX_NET_HOST_H
-#define WRX_NET_HOST_H
+#ifndef WRX_NET_HOSTNAME_H
+#define WRX_NET_HOSTNAME_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /*
- * reload.c - the config read again (a file changed, `workrex trust`, a
+ * reconfig.c - the config read again (a file changed, `workrex trust`, a
  * profile added a moment ago): the new one in force, the checks run if
  * its check changed, the sandboxes' proxies told the new policy.
  */

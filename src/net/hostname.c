@@ -1,8 +1,8 @@
 /*
- * host.c - host names, the allowed_domains policy and address classes
- * (host.h).
+ * hostname.c - host names, the allowed_domains policy and address classes
+ * (hostname.h).
  */
-#include "host.h"
+#include "hostname.h"
 
 #include "../util/util.h"
 
