@@ -284,3 +284,149 @@ const struct binding *bindings_all(size_t *n)
 	*n = ntable;
 	return table;
 }
+
+/* ---- the views' keys ---- */
+
+static const char *const view_names[VIEW_COUNT] = {
+	[VIEW_AGENTS] = "the agents table (prefix w)",
+	[VIEW_REVIEW] = "the review view (prefix D)",
+	[VIEW_PATCH] = "its patch mode (a)",
+	[VIEW_COMPARE] = "the compare view (prefix =)",
+	[VIEW_TEXT] = "a text shown whole (prefix ~, a check's output)",
+	[VIEW_HELP] = "this help",
+};
+
+/* Each view's keys, in the order its help lists them; help on the first key of each thing. */
+static const struct view_key {
+	enum view_id view;
+	int key;
+	enum view_op op;
+	const char *help;
+} view_keys[] = {
+	{VIEW_AGENTS, 'j', V_DOWN, "the next agent"},
+	{VIEW_AGENTS, WRX_K_DOWN, V_DOWN, NULL},
+	{VIEW_AGENTS, 'k', V_UP, "the one before"},
+	{VIEW_AGENTS, WRX_K_UP, V_UP, NULL},
+	{VIEW_AGENTS, '\r', V_OPEN, "focus it (its panes opened if they are not)"},
+	{VIEW_AGENTS, '\n', V_OPEN, NULL},
+	{VIEW_AGENTS, 'm', V_MERGE, "merge it, asked with what it brings"},
+	{VIEW_AGENTS, 'X', V_REMOVE, "remove it, asked"},
+	{VIEW_AGENTS, 'n', V_NEW_AGENT, "a new agent"},
+	{VIEW_AGENTS, 'R', V_GONE, "remove the agents whose work is gone upstream, asked"},
+	{VIEW_AGENTS, '?', V_KEYS, "these keys"},
+	{VIEW_AGENTS, 'q', V_CLOSE, "close"},
+	{VIEW_AGENTS, 27, V_CLOSE, NULL},
+
+	{VIEW_REVIEW, '\t', V_NEXT_MODE,
+	 "next mode: wip, branch, commits, staged (what c commits)"},
+	{VIEW_REVIEW, 'j', V_DOWN, "down a line"},
+	{VIEW_REVIEW, WRX_K_DOWN, V_DOWN, NULL},
+	{VIEW_REVIEW, 'k', V_UP, "up a line"},
+	{VIEW_REVIEW, WRX_K_UP, V_UP, NULL},
+	{VIEW_REVIEW, 4, V_HALF_DOWN, "half a page down"},
+	{VIEW_REVIEW, 21, V_HALF_UP, "half a page up"},
+	{VIEW_REVIEW, ' ', V_PAGE_DOWN, "a page down"},
+	{VIEW_REVIEW, WRX_K_NPAGE, V_PAGE_DOWN, NULL},
+	{VIEW_REVIEW, WRX_K_PPAGE, V_PAGE_UP, "a page up"},
+	{VIEW_REVIEW, 'g', V_TOP, "the top"},
+	{VIEW_REVIEW, WRX_K_HOME, V_TOP, NULL},
+	{VIEW_REVIEW, 'G', V_END, "the end"},
+	{VIEW_REVIEW, WRX_K_END, V_END, NULL},
+	{VIEW_REVIEW, ']', V_NEXT_FILE, "the next file"},
+	{VIEW_REVIEW, '[', V_PREV_FILE, "the file before"},
+	{VIEW_REVIEW, 'n', V_NEXT_HUNK, "the next hunk"},
+	{VIEW_REVIEW, 'N', V_PREV_HUNK, "the hunk before"},
+	{VIEW_REVIEW, 'l', V_NEXT_COMMIT, "commits mode: the next commit"},
+	{VIEW_REVIEW, 'h', V_PREV_COMMIT, "commits mode: the commit before"},
+	{VIEW_REVIEW, '>', V_SIDE_RIGHT, "sideways: long lines read on"},
+	{VIEW_REVIEW, '<', V_SIDE_LEFT, "sideways, back"},
+	{VIEW_REVIEW, WRX_K_RIGHT, V_RIGHT, "sideways (in commits mode: the next commit)"},
+	{VIEW_REVIEW, WRX_K_LEFT, V_LEFT, "sideways, back (in commits mode: the commit before)"},
+	{VIEW_REVIEW, '/', V_SEARCH, "search"},
+	{VIEW_REVIEW, 'o', V_COMMENT,
+	 "comment on the line at the top (its hunk goes with it); a line a waiting comment "
+	 "is on is marked at the right"},
+	{VIEW_REVIEW, 'S', V_SEND, "send the waiting comments to the agent, as one message"},
+	{VIEW_REVIEW, 'a', V_PATCH, "patch mode: stage the unstaged hunks one by one"},
+	{VIEW_REVIEW, 'c', V_COMMIT, "commit what is staged (review.commit: agent asks it)"},
+	{VIEW_REVIEW, 'm', V_MERGE, "merge, asked with what it brings"},
+	{VIEW_REVIEW, '?', V_KEYS, "these keys"},
+	{VIEW_REVIEW, 'q', V_CLOSE, "close"},
+	{VIEW_REVIEW, 27, V_CLOSE, NULL},
+
+	{VIEW_PATCH, 'y', V_STAGE, "stage this hunk"},
+	{VIEW_PATCH, 'n', V_SKIP, "skip it"},
+	{VIEW_PATCH, 's', V_SPLIT, "split it in smaller hunks"},
+	{VIEW_PATCH, 'u', V_UNDO, "the hunk before, answered again"},
+	{VIEW_PATCH, 'q', V_CLOSE, "done: what was answered y is staged"},
+	{VIEW_PATCH, 27, V_CLOSE, NULL},
+
+	{VIEW_COMPARE, 'j', V_DOWN, "the next candidate"},
+	{VIEW_COMPARE, WRX_K_DOWN, V_DOWN, NULL},
+	{VIEW_COMPARE, 'k', V_UP, "the one before"},
+	{VIEW_COMPARE, WRX_K_UP, V_UP, NULL},
+	{VIEW_COMPARE, '\r', V_OPEN, "its check's output"},
+	{VIEW_COMPARE, '\n', V_OPEN, NULL},
+	{VIEW_COMPARE, 'r', V_CHECK, "run its check again"},
+	{VIEW_COMPARE, 'm', V_MERGE, "merge it and remove the others, asked"},
+	{VIEW_COMPARE, '?', V_KEYS, "these keys"},
+	{VIEW_COMPARE, 'q', V_CLOSE, "close"},
+	{VIEW_COMPARE, 27, V_CLOSE, NULL},
+
+	{VIEW_TEXT, 'j', V_DOWN, "down a line"},
+	{VIEW_TEXT, WRX_K_DOWN, V_DOWN, NULL},
+	{VIEW_TEXT, 'k', V_UP, "up a line"},
+	{VIEW_TEXT, WRX_K_UP, V_UP, NULL},
+	{VIEW_TEXT, ' ', V_PAGE_DOWN, "a page down"},
+	{VIEW_TEXT, WRX_K_NPAGE, V_PAGE_DOWN, NULL},
+	{VIEW_TEXT, WRX_K_PPAGE, V_PAGE_UP, "a page up"},
+	{VIEW_TEXT, 'g', V_TOP, "the top"},
+	{VIEW_TEXT, WRX_K_HOME, V_TOP, NULL},
+	{VIEW_TEXT, 'G', V_END, "the end"},
+	{VIEW_TEXT, WRX_K_END, V_END, NULL},
+	{VIEW_TEXT, 'q', V_CLOSE, "close"},
+	{VIEW_TEXT, 27, V_CLOSE, NULL},
+	{VIEW_TEXT, '\r', V_CLOSE, NULL},
+
+	{VIEW_HELP, 'j', V_DOWN, "down a line"},
+	{VIEW_HELP, WRX_K_DOWN, V_DOWN, NULL},
+	{VIEW_HELP, 'k', V_UP, "up a line"},
+	{VIEW_HELP, WRX_K_UP, V_UP, NULL},
+	{VIEW_HELP, ' ', V_PAGE_DOWN, "ten lines down"},
+	{VIEW_HELP, WRX_K_NPAGE, V_PAGE_DOWN, NULL},
+	{VIEW_HELP, WRX_K_PPAGE, V_PAGE_UP, "ten lines up"},
+};
+
+enum view_op view_key(enum view_id v, int key)
+{
+	for (size_t i = 0; i < WRX_ARRAY_LEN(view_keys); i++)
+		if (view_keys[i].view == v && view_keys[i].key == key)
+			return view_keys[i].op;
+	return V_NONE;
+}
+
+const char *view_name(enum view_id v)
+{
+	return v < VIEW_COUNT ? view_names[v] : "?";
+}
+
+void view_help(enum view_id v, struct buf *b)
+{
+	for (size_t i = 0; i < WRX_ARRAY_LEN(view_keys); i++) {
+		const struct view_key *k = &view_keys[i];
+		if (k->view != v || k->help == NULL)
+			continue;
+		/* Its keys: this one and those after it that do the same, with no help of their own. */
+		struct buf names = {0};
+		for (size_t j = i;
+		     j < WRX_ARRAY_LEN(view_keys) && view_keys[j].view == v &&
+		     view_keys[j].op == k->op && (j == i || view_keys[j].help == NULL);
+		     j++) {
+			char name[32];
+			buf_addf(&names, "%s%s", names.len ? " " : "",
+				 keys_name(view_keys[j].key, name, sizeof name));
+		}
+		buf_addf(b, "%-10s %s\n", names.data, k->help);
+		buf_free(&names);
+	}
+}

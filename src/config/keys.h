@@ -81,6 +81,71 @@ int action_parse(const char *name, enum wrx_action *action, int *arg);
 const char *action_name(enum wrx_action action);
 const char *action_help(enum wrx_action action);
 
+/*
+ * The views over the panes (ui/modes.c) and their own keys: one table
+ * here says what each key does in each view and how the help says it,
+ * so that the views' key handling, C-b ? and the review's ? agree.
+ */
+enum view_id {
+	VIEW_AGENTS,
+	VIEW_REVIEW,
+	VIEW_PATCH,
+	VIEW_COMPARE,
+	VIEW_TEXT,
+	VIEW_HELP,
+	VIEW_COUNT
+};
+enum view_op {
+	V_NONE,
+	/* moving */
+	V_DOWN,
+	V_UP,
+	V_HALF_DOWN,
+	V_HALF_UP,
+	V_PAGE_DOWN,
+	V_PAGE_UP,
+	V_TOP,
+	V_END,
+	V_CLOSE,
+	/* the agents table, compare */
+	V_OPEN,
+	V_MERGE,
+	V_REMOVE,
+	V_NEW_AGENT,
+	V_GONE,
+	V_CHECK,
+	/* review */
+	V_NEXT_MODE,
+	V_NEXT_HUNK,
+	V_PREV_HUNK,
+	V_NEXT_FILE,
+	V_PREV_FILE,
+	V_NEXT_COMMIT,
+	V_PREV_COMMIT,
+	V_RIGHT, /* sideways, or in commits mode the next commit */
+	V_LEFT,
+	V_SIDE_RIGHT,
+	V_SIDE_LEFT,
+	V_KEYS,
+	V_SEARCH,
+	V_COMMENT,
+	V_SEND,
+	V_PATCH,
+	V_COMMIT,
+	/* patch mode */
+	V_STAGE,
+	V_SKIP,
+	V_SPLIT,
+	V_UNDO,
+};
+/* What key does in view v: V_NONE for a key it does not take. */
+enum view_op view_key(enum view_id v, int key);
+/* View v's name, as the help heads its keys. */
+const char *view_name(enum view_id v);
+/* View v's keys into b, a line for each thing it does: its keys, then what. */
+struct buf;
+void view_help(enum view_id v, struct buf *b);
+
 /* The binding table: defaults, then changes. */
 void bindings_reset(void);
 int bindings_set(int key, enum wrx_action action, int arg);

@@ -284,17 +284,14 @@ static void compare_key(struct ui *ui, void *data, int key)
 {
 	struct compare *v = data;
 	json_object *o = chosen(v), *c = NULL;
-	switch (key) {
-	case 'j':
-	case WRX_K_DOWN:
+	switch (view_key(VIEW_COMPARE, key)) {
+	case V_DOWN:
 		v->sel = WRX_MIN(v->sel + 1, WRX_MAX(row_count(v) - 1, 0));
 		break;
-	case 'k':
-	case WRX_K_UP:
+	case V_UP:
 		v->sel = WRX_MAX(v->sel - 1, 0);
 		break;
-	case '\r':
-	case '\n':
+	case V_OPEN:
 		if (o == NULL)
 			return;
 		if (json_object_object_get_ex(o, "check", &c) && c) {
@@ -319,11 +316,11 @@ static void compare_key(struct ui *ui, void *data, int key)
 				   field(o, "handle", "?"));
 		}
 		return;
-	case 'r':
+	case V_CHECK:
 		if (o)
 			check_again(ui, v, field(o, "handle", "?"));
 		break;
-	case 'm': {
+	case V_MERGE: {
 		if (o == NULL)
 			return;
 		json_object *args = json_object_new_object();
@@ -333,8 +330,10 @@ static void compare_key(struct ui *ui, void *data, int key)
 		actions_call(ui->w, "compare-merge", args, DOOR_UI, 0, NULL, NULL);
 		return;
 	}
-	case 'q':
-	case 27:
+	case V_KEYS:
+		view_keys_show(ui, VIEW_COMPARE);
+		return;
+	case V_CLOSE:
 		compare_close(ui);
 		return;
 	default:

@@ -133,43 +133,43 @@ static void overview_key(struct ui *ui, void *data, int key)
 	int n = session_agent_count(ui->w->s);
 	int sel = selected_agent(ui, o);
 	struct agent *a = session_agent(ui->w->s, sel);
-	switch (key) {
-	case 'j':
-	case WRX_K_DOWN:
+	enum view_op op = view_key(VIEW_AGENTS, key);
+	switch (op) {
+	case V_DOWN:
 		if (o->sel + 1 < n)
 			o->sel++;
 		break;
-	case 'k':
-	case WRX_K_UP:
+	case V_UP:
 		if (o->sel > 0)
 			o->sel--;
 		break;
-	case '\r':
-	case '\n':
+	case V_OPEN:
 		overview_close(ui);
 		if (a)
 			ui_action(ui, ACT_FOCUS_AGENT, session_agent(ui->w->s, sel)->num);
 		break;
-	case 'm':
-	case 'X':
+	case V_MERGE:
+	case V_REMOVE:
 		overview_close(ui);
 		if (a && session_agent_panes(ui->w->s, a) == 0) {
 			ui_open_agent(ui, a);
 		} else if (a) {
 			session_focus_agent(ui->w->s, sel);
 		}
-		prompts_agent_verb(ui, key == 'm' ? "merge" : "remove");
+		prompts_agent_verb(ui, op == V_MERGE ? "merge" : "remove");
 		break;
-	case 'n':
+	case V_NEW_AGENT:
 		overview_close(ui);
 		prompts_new_agent(ui);
 		break;
-	case 'R':
+	case V_GONE:
 		overview_close(ui);
 		prompts_remove_gone(ui);
 		break;
-	case 'q':
-	case 27:
+	case V_KEYS:
+		view_keys_show(ui, VIEW_AGENTS);
+		break;
+	case V_CLOSE:
 		overview_close(ui);
 		break;
 	default:

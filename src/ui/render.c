@@ -913,11 +913,12 @@ static void help_free(struct ui *ui, void *data)
 static void help_key(struct ui *ui, void *data, int key)
 {
 	struct help *h = data;
-	int step = key == 'j' || key == WRX_K_DOWN    ? 1
-		   : key == 'k' || key == WRX_K_UP    ? -1
-		   : key == WRX_K_NPAGE || key == ' ' ? 10
-		   : key == WRX_K_PPAGE               ? -10
-						      : 0;
+	enum view_op op = view_key(VIEW_HELP, key);
+	int step = op == V_DOWN        ? 1
+		   : op == V_UP        ? -1
+		   : op == V_PAGE_DOWN ? 10
+		   : op == V_PAGE_UP   ? -10
+				       : 0;
 	if (step == 0) {
 		ui_mode_close(ui, &help_mode);
 		return;

@@ -416,25 +416,25 @@ static void patch_finish(struct ui *ui, struct review *r)
 static void patch_key(struct ui *ui, struct review *r, int key)
 {
 	struct hunk_set *hs = &r->hs;
-	switch (key) {
-	case 'y':
-	case 'n':
-		hs->hunks[r->at++].answer = (char)key;
+	enum view_op op = view_key(VIEW_PATCH, key);
+	switch (op) {
+	case V_STAGE:
+	case V_SKIP:
+		hs->hunks[r->at++].answer = op == V_STAGE ? 'y' : 'n';
 		if (r->at == hs->nhunks) {
 			patch_finish(ui, r);
 			return;
 		}
 		break;
-	case 's':
+	case V_SPLIT:
 		if (!hunks_split(hs, r->at))
 			ui_message(ui, true, "patch: this hunk cannot be split");
 		break;
-	case 'u':
+	case V_UNDO:
 		if (r->at > 0)
 			hs->hunks[--r->at].answer = 0;
 		break;
-	case 'q':
-	case 27:
+	case V_CLOSE:
 		patch_finish(ui, r);
 		return;
 	default:
@@ -1010,29 +1010,24 @@ static void search_done(struct ui *ui, const char *text, void *arg)
 	ui_message(ui, true, "review: %s: not found", r->search);
 }
 
-static const char review_help[] =
-	"Tab        next mode: wip, branch, commits, staged (what c commits)\n"
-	"j/k Space  down, up, a page; g/G top, end\n"
-	"]/[        next file, the one before\n"
-	"n/N        next hunk, the one before\n"
-	"h/l        commits mode: the commit before, the next\n"
-	"</>        sideways (Left/Right too, but in commits mode)\n"
-	"/          search\n"
-	"o          comment on the line at the top (its hunk goes with it);\n"
-	"           a line a waiting comment is on is marked at the right\n"
-	"S          send the waiting comments to the agent, as one message\n"
-	"a          patch mode: stage the unstaged hunks one by one\n"
-	"c          commit what is staged (review.commit: agent asks it)\n"
-	"m          merge, asked with what it brings\n"
-	"q          close\n";
+/* ?: the review view's keys and its patch mode's, from the key table. */
+static void keys_shown(struct ui *ui)
+{
+	struct buf b = {0};
+	view_help(VIEW_REVIEW, &b);
+	buf_addf(&b, "\nin %s:\n", view_name(VIEW_PATCH));
+	view_help(VIEW_PATCH, &b);
+	textview_open(ui, "review keys", b.data);
+	buf_free(&b);
+}
 
 /* What a key that acts did: nothing (not one), all (the view may be gone), or a new diff. */
 enum review_acted { REVIEW_KEY_NOT, REVIEW_KEY_DONE, REVIEW_KEY_RESTARTED };
 
-static enum review_acted review_act(struct ui *ui, struct review *r, int key)
+static enum review_acted review_act(struct ui *ui, struct review *r, enum view_op op)
 {
-	switch (key) {
-	case 'a': /* patch mode: the unstaged hunks, one at a time */
+	switch (op) {
+	case V_PATCH: /* the unstaged hunks, one at a time */
 		if (index_elsewhere(ui, r)) {
 			ui_message(ui, true, "patch: %s: %s; c asks it to commit", r->handle,
 				   index_elsewhere(ui, r));
@@ -1042,31 +1037,30 @@ static enum review_acted review_act(struct ui *ui, struct review *r, int key)
 		r->mode = DIFF_UNSTAGED;
 		start(ui, r);
 		return REVIEW_KEY_RESTARTED;
-	case '\t':
+	case V_NEXT_MODE:
 		r->patching = false;
 		r->mode = (enum diff_mode)((r->mode + 1) % DIFF_MODES);
 		start(ui, r);
 		return REVIEW_KEY_RESTARTED;
-	case 'q':
-	case 27:
+	case V_CLOSE:
 		review_close(ui);
 		return REVIEW_KEY_DONE;
-	case '?':
-		textview_open(ui, "review keys", review_help);
+	case V_KEYS:
+		keys_shown(ui);
 		return REVIEW_KEY_DONE;
-	case '/':
+	case V_SEARCH:
 		ui_prompt(ui, "search: ", false, search_done, NULL);
 		return REVIEW_KEY_DONE;
-	case 'c':
+	case V_COMMIT:
 		commit(ui, r);
 		return REVIEW_KEY_DONE;
-	case 'o':
+	case V_COMMENT:
 		comment_here(ui, r);
 		return REVIEW_KEY_DONE;
-	case 'S':
+	case V_SEND:
 		comments_send(ui, r);
 		return REVIEW_KEY_DONE;
-	case 'm': /* merge, asked with what it brings (merge --preview) */
+	case V_MERGE: /* asked with what it brings (merge --preview) */
 		review_close(ui);
 		prompts_agent_verb(ui, "merge");
 		return REVIEW_KEY_DONE;
@@ -1076,27 +1070,27 @@ static enum review_acted review_act(struct ui *ui, struct review *r, int key)
 }
 
 /* A hunk, file or commit to jump to (its first line), -1 for none. */
-static int review_jump(struct review *r, int key, int lo, int hi, bool commits)
+static int review_jump(struct review *r, enum view_op op, int lo, int hi, bool commits)
 {
 	int cur = file_at(r, r->top), to;
-	switch (key) {
-	case 'n':
+	switch (op) {
+	case V_NEXT_HUNK:
 		return (to = next_kind(r, r->top + 1, 1, DL_HUNK)) >= 0 && to < hi ? to : -1;
-	case 'N':
+	case V_PREV_HUNK:
 		return (to = next_kind(r, r->top - 1, -1, DL_HUNK)) >= lo ? to : -1;
-	case ']':
+	case V_NEXT_FILE:
 		return cur + 1 < r->d.nfiles && r->d.files[cur + 1].line < hi
 			       ? r->d.files[cur + 1].line
 			       : -1;
-	case '[':
+	case V_PREV_FILE:
 		if (cur >= 0 && r->d.files[cur].line < r->top && r->d.files[cur].line >= lo)
 			return r->d.files[cur].line;
 		return cur > 0 && r->d.files[cur - 1].line >= lo ? r->d.files[cur - 1].line : -1;
-	case 'l': /* commits mode: the next commit, the one before */
-	case WRX_K_RIGHT:
+	case V_NEXT_COMMIT: /* commits mode: the next commit, the one before */
+	case V_RIGHT:
 		return commits && hi < r->n ? hi : -1;
-	case 'h':
-	case WRX_K_LEFT:
+	case V_PREV_COMMIT:
+	case V_LEFT:
 		return commits ? next_kind(r, lo - 1, -1, DL_COMMIT) : -1;
 	default:
 		return -1;
@@ -1104,41 +1098,33 @@ static int review_jump(struct review *r, int key, int lo, int hi, bool commits)
 }
 
 /* Where a moving key takes the top line; false for a key that does not move. */
-static bool review_move(struct review *r, int key, int rows, int lo, int last)
+static bool review_move(struct review *r, enum view_op op, int rows, int lo, int last)
 {
-	switch (key) {
-	case 'j':
-	case WRX_K_DOWN:
-		r->top++;
+	switch (op) {
+	case V_DOWN:
+	case V_UP:
+		r->top += op == V_DOWN ? 1 : -1;
 		return true;
-	case 'k':
-	case WRX_K_UP:
-		r->top--;
+	case V_HALF_DOWN:
+	case V_HALF_UP:
+		r->top += op == V_HALF_DOWN ? rows / 2 : -rows / 2;
 		return true;
-	case 4:  /* C-d */
-	case 21: /* C-u */
-		r->top += key == 4 ? rows / 2 : -rows / 2;
+	case V_PAGE_DOWN:
+	case V_PAGE_UP:
+		r->top += op == V_PAGE_DOWN ? rows : -rows;
 		return true;
-	case ' ':
-	case WRX_K_NPAGE:
-		r->top += rows;
-		return true;
-	case WRX_K_PPAGE:
-		r->top -= rows;
-		return true;
-	case 'g':
-	case WRX_K_HOME:
+	case V_TOP:
 		r->top = lo;
 		return true;
-	case 'G':
-	case WRX_K_END:
+	case V_END:
 		r->top = last;
 		return true;
-	case '>': /* sideways: long lines read on */
-	case '<':
-	case WRX_K_RIGHT: /* sideways, but in commits mode the next commit */
-	case WRX_K_LEFT:
-		r->hscroll = WRX_MAX(r->hscroll + (key == '>' || key == WRX_K_RIGHT ? 8 : -8), 0);
+	case V_SIDE_RIGHT: /* sideways: long lines read on */
+	case V_SIDE_LEFT:
+	case V_RIGHT: /* sideways, but in commits mode the next commit */
+	case V_LEFT:
+		r->hscroll =
+			WRX_MAX(r->hscroll + (op == V_SIDE_RIGHT || op == V_RIGHT ? 8 : -8), 0);
 		return true;
 	default:
 		return false;
@@ -1155,18 +1141,20 @@ static void review_key(struct ui *ui, void *data, int key)
 		patch_key(ui, r, key);
 		return;
 	}
-	enum review_acted acted = review_act(ui, r, key);
+	enum view_op op = view_key(VIEW_REVIEW, key);
+	enum review_acted acted = review_act(ui, r, op);
 	if (acted == REVIEW_KEY_DONE)
 		return;
 	/* A hunk, file or commit jumped to shows at the top, even near the end. */
-	bool jump = (key > 0 && key < 128 && strchr("nN][hl", key)) || key == WRX_K_LEFT ||
-		    key == WRX_K_RIGHT;
-	bool sideways = !of && (key == WRX_K_LEFT || key == WRX_K_RIGHT);
-	int to = jump && !sideways ? review_jump(r, key, lo, hi, of > 0) : -1;
+	bool jump = op == V_NEXT_HUNK || op == V_PREV_HUNK || op == V_NEXT_FILE ||
+		    op == V_PREV_FILE || op == V_NEXT_COMMIT || op == V_PREV_COMMIT ||
+		    op == V_RIGHT || op == V_LEFT;
+	bool sideways = !of && (op == V_RIGHT || op == V_LEFT);
+	int to = jump && !sideways ? review_jump(r, op, lo, hi, of > 0) : -1;
 	if (to >= 0)
 		r->top = to;
 	else if (acted == REVIEW_KEY_NOT && (!jump || sideways) &&
-		 !review_move(r, key, rows, lo, last))
+		 !review_move(r, op, rows, lo, last))
 		return;
 	if (!jump)
 		r->top = WRX_MIN(r->top, last);

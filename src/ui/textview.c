@@ -35,6 +35,16 @@ void textview_close(struct ui *ui)
 	ui_mode_close(ui, &textview_mode);
 }
 
+void view_keys_show(struct ui *ui, enum view_id v)
+{
+	struct buf b = {0};
+	view_help(v, &b);
+	char *title = xasprintf("keys of %s", view_name(v));
+	textview_open(ui, title, b.data);
+	free(title);
+	buf_free(&b);
+}
+
 static void textview_free(struct ui *ui, void *data)
 {
 	struct textview *t = data;
@@ -77,33 +87,26 @@ static void textview_key(struct ui *ui, void *data, int key)
 {
 	struct textview *t = data;
 	int rows = body_rows(ui), last = WRX_MAX(t->n - rows, 0);
-	switch (key) {
-	case 'q':
-	case 27:
-	case '\r':
+	switch (view_key(VIEW_TEXT, key)) {
+	case V_CLOSE:
 		textview_close(ui);
 		return;
-	case 'j':
-	case WRX_K_DOWN:
+	case V_DOWN:
 		t->top++;
 		break;
-	case 'k':
-	case WRX_K_UP:
+	case V_UP:
 		t->top--;
 		break;
-	case ' ':
-	case WRX_K_NPAGE:
+	case V_PAGE_DOWN:
 		t->top += rows;
 		break;
-	case WRX_K_PPAGE:
+	case V_PAGE_UP:
 		t->top -= rows;
 		break;
-	case 'g':
-	case WRX_K_HOME:
+	case V_TOP:
 		t->top = 0;
 		break;
-	case 'G':
-	case WRX_K_END:
+	case V_END:
 		t->top = last;
 		break;
 	default:

@@ -310,6 +310,8 @@ void overview_open(struct ui *ui);
 void overview_close(struct ui *ui);
 /* render.c: the key bindings (prefix ?), scrolled by j/k; another key closes it. */
 void help_open(struct ui *ui);
+/* A view's own keys (config/keys.c's table), shown whole over it: its ?. */
+void view_keys_show(struct ui *ui, enum view_id v);
 
 /* copy.c */
 void copy_enter(struct ui *ui, struct wpane *wp, bool by_wheel);

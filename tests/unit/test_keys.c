@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "config/keys.h"
+#include "util/util.h"
 
 #include <string.h>
 
@@ -114,6 +115,33 @@ static void test_rebinding(void **state)
 	assert_int_equal(bindings_lookup('z')->action, ACT_ZOOM);
 }
 
+/* Every view: q closes it (the help: any key not its own), its keys mean one thing each, and its help lists them. */
+static void test_view_keys(void **state)
+{
+	(void)state;
+	for (int v = 0; v < VIEW_COUNT; v++) {
+		assert_int_equal(view_key(v, 'q'), v == VIEW_HELP ? V_NONE : V_CLOSE);
+		assert_int_equal(view_key(v, 'Z'), V_NONE);
+		struct buf b = {0};
+		view_help(v, &b);
+		assert_non_null(b.data);
+		assert_true(strlen(view_name(v)) > 0);
+		buf_free(&b);
+	}
+	assert_int_equal(view_key(VIEW_REVIEW, '\t'), V_NEXT_MODE);
+	assert_int_equal(view_key(VIEW_REVIEW, 4), V_HALF_DOWN);
+	assert_int_equal(view_key(VIEW_REVIEW, WRX_K_RIGHT), V_RIGHT);
+	assert_int_equal(view_key(VIEW_PATCH, 'y'), V_STAGE);
+	assert_int_equal(view_key(VIEW_AGENTS, '\n'), V_OPEN);
+	struct buf b = {0};
+	view_help(VIEW_REVIEW, &b);
+	/* One line for each thing: its keys together, then what it does. */
+	assert_non_null(strstr(b.data, "Tab        next mode: wip, branch, commits, staged"));
+	assert_non_null(strstr(b.data, "j Down     down a line\n"));
+	assert_non_null(strstr(b.data, "q Escape   close\n"));
+	buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -122,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_actions),
 		cmocka_unit_test(test_default_bindings_follow_spec),
 		cmocka_unit_test(test_rebinding),
+		cmocka_unit_test(test_view_keys),
 	};
 	return cmocka_run_group_tests_name("keys", tests, NULL, NULL);
 }
