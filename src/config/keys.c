@@ -395,6 +395,7 @@ static const struct view_key {
 	{VIEW_HELP, ' ', V_PAGE_DOWN, "ten lines down"},
 	{VIEW_HELP, WRX_K_NPAGE, V_PAGE_DOWN, NULL},
 	{VIEW_HELP, WRX_K_PPAGE, V_PAGE_UP, "ten lines up"},
+	{VIEW_HELP, '\t', V_NEXT_MODE, "the next view's keys, then the bindings again"},
 };
 
 enum view_op view_key(enum view_id v, int key)

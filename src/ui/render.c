@@ -894,7 +894,8 @@ static void draw_status(struct ui *ui)
  * arrows, PgUp, PgDn; the drawing clamps its top) and says so.
  */
 struct help {
-	int top; /* the first binding it shows */
+	int top;  /* the first line it shows */
+	int page; /* 0: the prefix bindings; 1 + a view: that view's keys (Tab) */
 };
 
 static const struct mode_ops help_mode;
@@ -919,7 +920,10 @@ static void help_key(struct ui *ui, void *data, int key)
 		   : op == V_PAGE_DOWN ? 10
 		   : op == V_PAGE_UP   ? -10
 				       : 0;
-	if (step == 0) {
+	if (op == V_NEXT_MODE) { /* the next page: every view's keys, then the bindings again */
+		h->page = (h->page + 1) % (VIEW_HELP + 1);
+		h->top = 0;
+	} else if (step == 0) {
 		ui_mode_close(ui, &help_mode);
 		return;
 	}
@@ -928,43 +932,64 @@ static void help_key(struct ui *ui, void *data, int key)
 	ui_dirty(ui);
 }
 
+/* The lines of page p: the prefix bindings, or a view's keys. */
+static void help_lines(const struct help *hp, struct strlist *out)
+{
+	if (hp->page > 0) {
+		struct buf b = {0};
+		view_help((enum view_id)(hp->page - 1), &b);
+		for (char *line = strtok(b.data, "\n"); line; line = strtok(NULL, "\n")) {
+			char *l = xasprintf("  %s", line);
+			strlist_add(out, l);
+			free(l);
+		}
+		buf_free(&b);
+		return;
+	}
+	size_t n;
+	const struct binding *b = bindings_all(&n);
+	for (size_t i = 0; i < n; i++) {
+		char name[32];
+		char *line;
+		keys_name(b[i].key, name, sizeof name);
+		if (b[i].action == ACT_FOCUS_AGENT)
+			line = xasprintf("  %-8s focus agent %d (again: its next pane)", name,
+					 b[i].arg);
+		else
+			line = xasprintf("  %-8s %s", name, action_help(b[i].action));
+		strlist_add(out, line);
+		free(line);
+	}
+}
+
 static void draw_help(struct ui *ui, void *data)
 {
 	struct help *hp = data;
-	size_t n;
-	const struct binding *b = bindings_all(&n);
-	int w = WRX_MIN(ui->cols, 90), h = WRX_MIN(ui->rows, (int)n + 3);
+	struct strlist lines = {0};
+	help_lines(hp, &lines);
+	int n = (int)lines.n;
+	int w = WRX_MIN(ui->cols, 90), h = WRX_MIN(ui->rows, n + 3);
 	int x0 = (ui->cols - w) / 2, y0 = (ui->rows - h) / 2;
 	int room = WRX_MAX(h - 3, 0);
-	bool scrolls = (int)n > room;
-	hp->top = WRX_MAX(WRX_MIN(hp->top, (int)n - room), 0);
+	bool scrolls = n > room;
+	hp->top = WRX_MAX(WRX_MIN(hp->top, n - room), 0);
 	for (int y = 0; y < h; y++)
 		fill(y0 + y, x0, w, A_REVERSE, ' ');
 	char prefix[32];
-	char *head = xasprintf(" keys after the prefix %s (%s)",
-			       keys_name(ui->w->cfg.prefix, prefix, sizeof prefix),
-			       scrolls ? "j/k scroll, any other key closes" : "any key closes");
+	const char *how = scrolls ? "j/k scroll, any other key closes" : "any key closes";
+	char *head = hp->page ? xasprintf(" keys of %s (%s)", view_name(hp->page - 1), how)
+			      : xasprintf(" keys after the prefix %s (%s)",
+					  keys_name(ui->w->cfg.prefix, prefix, sizeof prefix), how);
 	put_text(y0, x0, w, head, A_REVERSE | A_BOLD);
 	free(head);
-	for (int i = 0; i < room && hp->top + i < (int)n; i++) {
-		const struct binding *k = &b[hp->top + i];
-		char name[32];
-		char *line;
-		keys_name(k->key, name, sizeof name);
-		if (k->action == ACT_FOCUS_AGENT)
-			line = xasprintf("  %-8s focus agent %d (again: its next pane)", name,
-					 k->arg);
-		else
-			line = xasprintf("  %-8s %s", name, action_help(k->action));
-		put_text(y0 + 1 + i, x0, w, line, A_REVERSE);
-		free(line);
-	}
-	if (scrolls) {
-		char *more = xasprintf("  %d-%d of %zu", hp->top + 1,
-				       WRX_MIN(hp->top + room, (int)n), n);
-		put_text(y0 + h - 1, x0, w, more, A_REVERSE | A_DIM);
-		free(more);
-	}
+	for (int i = 0; i < room && hp->top + i < n; i++)
+		put_text(y0 + 1 + i, x0, w, lines.v[hp->top + i], A_REVERSE);
+	char *foot = scrolls ? xasprintf("  %d-%d of %d   Tab: the views' keys", hp->top + 1,
+					 WRX_MIN(hp->top + room, n), n)
+			     : xstrdup("  Tab: the views' keys");
+	put_text(y0 + h - 1, x0, w, foot, A_REVERSE | A_DIM);
+	free(foot);
+	strlist_free(&lines);
 }
 
 static const struct mode_ops help_mode = {

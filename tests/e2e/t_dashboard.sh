@@ -239,6 +239,36 @@ t_help_lists_bindings() {
 	wait_gone 'keys after the prefix'
 }
 
+# Every view's keys, from the key table: Tab pages through them in the
+# help, and ? in the agents table lists its own over it.
+t_help_lists_views_keys() {
+	start 100 40
+	wait_for 'wrx\$'
+	prefix '?'
+	wait_for "Tab: the views' keys"
+	keys Tab
+	wait_for 'keys of the agents table'
+	wait_for 'R +remove the agents whose work is gone upstream'
+	keys Tab
+	wait_for 'keys of the review view'
+	wait_for 'Tab +next mode: wip, branch, commits, staged'
+	keys Tab Tab Tab
+	wait_for 'keys of a text shown whole'
+	keys Tab
+	wait_for 'keys after the prefix C-b'
+	keys q
+	wait_gone 'keys after the prefix'
+	prefix w
+	wait_for 'AGENT +STATUS'
+	keys '?'
+	wait_for 'keys of the agents table'
+	keys q
+	wait_gone 'keys of the agents table'
+	wait_for 'AGENT +STATUS'
+	keys q
+	wait_gone 'AGENT +STATUS'
+}
+
 # Run inside tmux: its variables do not reach the panes (a tmux command
 # there would drive the user's tmux), and the dashboard says how to reach
 # its prefix past tmux's.
@@ -273,4 +303,5 @@ run_test "scroll mode shows scrolled-off lines and searches" t_scroll_mode_shows
 run_test "quit asks while programs run" t_quit_asks_while_running
 run_test "the terminal's modes are restored at the end" t_terminal_modes_restored
 run_test "help overlay lists bindings" t_help_lists_bindings
+run_test "help: Tab pages through every view's keys; ? in the agents table" t_help_lists_views_keys
 run_test "the running workrex is on the panes' PATH" t_workrex_on_the_panes_path
