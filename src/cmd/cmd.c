@@ -443,6 +443,7 @@ struct cmd_args {
 		const char *value; /* given's own string; NULL: none (a flag, --fork alone) */
 	} * seq;                   /* the options in command-line order */
 	size_t nseq;
+	int dashdash; /* the first argument that came after "--", or -1 */
 	int argc;
 	char **argv; /* borrowed: the words after the options */
 };
@@ -487,6 +488,10 @@ int cmd_args_begin(struct cmd_ctx *ctx, const struct cmd *c, int argc, char **ar
 	a->opts = c->opts;
 	a->given = xcalloc(a->n + 1, sizeof *a->given);
 	a->seq = xcalloc((size_t)argc + 1, sizeof *a->seq);
+	/* Where "--" was: getopt moves it before the arguments it passed over. */
+	int dd = -1;
+	for (int i = 1; i < argc && dd < 0; i++)
+		dd = strcmp(argv[i], "--") == 0 ? i : -1;
 	struct buf shorts = {0};
 	bool h = false;
 	struct option *lo = getopt_tables(c, a->n, &shorts, &h);
@@ -509,6 +514,7 @@ int cmd_args_begin(struct cmd_ctx *ctx, const struct cmd *c, int argc, char **ar
 	buf_free(&shorts);
 	a->argc = argc - optind;
 	a->argv = argv + optind;
+	a->dashdash = dd < 0 ? -1 : a->argc - (argc - dd - 1);
 	if (rc == 0 && (a->argc < c->min_args || (c->max_args >= 0 && a->argc > c->max_args)))
 		rc = 2;
 	return rc;
@@ -564,6 +570,16 @@ const struct strlist *cmd_values(const struct cmd_ctx *ctx, const char *name)
 	static const struct strlist none;
 	const struct strlist *l = given(ctx, name);
 	return l ? l : &none;
+}
+
+int cmd_dashdash(const struct cmd_ctx *ctx)
+{
+	return ctx->args ? ctx->args->dashdash : -1;
+}
+
+char *const *cmd_argv(const struct cmd_ctx *ctx)
+{
+	return ctx->args ? ctx->args->argv : NULL;
 }
 
 int cmd_nargs(const struct cmd_ctx *ctx)

@@ -68,6 +68,9 @@ const struct strlist *cmd_values(const struct cmd_ctx *ctx, const char *name);
 /* How many arguments followed the options, and the i-th of them (NULL past the last). */
 int cmd_nargs(const struct cmd_ctx *ctx);
 const char *cmd_arg(const struct cmd_ctx *ctx, int i);
+/* The arguments as an argv (NULL-ended), and where those after "--" begin (-1: no "--"). */
+char *const *cmd_argv(const struct cmd_ctx *ctx);
+int cmd_dashdash(const struct cmd_ctx *ctx);
 /*
  * Each option given, in command-line order, for a command where order
  * counts (add: the last -p or -P wins): fn gets its index in the row and
@@ -311,8 +314,6 @@ bool cmd_dashboard_runs(struct cmd_ctx *ctx);
 /* How many of the agent's keepers here answer (its panes that run, or ran). */
 int cmd_agent_keepers(struct cmd_ctx *ctx, const char *handle);
 int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **cause);
-/* Somebody listens on the unix socket at path. */
-bool control_live(const char *path);
 /* {"cmd": verb, "handle", "path", "branch"} for an agent; caller puts. */
 json_object *cmd_agent_request(const char *verb, const struct agent_rec *a);
 int cmd_notify(struct cmd_ctx *ctx, const char *what, const char *verb, const struct agent_rec *a,

@@ -60,7 +60,8 @@ static char *project_dockerfile(struct cmd_ctx *ctx)
 
 static int sandbox_init_dockerfile(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	bool force = argc > 1 && strcmp(argv[1], "--force") == 0;
+	(void)argc, (void)argv;
+	bool force = cmd_given(ctx, "force");
 	char *path = project_dockerfile(ctx);
 	struct stat st;
 	if (!force && stat(path, &st) == 0) {
@@ -84,15 +85,9 @@ static int sandbox_init_dockerfile(struct cmd_ctx *ctx, int argc, char **argv)
 
 static int sandbox_build(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	const char *agent = agentcmd_default(&ctx->cfg);
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--agent") == 0 && i + 1 < argc)
-			agent = argv[++i];
-		else {
-			fprintf(stderr, "usage: workrex %s\n", ctx->self->usage);
-			return 2;
-		}
-	}
+	(void)argc, (void)argv;
+	const char *agent =
+		cmd_value(ctx, "agent") ? cmd_value(ctx, "agent") : agentcmd_default(&ctx->cfg);
 	const char *rt = runtime_or_fail(ctx, "sandbox");
 	if (rt == NULL)
 		return 1;
@@ -204,12 +199,10 @@ static int agent_pane(struct cmd_ctx *ctx, const char *handle, struct shell_pane
 
 static int sandbox_shell(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	const char *handle = NULL;
-	int i = 1;
-	if (i < argc && strcmp(argv[i], "--") != 0)
-		handle = argv[i++];
-	if (i < argc && strcmp(argv[i], "--") == 0)
-		i++;
+	(void)argc, (void)argv;
+	/* [handle] [-- command...]: a word before "--" is the handle. */
+	int dd = cmd_dashdash(ctx), i = dd == 0 ? 0 : 1, n = cmd_nargs(ctx);
+	const char *handle = dd == 0 ? NULL : cmd_arg(ctx, 0);
 	struct shell_pane sp;
 	char *cause = NULL;
 	int rc = agent_pane(ctx, handle, &sp);
@@ -217,7 +210,7 @@ static int sandbox_shell(struct cmd_ctx *ctx, int argc, char **argv)
 		return rc;
 	const char *sh = "/bin/bash";
 	char *shell_argv[] = {(char *)sh, NULL};
-	sp.p.argv = i < argc ? argv + i : shell_argv;
+	sp.p.argv = i < n ? (char **)cmd_argv(ctx) + i : shell_argv;
 	/*
 	 * Under deny the agent's HTTPS goes through its proxy, which a
 	 * dashboard or keeper runs: a look inside gets no network at all.
@@ -750,7 +743,7 @@ static int doctor_agent(struct cmd_ctx *ctx, const char *handle, bool deny)
 	return problems;
 }
 
-static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
+static int sandbox_doctor(struct cmd_ctx *ctx)
 {
 	const char *rt = container_runtime(&ctx->cfg);
 	char *image = container_image(&ctx->cfg, agentcmd_default(&ctx->cfg));
@@ -759,7 +752,7 @@ static int sandbox_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 	if (rt)
 		problems += doctor_reach(ctx, rt, image, deny);
 	problems += cmd_doctor_client();
-	char *handle = doctor_which(ctx, argc > 1 ? argv[1] : NULL);
+	char *handle = doctor_which(ctx, cmd_arg(ctx, 0));
 	if (handle)
 		problems += doctor_agent(ctx, handle, deny);
 	else
@@ -809,43 +802,71 @@ static int sandbox_stop_prune(struct cmd_ctx *ctx, bool prune)
 		       : cmd_fail("sandbox", "%s failed (exit %d)", prune ? "prune" : "stop", rc);
 }
 
+static int sandbox_pull_cmd(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	return sandbox_pull(ctx);
+}
+
+static int sandbox_doctor_cmd(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	bool lima = strcmp(ctx->cfg.sandbox.backend, "lima") == 0;
+	if (cmd_given(ctx, "attack") && lima)
+		return cmd_fail("sandbox", "doctor --attack knows containers; Lima is not yet one");
+	if (cmd_given(ctx, "attack"))
+		return sandbox_attack(ctx, cmd_arg(ctx, 0));
+	/* The backend's checks, then the servers of remote.hosts. */
+	int rc = lima ? cmd_lima_doctor(ctx) : sandbox_doctor(ctx);
+	return cmd_remote_doctor(ctx) || rc ? 1 : 0;
+}
+
+static int sandbox_stop_cmd(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	bool prune = strcmp(ctx->self->name, "prune") == 0;
+	if (strcmp(ctx->cfg.sandbox.backend, "lima") == 0)
+		return cmd_lima_stop(ctx, cmd_given(ctx, "all"), prune);
+	return sandbox_stop_prune(ctx, prune);
+}
+
+/* sandbox's sub-commands: rows of their own, their options parsed as any command's. */
+static const struct cmd subs[] = {
+	{"build", NULL, "sandbox build [--agent NAME]", "build the sandbox image", sandbox_build,
+	 NULL, CMD_OPTS({"agent", 0, OPT_VALUE}), 0, 0},
+	{"pull", NULL, "sandbox pull", "pull sandbox.image", sandbox_pull_cmd, NULL, CMD_NO_OPTS, 0,
+	 0},
+	{"init-dockerfile", NULL, "sandbox init-dockerfile [--force]",
+	 "write .workrex/Dockerfile to build from", sandbox_init_dockerfile, NULL,
+	 CMD_OPTS({"force", 0, OPT_FLAG}), 0, 0},
+	{"shell", NULL, "sandbox shell [handle] [-- command...]", "a shell in the agent's sandbox",
+	 sandbox_shell, NULL, CMD_NO_OPTS, 0, -1},
+	{"doctor", NULL, "sandbox doctor [--attack] [handle]", "check the sandbox",
+	 sandbox_doctor_cmd, NULL, CMD_OPTS({"attack", 0, OPT_FLAG}), 0, 1},
+	{"stop", NULL, "sandbox stop [--all]", "stop the project's sandboxes", sandbox_stop_cmd,
+	 NULL, CMD_OPTS({"all", 0, OPT_FLAG}), 0, 0},
+	{"prune", NULL, "sandbox prune", "remove the stopped ones", sandbox_stop_cmd, NULL,
+	 CMD_NO_OPTS, 0, 0},
+};
+
 int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	if (argc < 2) {
+	const struct cmd *sub = NULL;
+	for (size_t i = 0; argc > 1 && i < WRX_ARRAY_LEN(subs); i++)
+		if (strcmp(argv[1], subs[i].name) == 0)
+			sub = &subs[i];
+	if (sub == NULL) {
 		fprintf(stderr, "usage: workrex %s\n", ctx->self->usage);
 		return 2;
 	}
-	const char *sub = argv[1];
 	int rc = cmd_open_repo(ctx, "sandbox");
 	if (rc)
 		return rc;
-	bool lima = strcmp(ctx->cfg.sandbox.backend, "lima") == 0;
-	bool all = argc > 2 && strcmp(argv[2], "--all") == 0;
-	if (strcmp(sub, "doctor") == 0 && argc > 2 && strcmp(argv[2], "--attack") == 0) {
-		if (lima)
-			return cmd_fail("sandbox",
-					"doctor --attack knows containers; Lima is not yet one");
-		return sandbox_attack(ctx, argc > 3 ? argv[3] : NULL);
-	}
-	if (strcmp(sub, "doctor") == 0) {
-		/* The backend's checks, then the servers of remote.hosts. */
-		rc = lima ? cmd_lima_doctor(ctx) : sandbox_doctor(ctx, argc - 1, argv + 1);
-		return cmd_remote_doctor(ctx) || rc ? 1 : 0;
-	}
-	if (lima && (strcmp(sub, "stop") == 0 || strcmp(sub, "prune") == 0))
-		return cmd_lima_stop(ctx, all, strcmp(sub, "prune") == 0);
-	if (strcmp(sub, "build") == 0)
-		return sandbox_build(ctx, argc - 1, argv + 1);
-	if (strcmp(sub, "pull") == 0)
-		return sandbox_pull(ctx);
-	if (strcmp(sub, "init-dockerfile") == 0)
-		return sandbox_init_dockerfile(ctx, argc - 1, argv + 1);
-	if (strcmp(sub, "shell") == 0)
-		return sandbox_shell(ctx, argc - 1, argv + 1);
-	if (strcmp(sub, "stop") == 0)
-		return sandbox_stop_prune(ctx, false);
-	if (strcmp(sub, "prune") == 0)
-		return sandbox_stop_prune(ctx, true);
-	fprintf(stderr, "usage: workrex %s\n", ctx->self->usage);
-	return 2;
+	/* getopt's words name it "sandbox build", not "build". */
+	char *name = argv[1], *full = xasprintf("sandbox %s", name);
+	argv[1] = full;
+	rc = cmd_exec(ctx, sub, argc - 1, argv + 1);
+	argv[1] = name;
+	free(full);
+	return rc;
 }

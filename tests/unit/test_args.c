@@ -51,6 +51,12 @@ static void test_parse(void **state)
 	assert_string_equal(cmd_value(&ctx, "status"), "waiting");
 	assert_int_equal(parse("review", "h", "--comment", "f.c:3", "--", "-x is wrong", NULL), 0);
 	assert_string_equal(cmd_arg(&ctx, 1), "-x is wrong");
+	assert_int_equal(cmd_dashdash(&ctx), 1); /* where the words after "--" begin */
+	assert_string_equal(cmd_argv(&ctx)[1], "-x is wrong");
+	assert_int_equal(parse("status", "--", "a", "b", NULL), 0);
+	assert_int_equal(cmd_dashdash(&ctx), 0);
+	assert_int_equal(parse("status", "a", "b", NULL), 0);
+	assert_int_equal(cmd_dashdash(&ctx), -1);
 	/* Refused: an unknown option, a missing value, an abbreviation, a count the row lacks. */
 	assert_int_equal(parse("merge", "--bogus", NULL), 2);
 	assert_int_equal(parse("merge", "--into", NULL), 2);
