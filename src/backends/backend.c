@@ -91,7 +91,12 @@ static char *snapshot_path(const char *project_root)
 	return path;
 }
 
-int backend_config_snapshot(const char *project_root, const char *git_dir, char **out, char **cause)
+/*
+ * Copy the repository's git config (credentials stripped) (git_dir/config) to a private file under
+ * the state directory, for the sandbox to read. *out: its path (caller frees).
+ */
+static int backend_config_snapshot(const char *project_root, const char *git_dir, char **out,
+				   char **cause)
 {
 	*out = NULL;
 	char *path = snapshot_path(project_root);

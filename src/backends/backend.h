@@ -107,12 +107,6 @@ char *backend_guest_path(void);
  * URLs. Caller frees.
  */
 char *backend_strip_credentials(const char *text);
-/*
- * Copy the repository's git config (credentials stripped) (git_dir/config) to a private file under
- * the state directory, for the sandbox to read. *out: its path (caller frees).
- */
-int backend_config_snapshot(const char *project_root, const char *git_dir, char **out,
-			    char **cause);
 
 /* What a container pane needs from git, made before it starts. */
 struct backend_git {

@@ -58,7 +58,8 @@ static void core_message(void *ui, bool error, const char *text)
 
 static const struct wrx_hooks core_hooks = {.message = core_message};
 
-bool control_live(const char *path)
+/* Somebody listens on the unix socket at path. */
+static bool control_live(const char *path)
 {
 	char *cause = NULL;
 	int fd = rpc_connect_unix(path, &cause);

@@ -135,13 +135,12 @@ static json_object *request(const char *type)
 
 static char hook_cwd[4096];
 
-const char *rpc_cmd_hook_cwd(void)
-{
-	rpc_cmd_hook_session();
-	return hook_cwd[0] ? hook_cwd : NULL;
-}
-
-const char *rpc_cmd_hook_session(void)
+/*
+ * The session id in the event an agent CLI's hook gives on stdin (JSON
+ * with "session_id": Claude Code, Codex, Gemini CLI), or NULL. Read once;
+ * the string is static.
+ */
+static const char *rpc_cmd_hook_session(void)
 {
 	static bool read_once;
 	static char id[RPC_SESSION_MAX + 1];
@@ -178,6 +177,13 @@ const char *rpc_cmd_hook_session(void)
 		snprintf(hook_cwd, sizeof hook_cwd, "%s", json_object_get_string(v));
 	json_object_put(ev);
 	return id[0] ? id : NULL;
+}
+
+/* The working directory in that event ("cwd"), or NULL. */
+static const char *rpc_cmd_hook_cwd(void)
+{
+	rpc_cmd_hook_session();
+	return hook_cwd[0] ? hook_cwd : NULL;
 }
 
 bool rpc_cmd_has_bridge(void)

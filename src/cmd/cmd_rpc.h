@@ -10,15 +10,6 @@
 /* WORKREX_SANDBOX=1: add, merge, close go to the host over RPC. */
 bool rpc_cmd_in_sandbox(void);
 
-/*
- * The session id in the event an agent CLI's hook gives on stdin (JSON
- * with "session_id": Claude Code, Codex, Gemini CLI), or NULL. Read once;
- * the string is static.
- */
-const char *rpc_cmd_hook_session(void);
-/* The working directory in that event ("cwd"), or NULL. */
-const char *rpc_cmd_hook_cwd(void);
-
 /* set-status's words: STATUS [--session ID] [--dir DIR]. 0, or -EINVAL. */
 struct set_status_args {
 	const char *status;

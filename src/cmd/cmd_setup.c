@@ -104,7 +104,8 @@ static const char opencode_plugin[] =
 	"workrexStatus.setup = workrexStatus;\n"
 	"export default workrexStatus;\n";
 
-char *setup_hook_command(const char *status)
+/* The command a hook runs for status; caller frees. */
+static char *setup_hook_command(const char *status)
 {
 	return xasprintf("workrex set-status %s", status);
 }

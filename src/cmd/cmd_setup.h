@@ -16,8 +16,6 @@ struct hook_spec {
 	const char *name;    /* the hook's name (Gemini shows it), or NULL */
 };
 
-/* The command a hook runs for status; caller frees. */
-char *setup_hook_command(const char *status);
 /*
  * Add a group per spec (ended by a NULL event) to root's "hooks" unless
  * that event already runs the same command. *changed says whether anything

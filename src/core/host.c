@@ -60,7 +60,8 @@ void host_close(struct wrx *w)
 	w->keeper_dir = NULL;
 }
 
-bool host_kept(const struct wrx *w)
+/* Panes run in keepers (not on ptys of this process). */
+static bool host_kept(const struct wrx *w)
 {
 	return w->keeper_dir != NULL;
 }

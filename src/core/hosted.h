@@ -26,8 +26,4 @@ struct hosted {
 	char *remote_spec; /* owned JSON, or NULL */
 };
 
-/* A pane's, made with it and freed with it (session.c). */
-struct hosted *host_pane_new(void);
-void host_pane_free(struct hosted *h);
-
 #endif

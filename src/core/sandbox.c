@@ -109,7 +109,7 @@ bool sandbox_network_denied(const struct wrx *w)
  * directory (0600), so that panes opened by a later dashboard, and the
  * keeper that runs its proxy, agree on it.
  */
-int sandbox_proxy_token(struct wrx *w, struct agent *a, char **cause)
+static int sandbox_proxy_token(struct wrx *w, struct agent *a, char **cause)
 {
 	if (a->box.proxy_token)
 		return 0;

@@ -53,7 +53,7 @@ struct session *session_new(uv_loop_t *loop, const struct session_hooks *hooks, 
  * hosted.h) are plain data: freed here, with the agent or pane they are
  * part of, so that the session never calls up to the modules above it.
  */
-void agent_git_release(struct agent_git *g)
+static void agent_git_release(struct agent_git *g)
 {
 	free(g->branch);
 	free(g->agent);
@@ -63,7 +63,7 @@ void agent_git_release(struct agent_git *g)
 	memset(g, 0, sizeof *g);
 }
 
-void sandbox_release(struct agent_box *b)
+static void sandbox_release(struct agent_box *b)
 {
 	free(b->rpc_dir);
 	free(b->proxy_token);
@@ -73,18 +73,19 @@ void sandbox_release(struct agent_box *b)
 	memset(b, 0, sizeof *b);
 }
 
-void remote_release(struct agent_remote *r)
+static void remote_release(struct agent_remote *r)
 {
 	free(r->host);
 	memset(r, 0, sizeof *r);
 }
 
-struct hosted *host_pane_new(void)
+/* A pane's, made with it and freed with it (session.c). */
+static struct hosted *host_pane_new(void)
 {
 	return xcalloc(1, sizeof(struct hosted));
 }
 
-void host_pane_free(struct hosted *h)
+static void host_pane_free(struct hosted *h)
 {
 	if (h == NULL)
 		return;

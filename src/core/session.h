@@ -31,7 +31,7 @@ enum wrx_layout {
  * freed by the module named on it, and read by anyone.
  */
 
-/* What the repository records of it (agents.c reads it; agent_git_release). */
+/* What the repository records of it (agents.c reads it). */
 struct agent_git {
 	char *branch;       /* owned; NULL for the home directory */
 	char *agent;        /* owned; what add -a recorded, or NULL: the configured agent */
@@ -45,12 +45,11 @@ struct agent_git {
 	bool missing;       /* its worktree was deleted by hand: no pane opens there */
 	bool ready;         /* add prepared its private git dir just now (backends/) */
 };
-void agent_git_release(struct agent_git *g);
 
 /*
  * Its sandbox, and what it asked of the host from there: sandbox.c makes
- * its socket and proxy token (and sandbox_release frees all), keep.c
- * counts the connections its proxy saw, actions.c paces its requests.
+ * its socket and proxy token, keep.c counts the connections its proxy
+ * saw, actions.c paces its requests.
  */
 struct agent_box {
 	int wanted;        /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
@@ -67,7 +66,6 @@ struct agent_box {
 	int spawns;            /* spawn_agent calls in that minute */
 	bool merge_asked;      /* its own merge request waits for the user's yes */
 };
-void sandbox_release(struct agent_box *b);
 
 /* Its pull request as the sidebar shows it (prs.c asks gh about it). */
 struct agent_pr {
@@ -78,12 +76,11 @@ struct agent_pr {
 	uint64_t backoff_ms;
 };
 
-/* The server it runs on (remote.c; remote_release). */
+/* The server it runs on (remote.c). */
 struct agent_remote {
 	char *host;        /* owned: its name in remote.hosts, or NULL: here */
 	bool prompt_waits; /* add left a prompt in its worktree there, for a first open */
 };
-void remote_release(struct agent_remote *r);
 
 struct agent {
 	int id;

@@ -177,8 +177,6 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
  */
 int host_open(struct wrx *w, char **cause); /* the project's keepers' directory */
 void host_close(struct wrx *w);
-/* Panes run in keepers (not on ptys of this process). */
-bool host_kept(const struct wrx *w);
 int host_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause);
 void host_pane_closing(struct wrx *w, struct wpane *wp);
 void host_pane_gone(struct wrx *w, struct wpane *wp);
@@ -295,7 +293,5 @@ void sandbox_pane_gone(struct wrx *w, struct wpane *wp);
 int sandbox_agent_socket(struct wrx *w, struct agent *a, char **cause);
 /* sandbox.network.policy is deny. */
 bool sandbox_network_denied(const struct wrx *w);
-/* Under it, the agent's proxy token (a->proxy_token), made once and kept. */
-int sandbox_proxy_token(struct wrx *w, struct agent *a, char **cause);
 
 #endif

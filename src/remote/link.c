@@ -238,18 +238,6 @@ void link_exit_argv(const struct remote_link *l, struct strlist *out)
 	strlist_add(out, l->host->ssh);
 }
 
-void link_down(const struct remote_link *l)
-{
-	if (!link_alive(l))
-		return;
-	struct strlist a = {0};
-	link_exit_argv(l, &a);
-	char **argv = strlist_argv(&a);
-	proc_capture(argv, NULL, NULL, 0, NULL, NULL, 10000);
-	free(argv);
-	strlist_free(&a);
-}
-
 /* The remote command: sh, whatever the login shell is; nothing in it but hex. */
 static char *remote_command(const struct remote_link *l, bool install)
 {

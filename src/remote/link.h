@@ -56,8 +56,6 @@ const struct remote_host *link_host(const struct config *cfg, const char *name, 
 bool link_alive(const struct remote_link *l);
 /* A master up (started if none answers; a stale control socket removed). */
 int link_up(struct remote_link *l, char **cause);
-/* Tell the master to go (nothing when there is none); the command that does it. */
-void link_down(const struct remote_link *l);
 void link_exit_argv(const struct remote_link *l, struct strlist *out);
 
 /*

@@ -461,7 +461,7 @@ long rpc_call_backlog(const struct rpc_call *call)
 	return (long)uv_stream_get_write_queue_size((const uv_stream_t *)&call->conn->h);
 }
 
-void rpc_call_end(struct rpc_call *call)
+static void rpc_call_end(struct rpc_call *call)
 {
 	struct conn *c = call->conn;
 	if (c) {

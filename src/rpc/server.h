@@ -38,9 +38,9 @@ struct rpc_ops {
 	void (*control)(struct rpc_call *call, json_object *req, void *data);
 	/*
 	 * A checked request from the pane `rpc_call_pane(call)`. Reply with
-	 * rpc_call_reply (any number of times) and end with rpc_call_end, now
-	 * or from a later callback; a call whose client went away still needs
-	 * its rpc_call_end, and its replies go nowhere.
+	 * rpc_call_reply (any number of times) and end with rpc_call_finish
+	 * (the last reply), now or from a later callback; a call whose client
+	 * went away still needs its rpc_call_finish, and its replies go nowhere.
 	 */
 	void (*request)(struct rpc_call *call, const struct rpc_req *req, void *data);
 };
@@ -84,8 +84,7 @@ void rpc_call_reply(struct rpc_call *call, json_object *r);
  * client that reads slowly costs no memory (RPC_MAX_WRITE_QUEUE drops it).
  */
 long rpc_call_backlog(const struct rpc_call *call);
-void rpc_call_end(struct rpc_call *call);
-/* rpc_call_reply + rpc_call_end. */
+/* The last reply: the call ends (its client may go). */
 void rpc_call_finish(struct rpc_call *call, json_object *r);
 
 #endif

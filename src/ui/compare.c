@@ -127,6 +127,7 @@ static void ask(struct ui *ui, struct compare *v)
 }
 
 static const struct mode_ops compare_mode;
+static void compare_close(struct ui *ui);
 
 /* The compare view open now, or NULL. */
 static struct compare *compare_of(const struct ui *ui)
@@ -149,7 +150,7 @@ void compare_open(struct ui *ui, const struct agent *a)
 	ask(ui, v);
 }
 
-void compare_close(struct ui *ui)
+static void compare_close(struct ui *ui)
 {
 	ui_mode_close(ui, &compare_mode);
 }

@@ -92,7 +92,7 @@ void copy_enter(struct ui *ui, struct wpane *wp, bool by_wheel)
 	ui_dirty(ui);
 }
 
-void copy_leave(struct ui *ui, struct wpane *wp)
+static void copy_leave(struct ui *ui, struct wpane *wp)
 {
 	struct view *v = ui_view(wp);
 	v->copy = false;

@@ -272,7 +272,8 @@ bool ui_open_asked(struct ui *ui)
 	return true;
 }
 
-void ui_asked_clear(struct ui *ui)
+/* Every waiting question answered no (the dashboard is going). */
+static void ui_asked_clear(struct ui *ui)
 {
 	while (ui->asked) {
 		struct asked *q = ui->asked;
@@ -396,6 +397,8 @@ static const struct wrx_hooks hooks = {
 };
 
 /* ---- actions ---- */
+
+static void dashboard_stop(struct ui *ui);
 
 static struct wpane *open_shell(struct ui *ui, struct agent *a)
 {
@@ -900,7 +903,7 @@ void ui_apply_config(struct ui *ui)
 	session_set_scrollback(ui->w->s, ui->w->cfg.scrollback);
 }
 
-void dashboard_stop(struct ui *ui)
+static void dashboard_stop(struct ui *ui)
 {
 	if (ui->quitting)
 		return;

@@ -12,6 +12,5 @@ struct dashboard_opts {
 
 /* Returns the process exit status. */
 int dashboard_run(const struct dashboard_opts *opts);
-void dashboard_stop(struct ui *ui);
 
 #endif

@@ -13,6 +13,7 @@ struct overview {
 };
 
 static const struct mode_ops overview_mode;
+static void overview_close(struct ui *ui);
 
 void overview_open(struct ui *ui)
 {
@@ -29,7 +30,7 @@ void overview_open(struct ui *ui)
 	ui_mode_open(ui, &overview_mode, o);
 }
 
-void overview_close(struct ui *ui)
+static void overview_close(struct ui *ui)
 {
 	ui_mode_close(ui, &overview_mode);
 }

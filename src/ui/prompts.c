@@ -139,7 +139,8 @@ void prompts_agent_verb(struct ui *ui, const char *verb)
 
 /* ---- ': an agent by number or name ---- */
 
-int prompts_agent_named(struct ui *ui, const char *answer)
+/* The agent the answer names: its number, its handle or a prefix of one handle; or -1. */
+static int prompts_agent_named(struct ui *ui, const char *answer)
 {
 	struct session *s = ui->w->s;
 	char *end;

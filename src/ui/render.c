@@ -136,7 +136,8 @@ static void put_cell(struct ui *ui, int y, int x, int maxx, const struct wrx_cel
 /* UTF-8 text at (y, x), at most maxw columns; returns columns used. */
 static int put_text(int y, int x, int maxw, const char *s, attr_t a);
 
-int ui_sidebar_width(const struct ui *ui)
+/* The sidebar's columns (sidebar.width), the border aside. */
+static int ui_sidebar_width(const struct ui *ui)
 {
 	long w = ui->w->cfg.sidebar_width;
 	return w >= 12 && w <= 80 ? (int)w : SIDEBAR_WIDTH;

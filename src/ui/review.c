@@ -289,6 +289,7 @@ static void start(struct ui *ui, struct review *r)
 }
 
 static const struct mode_ops review_mode;
+static void review_close(struct ui *ui);
 
 /* The review view open now, or NULL. */
 static struct review *review_of(const struct ui *ui)
@@ -311,7 +312,7 @@ void review_open(struct ui *ui, const struct agent *a)
 	start(ui, r);
 }
 
-void review_close(struct ui *ui)
+static void review_close(struct ui *ui)
 {
 	ui_mode_close(ui, &review_mode);
 }

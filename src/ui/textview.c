@@ -16,6 +16,7 @@ struct textview {
 };
 
 static const struct mode_ops textview_mode;
+static void textview_close(struct ui *ui);
 
 void textview_open(struct ui *ui, const char *title, const char *text)
 {
@@ -30,7 +31,7 @@ void textview_open(struct ui *ui, const char *title, const char *text)
 	ui_mode_open(ui, &textview_mode, t);
 }
 
-void textview_close(struct ui *ui)
+static void textview_close(struct ui *ui)
 {
 	ui_mode_close(ui, &textview_mode);
 }

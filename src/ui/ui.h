@@ -192,8 +192,6 @@ void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 void ui_prompt_end(struct ui *ui, const char *answer);
 /* The oldest question an agent asked, opened (the user asked for it). False: none waits. */
 bool ui_open_asked(struct ui *ui);
-/* Every waiting question answered no (the dashboard is going). */
-void ui_asked_clear(struct ui *ui);
 /*
  * A question that waits on the status line for prefix a (struct asked),
  * from who (an agent's handle, or what of workrex's asks). replace: one
@@ -259,13 +257,9 @@ void prompts_agent_verb(struct ui *ui, const char *verb); /* "merge", "remove" *
 void prompts_remove_gone(struct ui *ui);
 void prompts_command(struct ui *ui);
 void prompts_pick_agent(struct ui *ui);
-/* The agent the answer names: its number, its handle or a prefix of one handle; or -1. */
-int prompts_agent_named(struct ui *ui, const char *answer);
 
 /* UTF-8 text at y, x in at most maxw columns, as the screen shows it (control bytes as ?): the columns used. */
 int ui_put_text(int y, int x, int maxw, const char *s, attr_t a);
-/* The sidebar's columns (sidebar.width), the border aside. */
-int ui_sidebar_width(const struct ui *ui);
 /* Columns the UTF-8 text s takes on the screen. */
 int ui_text_width(const char *s);
 
@@ -298,16 +292,12 @@ void ui_modes_draw(struct ui *ui, bool over_status);
 
 /* The views. textview.c: text over the whole screen but the status line, until q. */
 void textview_open(struct ui *ui, const char *title, const char *text);
-void textview_close(struct ui *ui);
 /* review.c: an agent's changes over the panes (prefix D), until q. */
 void review_open(struct ui *ui, const struct agent *a);
-void review_close(struct ui *ui);
 /* compare.c: a group's candidates side by side (prefix =, SPEC §11). */
 void compare_open(struct ui *ui, const struct agent *a);
-void compare_close(struct ui *ui);
 /* overview.c: every agent in a table (prefix w), the focused one selected. */
 void overview_open(struct ui *ui);
-void overview_close(struct ui *ui);
 /* render.c: the key bindings (prefix ?), scrolled by j/k; another key closes it. */
 void help_open(struct ui *ui);
 /* A view's own keys (config/keys.c's table), shown whole over it: its ?. */
@@ -315,7 +305,6 @@ void view_keys_show(struct ui *ui, enum view_id v);
 
 /* copy.c */
 void copy_enter(struct ui *ui, struct wpane *wp, bool by_wheel);
-void copy_leave(struct ui *ui, struct wpane *wp);
 bool copy_key(struct ui *ui, struct wpane *wp, int key);
 void copy_scroll(struct ui *ui, struct wpane *wp, int delta);
 void copy_sync(struct wpane *wp); /* keep the view on its lines as history grows */
