@@ -611,6 +611,7 @@ int cmd_exec(struct cmd_ctx *ctx, const struct cmd *c, int argc, char **argv)
 
 void cmd_ctx_free(struct cmd_ctx *ctx)
 {
+	cmd_args_end(ctx);
 	repo_free(ctx->repo);
 	if (ctx->cfg_loaded)
 		config_free(&ctx->cfg);

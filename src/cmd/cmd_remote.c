@@ -597,25 +597,37 @@ static int child_fail(int status, const char *fmt, ...)
 	return status;
 }
 
+/* The link's children (the dashboard's, never a user's): their words, as a row's. */
+static const struct cmd link_child = {
+	"__remote",
+	NULL,
+	"__remote-up|__remote-start|__remote-paste HOST [--rpc SOCK] [--kill PANE]...",
+	"a server's link, for the dashboard",
+	NULL,
+	NULL,
+	CMD_OPTS({"rpc", 0, OPT_VALUE}, {"kill", 0, OPT_VALUE}),
+	1,
+	1,
+};
+
 /* HOST [--rpc SOCK] [--kill PANE]...: parsed into the link (up) and the rest. */
 static int child_link(struct cmd_ctx *ctx, int argc, char **argv, struct remote_link *l,
 		      const char **rpc, json_object *kill)
 {
-	if (argc < 2)
+	const struct strlist *k = NULL;
+	if (cmd_args_begin(ctx, &link_child, argc, argv) != 0 ||
+	    (rpc == NULL && cmd_given(ctx, "rpc")) || (kill == NULL && cmd_given(ctx, "kill")))
 		return child_fail(2, "usage: workrex %s HOST [--rpc SOCK] [--kill PANE]...",
 				  argv[0]);
-	for (int i = 2; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--rpc"))
-			*rpc = argv[i + 1];
-		else if (!strcmp(argv[i], "--kill") && kill)
-			json_object_array_add(kill, json_object_new_int(atoi(argv[i + 1])));
-		else
-			return child_fail(2, "%s: unknown option %s", argv[0], argv[i]);
-	}
+	if (rpc)
+		*rpc = cmd_value(ctx, "rpc");
+	k = cmd_values(ctx, "kill");
+	for (size_t i = 0; kill && i < k->n; i++)
+		json_object_array_add(kill, json_object_new_int(atoi(k->v[i])));
 	if (cmd_open_repo(ctx, argv[0]) != 0)
 		return 1;
 	char *cause = NULL;
-	if (link_open(ctx, argv[1], l, &cause) < 0) {
+	if (link_open(ctx, cmd_arg(ctx, 0), l, &cause) < 0) {
 		int rc = child_fail(UNREACHABLE, "%s", cause);
 		free(cause);
 		return rc;
