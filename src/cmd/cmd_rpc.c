@@ -194,21 +194,28 @@ bool rpc_cmd_has_bridge(void)
 
 int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out)
 {
+	static const struct option opts[] = {
+		{"session", required_argument, NULL, 's'},
+		{"dir", required_argument, NULL, 'd'},
+		{NULL, 0, NULL, 0},
+	};
 	*out = (struct set_status_args){0};
 	enum wrx_status st;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--session") && i + 1 < argc) {
-			out->session = *argv[++i] ? argv[i] : NULL;
-		} else if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
-			out->dir = *argv[++i] == '/' ? argv[i] : NULL;
-		} else if (out->status == NULL && status_parse(argv[i], &st) == 0) {
-			out->status = argv[i];
-		} else {
-			return -EINVAL;
-		}
+	int c;
+	optind = 1;
+	opterr = 0; /* a hook's words: refused whole, said by the caller */
+	while ((c = getopt_exact(argc, argv, "", opts)) != -1) {
+		if (c == 's')
+			out->session = *optarg ? optarg : NULL;
+		else if (c == 'd')
+			out->dir = *optarg == '/' ? optarg : NULL;
+		else
+			break;
 	}
-	if (out->status == NULL)
+	opterr = 1;
+	if (c != -1 || optind != argc - 1 || status_parse(argv[optind], &st) < 0)
 		return -EINVAL;
+	out->status = argv[optind];
 	if (out->session && !rpc_session_wellformed(out->session))
 		out->session = NULL; /* shell code is no session: never passed on */
 	if (out->session == NULL)
