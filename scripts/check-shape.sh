@@ -12,6 +12,9 @@
 #     line) or a view of its own;
 #   - a command knows its own row as ctx->self: cmd_find() outside cmd.c
 #     only finds another command to run it (cmd_exec);
+#   - a command's options are its row's, parsed by cmd.c: no file of
+#     src/cmd/ tests a word against "-x" by hand (but the xclip and
+#     wl-paste stand-ins, which speak those tools' own options);
 #   - every workrex command line the dashboard and the core run comes
 #     from core/children.c's table: no other file outside src/cmd/ and
 #     src/keeper/ (which starts its own program) puts the program into an
@@ -58,6 +61,10 @@ grep -n 'cmd_find(' "$SRC"/cmd/*.c | grep -v '^[^:]*/cmd\.c:' | grep -v 'cmd_exe
 	sed "s|^$SRC/|src/|; s|^\([^:]*:[0-9]*\):.*|\1: cmd_find() of a command's own row (it is ctx->self)|" \
 		>>"$tmp/out" || true
 
+grep -nE 'strn?cmp\(([a-z]*argv\[[^]]*\]|a), "--?[A-Za-z]' "$SRC"/cmd/*.c |
+	grep -v "^$SRC/cmd/cmd\.c:" | grep -v xclip |
+	sed "s|^$SRC/|src/|; s|^\([^:]*:[0-9]*\):.*|\1: an option tested by hand (the command's row has its options)|" \
+		>>"$tmp/out" || true
 grep -nE '(\{[^}]*|strlist_add\([^)]*|\] = )[a-z>.-]*self_exe' "$SRC"/*/*.c |
 	grep -v "^$SRC/\(cmd\|keeper\)/\|^$SRC/core/children.c:" |
 	sed "s|^$SRC/|src/|; s|^\([^:]*:[0-9]*\):.*|\1: a workrex argv built here (core/children.c's table has them)|" \
@@ -75,5 +82,5 @@ if [ -s "$tmp/out" ]; then
 	exit 1
 fi
 echo "check-shape: $nfun functions within $MAX_LINES lines and complexity $MAX_COMPLEXITY;" \
-	"struct ui has $nui members; no command looks itself up; $nchild workrex children, all" \
-	"from one table"
+	"struct ui has $nui members; no command looks itself up or tests an option by hand;" \
+	"$nchild workrex children, all from one table"

@@ -115,6 +115,9 @@ plant_shape "a workrex argv built outside the children's table" ui/prompts.c "a 
 printf 'static void planted_name(struct wrx *w)\n{\n\tchild_argv_free(child_argv(w, "no-such-child", NULL));\n}\n' >"$tmp/plant"
 plant_shape "a child the table lacks" core/queue.c "no child named 'no-such-child'"
 
+printf 'static int planted_opt(int argc, char **argv)\n{\n\treturn argc > 1 \&\& !strcmp(argv[1], "--json");\n}\n' >"$tmp/plant"
+plant_shape "an option tested by hand" cmd/cmd_kinds.c "an option tested by hand"
+
 # Three core files calling round: a cycle of three, refused with its files.
 printf 'int planted_b(void);\nint planted_a(void) { return planted_b(); }\n' >"$tmp/pa.c"
 printf 'int planted_c(void);\nint planted_b(void) { return planted_c(); }\n' >"$tmp/pb.c"
