@@ -229,6 +229,51 @@ static void each_entry(struct walk *w, yaml_node_t *n, const char *key, const ch
 			return;
 }
 
+/* Each key of the mapping v, to fn with its name ("?" for one that is no scalar). */
+typedef void key_fn(struct walk *w, const char *name, yaml_node_t *k, yaml_node_t *v, void *arg);
+
+static void each_key(struct walk *w, yaml_node_t *v, key_fn *fn, void *arg)
+{
+	for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
+	     q++) {
+		yaml_node_t *k = yaml_document_get_node(w->doc, q->key);
+		fn(w, scalar(k) ? scalar(k) : "?", k, yaml_document_get_node(w->doc, q->value),
+		   arg);
+	}
+}
+
+/* One key of an agent's mapping: agents.NAME.KEY. */
+static void agent_key(struct walk *w, const char *name, yaml_node_t *qk, yaml_node_t *qv, void *arg)
+{
+	struct agent_def *d = arg;
+	if (!strcmp(name, "command") && want_scalar(w, qv, "agents.*.command")) {
+		set_str(&d->command, scalar(qv));
+	} else if (!strcmp(name, "type") && want_scalar(w, qv, "agents.*.type")) {
+		if (kind_find(scalar(qv)))
+			set_str(&d->type, scalar(qv));
+		else
+			fail(w, qv,
+			     "agents.*.type: '%s' is no agent kind "
+			     "(workrex agents lists them)",
+			     scalar(qv));
+	} else if (!strcmp(name, "args")) {
+		read_strlist(w, qv, "agents.*.args", &d->args);
+	} else if (!strcmp(name, "env") && qv->type == YAML_MAPPING_NODE) {
+		for (yaml_node_pair_t *e = qv->data.mapping.pairs.start;
+		     e < qv->data.mapping.pairs.top; e++) {
+			const char *ek = scalar(yaml_document_get_node(w->doc, e->key));
+			const char *ev = scalar(yaml_document_get_node(w->doc, e->value));
+			if (ek && ev) {
+				char *kv = xasprintf("%s=%s", ek, ev);
+				strlist_add(&d->env, kv);
+				free(kv);
+			}
+		}
+	} else {
+		warn(w, qk, "unknown key 'agents.*.%s'", name);
+	}
+}
+
 /* agents: name: command, or name: {type, command, args, env}. */
 static bool agent_entry(struct walk *w, yaml_node_t *k, yaml_node_t *v)
 {
@@ -238,40 +283,7 @@ static bool agent_entry(struct walk *w, yaml_node_t *k, yaml_node_t *v)
 	if (scalar(v)) {
 		d.command = xstrdup(scalar(v));
 	} else if (v->type == YAML_MAPPING_NODE) {
-		for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
-		     q < v->data.mapping.pairs.top; q++) {
-			yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
-			yaml_node_t *qv = yaml_document_get_node(w->doc, q->value);
-			const char *name = scalar(qk) ? scalar(qk) : "?";
-			if (!strcmp(name, "command") && want_scalar(w, qv, "agents.*.command")) {
-				set_str(&d.command, scalar(qv));
-			} else if (!strcmp(name, "type") && want_scalar(w, qv, "agents.*.type")) {
-				if (kind_find(scalar(qv)))
-					set_str(&d.type, scalar(qv));
-				else
-					fail(w, qv,
-					     "agents.*.type: '%s' is no agent kind "
-					     "(workrex agents lists them)",
-					     scalar(qv));
-			} else if (!strcmp(name, "args")) {
-				read_strlist(w, qv, "agents.*.args", &d.args);
-			} else if (!strcmp(name, "env") && qv->type == YAML_MAPPING_NODE) {
-				for (yaml_node_pair_t *e = qv->data.mapping.pairs.start;
-				     e < qv->data.mapping.pairs.top; e++) {
-					const char *ek =
-						scalar(yaml_document_get_node(w->doc, e->key));
-					const char *ev =
-						scalar(yaml_document_get_node(w->doc, e->value));
-					if (ek && ev) {
-						char *kv = xasprintf("%s=%s", ek, ev);
-						strlist_add(&d.env, kv);
-						free(kv);
-					}
-				}
-			} else {
-				warn(w, qk, "unknown key 'agents.*.%s'", name);
-			}
-		}
+		each_key(w, v, agent_key, &d);
 	} else {
 		fail(w, v, "%s must be a command or a mapping", "an agent");
 	}
@@ -398,6 +410,34 @@ static void free_layouts(struct config *c)
 	c->nlayouts = 0;
 }
 
+/* One key of a pane's mapping: panes[].KEY (or a layout's). */
+static void pane_key(struct walk *w, const char *name, yaml_node_t *qk, yaml_node_t *qv, void *arg)
+{
+	struct pane_def *d = arg;
+	const char *val = scalar(qv);
+	if (!strcmp(name, "command") && want_scalar(w, qv, "panes.command")) {
+		set_str(&d->command, val);
+	} else if (!strcmp(name, "split") && want_scalar(w, qv, "panes.split")) {
+		if (strcmp(val, "horizontal") && strcmp(val, "vertical"))
+			fail(w, qv,
+			     "panes.split must be horizontal or vertical, "
+			     "not '%s'",
+			     val);
+		d->vertical = !strcmp(val, "vertical");
+	} else if ((!strcmp(name, "percentage") || !strcmp(name, "size")) &&
+		   want_scalar(w, qv, "panes.percentage")) {
+		char *end;
+		long pc = strtol(val, &end, 10);
+		if (*end || pc < 1 || pc > 99)
+			fail(w, qv, "panes.percentage must be 1 to 99, not '%s'", val);
+		d->percentage = (int)pc;
+	} else if (!strcmp(name, "focus")) {
+		read_bool(w, qv, "panes.focus", &d->focus);
+	} else {
+		warn(w, qk, "unknown key 'panes.%s'", name);
+	}
+}
+
 /* A list of panes at n into *out (replacing it): key names it in messages. */
 static void read_pane_list(struct walk *w, yaml_node_t *n, const char *key, struct pane_def **out,
 			   size_t *nout)
@@ -416,38 +456,7 @@ static void read_pane_list(struct walk *w, yaml_node_t *n, const char *key, stru
 		if (scalar(v)) {
 			d.command = xstrdup(scalar(v));
 		} else if (v->type == YAML_MAPPING_NODE) {
-			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
-			     q < v->data.mapping.pairs.top; q++) {
-				yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
-				yaml_node_t *qv = yaml_document_get_node(w->doc, q->value);
-				const char *name = scalar(qk) ? scalar(qk) : "?";
-				const char *val = scalar(qv);
-				if (!strcmp(name, "command") &&
-				    want_scalar(w, qv, "panes.command")) {
-					set_str(&d.command, val);
-				} else if (!strcmp(name, "split") &&
-					   want_scalar(w, qv, "panes.split")) {
-					if (strcmp(val, "horizontal") && strcmp(val, "vertical"))
-						fail(w, qv,
-						     "panes.split must be horizontal or vertical, "
-						     "not '%s'",
-						     val);
-					d.vertical = !strcmp(val, "vertical");
-				} else if ((!strcmp(name, "percentage") || !strcmp(name, "size")) &&
-					   want_scalar(w, qv, "panes.percentage")) {
-					char *end;
-					long pc = strtol(val, &end, 10);
-					if (*end || pc < 1 || pc > 99)
-						fail(w, qv,
-						     "panes.percentage must be 1 to 99, not '%s'",
-						     val);
-					d.percentage = (int)pc;
-				} else if (!strcmp(name, "focus")) {
-					read_bool(w, qv, "panes.focus", &d.focus);
-				} else {
-					warn(w, qk, "unknown key 'panes.%s'", name);
-				}
-			}
+			each_key(w, v, pane_key, &d);
 		} else {
 			fail(w, v, "%s must be a command or a mapping", "a pane");
 		}
