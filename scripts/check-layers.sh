@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 SRC=$(realpath "${1:-src}")
 OBJ=${2:-build/src}
 
-# The longest call cycle src/core/'s files may make (host.c and remote.c:
+# The longest call cycle src/core/'s files may make (runner.c and remote.c:
 # a remote pane's host calls the link, which connects it back).
 CORE_CYCLE=2
 # The layers, lowest first: "folder:rank", the two programs (src/main.c and

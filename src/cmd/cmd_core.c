@@ -5,7 +5,7 @@
  * list, ...) are the core's (core/actions.c). With no dashboard, a
  * command that finds the project's keepers running, or that opens an
  * agent, makes a core in this process for its one request: it takes the
- * keepers over as a helper (host.c), does the verb, and lets them go on.
+ * keepers over as a helper (runner.c), does the verb, and lets them go on.
  * So every command works with or without a dashboard, one way.
  */
 #include "cmd.h"
@@ -222,8 +222,8 @@ int cmd_core(struct cmd_ctx *ctx, json_object *req, json_object **reply, char **
 	if (rc == 0) {
 		remote_first(&w, req);
 		*reply = actions_control_wait(&w, req);
-		wrx_run_until(&w, host_settled, 60000); /* a pane starting, here or there */
-		host_flush(&w, 2000);
+		wrx_run_until(&w, runner_settled, 60000); /* a pane starting, here or there */
+		runner_flush(&w, 2000);
 		w.quitting = true;
 		wrx_close(&w);
 	}

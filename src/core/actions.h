@@ -67,7 +67,7 @@ json_object *actions_control_wait(struct wrx *w, json_object *req);
 /*
  * A control command's reply goes once the keepers it started here are up, so
  * that what the command started is there for the next one (a `shutdown`
- * right after an `add` ends its agent too). host.c calls this as each start
+ * right after an `add` ends its agent too). runner.c calls this as each start
  * ends, wrx_close as the core quits.
  */
 void actions_started(struct wrx *w);

@@ -151,7 +151,7 @@ int bridge_start(struct wrx *w, char **cause)
 		return -EINVAL;
 	w->rpc = rpc_server_new(w->loop, &ops, w);
 	/*
-	 * A command's core (a helper, host.c) does not listen: commands run
+	 * A command's core (a helper, runner.c) does not listen: commands run
 	 * side by side, and none is a dashboard. The tokens it gives new panes
 	 * are the next dashboard's (their keepers keep them).
 	 */

@@ -1,6 +1,6 @@
 /*
  * keep.c - what the core tells its panes' keepers and hears from them,
- * whichever host runs them (host.c): what the agent reported (the meta a
+ * whichever host runs them (runner.c): what the agent reported (the meta a
  * keeper gives the next dashboard), the agent's proxy (its spec, its
  * allowed domains, the connections it saw).
  */
@@ -11,7 +11,7 @@
 #include "../net/spec.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "hosted.h"
+#include "runner.h"
 #include "wrx.h"
 
 #include <stdlib.h>
@@ -102,8 +102,8 @@ void keep_meta(struct wrx *w, struct agent *a)
 		int st;
 		if (wp->agent != a)
 			continue;
-		if (wp->host->keeper)
-			keeper_conn_send(wp->host->keeper, KM_META, s, strlen(s));
+		if (wp->runner->keeper)
+			keeper_conn_send(wp->runner->keeper, KM_META, s, strlen(s));
 		lost |= pane_exited(wp->term, &st) && st == PANE_LOST;
 	}
 	if (!lost)
@@ -152,9 +152,9 @@ void keep_policy_to(struct wrx *w, struct wpane *only)
 	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	for (int i = 0; i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
-		if ((only == NULL || wp == only) && wp->host->keeper && wp->sandboxed &&
+		if ((only == NULL || wp == only) && wp->runner->keeper && wp->sandboxed &&
 		    session_agent_pane(w->s, wp->agent) == wp)
-			keeper_conn_send(wp->host->keeper, KM_POLICY, s, strlen(s));
+			keeper_conn_send(wp->runner->keeper, KM_POLICY, s, strlen(s));
 	}
 	json_object_put(o);
 }

@@ -10,7 +10,7 @@
  * another child, `__remote-start`, with the pane's spec on its stdin.
  * Both report one JSON line; on the loop, a pane then connects to its
  * forwarded socket as it would to a keeper here, and adopts its hello as
- * host.c does every pane's (host_connect: the hello arrives a round trip
+ * runner.c does every pane's (runner_connect: the hello arrives a round trip
  * later).
  *
  * The link dropping shows as every connection of the host ending while
@@ -32,7 +32,7 @@
 #include "../util/json.h"
 #include "../util/log.h"
 #include "../util/util.h"
-#include "hosted.h"
+#include "runner.h"
 #include "run.h"
 #include "children.h"
 #include "wrx.h"
@@ -123,12 +123,12 @@ static bool on_host(const struct wpane *wp, const struct rhost *h)
 static void set_link(struct wpane *wp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_link(struct wpane *wp, const char *fmt, ...)
 {
-	free(wp->host->link);
-	wp->host->link = NULL;
+	free(wp->runner->link);
+	wp->runner->link = NULL;
 	if (fmt) {
 		va_list ap;
 		va_start(ap, fmt);
-		wp->host->link = xvasprintf(fmt, ap);
+		wp->runner->link = xvasprintf(fmt, ap);
 		va_end(ap);
 	}
 }
@@ -212,7 +212,7 @@ void remote_pane_attached(struct wrx *w, struct wpane *wp)
 static void pane_connect(struct rhost *h, struct wpane *wp, const char *local)
 {
 	char *cause = NULL;
-	if (host_connect(h->w, wp, local, pane_went, &cause) < 0) {
+	if (runner_connect(h->w, wp, local, pane_went, &cause) < 0) {
 		log_msg("remote %s: pane %d: %s", h->name, wp->id, cause);
 		set_link(wp, "%s: cannot reach its keeper", h->name);
 		free(cause);
@@ -229,7 +229,7 @@ static void pane_went(struct keeper_conn *c, const char *why, void *data)
 	log_msg("pane %d (%s on %s): its connection ended%s%s", wp->id, wp->agent->handle,
 		wp->agent->remote.host, why ? ": " : "", why ? why : "");
 	keeper_conn_release(c);
-	wp->host->keeper = NULL;
+	wp->runner->keeper = NULL;
 	set_link(wp, "link to %s lost: reconnecting", wp->agent->remote.host);
 	wrx_relayout(w);
 	host_refresh(host_get(w, wp->agent->remote.host));
@@ -276,14 +276,14 @@ static void start_done(void *arg, int status, const char *output, const char *la
 		strlist_add(&h->kill, id);
 		host_refresh(h);
 	} else if (wp && o && json_str(o, "local")) {
-		free(wp->host->remote_spec);
-		wp->host->remote_spec = NULL;
+		free(wp->runner->remote_spec);
+		wp->runner->remote_spec = NULL;
 		pane_connect(h, wp, json_str(o, "local"));
 	} else if (wp && status == UNREACHABLE) {
 		host_failed(h, wrx_outcome(last)); /* its spec waits for the host */
 	} else if (wp) {
-		free(wp->host->remote_spec);
-		wp->host->remote_spec = NULL;
+		free(wp->runner->remote_spec);
+		wp->runner->remote_spec = NULL;
 		ids_change(w, wp->id, NULL, NULL);
 		set_link(wp, "did not start on %s", h->name);
 		wrx_message(w, true, "%s: %s", wp->agent->handle, wrx_outcome(last));
@@ -309,7 +309,7 @@ static void start_child(struct rhost *h, struct wpane *wp)
 	struct ticket *t = ticket_new(h, wp->id);
 	struct run_opts o = {.argv = argv,
 			     .cwd = w->root,
-			     .input = wp->host->remote_spec,
+			     .input = wp->runner->remote_spec,
 			     .done = start_done,
 			     .arg = t};
 	set_link(wp, "starting on %s", h->name);
@@ -335,7 +335,7 @@ static void host_failed(struct rhost *h, const char *why)
 	bool waiting = false;
 	for (int i = 0; i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
-		if (on_host(wp, h) && wp->host->keeper == NULL && !pane_exited(wp->term, NULL)) {
+		if (on_host(wp, h) && wp->runner->keeper == NULL && !pane_exited(wp->term, NULL)) {
 			set_link(wp, "%s unreachable: reconnecting", h->name);
 			waiting = true;
 		}
@@ -370,12 +370,12 @@ static void attach_one(struct rhost *h, json_object *k)
 		return;
 	}
 	struct wpane *wp = session_find_pane(w->s, pane);
-	if (wp && (wp->agent != a || wp->host->keeper || wp->host->remote_spec))
+	if (wp && (wp->agent != a || wp->runner->keeper || wp->runner->remote_spec))
 		return; /* attached, starting, or somebody else's id: nothing to do */
 	if (wp == NULL) {
 		struct pane *m = pane_mirror_new(24, 80, w->cfg.scrollback, NULL, NULL);
 		wp = session_adopt_pane(w->s, a, m, pane, "…", false);
-		wp->host->taken_over = true;
+		wp->runner->taken_over = true;
 	}
 	set_link(wp, "attaching on %s", h->name);
 	pane_connect(h, wp, local);
@@ -431,13 +431,13 @@ static void up_done(void *arg, int status, const char *output, const char *last)
 		/* The host's panes here: started now, or ended there while we were away. */
 		for (int i = 0; i < session_pane_count(w->s); i++) {
 			struct wpane *wp = session_pane(w->s, i);
-			if (!on_host(wp, h) || wp->host->keeper || pane_exited(wp->term, NULL))
+			if (!on_host(wp, h) || wp->runner->keeper || pane_exited(wp->term, NULL))
 				continue;
 			bool listed = false;
 			for (size_t k = 0; k < nk && !listed; k++)
 				listed = json_int(json_object_array_get_idx(ks, k), "pane", 0) ==
 					 wp->id;
-			if (wp->host->remote_spec)
+			if (wp->runner->remote_spec)
 				start_child(h, wp);
 			else if (!listed) {
 				set_link(wp, "ended on %s", h->name);
@@ -501,8 +501,8 @@ static void host_refresh(struct rhost *h)
 		.argv = argv, .cwd = w->root, .done = up_done, .arg = ticket_new(h, 0)};
 	for (int i = 0; i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
-		if (on_host(wp, h) && wp->host->keeper == NULL && !pane_exited(wp->term, NULL) &&
-		    wp->host->remote_spec == NULL)
+		if (on_host(wp, h) && wp->runner->keeper == NULL && !pane_exited(wp->term, NULL) &&
+		    wp->runner->remote_spec == NULL)
 			set_link(wp, "connecting to %s", h->name);
 	}
 	if (run_start(w->loop, &o) < 0) {
@@ -526,7 +526,7 @@ int remote_pane_start(struct wrx *w, struct wpane *wp, const char *spec, char **
 		*cause = xstrdup(h->why);
 		return -EINVAL;
 	}
-	wp->host->remote_spec = xstrdup(spec);
+	wp->runner->remote_spec = xstrdup(spec);
 	ids_change(w, wp->id, h->name, wp->agent->handle);
 	/* The start brings the link up itself; an up under way starts it when done. */
 	if (!h->busy)
@@ -538,8 +538,8 @@ void remote_pane_closing(struct wrx *w, struct wpane *wp)
 {
 	struct rhost *h = host_get(w, wp->agent->remote.host);
 	ids_change(w, wp->id, NULL, NULL);
-	/* Attached: host.c's KM_KILL ends it. Starting: start_done ends it. Else: next up. */
-	if (wp->host->keeper == NULL && wp->host->remote_spec == NULL &&
+	/* Attached: runner.c's KM_KILL ends it. Starting: start_done ends it. Else: next up. */
+	if (wp->runner->keeper == NULL && wp->runner->remote_spec == NULL &&
 	    !pane_exited(wp->term, NULL)) {
 		char id[16];
 		snprintf(id, sizeof id, "%d", wp->id);
@@ -573,7 +573,7 @@ bool remote_settled(struct wrx *w)
 	/* A pane connected there and not yet answered. */
 	for (int i = 0; w->s && i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
-		if (wp->agent->remote.host && wp->host->keeper && wp->host->link)
+		if (wp->agent->remote.host && wp->runner->keeper && wp->runner->link)
 			return false;
 	}
 	return true;

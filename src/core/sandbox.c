@@ -19,7 +19,7 @@
 #include "../git/private.h"
 #include "agentcmd.h"
 #include "hostexec.h"
-#include "hosted.h"
+#include "runner.h"
 #include "run.h"
 #include "wrx.h"
 
@@ -53,7 +53,7 @@ void sandbox_start(struct wrx *w)
 	bool any = w->cfg.sandbox.enabled;
 	for (int i = 0; i < session_agent_count(w->s); i++)
 		any = any || session_agent(w->s, i)->box.wanted == 1;
-	/* A command's core (a helper, host.c) lives a moment: the dashboard cleans up. */
+	/* A command's core (a helper, runner.c) lives a moment: the dashboard cleans up. */
 	if (any && w->in_repo && !w->helper) {
 		struct strlist argv = {0};
 		container_cleanup_argv(&w->cfg, w->root, w->session_id, &w->kept_containers, &argv);
@@ -302,8 +302,8 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 	free(run.v);
 	*out = v;
 	if (b == &backend_container) {
-		free(wp->host->container);
-		wp->host->container = container_name(a->handle, wp->id, w->session_id);
+		free(wp->runner->container);
+		wp->runner->container = container_name(a->handle, wp->id, w->session_id);
 	}
 	return 0;
 }
@@ -318,7 +318,7 @@ void sandbox_pane_gone(struct wrx *w, struct wpane *wp)
 		.handle = wp->agent->handle,
 		.n = wp->id,
 		.session = w->session_id,
-		.name = wp->host->container,
+		.name = wp->runner->container,
 	};
 	struct strlist argv = {0};
 	b->stop_argv(&p, &argv);

@@ -4,7 +4,7 @@
  * Panes are created through pty_start() and freed here; the UI learns of
  * every change through the hooks and redraws from this state.
  */
-#include "hosted.h"
+#include "runner.h"
 #include "session.h"
 
 #include "../term/pty.h"
@@ -50,7 +50,7 @@ struct session *session_new(uv_loop_t *loop, const struct session_hooks *hooks, 
 
 /*
  * The parts of an agent and a pane other modules fill (session.h,
- * hosted.h) are plain data: freed here, with the agent or pane they are
+ * runner.h) are plain data: freed here, with the agent or pane they are
  * part of, so that the session never calls up to the modules above it.
  */
 static void agent_git_release(struct agent_git *g)
@@ -80,12 +80,12 @@ static void remote_release(struct agent_remote *r)
 }
 
 /* A pane's, made with it and freed with it (session.c). */
-static struct hosted *host_pane_new(void)
+static struct runner *runner_pane_new(void)
 {
-	return xcalloc(1, sizeof(struct hosted));
+	return xcalloc(1, sizeof(struct runner));
 }
 
-static void host_pane_free(struct hosted *h)
+static void runner_pane_free(struct runner *h)
 {
 	if (h == NULL)
 		return;
@@ -117,7 +117,7 @@ static void pane_release(struct session *s, struct wpane *wp)
 		s->hooks.pane_gone(s->ui, wp);
 	pane_free(wp->term);
 	free(wp->label);
-	host_pane_free(wp->host);
+	runner_pane_free(wp->runner);
 	free(wp);
 }
 
@@ -389,7 +389,7 @@ static struct wpane *pane_create(struct session *s, struct agent *a, const struc
 				 int rows, int cols)
 {
 	struct wpane *wp = xcalloc(1, sizeof *wp);
-	wp->host = host_pane_new();
+	wp->runner = runner_pane_new();
 	wp->id = s->next_pane_id++;
 	wp->sandboxed = o->sandboxed;
 	wp->agent = a;
@@ -485,7 +485,7 @@ struct wpane *session_adopt_pane(struct session *s, struct agent *a, struct pane
 				 const char *label, bool sandboxed)
 {
 	struct wpane *wp = xcalloc(1, sizeof *wp);
-	wp->host = host_pane_new();
+	wp->runner = runner_pane_new();
 	wp->id = id;
 	wp->sandboxed = sandboxed;
 	wp->agent = a;

@@ -114,7 +114,7 @@ struct agent {
 #define WRX_SILENCE_MS 10000
 
 struct session;
-struct hosted;
+struct runner;
 
 struct wpane {
 	int id;                  /* unique for the session's life; WORKREX_PANE */
@@ -128,8 +128,9 @@ struct wpane {
 	uint64_t last_key;       /* now_ms() of the user's last key or paste into it */
 	uint64_t clip_refused;   /* now_ms() when the user last refused its clipboard write */
 	bool sandboxed;          /* runs in the agent's sandbox (the pane_argv hook decides how) */
-	struct hosted *host;     /* owned: how and where it runs (core/host.c's), never NULL */
-	void *view;              /* owned by the UI (scroll state), freed through ui hook */
+	struct runner
+		*runner; /* owned: where and how its program runs (core/runner.c), never NULL */
+	void *view;      /* owned by the UI (scroll state), freed through ui hook */
 	/*
 	 * Shown: laid out on the screen (drawn), or its screen wanted exact
 	 * meanwhile (a delivery, a capture). A pane neither is costs the

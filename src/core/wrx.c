@@ -34,7 +34,7 @@ static void hook_pane_gone(void *data, struct wpane *wp)
 {
 	struct wrx *w = data;
 	bridge_pane_gone(w, wp);
-	host_pane_gone(w, wp);
+	runner_pane_gone(w, wp);
 	if (wp->agent->git.group && session_agent_panes(w->s, wp->agent) <= 1)
 		queue_run(w, wp->agent->git.group); /* its last pane: a slot, maybe */
 	if (w->hooks->pane_gone)
@@ -91,13 +91,13 @@ static int hook_pane_argv(void *data, struct wpane *wp, char *const *argv, char 
 
 static int hook_pane_start(void *data, struct wpane *wp, const struct pty_spawn *sp, char **cause)
 {
-	return host_pane_start(data, wp, sp, cause);
+	return runner_pane_start(data, wp, sp, cause);
 }
 
 /* The user closes the pane: its keeper, its program and its container end. */
 static void hook_pane_closing(void *data, struct wpane *wp)
 {
-	host_pane_closing(data, wp);
+	runner_pane_closing(data, wp);
 }
 
 static void hook_place(void *data)
@@ -179,7 +179,7 @@ int wrx_open(struct wrx *w, uv_loop_t *loop, const struct wrx_opts *o,
 	w->s = session_new(loop, &session_hooks, w);
 	session_set_scrollback(w->s, w->cfg.scrollback);
 	if (o->keepers) {
-		if (host_open(w, cause) < 0) {
+		if (runner_open(w, cause) < 0) {
 			session_free(w->s);
 			config_free(&w->cfg);
 			free_identity(w);
@@ -188,7 +188,7 @@ int wrx_open(struct wrx *w, uv_loop_t *loop, const struct wrx_opts *o,
 		session_set_mirrors(w->s, true);
 		w->helper = o->helper;
 		w->attach_only = o->only;
-		session_set_next_pane_id(w->s, host_next_id(w));
+		session_set_next_pane_id(w->s, runner_next_id(w));
 	}
 	return 0;
 }
@@ -270,7 +270,7 @@ int wrx_start(struct wrx *w, char **cause)
 	session_add_agent(w->s, base && base[1] ? base + 1 : w->root, w->cwd);
 	if (w->in_repo)
 		agents_load(w);
-	host_attach(w);
+	runner_attach(w);
 	sandbox_start(w);
 	prs_start(w);
 	if (!w->helper)
@@ -296,5 +296,5 @@ void wrx_close(struct wrx *w)
 	sandbox_stop(w);
 	config_free(&w->cfg);
 	free_identity(w);
-	host_close(w);
+	runner_close(w);
 }

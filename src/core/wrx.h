@@ -87,9 +87,9 @@ struct wrx {
 	char *guest_bin;             /* owned: the static guest client */
 	char *session_id;            /* owned: labels what this process starts */
 	int rpc_port;                /* the TCP listener's port, once a runtime needed one */
-	char *keeper_dir;            /* owned: where the project's keepers listen (host.c's only) */
-	int starting;                /* keepers here starting (host.c) */
-	unsigned keepers_started;    /* keepers here ever started: a command's are seen */
+	char *keeper_dir;         /* owned: where the project's keepers listen (runner.c's only) */
+	int starting;             /* keepers here starting (runner.c) */
+	unsigned keepers_started; /* keepers here ever started: a command's are seen */
 	struct parked_reply *parked; /* control replies waiting for their panes (actions.c) */
 	bool helper;                 /* takes keepers over as a helper, not as their writer */
 	/* A helper for one agent\'s request: only that agent\'s keepers taken over (borrowed). */
@@ -115,8 +115,8 @@ struct wrx_opts {
 	const char *cwd;         /* NULL: the current directory */
 	const char *config_file; /* --config, replaces the project file; NULL: search */
 	const char *self_exe;    /* NULL: this process's binary */
-	bool keepers;            /* panes run in keepers (host.c), self_exe being workrex */
-	bool helper;             /* with keepers: a command's core, not the dashboard (host.c) */
+	bool keepers;            /* panes run in keepers (runner.c), self_exe being workrex */
+	bool helper;             /* with keepers: a command's core, not the dashboard (runner.c) */
 	const char *only;  /* a helper for this agent's request: its record and keepers only */
 	struct repo *repo; /* the command's, open already (borrowed), or NULL: opened here */
 };
@@ -172,16 +172,16 @@ void agents_load(struct wrx *w);
 int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **cause);
 
 /*
- * host.c: where each pane's program runs (a pty here, a keeper here, a
+ * runner.c: where each pane's program runs (a pty here, a keeper here, a
  * keeper there), chosen once per pane; starting, adopting and ending panes.
  */
-int host_open(struct wrx *w, char **cause); /* the project's keepers' directory */
-void host_close(struct wrx *w);
-int host_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause);
-void host_pane_closing(struct wrx *w, struct wpane *wp);
-void host_pane_gone(struct wrx *w, struct wpane *wp);
+int runner_open(struct wrx *w, char **cause); /* the project's keepers' directory */
+void runner_close(struct wrx *w);
+int runner_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause);
+void runner_pane_closing(struct wrx *w, struct wpane *wp);
+void runner_pane_gone(struct wrx *w, struct wpane *wp);
 /* A pane there: what its border says while it is not attached, or NULL. */
-const char *host_pane_link(const struct wpane *wp);
+const char *runner_pane_link(const struct wpane *wp);
 /* prs.c: the agents' pull requests followed for the sidebar, asked of gh by a child. */
 void prs_start(struct wrx *w);
 void prs_track(struct wrx *w, struct agent *a, int number);
@@ -208,13 +208,13 @@ void checks_all(struct wrx *w);
  */
 void queue_run(struct wrx *w, const char *group);
 /* Take over the project's running keepers as panes of their agents; how many. */
-int host_attach(struct wrx *w);
+int runner_attach(struct wrx *w);
 /* The lowest pane id no keeper of the project has. */
-int host_next_id(struct wrx *w);
+int runner_next_id(struct wrx *w);
 /* No pane's keeper is starting or yet to answer, here or there (a command's core waits). */
-bool host_settled(struct wrx *w);
+bool runner_settled(struct wrx *w);
 /* Until what the panes wrote reached their keepers (at most timeout_ms). */
-void host_flush(struct wrx *w, int timeout_ms);
+void runner_flush(struct wrx *w, int timeout_ms);
 /*
  * kept.c: an agent's mark, which outlives a reboot (keeper/mark.h's
  * format): its session and what it was, for resume.c.
@@ -244,8 +244,8 @@ void resume_failed(struct wrx *w, struct agent *a);
 /* For remote.c: connect wp to its keeper's socket; its hello is adopted as every pane's. */
 struct keeper_conn;
 typedef void keeper_gone_fn(struct keeper_conn *c, const char *why, void *data);
-int host_connect(struct wrx *w, struct wpane *wp, const char *socket, keeper_gone_fn *gone,
-		 char **cause);
+int runner_connect(struct wrx *w, struct wpane *wp, const char *socket, keeper_gone_fn *gone,
+		   char **cause);
 
 /* keep.c: what the core tells its panes' keepers, and hears from them. */
 /* Tell a's keepers what it reported (status, title, note), for the next dashboard. */
@@ -262,7 +262,7 @@ json_object *keep_proxy_spec(struct wrx *w, struct agent *a);
 /* remote.c: agents on servers, their keepers there reached through a link a host. */
 int remote_pane_start(struct wrx *w, struct wpane *wp, const char *spec, char **cause);
 void remote_pane_closing(struct wrx *w, struct wpane *wp);
-/* Its keeper answered (host_hello): as the pane asked, or another pane's. */
+/* Its keeper answered (runner_hello): as the pane asked, or another pane's. */
 void remote_pane_attached(struct wrx *w, struct wpane *wp);
 void remote_pane_wrong(struct wrx *w, struct wpane *wp);
 /* Every host of the session's remote agents brought up, its keepers attached. */

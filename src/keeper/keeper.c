@@ -93,7 +93,7 @@ struct keeper {
 	 */
 	char *rpc_sock;
 	char *token, *handle;
-	char *mark; /* the agent's "keeper runs" mark: its session id goes there (host.c) */
+	char *mark; /* the agent's "keeper runs" mark: its session id goes there (runner.c) */
 	char *cwd;  /* its program's directory (an agent pane's: the worktree) */
 	int pane_id;
 	struct rpc_server *rpc;

@@ -1,7 +1,7 @@
 /*
  * mark.h - an agent's mark: the file <private agent dir>/kept, there while
  * its keepers run and left by a reboot, which they do not outlive (a
- * dashboard then opens the agent again, core/host.c). It holds what the
+ * dashboard then opens the agent again, core/runner.c). It holds what the
  * agent was, for that start:
  *
  *   line 1: the agent CLI's session id, to resume (empty: none known)

@@ -288,7 +288,7 @@ static json_object *op_start(json_object *req, const struct payload *p)
 		 * While no dashboard is attached (the link down, or none runs),
 		 * an agent pane's keeper answers on a socket of its own, for
 		 * this pane's token, and keeps its status for the next one
-		 * (keeper.c); as here (host.c), the agent's other panes do not.
+		 * (keeper.c); as here (runner.c), the agent's other panes do not.
 		 */
 		char *kept = json_flag(req, "agent_pane") ? keeper_beside(sock, "rpc") : NULL;
 		if (kept) {

@@ -431,7 +431,7 @@ static void close_answer(struct ui *ui, const char *answer, void *arg)
  * Quit: every pane's program ends, its keeper with it (a detach leaves them
  * running). A pane whose keeper is still starting (the project's shell, a
  * moment after the start) is closed like the others; its keeper is ended
- * as its start answers (host.c), so the loop runs until none is starting.
+ * as its start answers (runner.c), so the loop runs until none is starting.
  * Bounded by the start's own timeout.
  */
 static void quit_all(struct ui *ui)

@@ -294,7 +294,7 @@ static void draw_title(struct ui *ui, struct wpane *wp)
 		MARK(2, " [zoom]");
 	if (v->copy)
 		MARK(4, " [scroll %d/%zu]", v->top, pane_history(wp->term));
-	if (host_pane_link(wp)) {
+	if (runner_pane_link(wp)) {
 		MARK(5, " [%s]", wp->agent->remote.host ? wp->agent->remote.host : "link");
 	} else if (pane_exited(wp->term, &status)) {
 		if (status == PANE_LOST)
@@ -541,9 +541,9 @@ static void draw_pane(struct ui *ui, struct wpane *wp, bool full)
 static void draw_link(struct wpane *wp)
 {
 	struct rect r = ((struct view *)wp->view)->r;
-	if (host_pane_link(wp) == NULL || r.h < 3 || r.w < 8)
+	if (runner_pane_link(wp) == NULL || r.h < 3 || r.w < 8)
 		return;
-	char *bar = xasprintf(" %s%s ", host_pane_link(wp),
+	char *bar = xasprintf(" %s%s ", runner_pane_link(wp),
 			      pane_exited(wp->term, NULL) ? "" : "; the program goes on there");
 	fill(r.y + r.h - 1, r.x, r.w, A_REVERSE | A_BOLD, ' ');
 	put_text(r.y + r.h - 1, r.x, r.w, bar, A_REVERSE | A_BOLD);

@@ -1,6 +1,6 @@
 /*
  * fuzz_host.c - libFuzzer target for the proxy's name checks (src/net/
- * host.c): the host grammar, an allowed_domains entry, the policy match,
+ * hostname.c): the host grammar, an allowed_domains entry, the policy match,
  * and the class of an address made of the input's bytes. Whatever passes
  * the grammar must be lower-case letters, digits, hyphens and dots, and
  * never an address inet_pton or inet_aton would read.

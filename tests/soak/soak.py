@@ -360,7 +360,7 @@ class Soak:
             if not os.path.isdir(path) and not listed.get(h, {}).get("missing"):
                 bad.append(f"record of {h} without its worktree")
         # A keeper closed while it was still starting is ended as its start
-        # answers (core/host.c): a moment later under load. One that outlives
+        # answers (core/runner.c): a moment later under load. One that outlives
         # that by 10 s is left behind.
         strays = self.stray_keepers(records)
         deadline = time.time() + 10

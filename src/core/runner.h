@@ -1,18 +1,18 @@
 /*
- * hosted.h - how a pane is hosted: the state of host.c's rows (a pty, a
- * keeper here, a keeper there) for one pane. The session holds it opaque
- * (struct wpane's host) and makes and frees it; only host.c's rows and their
- * helpers read it: remote.c (there), keep.c (what keepers are told),
- * sandbox.c (the container).
+ * runner.h - where and how a pane's program runs: the state of runner.c's
+ * rows (a pty, a keeper here, a keeper there) for one pane. The session
+ * holds it opaque (struct wpane's runner) and makes and frees it; only
+ * runner.c's rows and their helpers read it: remote.c (there), keep.c
+ * (what keepers are told), sandbox.c (the container).
  */
-#ifndef WRX_HOSTED_H
-#define WRX_HOSTED_H
+#ifndef WRX_RUNNER_H
+#define WRX_RUNNER_H
 
 #include <stdbool.h>
 
 struct keeper_conn;
 
-struct hosted {
+struct runner {
 	struct keeper_conn *keeper; /* the connection to the pane's keeper, or NULL */
 	bool connecting;            /* its keeper is starting, or has not said hello yet */
 	bool taken_over;            /* its keeper is an earlier dashboard's */

@@ -1,5 +1,5 @@
 /*
- * host.c - where a pane's program runs, chosen once for each pane, and the
+ * runner.c - where a pane's program runs, chosen once for each pane, and the
  * one way every pane is started, adopted and ended:
  *
  *   pty     on a pty of this process (a core with no keepers: tests);
@@ -9,7 +9,7 @@
  *
  * A kept pane is a mirror: its keeper owns the pty and the program. Both
  * keeper rows build the keeper's spec here, once, and both connect without
- * waiting and adopt the keeper's hello here, once (host_hello), so that no
+ * waiting and adopt the keeper's hello here, once (runner_hello), so that no
  * pane's start blocks the loop: a new pane takes what is typed into it
  * meanwhile and gives it to its keeper when it answers (pane.c).
  *
@@ -28,7 +28,7 @@
 #include "../util/log.h"
 #include "../util/util.h"
 #include "actions.h"
-#include "hosted.h"
+#include "runner.h"
 #include "wrx.h"
 
 #include <dirent.h>
@@ -40,20 +40,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum host_kind { HOST_PTY, HOST_HERE, HOST_THERE };
+enum runner_kind { RUN_PTY, RUN_HERE, RUN_THERE };
 
-static enum host_kind kind_of(const struct wrx *w, const struct wpane *wp)
+static enum runner_kind kind_of(const struct wrx *w, const struct wpane *wp)
 {
-	return w->keeper_dir == NULL ? HOST_PTY : wp->agent->remote.host ? HOST_THERE : HOST_HERE;
+	return w->keeper_dir == NULL ? RUN_PTY : wp->agent->remote.host ? RUN_THERE : RUN_HERE;
 }
 
-int host_open(struct wrx *w, char **cause)
+int runner_open(struct wrx *w, char **cause)
 {
 	w->keeper_dir = keeper_dir(w->root, cause);
 	return w->keeper_dir ? 0 : -EACCES;
 }
 
-void host_close(struct wrx *w)
+void runner_close(struct wrx *w)
 {
 	spawner_stop();
 	free(w->keeper_dir);
@@ -61,7 +61,7 @@ void host_close(struct wrx *w)
 }
 
 /* Panes run in keepers (not on ptys of this process). */
-static bool host_kept(const struct wrx *w)
+static bool runner_kept(const struct wrx *w)
 {
 	return w->keeper_dir != NULL;
 }
@@ -74,9 +74,9 @@ static json_object *strv_json(char *const *v)
 	return a;
 }
 
-const char *host_pane_link(const struct wpane *wp)
+const char *runner_pane_link(const struct wpane *wp)
 {
-	return wp->host->link;
+	return wp->runner->link;
 }
 
 /* ---- the keeper's spec, for either keeper row ---- */
@@ -96,7 +96,7 @@ static json_object *pane_spec(struct wrx *w, struct wpane *wp, const struct pty_
 			      const char *socket)
 {
 	struct agent *a = wp->agent;
-	bool there = kind_of(w, wp) == HOST_THERE, agent_pane = session_agent_pane(w->s, a) == wp;
+	bool there = kind_of(w, wp) == RUN_THERE, agent_pane = session_agent_pane(w->s, a) == wp;
 	json_object *spec = json_object_new_object(), *env = json_object_new_array();
 	for (char *const *p = sp->env; p && *p; p++)
 		if (!there || env_for_there(*p))
@@ -128,9 +128,9 @@ static json_object *pane_spec(struct wrx *w, struct wpane *wp, const struct pty_
 		json_object_object_add(spec, "mark", json_object_new_string(mark));
 	free(mark);
 	json_object_object_add(spec, "sandboxed", json_object_new_boolean(wp->sandboxed));
-	if (wp->host->container)
+	if (wp->runner->container)
 		json_object_object_add(spec, "container",
-				       json_object_new_string(wp->host->container));
+				       json_object_new_string(wp->runner->container));
 	/*
 	 * The agent's socket, which the keeper serves while no dashboard does:
 	 * a sandbox's own (its container mounts it; the dashboard serves it
@@ -192,18 +192,18 @@ static bool adopt(struct wrx *w, struct wpane *wp, const struct keeper_info *inf
 	struct agent *a = wp->agent;
 	if (info->pane != wp->id || info->handle == NULL || strcmp(info->handle, a->handle) != 0)
 		return false;
-	keeper_conn_set_pid(wp->host->keeper, info->keeper_pid);
+	keeper_conn_set_pid(wp->runner->keeper, info->keeper_pid);
 	if (info->token && w->rpc)
 		rpc_server_token_adopt(w->rpc, wp->id, a->handle, info->token);
 	if (info->label && strcmp(info->label, wp->label) != 0) {
 		free(wp->label);
 		wp->label = xstrdup(info->label);
 	}
-	if (info->container && wp->host->container == NULL) {
-		wp->host->container = xstrdup(info->container);
+	if (info->container && wp->runner->container == NULL) {
+		wp->runner->container = xstrdup(info->container);
 		strlist_add(&w->kept_containers, info->container);
 	}
-	bool taken = wp->host->taken_over;
+	bool taken = wp->runner->taken_over;
 	char *cause = NULL;
 	if (taken && info->sandboxed && !w->helper && sandbox_agent_socket(w, a, &cause) < 0) {
 		wrx_message(w, true, "%s: %s", a->handle, cause);
@@ -226,17 +226,17 @@ static bool adopt(struct wrx *w, struct wpane *wp, const struct keeper_info *inf
 	return true;
 }
 
-void host_hello(struct keeper_conn *c, const struct keeper_info *info, void *data)
+void runner_hello(struct keeper_conn *c, const struct keeper_info *info, void *data)
 {
 	struct wpane *wp = data;
 	struct wrx *w = session_owner(wp->session);
-	bool there = kind_of(w, wp) == HOST_THERE;
-	wp->host->connecting = false;
+	bool there = kind_of(w, wp) == RUN_THERE;
+	wp->runner->connecting = false;
 	if (!adopt(w, wp, info)) {
 		log_msg("pane %d (%s): the keeper that answered says it is pane %d of %s: dropped",
 			wp->id, wp->agent->handle, info->pane, info->handle ? info->handle : "?");
 		keeper_conn_release(c);
-		wp->host->keeper = NULL;
+		wp->runner->keeper = NULL;
 		if (there)
 			remote_pane_wrong(w, wp);
 		pane_mirror_lost(wp->term);
@@ -255,19 +255,19 @@ void host_hello(struct keeper_conn *c, const struct keeper_info *info, void *dat
 /* wp's connection to its keeper on fd, on the loop. */
 static void conn(struct wrx *w, struct wpane *wp, int fd, keeper_gone_fn *gone)
 {
-	wp->host->keeper = keeper_conn_new(w->loop, fd, wp->term, gone ? gone : keeper_went, wp);
-	keeper_conn_on_egress(wp->host->keeper, on_egress);
+	wp->runner->keeper = keeper_conn_new(w->loop, fd, wp->term, gone ? gone : keeper_went, wp);
+	keeper_conn_on_egress(wp->runner->keeper, on_egress);
 }
 
-int host_connect(struct wrx *w, struct wpane *wp, const char *socket, keeper_gone_fn *gone,
-		 char **cause)
+int runner_connect(struct wrx *w, struct wpane *wp, const char *socket, keeper_gone_fn *gone,
+		   char **cause)
 {
 	int fd = keeper_conn_open(socket, w->helper ? "helper" : "writer", cause);
 	if (fd < 0)
 		return fd;
 	conn(w, wp, fd, gone);
-	keeper_conn_on_hello(wp->host->keeper, host_hello);
-	wp->host->connecting = true;
+	keeper_conn_on_hello(wp->runner->keeper, runner_hello);
+	wp->runner->connecting = true;
 	return 0;
 }
 
@@ -296,7 +296,7 @@ static void started(void *arg, int rc, const char *why)
 				close(fd);
 			}
 		}
-	} else if (rc < 0 || host_connect(w, wp, t->socket, NULL, &cause) < 0) {
+	} else if (rc < 0 || runner_connect(w, wp, t->socket, NULL, &cause) < 0) {
 		wrx_message(w, true, "%s: its pane did not start: %s", wp->agent->handle,
 			    cause ? cause : why);
 		pane_mirror_lost(wp->term);
@@ -327,20 +327,20 @@ static int here_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *s
 	}
 	w->starting++;
 	w->keepers_started++;
-	wp->host->connecting = true;
+	wp->runner->connecting = true;
 	return 0;
 }
 
 /* ---- the rows ---- */
 
-int host_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause)
+int runner_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp, char **cause)
 {
 	switch (kind_of(w, wp)) {
-	case HOST_PTY:
+	case RUN_PTY:
 		return pty_start(w->loop, wp->term, sp, cause);
-	case HOST_HERE:
+	case RUN_HERE:
 		return here_start(w, wp, sp, cause);
-	case HOST_THERE: {
+	case RUN_THERE: {
 		json_object *spec = pane_spec(w, wp, sp, NULL);
 		int rc = remote_pane_start(
 			w, wp, json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN), cause);
@@ -351,24 +351,24 @@ int host_pane_start(struct wrx *w, struct wpane *wp, const struct pty_spawn *sp,
 	return -EINVAL;
 }
 
-void host_pane_closing(struct wrx *w, struct wpane *wp)
+void runner_pane_closing(struct wrx *w, struct wpane *wp)
 {
-	enum host_kind k = kind_of(w, wp);
-	if (k == HOST_PTY)
-		return; /* its program ends with its pty, its container in host_pane_gone */
-	if (wp->host->keeper)
-		keeper_conn_kill(wp->host->keeper);
-	if (k == HOST_THERE)
+	enum runner_kind k = kind_of(w, wp);
+	if (k == RUN_PTY)
+		return; /* its program ends with its pty, its container in runner_pane_gone */
+	if (wp->runner->keeper)
+		keeper_conn_kill(wp->runner->keeper);
+	if (k == RUN_THERE)
 		remote_pane_closing(w, wp);
 	if (session_agent_pane(w->s, wp->agent) == wp)
 		kept_mark(w, wp->agent, false);
 	sandbox_pane_gone(w, wp);
 }
 
-void host_pane_gone(struct wrx *w, struct wpane *wp)
+void runner_pane_gone(struct wrx *w, struct wpane *wp)
 {
 	/* A pty's program and container end with the pane; a keeper's go on. */
-	if (kind_of(w, wp) == HOST_PTY)
+	if (kind_of(w, wp) == RUN_PTY)
 		sandbox_pane_gone(w, wp);
 }
 
@@ -391,15 +391,15 @@ static int take_over(struct wrx *w, struct keeper_entry *e)
 	conn(w, wp, e->fd, NULL);
 	e->mirror = NULL;
 	e->fd = -1;
-	wp->host->taken_over = true;
+	wp->runner->taken_over = true;
 	adopt(w, wp, info);
 	return 1;
 }
 
 /* Every keeper is opened at once (keeper_open_all): a start waits about one answer. */
-int host_attach(struct wrx *w)
+int runner_attach(struct wrx *w)
 {
-	if (!host_kept(w))
+	if (!runner_kept(w))
 		return 0;
 	/* A dashboard's processes are started off its loop, by one started while it is small. */
 	if (!w->helper && spawner_start(w->loop, w->self_exe) < 0)
@@ -419,7 +419,7 @@ int host_attach(struct wrx *w)
 	return adopted;
 }
 
-int host_next_id(struct wrx *w)
+int runner_next_id(struct wrx *w)
 {
 	int next = 1;
 	DIR *d = w->keeper_dir ? opendir(w->keeper_dir) : NULL;
@@ -431,13 +431,13 @@ int host_next_id(struct wrx *w)
 	return WRX_MAX(next, remote_next_id(w));
 }
 
-bool host_settled(struct wrx *w)
+bool runner_settled(struct wrx *w)
 {
 	if (w->starting > 0 || !remote_settled(w))
 		return false;
 	for (int i = 0; w->s && i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
-		if (wp->host->keeper && wp->host->connecting)
+		if (wp->runner->keeper && wp->runner->connecting)
 			return false;
 	}
 	return true;
@@ -447,13 +447,13 @@ static bool flushed(struct wrx *w)
 {
 	for (int i = 0; i < session_pane_count(w->s); i++) {
 		struct wpane *wp = session_pane(w->s, i);
-		if (wp->host->keeper && keeper_conn_pending(wp->host->keeper))
+		if (wp->runner->keeper && keeper_conn_pending(wp->runner->keeper))
 			return false;
 	}
 	return true;
 }
 
-void host_flush(struct wrx *w, int timeout_ms)
+void runner_flush(struct wrx *w, int timeout_ms)
 {
 	wrx_run_until(w, flushed, timeout_ms);
 }
