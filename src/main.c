@@ -14,6 +14,7 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,31 +91,33 @@ int main(int argc, char **argv)
 		return cmd_remote_start(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "__remote-paste") == 0)
 		return cmd_remote_paste(argc - 1, argv + 1);
-	int i;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+	/* workrex's own options, before the command ("+": the command's are its own). */
+	static const struct option global[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{"config", required_argument, NULL, 'c'},
+		{NULL, 0, NULL, 0},
+	};
+	int ch;
+	char *self = argv[0];
+	argv[0] = "workrex"; /* getopt's words name the program so */
+	while ((ch = getopt_exact(argc, argv, "+hV", global)) != -1) {
+		if (ch == 'h') {
 			usage(stdout);
 			return 0;
 		}
-		if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
+		if (ch == 'V') {
 			printf("workrex %s\n", WRX_VERSION);
 			return 0;
 		}
-		if (strcmp(a, "--config") == 0) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "workrex: --config needs a file\n");
-				return 2;
-			}
-			opts.config_file = argv[++i];
-			continue;
+		if (ch != 'c') {
+			fprintf(stderr, "workrex: see workrex --help\n");
+			return 2;
 		}
-		if (strncmp(a, "--config=", 9) == 0) {
-			opts.config_file = a + 9;
-			continue;
-		}
-		break;
+		opts.config_file = optarg;
 	}
+	argv[0] = self;
+	int i = optind;
 	if (i < argc) {
 		const struct cmd *c = cmd_find(argv[i]);
 		if (c == NULL) {
@@ -122,12 +125,8 @@ int main(int argc, char **argv)
 				argv[i]);
 			return 2;
 		}
-		/* `workrex CMD --help`: its usage, never its argument (a title "--help"). */
-		if (argc - i == 2 &&
-		    (strcmp(argv[i + 1], "-h") == 0 || strcmp(argv[i + 1], "--help") == 0)) {
-			printf("usage: workrex %s\n\n%s\n", c->usage, c->summary);
+		if (cmd_help_asked(c, argc - i, argv + i))
 			return 0;
-		}
 		if (c->sandboxed && rpc_cmd_in_sandbox())
 			return c->sandboxed(argc - i, argv + i);
 		struct cmd_ctx ctx = {.config_file = opts.config_file, .cwd = getcwd(NULL, 0)};

@@ -592,6 +592,14 @@ const char *cmd_arg(const struct cmd_ctx *ctx, int i)
 	return ctx->args && i >= 0 && i < ctx->args->argc ? ctx->args->argv[i] : NULL;
 }
 
+bool cmd_help_asked(const struct cmd *c, int argc, char **argv)
+{
+	if (argc != 2 || (strcmp(argv[1], "-h") && strcmp(argv[1], "--help")))
+		return false;
+	printf("usage: workrex %s\n\n%s\n", c->usage, c->summary);
+	return true;
+}
+
 int cmd_exec(struct cmd_ctx *ctx, const struct cmd *c, int argc, char **argv)
 {
 	const struct cmd *was = ctx->self;

@@ -57,6 +57,12 @@ struct cmd {
 };
 
 const struct cmd *cmd_find(const char *name);
+/*
+ * `workrex CMD --help` (or -h) and nothing else: its usage and summary
+ * printed, true. For every row, also those whose words are text (a title
+ * "--help" is never set), and before a sandbox sends the command away.
+ */
+bool cmd_help_asked(const struct cmd *c, int argc, char **argv);
 /* Runs c in ctx, as itself (ctx->self), its options parsed, and gives back its exit status. */
 int cmd_exec(struct cmd_ctx *ctx, const struct cmd *c, int argc, char **argv);
 /* How many times the running command was given --name (0: not at all). */

@@ -500,8 +500,9 @@ int getopt_exact(int argc, char *const *argv, const char *shorts, const struct o
 	size_t n = strcspn(tok + 2, "=");
 	if (strncmp(tok, "--", 2) == 0 &&
 	    (n != strlen(opts[li].name) || strncmp(tok + 2, opts[li].name, n) != 0)) {
-		fprintf(stderr, "workrex: %s: --%.*s is not an option; say --%s in full\n", argv[0],
-			(int)n, tok + 2, opts[li].name);
+		bool top = strcmp(argv[0], "workrex") == 0; /* workrex's own options */
+		fprintf(stderr, "workrex: %s%s--%.*s is not an option; say --%s in full\n",
+			top ? "" : argv[0], top ? "" : ": ", (int)n, tok + 2, opts[li].name);
 		return '?';
 	}
 	return c;
