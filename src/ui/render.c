@@ -977,7 +977,8 @@ static void draw_help(struct ui *ui, void *data)
 	for (int y = 0; y < h; y++)
 		fill(y0 + y, x0, w, A_REVERSE, ' ');
 	char prefix[32];
-	const char *how = scrolls ? "j/k scroll, any other key closes" : "any key closes";
+	const char *how = scrolls ? "j/k scroll, any other key closes"
+				  : "Tab: the views, any other key closes";
 	char *head = hp->page ? xasprintf(" keys of %s (%s)", view_name(hp->page - 1), how)
 			      : xasprintf(" keys after the prefix %s (%s)",
 					  keys_name(ui->w->cfg.prefix, prefix, sizeof prefix), how);
