@@ -27,7 +27,35 @@ static void add_word(struct buf *b, const char *w, size_t n)
 	buf_addf(b, "%s%.*s", b->len ? " " : "", (int)n, w);
 }
 
-/* Split usage into flags, subcommands and argument kinds. */
+/* Does usage name word, whole (--no not in --no-sandbox)? */
+static bool in_usage(const char *usage, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *at = strstr(usage, word); at; at = strstr(at + 1, word))
+		if (!isalnum((unsigned char)at[n]) && at[n] != '-' &&
+		    (at == usage || at[-1] != '-'))
+			return true;
+	return false;
+}
+
+/*
+ * A row's options as completions offer them: those its usage shows (an
+ * agent's own doors, add --from-sandbox and the like, are not offered).
+ */
+static void row_flags(const struct cmd *c, struct buf *flags)
+{
+	for (const struct cmd_opt *o = c->opts; o->name; o++) {
+		char *word = xasprintf("--%s", o->name);
+		char letter[3] = {'-', (char)o->letter, 0};
+		if (in_usage(c->usage, word))
+			add_word(flags, word, strlen(word));
+		if (o->letter && in_usage(c->usage, letter))
+			add_word(flags, letter, 2);
+		free(word);
+	}
+}
+
+/* Split usage into flags (a row's own options, where it has them), subcommands and argument kinds. */
 static void parse_usage(const struct cmd *c, struct words *w)
 {
 	memset(w, 0, sizeof *w);
@@ -57,6 +85,11 @@ static void parse_usage(const struct cmd *c, struct words *w)
 		}
 		first = false;
 		u = end;
+	}
+	if (c->opts) {
+		buf_free(&w->flags);
+		w->flags = (struct buf){0};
+		row_flags(c, &w->flags);
 	}
 }
 
