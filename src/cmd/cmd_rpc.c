@@ -202,7 +202,7 @@ int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out)
 	*out = (struct set_status_args){0};
 	enum wrx_status st;
 	int c;
-	optind = 1;
+	optind = 0; /* afresh: an earlier getopt (workrex's own options) leaves its mode behind */
 	opterr = 0; /* a hook's words: refused whole, said by the caller */
 	while ((c = getopt_exact(argc, argv, "", opts)) != -1) {
 		if (c == 's')
@@ -328,7 +328,7 @@ int rpc_cmd_add(int argc, char **argv)
 	char *prompt = NULL, *cause = NULL;
 	bool background = false;
 	int c;
-	optind = 1;
+	optind = 0; /* afresh: an earlier getopt (workrex's own options) leaves its mode behind */
 	while ((c = getopt_exact(argc, argv, "p:P:b", opts)) != -1) {
 		switch (c) {
 		case 'p':
@@ -377,7 +377,7 @@ int rpc_cmd_merge(int argc, char **argv)
 			"a sandbox)";
 	bool rebase = false, squash = false, keep = false, ignore_uncommitted = false;
 	int c;
-	optind = 1;
+	optind = 0; /* afresh: an earlier getopt (workrex's own options) leaves its mode behind */
 	while ((c = getopt_exact(argc, argv, "k", opts)) != -1) {
 		if (c == 'r')
 			rebase = true;

@@ -11,6 +11,9 @@
 #include <cmocka.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cmd_rpc.h"
+
+#include <getopt.h>
 
 #include <ctype.h>
 #include <stdio.h>
@@ -135,12 +138,34 @@ static void test_usage_names_options(void **state)
 	assert_true(rows >= 25);
 }
 
+/*
+ * After main.c's parse of workrex's own options ("+": it stops at the
+ * command), a command's own getopt starts afresh: set-status's options
+ * after its status were refused once (a hook from a daemon lost).
+ */
+static void test_after_global_options(void **state)
+{
+	(void)state;
+	static const struct option global[] = {{"config", required_argument, NULL, 'c'}, {0}};
+	char *top[] = {"workrex", "set-status", "done", "--session", "s1", NULL};
+	optind = 0;
+	while (getopt_long(5, top, "+hV", global, NULL) != -1)
+		;
+	assert_int_equal(optind, 1);
+	struct set_status_args a;
+	assert_int_equal(rpc_cmd_set_status_args(4, top + 1, &a), 0);
+	assert_string_equal(a.status, "done");
+	char *bad[] = {"set-status", "done", "extra", NULL};
+	assert_int_not_equal(rpc_cmd_set_status_args(3, bad, &a), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_usage_names_options),
+		cmocka_unit_test(test_after_global_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
