@@ -10,7 +10,7 @@ in the test's own namespace stands for what must never be reached: it
 counts its connections. No other machine is contacted; every wait is
 bounded. Prints one "ok - " / "not ok - " line per case.
 """
-import base64, hashlib, json, os, select, signal, socket, subprocess, sys, tempfile, threading, time
+import base64, hashlib, json, os, re, select, signal, socket, subprocess, sys, tempfile, threading, time
 
 WORKREX = os.environ["WORKREX"]
 TOKEN = "tok-" + os.urandom(8).hex()
@@ -58,7 +58,23 @@ def sh(*args, check=True):
     return subprocess.run(args, check=check, capture_output=True, text=True)
 
 
+def clear_stale():
+    """A run killed part way leaves its namespace and veth behind, named by
+    its pid (this file's wrxp/wvh, the sandbox network test's wrxs/wsh):
+    the same addresses here would send this run's packets to them. Those
+    whose process is gone are removed first."""
+    links = sh("ip", "-o", "link", check=False).stdout
+    for name, pid in re.findall(r"^\d+: ((?:wvh|wsh)(\d+))[@:]", links, re.M):
+        if not os.path.exists("/proc/" + pid):
+            sh("ip", "link", "del", name, check=False)
+    spaces = sh("ip", "netns", "list", check=False).stdout
+    for name, pid in re.findall(r"^((?:wrxp|wrxs)(\d+))\b", spaces, re.M):
+        if not os.path.exists("/proc/" + pid):
+            sh("ip", "netns", "del", name, check=False)
+
+
 def setup_net():
+    clear_stale()
     sh("ip", "netns", "add", NS)
     sh("ip", "link", "add", VH, "type", "veth", "peer", "name", VN)
     sh("ip", "link", "set", VN, "netns", NS)

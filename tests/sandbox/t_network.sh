@@ -35,7 +35,22 @@ for tool in ip unshare openssl python3; do
 	command -v "$tool" >/dev/null || { echo "not ok - network: $tool is required but not installed"; exit 1; }
 done
 
+# A run killed part way leaves its namespace and veth behind, named by its
+# pid (this file's wrxs/wsh, tests/net/proxy.py's wrxp/wvh): the same
+# addresses here would take this run's packets. Those whose process is
+# gone are removed first.
+clear_stale() {
+	local n
+	for n in $(ip -o link | sed -n 's/^[0-9]*: \(w[sv]h[0-9]*\)[@:].*/\1/p'); do
+		[ -d "/proc/${n#w?h}" ] || ip link del "$n" 2>/dev/null
+	done
+	for n in $(ip netns list | sed -n 's/^\(wrx[sp][0-9]*\).*/\1/p'); do
+		[ -d "/proc/${n#wrx?}" ] || ip netns del "$n" 2>/dev/null
+	done
+}
+
 upstream() {
+	clear_stale
 	ip netns add "$NS"
 	ip link add "$VH" type veth peer name "$VN"
 	ip link set "$VN" netns "$NS"
