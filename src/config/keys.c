@@ -411,6 +411,10 @@ const char *view_name(enum view_id v)
 	return v < VIEW_COUNT ? view_names[v] : "?";
 }
 
+/* The keys' column of view_help, and where a long line breaks (an 80-column text view). */
+#define HELP_KEYS 14
+#define HELP_WIDTH 78
+
 void view_help(enum view_id v, struct buf *b)
 {
 	for (size_t i = 0; i < WRX_ARRAY_LEN(view_keys); i++) {
@@ -424,10 +428,24 @@ void view_help(enum view_id v, struct buf *b)
 		     view_keys[j].op == k->op && (j == i || view_keys[j].help == NULL);
 		     j++) {
 			char name[32];
+			if (view_keys[j].key == '\n') /* Enter's twin (C-j): the same, not said */
+				continue;
 			buf_addf(&names, "%s%s", names.len ? " " : "",
 				 keys_name(view_keys[j].key, name, sizeof name));
 		}
-		buf_addf(b, "%-10s %s\n", names.data, k->help);
+		/* What it does, broken at a space to fit, its lines under one another. */
+		const char *h = k->help;
+		buf_addf(b, "%-*s ", HELP_KEYS, names.data);
+		while (strlen(h) > HELP_WIDTH - HELP_KEYS - 1) {
+			size_t cut = HELP_WIDTH - HELP_KEYS - 1;
+			while (cut > 0 && h[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				break;
+			buf_addf(b, "%.*s\n%-*s ", (int)cut, h, HELP_KEYS, "");
+			h += cut + 1;
+		}
+		buf_addf(b, "%s\n", h);
 		buf_free(&names);
 	}
 }

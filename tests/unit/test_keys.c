@@ -136,9 +136,21 @@ static void test_view_keys(void **state)
 	struct buf b = {0};
 	view_help(VIEW_REVIEW, &b);
 	/* One line for each thing: its keys together, then what it does. */
-	assert_non_null(strstr(b.data, "Tab        next mode: wip, branch, commits, staged"));
-	assert_non_null(strstr(b.data, "j Down     down a line\n"));
-	assert_non_null(strstr(b.data, "q Escape   close\n"));
+	assert_non_null(strstr(b.data, "Tab            next mode: wip, branch, commits, staged"));
+	assert_non_null(strstr(b.data, "j Down         down a line\n"));
+	assert_non_null(strstr(b.data, "Space PageDown a page down\n"));
+	assert_non_null(strstr(b.data, "q Escape       close\n"));
+	/* A long one under its keys, no line past 78 columns. */
+	assert_non_null(
+		strstr(b.data, "(its hunk goes with it); a line\n               a waiting"));
+	for (const char *p = b.data; *p;) {
+		size_t n = strcspn(p, "\n");
+		assert_true(n <= 78);
+		p += n + (p[n] == '\n');
+	}
+	buf_free(&b);
+	view_help(VIEW_AGENTS, &b);
+	assert_non_null(strstr(b.data, "Enter          focus it")); /* not C-j, Enter's twin */
 	buf_free(&b);
 }
 
