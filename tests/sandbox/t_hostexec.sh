@@ -283,7 +283,8 @@ t_hostile_makefile() {
 	until_ok 300 test -s "$w/build2.rc" || { screen >&2; return 1; }
 	cat "$w/build2.out" "$w/build2.rc" >&2
 	grep -q '^0 ' "$w/build2.rc"
-	grep -qx 'answer 42' "$w/run.out"
+	# run.out is written after build2.rc: waited for, not read at once.
+	until_ok 30 grep -qx 'answer 42' "$w/run.out"
 	echo "cargo build: first $(cut -d' ' -f2 "$w/build1.rc") ms, again offline from the agent's cache $(cut -d' ' -f2 "$w/build2.rc") ms" >&2
 }
 
