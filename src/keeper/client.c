@@ -403,7 +403,7 @@ struct keeper_conn {
 	struct buf in;
 	keeper_gone_fn *gone;
 	void *data;
-	keeper_egress_fn *egress;
+	keeper_egress_fn *egress, *meta;
 	keeper_hello_fn *hello;
 	bool closed;
 	pid_t pid; /* the keeper's, for when its socket is full */
@@ -452,6 +452,11 @@ void keeper_conn_send(struct keeper_conn *c, int type, const void *data, size_t 
 void keeper_conn_on_egress(struct keeper_conn *c, keeper_egress_fn *fn)
 {
 	c->egress = fn;
+}
+
+void keeper_conn_on_meta(struct keeper_conn *c, keeper_egress_fn *fn)
+{
+	c->meta = fn;
 }
 
 void keeper_conn_on_hello(struct keeper_conn *c, keeper_hello_fn *fn)
@@ -551,6 +556,8 @@ static int conn_frame(void *arg, int type, const char *data, size_t len)
 		keeper_info_free(&info);
 	} else if (type == KM_EGRESS && c->egress) {
 		c->egress(c, data, len, c->data);
+	} else if (type == KM_META && c->meta) {
+		c->meta(c, data, len, c->data);
 	} else if (type == KM_CLIPBOARD && c->mirror) {
 		pane_mirror_clipboard(c->mirror, data, len);
 	} else if (type == KM_ROLE && c->mirror && len == 6 && !memcmp(data, "writer", 6)) {

@@ -77,6 +77,8 @@ struct keeper_conn *keeper_conn_new(uv_loop_t *loop, int fd, struct pane *mirror
 /* A connection through the agent's proxy ended: its JSON (net/spec.h), data as given. */
 typedef void keeper_egress_fn(struct keeper_conn *c, const char *json, size_t len, void *data);
 void keeper_conn_on_egress(struct keeper_conn *c, keeper_egress_fn *fn);
+/* An observer's: the keeper's meta (status, title...) each time it changed, as JSON. */
+void keeper_conn_on_meta(struct keeper_conn *c, keeper_egress_fn *fn);
 /*
  * Without waiting: connect to the keeper at path and send the hello as
  * role; the fd for keeper_conn_new, whose keeper_conn_on_hello hears the

@@ -122,6 +122,7 @@ struct keeper {
 static void flush(struct keeper *k);
 static void send_egress(struct keeper *k);
 static void program_ended(struct keeper *k, int wstatus);
+static void meta_tell(struct keeper *k);
 static void rpc_serve(struct keeper *k);
 static void rpc_leave(struct keeper *k);
 
@@ -537,6 +538,7 @@ static void on_message(struct client *c, int type, const char *data, size_t len)
 	case KM_META:
 		free(k->meta);
 		k->meta = xstrndup(data, WRX_MIN(len, (size_t)65536));
+		meta_tell(k);
 		break;
 	case KM_SEEN:
 		if (pane_exited(k->pane, NULL))
@@ -634,14 +636,24 @@ static void meta_set(struct keeper *k, const char *key, const char *v)
 	json_object_put(m);
 }
 
+/* The meta as it is now, to each observer (a web view follows status so). */
+static void meta_tell(struct keeper *k)
+{
+	const char *m = k->meta ? k->meta : "{}";
+	for (struct client *c = k->clients; c; c = c->next)
+		if (c->role == ROLE_OBSERVER && !c->broken && !c->closing)
+			send_frame(c, KM_META, m, strlen(m));
+}
+
 /*
  * What the agent reported while no dashboard runs, or how its program
  * ended: into the agent's mark too (mark.h), which outlives a reboot (the
  * keeper does not), so that the next start resumes that session and shows
- * what it was. Only into a mark that exists.
+ * what it was. Only into a mark that exists. Told to the observers too.
  */
 static void mark_save(struct keeper *k)
 {
+	meta_tell(k);
 	if (k->mark == NULL)
 		return;
 	json_object *m = k->meta ? json_tokener_parse(k->meta) : NULL, *v;

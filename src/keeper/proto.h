@@ -32,6 +32,8 @@
  *             the writer only: the dashboard decides whether it is set
  *   KM_EGRESS a connection through the agent's proxy ended (net/spec.h's
  *             JSON), to the writer; kept (the last 200) while there is none
+ *   KM_META   the meta as it is now, to each observer, whenever it changed
+ *             (a web view follows an agent's status so)
  */
 #ifndef WRX_KEEPER_PROTO_H
 #define WRX_KEEPER_PROTO_H
