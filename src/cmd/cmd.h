@@ -192,6 +192,7 @@ void cmd_branch_changes(struct cmd_ctx *ctx, const char *branch, const char *int
 void branch_changes_free(struct branch_changes *c);
 int cmd_add_group(struct cmd_ctx *ctx, const struct add_group *g);
 int cmd_egress(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_web(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_allow_domain(struct cmd_ctx *ctx, int argc, char **argv);
 /* workrex __proxy: the network proxy alone (cmd_proxy.c). */
 int cmd_proxy_main(void);

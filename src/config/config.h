@@ -133,6 +133,11 @@ struct config {
 	char *notify; /* owned: off, bell, desktop, both */
 	/* owned: allow, ask, deny: a pane's OSC 52 clipboard write (global-only) */
 	char *clipboard_host, *clipboard_sandboxed;
+	/* The web view (global-only): web.listen set starts it with the dashboard. */
+	char *web_listen;                 /* owned: HOST:PORT, or NULL */
+	char *web_tls_cert, *web_tls_key; /* owned paths, or NULL */
+	struct strlist web_names;         /* other names it is reached by */
+	bool web_read_only;
 	char *sidebar_order; /* owned: number, attention */
 	long sidebar_width;  /* columns, the border aside */
 	char *icons[4];      /* owned: working, waiting, done, failed (config_icon) */

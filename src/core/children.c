@@ -35,6 +35,7 @@ static const struct child {
 	{"remote-up", {"__remote-up"}},          /* a server's link (remote.c) */
 	{"remote-start", {"__remote-start"}},
 	{"remote-paste", {"__remote-paste"}},
+	{"send", {"send"}}, /* the web view's answer: text, then Enter */
 };
 
 static const struct child *child_find(const char *name)
@@ -47,11 +48,16 @@ static const struct child *child_find(const char *name)
 
 char **child_argv(const struct wrx *w, const char *name, char *const *more)
 {
+	return child_argv_of(w->self_exe, name, more);
+}
+
+char **child_argv_of(const char *self_exe, const char *name, char *const *more)
+{
 	const struct child *ch = child_find(name);
 	if (ch == NULL)
 		return NULL;
 	struct strlist l = {0};
-	strlist_add(&l, w->self_exe);
+	strlist_add(&l, self_exe);
 	for (size_t i = 0; i < WRX_ARRAY_LEN(ch->words) && ch->words[i]; i++)
 		strlist_add(&l, ch->words[i]);
 	for (size_t i = 0; more && more[i]; i++)

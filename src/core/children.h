@@ -15,6 +15,8 @@ struct wrx;
  * free with child_argv_free.
  */
 char **child_argv(const struct wrx *w, const char *name, char *const *more);
+/* The same for a process with no core (the web view): self_exe is the program. */
+char **child_argv_of(const char *self_exe, const char *name, char *const *more);
 /* The same, its output piped to the shell command pipe_to (review.pager): a /bin/sh argv. */
 char **child_argv_piped(const struct wrx *w, const char *name, char *const *more,
 			const char *pipe_to);

@@ -1,0 +1,190 @@
+// The web view's page: the agents, one agent's pane, answers. Everything an
+// agent says (pane text, titles, handles, branches) is put in as text
+// (textContent), never as markup: an agent prints what it likes.
+'use strict';
+
+const ICONS = { working: '●', waiting: '◆', done: '✓', failed: '✗', interrupted: '◌', missing: '?' };
+const $ = (id) => document.getElementById(id);
+let ws = null, agents = [], shown = null, lastStatus = {}, nextId = 1, readOnly = false;
+let screen = { rows: 0, cols: 0, lines: [] };
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  return e;
+}
+
+function age(since) {
+  if (!since) return '';
+  const s = Math.max(0, (Date.now() - since) / 1000);
+  return s < 60 ? Math.floor(s) + 's' : s < 3600 ? Math.floor(s / 60) + 'm' :
+    s < 86400 ? Math.floor(s / 3600) + 'h' : Math.floor(s / 86400) + 'd';
+}
+
+function say(text) {
+  $('message').textContent = text;
+  $('message').classList.toggle('hidden', !text);
+}
+
+function notifyChanges(list) {
+  for (const a of list) {
+    const before = lastStatus[a.handle];
+    if (before !== undefined && before !== a.status && (a.status === 'waiting' || a.status === 'done'))
+      if ('Notification' in window && Notification.permission === 'granted')
+        new Notification(a.handle + ' is ' + a.status, { body: a.title || '', tag: 'wrx-' + a.handle });
+    lastStatus[a.handle] = a.status;
+  }
+}
+
+function drawAgents() {
+  const ul = $('agents');
+  ul.replaceChildren();
+  for (const a of agents) {
+    const st = a.status || 'none';
+    const li = el('li', 'st-' + st);
+    li.dataset.handle = a.handle;
+    li.append(el('span', 'num', a.number || ''), el('span', 'icon', ICONS[st] || '·'));
+    li.append(el('span', 'handle', a.handle + (a.sandboxed ? ' ⛨' : '')));
+    li.append(el('span', 'word', (a.status || '-') + (a.since ? ' ' + age(a.since) : '')));
+    const more = [a.title, a.group && '[' + a.group + ']', a.comments ? a.comments + ' comments' : '',
+      a.failure].filter(Boolean).join('  ');
+    li.append(el('span', 'line2', more || a.branch || ''));
+    li.addEventListener('click', () => open(a.handle));
+    ul.append(li);
+  }
+  if (shown) drawMeta();
+}
+
+function agentOf(handle) { return agents.find((a) => a.handle === handle); }
+
+function drawMeta() {
+  const a = agentOf(shown);
+  const m = $('meta');
+  m.replaceChildren();
+  if (!a) { m.append(el('span', '', shown + ' is gone')); return; }
+  m.append(el('strong', '', a.handle), el('span', '', '  ' + (ICONS[a.status] || '') + ' ' +
+    (a.status || '-') + '  ' + (a.branch || '') + (a.title ? '  ' + a.title : '')));
+}
+
+function open(handle) {
+  shown = handle;
+  const a = agentOf(handle);
+  const pane = a && a.panes.find((p) => p.agent);
+  screen = { rows: 0, cols: 0, lines: [] };
+  $('screen').replaceChildren();
+  $('said').textContent = '';
+  send({ t: 'view', pane: pane ? pane.pane : null });
+  if (!pane) $('screen').append(el('div', '', '(no pane: the agent is closed)'));
+  $('agents').classList.add('hidden');
+  $('view').classList.remove('hidden');
+  $('back').classList.remove('hidden');
+  drawMeta();
+}
+
+function back() {
+  shown = null;
+  send({ t: 'view', pane: null });
+  $('view').classList.add('hidden');
+  $('back').classList.add('hidden');
+  $('agents').classList.remove('hidden');
+}
+
+function runSpan(run) {
+  const [text, fg, bg, attrs] = run;
+  const s = el('span', '', text);
+  let f = fg, b = bg;
+  if (attrs & 16) { f = bg || '#000000'; b = fg || '#cccccc'; }
+  if (f) s.style.color = f;
+  if (b) s.style.backgroundColor = b;
+  const cls = [];
+  if (attrs & 1) cls.push('b');
+  if (attrs & 2 || attrs & 64) cls.push('u');
+  if (attrs & 4) cls.push('i');
+  if (attrs & 32) cls.push('s');
+  if (attrs & 128) cls.push('d');
+  if (attrs & 256) s.style.visibility = 'hidden';
+  if (cls.length) s.className = cls.join(' ');
+  return s;
+}
+
+function drawPane(f) {
+  const box = $('screen');
+  if (f.full || f.rows !== screen.rows) {
+    screen = { rows: f.rows, cols: f.cols, lines: [] };
+    box.replaceChildren();
+    for (let r = 0; r < f.rows; r++) box.append(el('div'));
+  }
+  for (const [row, runs] of Object.entries(f.lines)) {
+    const div = box.children[Number(row)];
+    if (!div) continue;
+    div.replaceChildren(...runs.map(runSpan));
+  }
+}
+
+function send(o) {
+  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(o));
+}
+
+function act(o) {
+  o.id = nextId++;
+  o.handle = shown;
+  $('said').textContent = 'sending…';
+  send(o);
+}
+
+function connect() {
+  ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws');
+  ws.onopen = () => { $('state').textContent = 'live'; say(''); };
+  ws.onclose = () => {
+    $('state').textContent = 'offline';
+    if (!agents.length)
+      say('Not paired: open the link workrex web printed (it has #token= in it).');
+    setTimeout(connect, 3000);
+  };
+  ws.onmessage = (ev) => {
+    const m = JSON.parse(ev.data);
+    if (m.t === 'hello') {
+      readOnly = m.read_only;
+      document.body.classList.toggle('readonly', readOnly);
+      $('project').textContent = m.project;
+      document.title = m.project + ' · workrex';
+    } else if (m.t === 'agents') {
+      notifyChanges(m.agents);
+      agents = m.agents;
+      drawAgents();
+    } else if (m.t === 'pane') {
+      drawPane(m);
+    } else if (m.t === 'done') {
+      $('said').textContent = m.ok ? 'sent' : 'not sent: ' + m.error;
+    }
+  };
+}
+
+async function pair() {
+  const m = /[#&]token=([0-9a-f]{64})/.exec(location.hash);
+  if (!m) return;
+  history.replaceState(null, '', location.pathname);
+  const r = await fetch('/pair', { headers: { Authorization: 'Bearer ' + m[1] }, credentials: 'same-origin' });
+  if (!r.ok) say('The link was refused (' + r.status + '): run workrex web for a new one.');
+}
+
+function start() {
+  $('back').addEventListener('click', back);
+  $('answer').addEventListener('submit', (e) => {
+    e.preventDefault();
+    act({ t: 'send', text: $('text').value });
+    $('text').value = '';
+  });
+  for (const b of document.querySelectorAll('#quick button'))
+    b.addEventListener('click', () => act({ t: 'key', key: b.dataset.key }));
+  if ('Notification' in window && Notification.permission === 'default') {
+    $('notify').classList.remove('hidden');
+    $('notify').addEventListener('click', () =>
+      Notification.requestPermission().then(() => $('notify').classList.add('hidden')));
+  }
+  setInterval(() => { if (!shown) drawAgents(); }, 30000);
+  pair().finally(connect);
+}
+
+start();
