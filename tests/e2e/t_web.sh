@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The web view (workrex web) in a real Chromium over WebDriver: pairing,
+# the live list, a pane's text and colours, answers, notifications, a
+# phone's width; and its doors: Host, Origin, tokens, a hostile pane.
+. "$(dirname "$0")/lib.sh"
+
+git_env
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$E2E_TMP/bin"
+ln -sf "$WORKREX" "$E2E_TMP/bin/workrex"
+export PATH="$E2E_TMP/bin:$PATH" WORKREX
+for tool in chromium chromedriver curl; do
+	command -v "$tool" >/dev/null || { echo "not ok - $tool is required but not installed"; exit 1; }
+done
+
+web_out=$E2E_TMP/web.out
+# start_web [ARGS]: workrex web on a free loopback port; $url is its link, $base the server.
+start_web() {
+	stop_web
+	(cd "$repo" && exec "$WORKREX" web --listen 127.0.0.1:0 "$@") >"$web_out" 2>&1 &
+	web_pid=$!
+	echo "$web_pid" >"$E2E_TMP/web.pid"
+	until_ok 10 grep -q '^web: http' "$web_out"
+	url=$(sed -n 's/^web: //p' "$web_out" | head -1)
+	base=${url%%/#*}
+	token=${url##*token=}
+}
+stop_web() {
+	local pid
+	pid=$(cat "$E2E_TMP/web.pid" 2>/dev/null) || return 0
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null || true
+	rm -f "$E2E_TMP/web.pid"
+}
+# A test that failed: what the server said.
+trap '[ "$FAILED" = 0 ] || cat "$web_out" 2>/dev/null; stop' EXIT
+
+# Agents with the stand-in, with no dashboard: the web view is theirs alone.
+add_agents() {
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<YAML
+agents:
+  stand:
+    command: python3
+    args: ["$here/web_agent.py"]
+  evil:
+    command: python3
+    args: ["$here/web_agent.py", "hostile"]
+YAML
+	local h
+	for h in "$@"; do
+		wrx add "$h" -a "${h/#a[0-9]/stand}" -b >/dev/null
+	done
+}
+
+t_web_in_a_browser() {
+	make_repo
+	add_agents a1 a2 a3
+	start_web
+	python3 "$here/web_browser.py" use "$url" "$repo"
+	python3 "$here/web_browser.py" phone "$url"
+	stop_web
+}
+
+# status code of a request to the server: code ARGS...
+code() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
+
+t_web_doors() {
+	make_repo
+	add_agents a1
+	start_web
+	[ "$(code "$base/")" = 200 ]
+	# DNS rebinding: a name that is not this server's.
+	[ "$(code -H 'Host: attacker.example:7681' "$base/")" = 403 ]
+	[ "$(code -H 'Host: attacker.example' "$base/pair" -H "Authorization: Bearer $token")" = 403 ]
+	# Pairing: a wrong token, none, the right one.
+	[ "$(code -H "Authorization: Bearer ${token%?}0" "$base/pair")" = 403 ]
+	[ "$(code "$base/pair")" = 403 ]
+	cookie=$(curl -s -D - -o /dev/null -H "Authorization: Bearer $token" "$base/pair" |
+		sed -n 's/^set-cookie: \([^;]*\);.*/\1/p')
+	[ -n "$cookie" ]
+	curl -s -D - -o /dev/null -H "Authorization: Bearer $token" "$base/pair" |
+		grep -q 'HttpOnly; SameSite=Strict'
+	ws() { python3 "$here/web_ws.py" "$base" "$@"; }
+	# The WebSocket: with the cookie and this Origin; not from another site,
+	# not without the cookie, not with a foreign Host.
+	ws --cookie "$cookie" --expect agents
+	ws --cookie "$cookie" --origin http://attacker.example --expect refused
+	ws --expect refused
+	ws --cookie "$cookie" --host attacker.example --expect refused
+	# Revoked: the old token and the old cookie are refused, in the running server.
+	wrx web --revoke | grep -q 'refused now'
+	[ "$(code -H "Authorization: Bearer $token" "$base/pair")" = 403 ]
+	ws --cookie "$cookie" --expect refused
+	stop_web
+	# Not loopback without TLS: refused, saying why.
+	not wrx web --listen 0.0.0.0:0 2>"$E2E_TMP/err"
+	grep -q 'not loopback' "$E2E_TMP/err"
+}
+
+t_web_hostile_pane() {
+	make_repo
+	add_agents evil
+	start_web
+	python3 "$here/web_browser.py" hostile "$url"
+	stop_web
+}
+
+t_web_unpaired_and_flood() {
+	make_repo
+	add_agents a1
+	start_web
+	python3 "$here/web_browser.py" unpaired "$base/"
+	# 10,000 bad requests, then the server still answers and its log is small.
+	python3 "$here/web_ws.py" "$base" --flood 10000
+	[ "$(code -H "Authorization: Bearer $token" "$base/pair")" = 429 ] # wrong tokens rate-limited
+	[ "$(code "$base/app.js")" = 200 ]
+	size=$(stat -c %s "$XDG_STATE_HOME/workrex/workrex.log" 2>/dev/null || echo 0)
+	[ "$size" -lt 1000000 ]
+	stop_web
+}
+
+run_test "web: pair, list, status, pane, answer, notify, phone" t_web_in_a_browser
+run_test "web: Host, Origin, tokens, cookies, revoke, listen" t_web_doors
+run_test "web: a hostile pane's markup stays text" t_web_hostile_pane
+run_test "web: unpaired page; 10,000 bad requests" t_web_unpaired_and_flood
