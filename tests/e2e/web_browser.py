@@ -200,15 +200,20 @@ def scenario_hostile(b, url):
     b.go(url)
     b.until("agents listed", "return document.querySelectorAll('#agents li').length >= 1")
     b.js("[...document.querySelectorAll('#agents li')].find(l => l.dataset.handle === 'evil').click()")
-    b.until("the markup shown as text", "return document.getElementById('screen').textContent.includes('<script>window.__pwned=1</script>')")
+    b.until("the hostile pane drawn", "return document.getElementById('screen').textContent.includes('RED-TEXT')")
     time.sleep(0.5)
-    for css in ("#screen script", "#screen img", "#screen a"):
-        if b.js("return document.querySelectorAll(%s).length" % json.dumps(css)):
-            raise SystemExit("the pane made an element: " + css)
-    b.js("document.querySelectorAll('#screen span').forEach(s => s.click())")
+    b.js("document.querySelectorAll('#screen span, #screen a').forEach(s => s.click())")
     pwned = b.js("return window.__pwned === undefined ? null : window.__pwned")
     if pwned is not None:
         raise SystemExit("the pane's markup ran: __pwned=%s" % pwned)
+    for css in ("#screen script", "#screen img", "#screen a"):
+        if b.js("return document.querySelectorAll(%s).length" % json.dumps(css)):
+            raise SystemExit("the pane made an element: " + css)
+    text = b.js("return document.getElementById('screen').textContent")
+    for markup in ('<script>window.__pwned=1</script>', '<img src=x onerror="window.__pwned=2">',
+                   '<a href="javascript:window.__pwned=3">click</a>'):
+        if markup not in text:
+            raise SystemExit("not shown as text: " + markup)
     ok("<script>, <img onerror> and a javascript: link printed by the agent ran nothing")
 
 
