@@ -260,15 +260,13 @@ static void find_one(void *arg, const char *s, size_t n, int lineno)
 }
 
 /* ... and whether file is among a's changes at all (*in_diff), when in_diff. */
-static char *hunk_of(struct cmd_ctx *ctx, const struct agent_rec *a, const char *base,
-		     const char *file, int line, bool *in_diff)
+/* file's hunk holding line in one of the agent's diffs (mode); *in_diff: file is in it. */
+static char *hunk_in(struct cmd_ctx *ctx, const struct diff_target *t, int mode, const char *file,
+		     int line, bool *in_diff)
 {
 	int fd = memfd_create("workrex-diff", MFD_CLOEXEC);
-	struct diff_target t = {
-		.worktree = a->remote ? NULL : a->path, .branch = a->branch, .base = base};
 	char *cause = NULL;
-	if (fd < 0 ||
-	    diff_write(ctx->repo, &t, a->remote ? DIFF_BRANCH : DIFF_WIP, fd, &cause) < 0) {
+	if (fd < 0 || diff_write(ctx->repo, t, mode, fd, &cause) < 0) {
 		free(cause);
 		if (fd >= 0)
 			close(fd);
@@ -278,12 +276,27 @@ static char *hunk_of(struct cmd_ctx *ctx, const struct agent_rec *a, const char 
 	each_line(fd, find_one, &h);
 	if (h.found == NULL && h.cur.len && line >= h.at && line < h.end)
 		h.found = xstrdup(h.cur.data);
-	for (int i = 0; in_diff && i < h.d.nfiles; i++)
+	for (int i = 0; i < h.d.nfiles; i++)
 		*in_diff = *in_diff || strcmp(h.d.files[i].path, file) == 0;
 	close(fd);
 	buf_free(&h.cur);
 	diff_reader_free(&h.d);
 	return h.found;
+}
+
+/*
+ * The hunk a comment is on: in what the agent has not committed, else in
+ * its branch's commits (what the review view's two modes show).
+ */
+static char *hunk_of(struct cmd_ctx *ctx, const struct agent_rec *a, const char *base,
+		     const char *file, int line, bool *in_diff)
+{
+	struct diff_target t = {
+		.worktree = a->remote ? NULL : a->path, .branch = a->branch, .base = base};
+	char *found = a->remote ? NULL : hunk_in(ctx, &t, DIFF_WIP, file, line, in_diff);
+	if (found == NULL && !*in_diff)
+		found = hunk_in(ctx, &t, DIFF_BRANCH, file, line, in_diff);
+	return found;
 }
 
 static void print_waiting(const char *handle, int n)
