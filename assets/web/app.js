@@ -6,6 +6,8 @@
 const ICONS = { working: '●', waiting: '◆', done: '✓', failed: '✗', interrupted: '◌', missing: '?' };
 const $ = (id) => document.getElementById(id);
 let ws = null, agents = [], shown = null, lastStatus = {}, nextId = 1, readOnly = false;
+const asking = {}; // request id -> what it was, for what the page says when it is done
+const DONE = { send: 'sent', key: 'sent', comment: 'comment added', 'review-send': 'comments sent to the agent', merge: 'merged' };
 let screen = { rows: 0, cols: 0, lines: [] };
 
 function el(tag, cls, text) {
@@ -74,12 +76,110 @@ function open(handle) {
   screen = { rows: 0, cols: 0, lines: [] };
   $('screen').replaceChildren();
   $('said').textContent = '';
+  $('review').classList.add('hidden');
+  $('ask').classList.add('hidden');
+  pendingComments = 0;
+  $('review-send').textContent = 'send comments';
   send({ t: 'view', pane: pane ? pane.pane : null });
   if (!pane) $('screen').append(el('div', '', '(no pane: the agent is closed)'));
   $('agents').classList.add('hidden');
   $('view').classList.remove('hidden');
   $('back').classList.remove('hidden');
   drawMeta();
+}
+
+// ---- review: the diff by file and hunk, comments, and the merge question ----
+
+let pendingComments = 0;
+
+// A unified diff as files of hunks: [{path, hunks: [{head, lines, line}]}].
+function parseDiff(text) {
+  const files = [];
+  let file = null, hunk = null, newLine = 0;
+  for (const l of text.split('\n')) {
+    if (l.startsWith('diff --git ')) {
+      const m = / b\/(.*)$/.exec(l);
+      file = { path: m ? m[1] : l.slice(11), hunks: [] };
+      files.push(file);
+      hunk = null;
+    } else if (file && l.startsWith('@@')) {
+      const m = /\+(\d+)/.exec(l);
+      newLine = m ? Number(m[1]) : 0;
+      hunk = { head: l, lines: [], line: 0 };
+      file.hunks.push(hunk);
+    } else if (hunk) {
+      if (l.startsWith('+') && !hunk.line) hunk.line = newLine;
+      if (!l.startsWith('-')) newLine++;
+      hunk.lines.push(l);
+    }
+  }
+  return files;
+}
+
+function commentForm(file, line) {
+  const form = el('form');
+  const box = el('textarea');
+  box.rows = 2;
+  box.placeholder = 'a comment for the agent on ' + file + (line ? ':' + line : '');
+  const add = el('button', '', 'add');
+  add.type = 'submit';
+  form.append(box, add);
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (!box.value.trim()) return;
+    act({ t: 'comment', file, line, text: box.value });
+    form.remove();
+    pendingComments++;
+    $('review-send').textContent = 'send ' + pendingComments + ' comment' + (pendingComments > 1 ? 's' : '');
+  });
+  return form;
+}
+
+function drawDiff(m) {
+  const box = $('diff');
+  box.replaceChildren();
+  $('review-title').textContent = (m.mode === 'wip' ? 'uncommitted' : 'branch') + ' changes of ' + m.handle;
+  const files = parseDiff(m.text);
+  if (!files.length) box.append(el('p', '', 'no changes'));
+  for (const f of files) {
+    const div = el('div', 'file');
+    const h = el('h3', '', f.path);
+    const onFile = el('button', '', 'comment');
+    onFile.type = 'button';
+    onFile.addEventListener('click', () => div.insertBefore(commentForm(f.path, 0), div.children[1] || null));
+    h.append(onFile);
+    div.append(h);
+    for (const hk of f.hunks) {
+      const hd = el('div', 'hunk');
+      const pre = el('pre');
+      pre.append(el('div', 'at', hk.head));
+      for (const l of hk.lines)
+        pre.append(el('div', l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : '', l || ' '));
+      const b = el('button', '', 'comment on this hunk');
+      b.type = 'button';
+      b.addEventListener('click', () => hd.append(commentForm(f.path, hk.line)));
+      hd.append(pre, b);
+      div.append(hd);
+    }
+    box.append(div);
+  }
+  if (m.cut) box.append(el('p', '', '(cut: the rest is in the dashboard\'s review view)'));
+  $('review').classList.remove('hidden');
+}
+
+let asked = null;
+
+function ask(m) {
+  asked = m;
+  $('question').textContent = m.question;
+  $('ask').classList.remove('hidden');
+  $('said').textContent = '';
+}
+
+function answerAsk(yes) {
+  $('ask').classList.add('hidden');
+  if (yes && asked) act({ t: 'merge', anyway: asked.anyway });
+  asked = null;
 }
 
 function back() {
@@ -128,6 +228,7 @@ function send(o) {
 
 function act(o) {
   o.id = nextId++;
+  asking[o.id] = o.t;
   o.handle = shown;
   $('said').textContent = 'sending…';
   send(o);
@@ -156,7 +257,13 @@ function connect() {
     } else if (m.t === 'pane') {
       drawPane(m);
     } else if (m.t === 'done') {
-      $('said').textContent = m.ok ? 'sent' : 'not sent: ' + m.error;
+      $('said').textContent = m.ok ? DONE[asking[m.id]] || 'done' : 'refused: ' + m.error;
+      delete asking[m.id];
+    } else if (m.t === 'diff') {
+      $('said').textContent = '';
+      drawDiff(m);
+    } else if (m.t === 'ask') {
+      ask(m);
     }
   };
 }
@@ -175,6 +282,16 @@ function start() {
     e.preventDefault();
     act({ t: 'send', text: $('text').value });
     $('text').value = '';
+  });
+  $('show-branch').addEventListener('click', () => act({ t: 'diff', mode: 'branch' }));
+  $('show-wip').addEventListener('click', () => act({ t: 'diff', mode: 'wip' }));
+  $('merge-ask').addEventListener('click', () => act({ t: 'merge-ask' }));
+  $('yes').addEventListener('click', () => answerAsk(true));
+  $('no').addEventListener('click', () => answerAsk(false));
+  $('review-send').addEventListener('click', () => {
+    act({ t: 'review-send' });
+    pendingComments = 0;
+    $('review-send').textContent = 'send comments';
   });
   for (const b of document.querySelectorAll('#quick button'))
     b.addEventListener('click', () => act({ t: 'key', key: b.dataset.key }));

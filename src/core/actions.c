@@ -1501,11 +1501,21 @@ static void merge_previewed(void *arg, int status, const char *output, const cha
  * The user's merge from the dashboard: the question says what it brings
  * when merge --preview can (a branch with nothing to merge yet cannot).
  */
+char *actions_merge_question(const char *branch, const char *preview)
+{
+	return xasprintf("merge %s and remove its worktree? (y/n)%s%s", branch,
+			 preview && *preview ? "  " : "", preview ? preview : "");
+}
+
+char *actions_merge_anyway_question(const char *refused)
+{
+	return xasprintf("%s - %s", wrx_outcome(refused), overrides[0].question);
+}
+
 static void user_merge_ask(struct act_call *c, const char *preview)
 {
-	char *q = xasprintf("merge %s and remove its worktree? (y/n)%s%s",
-			    c->a->git.branch ? c->a->git.branch : c->a->handle,
-			    preview && *preview ? "  " : "", preview ? preview : "");
+	char *q =
+		actions_merge_question(c->a->git.branch ? c->a->git.branch : c->a->handle, preview);
 	confirm_then(c, q, merge_run);
 	free(q);
 }
@@ -1531,7 +1541,7 @@ static void user_merge_previewed(void *arg, int status, const char *output, cons
 	last = wrx_outcome(last);
 	/* Uncommitted work: one question, the one the refusal would have asked. */
 	if (status != 0 && strstr(last, "--ignore-uncommitted")) {
-		char *q = xasprintf("%s - %s", last, overrides[0].question);
+		char *q = actions_merge_anyway_question(last);
 		confirm_then(c, q, merge_anyway);
 		free(q);
 		return;

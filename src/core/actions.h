@@ -74,6 +74,15 @@ void actions_started(struct wrx *w);
 /* The verb an RPC request type (its wire name) calls, or NULL. */
 const char *actions_for_rpc(const char *type);
 
+/*
+ * The questions C-b m asks before the user's merge, which the web view
+ * asks in the same words: branch's merge, with what merge --preview said
+ * (NULL: nothing); or, when the preview refused for uncommitted work
+ * (its last line), whether to merge the commits anyway. Caller frees.
+ */
+char *actions_merge_question(const char *branch, const char *preview);
+char *actions_merge_anyway_question(const char *refused);
+
 /* The envelope's error, or NULL when it says ok. */
 const char *actions_error(json_object *reply);
 

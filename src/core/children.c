@@ -35,7 +35,11 @@ static const struct child {
 	{"remote-up", {"__remote-up"}},          /* a server's link (remote.c) */
 	{"remote-start", {"__remote-start"}},
 	{"remote-paste", {"__remote-paste"}},
-	{"send", {"send"}}, /* the web view's answer: text, then Enter */
+	/* The web view's: an answer (text, then Enter), a review, a merge. */
+	{"send", {"send"}},
+	{"review-comment", {"review", "--comment"}},
+	{"review-send", {"review", "--send"}},
+	{"merge", {"merge"}},
 };
 
 static const struct child *child_find(const char *name)

@@ -4,7 +4,9 @@
  */
 #include "server.h"
 
+#include "../core/actions.h"
 #include "../core/children.h"
+#include "../core/wrx.h"
 #include "../core/run.h"
 #include "../git/git.h"
 #include "../git/worktree.h"
@@ -265,59 +267,229 @@ static int http_write(struct conn *c, struct lws *wsi)
 
 /* ---- the page's WebSocket ---- */
 
+/* A workrex command a page asked for, running: its answer goes to that page, if still there. */
 struct act {
 	struct web *w;
 	unsigned page;
 	int id;
+	char *handle;
+	const char *mode; /* a diff's: "branch", "wip" */
+	struct buf out;   /* a diff's text */
+	bool cut;         /* past DIFF_MAX: the rest left out */
 };
 
+/* A diff larger than this is cut for the page (the terminal's review view has it all). */
+#define DIFF_MAX (4u << 20)
+
+static void act_free(struct act *a)
+{
+	free(a->handle);
+	buf_free(&a->out);
+	free(a);
+}
+
+static json_object *answer(const char *t, int id)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "t", json_object_new_string(t));
+	json_object_object_add(o, "id", json_object_new_int(id));
+	return o;
+}
+
+static void reply_error(struct conn *c, int id, const char *why)
+{
+	json_object *o = answer("done", id);
+	json_object_object_add(o, "ok", json_object_new_boolean(0));
+	json_object_object_add(o, "error", json_object_new_string(why));
+	queue_json(c, o);
+}
+
+/* A command's end: ok, or the last line it said. */
 static void acted(void *arg, int status, const char *output, const char *last)
 {
 	struct act *a = arg;
 	struct conn *c = page_by_id(a->w, a->page);
 	(void)output;
 	if (c) {
-		json_object *o = json_object_new_object();
-		json_object_object_add(o, "t", json_object_new_string("done"));
-		json_object_object_add(o, "id", json_object_new_int(a->id));
+		json_object *o = answer("done", a->id);
 		json_object_object_add(o, "ok", json_object_new_boolean(status == 0));
 		if (status != 0)
-			json_object_object_add(
-				o, "error",
-				json_object_new_string(last && *last ? last : "failed"));
+			json_object_object_add(o, "error",
+					       json_object_new_string(last && *last
+									      ? wrx_outcome(last)
+									      : "failed"));
 		queue_json(c, o);
 	}
-	free(a);
+	act_free(a);
 }
 
-static void reply_error(struct conn *c, int id, const char *why)
-{
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "t", json_object_new_string("done"));
-	json_object_object_add(o, "id", json_object_new_int(id));
-	json_object_object_add(o, "ok", json_object_new_boolean(0));
-	json_object_object_add(o, "error", json_object_new_string(why));
-	queue_json(c, o);
-}
-
-/* `workrex send HANDLE TEXT` (text, then Enter), as the user would type it. */
-static void act_send(struct conn *c, int id, const char *handle, const char *text)
+/* Run workrex ROW MORE... for page c; done hears its end. */
+static void act_run(struct conn *c, struct act *a, const char *row, char *const *more,
+		    run_done_fn *done)
 {
 	struct web *w = c->w;
-	if (w->o.read_only)
-		return reply_error(c, id, "this view is read-only");
-	if (!handle_valid(handle) || !feed_known(w->feed, handle))
-		return reply_error(c, id, "no such agent");
-	char *more[] = {(char *)handle, (char *)text, NULL};
-	char **argv = child_argv_of(w->o.self_exe, "send", more);
-	struct act *a = xcalloc(1, sizeof *a);
-	*a = (struct act){w, c->id, id};
-	struct run_opts ro = {.argv = argv, .cwd = w->root, .done = acted, .arg = a};
+	char **argv = child_argv_of(w->o.self_exe, row, more);
+	struct run_opts ro = {.argv = argv, .cwd = w->root, .done = done, .arg = a};
 	if (run_start(w->loop, &ro) < 0) {
-		free(a);
-		reply_error(c, id, "could not start workrex send");
+		reply_error(c, a->id, "could not start workrex");
+		act_free(a);
 	}
 	child_argv_free(argv);
+}
+
+static struct act *act_new(struct conn *c, int id, const char *handle)
+{
+	struct act *a = xcalloc(1, sizeof *a);
+	a->w = c->w;
+	a->page = c->id;
+	a->id = id;
+	a->handle = xstrdup(handle);
+	return a;
+}
+
+/* What merge --preview said, as the question C-b m asks. */
+static void merge_previewed(void *arg, int status, const char *output, const char *last)
+{
+	struct act *a = arg;
+	struct conn *c = page_by_id(a->w, a->page);
+	(void)output;
+	last = last ? last : "";
+	if (c) {
+		bool anyway = status != 0 && strstr(last, "--ignore-uncommitted");
+		json_object *o = answer("ask", a->id);
+		json_object_object_add(o, "handle", json_object_new_string(a->handle));
+		if (status != 0 && !anyway) {
+			json_object_put(o);
+			o = answer("done", a->id);
+			json_object_object_add(o, "ok", json_object_new_boolean(0));
+			json_object_object_add(o, "error",
+					       json_object_new_string(wrx_outcome(last)));
+		} else {
+			char *q = anyway ? actions_merge_anyway_question(last)
+					 : actions_merge_question(a->handle, wrx_outcome(last));
+			json_object_object_add(o, "question", json_object_new_string(q));
+			json_object_object_add(o, "anyway", json_object_new_boolean(anyway));
+			free(q);
+		}
+		queue_json(c, o);
+	}
+	act_free(a);
+}
+
+static void diff_output(void *arg, int stream, const char *p, size_t n)
+{
+	struct act *a = arg;
+	if (stream != 1 || a->cut)
+		return;
+	if (a->out.len + n > DIFF_MAX) {
+		n = DIFF_MAX - a->out.len;
+		a->cut = true;
+	}
+	buf_add(&a->out, p, n);
+}
+
+static void diff_exit(void *arg, int code)
+{
+	struct act *a = arg;
+	struct conn *c = page_by_id(a->w, a->page);
+	if (c && code != 0) {
+		reply_error(c, a->id, "workrex diff failed");
+	} else if (c) {
+		json_object *o = answer("diff", a->id);
+		json_object_object_add(o, "handle", json_object_new_string(a->handle));
+		json_object_object_add(o, "mode", json_object_new_string(a->mode));
+		json_object_object_add(o, "text",
+				       json_object_new_string_len(a->out.data ? a->out.data : "",
+								  (int)a->out.len));
+		json_object_object_add(o, "cut", json_object_new_boolean(a->cut));
+		queue_json(c, o);
+	}
+	act_free(a);
+}
+
+static void act_diff(struct conn *c, int id, const char *handle, const char *mode)
+{
+	struct act *a = act_new(c, id, handle);
+	a->mode = !strcmp(mode, "wip") ? "wip" : "branch";
+	char *flag = xasprintf("--%s", a->mode);
+	char *const more[] = {flag, "--", (char *)handle, NULL};
+	char **argv = child_argv_of(c->w->o.self_exe, "diff", more);
+	struct run_stream rs = {.argv = argv,
+				.cwd = c->w->root,
+				.timeout_ms = 60000,
+				.output = diff_output,
+				.exit = diff_exit,
+				.arg = a};
+	if (run_stream(c->w->loop, &rs) < 0) {
+		reply_error(c, id, "could not start workrex diff");
+		act_free(a);
+	}
+	child_argv_free(argv);
+	free(flag);
+}
+
+static const char *str_of(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+		       ? json_object_get_string(v)
+		       : "";
+}
+
+static bool bool_of(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}
+
+/* A page's request about an agent: t says which; the agent checked first. */
+static void act_on_agent(struct conn *c, json_object *o, const char *t, int id)
+{
+	const char *h = str_of(o, "handle");
+	struct act *a;
+	if (!handle_valid(h) || !feed_known(c->w->feed, h))
+		return reply_error(c, id, "no such agent");
+	if (!strcmp(t, "diff"))
+		return act_diff(c, id, h, str_of(o, "mode"));
+	if (c->w->o.read_only)
+		return reply_error(c, id, "this view is read-only");
+	a = act_new(c, id, h);
+	if (!strcmp(t, "send") || !strcmp(t, "key")) {
+		/* The quick answers: y or n, then Enter; Enter alone. */
+		const char *key = str_of(o, "key");
+		const char *text = !strcmp(t, "send")                       ? str_of(o, "text")
+				   : !strcmp(key, "y") || !strcmp(key, "n") ? key
+				   : !strcmp(key, "enter")                  ? ""
+									    : NULL;
+		if (text == NULL) {
+			reply_error(c, id, "no such key");
+			return act_free(a);
+		}
+		char *const more[] = {(char *)h, (char *)text, NULL};
+		act_run(c, a, "send", more, acted);
+	} else if (!strcmp(t, "comment")) {
+		json_object *v;
+		int line = json_object_object_get_ex(o, "line", &v) ? json_object_get_int(v) : 0;
+		char *where = line > 0 ? xasprintf("%s:%d", str_of(o, "file"), line)
+				       : xstrdup(str_of(o, "file"));
+		char *const more[] = {where, "--", (char *)h, (char *)str_of(o, "text"), NULL};
+		act_run(c, a, "review-comment", more, acted);
+		free(where);
+	} else if (!strcmp(t, "review-send")) {
+		char *const more[] = {"--", (char *)h, NULL};
+		act_run(c, a, "review-send", more, acted);
+	} else if (!strcmp(t, "merge-ask")) {
+		char *const more[] = {"--", (char *)h, NULL};
+		act_run(c, a, "merge-preview", more, merge_previewed);
+	} else if (!strcmp(t, "merge")) {
+		bool anyway = bool_of(o, "anyway");
+		char *const more[] = {anyway ? "--ignore-uncommitted" : "--",
+				      anyway ? "--" : (char *)h, anyway ? (char *)h : NULL, NULL};
+		act_run(c, a, "merge", more, acted);
+	} else {
+		reply_error(c, id, "no such request");
+		act_free(a);
+	}
 }
 
 static void show(struct conn *c, int pane)
@@ -337,30 +509,17 @@ static void page_said(struct conn *c, const char *s, size_t n)
 {
 	json_object *o = json_tokener_parse(s), *v;
 	(void)n;
-	const char *t = json_object_object_get_ex(o, "t", &v) ? json_object_get_string(v) : "";
+	if (!json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return; /* not a request: nothing to answer */
+	}
+	const char *t = str_of(o, "t");
 	int id = json_object_object_get_ex(o, "id", &v) ? json_object_get_int(v) : 0;
-	const char *handle =
-		json_object_object_get_ex(o, "handle", &v) ? json_object_get_string(v) : "";
-	if (!strcmp(t, "view")) {
+	if (!strcmp(t, "view"))
 		show(c,
 		     json_object_object_get_ex(o, "pane", &v) && v ? json_object_get_int(v) : -1);
-	} else if (!strcmp(t, "send")) {
-		const char *text =
-			json_object_object_get_ex(o, "text", &v) ? json_object_get_string(v) : "";
-		act_send(c, id, handle, text);
-	} else if (!strcmp(t, "key")) {
-		/* The quick answers: y or n, then Enter; Enter alone. */
-		const char *key =
-			json_object_object_get_ex(o, "key", &v) ? json_object_get_string(v) : "";
-		if (!strcmp(key, "y") || !strcmp(key, "n"))
-			act_send(c, id, handle, key);
-		else if (!strcmp(key, "enter"))
-			act_send(c, id, handle, "");
-		else
-			reply_error(c, id, "no such key");
-	} else if (o) {
-		reply_error(c, id, "no such request");
-	}
+	else
+		act_on_agent(c, o, t, id);
 	json_object_put(o);
 }
 

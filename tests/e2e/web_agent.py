@@ -27,7 +27,14 @@ while True:
     status("working")
     print("got: " + line.strip(), flush=True)
     if line.strip() == "y":
+        # Its work, committed as an agent does, then done; later lines
+        # (a review's comments) are only said.
+        with open("from-agent.txt", "w") as f:
+            f.write("line one\nline two\n")
+        subprocess.run(["git", "add", "from-agent.txt"], check=True)
+        subprocess.run(["git", "commit", "-qm", "agent work"], check=True)
         status("done")
         print("finished", flush=True)
-        sys.stdin.read()
+        for more in sys.stdin:
+            print("got: " + more.strip(), flush=True)
         break

@@ -167,6 +167,33 @@ def scenario_pair_and_use(b, url, repo):
     b.until("y reached a1", "return document.getElementById('screen').textContent.includes('got: y')")
     b.until("a1 done", "return document.getElementById('meta').textContent.includes('done')")
     ok("the quick answer y reached the agent; it reported done")
+    # Review: its branch's diff, a comment on a hunk, sent to the agent.
+    b.click("#show-branch")
+    b.until("the branch's diff", "return document.getElementById('diff').textContent.includes('from-agent.txt')")
+    b.until("its added line", "return [...document.querySelectorAll('#diff .add')].some(e => e.textContent === '+line two')")
+    b.click(".hunk button")
+    b.type(".hunk textarea", "please say why")
+    b.click(".hunk form button")
+    b.until("the comment added", "return document.getElementById('said').textContent !== 'sending…'")
+    said = b.js("return document.getElementById('said').textContent")
+    if said != "comment added":
+        raise SystemExit("the comment: " + said)
+    b.click("#review-send")
+    b.until("the comment reached a1", "return document.getElementById('screen').textContent.includes('please say why')")
+    ok("a review comment on a hunk reached the agent")
+    # Merge: the question C-b m asks, answered yes.
+    b.click("#merge-ask")
+    b.until("the merge question", "return !document.getElementById('ask').classList.contains('hidden')")
+    q = b.js("return document.getElementById('question').textContent")
+    if not q.startswith("merge a1 and remove its worktree? (y/n)"):
+        raise SystemExit("not C-b m's question: " + q)
+    b.click("#yes")
+    b.until("merged", "return document.getElementById('said').textContent === 'merged'", timeout=60)
+    log = subprocess.run(["git", "-C", repo, "log", "--format=%s", "main"], capture_output=True,
+                         text=True).stdout
+    if "agent work" not in log:
+        raise SystemExit("main lacks the agent's commit: " + log)
+    ok("merged from the page after: %s; main has 'agent work'" % q)
     b.click("#back")
     width = b.js("return document.documentElement.scrollWidth <= window.innerWidth")
     if not width:
