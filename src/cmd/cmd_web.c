@@ -8,7 +8,6 @@
 #include "../web/auth.h"
 #include "../web/server.h"
 
-#include <arpa/inet.h>
 #include <qrencode.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,29 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <uv.h>
-
-#define WEB_LISTEN "127.0.0.1:7681"
-
-/* "HOST:PORT" into host (size n) and *port; false when it is not one. */
-static bool split_listen(const char *s, char *host, size_t n, int *port)
-{
-	const char *colon = strrchr(s, ':');
-	char *end;
-	if (colon == NULL || colon == s || (size_t)(colon - s) >= n)
-		return false;
-	long p = strtol(colon + 1, &end, 10);
-	if (*end || end == colon + 1 || p < 0 || p > 65535)
-		return false;
-	snprintf(host, n, "%.*s", (int)(colon - s), s);
-	*port = (int)p;
-	struct in_addr a;
-	return inet_pton(AF_INET, host, &a) == 1;
-}
-
-static bool loopback(const char *host)
-{
-	return !strncmp(host, "127.", 4);
-}
 
 /* The link as a QR code, two modules a character, for a phone's camera. */
 static void print_qr(const char *url)
@@ -77,6 +53,25 @@ static int revoke_links(struct cmd_ctx *ctx)
 	}
 	printf("web: every link and cookie given before is refused now; workrex web shows the "
 	       "new link\n");
+	return 0;
+}
+
+/* web --link: the pairing link of the server that listens as the config says (a dashboard's). */
+static int print_link(struct cmd_ctx *ctx, const struct web_opts *o)
+{
+	struct web_secrets s;
+	char *cause = NULL;
+	if (web_secrets_load(repo_root(ctx->repo), true, &s, &cause) < 0) {
+		int rc = cmd_fail("web", "%s", cause);
+		free(cause);
+		return rc;
+	}
+	char *url = xasprintf("%s://%s:%d/#token=%s", o->tls_cert ? "https" : "http", o->host,
+			      o->port, s.token);
+	printf("web: %s\n", url);
+	if (isatty(STDOUT_FILENO))
+		print_qr(url);
+	free(url);
 	return 0;
 }
 
@@ -129,41 +124,19 @@ int cmd_web(struct cmd_ctx *ctx, int argc, char **argv)
 		return rc;
 	if (cmd_given(ctx, "revoke"))
 		return revoke_links(ctx);
-	const struct config *c = &ctx->cfg;
-	const char *listen = cmd_value(ctx, "listen");
-	if (listen == NULL)
-		listen = c->web_listen ? c->web_listen : WEB_LISTEN;
-	char host[64];
-	int port;
-	if (!split_listen(listen, host, sizeof host, &port))
-		return cmd_fail("web", "listen on '%s'? an IPv4 address and a port: %s", listen,
-				WEB_LISTEN);
-	bool tls = c->web_tls_cert && c->web_tls_key;
-	if (!loopback(host) && !tls && !cmd_given(ctx, "insecure-listen"))
-		return cmd_fail(
-			"web",
-			"%s is not loopback: anyone who reaches it could type into your "
-			"agents. Set web.tls_cert and web.tls_key, reach it over ssh -L, or "
-			"say --insecure-listen",
-			host);
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n <= 0)
-		return cmd_fail("web", "cannot find this program (/proc/self/exe)");
-	self[n] = '\0';
-	const char **names = xcalloc(c->web_names.n + 1, sizeof *names);
-	for (size_t i = 0; i < c->web_names.n; i++)
-		names[i] = c->web_names.v[i];
-	struct web_opts o = {
-		.host = host,
-		.port = port,
-		.names = names,
-		.read_only = c->web_read_only || cmd_given(ctx, "read-only"),
-		.tls_cert = tls ? c->web_tls_cert : NULL,
-		.tls_key = tls ? c->web_tls_key : NULL,
-		.self_exe = self,
-	};
-	rc = serve(ctx, &o);
-	free(names);
+	struct web_opts o;
+	char *cause = NULL;
+	if (web_opts_read(&ctx->cfg, cmd_value(ctx, "listen"), cmd_given(ctx, "insecure-listen"),
+			  &o, &cause) < 0) {
+		rc = cmd_fail("web", "%s", cause);
+		free(cause);
+		return rc;
+	}
+	o.read_only |= cmd_given(ctx, "read-only");
+	if (cmd_given(ctx, "link"))
+		rc = print_link(ctx, &o);
+	else
+		rc = serve(ctx, &o);
+	web_opts_free(&o);
 	return rc;
 }

@@ -1034,6 +1034,7 @@ int dashboard_run(const struct dashboard_opts *opts)
 		tty_output_on_loop(ui, loop);
 		uv_poll_start(&ui->tty.poll, UV_READABLE | UV_DISCONNECT, on_tty);
 		dashboard_first(ui);
+		ui_web_start(ui);
 		uv_run(loop, UV_RUN_DEFAULT);
 		rc = 0;
 		uv_poll_stop(&ui->tty.poll);
@@ -1043,6 +1044,7 @@ int dashboard_run(const struct dashboard_opts *opts)
 	/* A question left open or waiting is a no: its owner cleans up while all still stands. */
 	ui_prompt_end(ui, NULL);
 	ui_asked_clear(ui);
+	ui_web_stop(ui);
 	termclip_close(ui);
 	wrx_close(ui->w);
 	handles_close(ui);

@@ -161,6 +161,7 @@ struct ui {
 	int nmodes;
 	struct prompt *prompt; /* owned */
 	struct asked *asked;   /* owned: agents' questions, oldest first */
+	struct ui_web *web;    /* owned: the web view web.listen starts on our loop, or NULL */
 	bool pasting;
 	struct buf paste;
 	bool quitting;
@@ -190,6 +191,9 @@ void ui_message(struct ui *ui, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Close the open question with answer (NULL: cancelled), calling its done. */
 void ui_prompt_end(struct ui *ui, const char *answer);
+/* The web view, when web.listen is set (webview.c): started on our loop, and stopped. */
+void ui_web_start(struct ui *ui);
+void ui_web_stop(struct ui *ui);
 /* The oldest question an agent asked, opened (the user asked for it). False: none waits. */
 bool ui_open_asked(struct ui *ui);
 /*

@@ -6,6 +6,7 @@
 
 #include "../core/actions.h"
 #include "../core/children.h"
+#include "../config/config.h"
 #include "../core/wrx.h"
 #include "../core/run.h"
 #include "../git/git.h"
@@ -15,7 +16,10 @@
 #include "auth.h"
 #include "feed.h"
 
+#include <arpa/inet.h>
 #include <libwebsockets.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -711,6 +715,73 @@ struct web *web_start(uv_loop_t *loop, struct repo *repo, const struct web_opts 
 		return NULL;
 	}
 	return w;
+}
+
+/* "HOST:PORT" into host (size n) and *port; false when it is not one. */
+static bool split_listen(const char *s, char *host, size_t n, int *port)
+{
+	const char *colon = strrchr(s, ':');
+	char *end;
+	if (colon == NULL || colon == s || (size_t)(colon - s) >= n)
+		return false;
+	long p = strtol(colon + 1, &end, 10);
+	if (*end || end == colon + 1 || p < 0 || p > 65535)
+		return false;
+	snprintf(host, n, "%.*s", (int)(colon - s), s);
+	*port = (int)p;
+	struct in_addr a;
+	return inet_pton(AF_INET, host, &a) == 1;
+}
+
+int web_opts_read(const struct config *c, const char *listen, bool insecure, struct web_opts *o,
+		  char **cause)
+{
+	char host[64], self[4096];
+	int port;
+	memset(o, 0, sizeof *o);
+	if (listen == NULL)
+		listen = c->web_listen ? c->web_listen : WEB_LISTEN;
+	if (!split_listen(listen, host, sizeof host, &port)) {
+		*cause = xasprintf("listen on '%s'? an IPv4 address and a port: %s", listen,
+				   WEB_LISTEN);
+		return -1;
+	}
+	bool tls = c->web_tls_cert && c->web_tls_key;
+	if (strncmp(host, "127.", 4) != 0 && !tls && !insecure) {
+		*cause =
+			xasprintf("%s is not loopback: anyone who reaches it could type into your "
+				  "agents. Set web.tls_cert and web.tls_key, reach it over ssh -L, "
+				  "or say --insecure-listen",
+				  host);
+		return -1;
+	}
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0) {
+		*cause = xstrdup("cannot find this program (/proc/self/exe)");
+		return -1;
+	}
+	self[n] = '\0';
+	const char **names = xcalloc(c->web_names.n + 1, sizeof *names);
+	for (size_t i = 0; i < c->web_names.n; i++)
+		names[i] = c->web_names.v[i];
+	*o = (struct web_opts){
+		.host = xstrdup(host),
+		.port = port,
+		.names = names,
+		.read_only = c->web_read_only,
+		.tls_cert = tls ? c->web_tls_cert : NULL,
+		.tls_key = tls ? c->web_tls_key : NULL,
+		.self_exe = xstrdup(self),
+	};
+	return 0;
+}
+
+void web_opts_free(struct web_opts *o)
+{
+	free((char *)o->host);
+	free((void *)o->names);
+	free((char *)o->self_exe);
+	memset(o, 0, sizeof *o);
 }
 
 int web_port(const struct web *w)

@@ -26,6 +26,20 @@ struct web_opts {
 	const char *self_exe;           /* the workrex the page's actions run */
 };
 
+/* Where workrex web listens when neither --listen nor web.listen says. */
+#define WEB_LISTEN "127.0.0.1:7681"
+
+struct config;
+/*
+ * The options the config says (listen: --listen's, or NULL: web.listen's,
+ * else WEB_LISTEN): a listen address that is not loopback needs TLS, or
+ * insecure (--insecure-listen). 0, or -1 with *cause. Free with
+ * web_opts_free.
+ */
+int web_opts_read(const struct config *c, const char *listen, bool insecure, struct web_opts *o,
+		  char **cause);
+void web_opts_free(struct web_opts *o);
+
 struct web;
 /* Serve repo's agents on loop. NULL with *cause (the port taken, a bad address...). */
 struct web *web_start(uv_loop_t *loop, struct repo *repo, const struct web_opts *o, char **cause);

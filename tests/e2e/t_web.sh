@@ -46,6 +46,7 @@ agents:
   evil:
     command: python3
     args: ["$here/web_agent.py", "hostile"]
+${WEB_CONFIG:-}
 YAML
 	local h
 	for h in "$@"; do
@@ -120,7 +121,25 @@ t_web_unpaired_and_flood() {
 	stop_web
 }
 
+# web.listen: the dashboard serves the page from its own loop, and stops with it.
+t_web_from_the_dashboard() {
+	make_repo
+	local port
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	WEB_CONFIG="web:
+  listen: 127.0.0.1:$port" add_agents a1
+	start_repo 120 36
+	wait_for "web: http://127.0.0.1:$port/ serves the agents"
+	url=$(wrx web --link | sed -n 's/^web: //p')
+	[[ $url == "http://127.0.0.1:$port/#token="* ]]
+	# a status the dashboard holds (its bridge heard the agent) reaches the page
+	python3 "$here/web_browser.py" status "$url" "$repo" a1 y done
+	prefix d
+	until_ok 10 not curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/"
+}
+
 run_test "web: pair, list, status, pane, answer, notify, phone" t_web_in_a_browser
 run_test "web: Host, Origin, tokens, cookies, revoke, listen" t_web_doors
 run_test "web: a hostile pane's markup stays text" t_web_hostile_pane
 run_test "web: unpaired page; 10,000 bad requests" t_web_unpaired_and_flood
+run_test "web: served by the dashboard (web.listen), gone with it" t_web_from_the_dashboard

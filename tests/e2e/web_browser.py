@@ -253,6 +253,19 @@ def scenario_unpaired(b, url):
     ok("no agent shown: " + b.js("return document.getElementById('message').textContent"))
 
 
+def scenario_status(b, url, repo, handle, answer, status):
+    """handle, answered from the command line, reaches status on the page."""
+    b.go(url)
+    b.until("%s listed" % handle, "return [...document.querySelectorAll('#agents li')]"
+            ".some(l => l.dataset.handle === arguments[0])", handle)
+    subprocess.run([os.environ["WORKREX"], "send", handle, answer], cwd=repo, check=True,
+                   stdout=subprocess.DEVNULL)
+    b.until("%s shown %s" % (handle, status), "return [...document.querySelectorAll('#agents li')]"
+            ".some(l => l.dataset.handle === arguments[0] && l.className === 'st-' + arguments[1])",
+            handle, status)
+    ok("%s shown %s" % (handle, status))
+
+
 def main():
     scenario, url = sys.argv[1], sys.argv[2]
     b = Browser()
@@ -263,6 +276,8 @@ def main():
             scenario_phone(b, url)
         elif scenario == "hostile":
             scenario_hostile(b, url)
+        elif scenario == "status":
+            scenario_status(b, url, *sys.argv[3:7])
         elif scenario == "unpaired":
             scenario_unpaired(b, url)
         else:
