@@ -245,6 +245,42 @@ t_refusal_flood() {
 }
 
 run_test "policy deny: HTTPS to allowed names through the proxy, and no other way out" t_deny_policy
+# The web view listens on the host's loopback: a sandboxed agent (hostile,
+# its prompts off) cannot reach it, not directly, not through its proxy.
+t_web_port_unreachable() {
+	make_repo
+	local port
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	global_config "  enabled: true" "  network:" "    policy: deny" \
+		"    allowed_domains: [allowed.test]" "web:" "  listen: 127.0.0.1:$port"
+	ns_up
+	dashboard_in_ns
+	wait_for "web: http://127.0.0.1:$port/ serves the agents"
+	curl -s --max-time 5 "http://127.0.0.1:$port/" | grep -q '<!doctype html>'
+	local w
+	add_box
+	prefix z
+	wait_for '│.*[$#] *$'
+	# Through the proxy, told to tunnel there (NO_PROXY would skip it).
+	type_line "curl -sS -p -x \"\${https_proxy:-\$HTTPS_PROXY}\" --noproxy '' --max-time 5 http://127.0.0.1:$port/ >w1.txt 2>&1; echo w1-\$?"
+	wait_for '│w1-[0-9]'
+	type_line "curl -sS -p -x \"\${https_proxy:-\$HTTPS_PROXY}\" --noproxy '' --max-time 5 http://localhost:$port/ >w2.txt 2>&1; echo w2-\$?"
+	wait_for '│w2-[0-9]'
+	type_line "curl -sS --noproxy '*' --max-time 5 http://127.0.0.1:$port/ >w3.txt 2>&1; echo w3-\$?"
+	wait_for '│w3-[0-9]'
+	type_line "(echo x >/dev/tcp/127.0.0.1/$port) 2>w4.txt; echo w4-\$?"
+	wait_for '│w4-[0-9]'
+	screen | grep -q '│w1-[1-9]'
+	screen | grep -q '│w2-[1-9]'
+	screen | grep -q '│w3-[1-9]'
+	screen | grep -q '│w4-[1-9]'
+	not grep -qi 'doctype' "$w/w1.txt" "$w/w2.txt" "$w/w3.txt"
+	# The proxy said no to the host's loopback, and counted it.
+	wrx egress box >"$E2E_TMP/egress"
+	grep -q "refused  127.0.0.1:$port" "$E2E_TMP/egress"
+	grep -q "refused  localhost:$port" "$E2E_TMP/egress"
+}
+
 run_test "10,000 refused connections (3,000 under gVisor): the log under its cap, the dashboard responsive" t_refusal_flood
 
 # Firewall mode, for real: podman's bridge stands in for Docker Desktop's
@@ -335,5 +371,6 @@ t_firewall_fails_closed() {
 	podman rmi -f "workrex-test-noipt:$TAG" >/dev/null 2>&1
 }
 
+run_test "the web view's port: not from a sandboxed agent, directly or through its proxy" t_web_port_unreachable
 run_test "firewall mode (share_sockets: false): the same, from a bridge network" t_firewall_mode
 run_test "firewall mode: a failed step starts no agent" t_firewall_fails_closed
