@@ -27,8 +27,9 @@ struct watched {
 	json_object *meta; /* what it last said of its agent */
 	struct pane *mirror;
 	struct keeper_conn *conn;
-	int shown;    /* pages that show it */
-	bool pending; /* its screen changed since the last frame was told */
+	int shown;        /* pages that show it */
+	bool pending;     /* its screen changed since the last frame was told */
+	uint64_t told_at; /* now_ms() of the last frame told */
 	bool gone;
 	struct feed *f;
 	struct watched *next;
@@ -92,9 +93,17 @@ static void on_event(struct pane *p, int events, void *data)
 	(void)p;
 	if (!(events & (PANE_EV_DAMAGE | PANE_EV_TITLE | PANE_EV_EXIT)) || k->shown == 0)
 		return;
+	/* The first change after a quiet spell goes at once; the rest wait for the frame. */
+	uint64_t now = now_ms();
+	if (!k->pending && now - k->told_at >= FEED_FRAME_MS) {
+		k->told_at = now;
+		k->f->fn(k->f, FEED_PANE, k->pane, k->f->data);
+		return;
+	}
 	k->pending = true;
 	if (!uv_is_active((uv_handle_t *)&k->f->frame))
-		uv_timer_start(&k->f->frame, on_frame, FEED_FRAME_MS, 0);
+		uv_timer_start(&k->f->frame, on_frame,
+			       FEED_FRAME_MS - WRX_MIN(now - k->told_at, FEED_FRAME_MS - 1), 0);
 }
 
 static void watched_free(struct watched *k)
@@ -189,6 +198,7 @@ static void on_frame(uv_timer_t *t)
 	for (struct watched *k = f->keepers; k; k = k->next)
 		if (k->pending && !k->gone) {
 			k->pending = false;
+			k->told_at = now_ms();
 			f->fn(f, FEED_PANE, k->pane, f->data);
 		}
 }
@@ -347,11 +357,8 @@ void feed_show(struct feed *f, int pane, int delta)
 		return;
 	k->shown = WRX_MAX(k->shown + delta, 0);
 	pane_view(k->mirror, k->shown > 0);
-	if (k->shown > 0) {
-		k->pending = true;
-		if (!uv_is_active((uv_handle_t *)&f->frame))
-			uv_timer_start(&f->frame, on_frame, FEED_FRAME_MS, 0);
-	}
+	if (k->shown > 0 && !pane_held(k->mirror))
+		f->fn(f, FEED_PANE, k->pane, f->data); /* shown already to another page */
 }
 
 /* A colour as CSS's "#rrggbb", or null for the default. */
