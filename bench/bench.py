@@ -73,6 +73,13 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
       its keeper's while one pane prints the 50 MB of (a), first laid out
       nowhere (another pane zoomed: its keeper holds its rows back), then
       shown alone.
+  (v) the web view (issue 48), in headless Chromium over WebDriver: the
+      time from opening the page to the agent list, and from a tap to the
+      first paint of a pane, against the page's own load (its files over
+      loopback, the same browser); the server's CPU time and the frames a
+      page got while 20 agents flood and the page shows one, against the
+      keepers' CPU time for the flood; its wake-ups in 10 s with a page
+      open and every agent idle (goal: zero).
   (u) gVisor (issue 45): podman run's start and a build's file work inside
       (300 files, git add and commit) under runsc against runc; then (h)
       under sandbox.runtime: gvisor, against a bare runsc podman run.
@@ -1736,12 +1743,89 @@ def bench_review():
                                   max((s[1] for s in stalls), default=0.0), len(stalls)))
 
 
+# ---- (v) the web view ---------------------------------------------------------
+
+def web_server(repo, env):
+    """workrex web on a free loopback port: its process and the pairing link."""
+    p = subprocess.Popen([WORKREX, "web", "--listen", "127.0.0.1:0"], cwd=repo, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = p.stdout.readline().strip()
+    if not line.startswith("web: "):
+        sys.exit("bench (v): workrex web said %r" % line)
+    return p, line[5:]
+
+
+def bench_web():
+    import web_browser
+    if not shutil.which("chromium") or not shutil.which("chromedriver"):
+        print("(v) skipped: chromium and chromedriver are not installed")
+        return
+    env = env_for("/bin/sh")
+    repo = new_repo("web")
+    flood = os.path.join(TMP, "web-flood.sh")
+    with open(flood, "w") as f:
+        f.write("#!/bin/sh\necho idle; read go\n"
+                "i=0; while :; do i=$((i+1)); printf '\\033[3%dmline %d of the flood\\033[0m\\n' "
+                "$((i % 8)) $i; done\n")
+    os.chmod(flood, 0o755)
+    with open(os.path.join(TMP, "cfg", "workrex", "config.yaml"), "w") as f:
+        f.write("agents:\n  flood:\n    command: %s\n" % flood)
+    for i in range(20):
+        subprocess.run([WORKREX, "add", "f%02d" % i, "-a", "flood", "-b"], cwd=repo, env=env,
+                       check=True, stdout=subprocess.DEVNULL)
+    p, url = web_server(repo, env)
+    b = web_browser.Browser()
+    try:
+        loads, lists, paints = [], [], []
+        for _ in range(5):
+            t0 = time.time()
+            b.go(url.split("#")[0] + "?" + str(t0) + "#" + url.split("#")[1])
+            b.until("listed", "return document.querySelectorAll('#agents li').length === 20")
+            lists.append(time.time() - t0)
+            loads.append(b.js("const n = performance.getEntriesByType('navigation')[0];"
+                              "return n.loadEventEnd / 1000"))
+            t1 = time.time()
+            b.js("document.querySelector('#agents li').click()")
+            b.until("painted", "return document.getElementById('screen').textContent.includes('idle')")
+            paints.append(time.time() - t1)
+        # Idle: every agent waiting, one page open on a pane (after the
+        # page loads' HTTP connections timed out, 10 s).
+        time.sleep(12)
+        ic, isw = measure_idle(p.pid)
+        # Flood: all 20 print as fast as they can; the page shows one.
+        for i in range(20):
+            subprocess.run([WORKREX, "send", "f%02d" % i, "go"], cwd=repo, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1)
+        ks = keepers(TMP)
+        b.js("window.__f = 0; const on = ws.onmessage; ws.onmessage = (e) => {"
+             "if (e.data.startsWith('{\"t\":\"pane\"')) window.__f++; on(e); }")
+        k0 = [proc_stat(k) for k in ks]
+        fc, fsw = measure_idle(p.pid)
+        k1 = [proc_stat(k) for k in ks]
+        frames = b.js("return window.__f")
+        kc = sum(y[0] - x[0] for x, y in zip(k0, k1))
+    finally:
+        b.close()
+        p.terminate()
+        p.wait(10)
+    print("(v) web view, 20 agents: page load %.0f ms, to the agent list %.0f ms (%s the load), "
+          "to a pane's first paint %.0f ms (median of 5)"
+          % (1000 * statistics.median(loads), 1000 * statistics.median(lists),
+             ratio(statistics.median(lists), statistics.median(loads)),
+             1000 * statistics.median(paints)))
+    print("    idle with a page open, 10 s: %.3f s CPU, %d wake-ups (goal: zero); 20 agents flooding, "
+          "one shown, 10 s: the server %.2f s CPU, %d frames to the page (at most %d), the %d "
+          "keepers %.2f s CPU (%s the server's)"
+          % (ic, isw, fc, frames, 10000 // 66, len(ks), kc, ratio(fc, kc)))
+
+
 def main():
     for tool in ("tmux",):
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
     which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o",
-                             "p", "q", "r", "s", "t", "u"]
+                             "p", "q", "r", "s", "t", "u", "v"]
     # The repositories made here need no identity or settings of the machine's.
     os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
@@ -1790,6 +1874,8 @@ def main():
             bench_review()
         if "s" in which:
             bench_group()
+        if "v" in which:
+            bench_web()
     finally:
         tmux("kill-server")
         end_keepers(TMP)
