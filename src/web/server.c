@@ -141,8 +141,11 @@ static int header(struct lws *wsi, enum lws_token_indexes t, char *out, int n)
 static bool from_here(struct web *w, struct lws *wsi, bool origin_needed)
 {
 	char host[256], origin[300];
-	if (header(wsi, WSI_TOKEN_HOST, host, sizeof host) <= 0 ||
-	    !web_host_ok(host, w->o.host, w->o.names))
+	/* HTTP/2 names the host as :authority (HTTP/1.1 only is offered; a client may not ask). */
+	if (header(wsi, WSI_TOKEN_HOST, host, sizeof host) <= 0 &&
+	    header(wsi, WSI_TOKEN_HTTP_COLON_AUTHORITY, host, sizeof host) <= 0)
+		return false;
+	if (!web_host_ok(host, w->o.host, w->o.names))
 		return false;
 	if (header(wsi, WSI_TOKEN_ORIGIN, origin, sizeof origin) <= 0)
 		return !origin_needed;
@@ -698,6 +701,7 @@ struct web *web_start(uv_loop_t *loop, struct repo *repo, const struct web_opts 
 		info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
 		info.ssl_cert_filepath = o->tls_cert;
 		info.ssl_private_key_filepath = o->tls_key;
+		info.alpn = "http/1.1"; /* one protocol to check: no HTTP/2, no WebSocket over it */
 	}
 	w->ctx = lws_create_context(&info);
 	if (w->ctx == NULL) {

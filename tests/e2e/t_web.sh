@@ -64,7 +64,7 @@ t_web_in_a_browser() {
 }
 
 # status code of a request to the server: code ARGS...
-code() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
+code() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@" || true; }
 
 t_web_doors() {
 	make_repo
@@ -138,8 +138,57 @@ t_web_from_the_dashboard() {
 	until_ok 10 not curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/"
 }
 
+# pair: the cookie for the running server's token ($cookie).
+pair() {
+	cookie=$(curl -s -D - -o /dev/null -H "Authorization: Bearer $token" "$base/pair" |
+		sed -n 's/^set-cookie: \([^;]*\);.*/\1/p')
+	[ -n "$cookie" ]
+}
+
+t_web_read_only() {
+	make_repo
+	add_agents a1
+	start_web --read-only
+	grep -q 'read-only' "$web_out"
+	pair
+	local w="python3 $here/web_ws.py $base --cookie $cookie"
+	$w --say '{"t":"view","pane":null}' --want '"read_only":true'
+	$w --say '{"t":"send","id":1,"handle":"a1","text":"rm -rf ~"}' --want '"error":"this view is read-only"'
+	$w --say '{"t":"merge","id":2,"handle":"a1"}' --want '"error":"this view is read-only"'
+	$w --say '{"t":"comment","id":3,"handle":"a1","file":"a.txt","text":"x"}' --want 'read-only'
+	# What it may do: read a diff. An agent that is not one: refused.
+	$w --say '{"t":"diff","id":4,"handle":"a1","mode":"branch"}' --want '"t":"diff"'
+	$w --say '{"t":"diff","id":5,"handle":"../x","mode":"branch"}' --want 'no such agent'
+	$w --say 'not json at all' --want '"t":"agents"'
+	stop_web
+	not grep -q 'rm -rf' <(wrx capture a1)
+}
+
+t_web_tls() {
+	make_repo
+	openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
+		-keyout "$E2E_TMP/key.pem" -out "$E2E_TMP/cert.pem" 2>/dev/null
+	WEB_CONFIG="web:
+  tls_cert: $E2E_TMP/cert.pem
+  tls_key: $E2E_TMP/key.pem" add_agents a1
+	start_web
+	[[ $url == https://127.0.0.1:* ]]
+	# HTTPS only; the cookie Secure.
+	[ "$(code --cacert "$E2E_TMP/cert.pem" --resolve "localhost:${base##*:}:127.0.0.1" \
+		"https://localhost:${base##*:}/")" = 200 ]
+	[ "$(code "http://127.0.0.1:${base##*:}/")" != 200 ]
+	curl -s -k -D - -o /dev/null -H "Authorization: Bearer $token" "$base/pair" |
+		grep -q 'HttpOnly; SameSite=Strict; Secure'
+	stop_web
+	# Not loopback, with TLS: allowed.
+	(cd "$repo" && timeout 3 "$WORKREX" web --listen 0.0.0.0:0 >"$E2E_TMP/any.out" 2>&1) || true
+	grep -q '^web: https://0.0.0.0:' "$E2E_TMP/any.out"
+}
+
 run_test "web: pair, list, status, pane, answer, notify, phone" t_web_in_a_browser
 run_test "web: Host, Origin, tokens, cookies, revoke, listen" t_web_doors
 run_test "web: a hostile pane's markup stays text" t_web_hostile_pane
 run_test "web: unpaired page; 10,000 bad requests" t_web_unpaired_and_flood
+run_test "web: --read-only refuses what types or merges" t_web_read_only
+run_test "web: TLS with web.tls_cert and web.tls_key" t_web_tls
 run_test "web: served by the dashboard (web.listen), gone with it" t_web_from_the_dashboard

@@ -45,9 +45,67 @@ def upgrade(base, cookie=None, origin=None, host=None):
     return request(h, int(p), ("\r\n".join(lines) + "\r\n\r\n").encode())
 
 
+def frame(text):
+    """A client's text frame, masked as a client's must be."""
+    data = text.encode()
+    mask = os.urandom(4)
+    n = len(data)
+    head = bytes([0x81]) + (bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, "big"))
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+
+
+def messages(buf):
+    """The server's text frames in buf (unmasked), as strings."""
+    out, i = [], 0
+    while i + 2 <= len(buf):
+        n = buf[i + 1] & 0x7f
+        j = i + 2
+        if n == 126:
+            n, j = int.from_bytes(buf[j:j + 2], "big"), j + 2
+        elif n == 127:
+            n, j = int.from_bytes(buf[j:j + 8], "big"), j + 8
+        if j + n > len(buf):
+            break
+        out.append(buf[j:j + n].decode(errors="replace"))
+        i = j + n
+    return out
+
+
+def say(base, cookie, text, want):
+    """Upgrade, send text, and wait (bounded) for a message holding want."""
+    hp = base.split("//", 1)[1]
+    h, p = hp.rsplit(":", 1)
+    key = base64.b64encode(os.urandom(16)).decode()
+    head = ("GET /ws HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\nOrigin: %s\r\nCookie: %s\r\n\r\n"
+            % (hp, key, base, cookie))
+    s = socket.create_connection((h, int(p)), timeout=10)
+    s.sendall(head.encode())
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        buf += s.recv(65536)
+    if b" 101 " not in buf.split(b"\r\n", 1)[0]:
+        raise SystemExit("upgrade refused")
+    buf = buf.split(b"\r\n\r\n", 1)[1]
+    s.sendall(frame(text))
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        for m in messages(buf):
+            if want in m:
+                print("  ok: %s -> %s" % (text, m[:160]))
+                return
+        try:
+            buf += s.recv(65536)
+        except socket.timeout:
+            break
+    raise SystemExit("no reply with %r to %s; got %r" % (want, text, messages(buf)))
+
+
 def main():
     base = sys.argv[1]
     args = dict(zip(sys.argv[2::2], sys.argv[3::2]))
+    if "--say" in args:
+        return say(base, args["--cookie"], args["--say"], args["--want"])
     if "--flood" in args:
         n = int(args["--flood"])
         hp = base.split("//", 1)[1]
