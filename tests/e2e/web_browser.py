@@ -66,6 +66,8 @@ class Browser:
         return self.call(method, "/session/%s%s" % (self.sid, path), body)
 
     def go(self, url):
+        if not url.startswith(("http://", "https://")):
+            raise SystemExit("not a link: %r" % url)
         self.s("POST", "/url", {"url": url})
 
     def js(self, script, *args):
