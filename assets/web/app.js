@@ -6,6 +6,7 @@
 const ICONS = { working: '●', waiting: '◆', done: '✓', failed: '✗', interrupted: '◌', missing: '?' };
 const $ = (id) => document.getElementById(id);
 let ws = null, agents = [], shown = null, lastStatus = {}, nextId = 1, readOnly = false;
+let lastAsks = [];
 const asking = {}; // request id -> what it was, for what the page says when it is done
 const DONE = { send: 'sent', key: 'sent', comment: 'comment added', 'review-send': 'comments sent to the agent', merge: 'merged' };
 let screen = { rows: 0, cols: 0, lines: [] };
@@ -56,6 +57,28 @@ function drawAgents() {
     ul.append(li);
   }
   if (shown) drawMeta();
+}
+
+// workrex's own questions (an agent's merge, a clipboard write), as C-b a asks them.
+function drawAsks(list) {
+  const ul = $('asks');
+  ul.replaceChildren();
+  for (const q of list) {
+    const li = el('li');
+    li.append(el('span', 'who', q.agent), el('span', 'q', q.question), el('br'));
+    for (const [word, yes] of [['yes', true], ['no', false]]) {
+      const b = el('button', '', word);
+      b.type = 'button';
+      b.dataset.answer = word;
+      b.addEventListener('click', () => { send({ t: 'answer', id: nextId++, ask: q.id, yes }); li.remove(); });
+      li.append(b);
+    }
+    ul.append(li);
+    if (lastAsks.indexOf(q.id) < 0 && 'Notification' in window && Notification.permission === 'granted')
+      new Notification(q.agent + ' asks', { body: q.question, tag: 'wrx-ask-' + q.id });
+  }
+  lastAsks = list.map((q) => q.id);
+  ul.classList.toggle('hidden', !list.length);
 }
 
 function agentOf(handle) { return agents.find((a) => a.handle === handle); }
@@ -264,6 +287,8 @@ function connect() {
       drawDiff(m);
     } else if (m.t === 'ask') {
       ask(m);
+    } else if (m.t === 'asks') {
+      drawAsks(m.asks);
     }
   };
 }

@@ -269,6 +269,7 @@ bool ui_open_asked(struct ui *ui)
 	free(q->question);
 	free(q->agent);
 	free(q);
+	ui_web_asked(ui);
 	return true;
 }
 
@@ -300,6 +301,7 @@ void ui_asked_drop(struct ui *ui, const char *who)
 		free(q->agent);
 		free(q);
 		ui_dirty(ui);
+		ui_web_asked(ui);
 	}
 }
 
@@ -314,13 +316,16 @@ int ui_ask_waiting(struct ui *ui, const char *question, const char *who,
 		n += strcmp((*end)->agent, who) == 0;
 	if (n >= ASKED_MAX)
 		return -EBUSY;
+	static unsigned ids;
 	struct asked *q = xcalloc(1, sizeof *q);
+	q->id = ++ids;
 	q->question = xstrdup(question);
 	q->agent = xstrdup(who);
 	q->done = done;
 	q->arg = arg;
 	*end = q;
 	ui_dirty(ui);
+	ui_web_asked(ui);
 	return 0;
 }
 

@@ -63,6 +63,7 @@ struct prompt {
  * user opens it on purpose (prefix a, or a click on that line); then y/n.
  */
 struct asked {
+	unsigned id;    /* for the web view, which answers it by this */
 	char *question; /* owned */
 	char *agent;    /* owned: who asks */
 	void (*done)(struct ui *ui, const char *answer, void *arg);
@@ -194,6 +195,8 @@ void ui_prompt_end(struct ui *ui, const char *answer);
 /* The web view, when web.listen is set (webview.c): started on our loop, and stopped. */
 void ui_web_start(struct ui *ui);
 void ui_web_stop(struct ui *ui);
+/* The waiting questions changed: the web view's pages are told. */
+void ui_web_asked(struct ui *ui);
 /* The oldest question an agent asked, opened (the user asked for it). False: none waits. */
 bool ui_open_asked(struct ui *ui);
 /*

@@ -15,8 +15,50 @@
 struct ui_web {
 	struct repo *repo; /* the project's, for its agents' records */
 	struct web_opts o;
+	struct web_asks asks;
 	struct web *web;
 };
+
+/* The questions waiting for the user, for the page: [{id, agent, question}]. */
+static json_object *asks_list(void *arg)
+{
+	struct ui *ui = arg;
+	json_object *arr = json_object_new_array();
+	for (struct asked *q = ui->asked; q; q = q->next) {
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "id", json_object_new_int64(q->id));
+		json_object_object_add(o, "agent", json_object_new_string(q->agent));
+		json_object_object_add(o, "question", json_object_new_string(q->question));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+/* The page's answer, as y or n at C-b a: the question leaves the queue. */
+static int asks_answer(void *arg, unsigned id, bool yes)
+{
+	struct ui *ui = arg;
+	for (struct asked **at = &ui->asked; *at; at = &(*at)->next) {
+		struct asked *q = *at;
+		if (q->id != id)
+			continue;
+		*at = q->next;
+		q->done(ui, yes ? "y" : "n", q->arg);
+		free(q->question);
+		free(q->agent);
+		free(q);
+		ui_dirty(ui);
+		ui_web_asked(ui);
+		return 0;
+	}
+	return -1;
+}
+
+void ui_web_asked(struct ui *ui)
+{
+	if (ui->web)
+		web_asks_changed(ui->web->web);
+}
 
 void ui_web_start(struct ui *ui)
 {
@@ -25,8 +67,9 @@ void ui_web_start(struct ui *ui)
 	if (w->cfg.web_listen == NULL || !w->in_repo || ui->web)
 		return;
 	struct ui_web *v = xcalloc(1, sizeof *v);
+	v->asks = (struct web_asks){.list = asks_list, .answer = asks_answer, .arg = ui};
 	if (repo_open(w->root, &v->repo, &cause) < 0 ||
-	    web_opts_read(&w->cfg, NULL, false, &v->o, &cause) < 0 ||
+	    web_opts_read(&w->cfg, NULL, false, &v->o, &cause) < 0 || !(v->o.asks = &v->asks) ||
 	    (v->web = web_start(w->loop, v->repo, &v->o, &cause)) == NULL) {
 		ui_message(ui, true, "web: %s", cause);
 		log_msg("web: %s", cause);

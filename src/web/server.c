@@ -54,7 +54,7 @@ struct conn {
 	unsigned id;
 	struct msg *out, **out_tail;
 	int nout;
-	bool agents_due;
+	bool agents_due, asks_due;
 	int pane; /* shown, or -1 */
 	bool pane_due;
 	uint64_t since;
@@ -512,6 +512,19 @@ static void show(struct conn *c, int pane)
 		feed_show(c->w->feed, pane, +1);
 }
 
+/* The user's answer to a dashboard's question, from the page (C-b a's y or n). */
+static void answer_asked(struct conn *c, int id, int64_t ask, bool yes)
+{
+	const struct web_asks *a = c->w->o.asks;
+	if (c->w->o.read_only)
+		return reply_error(c, id, "this view is read-only");
+	if (a == NULL || ask <= 0 || ask > UINT32_MAX || a->answer(a->arg, (unsigned)ask, yes) < 0)
+		return reply_error(c, id, "that question is no longer waiting");
+	json_object *o = answer("done", id);
+	json_object_object_add(o, "ok", json_object_new_boolean(1));
+	queue_json(c, o);
+}
+
 static void page_said(struct conn *c, const char *s, size_t n)
 {
 	json_object *o = json_tokener_parse(s), *v;
@@ -525,6 +538,10 @@ static void page_said(struct conn *c, const char *s, size_t n)
 	if (!strcmp(t, "view"))
 		show(c,
 		     json_object_object_get_ex(o, "pane", &v) && v ? json_object_get_int(v) : -1);
+	else if (!strcmp(t, "answer"))
+		answer_asked(c, id,
+			     json_object_object_get_ex(o, "ask", &v) ? json_object_get_int64(v) : 0,
+			     bool_of(o, "yes"));
 	else
 		act_on_agent(c, o, t, id);
 	json_object_put(o);
@@ -548,6 +565,7 @@ static void page_open(struct conn *c, struct lws *wsi)
 	json_object_object_add(o, "project", json_object_new_string(base ? base + 1 : w->root));
 	queue_json(c, o);
 	c->agents_due = true;
+	c->asks_due = w->o.asks != NULL;
 }
 
 static void page_close(struct conn *c)
@@ -603,6 +621,21 @@ static int page_write(struct conn *c, struct lws *wsi)
 		buf_addstr(&b, w->agents);
 		rc = ws_write(c, wsi, (unsigned char *)b.data + LWS_PRE, b.len - LWS_PRE);
 		buf_free(&b);
+	} else if (c->asks_due) {
+		c->asks_due = false;
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "t", json_object_new_string("asks"));
+		json_object_object_add(o, "asks",
+				       w->o.asks ? w->o.asks->list(w->o.asks->arg)
+						 : json_object_new_array());
+		const char *js = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+		struct buf b = {0};
+		buf_reserve(&b, LWS_PRE + strlen(js));
+		b.len = LWS_PRE;
+		buf_addstr(&b, js);
+		rc = ws_write(c, wsi, (unsigned char *)b.data + LWS_PRE, b.len - LWS_PRE);
+		buf_free(&b);
+		json_object_put(o);
 	} else if (c->pane_due) {
 		c->pane_due = false;
 		struct buf b = {0};
@@ -612,7 +645,7 @@ static int page_write(struct conn *c, struct lws *wsi)
 			rc = ws_write(c, wsi, (unsigned char *)b.data + LWS_PRE, b.len - LWS_PRE);
 		buf_free(&b);
 	}
-	if (rc == 0 && (c->out || c->agents_due || c->pane_due))
+	if (rc == 0 && (c->out || c->agents_due || c->asks_due || c->pane_due))
 		lws_callback_on_writable(wsi);
 	return rc;
 }
@@ -786,6 +819,14 @@ void web_opts_free(struct web_opts *o)
 	free((void *)o->names);
 	free((char *)o->self_exe);
 	memset(o, 0, sizeof *o);
+}
+
+void web_asks_changed(struct web *w)
+{
+	for (struct conn *c = w->pages; c; c = c->next) {
+		c->asks_due = true;
+		lws_callback_on_writable(c->wsi);
+	}
 }
 
 int web_port(const struct web *w)

@@ -15,7 +15,19 @@
 #include <stdbool.h>
 #include <uv.h>
 
+#include <json-c/json.h>
+
 struct repo;
+
+/*
+ * The questions waiting for the user (an agent's merge, a clipboard write)
+ * where a dashboard serves the page: what it lists and how it answers.
+ */
+struct web_asks {
+	json_object *(*list)(void *arg);                 /* [{id, agent, question}]; caller puts */
+	int (*answer)(void *arg, unsigned id, bool yes); /* -1: no longer waiting */
+	void *arg;
+};
 
 struct web_opts {
 	const char *host; /* the address listened on: "127.0.0.1" */
@@ -24,6 +36,7 @@ struct web_opts {
 	bool read_only;           /* nothing that types or merges */
 	const char *tls_cert, *tls_key; /* both, or neither: plain HTTP */
 	const char *self_exe;           /* the workrex the page's actions run */
+	const struct web_asks *asks;    /* a dashboard's questions, or NULL: none */
 };
 
 /* Where workrex web listens when neither --listen nor web.listen says. */
@@ -45,6 +58,8 @@ struct web;
 struct web *web_start(uv_loop_t *loop, struct repo *repo, const struct web_opts *o, char **cause);
 /* The port listened on (o->port, or the one given for 0). */
 int web_port(const struct web *w);
+/* The questions (o->asks) changed: the pages are sent them again. */
+void web_asks_changed(struct web *w);
 /* Stop serving; the loop finishes closing what it holds. */
 void web_stop(struct web *w);
 

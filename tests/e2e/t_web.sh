@@ -131,13 +131,32 @@ t_web_from_the_dashboard() {
 	local port
 	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	WEB_CONFIG="web:
-  listen: 127.0.0.1:$port" add_agents a1
+  listen: 127.0.0.1:$port
+clipboard:
+  host_panes: ask" add_agents a1
 	start_repo 120 36
+	tm set -g set-clipboard on
+	tm set-buffer before
 	wait_for "web: http://127.0.0.1:$port/ serves the agents"
 	url=$(wrx web --link | sed -n 's/^web: //p')
 	[[ $url == "http://127.0.0.1:$port/#token="* ]]
 	# a status the dashboard holds (its bridge heard the agent) reaches the page
 	python3 "$here/web_browser.py" status "$url" "$repo" a1 y done
+	# The dashboard's own question (a pane's clipboard write) answered on the
+	# page, in C-b a's words: yes sets the clipboard; then one answered no.
+	local b64
+	b64=$(printf from-web | base64 -w0)
+	type_line "printf '\\033]52;c;$b64\\a'"
+	wait_for 'a question waits: C-b a to answer - .*sets the clipboard to "from-web"'
+	python3 "$here/web_browser.py" answer "$url" 'sets the clipboard to "from-web" (8 bytes). Allow?' yes
+	until_ok 5 eval '[ "$(tm show-buffer)" = from-web ]'
+	wait_gone 'a question waits'
+	b64=$(printf not-this | base64 -w0)
+	type_line "printf '\\033]52;c;$b64\\a'"
+	wait_for 'a question waits: C-b a to answer - .*"not-this"'
+	python3 "$here/web_browser.py" answer "$url" '"not-this"' no
+	wait_gone 'a question waits'
+	[ "$(tm show-buffer)" = from-web ]
 	prefix d
 	until_ok 10 not curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/"
 }

@@ -268,6 +268,18 @@ def scenario_status(b, url, repo, handle, answer, status):
     ok("%s shown %s" % (handle, status))
 
 
+def scenario_answer(b, url, text, word):
+    """A question of the dashboard's, holding text, answered word (yes, no) on the page."""
+    b.go(url)
+    b.until("the question on the page", "return [...document.querySelectorAll('#asks li')]"
+            ".some(l => l.textContent.includes(arguments[0]))", text)
+    q = b.js("return document.querySelector('#asks li .q').textContent")
+    b.js("[...document.querySelectorAll('#asks li')].find(l => l.textContent.includes(arguments[0]))"
+         ".querySelector('button[data-answer=' + arguments[1] + ']').click()", text, word)
+    b.until("the question gone", "return document.querySelectorAll('#asks li').length === 0")
+    ok("answered %s on the page: %s" % (word, q))
+
+
 def main():
     scenario, url = sys.argv[1], sys.argv[2]
     b = Browser()
@@ -278,6 +290,8 @@ def main():
             scenario_phone(b, url)
         elif scenario == "hostile":
             scenario_hostile(b, url)
+        elif scenario == "answer":
+            scenario_answer(b, url, sys.argv[3], sys.argv[4])
         elif scenario == "status":
             scenario_status(b, url, *sys.argv[3:7])
         elif scenario == "unpaired":
