@@ -759,6 +759,10 @@ static void read_value(struct walk *w, const struct config_key *k, yaml_node_t *
 	int nerr = w->nerr;
 	switch (k->type) {
 	case CONFIG_SECTION:
+		if (v->type == YAML_SCALAR_NODE && k->scalar) {
+			read_value(w, config_key_find(k->scalar), kn, v);
+			return;
+		}
 		if (v->type != YAML_MAPPING_NODE) {
 			fail(w, v, "%s must be a mapping", k->path);
 			return;

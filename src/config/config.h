@@ -130,7 +130,8 @@ struct config {
 	int prefix;                /* key code, C-b by default */
 	struct config_bind *binds; /* owned */
 	size_t nbinds;
-	char *notify; /* owned: off, bell, desktop, both */
+	char *notify;                  /* owned: off, bell, desktop, both (notify.mode) */
+	struct strlist notify_command; /* global-only: argv run for each notification */
 	/* owned: allow, ask, deny: a pane's OSC 52 clipboard write (global-only) */
 	char *clipboard_host, *clipboard_sandboxed;
 	/* The web view (global-only): web.listen set starts it with the dashboard. */

@@ -129,8 +129,17 @@ const struct config_key config_keys[] = {
 	    .help = "key: action (workrex(1)); none removes a binding"),
 	KEY("scrollback", CONFIG_NUMBER, AT(scrollback), .def = "10000", .min = 0, .max = 1000000,
 	    .help = "lines of history kept per pane"),
-	KEY("notify", CONFIG_CHOICE, AT(notify), .def = "bell", .choices = notifies,
-	    .help = "how an agent that needs you is announced"),
+	SECTION("notify", .scalar = "notify.mode",
+		.help = "how an agent that needs you is announced (notify: bell is notify.mode: "
+			"bell)"),
+	KEY("notify.mode", CONFIG_CHOICE, AT(notify), .def = "bell", .choices = notifies,
+	    .help = "off, the terminal's bell, a desktop notification (notify-send), or both"),
+	KEY("notify.command", CONFIG_LIST, AT(notify_command), .def = "[]",
+	    .flags = CONFIG_GLOBAL_ONLY | CONFIG_COMMAND,
+	    .sink = "a program the host runs, its environment WORKREX_HANDLE, WORKREX_STATUS "
+		    "and WORKREX_TEXT",
+	    .help = "argv run for each notification (a push to ntfy, a chat webhook), whatever "
+		    "notify.mode says"),
 	SECTION("sidebar"),
 	KEY("sidebar.order", CONFIG_CHOICE, AT(sidebar_order), .def = "number", .choices = orders,
 	    .help = "number: the agents by number, a stable order; attention: those that "

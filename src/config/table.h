@@ -96,6 +96,8 @@ struct config_key {
 	 * the man page say it, and a refusal names it. NULL: nowhere such.
 	 */
 	const char *sink;
+	/* CONFIG_SECTION: the key a plain value sets (notify: bell is notify.mode: bell), or NULL. */
+	const char *scalar;
 };
 
 extern const struct config_key config_keys[];

@@ -9,6 +9,7 @@
  */
 #include "wrx.h"
 
+#include "../rpc/status.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "run.h"
@@ -104,6 +105,52 @@ static void notify_desktop(struct wrx *w, const char *title, const char *body)
 		log_msg("notify-send: %s", uv_strerror(rc));
 }
 
+static void notify_output(void *arg, int stream, const char *p, size_t n)
+{
+	(void)arg, (void)stream, (void)p, (void)n;
+}
+
+static void notify_exit(void *arg, int code)
+{
+	(void)arg;
+	if (code != 0)
+		log_msg("notify.command: exit status %d", code);
+}
+
+/*
+ * notify.command, for a push to a service the user runs (ntfy, a chat
+ * webhook): its argv as written, with the agent, its status and what it
+ * said in its environment; at most 10 s.
+ */
+static void notify_command(struct wrx *w, const struct agent *a, const char *what)
+{
+	extern char **environ;
+	struct strlist env = {0};
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "WORKREX_HANDLE=", 15) && strncmp(*e, "WORKREX_STATUS=", 15) &&
+		    strncmp(*e, "WORKREX_TEXT=", 13))
+			strlist_add(&env, *e);
+	char *vars[] = {xasprintf("WORKREX_HANDLE=%s", a->handle),
+			xasprintf("WORKREX_STATUS=%s", status_word(a->status)),
+			xasprintf("WORKREX_TEXT=%s", what)};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(vars); i++) {
+		strlist_add(&env, vars[i]);
+		free(vars[i]);
+	}
+	char **envp = strlist_argv(&env), **argv = strlist_argv(&w->cfg.notify_command);
+	struct run_stream r = {.argv = argv,
+			       .env = envp,
+			       .timeout_ms = 10000,
+			       .output = notify_output,
+			       .exit = notify_exit};
+	int rc = run_stream(w->loop, &r);
+	if (rc < 0)
+		log_msg("notify.command: %s", uv_strerror(rc));
+	strlist_free(&env);
+	free(envp);
+	free(argv);
+}
+
 /*
  * An agent wants the user: the bell and a desktop notification, as the
  * config says, at most once in NOTIFY_QUIET_MS per agent (an agent that
@@ -124,6 +171,8 @@ void wrx_attention(struct wrx *w, struct agent *a, const char *what)
 		notify_desktop(w, title, what);
 		free(title);
 	}
+	if (w->cfg.notify_command.n)
+		notify_command(w, a, what);
 	wrx_relayout(w); /* its row moves up */
 }
 

@@ -133,7 +133,10 @@ t_web_from_the_dashboard() {
 	WEB_CONFIG="web:
   listen: 127.0.0.1:$port
 clipboard:
-  host_panes: ask" add_agents a1
+  host_panes: ask
+notify:
+  mode: bell
+  command: [sh, -c, 'echo \"\$WORKREX_HANDLE \$WORKREX_STATUS \$WORKREX_TEXT\" >>$E2E_TMP/pushed']" add_agents a1
 	start_repo 120 36
 	tm set -g set-clipboard on
 	tm set-buffer before
@@ -142,6 +145,8 @@ clipboard:
 	[[ $url == "http://127.0.0.1:$port/#token="* ]]
 	# a status the dashboard holds (its bridge heard the agent) reaches the page
 	python3 "$here/web_browser.py" status "$url" "$repo" a1 y done
+	# notify.command ran for it, for a push when no page is open.
+	until_ok 5 grep -qx 'a1 done done' "$E2E_TMP/pushed"
 	# The dashboard's own question (a pane's clipboard write) answered on the
 	# page, in C-b a's words: yes sets the clipboard; then one answered no.
 	local b64

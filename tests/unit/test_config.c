@@ -120,7 +120,7 @@ static void test_errors_have_position(void **state)
 		 "is one missing there?)"},
 		{"scrollback: lots\n", "bad.yaml:1:13: scrollback must be a number"},
 		{"notify: loud\n",
-		 "bad.yaml:1:9: notify: 'loud' is not one of off, bell, desktop, both"},
+		 "bad.yaml:1:9: notify.mode: 'loud' is not one of off, bell, desktop, both"},
 		{"keys:\n  prefix: C-\xc3\xa9x\n", "bad.yaml:2:11: keys.prefix: unknown key"},
 		{"keys:\n  bind:\n    q: explode\n", "bad.yaml:3:8: keys.bind: unknown action"},
 		{"- a\n- b\n", "bad.yaml:1:1: the top level must be a mapping"},
@@ -530,6 +530,28 @@ static void test_each_sink_guarded_from_a_project(void **state)
 		free(text);
 	}
 	assert_true(commands >= 12 && globals >= 10);
+}
+
+/* notify: a plain value is notify.mode (as before notify.command); the mapping has both. */
+static void test_notify_shorthand(void **state)
+{
+	(void)state;
+	struct config c;
+	char *err = NULL, *p = write_file("notify.yaml", "notify: desktop\n");
+	config_init(&c);
+	assert_int_equal(config_load(&c, p, true, &err), 0);
+	assert_string_equal(c.notify, "desktop");
+	assert_int_equal(c.notify_command.n, 0);
+	config_free(&c);
+	free(p);
+	p = write_file("notify.yaml", "notify:\n  mode: off\n  command: [ntfy, publish, me]\n");
+	config_init(&c);
+	assert_int_equal(config_load(&c, p, true, &err), 0);
+	assert_string_equal(c.notify, "off");
+	assert_int_equal(c.notify_command.n, 3);
+	assert_string_equal(c.notify_command.v[0], "ntfy");
+	config_free(&c);
+	free(p);
 }
 
 static void test_values_that_leave_are_guarded(void **state)
@@ -967,6 +989,7 @@ int main(void)
 		cmocka_unit_test(test_untrusted_commands_ignored),
 		cmocka_unit_test(test_values_that_leave_are_guarded),
 		cmocka_unit_test(test_each_sink_guarded_from_a_project),
+		cmocka_unit_test(test_notify_shorthand),
 		cmocka_unit_test(test_not_available_yet),
 		cmocka_unit_test(test_allow_domain),
 		cmocka_unit_test(test_accept_lima),
