@@ -101,6 +101,10 @@ static const struct cmd table[] = {
 	 rpc_cmd_close, CMD_NO_OPTS, 0, 1},
 	{"send", NULL, "send <handle> [text]",
 	 "type text (or stdin) into the agent's pane, then Enter", cmd_send, NULL, NULL, 0, 0},
+	{"send-keys", NULL, "send-keys <handle> <key>...",
+	 "press keys in the agent's pane: Escape, Enter, Tab, Backspace, Up, Down, Left, Right, "
+	 "or one character",
+	 cmd_send_keys, NULL, CMD_NO_OPTS, 2, -1},
 	{"paste-image", NULL, "paste-image <handle>",
 	 "paste the clipboard's image into the agent's pane, as the path of a file",
 	 cmd_paste_image, NULL, CMD_NO_OPTS, 1, 1},

@@ -107,6 +107,24 @@ int cmd_send(struct cmd_ctx *ctx, int argc, char **argv)
 	return rc == -ENOENT ? no_dashboard("send") : rc < 0 ? 1 : 0;
 }
 
+int cmd_send_keys(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	struct agent_rec a;
+	int rc = cmd_which_agent(ctx, "send-keys", cmd_arg(ctx, 0), &a);
+	if (rc)
+		return rc;
+	/* One request a key, in order: each pressed before the next is asked. */
+	for (int i = 1; i < cmd_nargs(ctx) && rc == 0; i++) {
+		json_object *req = cmd_agent_request("send", &a);
+		json_object_object_add(req, "key", json_object_new_string(cmd_arg(ctx, i)));
+		rc = cmd_dashboard(ctx, "send-keys", req, NULL);
+		json_object_put(req);
+	}
+	agent_rec_free(&a);
+	return rc == -ENOENT ? no_dashboard("send-keys") : rc < 0 ? 1 : 0;
+}
+
 int cmd_paste_image(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	(void)argc, (void)argv;

@@ -32,6 +32,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* An agent may spawn this many agents a minute. */
 #define SPAWNS_PER_MINUTE 5
@@ -1122,13 +1123,59 @@ static void do_review_send(struct act_call *c)
 	comments_free(rc, n);
 }
 
-/* The reply waits until the program took the text, and Enter did something (deliver.h). */
+/* A key by the name send-keys takes: 0 with *key (a WRX_KEY_*) or *ch (a character), or -1. */
+static int key_named(const char *name, int *key, uint32_t *ch)
+{
+	static const struct {
+		const char *name;
+		int key;
+	} keys[] = {
+		{"escape", WRX_KEY_ESCAPE},       {"enter", WRX_KEY_ENTER}, {"tab", WRX_KEY_TAB},
+		{"backspace", WRX_KEY_BACKSPACE}, {"up", WRX_KEY_UP},       {"down", WRX_KEY_DOWN},
+		{"left", WRX_KEY_LEFT},           {"right", WRX_KEY_RIGHT},
+	};
+	*key = 0;
+	*ch = 0;
+	for (size_t i = 0; i < WRX_ARRAY_LEN(keys); i++)
+		if (!strcasecmp(name, keys[i].name)) {
+			*key = keys[i].key;
+			return 0;
+		}
+	if (name[0] > 0x20 && name[0] < 0x7f && name[1] == '\0') {
+		*ch = (uint32_t)name[0];
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * The reply waits until the program took the text, and Enter did something
+ * (deliver.h); a key (send-keys) is pressed at once.
+ */
 static void do_send(struct act_call *c)
 {
+	const char *name = str_arg(c, "key");
+	int key;
+	uint32_t ch;
+	if (name && key_named(name, &key, &ch) < 0) {
+		act_fail(c,
+			 "send-keys: no key '%s' (Escape, Enter, Tab, Backspace, Up, Down, "
+			 "Left, Right, or one character)",
+			 name);
+		return;
+	}
 	struct wpane *wp = open_pane_or_fail(c);
 	if (wp == NULL)
 		return;
-	deliver_start(c->w, wp, str_arg(c, "text"), bool_arg(c, "enter"), false, sent, c);
+	if (name == NULL) {
+		deliver_start(c->w, wp, str_arg(c, "text"), bool_arg(c, "enter"), false, sent, c);
+		return;
+	}
+	if (key)
+		pane_key(wp->term, key, 0);
+	else
+		pane_char(wp->term, ch, 0);
+	act_ok(c, NULL);
 }
 
 /* egress: the connections through the agent's proxy (policy: deny), the latest last. */
@@ -1689,7 +1736,9 @@ static const struct action table[] = {
 	 ARGS(HANDLE, {"to", ARG_STR, true}, {"to_path", ARG_STR, true},
 	      {"to_branch", ARG_STR, false}),
 	 DOOR_CONTROL, 0, 0, VERB_AGENT | VERB_GONE_OK, do_rename},
-	{"send", NULL, ARGS(HANDLE, {"text", ARG_STR, false}, {"enter", ARG_BOOL, false}),
+	{"send", NULL,
+	 ARGS(HANDLE, {"text", ARG_STR, false}, {"enter", ARG_BOOL, false},
+	      {"key", ARG_STR, false}),
 	 DOOR_UI | DOOR_CONTROL, 0, 0, VERB_AGENT, do_send},
 	{"comment", NULL,
 	 ARGS(HANDLE, {"file", ARG_STR, true}, {"line", ARG_INT, false}, {"hunk", ARG_STR, false},

@@ -37,6 +37,7 @@ static const struct child {
 	{"remote-paste", {"__remote-paste"}},
 	/* The web view's: an answer (text, then Enter), a review, a merge. */
 	{"send", {"send"}},
+	{"send-keys", {"send-keys", "--"}},
 	{"review-comment", {"review", "--comment"}},
 	{"review-send", {"review", "--send"}},
 	{"merge", {"merge"}},

@@ -461,8 +461,11 @@ static void act_on_agent(struct conn *c, json_object *o, const char *t, int id)
 	if (c->w->o.read_only)
 		return reply_error(c, id, "this view is read-only");
 	a = act_new(c, id, h);
-	if (!strcmp(t, "send") || !strcmp(t, "key")) {
-		/* The quick answers: y or n, then Enter; Enter alone. */
+	if (!strcmp(t, "key") && !strcmp(str_of(o, "key"), "escape")) {
+		char *const more[] = {(char *)h, "Escape", NULL};
+		act_run(c, a, "send-keys", more, acted);
+	} else if (!strcmp(t, "send") || !strcmp(t, "key")) {
+		/* The quick answers: y or n, then Enter; Enter alone; Escape above. */
 		const char *key = str_of(o, "key");
 		const char *text = !strcmp(t, "send")                       ? str_of(o, "text")
 				   : !strcmp(key, "y") || !strcmp(key, "n") ? key

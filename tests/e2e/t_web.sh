@@ -48,6 +48,9 @@ agents:
   evil:
     command: python3
     args: ["$here/web_agent.py", "hostile"]
+  keys:
+    command: python3
+    args: ["$here/show_input.py"]
 ${WEB_CONFIG:-}
 YAML
 	local h
@@ -213,10 +216,25 @@ t_web_tls() {
 	grep -q '^web: https://0.0.0.0:' "$E2E_TMP/any.out"
 }
 
+# Escape on the page, and send-keys from the command line, reach the program as keys.
+t_web_escape_and_send_keys() {
+	make_repo
+	add_agents keys
+	start_web
+	python3 "$here/web_browser.py" escape "$url"
+	# In order, one request each (the program reads them at once, as one).
+	wrx send-keys keys Up x Enter
+	until_ok 10 eval 'wrx capture keys | grep -qF "GOT[\\x1b[Ax\\r]"'
+	not wrx send-keys keys F13 2>"$E2E_TMP/err"
+	grep -q "no key 'F13'" "$E2E_TMP/err"
+	stop_web
+}
+
 run_test "web: pair, list, status, pane, answer, notify, phone" t_web_in_a_browser
 run_test "web: Host, Origin, tokens, cookies, revoke, listen" t_web_doors
 run_test "web: a hostile pane's markup stays text" t_web_hostile_pane
 run_test "web: unpaired page; 10,000 bad requests" t_web_unpaired_and_flood
+run_test "web: Esc on the page; send-keys" t_web_escape_and_send_keys
 run_test "web: --read-only refuses what types or merges" t_web_read_only
 run_test "web: TLS with web.tls_cert and web.tls_key" t_web_tls
 run_test "web: served by the dashboard (web.listen), gone with it" t_web_from_the_dashboard

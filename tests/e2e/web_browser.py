@@ -280,6 +280,17 @@ def scenario_answer(b, url, text, word):
     ok("answered %s on the page: %s" % (word, q))
 
 
+def scenario_escape(b, url):
+    """The Esc button reaches the program as the Escape key."""
+    b.go(url)
+    b.until("keys listed", "return document.querySelectorAll('#agents li').length >= 1")
+    b.js("[...document.querySelectorAll('#agents li')].find(l => l.dataset.handle === 'keys').click()")
+    b.until("its program ready", "return document.getElementById('screen').textContent.includes('show-input ready')")
+    b.click("#quick button[data-key=escape]")
+    b.until("Escape reached it", "return document.getElementById('screen').textContent.includes('GOT[\\\\x1b]')")
+    ok("Esc on the page reached the program as \\x1b")
+
+
 def main():
     scenario, url = sys.argv[1], sys.argv[2]
     b = Browser()
@@ -292,6 +303,8 @@ def main():
             scenario_hostile(b, url)
         elif scenario == "answer":
             scenario_answer(b, url, sys.argv[3], sys.argv[4])
+        elif scenario == "escape":
+            scenario_escape(b, url)
         elif scenario == "status":
             scenario_status(b, url, *sys.argv[3:7])
         elif scenario == "unpaired":
