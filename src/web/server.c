@@ -152,14 +152,16 @@ static bool from_here(struct web *w, struct lws *wsi, bool origin_needed)
 	return web_origin_ok(origin, host, w->o.tls_cert != NULL);
 }
 
-/* Does the request carry this project's cookie? A wrong one counts as a wrong token. */
+/*
+ * Does the request carry this project's cookie? A wrong one counts as a
+ * wrong token; the right one is never refused for others' wrong ones (a
+ * flood of bad cookies must not lock the user's page out).
+ */
 static bool paired(struct web *w, struct lws *wsi)
 {
 	char cookies[2048], value[RPC_TOKEN_LEN + 2];
 	struct web_secrets s;
 	char *cause = NULL;
-	if (!web_limit_open(&w->limit, now_ms()))
-		return false;
 	if (web_secrets_load(w->root, false, &s, &cause) < 0) {
 		free(cause);
 		return false;

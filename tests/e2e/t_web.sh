@@ -149,7 +149,8 @@ notify:
 	# a status the dashboard holds (its bridge heard the agent) reaches the page
 	python3 "$here/web_browser.py" status "$url" "$repo" a1 y done
 	# notify.command ran for it, for a push when no page is open.
-	until_ok 5 grep -qx 'a1 done done' "$E2E_TMP/pushed"
+	# (once in 2 s an agent: its waiting, or its done)
+	until_ok 5 grep -qxE 'a1 (waiting waiting|done done)' "$E2E_TMP/pushed"
 	# The dashboard's own question (a pane's clipboard write) answered on the
 	# page, in C-b a's words: yes sets the clipboard; then one answered no.
 	local b64
@@ -165,6 +166,20 @@ notify:
 	python3 "$here/web_browser.py" answer "$url" '"not-this"' no
 	wait_gone 'a question waits'
 	[ "$(tm show-buffer)" = from-web ]
+	# 10,000 bad requests at the dashboard's port (wrong tokens among them):
+	# the dashboard still answers keys, a paired page still connects (only
+	# pairing waits out the minute), the log stays small.
+	base=http://127.0.0.1:$port token=${url##*token=}
+	pair
+	python3 "$here/web_ws.py" "$base" --flood 10000
+	type_line 'echo still-here'
+	wait_for '^.*│still-here'
+	python3 "$here/web_ws.py" "$base" --cookie "$cookie" --expect agents
+	[ "$(code -H "Authorization: Bearer $token" "$base/pair")" = 429 ]
+	[ "$(stat -c %s "$XDG_STATE_HOME/workrex/workrex.log")" -lt 1000000 ]
+	# The QR code of the link, on a terminal.
+	script -qc "cd '$repo' && '$WORKREX' web --link" /dev/null >"$E2E_TMP/qr"
+	[ "$(grep -c '█' "$E2E_TMP/qr")" -gt 10 ]
 	prefix d
 	until_ok 10 not curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/"
 }
