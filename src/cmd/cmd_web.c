@@ -56,8 +56,11 @@ static int revoke_links(struct cmd_ctx *ctx)
 	return 0;
 }
 
-/* web --link: the pairing link of the server that listens as the config says (a dashboard's). */
-static int print_link(struct cmd_ctx *ctx, const struct web_opts *o)
+/*
+ * The link that pairs a browser with the server o says (listening on
+ * port), and its QR code on a terminal. 0, or the exit status.
+ */
+static int show_link(struct cmd_ctx *ctx, const struct web_opts *o, int port)
 {
 	struct web_secrets s;
 	char *cause = NULL;
@@ -66,8 +69,8 @@ static int print_link(struct cmd_ctx *ctx, const struct web_opts *o)
 		free(cause);
 		return rc;
 	}
-	char *url = xasprintf("%s://%s:%d/#token=%s", o->tls_cert ? "https" : "http", o->host,
-			      o->port, s.token);
+	char *url = xasprintf("%s://%s:%d/#token=%s", o->tls_cert ? "https" : "http", o->host, port,
+			      s.token);
 	printf("web: %s\n", url);
 	if (isatty(STDOUT_FILENO))
 		print_qr(url);
@@ -77,13 +80,7 @@ static int print_link(struct cmd_ctx *ctx, const struct web_opts *o)
 
 static int serve(struct cmd_ctx *ctx, const struct web_opts *o)
 {
-	struct web_secrets s;
 	char *cause = NULL;
-	if (web_secrets_load(repo_root(ctx->repo), true, &s, &cause) < 0) {
-		int rc = cmd_fail("web", "%s", cause);
-		free(cause);
-		return rc;
-	}
 	uv_loop_t loop;
 	uv_loop_init(&loop);
 	struct web *w = web_start(&loop, ctx->repo, o, &cause);
@@ -93,27 +90,23 @@ static int serve(struct cmd_ctx *ctx, const struct web_opts *o)
 		uv_loop_close(&loop);
 		return rc;
 	}
-	char *url = xasprintf("%s://%s:%d/#token=%s", o->tls_cert ? "https" : "http", o->host,
-			      web_port(w), s.token);
-	printf("web: %s\n", url);
-	if (isatty(STDOUT_FILENO))
-		print_qr(url);
-	if (o->read_only)
+	int rc = show_link(ctx, o, web_port(w));
+	if (rc == 0 && o->read_only)
 		printf("web: read-only: the page types and merges nothing\n");
 	fflush(stdout);
-	free(url);
 	uv_signal_t sint, sterm;
 	uv_signal_init(&loop, &sint);
 	uv_signal_init(&loop, &sterm);
 	uv_signal_start(&sint, on_signal, SIGINT);
 	uv_signal_start(&sterm, on_signal, SIGTERM);
-	uv_run(&loop, UV_RUN_DEFAULT);
+	if (rc == 0)
+		uv_run(&loop, UV_RUN_DEFAULT);
 	web_stop(w);
 	uv_close((uv_handle_t *)&sint, NULL);
 	uv_close((uv_handle_t *)&sterm, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	uv_loop_close(&loop);
-	return 0;
+	return rc;
 }
 
 int cmd_web(struct cmd_ctx *ctx, int argc, char **argv)
@@ -134,7 +127,7 @@ int cmd_web(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	o.read_only |= cmd_given(ctx, "read-only");
 	if (cmd_given(ctx, "link"))
-		rc = print_link(ctx, &o);
+		rc = show_link(ctx, &o, o.port);
 	else
 		rc = serve(ctx, &o);
 	web_opts_free(&o);

@@ -251,8 +251,9 @@ t_web_port_unreachable() {
 	make_repo
 	local port
 	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	# localhost allowed by name too (a user's slip): its address is loopback, refused still.
 	global_config "  enabled: true" "  network:" "    policy: deny" \
-		"    allowed_domains: [allowed.test]" "web:" "  listen: 127.0.0.1:$port"
+		"    allowed_domains: [allowed.test, localhost]" "web:" "  listen: 127.0.0.1:$port"
 	ns_up
 	dashboard_in_ns
 	wait_for "web: http://127.0.0.1:$port/ serves the agents"
