@@ -5,7 +5,7 @@
 
 const ICONS = { working: '●', waiting: '◆', done: '✓', failed: '✗', interrupted: '◌', missing: '?' };
 const $ = (id) => document.getElementById(id);
-let ws = null, agents = [], shown = null, lastStatus = {}, nextId = 1, readOnly = false;
+let ws = null, agents = [], shown = null, lastStatus = {}, nextId = 1, readOnly = false, asksHere = false;
 let lastAsks = [];
 const asking = {}; // request id -> what it was, for what the page says when it is done
 const DONE = { send: 'sent', key: 'sent', comment: 'comment added', 'review-send': 'comments sent to the agent', merge: 'merged' };
@@ -270,6 +270,7 @@ function connect() {
     const m = JSON.parse(ev.data);
     if (m.t === 'hello') {
       readOnly = m.read_only;
+      asksHere = m.asks_here;
       document.body.classList.toggle('readonly', readOnly);
       $('project').textContent = m.project;
       document.title = m.project + ' · workrex';
@@ -277,6 +278,8 @@ function connect() {
       notifyChanges(m.agents);
       agents = m.agents;
       drawAgents();
+      if (!asksHere)
+        drawAsks(agents.flatMap((a) => (a.asks || []).map((q) => ({ id: q.id, agent: a.handle, question: q.question }))));
     } else if (m.t === 'pane') {
       drawPane(m);
     } else if (m.t === 'done') {

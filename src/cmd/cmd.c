@@ -105,6 +105,9 @@ static const struct cmd table[] = {
 	 "press keys in the agent's pane: Escape, Enter, Tab, Backspace, Up, Down, Left, Right, "
 	 "or one character",
 	 cmd_send_keys, NULL, CMD_NO_OPTS, 2, -1},
+	{"answer", NULL, "answer <id> yes|no",
+	 "answer a question the dashboard asks (C-b a's), by the id a web view shows", cmd_answer,
+	 NULL, CMD_NO_OPTS, 2, 2},
 	{"paste-image", NULL, "paste-image <handle>",
 	 "paste the clipboard's image into the agent's pane, as the path of a file",
 	 cmd_paste_image, NULL, CMD_NO_OPTS, 1, 1},

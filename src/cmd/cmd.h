@@ -213,6 +213,7 @@ int cmd_open(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_close(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_send(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_send_keys(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_answer(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_paste_image(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv);

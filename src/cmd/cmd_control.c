@@ -125,6 +125,27 @@ int cmd_send_keys(struct cmd_ctx *ctx, int argc, char **argv)
 	return rc == -ENOENT ? no_dashboard("send-keys") : rc < 0 ? 1 : 0;
 }
 
+int cmd_answer(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	const char *id = cmd_arg(ctx, 0), *word = cmd_arg(ctx, 1);
+	char *end;
+	long n = strtol(id, &end, 10);
+	bool yes = !strcmp(word, "yes") || !strcmp(word, "y");
+	if (*end || n <= 0 || (!yes && strcmp(word, "no") && strcmp(word, "n")))
+		return cmd_usage(ctx->self);
+	int rc = cmd_open_repo(ctx, "answer");
+	if (rc)
+		return rc;
+	json_object *req = json_object_new_object();
+	json_object_object_add(req, "cmd", json_object_new_string("answer"));
+	json_object_object_add(req, "id", json_object_new_int64(n));
+	json_object_object_add(req, "yes", json_object_new_boolean(yes));
+	rc = cmd_dashboard(ctx, "answer", req, NULL);
+	json_object_put(req);
+	return rc == -ENOENT ? no_dashboard("answer") : rc < 0 ? 1 : 0;
+}
+
 int cmd_paste_image(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	(void)argc, (void)argv;

@@ -103,8 +103,8 @@ bool cmd_core_wanted(struct cmd_ctx *ctx, json_object *req)
 	/* list asks the keepers alone (cmd_keepers_live): no core takes them all over. */
 	if (!strcmp(verb, "open"))
 		return true;
-	if (!strcmp(verb, "list"))
-		return false;
+	if (!strcmp(verb, "list") || !strcmp(verb, "answer"))
+		return false; /* answer: only a dashboard asks */
 	return has_keepers(ctx->repo ? repo_root(ctx->repo) : ctx->cwd) || on_server(ctx, req);
 }
 

@@ -801,6 +801,19 @@ static void do_allow_domain(struct act_call *c)
 	free(q);
 }
 
+/* answer: a question the dashboard asks, by its id (a web view not the dashboard's). */
+static void do_answer(struct act_call *c)
+{
+	json_object *v = arg(c, "id");
+	int64_t id = v ? json_object_get_int64(v) : 0;
+	if (c->w->hooks->answer == NULL || id <= 0 || id > UINT32_MAX ||
+	    c->w->hooks->answer(c->w->ui, (unsigned)id, bool_arg(c, "yes")) < 0) {
+		act_fail(c, "no question %lld waits", (long long)id);
+		return;
+	}
+	act_ok(c, NULL);
+}
+
 static void do_reload(struct act_call *c)
 {
 	struct wrx *w = c->w;
@@ -1718,6 +1731,8 @@ static const struct action table[] = {
 	{"heartbeat", "heartbeat", NO_ARGS, DOOR_AGENT, 0, DOOR_AGENT, 0, do_ok},
 	{"list", NULL, NO_ARGS, DOOR_CONTROL, 0, 0, 0, do_list},
 	{"reload", NULL, NO_ARGS, DOOR_UI | DOOR_CONTROL, 0, 0, 0, do_reload},
+	{"answer", NULL, ARGS({"id", ARG_INT, true}, {"yes", ARG_BOOL, true}), DOOR_CONTROL, 0, 0,
+	 0, do_answer},
 	{"allow-domain", NULL, ARGS({"host", ARG_STR, true}), DOOR_UI | DOOR_CONTROL,
 	 DOOR_UI | DOOR_CONTROL, 0, 0, do_allow_domain},
 	{"open", NULL,

@@ -38,6 +38,7 @@ static const struct child {
 	/* The web view's: an answer (text, then Enter), a review, a merge. */
 	{"send", {"send"}},
 	{"send-keys", {"send-keys", "--"}},
+	{"answer", {"answer"}},
 	{"review-comment", {"review", "--comment"}},
 	{"review-send", {"review", "--send"}},
 	{"merge", {"merge"}},

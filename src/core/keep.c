@@ -16,6 +16,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EGRESS_LINES 200
 #define EGRESS_SAID_MS 1000 /* refusals said on the status line at most once a second */
@@ -95,6 +96,12 @@ void keep_meta(struct wrx *w, struct agent *a)
 		json_object_object_add(m, "failure", json_object_new_string(a->failure));
 	if (a->session_id)
 		json_object_object_add(m, "session", json_object_new_string(a->session_id));
+	if (a->asks) {
+		json_object *asks = json_object_new_object();
+		json_object_object_add(asks, "by", json_object_new_int((int)getpid()));
+		json_object_object_add(asks, "list", json_tokener_parse(a->asks));
+		json_object_object_add(m, "asks", asks);
+	}
 	const char *s = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN);
 	bool lost = false;
 	for (int i = 0; i < session_pane_count(w->s); i++) {
@@ -109,6 +116,20 @@ void keep_meta(struct wrx *w, struct agent *a)
 	if (!lost)
 		kept_meta(w, a, s);
 	json_object_put(m);
+}
+
+void keep_asks(struct wrx *w, const char *handle, json_object *list)
+{
+	struct agent *a = session_find_agent(w->s, handle);
+	const char *s = list && json_object_array_length(list)
+				? json_object_to_json_string_ext(list, JSON_C_TO_STRING_PLAIN)
+				: NULL;
+	if (a && !(s == NULL && a->asks == NULL) && !(s && a->asks && !strcmp(s, a->asks))) {
+		free(a->asks);
+		a->asks = s ? xstrdup(s) : NULL;
+		keep_meta(w, a);
+	}
+	json_object_put(list);
 }
 
 /* Its network proxy (policy: deny), which the agent pane's keeper runs (net/spec.h). */

@@ -101,6 +101,7 @@ static void agent_free(struct agent *a)
 	free(a->path);
 	free(a->session_id);
 	free(a->kept_meta);
+	free(a->asks);
 	free(a->fork_from);
 	free(a->title);
 	free(a->note);

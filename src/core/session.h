@@ -99,6 +99,7 @@ struct agent {
 	char *failure;    /* owned; failed: how its program ended ("exit 127: ..."), or NULL */
 	char *session_id; /* owned; the agent CLI's session: named at start or reported, or NULL */
 	char *kept_meta; /* owned; what its keeper and mark were last told (core/keep.c), or NULL */
+	char *asks;      /* owned; the questions of its that wait for the user, JSON, or NULL */
 	char *fork_from; /* owned; add --fork: the session its first start continues, or NULL */
 	int npanes;      /* its panes in the session (the session's count) */
 	int comments;    /* review comments waiting for it (the sidebar's ✎N) */

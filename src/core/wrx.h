@@ -61,6 +61,8 @@ struct wrx_hooks {
 	void (*place)(void *ui);
 	void (*config_changed)(void *ui); /* reloaded: keys, prefix, icons */
 	void (*trust)(void *ui);          /* the project's config may now ask to be trusted */
+	/* Answer a waiting question by its id (the answer verb): 0, or -1 when none such waits. */
+	int (*answer)(void *ui, unsigned id, bool yes);
 };
 
 struct repo;
@@ -250,6 +252,12 @@ int runner_connect(struct wrx *w, struct wpane *wp, const char *socket, keeper_g
 /* keep.c: what the core tells its panes' keepers, and hears from them. */
 /* Tell a's keepers what it reported (status, title, note), for the next dashboard. */
 void keep_meta(struct wrx *w, struct agent *a);
+/*
+ * The questions of agent handle's that wait for the user ([{id, question}],
+ * taken; NULL or empty: none), told to its keepers with its meta, for a web
+ * view that is not this dashboard's (meta "asks": {"by": our pid, "list"}).
+ */
+void keep_asks(struct wrx *w, const char *handle, json_object *list);
 /* A connection through one of a's proxies ended (proxy_event_json's object): logged, counted. */
 void wrx_egress(struct wrx *w, struct agent *a, json_object *o);
 /* allowed_domains as the config has it now, to every running proxy of this dashboard's. */

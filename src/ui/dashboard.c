@@ -273,6 +273,29 @@ bool ui_open_asked(struct ui *ui)
 	return true;
 }
 
+int ui_asked_answer(struct ui *ui, unsigned id, bool yes)
+{
+	for (struct asked **at = &ui->asked; *at; at = &(*at)->next) {
+		struct asked *q = *at;
+		if (q->id != id)
+			continue;
+		*at = q->next;
+		q->done(ui, yes ? "y" : "n", q->arg);
+		free(q->question);
+		free(q->agent);
+		free(q);
+		ui_dirty(ui);
+		ui_web_asked(ui);
+		return 0;
+	}
+	return -1;
+}
+
+static int hook_answer(void *data, unsigned id, bool yes)
+{
+	return ui_asked_answer(data, id, yes);
+}
+
 /* Every waiting question answered no (the dashboard is going). */
 static void ui_asked_clear(struct ui *ui)
 {
@@ -399,6 +422,7 @@ static const struct wrx_hooks hooks = {
 	.place = hook_place,
 	.config_changed = hook_config_changed,
 	.trust = hook_trust,
+	.answer = hook_answer,
 };
 
 /* ---- actions ---- */

@@ -195,8 +195,10 @@ void ui_prompt_end(struct ui *ui, const char *answer);
 /* The web view, when web.listen is set (webview.c): started on our loop, and stopped. */
 void ui_web_start(struct ui *ui);
 void ui_web_stop(struct ui *ui);
-/* The waiting questions changed: the web view's pages are told. */
+/* The waiting questions changed: the web views are told (webview.c). */
 void ui_web_asked(struct ui *ui);
+/* The waiting question id answered, as y or n at C-b a: 0, or -1 when it no longer waits. */
+int ui_asked_answer(struct ui *ui, unsigned id, bool yes);
 /* The oldest question an agent asked, opened (the user asked for it). False: none waits. */
 bool ui_open_asked(struct ui *ui);
 /*

@@ -5,12 +5,14 @@
 #include "ui.h"
 
 #include "../config/config.h"
+#include "../core/session.h"
 #include "../core/wrx.h"
 #include "../git/git.h"
 #include "../util/log.h"
 #include "../web/server.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct ui_web {
 	struct repo *repo; /* the project's, for its agents' records */
@@ -34,30 +36,34 @@ static json_object *asks_list(void *arg)
 	return arr;
 }
 
-/* The page's answer, as y or n at C-b a: the question leaves the queue. */
 static int asks_answer(void *arg, unsigned id, bool yes)
 {
-	struct ui *ui = arg;
-	for (struct asked **at = &ui->asked; *at; at = &(*at)->next) {
-		struct asked *q = *at;
-		if (q->id != id)
-			continue;
-		*at = q->next;
-		q->done(ui, yes ? "y" : "n", q->arg);
-		free(q->question);
-		free(q->agent);
-		free(q);
-		ui_dirty(ui);
-		ui_web_asked(ui);
-		return 0;
-	}
-	return -1;
+	return ui_asked_answer(arg, id, yes);
 }
 
+/*
+ * The questions changed: this dashboard's page is told, and each agent's
+ * keepers are given that agent's (keep_asks) for a web view of its own.
+ */
 void ui_web_asked(struct ui *ui)
 {
 	if (ui->web)
 		web_asks_changed(ui->web->web);
+	if (ui->w->s == NULL)
+		return;
+	for (int i = 0; i < session_agent_count(ui->w->s); i++) {
+		struct agent *a = session_agent(ui->w->s, i);
+		json_object *list = json_object_new_array();
+		for (struct asked *q = ui->asked; q; q = q->next) {
+			if (strcmp(q->agent, a->handle) != 0)
+				continue;
+			json_object *o = json_object_new_object();
+			json_object_object_add(o, "id", json_object_new_int64(q->id));
+			json_object_object_add(o, "question", json_object_new_string(q->question));
+			json_object_array_add(list, o);
+		}
+		keep_asks(ui->w, a->handle, list);
+	}
 }
 
 void ui_web_start(struct ui *ui)

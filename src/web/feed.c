@@ -14,6 +14,7 @@
 #include "../util/log.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +292,13 @@ static json_object *agent_json(struct feed *f, const struct agent_rec *a)
 	json_object_object_add(o, "failure",
 			       str_or_null(meta_str(ak ? ak->meta : NULL, "failure")));
 	json_object_object_add(o, "group", str_or_null(a->group));
+	/* The dashboard's questions of this agent's, while that dashboard runs (keep_asks). */
+	json_object *asks, *by, *list;
+	if (ak && json_object_object_get_ex(ak->meta, "asks", &asks) &&
+	    json_object_object_get_ex(asks, "by", &by) &&
+	    json_object_object_get_ex(asks, "list", &list) && json_object_get_int(by) > 0 &&
+	    kill(json_object_get_int(by), 0) == 0)
+		json_object_object_add(o, "asks", json_object_get(list));
 	json_object_object_add(o, "sandboxed", json_object_new_boolean(ak && ak->sandboxed));
 	json_object_object_add(o, "remote", str_or_null(a->remote));
 	json_object_object_add(o, "comments",

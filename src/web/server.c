@@ -517,13 +517,25 @@ static void show(struct conn *c, int pane)
 		feed_show(c->w->feed, pane, +1);
 }
 
-/* The user's answer to a dashboard's question, from the page (C-b a's y or n). */
+/*
+ * The user's answer to a dashboard's question, from the page (C-b a's y or
+ * n): to the dashboard that serves the page, or through workrex answer to
+ * the one that runs beside this server.
+ */
 static void answer_asked(struct conn *c, int id, int64_t ask, bool yes)
 {
 	const struct web_asks *a = c->w->o.asks;
 	if (c->w->o.read_only)
 		return reply_error(c, id, "this view is read-only");
-	if (a == NULL || ask <= 0 || ask > UINT32_MAX || a->answer(a->arg, (unsigned)ask, yes) < 0)
+	if (ask <= 0 || ask > UINT32_MAX)
+		return reply_error(c, id, "no such question");
+	if (a == NULL) {
+		char n[16];
+		snprintf(n, sizeof n, "%lld", (long long)ask);
+		char *const more[] = {n, yes ? "yes" : "no", NULL};
+		return act_run(c, act_new(c, id, ""), "answer", more, acted);
+	}
+	if (a->answer(a->arg, (unsigned)ask, yes) < 0)
 		return reply_error(c, id, "that question is no longer waiting");
 	json_object *o = answer("done", id);
 	json_object_object_add(o, "ok", json_object_new_boolean(1));
@@ -566,6 +578,8 @@ static void page_open(struct conn *c, struct lws *wsi)
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "t", json_object_new_string("hello"));
 	json_object_object_add(o, "read_only", json_object_new_boolean(w->o.read_only));
+	/* The questions come as their own message here, else with each agent (feed.h). */
+	json_object_object_add(o, "asks_here", json_object_new_boolean(w->o.asks != NULL));
 	const char *base = strrchr(w->root, '/');
 	json_object_object_add(o, "project", json_object_new_string(base ? base + 1 : w->root));
 	queue_json(c, o);

@@ -51,6 +51,9 @@ agents:
   keys:
     command: python3
     args: ["$here/show_input.py"]
+  shell:
+    command: bash
+    args: ["--norc", "--noprofile"]
 ${WEB_CONFIG:-}
 YAML
 	local h
@@ -245,6 +248,36 @@ t_web_escape_and_send_keys() {
 	stop_web
 }
 
+# workrex web beside a dashboard it is not: the dashboard's questions come
+# through the agents' keepers, and an answer goes back by workrex answer.
+t_web_questions_beside_the_dashboard() {
+	make_repo
+	WEB_CONFIG="clipboard:
+  host_panes: ask" add_agents
+	start_repo 120 36
+	tm set -g set-clipboard on
+	tm set-buffer before
+	wait_for 'wrx\$'
+	wrx add sh1 -a shell -b >/dev/null
+	wait_for '^ 2 sh1'
+	start_web
+	local b64
+	b64=$(printf from-beside | base64 -w0)
+	wrx send sh1 "printf '\\033]52;c;$b64\\a'"
+	wait_for 'a question waits: C-b a to answer - .*"from-beside"'
+	python3 "$here/web_browser.py" answer "$url" '"from-beside"' yes
+	until_ok 5 eval '[ "$(tm show-buffer)" = from-beside ]'
+	wait_gone 'a question waits'
+	# Answered already: refused; and with no dashboard, nothing asks.
+	not wrx answer 1 yes 2>"$E2E_TMP/err"
+	grep -q 'no question 1 waits' "$E2E_TMP/err"
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	not wrx answer 1 yes 2>"$E2E_TMP/err"
+	grep -q 'no dashboard is running' "$E2E_TMP/err"
+	stop_web
+}
+
 run_test "web: pair, list, status, pane, answer, notify, phone" t_web_in_a_browser
 run_test "web: Host, Origin, tokens, cookies, revoke, listen" t_web_doors
 run_test "web: a hostile pane's markup stays text" t_web_hostile_pane
@@ -252,4 +285,5 @@ run_test "web: unpaired page; 10,000 bad requests" t_web_unpaired_and_flood
 run_test "web: Esc on the page; send-keys" t_web_escape_and_send_keys
 run_test "web: --read-only refuses what types or merges" t_web_read_only
 run_test "web: TLS with web.tls_cert and web.tls_key" t_web_tls
+run_test "web: the dashboard's questions beside it, answered" t_web_questions_beside_the_dashboard
 run_test "web: served by the dashboard (web.listen), gone with it" t_web_from_the_dashboard
