@@ -313,12 +313,13 @@ static void reply_error(struct conn *c, int id, const char *why)
 	queue_json(c, o);
 }
 
-/* A command's end: ok, or the last line it said. */
+/* A command's end: ok, or the last line it said; the list made again (a comment counted). */
 static void acted(void *arg, int status, const char *output, const char *last)
 {
 	struct act *a = arg;
 	struct conn *c = page_by_id(a->w, a->page);
 	(void)output;
+	on_feed(a->w->feed, FEED_AGENTS, -1, a->w);
 	if (c) {
 		json_object *o = answer("done", a->id);
 		json_object_object_add(o, "ok", json_object_new_boolean(status == 0));

@@ -177,6 +177,7 @@ def scenario_pair_and_use(b, url, repo):
     b.type(".hunk textarea", "please say why")
     b.click(".hunk form button")
     b.until("the comment added", "return document.getElementById('said').textContent !== 'sending…'")
+    b.until("the list counts it", "return agents.some(a => a.handle === 'a1' && a.comments === 1)")
     said = b.js("return document.getElementById('said').textContent")
     if said != "comment added":
         raise SystemExit("the comment: " + said)
