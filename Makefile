@@ -28,7 +28,8 @@ GUEST_SRC := src/guest/main.c src/guest/forward.c src/guest/hostbox.c src/guest/
 GUEST   := $(BUILD)/workrex-guest
 
 
-SRC     := $(shell find src -name '*.c' -not -path 'src/guest/*' -not -path src/keeper/bin.c | sort)
+SRC     := $(shell find src -name '*.c' -not -path 'src/guest/*' -not -path src/keeper/bin.c \
+	     -not -path src/server.c -not -path src/remote/nogss.c -not -path src/git/init_static.c | sort)
 # Files from assets/ compiled in as C strings (src/backends/assets.h).
 GEN_C   := $(BUILD)/gen/assets.c
 OBJ     := $(SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/assets.o
@@ -58,6 +59,29 @@ endif
 KEEPER_LD_QUIET := -e "in function .uv__getpwuid_r" -e "in function .uv__getaddrinfo_work" \
 	-e "in statically linked applications requires at runtime"
 
+# What a server runs of workrex (src/server.c) as one static program,
+# copied there by the link: the link's end, keepers, and the guest client
+# for its panes, so that a server needs a kernel, ssh and git and no
+# library of ours. Everything is linked statically (GSS-API stand-ins for
+# libgit2's Negotiate, which no static Kerberos exists for; libgit2 starts
+# without certs.c's loaders); with sanitizers, dynamically.
+SERVER  := $(BUILD)/workrex-server
+SERVER_OBJ := $(filter $(BUILD)/src/util/% $(BUILD)/src/term/% $(BUILD)/src/rpc/% $(BUILD)/src/net/% \
+	$(BUILD)/src/config/% $(BUILD)/src/keeper/% $(BUILD)/src/git/% $(BUILD)/src/remote/%,$(OBJ)) \
+	$(BUILD)/gen/assets.o
+SERVER_OBJ := $(filter-out $(BUILD)/src/git/certs.o,$(SERVER_OBJ)) \
+	$(BUILD)/server/server.o $(patsubst %,$(BUILD)/server/%.o,remote/nogss git/init_static guest/main guest/forward \
+	guest/hostbox guest/firewall cmd/cmd_rpc)
+SERVER_PKGS := libgit2 libssh2 yaml-0.1 json-c
+ifneq (,$(findstring -fsanitize,$(LDFLAGS)))
+SERVER_LIBS := $(shell pkg-config --libs $(SERVER_PKGS) 2>/dev/null) -lvterm -luv -lutil -lpthread -ldl -lrt
+else
+SERVER_LIBS := -static $(shell pkg-config --static --libs $(SERVER_PKGS) 2>/dev/null) -lvterm -luv_a \
+	-lutil -lpthread -ldl -lrt
+endif
+SERVER_LD_QUIET := $(KEEPER_LD_QUIET) -e "in function .uv__getpwuid_r" -e "getpwnam\|getgrnam\|getpwuid\|dlopen" \
+	-e "in function"
+
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
@@ -65,7 +89,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 	format-check check-layers clean guest man \
 	install uninstall
 
-all: $(BIN) $(GUEST) $(KEEPER)
+all: $(BIN) $(GUEST) $(KEEPER) $(SERVER)
 
 guest: $(GUEST)
 
@@ -94,6 +118,18 @@ $(BUILD)/gen/assets.o: $(GEN_C)
 
 $(BIN): $(OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $(OBJ) $(LDFLAGS) $(LIBS)
+
+$(BUILD)/server/guest/main.o: src/guest/main.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Dmain=guest_main -MMD -MP -c -o $@ $<
+
+$(BUILD)/server/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(SERVER): $(SERVER_OBJ)
+	$(CC) $(ALL_CFLAGS) -o $@ $(SERVER_OBJ) $(LDFLAGS) $(SERVER_LIBS) 2>$@.ld || { cat $@.ld >&2; exit 1; }
+	@grep -v $(SERVER_LD_QUIET) $@.ld >&2 || true; rm -f $@.ld
 
 $(KEEPER): $(KEEPER_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $(KEEPER_OBJ) $(LDFLAGS) $(KEEPER_LIBS) 2>$@.ld || { cat $@.ld >&2; exit 1; }
@@ -305,7 +341,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/man/man1 $(SHARE)/man/man5 \
 		$(SHARE)/bash-completion/completions $(SHARE)/zsh/site-functions \
 		$(SHARE)/fish/vendor_completions.d
-	install -m 755 $(BIN) $(GUEST) $(KEEPER) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BIN) $(GUEST) $(KEEPER) $(SERVER) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/workrex.1 $(SHARE)/man/man1/
 	install -m 644 man/workrex.yaml.5 $(SHARE)/man/man5/
 	$(abspath $(BIN)) completions bash >$(SHARE)/bash-completion/completions/workrex
@@ -314,7 +350,7 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/workrex $(DESTDIR)$(PREFIX)/bin/workrex-guest \
-		$(DESTDIR)$(PREFIX)/bin/workrex-keeper \
+		$(DESTDIR)$(PREFIX)/bin/workrex-keeper $(DESTDIR)$(PREFIX)/bin/workrex-server \
 		$(SHARE)/man/man1/workrex.1 $(SHARE)/man/man5/workrex.yaml.5 \
 		$(SHARE)/bash-completion/completions/workrex $(SHARE)/zsh/site-functions/_workrex \
 		$(SHARE)/fish/vendor_completions.d/workrex.fish
@@ -322,4 +358,4 @@ uninstall:
 clean:
 	rm -rf build build-asan build-faults build-asan-faults
 
--include $(OBJ:.o=.d) $(BUILD)/src/keeper/bin.d
+-include $(OBJ:.o=.d) $(BUILD)/src/keeper/bin.d $(filter $(BUILD)/server/%,$(SERVER_OBJ:.o=.d))

@@ -17,6 +17,7 @@
 #include "link.h"
 
 #include "../rpc/control.h"
+#include "provision.h"
 #include "../rpc/proto.h"
 #include "../util/proc.h"
 #include "../util/util.h"
@@ -76,14 +77,49 @@ const struct remote_host *link_host(const struct config *cfg, const char *name, 
 	return NULL;
 }
 
+/*
+ * ssh's destination: a provisioned host's is read again from its record
+ * when this process has none yet (another made the host meanwhile).
+ */
+static const char *dest(const struct remote_link *l)
+{
+	struct remote_link *m = (struct remote_link *)l;
+	if (m->dest == NULL && provision_used(l->host))
+		m->dest = provision_dest(l->host, l->root);
+	return m->dest ? m->dest : "unprovisioned.invalid";
+}
+
+/*
+ * What is copied to a server: workrex-server beside this binary, static
+ * (src/server.c), so that the server needs no library of ours; this
+ * binary itself where that was not built (then the server needs ours).
+ */
+static char *server_build(void)
+{
+	char *self = realpath("/proc/self/exe", NULL);
+	if (self == NULL)
+		return NULL;
+	char *dir = path_parent(self), *server = xasprintf("%s/workrex-server", dir);
+	free(dir);
+	if (access(server, X_OK) == 0) {
+		free(self);
+		return server;
+	}
+	free(server);
+	return self;
+}
+
 int link_init(struct remote_link *l, const struct remote_host *h, const char *root, char **cause)
 {
 	memset(l, 0, sizeof *l);
 	l->host = h;
-	if (h->ssh == NULL || h->path == NULL) {
-		*cause = xasprintf("remote.hosts.%s needs ssh and path", h->name);
+	if ((h->ssh == NULL && !provision_used(h)) || h->path == NULL) {
+		*cause = xasprintf("remote.hosts.%s needs ssh (or provision) and path", h->name);
 		return -EINVAL;
 	}
+	l->root = xstrdup(root);
+	/* A provisioned host's: what its endpoint said last (link_up asks again). */
+	l->dest = provision_used(h) ? provision_dest(h, root) : xstrdup(h->ssh);
 	char *ctl = control_path(root, cause);
 	if (ctl == NULL)
 		return -EINVAL;
@@ -96,7 +132,7 @@ int link_init(struct remote_link *l, const struct remote_host *h, const char *ro
 	gethostname(host, sizeof host - 1);
 	l->id = xasprintf("%08x", str_hash(str_hash(WRX_HASH_INIT, host), root));
 	l->ctl = xasprintf("%s/ctl", l->dir);
-	l->self = realpath("/proc/self/exe", NULL);
+	l->self = server_build();
 	int rc = 0;
 	if (l->self == NULL) {
 		*cause = xasprintf("cannot find this workrex binary: %s", strerror(errno));
@@ -121,6 +157,8 @@ void link_free(struct remote_link *l)
 	free(l->id);
 	free(l->build);
 	free(l->self);
+	free(l->dest);
+	free(l->root);
 	memset(l, 0, sizeof *l);
 }
 
@@ -153,7 +191,7 @@ void link_ssh_argv(const struct remote_link *l, struct strlist *out)
 	strlist_add(out, "ClearAllForwardings=yes");
 	strlist_add(out, "-T");
 	strlist_add(out, "--");
-	strlist_add(out, l->host->ssh);
+	strlist_add(out, dest(l));
 }
 
 bool link_alive(const struct remote_link *l)
@@ -182,6 +220,14 @@ static char *last_line(const char *text, const char *fallback)
 
 int link_up(struct remote_link *l, char **cause)
 {
+	/* A provisioned host: made, started and found first (it may be gone since). */
+	if (provision_used(l->host) && !link_alive(l)) {
+		char *d = NULL;
+		if (provision_up(l->host, l->root, &d, cause) < 0)
+			return -EIO;
+		free(l->dest);
+		l->dest = d;
+	}
 	if (link_alive(l))
 		return 0;
 	unlink(l->ctl); /* nobody answers there: a master that died left it */
@@ -199,7 +245,7 @@ int link_up(struct remote_link *l, char **cause)
 	for (size_t i = 0; i < WRX_ARRAY_LEN(master); i++)
 		strlist_add(&a, master[i]);
 	free(persist);
-	strlist_add(&a, l->host->ssh);
+	strlist_add(&a, dest(l));
 	char *errf = xasprintf("%s/ssh.err", l->dir);
 	int err = open(errf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	char **argv = strlist_argv(&a);
@@ -219,8 +265,7 @@ int link_up(struct remote_link *l, char **cause)
 			free(why);
 		char *line = last_line(text, st == 127 ? "ssh is not installed"
 						       : "ssh exited without saying why");
-		*cause = xasprintf("cannot reach %s (ssh %s): %s", l->host->name, l->host->ssh,
-				   line);
+		*cause = xasprintf("cannot reach %s (ssh %s): %s", l->host->name, dest(l), line);
 		free(line);
 		free(text);
 		rc = -EHOSTUNREACH;
@@ -235,7 +280,7 @@ void link_exit_argv(const struct remote_link *l, struct strlist *out)
 	static const char *const exit_[] = {"-O", "exit", "--"};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(exit_); i++)
 		strlist_add(out, exit_[i]);
-	strlist_add(out, l->host->ssh);
+	strlist_add(out, dest(l));
 }
 
 /* The remote command: sh, whatever the login shell is; nothing in it but hex. */
@@ -376,7 +421,7 @@ static int mux(const struct remote_link *l, const char *op, bool reverse, size_t
 		free(spec);
 	}
 	strlist_add(&a, "--");
-	strlist_add(&a, l->host->ssh);
+	strlist_add(&a, dest(l));
 	char **argv = strlist_argv(&a);
 	int st = proc_capture(argv, NULL, NULL, 0, NULL, err, 30000);
 	free(argv);
@@ -468,5 +513,8 @@ char *link_git_env(const struct remote_link *l)
 
 char *link_git_url(const struct remote_link *l)
 {
-	return xasprintf("ssh://%s%s", l->host->ssh, l->host->path);
+	const char *d = dest(l);
+	/* ssh://user@host:port from a provisioned endpoint: git takes it with the path after. */
+	return !strncmp(d, "ssh://", 6) ? xasprintf("%s%s", d, l->host->path)
+					: xasprintf("ssh://%s%s", d, l->host->path);
 }

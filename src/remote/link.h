@@ -40,7 +40,9 @@ struct remote_link {
 	char *ctl;                      /* owned: the master's control socket, in dir */
 	char *id;                       /* owned: 8 hex, naming this project's things there */
 	char *build; /* owned: this binary's content hash, hex; NULL until a call */
-	char *self;  /* owned: this binary */
+	char *self;  /* owned: what the server runs: workrex-server beside us, or this binary */
+	char *dest;  /* owned: ssh's destination: host->ssh, or a provisioned host's endpoint */
+	char *root;  /* owned: the project's, for a provisioned host's record */
 };
 
 /*

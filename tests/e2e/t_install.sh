@@ -15,6 +15,7 @@ t_make_install() {
 	test -x "$dest/usr/bin/workrex"
 	test -x "$dest/usr/bin/workrex-guest"
 	test -x "$dest/usr/bin/workrex-keeper"
+	test -x "$dest/usr/bin/workrex-server"
 	test -f "$dest/usr/share/man/man1/workrex.1"
 	test -f "$dest/usr/share/man/man5/workrex.yaml.5"
 	grep -q '^complete -F _workrex workrex' "$dest/usr/share/bash-completion/completions/workrex"
@@ -24,6 +25,7 @@ t_make_install() {
 	make -C "$root" --no-print-directory uninstall PREFIX=/usr DESTDIR="$dest" >/dev/null
 	test ! -e "$dest/usr/bin/workrex"
 	test ! -e "$dest/usr/bin/workrex-keeper"
+	test ! -e "$dest/usr/bin/workrex-server"
 	test ! -e "$dest/usr/share/man/man5/workrex.yaml.5"
 	test ! -e "$dest/usr/share/zsh/site-functions/_workrex"
 }
