@@ -263,6 +263,8 @@ int cmd_remote_import(struct cmd_ctx *ctx, const char *what, const struct agent_
 		      bool connect);
 /* Where remove and merge find a's worktree: NULL for one here. */
 const struct worktree_place *cmd_remote_place(struct cmd_ctx *ctx, const struct agent_rec *a);
+/* An agent on host went: a provisioned host whose last it was is destroyed (provision.h). */
+void cmd_remote_gone(struct cmd_ctx *ctx, const char *host);
 /*
  * The agent's first pane on its server, forwarded here (attach, watch):
  * the socket's path here, or NULL with *cause. Caller frees.

@@ -21,10 +21,12 @@
 #include "cmd.h"
 
 #include "../remote/link.h"
+#include "../remote/provision.h"
 #include "../remote/server.h"
 #include "../rpc/proto.h"
 #include "../util/image.h"
 #include "../util/json.h"
+#include "../util/proc.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -216,6 +218,50 @@ const struct worktree_place *cmd_remote_place(struct cmd_ctx *ctx, const struct 
 	memset(&arg, 0, sizeof arg);
 	arg.ctx = ctx;
 	return &place;
+}
+
+void cmd_remote_gone(struct cmd_ctx *ctx, const char *host)
+{
+	char *cause = NULL;
+	const struct remote_host *h = link_host(&ctx->cfg, host, &cause);
+	struct agent_rec *as = NULL;
+	size_t n = 0;
+	if (h == NULL || !provision_used(h) || agent_list(ctx->repo, &as, &n, &cause) < 0) {
+		free(cause);
+		return;
+	}
+	bool others = false;
+	for (size_t i = 0; i < n; i++) {
+		others |= as[i].remote && !strcmp(as[i].remote, host);
+		agent_rec_free(&as[i]);
+	}
+	free(as);
+	if (others)
+		return;
+	/* Its last agent went: the master first (the host goes from under it), then the host. */
+	struct remote_link l;
+	if (link_init(&l, h, repo_root(ctx->repo), &cause) == 0) {
+		struct strlist a = {0};
+		link_exit_argv(&l, &a);
+		char **argv = strlist_argv(&a);
+		struct proc_opts o = PROC_OPTS_DEFAULT;
+		o.out = o.err = PROC_NULL;
+		(void)proc_run(argv, &o);
+		free(argv);
+		strlist_free(&a);
+		link_free(&l);
+	}
+	free(cause);
+	cause = NULL;
+	if (provision_down(h, repo_root(ctx->repo), &cause) < 0) {
+		cmd_fail("remove",
+			 "%s; it stays recorded: the next remove of an agent there, or "
+			 "provision.destroy by hand, ends it",
+			 cause);
+		free(cause);
+	} else {
+		printf("remote %s: its last agent went; destroyed\n", host);
+	}
 }
 
 /* ---- add --remote ---- */
@@ -437,7 +483,7 @@ int cmd_remote_doctor(struct cmd_ctx *ctx)
 			free(cause);
 			continue;
 		}
-		printf("ok    remote %s: ssh %s, one master connection (%s)\n", h->name, h->ssh,
+		printf("ok    remote %s: ssh %s, one master connection (%s)\n", h->name, l.dest,
 		       l.ctl);
 		if ((r = hello(&l, &cause)) == NULL) {
 			printf("FAIL  remote %s: %s\n", h->name, cause);

@@ -971,6 +971,8 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 			      : "main",
 		       note ? ": " : "", note ? note : "");
 		free(main);
+		if (!o.keep && a.remote)
+			cmd_remote_gone(ctx, a.remote);
 	}
 	free(note);
 	agent_rec_free(&a);
@@ -1126,6 +1128,8 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 			cmd_notify(ctx, "remove", "forget", &as[i], false);
 			printf("removed %s%s%s\n", as[i].handle, note ? "; " : "",
 			       note ? note : "");
+			if (as[i].remote)
+				cmd_remote_gone(ctx, as[i].remote);
 		}
 		free(note);
 		agent_rec_free(&as[i]);

@@ -316,6 +316,39 @@ static bool plain_word(const char *s)
  * The destination goes to ssh as an argument, so one that begins with '-'
  * (an option: -oProxyCommand=...) or holds blanks is refused here.
  */
+/* remote.hosts.NAME.provision: {create, start, endpoint, stop, destroy}, each an argv. */
+static void read_provision(struct walk *w, yaml_node_t *n, const char *name, struct remote_host *h)
+{
+	static const char *const steps[PROVISION_STEPS] = {"create", "start", "endpoint", "stop",
+							   "destroy"};
+	if (n->type != YAML_MAPPING_NODE) {
+		fail(w, n,
+		     "remote.hosts.%s.provision must be a mapping {create, endpoint, destroy...}",
+		     name);
+		return;
+	}
+	for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < n->data.mapping.pairs.top;
+	     q++) {
+		yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
+		yaml_node_t *qv = yaml_document_get_node(w->doc, q->value);
+		const char *key = scalar(qk) ? scalar(qk) : "?";
+		size_t i = 0;
+		while (i < PROVISION_STEPS && strcmp(key, steps[i]))
+			i++;
+		char *path = xasprintf("remote.hosts.%s.provision.%s", name, key);
+		if (i == PROVISION_STEPS) {
+			warn(w, qk, "unknown key '%s' (create, start, endpoint, stop, destroy)",
+			     path);
+		} else {
+			strlist_free(&h->provision[i]);
+			read_strlist(w, qv, path, &h->provision[i]);
+			if (h->provision[i].n == 0)
+				fail(w, qv, "%s must be a command: a list of its words", path);
+		}
+		free(path);
+	}
+}
+
 static bool host_entry(struct walk *w, yaml_node_t *k, yaml_node_t *v)
 {
 	const char *name = scalar(k);
@@ -359,6 +392,8 @@ static bool host_entry(struct walk *w, yaml_node_t *k, yaml_node_t *v)
 				fail(w, qv, "remote.hosts: path '%s' must be absolute", s);
 			else
 				set_str(&h.path, s);
+		} else if (!strcmp(key, "provision")) {
+			read_provision(w, qv, name, &h);
 		} else if (!strcmp(key, "docker")) {
 			read_bool(w, qv, path, &docker);
 		} else if (!strcmp(key, "podman")) {
@@ -372,8 +407,14 @@ static bool host_entry(struct walk *w, yaml_node_t *k, yaml_node_t *v)
 		fail(w, v, "remote.hosts.%s: docker or podman, not both", name);
 	else if (docker || podman)
 		h.runtime = xstrdup(docker ? "docker" : "podman");
-	if (!had_ssh || !had_path)
-		fail(w, v, "remote.hosts.%s needs ssh (user@host) and path (the clone there)",
+	bool provisioned = h.provision[PROVISION_ENDPOINT].n > 0;
+	if ((!had_ssh && !provisioned) || !had_path)
+		fail(w, v,
+		     "remote.hosts.%s needs ssh (user@host) or provision.endpoint, and path (the "
+		     "clone there)",
+		     name);
+	if (!provisioned && (h.provision[PROVISION_CREATE].n || h.provision[PROVISION_DESTROY].n))
+		fail(w, v, "remote.hosts.%s.provision needs endpoint: what says where ssh goes",
 		     name);
 	w->c->hosts = xrealloc(w->c->hosts, (w->c->nhosts + 1) * sizeof *w->c->hosts);
 	w->c->hosts[w->c->nhosts++] = h;
@@ -1018,6 +1059,8 @@ void config_free(struct config *c)
 		free(c->hosts[i].ssh);
 		free(c->hosts[i].path);
 		free(c->hosts[i].runtime);
+		for (int s = 0; s < PROVISION_STEPS; s++)
+			strlist_free(&c->hosts[i].provision[s]);
 	}
 	free(c->hosts);
 	free_panes(c);

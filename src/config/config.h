@@ -99,9 +99,20 @@ struct sandbox_config {
 };
 
 /* A server agents may run on (remote.hosts; add --remote). */
+/* A provisioned host's steps (remote.hosts.NAME.provision): argv templates, run here. */
+enum provision_step {
+	PROVISION_CREATE,
+	PROVISION_START,
+	PROVISION_ENDPOINT,
+	PROVISION_STOP,
+	PROVISION_DESTROY,
+	PROVISION_STEPS
+};
 struct remote_host {
 	char *name, *ssh, *path; /* owned: its name here, ssh's destination, the clone there */
 	char *runtime;           /* owned; NULL: the agent runs directly; docker or podman */
+	/* provision's argv per step ({host}, {project}, {id} expanded), n 0: not set */
+	struct strlist provision[PROVISION_STEPS];
 };
 
 struct config {

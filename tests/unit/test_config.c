@@ -760,7 +760,7 @@ static void test_remote_hosts(void **state)
 	static const char *const want[] = {
 		"3:14: remote.hosts: ssh '-oProxyCommand=touch/tmp/x' is not a destination",
 		"4:26: remote.hosts: path 'rel/dir' must be absolute",
-		"5:8: remote.hosts.c needs ssh (user@host) and path",
+		"5:8: remote.hosts.c needs ssh (user@host) or provision.endpoint, and path",
 		"6:8: remote.hosts.d: docker or podman, not both",
 		"7:5: remote.hosts: 'e f' is not a host name",
 		"8:14: remote.hosts: ssh 'me@g evil' is not a destination"};
@@ -768,6 +768,32 @@ static void test_remote_hosts(void **state)
 		if (strstr(err, want[i]) == NULL)
 			fail_msg("missing [%s] in:\n%s", want[i], err);
 	assert_null(strstr(err, "remote.hosts.a needs")); /* one error for one fault */
+	free(err);
+	config_free(&c);
+	free(p);
+	/* A provisioned host: its steps as argv; ssh comes from endpoint. */
+	config_init(&c);
+	err = NULL;
+	p = write_file("hosts.yaml",
+		       "remote:\n  hosts:\n    eng:\n      path: /p\n      provision:\n"
+		       "        create: [coder, create, \"wrx-{project}\"]\n"
+		       "        endpoint: [echo, \"ssh://root@h:22\"]\n"
+		       "        destroy: [coder, delete, -y, \"wrx-{project}\"]\n");
+	assert_int_equal(config_load(&c, p, true, &err), 0);
+	assert_null(c.hosts[0].ssh);
+	assert_int_equal(c.hosts[0].provision[PROVISION_CREATE].n, 3);
+	assert_string_equal(c.hosts[0].provision[PROVISION_CREATE].v[2], "wrx-{project}");
+	assert_int_equal(c.hosts[0].provision[PROVISION_DESTROY].n, 4);
+	assert_int_equal(c.hosts[0].provision[PROVISION_START].n, 0);
+	config_free(&c);
+	free(p);
+	/* create with no endpoint; an unknown step; a step that is no command. */
+	config_init(&c);
+	p = write_file("hosts.yaml", "remote:\n  hosts:\n    x:\n      path: /p\n      provision:\n"
+				     "        create: [make-it]\n        boot: [b]\n        stop: []\n");
+	assert_true(config_load(&c, p, true, &err) < 0);
+	assert_non_null(strstr(err, "remote.hosts.x needs ssh (user@host) or provision.endpoint"));
+	assert_non_null(strstr(err, "remote.hosts.x.provision.stop must be a command"));
 	free(err);
 	config_free(&c);
 	free(p);

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# A provisioned host (remote.hosts.NAME.provision) on a real "engine" of
+# this machine's: create starts a podman container running sshd from an
+# image with git and sshd and none of workrex's libraries, endpoint says
+# where ssh goes, destroy removes it. add --remote makes it and the agent
+# runs there (workrex-server, static, copied by the link); its status
+# reaches the dashboard; merge brings its commits back verified; the
+# host's last agent going destroys the container. A create that fails
+# half way leaves no container and says why.
+. "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+trap 'podman ps -aq --filter "name=^wrx-(engine|broken)-" | xargs -r podman rm -f >/dev/null 2>&1; stop' EXIT
+
+"$here/sshd_image.sh" || { echo "not ok - the sshd image could not be built"; exit 1; }
+image=workrex-test-sshd:latest
+
+containers() { podman ps -a --format '{{.Names}}' | grep -E "^wrx-$1-" || true; }
+
+engine_setup() {
+	make_repo
+	local d=$E2E_TMP/engine
+	rm -rf "$d"
+	mkdir -p "$d" "$E2E_TMP/bin"
+	ssh-keygen -q -t ed25519 -N '' -f "$d/user_key"
+	PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	# ssh's way there, as a user's ~/.ssh/config would say it.
+	cat >"$d/ssh_config" <<-EOF
+		Host 127.0.0.1
+		  IdentityFile $d/user_key
+		  StrictHostKeyChecking no
+		  UserKnownHostsFile /dev/null
+		  LogLevel ERROR
+	EOF
+	printf '#!/bin/sh\nexec /usr/bin/ssh -F %s "$@"\n' "$d/ssh_config" >"$E2E_TMP/bin/ssh"
+	chmod +x "$E2E_TMP/bin/ssh"
+	case :$PATH: in *:$E2E_TMP/bin:*) ;; *) export PATH="$E2E_TMP/bin:$PATH" ;; esac
+	# The engine's create: a container with sshd on the port, ready when it answers.
+	cat >"$d/create" <<-EOF
+		#!/bin/bash
+		set -e
+		podman run -d --name "wrx-engine-\$1" --network host \\
+		  -v $d/user_key.pub:/root/.ssh/authorized_keys:ro $image \\
+		  sh -c 'mkdir -p /run/sshd && ssh-keygen -A >/dev/null && git config --global user.name S &&
+		    git config --global user.email s@example.com &&
+		    exec /usr/sbin/sshd -D -e -p $PORT -o ListenAddress=127.0.0.1 -o StrictModes=no \\
+		    -o UsePAM=no -o PermitRootLogin=prohibit-password' >/dev/null
+		for i in \$(seq 100); do
+		  ssh -o BatchMode=yes -o ConnectTimeout=2 -p $PORT root@127.0.0.1 true 2>/dev/null && exit 0
+		  sleep 0.1
+		done
+		echo "sshd did not answer on $PORT" >&2; exit 1
+	EOF
+	chmod +x "$d/create"
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<-EOF
+		agent: bash
+		panes:
+		  - command: <agent>
+		remote:
+		  hosts:
+		    engine:
+		      path: /root/clone
+		      provision:
+		        create: [$d/create, "{id}"]
+		        endpoint: [echo, "ssh://root@127.0.0.1:$PORT"]
+		        destroy: [podman, rm, -f, "wrx-engine-{id}"]
+		    broken:
+		      path: /root/clone
+		      provision:
+		        create: [bash, -c, "podman run -d --name wrx-broken-{id} $image sleep 600 >/dev/null && echo 'quota exceeded' >&2 && exit 3"]
+		        endpoint: [echo, "ssh://root@127.0.0.1:1"]
+		        destroy: [podman, rm, -f, "wrx-broken-{id}"]
+	EOF
+}
+
+t_engine_made_used_destroyed() {
+	engine_setup
+	# The server has none of workrex's libraries.
+	[ "$(podman run --rm $image sh -c 'ls /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu 2>/dev/null' |
+		grep -cE '^lib(uv|vterm|git2|json-c|yaml)' || true)" = 0 ]
+	start_repo 160 40
+	wait_for 'wrx\$|proj'
+	wrx add --remote engine feat >"$E2E_TMP/out" 2>"$E2E_TMP/err" || { cat "$E2E_TMP/err"; false; }
+	grep -q 'remote engine: create' "$E2E_TMP/err"
+	[ -n "$(containers engine)" ]
+	wait_for 'feat @engine'
+	# It runs there, as root in the container, on the static build.
+	keys 'echo "AT $(id -un) $(pwd)"' Enter
+	wait_for 'AT root /root/clone__worktrees/feat'
+	keys 'ldd "$(command -v workrex)" 2>&1 | tr a-z A-Z' Enter
+	wait_for 'NOT A DYNAMIC EXECUTABLE'
+	# Its status reaches this dashboard through the link.
+	keys 'workrex set-status waiting && echo STATUS-SENT' Enter
+	wait_for STATUS-SENT
+	until_ok 15 sh -c "cd '$repo' && '$WORKREX' status feat | grep -q waiting"
+	keys 'echo two >b.txt && git add b.txt && git commit -qm from-engine && echo COMMITTED' Enter
+	wait_for COMMITTED
+	# merge brings it back, verified; the host's last agent went: the container goes.
+	wrx merge feat >"$E2E_TMP/merge.out" 2>&1
+	git -C "$repo" log --format=%s main | grep -qx from-engine
+	grep -q 'remote engine: its last agent went; destroyed' "$E2E_TMP/merge.out"
+	until_ok 10 eval '[ -z "$(containers engine)" ]'
+	# Made again for the next agent; rm of it destroys it again.
+	wrx add --remote engine feat2 >/dev/null 2>&1
+	[ -n "$(containers engine)" ]
+	wait_for 'feat2 @engine'
+	wrx rm -f feat2 >"$E2E_TMP/rm.out" 2>&1
+	grep -q 'destroyed' "$E2E_TMP/rm.out"
+	until_ok 10 eval '[ -z "$(containers engine)" ]'
+}
+
+t_engine_create_fails_half_way() {
+	engine_setup
+	not wrx add --remote broken feat >"$E2E_TMP/out" 2>"$E2E_TMP/err"
+	grep -q 'remote.hosts.broken.provision.create failed (exit status): quota exceeded' "$E2E_TMP/err"
+	# What it made is gone, and no agent is left half made.
+	[ -z "$(containers broken)" ]
+	not grep -qx feat <(wrx list -q)
+}
+
+run_test "a provisioned engine: made by add --remote, the agent there, merge back, destroyed" t_engine_made_used_destroyed
+run_test "a provisioned engine whose create fails half way leaves nothing" t_engine_create_fails_half_way
