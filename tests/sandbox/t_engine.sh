@@ -9,7 +9,7 @@
 # half way leaves no container and says why.
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-trap 'podman ps -aq --filter "name=^wrx-(engine|broken)-" | xargs -r podman rm -f >/dev/null 2>&1; stop' EXIT
+trap 'podman ps -aq --filter "name=^wrx-(engine|broken|coder|k8s)-" | xargs -r podman rm -f >/dev/null 2>&1; stop' EXIT
 
 "$here/sshd_image.sh" || { echo "not ok - the sshd image could not be built"; exit 1; }
 image=workrex-test-sshd:latest
@@ -118,5 +118,131 @@ t_engine_create_fails_half_way() {
 	not grep -qx feat <(wrx list -q)
 }
 
+# Coder and Kubernetes cannot run here: recording fakes of their CLIs stand
+# in, each logging its command line and playing the engine's part with
+# podman (a workspace or a sandbox is a container; `coder ssh --stdio`
+# and `kubectl exec -i` give ssh the container's sshd on a stream, sshd
+# -i). The adapters are workrex.yaml(5)'s, as written there.
+fakes() {
+	local d=$E2E_TMP/engine
+	export FAKE_LOG=$d/fake.log IMAGE=$image KEY=$d/user_key.pub
+	: >"$FAKE_LOG"
+	# What a workspace or sandbox is here: a container with sshd ready for -i.
+	cat >"$E2E_TMP/bin/mkbox" <<-'EOF'
+		#!/bin/bash
+		exec podman run -d --name "$1" --network none -v "$KEY:/root/.ssh/authorized_keys:ro" "$IMAGE" \
+		  sh -c 'mkdir -p /run/sshd && ssh-keygen -A >/dev/null && git config --global user.name S &&
+		    git config --global user.email s@example.com && exec sleep infinity' >/dev/null
+	EOF
+	cat >"$E2E_TMP/bin/coder" <<-'EOF'
+		#!/bin/bash
+		printf '%s\n' "coder $*" >>"$FAKE_LOG"
+		case $1 in
+		create) mkbox "wrx-coder-$2" ;;
+		start) podman start "wrx-coder-$2" >/dev/null ;;
+		stop) podman stop -t 1 "wrx-coder-$2" >/dev/null ;;
+		delete) podman rm -f "wrx-coder-$2" >/dev/null ;;
+		ssh) [ "$2" = --stdio ] || exit 2
+		  exec podman exec -i "wrx-coder-${3#coder.}" /usr/sbin/sshd -i -o StrictModes=no -o UsePAM=no ;;
+		*) exit 2 ;;
+		esac
+	EOF
+	cat >"$E2E_TMP/bin/kubectl" <<-'EOF'
+		#!/bin/bash
+		printf '%s\n' "kubectl $*" >>"$FAKE_LOG"
+		case $1 in
+		create) [ "$2 $3" = "-f -" ] || exit 2
+		  claim=$(cat); printf '%s\n' "$claim" >>"$FAKE_LOG"
+		  grep -q '^kind: SandboxClaim$' <<<"$claim" || { echo "not a SandboxClaim" >&2; exit 1; }
+		  name=$(sed -n 's/^  name: //p' <<<"$claim" | head -1)
+		  mkbox "wrx-k8s-$name" ;;
+		wait) for a; do case $a in sandboxclaim/*) name=${a#sandboxclaim/} ;; esac; done
+		  [ "$(podman inspect -f '{{.State.Running}}' "wrx-k8s-$name")" = true ] ;;
+		delete) [ "$2" = sandboxclaim ] && podman rm -f "wrx-k8s-$3" >/dev/null ;;
+		exec) [ "$2" = -i ] && [ "$4" = -- ] || exit 2
+		  name=$3; shift 4; exec podman exec -i "wrx-k8s-$name" "$@" ;;
+		*) exit 2 ;;
+		esac
+	EOF
+	chmod +x "$E2E_TMP/bin/mkbox" "$E2E_TMP/bin/coder" "$E2E_TMP/bin/kubectl"
+	# As `coder config-ssh` writes it, and a kubectl exec ProxyCommand.
+	cat >>"$d/ssh_config" <<-EOF
+		Host coder.*
+		  User root
+		  IdentityFile $d/user_key
+		  StrictHostKeyChecking no
+		  UserKnownHostsFile /dev/null
+		  LogLevel ERROR
+		  ProxyCommand coder ssh --stdio %h
+		Host k8s.*
+		  User root
+		  IdentityFile $d/user_key
+		  StrictHostKeyChecking no
+		  UserKnownHostsFile /dev/null
+		  LogLevel ERROR
+		  ProxyCommand sh -c 'exec kubectl exec -i "\${0#k8s.}" -- /usr/sbin/sshd -i -o StrictModes=no -o UsePAM=no' %h
+	EOF
+	cat >>"$XDG_CONFIG_HOME/workrex/config.yaml" <<-'EOF'
+		    coder:
+		      path: /root/clone
+		      provision:
+		        create: [coder, create, "wrx-{project}", --template, agents, --yes]
+		        start: [coder, start, "wrx-{project}", --yes]
+		        endpoint: [echo, "coder.wrx-{project}"]
+		        stop: [coder, stop, "wrx-{project}", --yes]
+		        destroy: [coder, delete, "wrx-{project}", --yes]
+		    k8s:
+		      path: /root/clone
+		      provision:
+		        create:
+		          - sh
+		          - -c
+		          - |
+		            kubectl create -f - <<CLAIM && kubectl wait --for=condition=Ready sandboxclaim/wrx-{id} --timeout=300s
+		            apiVersion: extensions.agents.x-k8s.io/v1alpha1
+		            kind: SandboxClaim
+		            metadata:
+		              name: wrx-{id}
+		            spec:
+		              sandboxTemplateRef:
+		                name: agents
+		            CLAIM
+		        endpoint: [echo, "k8s.wrx-{id}"]
+		        destroy: [kubectl, delete, sandboxclaim, "wrx-{id}"]
+	EOF
+}
+
+# host: the agent there, its status here, gone with its host.
+adapter_round() {
+	local host=$1 agent=$2
+	wrx add --remote "$host" "$agent" >/dev/null 2>"$E2E_TMP/err" || { cat "$E2E_TMP/err" "$FAKE_LOG"; grep -A3 "Host k8s" "$E2E_TMP/engine/ssh_config"; false; }
+	wait_for "$agent @$host"
+	wrx send "$agent" 'workrex set-status waiting; echo "AT-$(id -un)-$(pwd)"'
+	wait_for "AT-root-/root/clone__worktrees/$agent"
+	until_ok 15 sh -c "cd '$repo' && '$WORKREX' status $agent | grep -q waiting"
+	wrx rm -f "$agent" >"$E2E_TMP/rm.out" 2>&1
+	grep -q "remote $host: its last agent went; destroyed" "$E2E_TMP/rm.out"
+}
+
+t_engine_adapters_recorded() {
+	engine_setup
+	fakes
+	start_repo 160 40
+	wait_for 'wrx\$|proj'
+	adapter_round coder c1
+	[ -z "$(containers coder)" ]
+	grep -qx 'coder create wrx-proj --template agents --yes' "$FAKE_LOG"
+	grep -qx 'coder ssh --stdio coder.wrx-proj' "$FAKE_LOG"
+	grep -qx 'coder delete wrx-proj --yes' "$FAKE_LOG"
+	adapter_round k8s k1
+	[ -z "$(containers k8s)" ]
+	grep -qx 'kubectl create -f -' "$FAKE_LOG"
+	grep -qx 'kind: SandboxClaim' "$FAKE_LOG"
+	grep -qE '^kubectl wait --for=condition=Ready sandboxclaim/wrx-[0-9a-f]{8} --timeout=300s$' "$FAKE_LOG"
+	grep -qE '^kubectl exec -i wrx-[0-9a-f]{8} -- /usr/sbin/sshd -i' "$FAKE_LOG"
+	grep -qE '^kubectl delete sandboxclaim wrx-[0-9a-f]{8}$' "$FAKE_LOG"
+}
+
 run_test "a provisioned engine: made by add --remote, the agent there, merge back, destroyed" t_engine_made_used_destroyed
 run_test "a provisioned engine whose create fails half way leaves nothing" t_engine_create_fails_half_way
+run_test "Coder and Kubernetes adapters against recording fakes of their CLIs" t_engine_adapters_recorded

@@ -789,8 +789,9 @@ static void test_remote_hosts(void **state)
 	free(p);
 	/* create with no endpoint; an unknown step; a step that is no command. */
 	config_init(&c);
-	p = write_file("hosts.yaml", "remote:\n  hosts:\n    x:\n      path: /p\n      provision:\n"
-				     "        create: [make-it]\n        boot: [b]\n        stop: []\n");
+	p = write_file("hosts.yaml",
+		       "remote:\n  hosts:\n    x:\n      path: /p\n      provision:\n"
+		       "        create: [make-it]\n        boot: [b]\n        stop: []\n");
 	assert_true(config_load(&c, p, true, &err) < 0);
 	assert_non_null(strstr(err, "remote.hosts.x needs ssh (user@host) or provision.endpoint"));
 	assert_non_null(strstr(err, "remote.hosts.x.provision.stop must be a command"));
