@@ -5,7 +5,7 @@
 #   deps.sh [--test] --list  print the package names and stop
 set -eu
 
-build="gcc make pkg-config ncurses-bin libncurses-dev libvterm-dev libuv1-dev libyaml-dev libjson-c-dev libgit2-dev libwebsockets-dev libwebsockets-evlib-uv libqrencode-dev"
+build="gcc make pkg-config ncurses-bin libncurses-dev libvterm-dev libuv1-dev libyaml-dev libjson-c-dev libgit2-dev libwebsockets-dev libwebsockets-evlib-uv libqrencode-dev libgpg-error-dev"
 test="libcmocka-dev tmux strace python3 clang clang-format pmccabe libclang-rt-14-dev ncurses-term less vim vttest git procps podman runc debootstrap iproute2 zsh fish nodejs bubblewrap runsc xvfb xclip openssh-server openssh-client tinyproxy chromium chromium-driver curl"
 
 want=$build

@@ -137,7 +137,12 @@ t_full_screen_programs() {
 		wait_for '│text line 500'
 	fi
 	# vim's pane focused again (the main one): compared at that size after.
+	# Grown as it took the focus, its new rows stay blank until vim redraws
+	# (SIGWINCH), which may pause longer than settled_capture's 0.3 s (1 run
+	# in 12 here): vim fills every row but its command line, so wait for that.
 	focus_vim
+	vim_drawn() { ! wrx capture v --screen | head -n -1 | grep -q '^ *$'; }
+	until_ok 10 vim_drawn
 	settled_capture "$E2E_TMP/before"
 	grep -q 'text line 200' "$E2E_TMP/before"
 	kill -9 "$(workrex_pid)"

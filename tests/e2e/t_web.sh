@@ -35,7 +35,7 @@ stop_web() {
 	rm -f "$E2E_TMP/web.pid"
 }
 # A test that failed: what the server said.
-trap '[ "$FAILED" = 0 ] || cat "$web_out" 2>/dev/null; stop' EXIT
+trap '[ "$FAILED" = 0 ] || cat "$web_out" 2>/dev/null; stop_web; stop' EXIT
 
 # Agents with the stand-in, with no dashboard: the web view is theirs alone.
 add_agents() {
