@@ -64,7 +64,9 @@ KEEPER_LD_QUIET := -e "in function .uv__getpwuid_r" -e "in function .uv__getaddr
 # for its panes, so that a server needs a kernel, ssh and git and no
 # library of ours. Everything is linked statically (GSS-API stand-ins for
 # libgit2's Negotiate, which no static Kerberos exists for; libgit2 starts
-# without certs.c's loaders); with sanitizers, dynamically.
+# without certs.c's loaders). Sanitizers cannot link statically, and a
+# server has none of our libraries: a sanitizer build makes it as the
+# plain build does, in a directory of its own, like the guest.
 SERVER  := $(BUILD)/workrex-server
 SERVER_OBJ := $(filter $(BUILD)/src/util/% $(BUILD)/src/term/% $(BUILD)/src/rpc/% $(BUILD)/src/net/% \
 	$(BUILD)/src/config/% $(BUILD)/src/keeper/% $(BUILD)/src/git/% $(BUILD)/src/remote/%,$(OBJ)) \
@@ -73,17 +75,15 @@ SERVER_OBJ := $(filter-out $(BUILD)/src/git/certs.o,$(SERVER_OBJ)) \
 	$(BUILD)/server/server.o $(patsubst %,$(BUILD)/server/%.o,remote/nogss git/init_static guest/main guest/forward \
 	guest/hostbox guest/firewall cmd/cmd_rpc)
 SERVER_PKGS := libgit2 libssh2 yaml-0.1 json-c
-ifneq (,$(findstring -fsanitize,$(LDFLAGS)))
-SERVER_LIBS := $(shell pkg-config --libs $(SERVER_PKGS) 2>/dev/null) -lvterm -luv -lutil -lpthread -ldl -lrt
-else
 SERVER_LIBS := -static $(shell pkg-config --static --libs $(SERVER_PKGS) 2>/dev/null) -lvterm -luv_a \
 	-lutil -lpthread -ldl -lrt
-endif
 SERVER_LD_QUIET := $(KEEPER_LD_QUIET) -e "in function .uv__getpwuid_r" -e "getpwnam\|getgrnam\|getpwuid\|dlopen" \
 	-e "in function"
 
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+FORCE:
 
 .PHONY: all deps test-deps run test check fresh-test soak-seeds fuzz-smoke unit e2e crash-test faults net-test sandbox-test asan soak soak-run fuzz bench format widths \
 	format-check check-layers clean guest man \
@@ -127,9 +127,16 @@ $(BUILD)/server/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
+ifneq (,$(findstring -fsanitize,$(LDFLAGS)))
+$(SERVER): FORCE
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/plain CC=cc CFLAGS="-O2 -g" LDFLAGS= \
+		$(BUILD)/plain/workrex-server
+	@cp $(BUILD)/plain/workrex-server $@
+else
 $(SERVER): $(SERVER_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $(SERVER_OBJ) $(LDFLAGS) $(SERVER_LIBS) 2>$@.ld || { cat $@.ld >&2; exit 1; }
 	@grep -v $(SERVER_LD_QUIET) $@.ld >&2 || true; rm -f $@.ld
+endif
 
 $(KEEPER): $(KEEPER_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $(KEEPER_OBJ) $(LDFLAGS) $(KEEPER_LIBS) 2>$@.ld || { cat $@.ld >&2; exit 1; }
