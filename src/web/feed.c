@@ -45,9 +45,18 @@ struct feed {
 	uv_fs_event_t watch;
 	uv_timer_t frame, rescan;
 	struct watched *keepers;
+	/*
+	 * The agents' records, read again only when the keepers came or went
+	 * or a page's action ended (feed_records_changed): a status changes
+	 * far more often, and reading records is libgit2's work on the loop.
+	 */
+	struct agent_rec *recs;
+	size_t nrecs;
+	bool recs_stale;
 };
 
 static void on_rescan(uv_timer_t *t);
+static void recs_free(struct feed *f);
 static void on_frame(uv_timer_t *t);
 
 static void told_agents(struct feed *f)
@@ -176,6 +185,7 @@ static void rescan(struct feed *f)
 	}
 	if (d)
 		closedir(d);
+	f->recs_stale = true; /* an agent's keepers come as it is added, go as it is removed */
 	if (changed)
 		told_agents(f);
 }
@@ -215,6 +225,7 @@ struct feed *feed_new(uv_loop_t *loop, struct repo *repo, feed_fn *fn, void *dat
 	f->dir = dir;
 	f->fn = fn;
 	f->data = data;
+	f->recs_stale = true;
 	uv_timer_init(loop, &f->frame);
 	uv_timer_init(loop, &f->rescan);
 	f->frame.data = f->rescan.data = f;
@@ -244,6 +255,7 @@ void feed_free(struct feed *f)
 		f->keepers = k->next;
 		watched_free(k);
 	}
+	recs_free(f);
 	free(f->dir);
 	uv_close((uv_handle_t *)&f->watch, NULL);
 	uv_close((uv_handle_t *)&f->frame, NULL);
@@ -316,46 +328,55 @@ static json_object *agent_json(struct feed *f, const struct agent_rec *a)
 	return o;
 }
 
-json_object *feed_agents(struct feed *f)
+static void recs_free(struct feed *f)
 {
-	struct agent_rec *as = NULL;
-	size_t n = 0;
-	char *cause = NULL;
-	json_object *arr = json_object_new_array();
-	if (agent_list(f->repo, &as, &n, &cause) < 0) {
-		log_msg("web: the agents: %s", cause);
-		free(cause);
-		return arr;
-	}
-	qsort(as, n, sizeof *as, by_number);
-	for (size_t i = 0; i < n; i++) {
-		json_object_array_add(arr, agent_json(f, &as[i]));
-		agent_rec_free(&as[i]);
-	}
-	free(as);
-	return arr;
+	for (size_t i = 0; i < f->nrecs; i++)
+		agent_rec_free(&f->recs[i]);
+	free(f->recs);
+	f->recs = NULL;
+	f->nrecs = 0;
 }
 
-int feed_agent_pane(struct feed *f, const char *handle)
+/* The records, by number, read again when stale. */
+static void recs_read(struct feed *f)
 {
-	struct watched *k = agent_keeper(f, handle);
-	return k ? k->pane : -1;
+	char *cause = NULL;
+	if (!f->recs_stale)
+		return;
+	f->recs_stale = false;
+	recs_free(f);
+	if (agent_list(f->repo, &f->recs, &f->nrecs, &cause) < 0) {
+		log_msg("web: the agents: %s", cause);
+		free(cause);
+		f->recs = NULL;
+		f->nrecs = 0;
+		return;
+	}
+	qsort(f->recs, f->nrecs, sizeof *f->recs, by_number);
+}
+
+void feed_records_changed(struct feed *f)
+{
+	f->recs_stale = true;
+	told_agents(f);
+}
+
+json_object *feed_agents(struct feed *f)
+{
+	json_object *arr = json_object_new_array();
+	recs_read(f);
+	for (size_t i = 0; i < f->nrecs; i++)
+		json_object_array_add(arr, agent_json(f, &f->recs[i]));
+	return arr;
 }
 
 bool feed_known(struct feed *f, const char *handle)
 {
-	struct agent_rec *as = NULL;
-	size_t n = 0;
-	char *cause = NULL;
-	bool known = false;
-	if (agent_list(f->repo, &as, &n, &cause) < 0)
-		free(cause);
-	for (size_t i = 0; i < n; i++) {
-		known |= !strcmp(as[i].handle, handle);
-		agent_rec_free(&as[i]);
-	}
-	free(as);
-	return known;
+	recs_read(f);
+	for (size_t i = 0; i < f->nrecs; i++)
+		if (!strcmp(f->recs[i].handle, handle))
+			return true;
+	return false;
 }
 
 void feed_show(struct feed *f, int pane, int delta)

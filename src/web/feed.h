@@ -37,14 +37,15 @@ struct feed *feed_new(uv_loop_t *loop, struct repo *repo, feed_fn *fn, void *dat
 void feed_free(struct feed *f);
 
 /*
- * The agents as the sidebar has them: [{number, handle, branch, status,
+ * The agents as the sidebar has them (their records read again only when
+ * keepers came or went, or feed_records_changed said): [{number, handle, branch, status,
  * since (epoch ms), title, group, sandboxed, remote, comments, panes:
  * [{pane, agent}]}], by number. Caller puts.
  */
 json_object *feed_agents(struct feed *f);
-/* The agent pane of handle, or -1. */
-int feed_agent_pane(struct feed *f, const char *handle);
-/* Is handle an agent of the project? */
+/* The records changed (a page's action ended: a comment, a merge): read again, the list told. */
+void feed_records_changed(struct feed *f);
+/* Is handle an agent of the project (as the records were last read)? */
 bool feed_known(struct feed *f, const char *handle);
 
 /* A page shows pane (+1) or stopped (-1): only a shown pane's rows come. */

@@ -319,7 +319,7 @@ static void acted(void *arg, int status, const char *output, const char *last)
 	struct act *a = arg;
 	struct conn *c = page_by_id(a->w, a->page);
 	(void)output;
-	on_feed(a->w->feed, FEED_AGENTS, -1, a->w);
+	feed_records_changed(a->w->feed);
 	if (c) {
 		json_object *o = answer("done", a->id);
 		json_object_object_add(o, "ok", json_object_new_boolean(status == 0));

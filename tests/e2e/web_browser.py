@@ -191,7 +191,10 @@ def scenario_pair_and_use(b, url, repo):
     if not q.startswith("merge a1 and remove its worktree? (y/n)"):
         raise SystemExit("not C-b m's question: " + q)
     b.click("#yes")
-    b.until("merged", "return document.getElementById('said').textContent === 'merged'", timeout=60)
+    b.until("merged", "return document.getElementById('said').textContent !== 'sending…'", timeout=60)
+    said = b.js("return document.getElementById('said').textContent")
+    if said != "merged":
+        raise SystemExit("the merge: " + said)
     log = subprocess.run(["git", "-C", repo, "log", "--format=%s", "main"], capture_output=True,
                          text=True).stdout
     if "agent work" not in log:
