@@ -164,7 +164,8 @@ const struct backend backend_host = {
 	.stop_argv = host_stop_argv,
 };
 
-static const struct backend *const table[] = {&backend_host, &backend_container, &backend_lima};
+static const struct backend *const table[] = {&backend_host, &backend_container, &backend_lima,
+					      &backend_devcontainer};
 
 const struct backend *backend_find(const char *name)
 {

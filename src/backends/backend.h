@@ -51,6 +51,7 @@ struct backend_pane {
 	/* Under deny with no proxy (sandbox shell, no dashboard's): no network at all. */
 	bool offline;
 	const char *name; /* stop_argv: the container by this name (a keeper's), not n's */
+	const struct devc_plan *devc; /* the devcontainer backend's additions, or NULL */
 };
 
 /* Where a sandbox finds workrex: its client, and the host commands' shims. */
@@ -98,6 +99,7 @@ struct backend {
 extern const struct backend backend_host;
 extern const struct backend backend_container;
 extern const struct backend backend_lima;
+extern const struct backend backend_devcontainer;
 
 /* The static guest client: $WORKREX_GUEST, else workrex-guest beside this binary. Caller frees. */
 char *backend_guest_path(void);
@@ -171,5 +173,51 @@ char *container_name(const char *handle, int n, const char *session);
  */
 void container_cleanup_argv(const struct config *cfg, const char *project_root, const char *session,
 			    const struct strlist *keep, struct strlist *out);
+
+/* ---- the dev container backend (devcontainer.c) ---- */
+
+struct json_object;
+
+struct devc_mount {
+	char *source, *target; /* owned; source NULL for tmpfs */
+	char type;             /* 'b'ind (read-only), 'v'olume (the agent's own), 't'mpfs */
+};
+
+/*
+ * What a project's devcontainer.json adds to the container backend, as far
+ * as workrex's rules let it: its image, environment, mounts, capabilities
+ * and lifecycle commands. The rest is left out, each with a note why.
+ */
+struct devc_plan {
+	char *image;           /* owned */
+	char *path;            /* owned: the image's PATH, or NULL */
+	char *shm_size;        /* owned: runArgs --shm-size, or NULL */
+	struct strlist env;    /* NAME=value: containerEnv, then remoteEnv */
+	struct strlist caps;   /* capAdd and runArgs --cap-add */
+	struct strlist script; /* the lifecycle commands, as sh lines, in order */
+	struct strlist notes;  /* what was left out, and why */
+	struct devc_mount *mounts;
+	size_t nmounts;
+};
+
+/*
+ * The plan from what `workrex add` kept: {"image", "path", "merged"} with
+ * merged the CLI's mergedConfiguration. The file's requests checked
+ * against workrex's rules: a refused one is -EPERM with *cause naming it
+ * and why. handle names the agent's own volumes.
+ */
+int devc_plan_parse(struct json_object *kept, const char *project_root, const char *handle,
+		    struct devc_plan *out, char **cause);
+void devc_plan_free(struct devc_plan *p);
+/* The plan kept for handle (its private directory), parsed. 0, or -errno with *cause. */
+int devc_plan_load(const char *project_root, const char *handle, struct devc_plan *out,
+		   char **cause);
+/* Keep the plan for handle. 0, or -errno with *cause. */
+int devc_plan_save(const char *project_root, const char *handle, struct json_object *kept,
+		   char **cause);
+/* How the agent's own volumes are named: this, then the file's name. Caller frees. */
+char *devc_volume_prefix(const char *project_root, const char *handle);
+/* The image a devcontainer.json that builds is built into, for this project. Caller frees. */
+char *devc_image_name(const char *project_root);
 
 #endif

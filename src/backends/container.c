@@ -575,6 +575,42 @@ static void mount_excluded(const struct backend_pane *p, struct strlist *l)
 	}
 }
 
+/* The dev container's mounts: the project's files read-only, the agent's own volumes, tmpfs. */
+static void mount_devc(const struct devc_plan *d, struct strlist *l)
+{
+	for (size_t i = 0; i < d->nmounts; i++) {
+		const struct devc_mount *m = &d->mounts[i];
+		if (m->type == 'b') {
+			mount_bind(l, m->source, m->target, false);
+			continue;
+		}
+		add(l, "--mount");
+		if (m->type == 'v')
+			addf(l, "type=volume,source=%s,target=%s", m->source, m->target);
+		else
+			addf(l, "type=tmpfs,target=%s", m->target);
+	}
+}
+
+/*
+ * Its lifecycle commands before the agent, in its container (and under
+ * its network policy): one failing is said and ends the rest, and the
+ * agent starts anyway, as after `devcontainer up`.
+ */
+static void lifecycle(const struct devc_plan *d, struct strlist *l)
+{
+	struct buf b = {0};
+	for (size_t i = 0; i < d->script.n; i++)
+		buf_addf(&b, "%s(\n%s\n)", i ? " &&\n" : "", d->script.v[i]);
+	buf_addstr(&b, " || echo \"workrex: a lifecycle command of devcontainer.json failed "
+		       "(exit $?); the agent starts anyway\" >&2\nexec \"$@\"\n");
+	add(l, "/bin/sh");
+	add(l, "-c");
+	add(l, b.data);
+	add(l, "workrex-devcontainer");
+	buf_free(&b);
+}
+
 static bool env_has(const struct strlist *l, const char *name)
 {
 	size_t n = strlen(name);
@@ -684,6 +720,10 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 		addf(l, "--runtime=%s", sb->container.oci_runtime);
 	for (size_t i = 0; i < sb->container.cap_add.n; i++)
 		addf(l, "--cap-add=%s", sb->container.cap_add.v[i]);
+	for (size_t i = 0; p->devc && i < p->devc->caps.n; i++)
+		addf(l, "--cap-add=%s", p->devc->caps.v[i]);
+	if (p->devc && p->devc->shm_size)
+		addf(l, "--shm-size=%s", p->devc->shm_size);
 	for (size_t i = 0; i < sb->container.security_opt.n; i++)
 		addf(l, "--security-opt=%s", sb->container.security_opt.v[i]);
 	for (size_t i = 0; i < sb->container.devices.n; i++)
@@ -724,6 +764,8 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	for (size_t i = 0; i < sb->nextra_mounts; i++)
 		mount_bind(l, sb->extra_mounts[i].host, sb->extra_mounts[i].guest,
 			   sb->extra_mounts[i].writable);
+	if (p->devc)
+		mount_devc(p->devc, l);
 	mount_excluded(p, l);
 
 	/* Environment: the pane's, then the sandbox's own. */
@@ -734,6 +776,12 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 			continue;
 		env(l, "%s", *e);
 		strlist_add(&set, *e);
+	}
+	for (size_t i = 0; p->devc && i < p->devc->env.n; i++) {
+		char *var = xstrndup(p->devc->env.v[i], strcspn(p->devc->env.v[i], "="));
+		if (!env_has(&set, var))
+			env(l, "%s", p->devc->env.v[i]);
+		free(var);
 	}
 	env(l, "HOME=/tmp");
 	/* The host's git identity, without the rest of its config. */
@@ -746,7 +794,10 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 			count++;
 		}
 	env(l, "GIT_CONFIG_COUNT=%d", count);
-	env(l, "PATH=%s", GUEST_PATH);
+	if (p->devc && p->devc->path) /* the image's own, which its tools need */
+		env(l, "PATH=" BACKEND_GUEST_HOST_BIN ":" GUEST_DIR ":%s", p->devc->path);
+	else
+		env(l, "PATH=%s", GUEST_PATH);
 	env(l, "WORKREX_SANDBOX=1");
 	/*
 	 * Claude Code refuses its approval flag to uid 0 outside what it calls
@@ -787,7 +838,7 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	}
 	strlist_free(&set);
 	add(l, "--");
-	char *image = container_image(p->cfg, p->agent);
+	char *image = p->devc ? xstrdup(p->devc->image) : container_image(p->cfg, p->agent);
 	add(l, image);
 	free(image);
 	/* The guest's forwarder, or its firewall, first: the proxy is there before the agent. */
@@ -803,6 +854,8 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 		add(l, "proxy-forward");
 		add(l, "--");
 	}
+	if (p->devc && p->devc->script.n)
+		lifecycle(p->devc, l);
 	for (char *const *a = p->argv; *a; a++)
 		add(l, *a);
 	free(name);
@@ -861,6 +914,45 @@ const struct backend backend_container = {
 	.name = "container",
 	.check = container_check,
 	.argv = container_argv,
+	.stop_argv = container_stop_argv,
+	.reach = container_reach,
+};
+
+/*
+ * "devcontainer": the container backend with what the project's
+ * devcontainer.json adds (devcontainer.c), as `workrex add` kept it for
+ * the agent: a small file read, no CLI run here.
+ */
+static int devc_check(const struct backend_pane *p, char **cause)
+{
+	struct devc_plan d;
+	int rc = devc_plan_load(p->project_root, p->handle, &d, cause);
+	if (rc == 0 && is_apple(container_runtime(p->cfg) ? container_runtime(p->cfg) : "")) {
+		*cause = xstrdup("sandbox.backend devcontainer runs on podman or docker, not Apple "
+				 "Container");
+		rc = -ENOTSUP;
+	}
+	devc_plan_free(&d);
+	return rc < 0 ? rc : container_check(p, cause);
+}
+
+static int devc_argv(const struct backend_pane *p, struct strlist *out, char **cause)
+{
+	struct devc_plan d;
+	int rc = devc_plan_load(p->project_root, p->handle, &d, cause);
+	if (rc == 0) {
+		struct backend_pane q = *p;
+		q.devc = &d;
+		rc = container_argv(&q, out, cause);
+	}
+	devc_plan_free(&d);
+	return rc;
+}
+
+const struct backend backend_devcontainer = {
+	.name = "devcontainer",
+	.check = devc_check,
+	.argv = devc_argv,
 	.stop_argv = container_stop_argv,
 	.reach = container_reach,
 };

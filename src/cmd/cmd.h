@@ -198,6 +198,18 @@ int cmd_allow_domain(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_proxy_main(void);
 /* workrex __lima-up VM YAML -- COMMAND...: the VM up, then COMMAND (cmd_lima.c). */
 int cmd_lima_up(int argc, char **argv);
+/*
+ * sandbox.backend: devcontainer (cmd_devcontainer.c). prepare: the
+ * project's devcontainer.json read (and its image built) by the dev
+ * container CLI and checked, before `add` makes anything; keep: kept for
+ * the agent handle. Each 0, or 1 (said).
+ */
+int cmd_devc_prepare(struct cmd_ctx *ctx, const char *handle, json_object **kept);
+int cmd_devc_keep(struct cmd_ctx *ctx, const char *handle, json_object *kept);
+/* handle removed: its own dev container volumes go too. */
+void cmd_devc_gone(struct cmd_ctx *ctx, const char *handle);
+/* sandbox devcontainer [handle]: what workrex makes of the file; kept for handle. */
+int cmd_sandbox_devcontainer(struct cmd_ctx *ctx, const char *handle);
 /* sandbox doctor, stop [--all] and prune for sandbox.backend: lima (cmd_lima.c). */
 int cmd_lima_doctor(struct cmd_ctx *ctx);
 int cmd_lima_stop(struct cmd_ctx *ctx, bool all, bool prune);

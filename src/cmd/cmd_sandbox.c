@@ -158,6 +158,13 @@ static void shell_pane_free(struct shell_pane *sp)
 	memset(sp, 0, sizeof *sp);
 }
 
+/* The container a look inside runs in: the dev container's, when that is the backend. */
+static const struct backend *box_backend(const struct cmd_ctx *ctx)
+{
+	return strcmp(ctx->cfg.sandbox.backend, "devcontainer") == 0 ? &backend_devcontainer
+								     : &backend_container;
+}
+
 static int agent_pane(struct cmd_ctx *ctx, const char *handle, struct shell_pane *sp)
 {
 	char *cause = NULL;
@@ -221,8 +228,9 @@ static int sandbox_shell(struct cmd_ctx *ctx, int argc, char **argv)
 				"agent's own proxy is its pane's)\n");
 	}
 	struct strlist l = {0};
-	if ((rc = backend_container.check(&sp.p, &cause)) == 0)
-		rc = backend_container.argv(&sp.p, &l, &cause);
+	const struct backend *b = box_backend(ctx);
+	if ((rc = b->check(&sp.p, &cause)) == 0)
+		rc = b->argv(&sp.p, &l, &cause);
 	if (rc < 0) {
 		rc = cmd_fail("sandbox", "%s", cause);
 		free(cause);
@@ -248,9 +256,10 @@ int cmd_sandbox_argv(struct cmd_ctx *ctx, const char *handle, char *const *argv,
 	sp.p.tty = false;
 	sp.p.session = "check";
 	sp.p.offline = strcmp(ctx->cfg.sandbox.network.policy, "deny") == 0;
-	int rc = backend_container.check(&sp.p, cause);
+	const struct backend *b = box_backend(ctx);
+	int rc = b->check(&sp.p, cause);
 	if (rc == 0)
-		rc = backend_container.argv(&sp.p, out, cause);
+		rc = b->argv(&sp.p, out, cause);
 	shell_pane_free(&sp);
 	return rc < 0 ? -1 : 0;
 }
@@ -582,8 +591,9 @@ static int sandbox_attack(struct cmd_ctx *ctx, const char *handle)
 	struct strlist l = {0};
 	char *cause = NULL;
 	int fails = 0;
-	if ((rc = backend_container.check(&sp.p, &cause)) == 0)
-		rc = backend_container.argv(&sp.p, &l, &cause);
+	const struct backend *b = box_backend(ctx);
+	if ((rc = b->check(&sp.p, &cause)) == 0)
+		rc = b->argv(&sp.p, &l, &cause);
 	if (rc < 0) {
 		printf("FAIL  the sandbox does not start: %s\n", cause);
 		free(cause);
@@ -718,10 +728,11 @@ static int doctor_agent(struct cmd_ctx *ctx, const char *handle, bool deny)
 	}
 	struct strlist l = {0};
 	int problems = 0;
-	if (backend_container.check(&sp.p, &cause) < 0) {
+	const struct backend *b = box_backend(ctx);
+	if (b->check(&sp.p, &cause) < 0) {
 		printf("FAIL  %s: %s\n", handle, cause);
 		problems++;
-	} else if (backend_container.argv(&sp.p, &l, &cause) == 0) {
+	} else if (b->argv(&sp.p, &l, &cause) == 0) {
 		printf("ok    checks for %s (mounts, capabilities, hooks)\n\n", handle);
 		printf("what a sandboxed pane of %s sees:\n", handle);
 		for (size_t k = 0; k + 1 < l.n; k++)
@@ -802,6 +813,12 @@ static int sandbox_stop_prune(struct cmd_ctx *ctx, bool prune)
 		       : cmd_fail("sandbox", "%s failed (exit %d)", prune ? "prune" : "stop", rc);
 }
 
+static int sandbox_devcontainer_cmd(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	return cmd_sandbox_devcontainer(ctx, cmd_arg(ctx, 0));
+}
+
 static int sandbox_pull_cmd(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	(void)argc, (void)argv;
@@ -841,6 +858,9 @@ static const struct cmd subs[] = {
 	 CMD_OPTS({"force", 0, OPT_FLAG}), 0, 0},
 	{"shell", NULL, "sandbox shell [handle] [-- command...]", "a shell in the agent's sandbox",
 	 sandbox_shell, NULL, CMD_NO_OPTS, 0, -1},
+	{"devcontainer", NULL, "sandbox devcontainer [handle]",
+	 "what workrex makes of devcontainer.json; kept for handle", sandbox_devcontainer_cmd, NULL,
+	 CMD_NO_OPTS, 0, 1},
 	{"doctor", NULL, "sandbox doctor [--attack] [handle]", "check the sandbox",
 	 sandbox_doctor_cmd, NULL, CMD_OPTS({"attack", 0, OPT_FLAG}), 0, 1},
 	{"stop", NULL, "sandbox stop [--all]", "stop the project's sandboxes", sandbox_stop_cmd,

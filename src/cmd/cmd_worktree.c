@@ -409,13 +409,29 @@ int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
 	return rc == 2 ? cmd_usage(ctx->self) : rc < 0 ? 0 : rc;
 }
 
+/* An agent removed: what it held past its worktree goes too (its server, its volumes). */
+static void agent_gone(struct cmd_ctx *ctx, const struct agent_rec *a)
+{
+	if (a->remote)
+		cmd_remote_gone(ctx, a->remote);
+	else if (strcmp(ctx->cfg.sandbox.backend, "devcontainer") == 0)
+		cmd_devc_gone(ctx, a->handle);
+}
+
 int cmd_add_made(struct cmd_ctx *ctx, const struct add_opts *o, bool background, int pr_number,
 		 const struct carry *carry)
 {
 	struct agent_rec a;
 	char *cause = NULL;
 	int rc;
+	/* A dev container: read, built and checked before anything is made. */
+	json_object *devc = NULL;
+	bool sandboxed = o->sandbox == 1 || (o->sandbox == -1 && ctx->cfg.sandbox.enabled);
+	if (sandboxed && strcmp(ctx->cfg.sandbox.backend, "devcontainer") == 0 &&
+	    (rc = cmd_devc_prepare(ctx, o->handle ? o->handle : o->branch, &devc)) != 0)
+		return rc;
 	if (worktree_add(ctx->repo, &ctx->cfg, o, &a, &cause) < 0) {
+		json_object_put(devc);
 		if (a.path)
 			rc = cmd_fail("add",
 				      "%s (the worktree %s was created; `workrex rm %s` removes "
@@ -433,6 +449,10 @@ int cmd_add_made(struct cmd_ctx *ctx, const struct add_opts *o, bool background,
 	 * failure is the dashboard's to report when it opens the pane.
 	 */
 	bool git_ready = false;
+	if (devc) {
+		cmd_devc_keep(ctx, a.handle, devc); /* else its pane says it has none */
+		json_object_put(devc);
+	}
 	if (cmd_sandboxed(ctx, &a)) {
 		struct backend_git git;
 		char *why = NULL;
@@ -971,8 +991,8 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 			      : "main",
 		       note ? ": " : "", note ? note : "");
 		free(main);
-		if (!o.keep && a.remote)
-			cmd_remote_gone(ctx, a.remote);
+		if (!o.keep && (a.remote || access(a.path, F_OK) != 0))
+			agent_gone(ctx, &a);
 	}
 	free(note);
 	agent_rec_free(&a);
@@ -1128,8 +1148,7 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 			cmd_notify(ctx, "remove", "forget", &as[i], false);
 			printf("removed %s%s%s\n", as[i].handle, note ? "; " : "",
 			       note ? note : "");
-			if (as[i].remote)
-				cmd_remote_gone(ctx, as[i].remote);
+			agent_gone(ctx, &as[i]);
 		}
 		free(note);
 		agent_rec_free(&as[i]);

@@ -60,7 +60,7 @@ struct mount_def {
 
 struct sandbox_config {
 	bool enabled;
-	char *backend;                  /* owned: container or lima */
+	char *backend;                  /* owned: container, lima or devcontainer */
 	char *runtime;                  /* owned: default or gvisor; global-only */
 	char *target;                   /* owned: agent or all */
 	char *image;                    /* owned; NULL: workrex-sandbox:<agent> */
@@ -95,7 +95,8 @@ struct sandbox_config {
 		long cpus;
 		bool skip_default_provision;
 		bool accept_reduced_git_metadata_isolation; /* global-only */
-	} lima; /* read by the lima backend (backends/lima.c) */
+	} lima;                 /* read by the lima backend (backends/lima.c) */
+	char *devcontainer_cli; /* owned; global-only: the dev container CLI */
 };
 
 /* A server agents may run on (remote.hosts; add --remote). */

@@ -15,7 +15,7 @@
 
 static const char *const strategies[] = {"merge", "rebase", "squash", NULL};
 static const char *const notifies[] = {"off", "bell", "desktop", "both", NULL};
-static const char *const backends[] = {"container", "lima", NULL};
+static const char *const backends[] = {"container", "lima", "devcontainer", NULL};
 static const char *const targets[] = {"agent", "all", NULL};
 static const char *const runtimes[] = {"podman", "docker", "apple-container", NULL};
 static const char *const kernels[] = {"default", "gvisor", NULL};
@@ -157,7 +157,8 @@ const struct config_key config_keys[] = {
 	KEY("sandbox.enabled", CONFIG_BOOL, SB(enabled), .flags = CONFIG_ONLY_ON, .def = "false",
 	    .help = "also add -S"),
 	KEY("sandbox.backend", CONFIG_CHOICE, SB(backend), .def = "container", .choices = backends,
-	    .help = "lima: a persistent VM per project"),
+	    .help = "lima: a persistent VM per project; devcontainer: the project's "
+		    "devcontainer.json"),
 	KEY("sandbox.runtime", CONFIG_CHOICE, SB(runtime), GLOBAL, .def = "default",
 	    .choices = kernels,
 	    .help = "gvisor: containers under runsc, a kernel of their own (podman)"),
@@ -254,6 +255,11 @@ const struct config_key config_keys[] = {
 	KEY("sandbox.lima.accept_reduced_git_metadata_isolation", CONFIG_BOOL,
 	    SB(lima.accept_reduced_git_metadata_isolation), GLOBAL, .def = "false",
 	    .help = "Lima mounts git metadata writable"),
+	SECTION("sandbox.devcontainer"),
+	KEY("sandbox.devcontainer.cli", CONFIG_STRING, SB(devcontainer_cli),
+	    .flags = CONFIG_GLOBAL_ONLY | CONFIG_COMMAND, .def = "devcontainer",
+	    .sink = "the dev container CLI the host runs (read-configuration, build)",
+	    .help = "@devcontainers/cli's devcontainer"),
 	SECTION("remote", GLOBAL),
 	KEY("remote.hosts", CONFIG_HOSTS, AT(hosts), GLOBAL, .def = "{}",
 	    .sink = "ssh, as the destination (after --); path: a directory there",

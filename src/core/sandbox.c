@@ -301,7 +301,7 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 	char **v = strlist_argv(&run);
 	free(run.v);
 	*out = v;
-	if (b == &backend_container) {
+	if (b == &backend_container || b == &backend_devcontainer) {
 		free(wp->runner->container);
 		wp->runner->container = container_name(a->handle, wp->id, w->session_id);
 	}
