@@ -566,7 +566,13 @@ static void print_table(json_object *arr, bool status_only, const char *root)
 		int panes = json_object_object_get_ex(o, "panes", &v) ? json_object_get_int(v) : 0;
 		int exited =
 			json_object_object_get_ex(o, "exited", &v) ? json_object_get_int(v) : 0;
-		row[PANES] = xstrdup(panes > exited ? "running" : panes ? "exited" : "-");
+		/* Its server dropped: its panes still run there, out of reach until it is back. */
+		bool gone = json_object_object_get_ex(o, "unreachable", &v) &&
+			    json_object_get_boolean(v);
+		row[PANES] = xstrdup(gone             ? "unreachable"
+				     : panes > exited ? "running"
+				     : panes          ? "exited"
+						      : "-");
 		row[BACKEND] = xstrdup(field(o, "backend", "?"));
 		char ag[24];
 		age(json_object_object_get_ex(o, "created", &v) ? (long)json_object_get_int64(v)
@@ -705,6 +711,11 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 				json_object_object_add(
 					o, "exited",
 					json_object_new_int(json_object_get_int(exited)));
+				json_object *gone =
+					cmd_live_agent(live_agents, a->handle, "unreachable");
+				if (gone && json_object_get_boolean(gone))
+					json_object_object_add(o, "unreachable",
+							       json_object_new_boolean(1));
 				json_object_object_add(o, "backend",
 						       json_object_new_string(backend));
 				json_object_object_add(o, "host",

@@ -756,6 +756,8 @@ static void do_list(struct act_call *c)
 			exited += session_pane(s, k)->agent == a &&
 				  pane_exited(session_pane(s, k)->term, NULL);
 		json_object_object_add(o, "exited", json_object_new_int(exited));
+		if (a->remote.unreachable)
+			json_object_object_add(o, "unreachable", json_object_new_boolean(1));
 		json_object_object_add(o, "egress_refused",
 				       json_object_new_int(a->box.egress_refused));
 		if (a->session_id)

@@ -326,6 +326,16 @@ static void start_child(struct rhost *h, struct wpane *wp)
 
 /* ---- the host's up ---- */
 
+/* Its agents said to be out of reach, or back (the sidebar, list). */
+static void host_reachable(struct rhost *h, bool yes)
+{
+	for (int i = 0; i < session_agent_count(h->w->s); i++) {
+		struct agent *a = session_agent(h->w->s, i);
+		if (a->remote.host && strcmp(a->remote.host, h->name) == 0)
+			a->remote.unreachable = !yes;
+	}
+}
+
 static void host_failed(struct rhost *h, const char *why)
 {
 	struct wrx *w = h->w;
@@ -343,6 +353,7 @@ static void host_failed(struct rhost *h, const char *why)
 	if (!h->said)
 		wrx_message(w, true, "%s: %s", h->name, h->why);
 	h->said = true;
+	host_reachable(h, false);
 	log_msg("remote %s: %s (again in %d ms)", h->name, h->why, h->backoff_ms);
 	/* The helper of a command does not wait for a host that is down. */
 	if (!w->helper)
@@ -422,6 +433,7 @@ static void up_done(void *arg, int status, const char *output, const char *last)
 			wrx_message(w, false, "%s is back", h->name);
 		h->up = true;
 		h->said = false;
+		host_reachable(h, true);
 		h->backoff_ms = BACKOFF_MIN_MS;
 		strlist_free(&h->kill);
 		json_object_object_get_ex(o, "keepers", &ks);

@@ -80,6 +80,8 @@ struct agent_pr {
 struct agent_remote {
 	char *host;        /* owned: its name in remote.hosts, or NULL: here */
 	bool prompt_waits; /* add left a prompt in its worktree there, for a first open */
+	/* Its server does not answer now: its panes go on there, out of reach (not failed). */
+	bool unreachable;
 };
 
 struct agent {

@@ -581,7 +581,9 @@ static int sidebar_agent(struct ui *ui, struct agent *ag, bool full, int y, int 
 	if (ag->box.egress_refused)
 		snprintf(refused, sizeof refused, " \u2298%d", ag->box.egress_refused);
 	/* @host: it runs on that server. */
-	char *where = ag->remote.host ? xasprintf(" @%s", ag->remote.host) : xstrdup("");
+	char *where = ag->remote.host ? xasprintf(" @%s%s", ag->remote.host,
+						  ag->remote.unreachable ? " unreachable" : "")
+				      : xstrdup("");
 	/* ✎N: review comments wait for it. */
 	char comments[64] = "";
 	int cl = 0;

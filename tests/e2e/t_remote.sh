@@ -126,12 +126,17 @@ t_link_drop() {
 	wait_for '│tick 2 *(│|$)'
 	stop_sshd
 	wait_for 'srv unreachable: reconnecting; the program goes on there'
+	# Unreachable, not failed: the sidebar and list say so.
+	wait_for ' 2 .*drop @srv unreachable'
+	wrx list | grep -E '^drop +drop +- +unreachable +ssh:srv ' >/dev/null || { wrx list >&2; return 1; }
+	wrx list --json | grep -q '"unreachable": *true'
 	nremote 1
 	sleep 4 # the loop ends there meanwhile
 	nremote 1
 	# sshd back: the pane attaches again, with what it printed meanwhile.
 	run_sshd
 	wait_gone 'unreachable' 30
+	wrx list | grep -E '^drop +drop +[a-z-]+ +running +ssh:srv ' >/dev/null || { wrx list >&2; return 1; }
 	# What it reported meanwhile its keeper kept, and the dashboard has now.
 	wait_for '│LOOP-END rc=0'
 	until_ok 10 sh -c "cd '$repo' && '$WORKREX' status drop | grep -q waiting"
