@@ -91,6 +91,8 @@ int main(int argc, char **argv)
 		return cmd_remote_start(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "__remote-paste") == 0)
 		return cmd_remote_paste(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "__remote-idle") == 0)
+		return cmd_remote_idle_child(argc - 1, argv + 1);
 	/* workrex's own options, before the command ("+": the command's are its own). */
 	static const struct option global[] = {
 		{"help", no_argument, NULL, 'h'},

@@ -297,6 +297,14 @@ int cmd_remote_doctor(struct cmd_ctx *ctx);
  * children), __remote (the server's end).
  */
 int cmd_remote_up(int argc, char **argv);
+/* workrex __remote-idle HOST: cmd_remote_idle for the dashboard, {"stopped"} last. */
+int cmd_remote_idle_child(int argc, char **argv);
+/*
+ * No agent of the project runs on host now (their panes closed): stop it,
+ * when its provision.stop says how. 1 stopped, 0 not (nothing to do, or
+ * something still runs there), -1 failed (said).
+ */
+int cmd_remote_idle(struct cmd_ctx *ctx, const char *host);
 int cmd_remote_start(int argc, char **argv);
 int cmd_remote_paste(int argc, char **argv);
 int cmd_remote_serve(void);

@@ -67,11 +67,15 @@ int cmd_close(struct cmd_ctx *ctx, int argc, char **argv)
 	int rc = cmd_which_agent(ctx, "close", cmd_arg(ctx, 0), &a);
 	if (rc)
 		return rc;
+	bool dashboard = cmd_dashboard_runs(ctx);
 	rc = cmd_notify(ctx, "close", "close", &a, false);
 	/* An outcome to read (the dashboard's : line shows it), not "close: done". */
 	if (rc == 0)
 		printf("closed %s: its panes ended, its worktree stays (workrex open %s)\n",
 		       a.handle, a.handle);
+	/* Its server idle now: stopped, when it says how (a dashboard does it itself). */
+	if (rc == 0 && a.remote && !dashboard)
+		cmd_remote_idle(ctx, a.remote);
 	agent_rec_free(&a);
 	return rc == -ENOENT ? no_dashboard("close") : rc < 0 ? 1 : 0;
 }

@@ -220,6 +220,68 @@ const struct worktree_place *cmd_remote_place(struct cmd_ctx *ctx, const struct 
 	return &place;
 }
 
+/* The link's master told to exit: the host is about to go from under it. */
+static void link_exit(struct cmd_ctx *ctx, const struct remote_host *h)
+{
+	struct remote_link l;
+	char *cause = NULL;
+	if (link_init(&l, h, repo_root(ctx->repo), &cause) == 0) {
+		struct strlist a = {0};
+		link_exit_argv(&l, &a);
+		char **argv = strlist_argv(&a);
+		struct proc_opts o = PROC_OPTS_DEFAULT;
+		o.out = o.err = PROC_NULL;
+		(void)proc_run(argv, &o);
+		free(argv);
+		strlist_free(&a);
+		link_free(&l);
+	}
+	free(cause);
+}
+
+static json_object *hello(struct remote_link *l, char **cause);
+
+int cmd_remote_idle(struct cmd_ctx *ctx, const char *host)
+{
+	char *cause = NULL;
+	const struct remote_host *h = link_host(&ctx->cfg, host, &cause);
+	if (h == NULL || !provision_used(h) || h->provision[PROVISION_STOP].n == 0) {
+		free(cause);
+		return 0;
+	}
+	/* A pane closed a moment ago may still be ending there: 5 s for its keeper to go. */
+	struct remote_link l;
+	int running = -1;
+	if (link_open(ctx, host, &l, &cause) == 0) {
+		for (int i = 0; i < 50 && running != 0; i++) {
+			json_object *r = hello(&l, &cause), *ks;
+			running = r && json_object_object_get_ex(r, "keepers", &ks)
+					  ? (int)json_object_array_length(ks)
+					  : -1;
+			json_object_put(r);
+			if (running < 0)
+				break;
+			if (running)
+				usleep(100 * 1000);
+		}
+		link_free(&l);
+	}
+	int rc = 0;
+	if (running == 0) {
+		link_exit(ctx, h);
+		rc = provision_stop(h, repo_root(ctx->repo), &cause);
+		if (rc > 0)
+			printf("remote %s: no agent of this project runs there now; stopped (the "
+			       "next open starts it)\n",
+			       host);
+	}
+	if (rc < 0 || running < 0)
+		fprintf(stderr, "workrex: remote %s: not stopped: %s\n", host,
+			cause ? cause : "it did not say what runs there");
+	free(cause);
+	return rc;
+}
+
 void cmd_remote_gone(struct cmd_ctx *ctx, const char *host)
 {
 	char *cause = NULL;
@@ -239,20 +301,7 @@ void cmd_remote_gone(struct cmd_ctx *ctx, const char *host)
 	if (others)
 		return;
 	/* Its last agent went: the master first (the host goes from under it), then the host. */
-	struct remote_link l;
-	if (link_init(&l, h, repo_root(ctx->repo), &cause) == 0) {
-		struct strlist a = {0};
-		link_exit_argv(&l, &a);
-		char **argv = strlist_argv(&a);
-		struct proc_opts o = PROC_OPTS_DEFAULT;
-		o.out = o.err = PROC_NULL;
-		(void)proc_run(argv, &o);
-		free(argv);
-		strlist_free(&a);
-		link_free(&l);
-	}
-	free(cause);
-	cause = NULL;
+	link_exit(ctx, h);
 	if (provision_down(h, repo_root(ctx->repo), &cause) < 0) {
 		cmd_fail("remove",
 			 "%s; it stays recorded: the next remove of an agent there, or "
@@ -459,8 +508,6 @@ int cmd_remote_add(struct cmd_ctx *ctx, const struct add_opts *o, const char *ho
 }
 
 /* ---- sandbox doctor ---- */
-
-static json_object *hello(struct remote_link *l, char **cause);
 
 int cmd_remote_doctor(struct cmd_ctx *ctx)
 {
@@ -696,6 +743,22 @@ static json_object *hello(struct remote_link *l, char **cause)
 	json_object_object_add(req, "path", json_object_new_string(l->host->path));
 	json_object_object_add(req, "id", json_object_new_string(l->id));
 	return call(l, "hello", req, cause);
+}
+
+int cmd_remote_idle_child(int argc, char **argv)
+{
+	struct cmd_ctx ctx = {.cwd = getcwd(NULL, 0)};
+	int rc = 2;
+	if (argc != 2 || ctx.cwd == NULL)
+		fprintf(stderr, "usage: workrex __remote-idle HOST\n");
+	else if ((rc = cmd_open_repo(&ctx, argv[0])) == 0) {
+		json_object *r = json_object_new_object();
+		json_object_object_add(r, "stopped",
+				       json_object_new_boolean(cmd_remote_idle(&ctx, argv[1]) > 0));
+		rc = answer(r);
+	}
+	cmd_ctx_free(&ctx);
+	return rc;
 }
 
 int cmd_remote_up(int argc, char **argv)

@@ -35,6 +35,7 @@ static const struct child {
 	{"remote-up", {"__remote-up"}},          /* a server's link (remote.c) */
 	{"remote-start", {"__remote-start"}},
 	{"remote-paste", {"__remote-paste"}},
+	{"remote-idle", {"__remote-idle"}}, /* its last pane closed: stopped (provision.stop) */
 	/* The web view's: an answer (text, then Enter), a review, a merge. */
 	{"send", {"send"}},
 	{"send-keys", {"send-keys", "--"}},

@@ -546,6 +546,48 @@ int remote_pane_start(struct wrx *w, struct wpane *wp, const char *spec, char **
 	return 0;
 }
 
+static void idle_done(void *arg, int status, const char *output, const char *last)
+{
+	(void)status, (void)output;
+	struct ticket *t = arg;
+	struct rhost *h = t->w->quitting ? NULL : host_find(t->w, t->host);
+	json_object *o = h ? answer_of(last) : NULL;
+	/* Stopped: the next pane there brings it up again (provision.start), quietly till then. */
+	if (o && json_flag(o, "stopped")) {
+		h->up = false;
+		log_msg("remote %s: stopped, no pane of this project there", h->name);
+	}
+	json_object_put(o);
+	free(t->host);
+	free(t);
+}
+
+/* The host's last pane here closed: stopped there, if provision.stop says how (a child's wait). */
+static void host_idle(struct rhost *h, const struct wpane *closing)
+{
+	struct wrx *w = h->w;
+	const struct remote_host *rh = NULL;
+	for (size_t i = 0; i < w->cfg.nhosts && rh == NULL; i++)
+		if (strcmp(w->cfg.hosts[i].name, h->name) == 0)
+			rh = &w->cfg.hosts[i];
+	if (rh == NULL || rh->provision[PROVISION_STOP].n == 0 || w->helper)
+		return;
+	for (int i = 0; i < session_pane_count(w->s); i++) {
+		struct wpane *wp = session_pane(w->s, i);
+		if (wp != closing && on_host(wp, h) && !pane_exited(wp->term, NULL))
+			return;
+	}
+	char *more[] = {h->name, NULL}, **argv = child_argv(w, "remote-idle", more);
+	struct run_opts o = {
+		.argv = argv, .cwd = w->root, .done = idle_done, .arg = ticket_new(h, 0)};
+	if (run_start(w->loop, &o) < 0) {
+		struct ticket *t = o.arg;
+		free(t->host);
+		free(t);
+	}
+	child_argv_free(argv);
+}
+
 void remote_pane_closing(struct wrx *w, struct wpane *wp)
 {
 	struct rhost *h = host_get(w, wp->agent->remote.host);
@@ -558,6 +600,8 @@ void remote_pane_closing(struct wrx *w, struct wpane *wp)
 		strlist_add(&h->kill, id);
 		if (!h->busy)
 			uv_timer_start(&h->retry, on_retry, 0, 0);
+	} else {
+		host_idle(h, wp);
 	}
 }
 

@@ -215,6 +215,16 @@ int provision_up(const struct remote_host *h, const char *root, char **dest, cha
 	return rc;
 }
 
+int provision_stop(const struct remote_host *h, const char *root, char **cause)
+{
+	char *r = record_read(h, root);
+	bool made = r && !strncmp(r, "made", 4);
+	free(r);
+	if (!made || h->provision[PROVISION_STOP].n == 0)
+		return 0;
+	return step(h, root, PROVISION_STOP, NULL, cause) < 0 ? -1 : 1;
+}
+
 int provision_down(const struct remote_host *h, const char *root, char **cause)
 {
 	char *r = record_read(h, root);

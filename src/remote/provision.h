@@ -28,6 +28,12 @@ char *provision_dest(const struct remote_host *h, const char *root);
  */
 int provision_up(const struct remote_host *h, const char *root, char **dest, char **cause);
 /*
+ * No agent of the project runs there now: stop it (when stop is set; its
+ * record stays "made", and the next provision_up starts it). 1 stopped, 0
+ * nothing to do, or -1 with *cause.
+ */
+int provision_stop(const struct remote_host *h, const char *root, char **cause);
+/*
  * The host's last agent went: destroy it (when destroy is set). 0 (or
  * nothing to do), or -1 with *cause: it stays recorded, to be destroyed
  * by the next rm, or by hand.

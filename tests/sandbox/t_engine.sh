@@ -64,6 +64,14 @@ engine_setup() {
 		        create: [$d/create, "{id}"]
 		        endpoint: [echo, "ssh://root@127.0.0.1:$PORT"]
 		        destroy: [podman, rm, -f, "wrx-engine-{id}"]
+		    pausing:
+		      path: /root/clone
+		      provision:
+		        create: [$d/create, "{id}"]
+		        start: [bash, -c, "podman start wrx-engine-{id} >/dev/null && until ssh -o BatchMode=yes -o ConnectTimeout=2 -p $PORT root@127.0.0.1 true 2>/dev/null; do sleep 0.1; done"]
+		        endpoint: [echo, "ssh://root@127.0.0.1:$PORT"]
+		        stop: [podman, stop, -t, "0", "wrx-engine-{id}"]
+		        destroy: [podman, rm, -f, "wrx-engine-{id}"]
 		    broken:
 		      path: /root/clone
 		      provision:
@@ -106,6 +114,43 @@ t_engine_made_used_destroyed() {
 	wait_for 'feat2 @engine'
 	wrx rm -f feat2 >"$E2E_TMP/rm.out" 2>&1
 	grep -q 'destroyed' "$E2E_TMP/rm.out"
+	until_ok 10 eval '[ -z "$(containers engine)" ]'
+}
+
+running() { podman inspect -f '{{.State.Running}}' "$(containers engine)" 2>/dev/null; }
+
+# provision.stop when the host's last agent closes, start when one opens again.
+t_engine_stopped_when_idle() {
+	engine_setup
+	start_repo 160 40
+	wait_for 'wrx\$|proj'
+	wrx add --remote pausing feat >/dev/null 2>"$E2E_TMP/err" || { cat "$E2E_TMP/err"; false; }
+	wait_for 'feat @pausing'
+	keys 'echo "ON $(hostname)"' Enter
+	wait_for 'ON '
+	[ "$(running)" = true ]
+	# Its one pane closed as a person does: C-b x, then y. The host stops.
+	keys C-b x
+	wait_for 'y/n'
+	keys y
+	until_ok 20 eval '[ "$(running)" = false ]' || { podman ps -a >&2; screen >&2; return 1; }
+	# And stays stopped: nothing here brings it up while no pane wants it.
+	sleep 3
+	[ "$(running)" = false ]
+	# open starts it again (provision.start), and the agent runs there.
+	wrx open feat >/dev/null
+	until_ok 30 eval '[ "$(running)" = true ]'
+	wait_for 'feat @pausing'
+	keys 'echo "BACK-$((6 * 7))"' Enter
+	wait_for 'BACK-42'
+	# Without a dashboard, close stops it too.
+	kill_tmux
+	wrx close feat >"$E2E_TMP/close.out" 2>&1 || { cat "$E2E_TMP/close.out" >&2; return 1; }
+	grep -q 'remote pausing: no agent of this project runs there now; stopped' "$E2E_TMP/close.out"
+	[ "$(running)" = false ]
+	# rm of its last agent destroys it, stopped or not.
+	wrx rm -f feat >"$E2E_TMP/rm.out" 2>&1
+	grep -q destroyed "$E2E_TMP/rm.out" || { cat "$E2E_TMP/rm.out" >&2; return 1; }
 	until_ok 10 eval '[ -z "$(containers engine)" ]'
 }
 
@@ -244,5 +289,6 @@ t_engine_adapters_recorded() {
 }
 
 run_test "a provisioned engine: made by add --remote, the agent there, merge back, destroyed" t_engine_made_used_destroyed
+run_test "provision.stop when the host's last agent closes (C-b x; close without a dashboard), start when one opens" t_engine_stopped_when_idle
 run_test "a provisioned engine whose create fails half way leaves nothing" t_engine_create_fails_half_way
 run_test "Coder and Kubernetes adapters against recording fakes of their CLIs" t_engine_adapters_recorded
