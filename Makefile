@@ -69,7 +69,8 @@ KEEPER_LD_QUIET := -e "in function .uv__getpwuid_r" -e "in function .uv__getaddr
 # plain build does, in a directory of its own, like the guest.
 SERVER  := $(BUILD)/workrex-server
 SERVER_OBJ := $(filter $(BUILD)/src/util/% $(BUILD)/src/term/% $(BUILD)/src/rpc/% $(BUILD)/src/net/% \
-	$(BUILD)/src/config/% $(BUILD)/src/keeper/% $(BUILD)/src/git/% $(BUILD)/src/remote/%,$(OBJ)) \
+	$(BUILD)/src/config/% $(BUILD)/src/keeper/% $(BUILD)/src/git/% $(BUILD)/src/backends/% \
+	$(BUILD)/src/remote/%,$(OBJ)) \
 	$(BUILD)/gen/assets.o
 SERVER_OBJ := $(filter-out $(BUILD)/src/git/certs.o,$(SERVER_OBJ)) \
 	$(BUILD)/server/server.o $(patsubst %,$(BUILD)/server/%.o,remote/nogss git/init_static guest/main guest/forward \

@@ -27,7 +27,7 @@ OBJ=${2:-build/src}
 CORE_CYCLE=2
 # The layers, lowest first: "folder:rank", the two programs (src/main.c and
 # src/guest/main.c) on top.
-RANKS="util:0 term:1 rpc:1 net:1 config:2 keeper:2 git:3 backends:4 remote:4 core:5 web:6 ui:7 cmd:7 guest:8 .:8"
+RANKS="util:0 term:1 rpc:1 net:1 config:2 keeper:2 git:3 backends:4 remote:5 core:6 web:7 ui:8 cmd:8 guest:9 .:9"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

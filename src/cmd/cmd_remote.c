@@ -79,6 +79,26 @@ static char *synced_ref(const char *handle)
 	return xasprintf("refs/workrex/remote/%s", handle);
 }
 
+static json_object *call(struct remote_link *l, const char *op, json_object *req, char **cause);
+
+/* import there: a sandboxed agent's private git dir onto its branch in the clone. */
+static int remote_box_import(struct remote_link *l, const struct agent_rec *a, char **cause)
+{
+	json_object *req = json_object_new_object();
+	json_object_object_add(req, "path", json_object_new_string(l->host->path));
+	json_object_object_add(req, "handle", json_object_new_string(a->handle));
+	if (a->branch)
+		json_object_object_add(req, "branch", json_object_new_string(a->branch));
+	json_object_object_add(req, "cwd", json_object_new_string(a->path));
+	json_object *r = call(l, "import", req, cause);
+	const char *note = json_str(r, "note");
+	if (note)
+		fprintf(stderr, "workrex: %s: %s\n", a->handle, note);
+	int rc = r ? 0 : -1;
+	json_object_put(r);
+	return rc;
+}
+
 /*
  * The agent's branch fetched back from its server, every object hashed,
  * then moved here only from where it was last fetched (the branch here
@@ -101,6 +121,14 @@ int cmd_remote_import(struct cmd_ctx *ctx, const char *what, const struct agent_
 	if (rc < 0) {
 		cmd_fail(what, "%s: %s", a->handle, cause);
 		free(cause);
+		return -1;
+	}
+	/* Sandboxed there: its commits onto its branch in the clone first, verified there. */
+	if (cmd_sandboxed(ctx, a) && remote_box_import(&l, a, &cause) < 0) {
+		cmd_fail(what, "%s: importing what its sandbox on %s committed: %s", a->handle,
+			 a->remote, cause);
+		free(cause);
+		link_free(&l);
 		return -1;
 	}
 	char *fetched = xasprintf("refs/workrex/fetch/%s", a->handle),
@@ -368,16 +396,12 @@ static int remote_add_refused(struct cmd_ctx *ctx, const struct add_opts *o, con
 	} else if (new_only && repo_branch_exists(ctx->repo, o->branch)) {
 		rc = cmd_fail("add", "'%s' exists; an agent may only spawn on a new branch",
 			      o->branch);
-	} else if (rh->runtime) {
+	} else if ((o->sandbox == 1 || (o->sandbox == -1 && ctx->cfg.sandbox.enabled)) &&
+		   strcmp(ctx->cfg.sandbox.backend, "container") != 0) {
 		rc = cmd_fail("add",
-			      "remote.hosts.%s.%s: agents in a container on a server are not "
-			      "built yet; without the key they run there directly",
-			      host, rh->runtime);
-	} else if (o->sandbox == 1) {
-		rc = cmd_fail("add",
-			      "-S and --remote: an agent on a server runs as "
-			      "remote.hosts.%s says (directly, or in its docker/podman)",
-			      host);
+			      "a sandbox on a server is a container there (podman or docker); "
+			      "sandbox.backend is %s: add --no-sandbox, or set it to container",
+			      ctx->cfg.sandbox.backend);
 	}
 	free(cause);
 	return rc;
@@ -434,7 +458,7 @@ static void remote_record(struct cmd_ctx *ctx, const struct add_opts *o, const c
 	a->agent = o->agent ? xstrdup(o->agent) : NULL;
 	a->base = base ? xstrdup(base) : NULL;
 	a->created = (long)time(NULL);
-	a->sandbox = -1;
+	a->sandbox = o->sandbox; /* sandboxed there, or not, as here */
 	a->remote = xstrdup(host);
 	agent_record_remote(ctx->repo, a);
 }
@@ -517,13 +541,6 @@ int cmd_remote_doctor(struct cmd_ctx *ctx)
 		struct remote_link l;
 		char *cause = NULL;
 		json_object *r = NULL, *v;
-		if (h->runtime) {
-			printf("FAIL  remote %s: %s: agents in a container there are not built "
-			       "yet\n",
-			       h->name, h->runtime);
-			problems++;
-			continue;
-		}
 		if (link_open(ctx, h->name, &l, &cause) < 0) {
 			printf("FAIL  remote %s: %s\n", h->name, cause);
 			problems++;
@@ -728,13 +745,34 @@ static int child_link(struct cmd_ctx *ctx, int argc, char **argv, struct remote_
 	return 0;
 }
 
-/* The link's RPC bridge there, forwarded to sock here (hello says where there is). */
+/* A sandboxed agent's RPC directory there: the bridge forwarded into it (its container mounts it). */
+static int forward_box(struct remote_link *l, const char *sock, const char *dir, char **cause)
+{
+	char *there = xasprintf("%s/rpc.sock", dir);
+	int rc = link_forward(l, true, sock, there, cause);
+	free(there);
+	return rc;
+}
+
+/*
+ * The link's RPC bridge there, forwarded to sock here (hello says where
+ * there is), and into each sandboxed agent's directory there.
+ */
 static int forward_rpc(struct remote_link *l, const char *sock, json_object *hello, char **cause)
 {
-	json_object *v;
+	json_object *v, *ks;
 	if (sock == NULL || !json_object_object_get_ex(hello, "rpc_socket", &v))
 		return 0;
-	return link_forward(l, true, sock, json_object_get_string(v), cause);
+	int rc = link_forward(l, true, sock, json_object_get_string(v), cause);
+	size_t n = json_object_object_get_ex(hello, "keepers", &ks) && ks
+			   ? json_object_array_length(ks)
+			   : 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		const char *dir = json_str(json_object_array_get_idx(ks, i), "rpc_dir");
+		if (dir)
+			rc = forward_box(l, sock, dir, cause);
+	}
+	return rc;
 }
 
 static json_object *hello(struct remote_link *l, char **cause)
@@ -859,6 +897,12 @@ int cmd_remote_start(int argc, char **argv)
 	r = call(&l, "start", json_object_get(spec), &cause);
 	if (r == NULL) {
 		rc = child_fail(1, "%s", cause);
+		goto out;
+	}
+	/* A sandboxed pane's container reaches the bridge in its own directory there. */
+	const char *box = json_str(r, "rpc_dir");
+	if (box && rpc && forward_box(&l, rpc, box, &cause) < 0) {
+		rc = child_fail(UNREACHABLE, "%s", cause);
 		goto out;
 	}
 	json_object_object_get_ex(r, "socket", &v);

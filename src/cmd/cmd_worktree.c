@@ -536,6 +536,14 @@ static const char *field(json_object *o, const char *key, const char *none)
 	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : none;
 }
 
+/* Where the agent runs: host, the sandbox's backend, ssh:HOST (/container when boxed there). */
+static char *backend_of(const struct cmd_ctx *ctx, const struct agent_rec *a)
+{
+	if (a->remote)
+		return xasprintf("ssh:%s%s", a->remote, cmd_sandboxed(ctx, a) ? "/container" : "");
+	return xstrdup(cmd_sandboxed(ctx, a) ? ctx->cfg.sandbox.backend : "host");
+}
+
 /*
  * The table, each column as wide as its widest cell (as git worktree list
  * and tmux ls size theirs), so that ordinary agents fit 80 columns.
@@ -680,9 +688,7 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 		const char *status = st ? json_object_get_string(st) : NULL;
 		json_object *panes = cmd_live_agent(live_agents, a->handle, "panes");
 		json_object *exited = cmd_live_agent(live_agents, a->handle, "exited");
-		char *backend = a->remote               ? xasprintf("ssh:%s", a->remote)
-				: cmd_sandboxed(ctx, a) ? xstrdup(ctx->cfg.sandbox.backend)
-							: xstrdup("host");
+		char *backend = backend_of(ctx, a);
 		{
 			json_object *o = json_object_new_object();
 			json_object_object_add(o, "handle", json_object_new_string(a->handle));

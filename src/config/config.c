@@ -596,7 +596,7 @@ static void read_env_map(struct walk *w, yaml_node_t *n, const char *key, struct
 	}
 }
 
-static void free_mounts(struct sandbox_config *sb)
+void config_free_mounts(struct sandbox_config *sb)
 {
 	for (size_t i = 0; i < sb->nextra_mounts; i++) {
 		free(sb->extra_mounts[i].host);
@@ -613,7 +613,7 @@ static void read_mounts(struct walk *w, yaml_node_t *n, struct sandbox_config *s
 		fail(w, n, "%s must be a list", "sandbox.extra_mounts");
 		return;
 	}
-	free_mounts(sb);
+	config_free_mounts(sb);
 	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
 	     it++) {
 		yaml_node_t *v = yaml_document_get_node(w->doc, *it);
@@ -1065,7 +1065,7 @@ void config_free(struct config *c)
 	free(c->hosts);
 	free_panes(c);
 	free_layouts(c);
-	free_mounts(&c->sandbox);
+	config_free_mounts(&c->sandbox);
 	net_policy_free(&c->sandbox.network.allowed);
 	free(c->binds);
 	for (size_t i = 0; i < c->nwarnings; i++)

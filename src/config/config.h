@@ -175,6 +175,8 @@ void config_init(struct config *c);
 /* The sidebar's icon for st ("" for none). */
 const char *config_icon(const struct config *c, enum wrx_status st);
 void config_free(struct config *c);
+/* sandbox.extra_mounts emptied. */
+void config_free_mounts(struct sandbox_config *sb);
 
 /*
  * Read one file into c. A missing file is not an error (returns 0). On error
@@ -220,9 +222,11 @@ int config_trust(const struct config *c, char **cause);
 /*
  * The keys as YAML, in the table's order (reference.c): each at its default
  * with its help (`config reference`), or, given c, at c's values (`config
- * check`). CONFIG_REF_PROJECT leaves out what only the global file may set.
+ * check`). CONFIG_REF_PROJECT leaves out what only the global file may set;
+ * CONFIG_REF_LOADABLE writes an unset value as null, so that c loads back
+ * (a sandbox on a server gets its settings so).
  */
-enum { CONFIG_REF_PROJECT = 1 };
+enum { CONFIG_REF_PROJECT = 1, CONFIG_REF_LOADABLE = 2 };
 struct buf;
 void config_reference(struct buf *out, const struct config *c, unsigned flags);
 /* workrex.yaml(5)'s KEY REFERENCE section, as roff. */

@@ -176,7 +176,8 @@ static void add_binds(struct buf *b, const struct config *c)
 }
 
 /* A key's value in c, as YAML (or "(detected)" and the like where unset). */
-static void add_value(struct buf *b, const struct config_key *k, const struct config *c)
+static void add_value(struct buf *b, const struct config_key *k, const struct config *c,
+		      bool loadable)
 {
 	const void *field = (const char *)c + k->offset;
 	char key[32];
@@ -186,6 +187,8 @@ static void add_value(struct buf *b, const struct config_key *k, const struct co
 	case CONFIG_CHOICE:
 		if (*(char *const *)field)
 			add_scalar(b, *(char *const *)field);
+		else if (loadable)
+			buf_addstr(b, "null");
 		else
 			buf_addf(b, "(%s)", k->unset ? k->unset : "unset");
 		break;
@@ -213,6 +216,8 @@ static void add_value(struct buf *b, const struct config_key *k, const struct co
 	case CONFIG_PANES:
 		if (c->npanes)
 			add_pane_list(b, c->panes, c->npanes);
+		else if (loadable)
+			buf_addstr(b, "null");
 		else
 			buf_addf(b, "(%s)", k->unset);
 		break;
@@ -244,7 +249,7 @@ static void add_value(struct buf *b, const struct config_key *k, const struct co
 		add_hosts(b, c);
 		break;
 	case CONFIG_ANY:
-		buf_addstr(b, "(not read yet)");
+		buf_addstr(b, loadable ? "null" : "(not read yet)");
 		break;
 	case CONFIG_SECTION:
 		break;
@@ -320,7 +325,7 @@ void config_reference(struct buf *out, const struct config *c, unsigned flags)
 		if (k->type != CONFIG_SECTION) {
 			buf_addch(out, ' ');
 			if (c)
-				add_value(out, k, c);
+				add_value(out, k, c, flags & CONFIG_REF_LOADABLE);
 			else if (k->def)
 				buf_addstr(out, k->def);
 			else

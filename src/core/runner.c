@@ -117,8 +117,12 @@ static json_object *pane_spec(struct wrx *w, struct wpane *wp, const struct pty_
 	json_object_object_add(spec, "handle", json_object_new_string(a->handle));
 	json_object_object_add(spec, "label", json_object_new_string(wp->label));
 	json_object_object_add(spec, "agent_pane", json_object_new_boolean(agent_pane));
-	if (there)
+	if (there) {
+		json_object *box = sandbox_there_spec(w, a, agent_pane);
+		if (box)
+			json_object_object_add(spec, "sandbox", box);
 		return spec;
+	}
 	json_object_object_add(spec, "socket", json_object_new_string(socket));
 	/* Its key, which it makes: only a client that reads it from our state directory writes. */
 	json_object_object_add(spec, "make_key", json_object_new_boolean(1));

@@ -38,11 +38,22 @@ bool sandbox_wanted(struct wrx *w, const struct agent *a)
 	return a->box.wanted == 1 || (a->box.wanted == -1 && w->cfg.sandbox.enabled);
 }
 
+/* Does target (sandbox.target) put this pane in a sandbox, once its agent is? */
+static bool target_holds(struct wrx *w, bool agent_pane)
+{
+	return agent_pane ||
+	       strcmp(w->cfg.sandbox.target ? w->cfg.sandbox.target : "agent", "all") == 0;
+}
+
 bool sandbox_pane_wanted(struct wrx *w, const struct agent *a, bool agent_pane)
 {
-	return sandbox_wanted(w, a) &&
-	       (agent_pane ||
-		strcmp(w->cfg.sandbox.target ? w->cfg.sandbox.target : "agent", "all") == 0);
+	return sandbox_wanted(w, a) && target_holds(w, agent_pane);
+}
+
+bool sandbox_there(struct wrx *w, const struct agent *a)
+{
+	return a->remote.host && a->git.worktree &&
+	       (a->box.wanted == 1 || (a->box.wanted == -1 && w->cfg.sandbox.enabled));
 }
 
 void sandbox_start(struct wrx *w)
@@ -141,6 +152,42 @@ static int sandbox_proxy_token(struct wrx *w, struct agent *a, char **cause)
 	}
 	a->box.proxy_token = tok;
 	return 0;
+}
+
+json_object *sandbox_there_spec(struct wrx *w, struct agent *a, bool agent_pane)
+{
+	if (!sandbox_there(w, a) || !target_holds(w, agent_pane))
+		return NULL;
+	json_object *o = json_object_new_object();
+	/* The user's settings as this dashboard resolved them: the server reads no config. */
+	struct buf y = {0};
+	config_reference(&y, &w->cfg, CONFIG_REF_LOADABLE);
+	json_object_object_add(o, "config", json_object_new_string(y.data ? y.data : ""));
+	buf_free(&y);
+	const char *agent = a->git.agent ? a->git.agent : agentcmd_default(&w->cfg);
+	if (agent)
+		json_object_object_add(o, "agent", json_object_new_string(agent));
+	if (a->git.branch)
+		json_object_object_add(o, "branch", json_object_new_string(a->git.branch));
+	if (w->session_id)
+		json_object_object_add(o, "session", json_object_new_string(w->session_id));
+	if (w->git_name)
+		json_object_object_add(o, "git_name", json_object_new_string(w->git_name));
+	if (w->git_email)
+		json_object_object_add(o, "git_email", json_object_new_string(w->git_email));
+	for (size_t i = 0; i < w->cfg.nhosts; i++)
+		if (!strcmp(w->cfg.hosts[i].name, a->remote.host) && w->cfg.hosts[i].runtime)
+			json_object_object_add(o, "runtime",
+					       json_object_new_string(w->cfg.hosts[i].runtime));
+	/* Under deny, its proxy's token: kept here, so that a later dashboard's panes agree. */
+	char *cause = NULL;
+	if (sandbox_network_denied(w) && sandbox_proxy_token(w, a, &cause) == 0)
+		json_object_object_add(o, "proxy_token",
+				       json_object_new_string(a->box.proxy_token));
+	if (cause)
+		log_msg("%s: %s", a->handle, cause);
+	free(cause);
+	return o;
 }
 
 /*

@@ -294,6 +294,14 @@ void sandbox_start(struct wrx *w);
 void sandbox_stop(struct wrx *w);
 bool sandbox_wanted(struct wrx *w, const struct agent *a);
 bool sandbox_pane_wanted(struct wrx *w, const struct agent *a, bool agent_pane);
+/* a runs on a server, sandboxed there (add -S, or sandbox.enabled): its container is the server's. */
+bool sandbox_there(struct wrx *w, const struct agent *a);
+/*
+ * What a pane of a there gets in its start request (remote/boxed.h): the
+ * settings resolved here, its agent and branch, the proxy token under
+ * deny; NULL when the pane runs unsandboxed there.
+ */
+json_object *sandbox_there_spec(struct wrx *w, struct agent *a, bool agent_pane);
 int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *const *env,
 		      char ***out, char **cause);
 void sandbox_pane_gone(struct wrx *w, struct wpane *wp);

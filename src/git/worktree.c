@@ -969,6 +969,8 @@ int agent_record_remote(const struct repo *r, struct agent_rec *a)
 	set_key(r, a->handle, "path", a->path);
 	set_key(r, a->handle, "agent", a->agent);
 	set_key(r, a->handle, "created", created);
+	if (a->sandbox >= 0) /* sandboxed there, or not, by add's word; else as the config says */
+		set_key(r, a->handle, "sandbox", a->sandbox ? "true" : "false");
 	give_number(r, a);
 	if (a->base) {
 		char *key = xasprintf("branch.%s.workrex-base", a->branch);

@@ -34,6 +34,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -115,6 +116,11 @@ struct keeper {
 	 * count goes on where the last one's stopped; and those waiting.
 	 */
 	long egress_ok, egress_refused, waiting_ok, waiting_refused;
+	/*
+	 * What removes the program's container when the pane ends (a sandbox
+	 * on a server, where no dashboard is there to do it), or NULL.
+	 */
+	char **stop;
 };
 
 #define EGRESS_KEPT 200
@@ -344,6 +350,32 @@ static void on_grace(uv_timer_t *t)
 	uv_stop(k->loop);
 }
 
+/*
+ * The container's removal, detached (its own session, reaped here at once):
+ * it outlives the keeper, whose end does not wait for the engine.
+ */
+static void run_stop(struct keeper *k)
+{
+	if (k->stop == NULL || k->stop[0] == NULL)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		setsid();
+		if (fork() == 0) {
+			int null = open("/dev/null", O_RDWR);
+			if (null >= 0) {
+				dup2(null, STDIN_FILENO);
+				dup2(null, STDOUT_FILENO);
+				dup2(null, STDERR_FILENO);
+			}
+			execvp(k->stop[0], k->stop);
+		}
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
 /* End the program (its hang-up, then SIGKILL after a grace), then the keeper. */
 static void end(struct keeper *k)
 {
@@ -363,6 +395,7 @@ static void end(struct keeper *k)
 	}
 	kill(-k->pid, SIGHUP);
 	kill(-k->pid, SIGCONT);
+	run_stop(k);
 	uv_timer_start(&k->grace, on_grace, KILL_GRACE_MS, 0);
 }
 
@@ -1016,6 +1049,8 @@ int keeper_main(void)
 	k.sock = xstrdup(get_str(spec, "socket") ? get_str(spec, "socket") : "");
 	char **argv = strv(json_object_object_get(spec, "argv"));
 	char **env = strv(json_object_object_get(spec, "env"));
+	json_object *stop = json_object_object_get(spec, "stop");
+	k.stop = stop ? strv(stop) : NULL;
 	int rows = get_int(spec, "rows", 24), cols = get_int(spec, "cols", 80);
 	int scrollback = get_int(spec, "scrollback", 10000);
 	char *cause = NULL;
@@ -1046,6 +1081,7 @@ int keeper_main(void)
 		free(k.sock);
 		strv_free(argv);
 		strv_free(env);
+		strv_free(k.stop);
 		json_object_put(spec);
 		proxy_spec_free(&k.proxy_spec);
 		return 1;

@@ -19,6 +19,7 @@
 #include "../util/image.h"
 #include "../util/json.h"
 #include "../util/util.h"
+#include "boxed.h"
 #include "link.h"
 
 #include <ctype.h>
@@ -150,6 +151,16 @@ static json_object *op_hello(json_object *req, const struct payload *p)
 			json_object_new_string(e[i].info.handle ? e[i].info.handle : ""));
 		json_object_object_add(k, "socket", json_object_new_string(e[i].path));
 		json_object_object_add(k, "exited", json_object_new_boolean(e[i].info.exited));
+		/* A sandboxed agent's RPC directory: the link forwards the bridge into it again. */
+		char *box =
+			e[i].info.handle && *e[i].info.handle
+				? remote_box_dir(repo_root(repo), e[i].info.handle, false, &cause)
+				: NULL;
+		if (box)
+			json_object_object_add(k, "rpc_dir", json_object_new_string(box));
+		free(box);
+		free(cause);
+		cause = NULL;
 		json_object_array_add(ks, k);
 	}
 	keeper_list_free(e, n);
@@ -248,6 +259,81 @@ static bool env_wanted(const char *kv)
 	return strchr(kv, '=') != NULL;
 }
 
+/* The spec's common part: what the keeper shows its clients, its size, its socket. */
+static void spec_pane(json_object *spec, json_object *req, const char *sock)
+{
+	json_object_object_add(spec, "cwd", json_object_new_string(json_str(req, "cwd")));
+	json_object_object_add(spec, "socket", json_object_new_string(sock));
+	json_object_object_add(spec, "pane", json_object_new_int(json_int(req, "pane", 0)));
+	json_object_object_add(spec, "rows", json_object_new_int(json_int(req, "rows", 24)));
+	json_object_object_add(spec, "cols", json_object_new_int(json_int(req, "cols", 80)));
+	json_object_object_add(spec, "scrollback",
+			       json_object_new_int(json_int(req, "scrollback", 10000)));
+	const char *handle = json_str(req, "handle"), *label = json_str(req, "label");
+	json_object_object_add(spec, "handle", json_object_new_string(handle ? handle : ""));
+	json_object_object_add(spec, "label", json_object_new_string(label ? label : ""));
+	/* Not a sandbox of the dashboard's: nothing there is for it to stop. */
+	json_object_object_add(spec, "sandboxed", json_object_new_boolean(0));
+	json_object_object_add(spec, "agent_pane",
+			       json_object_new_boolean(json_flag(req, "agent_pane")));
+	/* The ssh session's own variables would be stale after the next reconnect. */
+	static const char *const session[] = {"SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY",
+					      "SSH_AUTH_SOCK", "SSH_ORIGINAL_COMMAND"};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(session); i++)
+		unsetenv(session[i]);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static json_object *keeper_started(json_object *spec, const char *sock, json_object *more)
+{
+	char *cause = NULL, *self = realpath("/proc/self/exe", NULL);
+	int rc = keeper_start(self ? self : "workrex", spec, &cause);
+	free(self);
+	json_object *r;
+	if (rc < 0) {
+		r = failed(&cause, "the keeper did not start");
+	} else {
+		r = ok();
+		json_object_object_add(r, "socket", json_object_new_string(sock));
+		json_object *v;
+		if (more && json_object_object_get_ex(more, "rpc_dir", &v))
+			json_object_object_add(r, "rpc_dir", json_object_get(v));
+	}
+	free(cause);
+	return r;
+}
+
+/*
+ * A sandboxed agent's pane: its container there (boxed.c) around argv,
+ * with the pane's environment in the container (never the link's own).
+ */
+static json_object *start_boxed(struct repo *repo, json_object *req, struct strlist *argv,
+				struct strlist *env, const char *sock)
+{
+	struct strlist in = {0};
+	for (size_t i = 0; i < env->n; i++)
+		if (env_wanted(env->v[i]))
+			strlist_add(&in, env->v[i]);
+	char **av = strlist_argv(argv), **ev = strlist_argv(&in);
+	json_object *spec = json_object_new_object(), *e = json_object_new_array(), *r;
+	char *cause = NULL;
+	if (remote_box_start(repo, req, av, ev, spec, &cause) < 0) {
+		r = failed(&cause, "its sandbox could not be made there");
+	} else {
+		for (size_t i = 0; i < in.n; i++)
+			json_object_array_add(e, json_object_new_string(in.v[i]));
+		json_object_object_add(spec, "env", json_object_get(e));
+		spec_pane(spec, req, sock);
+		r = keeper_started(spec, sock, spec);
+	}
+	json_object_put(e);
+	json_object_put(spec);
+	free(av);
+	free(ev);
+	strlist_free(&in);
+	return r;
+}
+
 static json_object *op_start(json_object *req, const struct payload *p)
 {
 	char *cause = NULL;
@@ -273,6 +359,9 @@ static json_object *op_start(json_object *req, const struct payload *p)
 	}
 	free(cause);
 	cause = NULL;
+	json_object *sb = NULL;
+	if (r == NULL && json_object_object_get_ex(req, "sandbox", &sb) && sb)
+		r = start_boxed(repo, req, &argv, &env, sock);
 	if (r == NULL) {
 		json_object *spec = json_object_new_object(), *a = json_object_new_array(),
 			    *e = json_object_new_array();
@@ -311,39 +400,11 @@ static json_object *op_start(json_object *req, const struct payload *p)
 		free(v);
 		json_object_object_add(spec, "argv", a);
 		json_object_object_add(spec, "env", e);
-		json_object_object_add(spec, "cwd", json_object_new_string(json_str(req, "cwd")));
-		json_object_object_add(spec, "socket", json_object_new_string(sock));
-		json_object_object_add(spec, "pane", json_object_new_int(pane));
-		json_object_object_add(spec, "rows",
-				       json_object_new_int(json_int(req, "rows", 24)));
-		json_object_object_add(spec, "cols",
-				       json_object_new_int(json_int(req, "cols", 80)));
-		json_object_object_add(spec, "scrollback",
-				       json_object_new_int(json_int(req, "scrollback", 10000)));
-		const char *handle = json_str(req, "handle"), *label = json_str(req, "label");
-		json_object_object_add(spec, "handle",
-				       json_object_new_string(handle ? handle : ""));
-		json_object_object_add(spec, "label", json_object_new_string(label ? label : ""));
-		json_object_object_add(spec, "sandboxed", json_object_new_boolean(0));
-		json_object_object_add(spec, "agent_pane",
-				       json_object_new_boolean(json_flag(req, "agent_pane")));
-		/* The ssh session's own variables would be stale after the next reconnect. */
-		static const char *const session[] = {"SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY",
-						      "SSH_AUTH_SOCK", "SSH_ORIGINAL_COMMAND"};
-		for (size_t i = 0; i < WRX_ARRAY_LEN(session); i++)
-			unsetenv(session[i]);
-		signal(SIGPIPE, SIG_IGN);
-		int rc = keeper_start(self ? self : "workrex", spec, &cause);
+		spec_pane(spec, req, sock);
+		r = keeper_started(spec, sock, NULL);
 		json_object_put(spec);
 		free(self);
 		free(bin);
-		if (rc < 0) {
-			r = failed(&cause, "the keeper did not start");
-		} else {
-			r = ok();
-			json_object_object_add(r, "socket", json_object_new_string(sock));
-		}
-		free(cause);
 	}
 	strlist_free(&argv);
 	strlist_free(&env);
@@ -352,6 +413,15 @@ static json_object *op_start(json_object *req, const struct payload *p)
 	free(dir);
 	repo_free(repo);
 	return r;
+}
+
+static json_object *op_import(json_object *req, const struct payload *p)
+{
+	char *cause = NULL;
+	struct repo *repo = clone_at(json_str(req, "path"), &cause);
+	json_object *r = repo ? remote_box_import(repo, req, &cause) : NULL;
+	repo_free(repo);
+	return r ? r : failed(&cause, "no clone");
 }
 
 static json_object *op_status(json_object *req, const struct payload *p)
@@ -496,8 +566,9 @@ static const struct {
 	const char *name;
 	json_object *(*fn)(json_object *req, const struct payload *p);
 } ops[] = {
-	{"hello", op_hello},   {"prepare", op_prepare}, {"add", op_add},   {"start", op_start},
-	{"status", op_status}, {"remove", op_remove},   {"kill", op_kill}, {"paste", op_paste},
+	{"hello", op_hello}, {"prepare", op_prepare}, {"add", op_add},
+	{"start", op_start}, {"status", op_status},   {"remove", op_remove},
+	{"kill", op_kill},   {"paste", op_paste},     {"import", op_import},
 };
 
 json_object *remote_op(json_object *req, const void *data, size_t n)

@@ -14,8 +14,12 @@
  *                              the agent's worktree, from the branch pushed
  *                              there; its prompt; post_create run in it
  *   start    {path, id, pane, cwd, argv, env, rows, cols, scrollback,
- *             handle, label, agent_pane}
- *                              a keeper for the pane, running argv there
+ *             handle, label, agent_pane, sandbox}
+ *                              a keeper for the pane, running argv there;
+ *                              with sandbox, in a container there (boxed.h)
+ *   import   {path, handle, branch, cwd}
+ *                              a sandboxed agent's commits onto its branch
+ *                              in the clone, verified (git/private.h)
  *   status   {cwd}             uncommitted changes in the worktree?
  *   remove   {path, handle, run_hooks, pre_remove, keep_branch}
  *                              the agent's keepers ended, pre_remove run,

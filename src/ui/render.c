@@ -597,9 +597,10 @@ static int sidebar_agent(struct ui *ui, struct agent *ag, bool full, int y, int 
 			 : !strcmp(ag->pr.state, "CLOSED") ? " closed"
 							   : "",
 			 open && strcmp(ag->pr.checks, "-") ? ag->pr.checks : "");
-	char *row = xasprintf(" %d %s%s%s%s%s%s%s%s%s", ag->num, icon, ag->handle, where,
-			      sandbox_wanted(ui->w, ag) ? " \u25a3" : "", refused, comments,
-			      *age ? " " : "", age, ag->bell ? " !" : "");
+	char *row =
+		xasprintf(" %d %s%s%s%s%s%s%s%s%s", ag->num, icon, ag->handle, where,
+			  sandbox_wanted(ui->w, ag) || sandbox_there(ui->w, ag) ? " \u25a3" : "",
+			  refused, comments, *age ? " " : "", age, ag->bell ? " !" : "");
 	free(where);
 	free(icon);
 	struct wpane *focus = session_focus(s);

@@ -863,6 +863,29 @@ static void test_reference_loads_as_defaults(void **state)
 	free(p);
 	buf_free(&ref);
 
+	/* The values of a config, loadable: they load back to the same (a server's sandbox). */
+	struct config set;
+	config_init(&set);
+	set.sandbox.network.max_connections = 7;
+	free(set.sandbox.image);
+	set.sandbox.image = xstrdup("img:1");
+	config_reference(&ref, &set, CONFIG_REF_LOADABLE);
+	assert_null(strstr(ref.data, ": ("));
+	p = write_file("loadable.yaml", ref.data);
+	config_init(&c);
+	assert_int_equal(config_load(&c, p, true, &err), 0);
+	for (size_t i = 0; i < c.nwarnings; i++)
+		fail_msg("the loadable values warn: %s", c.warnings[i]);
+	want = values_of(&set);
+	got = values_of(&c);
+	assert_string_equal(got, want);
+	free(want);
+	free(got);
+	config_free(&c);
+	config_free(&set);
+	free(p);
+	buf_free(&ref);
+
 	config_reference(&ref, NULL, CONFIG_REF_PROJECT);
 	assert_null(strstr(ref.data, "global only"));
 	p = trusted_file("refp.yaml", ref.data);
