@@ -347,6 +347,24 @@ run_sshd() {
 	until_ok 10 test -s "$d/sshd.pid"
 	until_ok 10 on_ssh true
 }
+# ssh_alias NAME: ssh (first on PATH) reaches the test's sshd as NAME, as a
+# user's ~/.ssh/config would say it.
+ssh_alias() {
+	cat >"$E2E_TMP/ssh_config" <<-EOF
+		Host $1
+		  HostName 127.0.0.1
+		  Port $SSH_PORT
+		  User $(id -un)
+		  IdentityFile $E2E_TMP/sshd/user_key
+		  StrictHostKeyChecking no
+		  UserKnownHostsFile /dev/null
+		  LogLevel ERROR
+	EOF
+	mkdir -p "$E2E_TMP/bin"
+	printf '#!/bin/sh\nexec /usr/bin/ssh -F %s "$@"\n' "$E2E_TMP/ssh_config" >"$E2E_TMP/bin/ssh"
+	chmod +x "$E2E_TMP/bin/ssh"
+	case :$PATH: in *:$E2E_TMP/bin:*) ;; *) export PATH="$E2E_TMP/bin:$PATH" ;; esac
+}
 # ssh_cmd: the ssh command line (options and all) that reaches it, as one string.
 ssh_cmd() {
 	printf 'ssh -p %s -i %s -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null' \

@@ -24,19 +24,7 @@ box_setup() {
 	echo LOCAL-KEY >"$HOME/.ssh/id_ed25519"
 	SSHD_EXTRA="SetEnv HOME=$srv/home XDG_RUNTIME_DIR=$srv/xdg WORKREX_RUNTIME_DIR=$srv/run XDG_CONFIG_HOME=$srv/home/.config XDG_STATE_HOME=$srv/home/.local/state XDG_DATA_HOME=$srv/home/.local/share CONTAINERS_CONF=$CONTAINERS_CONF" \
 		start_sshd
-	cat >"$E2E_TMP/ssh_config" <<-EOF
-		Host srv
-		  HostName 127.0.0.1
-		  Port $SSH_PORT
-		  User $(id -un)
-		  IdentityFile $E2E_TMP/sshd/user_key
-		  StrictHostKeyChecking no
-		  UserKnownHostsFile /dev/null
-		  LogLevel ERROR
-	EOF
-	printf '#!/bin/sh\nexec /usr/bin/ssh -F %s "$@"\n' "$E2E_TMP/ssh_config" >"$E2E_TMP/bin/ssh"
-	chmod +x "$E2E_TMP/bin/ssh"
-	case :$PATH: in *:$E2E_TMP/bin:*) ;; *) export PATH="$E2E_TMP/bin:$PATH" ;; esac
+	ssh_alias srv
 	make_repo
 	global_config "  network:" "    policy: deny"
 	cat >>"$XDG_CONFIG_HOME/workrex/config.yaml" <<-EOF
