@@ -1493,10 +1493,13 @@ static void do_add(struct act_call *c)
 		strlist_add(&c->argv, "--parent");
 		strlist_add(&c->argv, c->caller);
 	}
-	/* From a server: on the same server. */
+	/* From a server: on the same server; from a sandbox there, in one there too. */
 	if (c->remote && (c->act->flags & VERB_INHERIT)) {
 		strlist_add(&c->argv, "--remote");
 		strlist_add(&c->argv, c->remote);
+		struct agent *by = c->caller ? session_find_agent(w->s, c->caller) : NULL;
+		if (by && sandbox_there(w, by))
+			strlist_add(&c->argv, "-S");
 	}
 	if (prompt && *prompt) {
 		strlist_add(&c->argv, "-p");

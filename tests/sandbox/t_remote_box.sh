@@ -83,6 +83,13 @@ t_remote_sandbox() {
 	# The proxy there told this dashboard what it refused; the status came through the bridge.
 	wait_for 'box: the proxy refused +other.test:443 \(403\)'
 	until_ok 15 sh -c "cd '$repo' && '$WORKREX' status box | grep -q waiting"
+	# What it spawns runs sandboxed there too, never beside it on the server.
+	inside "workrex add child >/dev/null 2>&1; echo spawned-\$?"
+	grep -qx spawned-0 "$w/.attack.log" || { cat "$w/.attack.log" >&2; return 1; }
+	wait_for 'child @srv ▣'
+	wrx list | grep -qE '^child +child +.* ssh:srv/container ' || { wrx list >&2; return 1; }
+	until_ok 60 eval '[ "$(boxes | grep -c "^wrx-child-")" = 1 ]'
+	rm -f "$w/.attack.log"
 	# status imported it (verified there) and fetched it (hashed here): the branch has it.
 	git -C "$repo" log -1 --format=%s box | grep -qx from-the-box
 	rm -f "$w/.attack.log"
@@ -114,7 +121,7 @@ t_remote_sandbox() {
 	test "$(cat "$repo/inside.txt")" = made-in-the-box
 	git -C "$repo" fsck --strict >/dev/null 2>&1
 	# Merged and removed: its container there goes with its pane.
-	until_ok 20 eval '[ -z "$(boxes)" ]' || { podman ps -a >&2; return 1; }
+	until_ok 20 eval '[ -z "$(boxes | grep "^wrx-box-")" ]' || { podman ps -a >&2; return 1; }
 }
 
 run_test "a sandboxed agent on a server: its container there, no secret of either machine, no route out under deny, verified import" t_remote_sandbox
