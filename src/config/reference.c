@@ -107,12 +107,30 @@ static void add_hosts(struct buf *b, const struct config *c)
 		const struct remote_host *h = &c->hosts[i];
 		buf_addstr(b, i ? ", " : "");
 		add_scalar(b, h->name);
-		buf_addstr(b, ": {ssh: ");
-		add_scalar(b, h->ssh ? h->ssh : "");
-		buf_addstr(b, ", path: ");
+		buf_addstr(b, ": {");
+		if (h->ssh) {
+			buf_addstr(b, "ssh: ");
+			add_scalar(b, h->ssh);
+			buf_addstr(b, ", ");
+		}
+		buf_addstr(b, "path: ");
 		add_scalar(b, h->path ? h->path : "");
 		if (h->runtime)
 			buf_addf(b, ", %s: true", h->runtime);
+		/* Its provisioning steps, in enum provision_step's order. */
+		static const char *const steps[PROVISION_STEPS] = {"create", "start", "endpoint",
+								   "stop", "destroy"};
+		bool any = false;
+		for (int k = 0; k < PROVISION_STEPS; k++) {
+			if (h->provision[k].n == 0)
+				continue;
+			buf_addstr(b, any ? ", " : ", provision: {");
+			buf_addf(b, "%s: ", steps[k]);
+			add_list(b, &h->provision[k]);
+			any = true;
+		}
+		if (any)
+			buf_addch(b, '}');
 		buf_addch(b, '}');
 	}
 	buf_addch(b, '}');

