@@ -225,11 +225,43 @@ int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out)
 	return 0;
 }
 
+/*
+ * When this process started, as wall ms: its hook's time. A process the
+ * CLI started before another may reach the dashboard after it; the
+ * dashboard orders them by this. The boot time and start in ticks are
+ * the kernel's (the same in a container), else now.
+ */
+static uint64_t hook_started_ms(void)
+{
+	char buf[1024];
+	long tck = sysconf(_SC_CLK_TCK);
+	unsigned long long start = 0, btime = 0;
+	FILE *f = fopen("/proc/self/stat", "re");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	/* After the command's name in parentheses (which may hold anything): field 22. */
+	const char *p = strrchr(buf, ')');
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p, " %llu", &start) != 1 || tck <= 0)
+		return wall_ms();
+	f = fopen("/proc/stat", "re");
+	while (f && fgets(buf, sizeof buf, f))
+		if (sscanf(buf, "btime %llu", &btime) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return btime ? btime * 1000 + start * 1000 / (unsigned long long)tck : wall_ms();
+}
+
 /* The hook's status, with its session and where it ran: who speaks is the dashboard's to say. */
 static int set_status_call(const struct set_status_args *a)
 {
 	json_object *req = request("set_status");
 	json_object_object_add(req, "status", json_object_new_string(a->status));
+	json_object_object_add(req, "at", json_object_new_int64((int64_t)hook_started_ms()));
 	if (a->session)
 		json_object_object_add(req, "session", json_object_new_string(a->session));
 	if (a->dir && strlen(a->dir) <= RPC_DIR_MAX)

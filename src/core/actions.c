@@ -1443,6 +1443,17 @@ static void do_set_status(struct act_call *c)
 		return;
 	}
 	struct agent *a = status_speaker(c, id, dir && *dir == '/' ? dir : NULL);
+	/* A hook that started before the one that set its status, arriving after: not news. */
+	json_object *atv = arg(c, "at");
+	uint64_t at = atv ? (uint64_t)WRX_MAX(json_object_get_int64(atv), 0) : 0;
+	if (status_late(at, a->hook_at, st, a->status)) {
+		log_msg("%s: a %s hook older than its %s arrived late: not applied", a->handle,
+			status_word(st), status_word(a->status));
+		act_ok(c, NULL);
+		return;
+	}
+	if (at)
+		a->hook_at = at;
 	session_set_status(c->w->s, a, st);
 	/* Another agent's session is not this one's to claim: its status stays its own. */
 	int n = 0;
@@ -1776,7 +1787,8 @@ static const struct action table[] = {
 	 DOOR_CONTROL, 0, 0, VERB_AGENT, do_capture},
 	{"egress", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, VERB_AGENT, do_egress},
 	{"set-status", "set_status",
-	 ARGS({"status", ARG_STR, true}, {"session", ARG_STR, false}, {"dir", ARG_STR, false}),
+	 ARGS({"status", ARG_STR, true}, {"session", ARG_STR, false}, {"dir", ARG_STR, false},
+	      {"at", ARG_INT, false}),
 	 DOOR_AGENT, 0, DOOR_AGENT, 0, do_set_status},
 	{"session-status", NULL,
 	 ARGS({"status", ARG_STR, true}, {"session", ARG_STR, true}, {"dir", ARG_STR, false}),

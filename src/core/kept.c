@@ -134,6 +134,9 @@ void kept_meta_apply(struct wrx *w, struct agent *a, const char *meta)
 	if (json_object_object_get_ex(m, "session", &v) &&
 	    rpc_session_wellformed(json_object_get_string(v)))
 		kept_session(w, a, json_object_get_string(v));
+	/* When its last hook started: a later dashboard orders what arrives late by it. */
+	if (json_object_object_get_ex(m, "at", &v) && json_object_get_int64(v) > 0)
+		a->hook_at = (uint64_t)json_object_get_int64(v);
 	int64_t since = json_object_object_get_ex(m, "since", &v) ? json_object_get_int64(v) : 0;
 	if (has)
 		session_set_status_at(w->s, a, st,

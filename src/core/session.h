@@ -92,6 +92,7 @@ struct agent {
 	char *path;   /* owned; working directory of its panes */
 	enum wrx_status status;
 	uint64_t status_since;    /* wall_ms(): kept across restarts, reboots too */
+	uint64_t hook_at;         /* when the hook that set status started (wall ms), or 0 */
 	bool bell;                /* rang while not focused */
 	bool attention;           /* needs the user: waiting/done/notify while not focused */
 	uint64_t attention_since; /* now_ms() when it last came to need the user */

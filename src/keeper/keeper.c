@@ -669,6 +669,31 @@ static void meta_set(struct keeper *k, const char *key, const char *v)
 	json_object_put(m);
 }
 
+/*
+ * Is this hook's status late (rpc/status.h): older than the hook that set
+ * the status meta holds? If not, its time is kept with the status.
+ */
+static bool meta_late(struct keeper *k, enum wrx_status st, int64_t at)
+{
+	json_object *m = k->meta ? json_tokener_parse(k->meta) : NULL, *v;
+	enum wrx_status cur = WRX_STATUS_NONE;
+	if (json_object_object_get_ex(m, "status", &v))
+		(void)status_parse_reached(json_object_get_string(v), &cur);
+	int64_t last = json_object_object_get_ex(m, "at", &v) ? json_object_get_int64(v) : 0;
+	bool late = status_late((uint64_t)at, (uint64_t)WRX_MAX(last, 0), st, cur);
+	if (!late && at > 0) {
+		if (!json_object_is_type(m, json_type_object)) {
+			json_object_put(m);
+			m = json_object_new_object();
+		}
+		json_object_object_add(m, "at", json_object_new_int64(at));
+		free(k->meta);
+		k->meta = xstrdup(json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN));
+	}
+	json_object_put(m);
+	return late;
+}
+
 /* The meta as it is now, to each observer (a web view follows status so). */
 static void meta_tell(struct keeper *k)
 {
@@ -743,6 +768,9 @@ static void on_rpc(struct rpc_call *call, const struct rpc_req *req, void *data)
 							req->dir));
 			return;
 		}
+		/* Late (an older hook's, arriving after): kept as it is, said as taken. */
+		if (meta_late(k, st, req->at))
+			break;
 		meta_set(k, "status", st == WRX_STATUS_NONE ? NULL : status_word(st));
 		if (req->session)
 			meta_set(k, "session", req->session);

@@ -187,6 +187,15 @@ static int decode_fields(json_object *o, struct rpc_req *r, const char **err)
 			*err = "dir is not an absolute path";
 			return -EINVAL;
 		}
+		json_object *at;
+		if (json_object_object_get_ex(o, "at", &at) && at) {
+			if (!json_object_is_type(at, json_type_int) ||
+			    json_object_get_int64(at) < 0) {
+				*err = "at is not a time (milliseconds)";
+				return -EINVAL;
+			}
+			r->at = json_object_get_int64(at);
+		}
 		if (r->session && !rpc_session_wellformed(r->session)) {
 			*err = "session is not a session id ([A-Za-z0-9._-], at most 128)";
 			return -EINVAL;

@@ -63,6 +63,7 @@ struct rpc_req {
 	const char *status;          /* set_status: working|waiting|done|clear */
 	const char *session;         /* set_status: the agent CLI's session id, or NULL */
 	const char *dir;             /* set_status: where its hook ran (absolute), or NULL */
+	int64_t at;                  /* set_status: when its hook started (wall ms), or 0 */
 	const char *title;           /* set_title */
 	const char *text;            /* notify (may be NULL) */
 	const char *branch, *prompt; /* spawn_agent */

@@ -71,3 +71,13 @@ enum wrx_status status_ended(int wstatus, char *how, size_t len)
 		snprintf(how, len, "ended (status %d)", wstatus);
 	return WRX_STATUS_FAILED;
 }
+
+bool status_late(uint64_t at, uint64_t last, enum wrx_status st, enum wrx_status cur)
+{
+	if (at == 0 || last == 0 || at > last)
+		return false;
+	if (at < last)
+		return true;
+	return st == WRX_STATUS_WORKING &&
+	       (cur == WRX_STATUS_WAITING || cur == WRX_STATUS_DONE || cur == WRX_STATUS_FAILED);
+}

@@ -11,6 +11,7 @@
 #define WRX_STATUS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 enum wrx_status {
@@ -41,6 +42,14 @@ const char *status_word(enum wrx_status st);
 int status_parse(const char *word, enum wrx_status *st);
 /* A status an agent reaches (working, waiting, done, failed): what wait and the icons name. */
 int status_parse_reached(const char *word, enum wrx_status *st);
+/*
+ * Hooks arrive out of order (each is a process of its own): is a status
+ * fired at `at` (wall ms; 0: not said) older than the one the agent holds,
+ * fired at `last` (0: none)? Then it changes nothing, so that a late
+ * working never undoes a done. At the same time, a working after a
+ * settled status (waiting, done, failed) is the late one.
+ */
+bool status_late(uint64_t at, uint64_t last, enum wrx_status st, enum wrx_status cur);
 /*
  * How an agent's program ended, from its wait status: the status it leaves
  * (done when it exited 0, else failed) and, failed, how ("exit 127",

@@ -553,7 +553,46 @@ t_inherited_token_speaks_for_no_one() {
 	wrx status b | grep -q done
 }
 
+# Hooks arrive out of order (each a process of its own): one that started
+# before the agent's done and arrives after it changes nothing; a new
+# turn's does. With a dashboard, and with none (its keeper keeps it), and
+# the next dashboard orders by what the keeper kept.
+t_late_hook_after_done() {
+	make_repo
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add late -b >/dev/null
+	wait_for '^ 2 late'
+	# A working hook started, then stalled until after done: it arrives last.
+	local race='sh -c "kill -STOP \$\$; exec workrex set-status working" & p=$!; sleep 0.3; workrex set-status done; kill -CONT $p; wait $p; echo LATE-$((40 + N))'
+	wrx send late "N=2; $race"
+	wait_for '│LATE-42'
+	sleep 1
+	wait_for '^ 2 ✓ late'
+	wrx status late | grep -q done
+	# A new turn's hook is news.
+	wrx send late 'workrex set-status working; echo TURN-$((6 * 7))'
+	wait_for '│TURN-42'
+	until_ok 10 sh -c "cd '$repo' && '$WORKREX' status late | grep -q working"
+	# No dashboard: the keeper orders them alike, and the next dashboard by what it kept.
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	wrx send late "N=3; $race"
+	until_ok 10 eval 'wrx capture late | grep -q "^LATE-43"'
+	sleep 1
+	wrx status late | grep -q done || { wrx status late >&2; return 1; }
+	kill_tmux
+	start_repo 140 40
+	wait_for '^ 2 ✓ late'
+	wrx send late "N=4; $race"
+	wait_for '│LATE-44'
+	sleep 1
+	wait_for '^ 2 ✓ late'
+	wrx status late | grep -q done
+}
+
 run_test "setup's Claude hooks, run by a stand-in agent, change the icons" t_claude_hooks_change_icons
+run_test "a hook that started before done and arrives after it changes nothing (dashboard, keeper, the next dashboard)" t_late_hook_after_done
 run_test "status noticed without hooks: silence, exit; set-status outside a pane" t_status_without_hooks
 run_test "failed, crashed and done keep status, reason and age: detach, reboot" t_statuses_survive
 run_test "setup's Codex and Gemini CLI hooks and OpenCode plugin, run by stand-ins, change the icons" t_gemini_and_opencode_hooks

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "rpc/proto.h"
+#include "rpc/status.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -148,13 +149,37 @@ static void test_session_ids(void **state)
 	assert_non_null(decode("{\"type\":\"set_status\",\"status\":\"done\",\"dir\":1}", &t));
 }
 
+/* When the hook started: a time, or nothing; and what is late by it. */
+static void test_status_order(void **state)
+{
+	(void)state;
+	enum rpc_type t;
+	assert_null(
+		decode("{\"type\":\"set_status\",\"status\":\"done\",\"at\":1796660000000}", &t));
+	assert_string_equal(
+		decode("{\"type\":\"set_status\",\"status\":\"done\",\"at\":\"x\"}", &t),
+		"at is not a time (milliseconds)");
+	assert_non_null(decode("{\"type\":\"set_status\",\"status\":\"done\",\"at\":-5}", &t));
+	/* Older than what set the status: late, whatever it says. */
+	assert_true(status_late(100, 200, WRX_STATUS_WORKING, WRX_STATUS_DONE));
+	assert_true(status_late(100, 200, WRX_STATUS_DONE, WRX_STATUS_WORKING));
+	/* Newer: news (a new turn after done). */
+	assert_false(status_late(300, 200, WRX_STATUS_WORKING, WRX_STATUS_DONE));
+	/* The same millisecond: only a working after a settled status is the late one. */
+	assert_true(status_late(200, 200, WRX_STATUS_WORKING, WRX_STATUS_DONE));
+	assert_true(status_late(200, 200, WRX_STATUS_WORKING, WRX_STATUS_WAITING));
+	assert_false(status_late(200, 200, WRX_STATUS_DONE, WRX_STATUS_WORKING));
+	/* Either time unknown (an older client, the first hook): applied. */
+	assert_false(status_late(0, 200, WRX_STATUS_WORKING, WRX_STATUS_DONE));
+	assert_false(status_late(100, 0, WRX_STATUS_WORKING, WRX_STATUS_DONE));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tokens),
-		cmocka_unit_test(test_decode_good),
-		cmocka_unit_test(test_decode_bad),
-		cmocka_unit_test(test_session_ids),
+		cmocka_unit_test(test_tokens),       cmocka_unit_test(test_decode_good),
+		cmocka_unit_test(test_decode_bad),   cmocka_unit_test(test_session_ids),
+		cmocka_unit_test(test_status_order),
 	};
 	return cmocka_run_group_tests_name("proto", tests, NULL, NULL);
 }
