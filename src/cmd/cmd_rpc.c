@@ -134,6 +134,8 @@ static json_object *request(const char *type)
 #define HOOK_EVENT_MS 300
 
 static char hook_cwd[4096];
+/* Its error, for a hook of a turn that died (Claude Code's StopFailure: error, error_details). */
+static char hook_error[RPC_WHY_MAX + 1];
 
 /*
  * The session id in the event an agent CLI's hook gives on stdin (JSON
@@ -175,8 +177,25 @@ static const char *rpc_cmd_hook_session(void)
 	if (json_object_is_type(ev, json_type_object) && json_object_object_get_ex(ev, "cwd", &v) &&
 	    json_object_is_type(v, json_type_string) && json_object_get_string(v)[0] == '/')
 		snprintf(hook_cwd, sizeof hook_cwd, "%s", json_object_get_string(v));
+	json_object *d = NULL;
+	if (json_object_is_type(ev, json_type_object) &&
+	    json_object_object_get_ex(ev, "error", &v) &&
+	    json_object_is_type(v, json_type_string)) {
+		bool details = json_object_object_get_ex(ev, "error_details", &d) &&
+			       json_object_is_type(d, json_type_string) &&
+			       json_object_get_string_len(d) > 0;
+		snprintf(hook_error, sizeof hook_error, "%s%s%s", json_object_get_string(v),
+			 details ? ": " : "", details ? json_object_get_string(d) : "");
+	}
 	json_object_put(ev);
 	return id[0] ? id : NULL;
+}
+
+/* The error in that event, or NULL. */
+static const char *rpc_cmd_hook_error(void)
+{
+	rpc_cmd_hook_session();
+	return hook_error[0] ? hook_error : NULL;
 }
 
 /* The working directory in that event ("cwd"), or NULL. */
@@ -197,6 +216,7 @@ int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out)
 	static const struct option opts[] = {
 		{"session", required_argument, NULL, 's'},
 		{"dir", required_argument, NULL, 'd'},
+		{"why", required_argument, NULL, 'w'},
 		{NULL, 0, NULL, 0},
 	};
 	*out = (struct set_status_args){0};
@@ -209,6 +229,8 @@ int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out)
 			out->session = *optarg ? optarg : NULL;
 		else if (c == 'd')
 			out->dir = *optarg == '/' ? optarg : NULL;
+		else if (c == 'w')
+			out->why = *optarg ? optarg : NULL;
 		else
 			break;
 	}
@@ -222,6 +244,8 @@ int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out)
 		out->session = rpc_cmd_hook_session();
 	if (out->dir == NULL)
 		out->dir = rpc_cmd_hook_cwd();
+	if (out->why == NULL && st == WRX_STATUS_FAILED)
+		out->why = rpc_cmd_hook_error();
 	return 0;
 }
 
@@ -266,6 +290,10 @@ static int set_status_call(const struct set_status_args *a)
 		json_object_object_add(req, "session", json_object_new_string(a->session));
 	if (a->dir && strlen(a->dir) <= RPC_DIR_MAX)
 		json_object_object_add(req, "dir", json_object_new_string(a->dir));
+	if (a->why) /* a reason too long is cut, not refused: the status matters more */
+		json_object_object_add(req, "why",
+				       json_object_new_string_len(
+					       a->why, (int)WRX_MIN(strlen(a->why), RPC_WHY_MAX)));
 	return call("set-status", req, true, HOOK_TIMEOUT_MS);
 }
 
@@ -273,7 +301,8 @@ int rpc_cmd_set_status(int argc, char **argv)
 {
 	struct set_status_args a;
 	if (rpc_cmd_set_status_args(argc, argv, &a) < 0) {
-		char *u = xasprintf("set-status %s [--session ID] [--dir DIR]", status_choices());
+		char *u = xasprintf("set-status %s [--session ID] [--dir DIR] [--why TEXT]",
+				    status_choices());
 		int rc = usage(u);
 		free(u);
 		return rc;

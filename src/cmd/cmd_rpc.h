@@ -15,6 +15,7 @@ struct set_status_args {
 	const char *status;
 	const char *session; /* --session, else the event's, or NULL */
 	const char *dir;     /* --dir, else the event's cwd, or NULL */
+	const char *why;     /* failed: --why, else the event's error, or NULL */
 };
 int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out);
 /* Does this process have the pane's bridge (a token, or a sandbox)? */

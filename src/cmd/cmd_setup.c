@@ -37,31 +37,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const struct hook_spec claude_hooks[] = {
-	{"UserPromptSubmit", NULL, STATUS_WORKING, 10, NULL},
-	{"PostToolUse", NULL, STATUS_WORKING, 10, NULL},
-	{"Notification", "permission_prompt|elicitation_dialog", STATUS_WAITING, 10, NULL},
-	{"Stop", NULL, STATUS_DONE, 10, NULL},
-	{NULL, NULL, NULL, 0, NULL},
-};
-
-static const struct hook_spec codex_hooks[] = {
-	{"UserPromptSubmit", NULL, STATUS_WORKING, 10, NULL},
-	{"PostToolUse", NULL, STATUS_WORKING, 10, NULL},
-	{"PermissionRequest", NULL, STATUS_WAITING, 10, NULL},
-	{"Stop", NULL, STATUS_DONE, 10, NULL},
-	{NULL, NULL, NULL, 0, NULL},
-};
-
-/* Gemini CLI: a turn starts (BeforeAgent), tools run, it asks (Notification), it ends. */
-static const struct hook_spec gemini_hooks[] = {
-	{"BeforeAgent", NULL, STATUS_WORKING, 10000, "workrex-status"},
-	{"AfterTool", NULL, STATUS_WORKING, 10000, "workrex-status"},
-	{"Notification", NULL, STATUS_WAITING, 10000, "workrex-status"},
-	{"AfterAgent", NULL, STATUS_DONE, 10000, "workrex-status"},
-	{NULL, NULL, NULL, 0, NULL},
-};
-
 /*
  * OpenCode's plugin: busy is working, a permission asked is waiting, idle
  * is done. One file for both plugin formats: v1 calls the module's
@@ -131,7 +106,7 @@ static bool event_has_command(json_object *groups, const char *command)
 	return false;
 }
 
-int setup_merge(json_object *root, const struct hook_spec *specs, bool *changed, char **cause)
+int setup_merge(json_object *root, const struct kind_event *specs, bool *changed, char **cause)
 {
 	*changed = false;
 	if (!json_object_is_type(root, json_type_object)) {
@@ -147,7 +122,7 @@ int setup_merge(json_object *root, const struct hook_spec *specs, bool *changed,
 		return -EINVAL;
 	}
 	/* Check every event's shape before changing any. */
-	for (const struct hook_spec *s = specs; s->event; s++) {
+	for (const struct kind_event *s = specs; s->event; s++) {
 		json_object *groups;
 		if (json_object_object_get_ex(hooks, s->event, &groups) && groups &&
 		    !json_object_is_type(groups, json_type_array)) {
@@ -155,7 +130,7 @@ int setup_merge(json_object *root, const struct hook_spec *specs, bool *changed,
 			return -EINVAL;
 		}
 	}
-	for (const struct hook_spec *s = specs; s->event; s++) {
+	for (const struct kind_event *s = specs; s->event; s++) {
 		json_object *groups;
 		if (!json_object_object_get_ex(hooks, s->event, &groups) || groups == NULL) {
 			groups = json_object_new_array();
@@ -251,7 +226,7 @@ static int replace_file(const char *path, const char *text, bool existed, char *
 }
 
 /* One agent's hook file: merge, then show or write. 0, or 1 on error (printed). */
-static int setup_json_file(const char *agent, const char *path, const struct hook_spec *specs,
+static int setup_json_file(const char *agent, const char *path, const struct kind_event *specs,
 			   bool print)
 {
 	bool existed;
@@ -437,10 +412,10 @@ static int setup_kind(const struct agent_kind *k, const char *home, bool print)
 	int rc = 0;
 	switch (k->hooks) {
 	case KIND_HOOKS_CLAUDE:
-		rc = setup_json_file(k->name, path, claude_hooks, print);
+		rc = setup_json_file(k->name, path, k->events, print);
 		break;
 	case KIND_HOOKS_CODEX: {
-		rc = setup_json_file(k->name, path, codex_hooks, print);
+		rc = setup_json_file(k->name, path, k->events, print);
 		char *dir = kind_config_dir(k, home);
 		char *toml = xasprintf("%s/config.toml", dir);
 		rc |= setup_codex_feature(toml, print);
@@ -449,7 +424,7 @@ static int setup_kind(const struct agent_kind *k, const char *home, bool print)
 		break;
 	}
 	case KIND_HOOKS_GEMINI:
-		rc = setup_json_file(k->name, path, gemini_hooks, print);
+		rc = setup_json_file(k->name, path, k->events, print);
 		break;
 	case KIND_HOOKS_OPENCODE:
 		rc = setup_plugin(k->name, path, opencode_plugin, print);

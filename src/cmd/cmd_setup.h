@@ -5,23 +5,17 @@
 #ifndef WRX_CMD_SETUP_H
 #define WRX_CMD_SETUP_H
 
+#include "../config/kinds.h"
+
 #include <json-c/json.h>
 #include <stdbool.h>
-
-struct hook_spec {
-	const char *event;   /* "Stop" */
-	const char *matcher; /* or NULL */
-	const char *status;  /* what set-status reports */
-	int timeout;         /* the agent's unit: Claude and Codex seconds, Gemini ms */
-	const char *name;    /* the hook's name (Gemini shows it), or NULL */
-};
 
 /*
  * Add a group per spec (ended by a NULL event) to root's "hooks" unless
  * that event already runs the same command. *changed says whether anything
  * was added. -EINVAL with *cause when root has another shape (nothing changed).
  */
-int setup_merge(json_object *root, const struct hook_spec *specs, bool *changed, char **cause);
+int setup_merge(json_object *root, const struct kind_event *specs, bool *changed, char **cause);
 /*
  * Enable [features] codex_hooks in config.toml text: 1 with *out (new text,
  * caller frees), 0 when it is on already, -EPERM when the user turned it off.

@@ -9,6 +9,8 @@
  * sandboxed agent asks, without a prompt form the prompt is typed in.
  */
 #include "kinds.h"
+
+#include "../rpc/status.h"
 #include "config.h"
 
 #include "../util/util.h"
@@ -17,6 +19,54 @@
 #include <string.h>
 
 #define NPM(pkg) "npm:" pkg
+
+/*
+ * Each kind's hook events and what they report (setup installs them).
+ *
+ * Claude Code (its hooks reference; the events checked in 2.1.197): a
+ * turn starts and works, it asks (a permission dialog, an MCP server's
+ * elicitation, the notification of either), it ends (Stop), or dies on an
+ * API error (StopFailure: failed, with the error as the reason), and a
+ * session that ends (exit, /clear) leaves no status. SubagentStop is not
+ * the agent's end: a background subagent's finishing leaves it working.
+ */
+static const struct kind_event claude_events[] = {
+	{"UserPromptSubmit", NULL, STATUS_WORKING, 10, NULL},
+	{"PostToolUse", NULL, STATUS_WORKING, 10, NULL},
+	{"PermissionRequest", NULL, STATUS_WAITING, 10, NULL},
+	{"Elicitation", NULL, STATUS_WAITING, 10, NULL},
+	{"Notification", "permission_prompt|elicitation_dialog", STATUS_WAITING, 10, NULL},
+	{"Stop", NULL, STATUS_DONE, 10, NULL},
+	{"StopFailure", NULL, STATUS_FAILED, 10, NULL},
+	{"SessionEnd", NULL, STATUS_CLEAR, 10, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};
+
+static const struct kind_event codex_events[] = {
+	{"UserPromptSubmit", NULL, STATUS_WORKING, 10, NULL},
+	{"PostToolUse", NULL, STATUS_WORKING, 10, NULL},
+	{"PermissionRequest", NULL, STATUS_WAITING, 10, NULL},
+	{"Stop", NULL, STATUS_DONE, 10, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};
+
+/* Gemini CLI: a turn starts (BeforeAgent), tools run, it asks (Notification), it ends. */
+static const struct kind_event gemini_events[] = {
+	{"BeforeAgent", NULL, STATUS_WORKING, 10000, "workrex-status"},
+	{"AfterTool", NULL, STATUS_WORKING, 10000, "workrex-status"},
+	{"Notification", NULL, STATUS_WAITING, 10000, "workrex-status"},
+	{"AfterAgent", NULL, STATUS_DONE, 10000, "workrex-status"},
+	{NULL, NULL, NULL, 0, NULL},
+};
+
+/* OpenCode's plugin (cmd_setup.c): the session's events it listens to. */
+static const struct kind_event opencode_events[] = {
+	{"session.status (busy)", NULL, STATUS_WORKING, 0, NULL},
+	{"permission.asked", NULL, STATUS_WAITING, 0, NULL},
+	{"permission.updated", NULL, STATUS_WAITING, 0, NULL},
+	{"session.idle", NULL, STATUS_DONE, 0, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};
 
 const struct agent_kind agent_kinds[] = {
 	/*
@@ -44,6 +94,7 @@ const struct agent_kind agent_kinds[] = {
 			   "'{\"skipDangerousModePermissionPrompt\":true}'",
 		.auto_name = "claude --model haiku -p",
 		.hooks = KIND_HOOKS_CLAUDE,
+		.events = claude_events,
 		.hooks_file = "settings.json",
 		.config_dir = ".claude",
 		.config_env = "CLAUDE_CONFIG_DIR",
@@ -79,6 +130,7 @@ const struct agent_kind agent_kinds[] = {
 		.approve = "--yolo",
 		.auto_name = "codex exec -c model_reasoning_effort=low --skip-git-repo-check",
 		.hooks = KIND_HOOKS_CODEX,
+		.events = codex_events,
 		.hooks_file = "hooks.json",
 		.config_dir = ".codex",
 		.config_env = "CODEX_HOME",
@@ -105,6 +157,7 @@ const struct agent_kind agent_kinds[] = {
 		.approve = "--yolo",
 		.auto_name = "gemini -m gemini-2.5-flash-lite -p ' '",
 		.hooks = KIND_HOOKS_GEMINI,
+		.events = gemini_events,
 		.hooks_file = "settings.json",
 		.config_dir = ".gemini",
 		/* https://geminicli.com/docs/get-started/configuration/: tmp/ (its chats) is state. */
@@ -130,6 +183,7 @@ const struct agent_kind agent_kinds[] = {
 		.fork = "--session {id} --fork",
 		.auto_name = "opencode run",
 		.hooks = KIND_HOOKS_OPENCODE,
+		.events = opencode_events,
 		.hooks_file = "plugins/workrex-status.js",
 		.config_dir = ".config/opencode",
 	},
@@ -407,7 +461,19 @@ void kind_reference_man(struct buf *b)
 		add_field(b, "Fork:", k->fork);
 		add_field(b, "In a sandbox:", k->approve);
 		add_field(b, "Names (add \\-A):", k->auto_name);
-		buf_addf(b, "Status: %s.\n", hook_names[k->hooks]);
+		buf_addf(b, "Status: %s", hook_names[k->hooks]);
+		for (const struct kind_event *e = k->events; e && e->event; e++) {
+			buf_addstr(b, e == k->events ? ": " : ", ");
+			buf_add_roff(b, e->event);
+			if (e->matcher) {
+				buf_addstr(b, " (");
+				buf_add_roff(b, e->matcher);
+				buf_addch(b, ')');
+			}
+			buf_addstr(b, " \\(-> ");
+			buf_add_roff(b, e->status);
+		}
+		buf_addstr(b, ".\n");
 		buf_addstr(b, "Documented at ");
 		buf_add_roff(b, k->doc);
 		buf_addstr(b, ".\n");

@@ -34,6 +34,19 @@ enum kind_hooks {
 	KIND_HOOKS_OPENCODE, /* a plugin file, loaded by OpenCode v1 and v2 */
 };
 
+/*
+ * One hook event of a kind and the status it reports: what `setup`
+ * installs (`workrex set-status STATUS` on EVENT, where MATCHER matches),
+ * and what workrex(1) lists. A kind's events end with a NULL event.
+ */
+struct kind_event {
+	const char *event;   /* "Stop" */
+	const char *matcher; /* or NULL */
+	const char *status;  /* what set-status reports: working, waiting, done, failed, clear */
+	int timeout;         /* the agent's unit: Claude and Codex seconds, Gemini ms */
+	const char *name;    /* the hook's name (Gemini shows it), or NULL */
+};
+
 struct agent_kind {
 	const char *name;       /* the command: claude */
 	const char *title;      /* Claude Code */
@@ -49,9 +62,10 @@ struct agent_kind {
 	const char *approve;      /* its no-questions flag: only ever inside a sandbox */
 	const char *auto_name;    /* a cheap one-shot command: a request on stdin, text out */
 	enum kind_hooks hooks;
-	const char *hooks_file; /* inside config_dir */
-	const char *config_dir; /* under HOME ($XDG_CONFIG_HOME for .config/...) */
-	const char *config_env; /* the variable that moves config_dir, or NULL */
+	const struct kind_event *events; /* its hook events mapped to statuses, or NULL */
+	const char *hooks_file;          /* inside config_dir */
+	const char *config_dir;          /* under HOME ($XDG_CONFIG_HOME for .config/...) */
+	const char *config_env;          /* the variable that moves config_dir, or NULL */
 	/*
 	 * What a sandbox gets of config_dir (backends/agenthome.h): settings
 	 * bound read-only from the host, credentials copied fresh at each

@@ -1455,6 +1455,12 @@ static void do_set_status(struct act_call *c)
 	if (at)
 		a->hook_at = at;
 	session_set_status(c->w->s, a, st);
+	/* Its turn died (an API error): why, in its own words, as a program's end says it. */
+	if (st == WRX_STATUS_FAILED) {
+		const char *why = str_arg(c, "why");
+		free(a->failure);
+		a->failure = xstrdup(why && *why ? why : "it said it failed");
+	}
 	/* Another agent's session is not this one's to claim: its status stays its own. */
 	int n = 0;
 	struct agent *holder = id ? agent_by_session(c->w, id, &n) : NULL;
@@ -1788,7 +1794,7 @@ static const struct action table[] = {
 	{"egress", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, VERB_AGENT, do_egress},
 	{"set-status", "set_status",
 	 ARGS({"status", ARG_STR, true}, {"session", ARG_STR, false}, {"dir", ARG_STR, false},
-	      {"at", ARG_INT, false}),
+	      {"at", ARG_INT, false}, {"why", ARG_STR, false}),
 	 DOOR_AGENT, 0, DOOR_AGENT, 0, do_set_status},
 	{"session-status", NULL,
 	 ARGS({"status", ARG_STR, true}, {"session", ARG_STR, true}, {"dir", ARG_STR, false}),

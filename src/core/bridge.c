@@ -62,6 +62,7 @@ static json_object *request_args(const struct rpc_req *req)
 	add_str(o, "status", req->status);
 	add_str(o, "session", req->session);
 	add_str(o, "dir", req->dir);
+	add_str(o, "why", req->why);
 	if (req->at > 0)
 		json_object_object_add(o, "at", json_object_new_int64(req->at));
 	add_str(o, "title", req->title);

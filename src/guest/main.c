@@ -27,7 +27,8 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 } table[] = {
-	{"set-status", rpc_cmd_set_status, "working|waiting|done|clear: this agent's status"},
+	{"set-status", rpc_cmd_set_status,
+	 "working|waiting|done|failed|clear: this agent's status"},
 	{"set-title", rpc_cmd_set_title, "<title>: this agent's title"},
 	{"notify", rpc_cmd_notify, "[text]: notify the user"},
 	{"add", rpc_cmd_add, "<branch> [-p TEXT | -P FILE] [-b]: a new agent, made by the host"},

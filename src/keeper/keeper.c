@@ -772,6 +772,8 @@ static void on_rpc(struct rpc_call *call, const struct rpc_req *req, void *data)
 		if (meta_late(k, st, req->at))
 			break;
 		meta_set(k, "status", st == WRX_STATUS_NONE ? NULL : status_word(st));
+		if (st == WRX_STATUS_FAILED)
+			meta_set(k, "failure", req->why ? req->why : "it said it failed");
 		if (req->session)
 			meta_set(k, "session", req->session);
 		mark_save(k);

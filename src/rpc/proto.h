@@ -26,6 +26,7 @@
 #define RPC_TEXT_MAX 4096
 #define RPC_SESSION_MAX 128 /* an agent CLI's session id */
 #define RPC_DIR_MAX 4096    /* the directory a hook ran in */
+#define RPC_WHY_MAX 512     /* why an agent says it failed */
 
 /* 32 random bytes as 64 lowercase hex digits; out has RPC_TOKEN_LEN + 1 bytes. 0 or -errno. */
 int rpc_token_new(char *out);
@@ -60,10 +61,11 @@ enum rpc_type {
 /* A decoded request; strings are borrowed from the JSON object it came from. */
 struct rpc_req {
 	enum rpc_type type;
-	const char *status;          /* set_status: working|waiting|done|clear */
+	const char *status;          /* set_status: working|waiting|done|failed|clear */
 	const char *session;         /* set_status: the agent CLI's session id, or NULL */
 	const char *dir;             /* set_status: where its hook ran (absolute), or NULL */
 	int64_t at;                  /* set_status: when its hook started (wall ms), or 0 */
+	const char *why;             /* set_status failed: the reason (the CLI's error), or NULL */
 	const char *title;           /* set_title */
 	const char *text;            /* notify (may be NULL) */
 	const char *branch, *prompt; /* spawn_agent */

@@ -17,7 +17,7 @@ static const struct {
 	[WRX_STATUS_WORKING] = {STATUS_WORKING, true, true},
 	[WRX_STATUS_WAITING] = {STATUS_WAITING, true, true},
 	[WRX_STATUS_DONE] = {STATUS_DONE, true, true},
-	[WRX_STATUS_FAILED] = {STATUS_FAILED, false, true},
+	[WRX_STATUS_FAILED] = {STATUS_FAILED, true, true},
 	[WRX_STATUS_INTERRUPTED] = {"interrupted", false, false},
 };
 
@@ -56,7 +56,7 @@ int status_parse_reached(const char *word, enum wrx_status *st)
 
 const char *status_choices(void)
 {
-	return "working|waiting|done|" STATUS_CLEAR;
+	return "working|waiting|done|failed|" STATUS_CLEAR;
 }
 
 enum wrx_status status_ended(int wstatus, char *how, size_t len)

@@ -36,8 +36,8 @@ enum wrx_status {
 /* What an agent reports or the dashboard shows for st: "working", ... ; none: "-". */
 const char *status_word(enum wrx_status st);
 /*
- * The status an agent may report by word: working, waiting, done, or
- * clear (none). 0, or -1 for any other word.
+ * The status an agent may report by word: working, waiting, done, failed
+ * (its turn died: an API error), or clear (none). 0, or -1 for any other word.
  */
 int status_parse(const char *word, enum wrx_status *st);
 /* A status an agent reaches (working, waiting, done, failed): what wait and the icons name. */
@@ -57,7 +57,7 @@ bool status_late(uint64_t at, uint64_t last, enum wrx_status st, enum wrx_status
  */
 enum wrx_status status_ended(int wstatus, char *how, size_t len);
 
-/* "working|waiting|done|clear", for usage and error messages. */
+/* "working|waiting|done|failed|clear", for usage and error messages. */
 const char *status_choices(void);
 
 #endif

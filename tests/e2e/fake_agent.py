@@ -9,7 +9,9 @@ CLI does: each matching hook's "command" through `sh -c`, exactly as
 written, with the event's JSON on stdin, in the agent's environment. The
 test drives it by typing lines: "go" submits a prompt and runs a tool,
 "ask" asks for permission, "idle" is a notification that is not one,
-"finish" ends the turn, "quit" exits. Gemini reads a hook's stdout as
+"finish" ends the turn, "quit" exits; for Claude Code also "perm" (a
+PermissionRequest), "elicit" (an MCP Elicitation), "sub" (a subagent's
+SubagentStop), "fail" (StopFailure, an API error) and "end" (SessionEnd). Gemini reads a hook's stdout as
 JSON: anything else on it is reported as "bad stdout".
 """
 import json, os, re, subprocess, sys
@@ -23,6 +25,12 @@ if kind == "claude":
                        {"notification_type": "permission_prompt",
                         "message": "Claude needs your permission to use Bash"})],
               "idle": [("Notification", "idle_prompt", {"notification_type": "idle_prompt"})],
+              "perm": [("PermissionRequest", "Bash", {"tool_name": "Bash"})],
+              "elicit": [("Elicitation", "docs", {"mcp_server_name": "docs", "message": "Which?"})],
+              "sub": [("SubagentStop", None, {"agent_id": "a1", "agent_type": "Explore"})],
+              "fail": [("StopFailure", "rate_limit",
+                        {"error": "rate_limit", "error_details": "429: try again in 5 minutes"})],
+              "end": [("SessionEnd", "clear", {"reason": "clear"})],
               "finish": [("Stop", None, {"stop_hook_active": False})]}
     timeout_unit = 1
     hooks_file = os.path.join(conf, "settings.json")

@@ -58,6 +58,32 @@ YAML
 	wrx status --json | grep -q '"status":"done"'
 	(cd "$repo" && timeout 5 "$WORKREX" wait feat --timeout 3 >/dev/null)
 	grep -q 'workrex set-status waiting' "$HOME/.claude/settings.json"
+	# Every event setup mapped: a permission request and an MCP elicitation wait...
+	wrx send feat go
+	wait_for '^ 2 ● feat'
+	wrx send feat perm
+	wait_for '^ 2 ◆ feat'
+	wrx send feat go
+	wait_for '^ 2 ● feat'
+	wrx send feat elicit
+	wait_for '^ 2 ◆ feat'
+	# ... a background subagent finishing is not the agent's end ...
+	wrx send feat go
+	wait_for '^ 2 ● feat'
+	wrx send feat sub
+	sleep 0.5
+	not grep -q 'hook SubagentStop' <(screen) # setup installs none for it
+	row 2 | grep -q '●'
+	# ... a turn that died on an API error is failed, with the error as its reason ...
+	wrx send feat fail
+	wait_for '^ 2 ✗ feat'
+	wait_for '^   rate_limit: 429'
+	wrx status --json | grep -q '"failure":"rate_limit: 429: try again in 5 minutes"'
+	# ... and a session that ended leaves no status.
+	wrx send feat end
+	wait_for 'hook SessionEnd rc=0'
+	until_ok 10 eval 'wrx status --json | grep -q "\"status\":null"' || { wrx status --json >&2; return 1; }
+	not grep -q 'rc=[1-9]' <(screen)
 	wrx send feat quit
 	wait_for '\[exited 0\]'
 }
@@ -591,7 +617,7 @@ t_late_hook_after_done() {
 	wrx status late | grep -q done
 }
 
-run_test "setup's Claude hooks, run by a stand-in agent, change the icons" t_claude_hooks_change_icons
+run_test "setup's Claude hooks, run by a stand-in agent, change the icons (every mapped event, StopFailure to failed)" t_claude_hooks_change_icons
 run_test "a hook that started before done and arrives after it changes nothing (dashboard, keeper, the next dashboard)" t_late_hook_after_done
 run_test "status noticed without hooks: silence, exit; set-status outside a pane" t_status_without_hooks
 run_test "failed, crashed and done keep status, reason and age: detach, reboot" t_statuses_survive

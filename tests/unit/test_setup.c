@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const struct hook_spec specs[] = {
+static const struct kind_event specs[] = {
 	{"Stop", NULL, "done", 10, NULL},
 	{"Notification", "permission_prompt|elicitation_dialog", "waiting", 10, NULL},
 	{NULL, NULL, NULL, 0, NULL},
