@@ -6,6 +6,8 @@
 #include "cmd.h"
 
 #include "../config/kinds.h"
+#include "../util/util.h"
+#include "cmd_setup.h"
 #include "../util/json.h"
 
 #include <stdio.h>
@@ -17,6 +19,23 @@ static const char *prompt_form(const struct agent_kind *k)
 	return k->prompt == KIND_PROMPT_ARG    ? "argument"
 	       : k->prompt == KIND_PROMPT_FLAG ? "flag"
 					       : "typed";
+}
+
+/* "4m ago", "2h ago", "3d ago", or "-": when its hooks last reached a dashboard. */
+static void heard_ago(const struct agent_kind *k, char *out, size_t n)
+{
+	uint64_t at = kind_heard(k), now = wall_ms();
+	uint64_t s = at && now > at ? (now - at) / 1000 : 0;
+	if (at == 0 || k->hooks == KIND_HOOKS_NONE)
+		snprintf(out, n, "-");
+	else if (s < 60)
+		snprintf(out, n, "just now");
+	else if (s < 3600)
+		snprintf(out, n, "%llum ago", (unsigned long long)(s / 60));
+	else if (s < 86400)
+		snprintf(out, n, "%lluh ago", (unsigned long long)(s / 3600));
+	else
+		snprintf(out, n, "%llud ago", (unsigned long long)(s / 86400));
 }
 
 static json_object *kind_json(const struct agent_kind *k)
@@ -31,6 +50,19 @@ static json_object *kind_json(const struct agent_kind *k)
 	json_add_str(o, "sandbox_flag", k->approve);
 	json_add_str(o, "auto_name", k->auto_name);
 	json_object_object_add(o, "hooks", json_object_new_boolean(k->hooks != KIND_HOOKS_NONE));
+	/* Installed for this user, and heard from; its events and what each reports. */
+	json_add_str(o, "hooks_state", setup_state(k, getenv("HOME")));
+	uint64_t heard = kind_heard(k);
+	json_object_object_add(o, "heard", heard ? json_object_new_int64((int64_t)heard) : NULL);
+	json_object *events = json_object_new_array();
+	for (const struct kind_event *e = k->events; e && e->event; e++) {
+		json_object *ev = json_object_new_object();
+		json_add_str(ev, "event", e->event);
+		json_add_str(ev, "matcher", e->matcher);
+		json_add_str(ev, "status", e->status);
+		json_object_array_add(events, ev);
+	}
+	json_object_object_add(o, "events", events);
 	json_add_str(o, "install", k->install);
 	json_add_str(o, "doc", k->doc);
 	return o;
@@ -85,13 +117,17 @@ int cmd_agent_kinds(struct cmd_ctx *ctx, int argc, char **argv)
 		config_free(&c);
 		return 0;
 	}
-	printf("%-12s %-9s %-8s %-6s %-4s %-5s %s\n", "KIND", "INSTALLED", "PROMPT", "RESUME",
-	       "FORK", "STATUS", "IN A SANDBOX");
+	/* HOOKS: installed for you (setup); HEARD: when one last reached a dashboard. */
+	printf("%-12s %-9s %-8s %-6s %-4s %-7s %-8s %s\n", "KIND", "INSTALLED", "PROMPT", "RESUME",
+	       "FORK", "HOOKS", "HEARD", "IN A SANDBOX");
 	for (size_t i = 0; i < agent_nkinds; i++) {
 		const struct agent_kind *k = &agent_kinds[i];
-		printf("%-12s %-9s %-8s %-6s %-4s %-5s %s\n", k->name,
+		const char *state = setup_state(k, getenv("HOME"));
+		char heard[32];
+		heard_ago(k, heard, sizeof heard);
+		printf("%-12s %-9s %-8s %-6s %-4s %-7s %-8s %s\n", k->name,
 		       kind_installed(k) ? "yes" : "-", prompt_form(k), k->resume ? "yes" : "-",
-		       k->fork ? "yes" : "-", k->hooks != KIND_HOOKS_NONE ? "hooks" : "-",
+		       k->fork ? "yes" : "-", state ? state : "-", heard,
 		       k->approve ? k->approve : "(asks)");
 	}
 	if (c.nagents)

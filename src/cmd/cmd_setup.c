@@ -399,6 +399,60 @@ static int setup_plugin(const char *agent, const char *path, const char *plugin,
 	return rc;
 }
 
+/* How many of specs' events root's "hooks" runs our command for (of *total). */
+static int events_present(json_object *root, const struct kind_event *specs, int *total)
+{
+	json_object *hooks = NULL, *groups;
+	int n = 0;
+	*total = 0;
+	bool ok = json_object_is_type(root, json_type_object) &&
+		  json_object_object_get_ex(root, "hooks", &hooks) &&
+		  json_object_is_type(hooks, json_type_object);
+	for (const struct kind_event *s = specs; s && s->event; s++) {
+		(*total)++;
+		char *command = setup_hook_command(s->status);
+		n += ok && json_object_object_get_ex(hooks, s->event, &groups) &&
+		     json_object_is_type(groups, json_type_array) &&
+		     event_has_command(groups, command);
+		free(command);
+	}
+	return n;
+}
+
+const char *setup_state(const struct agent_kind *k, const char *home)
+{
+	if (k->hooks == KIND_HOOKS_NONE)
+		return NULL;
+	char *path = kind_hooks_path(k, home), *text = NULL, *cause = NULL;
+	int rc = path ? file_read(path, 64u << 20, &text, &cause) : -ENOENT;
+	const char *state = "not set";
+	if (rc == 0 && k->hooks == KIND_HOOKS_OPENCODE) {
+		state = strcmp(text, opencode_plugin) == 0 ? "set up" : "old";
+	} else if (rc == 0) {
+		json_object *root = json_tokener_parse(text);
+		int total, n = events_present(root, k->events, &total);
+		state = n == total ? "set up" : n ? "partly" : "not set";
+		json_object_put(root);
+	}
+	/* Codex runs none of them while its feature is off. */
+	if (k->hooks == KIND_HOOKS_CODEX && strcmp(state, "not set") != 0) {
+		char *dir = kind_config_dir(k, home), *toml = xasprintf("%s/config.toml", dir),
+		     *t = NULL, *out = NULL;
+		if (file_read(toml, 1u << 20, &t, &cause) < 0)
+			t = xstrdup(""); /* no config.toml: the feature is not on */
+		int on = setup_codex_toml(t, &out);
+		state = on == -EPERM ? "off" : on == 1 ? "partly" : state;
+		free(out);
+		free(t);
+		free(toml);
+		free(dir);
+	}
+	free(cause);
+	free(text);
+	free(path);
+	return state;
+}
+
 static bool dir_exists(const char *path)
 {
 	struct stat st;
@@ -461,6 +515,15 @@ int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv)
 			continue;
 		rc |= setup_kind(k, home, print);
 		found++;
+		/* Installed is not working: whether a dashboard ever heard from them. */
+		uint64_t heard = kind_heard(k), now = wall_ms();
+		if (!print && heard)
+			printf("%s: its hooks last reached a dashboard %llu min ago\n", k->name,
+			       (unsigned long long)((now > heard ? now - heard : 0) / 60000));
+		else if (!print)
+			printf("%s: no hook of it has reached a dashboard yet (workrex agents says "
+			       "when one does)\n",
+			       k->name);
 	}
 	if (found == 0) {
 		rc = cmd_fail("setup",

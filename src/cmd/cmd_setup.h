@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /*
  * Add a group per spec (ended by a NULL event) to root's "hooks" unless
@@ -16,6 +17,12 @@
  * was added. -EINVAL with *cause when root has another shape (nothing changed).
  */
 int setup_merge(json_object *root, const struct kind_event *specs, bool *changed, char **cause);
+/*
+ * Are k's hooks installed for home: "set up" (every event), "partly",
+ * "not set", "off" (Codex's feature turned off), "old" (an OpenCode
+ * plugin of another build); NULL: the kind has none.
+ */
+const char *setup_state(const struct agent_kind *k, const char *home);
 /*
  * Enable [features] codex_hooks in config.toml text: 1 with *out (new text,
  * caller frees), 0 when it is on already, -EPERM when the user turned it off.

@@ -13,10 +13,14 @@
 #include "../rpc/status.h"
 #include "config.h"
 
+#include "../util/log.h"
 #include "../util/util.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NPM(pkg) "npm:" pkg
 
@@ -409,6 +413,47 @@ char *kind_hooks_path(const struct agent_kind *k, const char *home)
 	char *path = dir ? xasprintf("%s/%s", dir, k->hooks_file) : NULL;
 	free(dir);
 	return path;
+}
+
+static char *heard_path(const struct agent_kind *k)
+{
+	char *dir = state_dir();
+	char *p = dir ? xasprintf("%s/heard-%s", dir, k->name) : NULL;
+	free(dir);
+	return p;
+}
+
+uint64_t kind_heard(const struct agent_kind *k)
+{
+	char *p = heard_path(k), *text = NULL, *cause = NULL;
+	uint64_t at = 0;
+	if (p && file_read(p, 64, &text, &cause) == 0)
+		at = strtoull(text, NULL, 10);
+	free(cause);
+	free(text);
+	free(p);
+	return at;
+}
+
+void kind_heard_note(const struct agent_kind *k, uint64_t at)
+{
+	static uint64_t noted[64];
+	size_t i = (size_t)(k - agent_kinds);
+	if (i >= agent_nkinds || i >= WRX_ARRAY_LEN(noted) || at < noted[i] + 60000)
+		return;
+	noted[i] = at;
+	char *p = heard_path(k), *tmp = p ? xasprintf("%s.tmp", p) : NULL;
+	char text[32];
+	int n = snprintf(text, sizeof text, "%llu\n", (unsigned long long)at);
+	int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
+	bool ok = fd >= 0 && fd_write_all(fd, text, (size_t)n) == 0;
+	if (fd >= 0)
+		close(fd);
+	if (!ok || rename(tmp, p) < 0)
+		log_msg("%s: cannot note its hooks were heard (%s)", k->name,
+			p ? p : "no state dir");
+	free(tmp);
+	free(p);
 }
 
 static const char *const hook_names[] = {

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct config;
 struct buf;
@@ -94,6 +95,13 @@ bool kind_installed(const struct agent_kind *k);
 char *kind_config_dir(const struct agent_kind *k, const char *home);
 /* Where `setup` writes the kind's hooks; NULL: none. Caller frees. */
 char *kind_hooks_path(const struct agent_kind *k, const char *home);
+/*
+ * When a hook of k last reached a dashboard (wall ms; 0: never): the
+ * dashboard notes it (kind_heard_note, at most once a minute per kind and
+ * process), `agents` and `setup` say it.
+ */
+uint64_t kind_heard(const struct agent_kind *k);
+void kind_heard_note(const struct agent_kind *k, uint64_t at);
 /* workrex(1)'s AGENT KINDS section, between its BEGIN and END lines. */
 void kind_reference_man(struct buf *b);
 

@@ -1454,6 +1454,11 @@ static void do_set_status(struct act_call *c)
 	}
 	if (at)
 		a->hook_at = at;
+	/* Its kind's hooks are heard from (agents and setup say when). */
+	const struct agent_kind *kind =
+		kind_of(&c->w->cfg, a->git.agent ? a->git.agent : agentcmd_default(&c->w->cfg));
+	if (kind)
+		kind_heard_note(kind, wall_ms());
 	session_set_status(c->w->s, a, st);
 	/* Its turn died (an API error): why, in its own words, as a program's end says it. */
 	if (st == WRX_STATUS_FAILED) {

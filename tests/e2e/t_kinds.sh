@@ -34,7 +34,7 @@ t_agents_and_setup_print() {
 	for k in claude codex gemini opencode copilot amp cursor-agent qwen crush goose kiro-cli pi grok aider; do
 		grep -Eq "^$k +" "$E2E_TMP/agents"
 	done
-	grep -Eq '^claude +yes +argument +yes +yes +hooks +--dangerously-skip-permissions' "$E2E_TMP/agents"
+	grep -Eq '^claude +yes +argument +yes +yes +not set +- +--dangerously-skip-permissions' "$E2E_TMP/agents"
 	grep -Eq '^reviewer +codex +/opt/wrap/run-codex' "$E2E_TMP/agents"
 	grep -Eq '^fast +claude +claude' "$E2E_TMP/agents"
 	(cd "$repo" && workrex agents --json) | python3 -c '
@@ -43,7 +43,10 @@ d = json.load(sys.stdin)
 kinds = {k["name"]: k for k in d["kinds"]}
 assert len(kinds) >= 14 and kinds["claude"]["installed"], kinds["claude"]
 assert kinds["aider"]["prompt"] == "typed" and kinds["codex"]["fork"] == "fork -C . {id}"
-assert {p["name"]: p["kind"] for p in d["profiles"]} == {"reviewer": "codex", "fast": "claude"}'
+assert {p["name"]: p["kind"] for p in d["profiles"]} == {"reviewer": "codex", "fast": "claude"}
+c = kinds["claude"]
+assert c["hooks_state"] == "not set" and c["heard"] is None, c
+assert {"event": "StopFailure", "matcher": None, "status": "failed"} in c["events"], c["events"]'
 	# A type that is no kind: the file is refused, said where.
 	printf 'agents:\n  x: {type: nosuch, command: y}\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
 	not workrex config check 2>"$E2E_TMP/err"

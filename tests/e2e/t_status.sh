@@ -21,14 +21,18 @@ t_claude_hooks_change_icons() {
 	echo '{"theme": "dark"}' >"$HOME/.claude/settings.json"
 	workrex setup >"$E2E_TMP/setup.out"
 	grep -q 'claude: hooks added' "$E2E_TMP/setup.out"
+	grep -q 'claude: no hook of it has reached a dashboard yet' "$E2E_TMP/setup.out"
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
 	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<YAML
 agent: fake
 agents:
   fake:
+    type: claude
     command: python3
     args: ["$here/fake_agent.py", "claude"]
 YAML
+	# Installed, not heard from yet.
+	workrex agents | grep -Eq '^claude +.* set up +- ' || { workrex agents >&2; return 1; }
 	start_repo 140 40
 	wait_for 'wrx\$'
 	wrx add feat -b >/dev/null
@@ -84,6 +88,9 @@ YAML
 	wait_for 'hook SessionEnd rc=0'
 	until_ok 10 eval 'wrx status --json | grep -q "\"status\":null"' || { wrx status --json >&2; return 1; }
 	not grep -q 'rc=[1-9]' <(screen)
+	# agents says its hooks were heard from.
+	workrex agents | grep -Eq '^claude +.* set up +just now ' || { workrex agents >&2; return 1; }
+	workrex setup | grep -q 'claude: its hooks last reached a dashboard 0 min ago'
 	wrx send feat quit
 	wait_for '\[exited 0\]'
 }
