@@ -293,26 +293,39 @@ static int setup_json_file(const char *agent, const char *path, const struct kin
 	return rc;
 }
 
+/* Is the key on this line (blanks skipped) name, followed by '=' or blanks? */
+static bool key_is(const char *p, const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(p, name, n) == 0 && (p[n] == ' ' || p[n] == '\t' || p[n] == '=');
+}
+
 int setup_codex_toml(const char *text, char **out)
 {
 	*out = NULL;
-	/* Look at each line for codex_hooks = ..., and for the [features] header. */
+	/*
+	 * Under [features]: hooks (the key now) or codex_hooks (its deprecated
+	 * alias) said already, either way, is the user's word. Else hooks.
+	 */
 	const char *features = NULL;
+	bool in_features = false;
 	for (const char *l = text; *l;) {
 		const char *end = strchr(l, '\n');
 		size_t len = end ? (size_t)(end - l) : strlen(l);
 		const char *p = l;
 		while (p < l + len && (*p == ' ' || *p == '\t'))
 			p++;
-		if (strncmp(p, "codex_hooks", 11) == 0) {
-			const char *v = p + 11;
-			while (*v == ' ' || *v == '\t' || *v == '=')
+		if (*p == '[') {
+			in_features = strncmp(p, "[features]", 10) == 0;
+			if (in_features)
+				features = l + len + (end ? 1 : 0);
+		} else if (in_features && (key_is(p, "hooks") || key_is(p, "codex_hooks"))) {
+			const char *v = strchr(p, '=');
+			for (v = v ? v + 1 : p + len; *v == ' ' || *v == '\t';)
 				v++;
 			return strncmp(v, "true", 4) == 0 ? 0
 							  : -EPERM; /* off by the user's choice */
 		}
-		if (strncmp(p, "[features]", 10) == 0)
-			features = l + len + (end ? 1 : 0);
 		l += len + (end ? 1 : 0);
 	}
 	struct buf b = {0};
@@ -320,20 +333,20 @@ int setup_codex_toml(const char *text, char **out)
 		buf_add(&b, text, (size_t)(features - text));
 		if (b.len && b.data[b.len - 1] != '\n')
 			buf_addch(&b, '\n');
-		buf_addstr(&b, "codex_hooks = true\n");
+		buf_addstr(&b, "hooks = true\n");
 		buf_addstr(&b, features);
 	} else {
 		buf_addstr(&b, text);
 		if (b.len && b.data[b.len - 1] != '\n')
 			buf_addch(&b, '\n');
-		buf_addstr(&b, b.len ? "\n[features]\ncodex_hooks = true\n"
-				     : "[features]\ncodex_hooks = true\n");
+		buf_addstr(&b,
+			   b.len ? "\n[features]\nhooks = true\n" : "[features]\nhooks = true\n");
 	}
 	*out = b.data;
 	return 1;
 }
 
-/* Codex runs hooks only with the codex_hooks feature on in config.toml. */
+/* Codex runs hooks only with its hooks feature on ([features] hooks in config.toml). */
 static int setup_codex_feature(const char *path, bool print)
 {
 	bool existed;
@@ -346,20 +359,20 @@ static int setup_codex_feature(const char *path, bool print)
 	int r = setup_codex_toml(text, &out), rc = 0;
 	free(text);
 	if (r == -EPERM) {
-		printf("codex: %s turns codex_hooks off; hooks will not run until it is true\n",
+		printf("codex: %s turns hooks off ([features]); they will not run until it is "
+		       "true\n",
 		       path);
 	} else if (r == 0) {
-		printf("codex: %s already enables codex_hooks\n", path);
+		printf("codex: %s already enables hooks\n", path);
 	} else if (print) {
-		printf("codex: would enable codex_hooks in %s ([features] codex_hooks = true)\n",
-		       path);
+		printf("codex: would enable hooks in %s ([features] hooks = true)\n", path);
 	} else {
 		char *backup = NULL;
 		if (replace_file(path, out, existed, &backup, &cause) < 0) {
 			rc = cmd_fail("setup", "codex: %s", cause);
 			free(cause);
 		} else {
-			printf("codex: codex_hooks enabled in %s%s%s%s\n", path,
+			printf("codex: hooks enabled in %s%s%s%s\n", path,
 			       backup ? " (backup: " : "", backup ? backup : "", backup ? ")" : "");
 		}
 		free(backup);

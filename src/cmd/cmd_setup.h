@@ -24,8 +24,9 @@ int setup_merge(json_object *root, const struct kind_event *specs, bool *changed
  */
 const char *setup_state(const struct agent_kind *k, const char *home);
 /*
- * Enable [features] codex_hooks in config.toml text: 1 with *out (new text,
- * caller frees), 0 when it is on already, -EPERM when the user turned it off.
+ * Enable [features] hooks in config.toml text (codex_hooks, its deprecated
+ * alias, counts too): 1 with *out (new text, caller frees), 0 when it is on
+ * already, -EPERM when the user turned it off.
  */
 int setup_codex_toml(const char *text, char **out);
 

@@ -46,10 +46,16 @@ static const struct kind_event claude_events[] = {
 	{NULL, NULL, NULL, 0, NULL},
 };
 
+/*
+ * Codex (its hooks page; hooks run once trusted, `/hooks`): a turn, a
+ * permission asked, its end, and a turn the user interrupted, which then
+ * waits for them.
+ */
 static const struct kind_event codex_events[] = {
 	{"UserPromptSubmit", NULL, STATUS_WORKING, 10, NULL},
 	{"PostToolUse", NULL, STATUS_WORKING, 10, NULL},
 	{"PermissionRequest", NULL, STATUS_WAITING, 10, NULL},
+	{"Interrupt", NULL, STATUS_WAITING, 10, NULL},
 	{"Stop", NULL, STATUS_DONE, 10, NULL},
 	{NULL, NULL, NULL, 0, NULL},
 };
@@ -459,7 +465,7 @@ void kind_heard_note(const struct agent_kind *k, uint64_t at)
 static const char *const hook_names[] = {
 	[KIND_HOOKS_NONE] = "none",
 	[KIND_HOOKS_CLAUDE] = "settings.json hooks",
-	[KIND_HOOKS_CODEX] = "hooks.json (codex_hooks on)",
+	[KIND_HOOKS_CODEX] = "hooks.json ([features] hooks on)",
 	[KIND_HOOKS_GEMINI] = "settings.json hooks",
 	[KIND_HOOKS_OPENCODE] = "a plugin (v1 and v2)",
 };

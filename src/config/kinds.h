@@ -30,7 +30,7 @@ enum kind_prompt {
 enum kind_hooks {
 	KIND_HOOKS_NONE,
 	KIND_HOOKS_CLAUDE,   /* settings.json "hooks", Claude Code's events */
-	KIND_HOOKS_CODEX,    /* hooks.json, and codex_hooks on in config.toml */
+	KIND_HOOKS_CODEX,    /* hooks.json, and [features] hooks on in config.toml */
 	KIND_HOOKS_GEMINI,   /* settings.json "hooks", named, timeouts in ms */
 	KIND_HOOKS_OPENCODE, /* a plugin file, loaded by OpenCode v1 and v2 */
 };

@@ -11,7 +11,8 @@ test drives it by typing lines: "go" submits a prompt and runs a tool,
 "ask" asks for permission, "idle" is a notification that is not one,
 "finish" ends the turn, "quit" exits; for Claude Code also "perm" (a
 PermissionRequest), "elicit" (an MCP Elicitation), "sub" (a subagent's
-SubagentStop), "fail" (StopFailure, an API error) and "end" (SessionEnd). Gemini reads a hook's stdout as
+SubagentStop), "fail" (StopFailure, an API error) and "end" (SessionEnd);
+for Codex "interrupt" (the user interrupted the turn). Gemini reads a hook's stdout as
 JSON: anything else on it is reported as "bad stdout".
 """
 import json, os, re, subprocess, sys
@@ -39,6 +40,7 @@ elif kind == "codex":
     events = {"go": [("UserPromptSubmit", None, {"prompt": "go"}),
                      ("PostToolUse", "shell", {"tool_name": "shell"})],
               "ask": [("PermissionRequest", "shell", {"tool_name": "shell"})],
+              "interrupt": [("Interrupt", None, {})],
               "finish": [("Stop", None, {"last_assistant_message": "done"})]}
     timeout_unit = 1
     hooks_file = os.path.join(conf, "hooks.json")

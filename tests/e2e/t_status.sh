@@ -439,6 +439,13 @@ YAML
 		wrx send $h finish
 		wait_for "^ [234] ✓ $h"
 	done
+	# Codex: a turn the user interrupted waits for them.
+	wrx send c1 go
+	wait_for "^ [234] ● c1"
+	wrx send c1 interrupt
+	wait_for "^ [234] ◆ c1"
+	grep -q '^hooks = true$' "$HOME/.codex/config.toml"
+	not grep -q codex_hooks "$HOME/.codex/config.toml"
 	wrx capture c1 | grep -q 'hook Stop rc=0'
 	wrx capture c1 | not grep -q 'rc=[1-9]'
 	wrx capture g1 | grep -q 'hook AfterAgent rc=0'

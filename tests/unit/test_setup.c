@@ -83,16 +83,24 @@ static void test_codex_toml(void **state)
 	(void)state;
 	char *out;
 	assert_int_equal(setup_codex_toml("", &out), 1);
-	assert_string_equal(out, "[features]\ncodex_hooks = true\n");
+	assert_string_equal(out, "[features]\nhooks = true\n");
 	free(out);
 	assert_int_equal(setup_codex_toml("model = \"o3\"", &out), 1);
-	assert_string_equal(out, "model = \"o3\"\n\n[features]\ncodex_hooks = true\n");
+	assert_string_equal(out, "model = \"o3\"\n\n[features]\nhooks = true\n");
 	free(out);
 	assert_int_equal(setup_codex_toml("[features]\nweb = true\n[x]\n", &out), 1);
-	assert_string_equal(out, "[features]\ncodex_hooks = true\nweb = true\n[x]\n");
+	assert_string_equal(out, "[features]\nhooks = true\nweb = true\n[x]\n");
 	free(out);
 	assert_int_equal(setup_codex_toml("[features]\ncodex_hooks = true\n", &out), 0);
 	assert_int_equal(setup_codex_toml("[features]\n  codex_hooks=false\n", &out), -EPERM);
+	/* hooks, the key now: the user's word either way; only under [features]. */
+	assert_int_equal(setup_codex_toml("[features]\nhooks = true\n", &out), 0);
+	assert_int_equal(setup_codex_toml("[features]\nhooks=false\n", &out), -EPERM);
+	assert_int_equal(setup_codex_toml("[x]\nhooks = false\n[hooks.state]\n", &out), 1);
+	assert_string_equal(out, "[x]\nhooks = false\n[hooks.state]\n\n[features]\nhooks = true\n");
+	free(out);
+	assert_int_equal(setup_codex_toml("[features]\nhooks_extra = false\n", &out), 1);
+	free(out);
 }
 
 static char *slurp(const char *path)
@@ -149,7 +157,7 @@ static void test_setup_command_twice(void **state)
 	char *h = slurp(hooks), *t = slurp(toml);
 	assert_non_null(h);
 	assert_non_null(strstr(h, "PermissionRequest"));
-	assert_string_equal(t, "[features]\ncodex_hooks = true\n");
+	assert_string_equal(t, "[features]\nhooks = true\n");
 	/* Second run: same bytes, no new backup. */
 	assert_int_equal(cmd_exec(&ctx, cmd_find("setup"), 1, argv), 0);
 	char *twice = slurp(settings), *h2 = slurp(hooks);
