@@ -432,6 +432,35 @@ static int events_present(json_object *root, const struct kind_event *specs, int
 	return n;
 }
 
+/*
+ * Gemini CLI runs no hook with hooksConfig.enabled false, and none named
+ * (its name, else its command) in hooksConfig.disabled.
+ */
+static bool gemini_hooks_off(json_object *root, const struct kind_event *specs)
+{
+	json_object *hc, *v;
+	if (!json_object_object_get_ex(root, "hooksConfig", &hc) ||
+	    !json_object_is_type(hc, json_type_object))
+		return false;
+	if (json_object_object_get_ex(hc, "enabled", &v) &&
+	    json_object_is_type(v, json_type_boolean) && !json_object_get_boolean(v))
+		return true;
+	if (!json_object_object_get_ex(hc, "disabled", &v) ||
+	    !json_object_is_type(v, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		const char *name = json_object_get_string(json_object_array_get_idx(v, i));
+		for (const struct kind_event *s = specs; name && s->event; s++) {
+			char *command = setup_hook_command(s->status);
+			bool ours = (s->name && !strcmp(name, s->name)) || !strcmp(name, command);
+			free(command);
+			if (ours)
+				return true;
+		}
+	}
+	return false;
+}
+
 const char *setup_state(const struct agent_kind *k, const char *home)
 {
 	if (k->hooks == KIND_HOOKS_NONE)
@@ -445,6 +474,8 @@ const char *setup_state(const struct agent_kind *k, const char *home)
 		json_object *root = json_tokener_parse(text);
 		int total, n = events_present(root, k->events, &total);
 		state = n == total ? "set up" : n ? "partly" : "not set";
+		if (n && k->hooks == KIND_HOOKS_GEMINI && gemini_hooks_off(root, k->events))
+			state = "off";
 		json_object_put(root);
 	}
 	/* Codex runs none of them while its feature is off. */

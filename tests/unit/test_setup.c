@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/cmd_setup.h"
+#include "config/kinds.h"
 #include "util/util.h"
 
 #include <dirent.h>
@@ -193,6 +194,79 @@ static void test_setup_command_twice(void **state)
 	free(rm);
 }
 
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* What agents' HOOKS says: installed, partly, not set, off (Codex's feature, Gemini's hooksConfig). */
+static void test_hooks_state(void **state)
+{
+	(void)state;
+	char home[] = "/tmp/wrx-state-XXXXXX";
+	assert_non_null(mkdtemp(home));
+	unsetenv("CLAUDE_CONFIG_DIR");
+	unsetenv("CODEX_HOME");
+	const struct agent_kind *claude = kind_find("claude"), *codex = kind_find("codex"),
+				*gemini = kind_find("gemini"), *aider = kind_find("aider");
+	assert_null(setup_state(aider, home));
+	assert_string_equal(setup_state(claude, home), "not set");
+	char *d = xasprintf("%s/.claude", home), *f = xasprintf("%s/settings.json", d);
+	mkdir(d, 0700);
+	/* One event of Claude's: partly. */
+	put(f, "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", "
+	       "\"command\": \"workrex set-status done\"}]}]}}");
+	assert_string_equal(setup_state(claude, home), "partly");
+	free(d);
+	free(f);
+	/* Every event of Gemini's, then its hooks turned off, then ours disabled by name. */
+	d = xasprintf("%s/.gemini", home);
+	f = xasprintf("%s/settings.json", d);
+	mkdir(d, 0700);
+	json_object *root = json_object_new_object();
+	bool changed;
+	char *cause = NULL;
+	assert_int_equal(setup_merge(root, gemini->events, &changed, &cause), 0);
+	put(f, json_object_to_json_string(root));
+	assert_string_equal(setup_state(gemini, home), "set up");
+	json_object *hc = json_object_new_object();
+	json_object_object_add(hc, "enabled", json_object_new_boolean(0));
+	json_object_object_add(root, "hooksConfig", hc);
+	put(f, json_object_to_json_string(root));
+	assert_string_equal(setup_state(gemini, home), "off");
+	json_object_object_add(hc, "enabled", json_object_new_boolean(1));
+	json_object *dis = json_object_new_array();
+	json_object_array_add(dis, json_object_new_string("workrex-status"));
+	json_object_object_add(hc, "disabled", dis);
+	put(f, json_object_to_json_string(root));
+	assert_string_equal(setup_state(gemini, home), "off");
+	json_object_put(root);
+	free(d);
+	free(f);
+	/* Codex: its hooks, then its feature turned off in config.toml. */
+	d = xasprintf("%s/.codex", home);
+	f = xasprintf("%s/hooks.json", d);
+	mkdir(d, 0700);
+	root = json_object_new_object();
+	assert_int_equal(setup_merge(root, codex->events, &changed, &cause), 0);
+	put(f, json_object_to_json_string(root));
+	json_object_put(root);
+	char *toml = xasprintf("%s/config.toml", d);
+	put(toml, "[features]\nhooks = true\n");
+	assert_string_equal(setup_state(codex, home), "set up");
+	put(toml, "[features]\nhooks = false\n");
+	assert_string_equal(setup_state(codex, home), "off");
+	free(toml);
+	free(d);
+	free(f);
+	char *rm = xasprintf("/bin/rm -rf '%s'", home);
+	assert_int_equal(system(rm), 0);
+	free(rm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -200,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_merge_refuses_other_shapes),
 		cmocka_unit_test(test_codex_toml),
 		cmocka_unit_test(test_setup_command_twice),
+		cmocka_unit_test(test_hooks_state),
 	};
 	return cmocka_run_group_tests_name("setup", tests, NULL, NULL);
 }
