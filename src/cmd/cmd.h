@@ -206,6 +206,13 @@ int cmd_lima_up(int argc, char **argv);
  */
 int cmd_devc_prepare(struct cmd_ctx *ctx, const char *handle, json_object **kept);
 int cmd_devc_keep(struct cmd_ctx *ctx, const char *handle, json_object *kept);
+/*
+ * What an agent's session used (the dashboard's usage {in, out,
+ * cost_micro}, or NULL) into o as tokens_in, tokens_out and cost_usd;
+ * and under a table of such rows, their total (nothing when none says).
+ */
+void cmd_usage_fields(json_object *o, json_object *u);
+void cmd_usage_total(json_object *rows);
 /* handle removed: its own dev container volumes go too. */
 void cmd_devc_gone(struct cmd_ctx *ctx, const char *handle);
 /* sandbox devcontainer [handle]: what workrex makes of the file; kept for handle. */

@@ -166,6 +166,7 @@ static json_object *candidate(struct cmd_ctx *ctx, const struct agent_rec *a, js
 		end = now - (long)(json_object_get_int64(since) / 1000);
 	if (a->created > 0)
 		json_object_object_add(o, "seconds", json_object_new_int64(end - a->created));
+	cmd_usage_fields(o, cmd_live_agent(live, a->handle, "usage"));
 	json_object *refused = cmd_live_agent(live, a->handle, "egress_refused");
 	json_object_object_add(o, "egress_refused",
 			       json_object_new_int(refused ? json_object_get_int(refused) : 0));
@@ -217,6 +218,7 @@ static void print_table(json_object *arr)
 		printf("%s\n", row);
 		free(row);
 	}
+	cmd_usage_total(arr); /* what the group used */
 }
 
 /* The others go, after one question (yes: asked already). 0 or 1; *gone: who went. */

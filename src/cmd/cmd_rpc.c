@@ -136,6 +136,8 @@ static json_object *request(const char *type)
 static char hook_cwd[4096];
 /* Its error, for a hook of a turn that died (Claude Code's StopFailure: error, error_details). */
 static char hook_error[RPC_WHY_MAX + 1];
+/* Its session's transcript ("transcript_path"), where the CLI writes what the session used. */
+static char hook_transcript[4096];
 
 /*
  * The session id in the event an agent CLI's hook gives on stdin (JSON
@@ -177,6 +179,10 @@ static const char *rpc_cmd_hook_session(void)
 	if (json_object_is_type(ev, json_type_object) && json_object_object_get_ex(ev, "cwd", &v) &&
 	    json_object_is_type(v, json_type_string) && json_object_get_string(v)[0] == '/')
 		snprintf(hook_cwd, sizeof hook_cwd, "%s", json_object_get_string(v));
+	if (json_object_is_type(ev, json_type_object) &&
+	    json_object_object_get_ex(ev, "transcript_path", &v) &&
+	    json_object_is_type(v, json_type_string) && json_object_get_string(v)[0] == '/')
+		snprintf(hook_transcript, sizeof hook_transcript, "%s", json_object_get_string(v));
 	json_object *d = NULL;
 	if (json_object_is_type(ev, json_type_object) &&
 	    json_object_object_get_ex(ev, "error", &v) &&
@@ -189,6 +195,85 @@ static const char *rpc_cmd_hook_session(void)
 	}
 	json_object_put(ev);
 	return id[0] ? id : NULL;
+}
+
+/*
+ * What a session used, from its transcript as its CLI writes it (JSON
+ * lines; never the screen): Claude Code's assistant messages' usage
+ * (a message written in parts counted once; costUSD where a version
+ * writes it), or Codex's token_count events (their running totals).
+ * Read whole, at a turn's end: at most 64 MiB.
+ */
+static long long jnum(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_int)
+		       ? WRX_MAX(json_object_get_int64(v), 0)
+		       : 0;
+}
+
+static bool transcript_usage(const char *path, struct rpc_usage *u)
+{
+	char *text = NULL, *cause = NULL;
+	size_t len = 0;
+	*u = (struct rpc_usage){.cost_micro = -1};
+	if (file_read_len(path, 64u << 20, &text, &len, &cause) < 0) {
+		free(cause);
+		return false;
+	}
+	bool any = false, codex = false, costed = false;
+	long long last_in = 0, last_out = 0;
+	char last_id[128] = "";
+	double cost = 0;
+	for (char *line = text, *next; line && line < text + len; line = next) {
+		next = memchr(line, '\n', (size_t)(text + len - line));
+		if (next)
+			*next++ = '\0';
+		if (!strstr(line, "usage") && !strstr(line, "costUSD"))
+			continue;
+		json_object *o = json_tokener_parse(line), *m, *us, *v, *p, *info;
+		if (json_object_object_get_ex(o, "costUSD", &v) &&
+		    (json_object_is_type(v, json_type_double) ||
+		     json_object_is_type(v, json_type_int))) {
+			cost += json_object_get_double(v);
+			costed = true;
+		}
+		if (json_object_object_get_ex(o, "payload", &p) &&
+		    json_object_object_get_ex(p, "info", &info) &&
+		    json_object_object_get_ex(info, "total_token_usage", &us)) {
+			/* Codex: a running total; the last one is the session's. */
+			u->in = jnum(us, "input_tokens");
+			u->out = jnum(us, "output_tokens");
+			any = codex = true;
+		} else if (!codex && json_object_object_get_ex(o, "message", &m) &&
+			   json_object_object_get_ex(m, "usage", &us)) {
+			long long in = jnum(us, "input_tokens") +
+				       jnum(us, "cache_creation_input_tokens") +
+				       jnum(us, "cache_read_input_tokens"),
+				  out = jnum(us, "output_tokens");
+			json_object *idv = NULL;
+			const char *id = json_object_object_get_ex(m, "id", &idv) &&
+							 json_object_is_type(idv, json_type_string)
+						 ? json_object_get_string(idv)
+						 : NULL;
+			/* The parts of one message repeat its usage: counted once, as its last says. */
+			if (id && strcmp(id, last_id) == 0) {
+				u->in -= last_in;
+				u->out -= last_out;
+			}
+			snprintf(last_id, sizeof last_id, "%s", id ? id : "");
+			u->in += in;
+			u->out += out;
+			last_in = in;
+			last_out = out;
+			any = true;
+		}
+		json_object_put(o);
+	}
+	if (costed)
+		u->cost_micro = (int64_t)(cost * 1e6 + 0.5);
+	free(text);
+	return any || costed;
 }
 
 /* The error in that event, or NULL. */
@@ -246,6 +331,10 @@ int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out)
 		out->dir = rpc_cmd_hook_cwd();
 	if (out->why == NULL && st == WRX_STATUS_FAILED)
 		out->why = rpc_cmd_hook_error();
+	/* At a turn's end (or a question), what the session used so far. */
+	out->has_usage =
+		(st == WRX_STATUS_DONE || st == WRX_STATUS_FAILED || st == WRX_STATUS_WAITING) &&
+		hook_transcript[0] && transcript_usage(hook_transcript, &out->usage);
 	return 0;
 }
 
@@ -290,6 +379,8 @@ static int set_status_call(const struct set_status_args *a)
 		json_object_object_add(req, "session", json_object_new_string(a->session));
 	if (a->dir && strlen(a->dir) <= RPC_DIR_MAX)
 		json_object_object_add(req, "dir", json_object_new_string(a->dir));
+	if (a->has_usage)
+		json_object_object_add(req, "usage", rpc_usage_json(&a->usage));
 	if (a->why) /* a reason too long is cut, not refused: the status matters more */
 		json_object_object_add(req, "why",
 				       json_object_new_string_len(

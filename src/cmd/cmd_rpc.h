@@ -5,6 +5,8 @@
 #ifndef WRX_CMD_RPC_H
 #define WRX_CMD_RPC_H
 
+#include "../rpc/proto.h"
+
 #include <stdbool.h>
 
 /* WORKREX_SANDBOX=1: add, merge, close go to the host over RPC. */
@@ -16,6 +18,8 @@ struct set_status_args {
 	const char *session; /* --session, else the event's, or NULL */
 	const char *dir;     /* --dir, else the event's cwd, or NULL */
 	const char *why;     /* failed: --why, else the event's error, or NULL */
+	bool has_usage;      /* what its session used, from the event's transcript */
+	struct rpc_usage usage;
 };
 int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out);
 /* Does this process have the pane's bridge (a token, or a sandbox)? */

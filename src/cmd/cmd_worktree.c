@@ -536,12 +536,60 @@ static const char *field(json_object *o, const char *key, const char *none)
 	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : none;
 }
 
+/*
+ * What its session used, as its hooks last said (the dashboard's usage
+ * {in, out, cost_micro}): tokens_in, tokens_out and cost_usd (null: its
+ * CLI does not say).
+ */
+void cmd_usage_fields(json_object *o, json_object *u)
+{
+	if (u == NULL)
+		return;
+	json_object_object_add(o, "tokens_in", json_object_new_int64(json_long(u, "in", 0)));
+	json_object_object_add(o, "tokens_out", json_object_new_int64(json_long(u, "out", 0)));
+	long long c = json_long(u, "cost_micro", -1);
+	json_object_object_add(o, "cost_usd", c >= 0 ? json_object_new_double(c / 1e6) : NULL);
+}
+
 /* Where the agent runs: host, the sandbox's backend, ssh:HOST (/container when boxed there). */
 static char *backend_of(const struct cmd_ctx *ctx, const struct agent_rec *a)
 {
 	if (a->remote)
 		return xasprintf("ssh:%s%s", a->remote, cmd_sandboxed(ctx, a) ? "/container" : "");
 	return xstrdup(cmd_sandboxed(ctx, a) ? ctx->cfg.sandbox.backend : "host");
+}
+
+/* The project's total, under the table, once any agent's CLI said what it used. */
+void cmd_usage_total(json_object *arr)
+{
+	struct rpc_usage t = {0};
+	int n = 0, costed = 0;
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *o = json_object_array_get_idx(arr, i), *c;
+		if (!json_object_object_get_ex(o, "tokens_in", NULL))
+			continue;
+		n++;
+		t.in += json_long(o, "tokens_in", 0);
+		t.out += json_long(o, "tokens_out", 0);
+		if (json_object_object_get_ex(o, "cost_usd", &c) && c) {
+			t.cost_micro += (int64_t)(json_object_get_double(c) * 1e6 + 0.5);
+			costed++;
+		}
+	}
+	if (n == 0)
+		return;
+	char cost[32] = "";
+	if (costed) {
+		struct rpc_usage only = {.cost_micro = t.cost_micro};
+		rpc_usage_short(&only, cost, sizeof cost);
+	}
+	printf("used by %d agent%s: %lld tokens in, %lld out", n, n == 1 ? "" : "s",
+	       (long long)t.in, (long long)t.out);
+	if (costed == n)
+		printf(", %s", cost);
+	else if (costed)
+		printf(", %s for %d of them (the others' CLIs say no cost)", cost, costed);
+	printf("\n");
 }
 
 /*
@@ -710,6 +758,7 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 			json_object *since = cmd_live_agent(live_agents, a->handle, "since_ms");
 			if (status && since)
 				json_object_object_add(o, "since_ms", json_object_get(since));
+			cmd_usage_fields(o, cmd_live_agent(live_agents, a->handle, "usage"));
 			if (!status_only) {
 				json_object_object_add(
 					o, "panes",
@@ -748,6 +797,8 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 								   JSON_C_TO_STRING_NOSLASHESCAPE));
 	else
 		print_table(arr, status_only, repo_root(ctx->repo));
+	if (!json && !status_only)
+		cmd_usage_total(arr);
 	json_object_put(arr);
 	json_object_put(live);
 	for (size_t i = 0; i < n; i++)

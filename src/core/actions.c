@@ -758,6 +758,8 @@ static void do_list(struct act_call *c)
 		json_object_object_add(o, "exited", json_object_new_int(exited));
 		if (a->remote.unreachable)
 			json_object_object_add(o, "unreachable", json_object_new_boolean(1));
+		if (a->has_usage)
+			json_object_object_add(o, "usage", rpc_usage_json(&a->usage));
 		json_object_object_add(o, "egress_refused",
 				       json_object_new_int(a->box.egress_refused));
 		if (a->session_id)
@@ -1460,6 +1462,15 @@ static void do_set_status(struct act_call *c)
 	if (kind)
 		kind_heard_note(kind, wall_ms());
 	session_set_status(c->w->s, a, st);
+	/* What its session used so far, as its CLI wrote it (the hook read its transcript). */
+	json_object *tin = arg(c, "tokens_in"), *tout = arg(c, "tokens_out"),
+		    *cost = arg(c, "cost_micro");
+	if (tin && tout) {
+		a->usage.in = WRX_MAX(json_object_get_int64(tin), 0);
+		a->usage.out = WRX_MAX(json_object_get_int64(tout), 0);
+		a->usage.cost_micro = cost ? WRX_MAX(json_object_get_int64(cost), 0) : -1;
+		a->has_usage = true;
+	}
 	/* Its turn died (an API error): why, in its own words, as a program's end says it. */
 	if (st == WRX_STATUS_FAILED) {
 		const char *why = str_arg(c, "why");
@@ -1799,7 +1810,8 @@ static const struct action table[] = {
 	{"egress", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, VERB_AGENT, do_egress},
 	{"set-status", "set_status",
 	 ARGS({"status", ARG_STR, true}, {"session", ARG_STR, false}, {"dir", ARG_STR, false},
-	      {"at", ARG_INT, false}, {"why", ARG_STR, false}),
+	      {"at", ARG_INT, false}, {"why", ARG_STR, false}, {"tokens_in", ARG_INT, false},
+	      {"tokens_out", ARG_INT, false}, {"cost_micro", ARG_INT, false}),
 	 DOOR_AGENT, 0, DOOR_AGENT, 0, do_set_status},
 	{"session-status", NULL,
 	 ARGS({"status", ARG_STR, true}, {"session", ARG_STR, true}, {"dir", ARG_STR, false}),

@@ -63,6 +63,13 @@ static json_object *request_args(const struct rpc_req *req)
 	add_str(o, "session", req->session);
 	add_str(o, "dir", req->dir);
 	add_str(o, "why", req->why);
+	if (req->has_usage) {
+		json_object_object_add(o, "tokens_in", json_object_new_int64(req->usage.in));
+		json_object_object_add(o, "tokens_out", json_object_new_int64(req->usage.out));
+		if (req->usage.cost_micro >= 0)
+			json_object_object_add(o, "cost_micro",
+					       json_object_new_int64(req->usage.cost_micro));
+	}
 	if (req->at > 0)
 		json_object_object_add(o, "at", json_object_new_int64(req->at));
 	add_str(o, "title", req->title);

@@ -3,12 +3,13 @@
  */
 #include "compare.h"
 
+#include "../rpc/proto.h"
 #include "../util/json.h"
 #include "../util/util.h"
 
 #include <stdio.h>
 
-#define ROW "%-20s %-10s %-8s %7s %-16s %-20s %s"
+#define ROW "%-20s %-10s %-8s %7s %-16s %-20s %-9s %s"
 
 static const char *str(json_object *o, const char *k, const char *none)
 {
@@ -26,7 +27,7 @@ const char *compare_header(void)
 	static char head[128];
 	if (head[0] == '\0')
 		snprintf(head, sizeof head, ROW, "CANDIDATE", "AGENT", "STATUS", "TIME", "CHANGES",
-			 "CHECK", "HOST RUNS");
+			 "CHECK", "USED", "HOST RUNS");
 	return head;
 }
 
@@ -55,8 +56,19 @@ char *compare_row(json_object *o)
 	long refused = num(o, "egress_refused");
 	if (refused > 0)
 		buf_addf(&r, "%s%ld refused", r.len ? "; " : "", refused);
-	char *row = xasprintf(ROW, str(o, "handle", "?"), str(o, "agent", "-"),
-			      str(o, "status", "-"), time_s, changes, check, r.len ? r.data : "-");
+	/* What its session used, as its CLI said: $0.42, or 123k tok. */
+	char used[32] = "-";
+	json_object *cost = NULL;
+	if (num(o, "tokens_in") >= 0) {
+		struct rpc_usage u = {
+			.in = num(o, "tokens_in"), .out = num(o, "tokens_out"), .cost_micro = -1};
+		if (json_object_object_get_ex(o, "cost_usd", &cost) && cost)
+			u.cost_micro = (int64_t)(json_object_get_double(cost) * 1e6 + 0.5);
+		rpc_usage_short(&u, used, sizeof used);
+	}
+	char *row =
+		xasprintf(ROW, str(o, "handle", "?"), str(o, "agent", "-"), str(o, "status", "-"),
+			  time_s, changes, check, used, r.len ? r.data : "-");
 	buf_free(&r);
 	return row;
 }

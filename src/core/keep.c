@@ -90,6 +90,8 @@ void keep_meta(struct wrx *w, struct agent *a)
 		json_object_object_add(m, "since", json_object_new_int64((int64_t)a->status_since));
 	if (a->hook_at)
 		json_object_object_add(m, "at", json_object_new_int64((int64_t)a->hook_at));
+	if (a->has_usage)
+		json_object_object_add(m, "usage", rpc_usage_json(&a->usage));
 	if (a->title)
 		json_object_object_add(m, "title", json_object_new_string(a->title));
 	if (a->note)

@@ -9,6 +9,7 @@
 #include "../keeper/mark.h"
 #include "../rpc/proto.h"
 #include "../util/log.h"
+#include "../util/json.h"
 #include "../util/util.h"
 #include "wrx.h"
 
@@ -134,6 +135,14 @@ void kept_meta_apply(struct wrx *w, struct agent *a, const char *meta)
 	if (json_object_object_get_ex(m, "session", &v) &&
 	    rpc_session_wellformed(json_object_get_string(v)))
 		kept_session(w, a, json_object_get_string(v));
+	/* What its session used, as its hooks last said. */
+	json_object *u;
+	if (json_object_object_get_ex(m, "usage", &u) && json_object_is_type(u, json_type_object)) {
+		a->usage.in = WRX_MAX(json_long(u, "in", 0), 0);
+		a->usage.out = WRX_MAX(json_long(u, "out", 0), 0);
+		a->usage.cost_micro = json_long(u, "cost_micro", -1);
+		a->has_usage = true;
+	}
 	/* When its last hook started: a later dashboard orders what arrives late by it. */
 	if (json_object_object_get_ex(m, "at", &v) && json_object_get_int64(v) > 0)
 		a->hook_at = (uint64_t)json_object_get_int64(v);

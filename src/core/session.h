@@ -9,6 +9,7 @@
 #ifndef WRX_SESSION_H
 #define WRX_SESSION_H
 
+#include "../rpc/proto.h"
 #include "../rpc/status.h"
 #include "../term/pane.h"
 #include "../term/pty.h"
@@ -91,8 +92,10 @@ struct agent {
 	char *handle; /* owned */
 	char *path;   /* owned; working directory of its panes */
 	enum wrx_status status;
-	uint64_t status_since;    /* wall_ms(): kept across restarts, reboots too */
-	uint64_t hook_at;         /* when the hook that set status started (wall ms), or 0 */
+	uint64_t status_since; /* wall_ms(): kept across restarts, reboots too */
+	uint64_t hook_at;      /* when the hook that set status started (wall ms), or 0 */
+	bool has_usage;        /* usage: what its session used, as its hooks last said */
+	struct rpc_usage usage;
 	bool bell;                /* rang while not focused */
 	bool attention;           /* needs the user: waiting/done/notify while not focused */
 	uint64_t attention_since; /* now_ms() when it last came to need the user */

@@ -694,6 +694,20 @@ static bool meta_late(struct keeper *k, enum wrx_status st, int64_t at)
 	return late;
 }
 
+/* What the session used, as the dashboard keeps it in meta (keep.c): {in, out, cost_micro?}. */
+static void meta_usage(struct keeper *k, const struct rpc_usage *u)
+{
+	json_object *m = k->meta ? json_tokener_parse(k->meta) : NULL;
+	if (!json_object_is_type(m, json_type_object)) {
+		json_object_put(m);
+		m = json_object_new_object();
+	}
+	json_object_object_add(m, "usage", rpc_usage_json(u));
+	free(k->meta);
+	k->meta = xstrdup(json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN));
+	json_object_put(m);
+}
+
 /* The meta as it is now, to each observer (a web view follows status so). */
 static void meta_tell(struct keeper *k)
 {
@@ -774,6 +788,8 @@ static void on_rpc(struct rpc_call *call, const struct rpc_req *req, void *data)
 		meta_set(k, "status", st == WRX_STATUS_NONE ? NULL : status_word(st));
 		if (st == WRX_STATUS_FAILED)
 			meta_set(k, "failure", req->why ? req->why : "it said it failed");
+		if (req->has_usage)
+			meta_usage(k, &req->usage);
 		if (req->session)
 			meta_set(k, "session", req->session);
 		mark_save(k);

@@ -173,6 +173,59 @@ static int get_bool(json_object *o, const char *key, bool *out, const char **err
 	return 0;
 }
 
+json_object *rpc_usage_json(const struct rpc_usage *u)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "in", json_object_new_int64(u->in));
+	json_object_object_add(o, "out", json_object_new_int64(u->out));
+	if (u->cost_micro >= 0)
+		json_object_object_add(o, "cost_micro", json_object_new_int64(u->cost_micro));
+	return o;
+}
+
+void rpc_usage_short(const struct rpc_usage *u, char *out, size_t n)
+{
+	long long t = (long long)(u->in + u->out);
+	if (u->cost_micro >= 0)
+		snprintf(out, n, "$%lld.%02lld", (long long)(u->cost_micro / 1000000),
+			 (long long)(u->cost_micro % 1000000 + 5000) / 10000 % 100);
+	else if (t >= 1000000)
+		snprintf(out, n, "%lld.%lldM tok", t / 1000000, t / 100000 % 10);
+	else if (t >= 1000)
+		snprintf(out, n, "%lldk tok", t / 1000);
+	else
+		snprintf(out, n, "%lld tok", t);
+}
+
+/* A count that is a count: a non-negative integer. */
+static bool count_of(json_object *o, const char *key, int64_t *out)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(o, key, &v) || v == NULL)
+		return true;
+	if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+		return false;
+	*out = json_object_get_int64(v);
+	return true;
+}
+
+/* set_status's usage {in, out, cost_micro?}: what the session used, or nothing. */
+static int get_usage(json_object *o, struct rpc_req *r, const char **err)
+{
+	json_object *u;
+	r->usage = (struct rpc_usage){.cost_micro = -1};
+	if (!json_object_object_get_ex(o, "usage", &u) || u == NULL)
+		return 0;
+	if (!json_object_is_type(u, json_type_object) || !count_of(u, "in", &r->usage.in) ||
+	    !count_of(u, "out", &r->usage.out) ||
+	    !count_of(u, "cost_micro", &r->usage.cost_micro)) {
+		*err = "usage is not {in, out, cost_micro}, counts";
+		return -EINVAL;
+	}
+	r->has_usage = true;
+	return 0;
+}
+
 static int decode_fields(json_object *o, struct rpc_req *r, const char **err)
 {
 	switch (r->type) {
@@ -188,6 +241,8 @@ static int decode_fields(json_object *o, struct rpc_req *r, const char **err)
 			*err = "dir is not an absolute path";
 			return -EINVAL;
 		}
+		if (get_usage(o, r, err) < 0)
+			return -EINVAL;
 		json_object *at;
 		if (json_object_object_get_ex(o, "at", &at) && at) {
 			if (!json_object_is_type(at, json_type_int) ||

@@ -59,13 +59,25 @@ enum rpc_type {
 };
 
 /* A decoded request; strings are borrowed from the JSON object it came from. */
+/* What an agent's session used: tokens in and out, and its cost in micro-dollars (-1: not said). */
+struct rpc_usage {
+	int64_t in, out, cost_micro;
+};
+
+/* u as {in, out, cost_micro?}: how set_status says it and an agent's meta keeps it. */
+json_object *rpc_usage_json(const struct rpc_usage *u);
+/* u in a few characters: "$0.42" where its cost is known, else "123k tok", "1.2M tok". */
+void rpc_usage_short(const struct rpc_usage *u, char *out, size_t n);
+
 struct rpc_req {
 	enum rpc_type type;
-	const char *status;          /* set_status: working|waiting|done|failed|clear */
-	const char *session;         /* set_status: the agent CLI's session id, or NULL */
-	const char *dir;             /* set_status: where its hook ran (absolute), or NULL */
-	int64_t at;                  /* set_status: when its hook started (wall ms), or 0 */
-	const char *why;             /* set_status failed: the reason (the CLI's error), or NULL */
+	const char *status;  /* set_status: working|waiting|done|failed|clear */
+	const char *session; /* set_status: the agent CLI's session id, or NULL */
+	const char *dir;     /* set_status: where its hook ran (absolute), or NULL */
+	int64_t at;          /* set_status: when its hook started (wall ms), or 0 */
+	const char *why;     /* set_status failed: the reason (the CLI's error), or NULL */
+	bool has_usage;      /* set_status: usage below was said */
+	struct rpc_usage usage;
 	const char *title;           /* set_title */
 	const char *text;            /* notify (may be NULL) */
 	const char *branch, *prompt; /* spawn_agent */

@@ -597,10 +597,16 @@ static int sidebar_agent(struct ui *ui, struct agent *ag, bool full, int y, int 
 			 : !strcmp(ag->pr.state, "CLOSED") ? " closed"
 							   : "",
 			 open && strcmp(ag->pr.checks, "-") ? ag->pr.checks : "");
+	/* What its session used: $0.42, or 123k tok. */
+	char used[32] = "";
+	if (ag->has_usage) {
+		used[0] = ' ';
+		rpc_usage_short(&ag->usage, used + 1, sizeof used - 1);
+	}
 	char *row =
-		xasprintf(" %d %s%s%s%s%s%s%s%s%s", ag->num, icon, ag->handle, where,
+		xasprintf(" %d %s%s%s%s%s%s%s%s%s%s", ag->num, icon, ag->handle, where,
 			  sandbox_wanted(ui->w, ag) || sandbox_there(ui->w, ag) ? " \u25a3" : "",
-			  refused, comments, *age ? " " : "", age, ag->bell ? " !" : "");
+			  refused, comments, *age ? " " : "", age, used, ag->bell ? " !" : "");
 	free(where);
 	free(icon);
 	struct wpane *focus = session_focus(s);
