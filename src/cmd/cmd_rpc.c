@@ -276,6 +276,16 @@ static bool transcript_usage(const char *path, struct rpc_usage *u)
 	return any || costed;
 }
 
+/* Does a failed turn's reason say a rate limit or a quota (Claude Code's error "rate_limit")? */
+static bool rate_limited(const char *why)
+{
+	static const char *const words[] = {"rate_limit", "rate limit", "quota", "usage limit"};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(words); i++)
+		if (strcasestr(why, words[i]))
+			return true;
+	return false;
+}
+
 /* The error in that event, or NULL. */
 static const char *rpc_cmd_hook_error(void)
 {
@@ -331,6 +341,14 @@ int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out)
 		out->dir = rpc_cmd_hook_cwd();
 	if (out->why == NULL && st == WRX_STATUS_FAILED)
 		out->why = rpc_cmd_hook_error();
+	/*
+	 * A turn stopped by a rate limit or a quota is no failure: the agent
+	 * waits for its reset (said in the reason, as the CLI gave it).
+	 */
+	if (st == WRX_STATUS_FAILED && out->why && rate_limited(out->why)) {
+		out->status = STATUS_WAITING;
+		st = WRX_STATUS_WAITING;
+	}
 	/* At a turn's end (or a question), what the session used so far. */
 	out->has_usage =
 		(st == WRX_STATUS_DONE || st == WRX_STATUS_FAILED || st == WRX_STATUS_WAITING) &&

@@ -1471,6 +1471,10 @@ static void do_set_status(struct act_call *c)
 		a->usage.cost_micro = cost ? WRX_MAX(json_object_get_int64(cost), 0) : -1;
 		a->has_usage = true;
 	}
+	/* Waiting for a reason its CLI gave (a rate limit's reset): said under its row. */
+	const char *said = str_arg(c, "why");
+	if (st == WRX_STATUS_WAITING && said && *said)
+		session_notify(c->w->s, a, said);
 	/* Its turn died (an API error): why, in its own words, as a program's end says it. */
 	if (st == WRX_STATUS_FAILED) {
 		const char *why = str_arg(c, "why");

@@ -788,6 +788,9 @@ static void on_rpc(struct rpc_call *call, const struct rpc_req *req, void *data)
 		meta_set(k, "status", st == WRX_STATUS_NONE ? NULL : status_word(st));
 		if (st == WRX_STATUS_FAILED)
 			meta_set(k, "failure", req->why ? req->why : "it said it failed");
+		else if (st == WRX_STATUS_WAITING && req->why)
+			meta_set(k, "note",
+				 req->why); /* a rate limit's reset, as the CLI said it */
 		if (req->has_usage)
 			meta_usage(k, &req->usage);
 		if (req->session)

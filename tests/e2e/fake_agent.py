@@ -11,7 +11,8 @@ test drives it by typing lines: "go" submits a prompt and runs a tool,
 "ask" asks for permission, "idle" is a notification that is not one,
 "finish" ends the turn, "quit" exits; for Claude Code also "perm" (a
 PermissionRequest), "elicit" (an MCP Elicitation), "sub" (a subagent's
-SubagentStop), "fail" (StopFailure, an API error) and "end" (SessionEnd);
+SubagentStop), "fail" (StopFailure, an API error), "limit" (StopFailure,
+a rate limit) and "end" (SessionEnd);
 for Codex "interrupt" (the user interrupted the turn). Gemini reads a hook's stdout as
 JSON: anything else on it is reported as "bad stdout".
 """
@@ -29,8 +30,10 @@ if kind == "claude":
               "perm": [("PermissionRequest", "Bash", {"tool_name": "Bash"})],
               "elicit": [("Elicitation", "docs", {"mcp_server_name": "docs", "message": "Which?"})],
               "sub": [("SubagentStop", None, {"agent_id": "a1", "agent_type": "Explore"})],
-              "fail": [("StopFailure", "rate_limit",
-                        {"error": "rate_limit", "error_details": "429: try again in 5 minutes"})],
+              "fail": [("StopFailure", "server_error",
+                        {"error": "server_error", "error_details": "API Error: 500 overloaded"})],
+              "limit": [("StopFailure", "rate_limit",
+                         {"error": "rate_limit", "error_details": "usage limit reached; resets 5pm"})],
               "end": [("SessionEnd", "clear", {"reason": "clear"})],
               "finish": [("Stop", None, {"stop_hook_active": False})]}
     timeout_unit = 1

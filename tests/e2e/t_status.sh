@@ -78,11 +78,18 @@ YAML
 	sleep 0.5
 	not grep -q 'hook SubagentStop' <(screen) # setup installs none for it
 	row 2 | grep -q '●'
+	# ... a turn stopped by a rate limit waits for its reset, said under its row ...
+	wrx send feat limit
+	wait_for '^ 2 ◆ feat'
+	wait_for '^   » rate_limit: usage'
+	wrx status --json | grep -q '"status":"waiting"'
 	# ... a turn that died on an API error is failed, with the error as its reason ...
+	wrx send feat go
+	wait_for '^ 2 ● feat'
 	wrx send feat fail
 	wait_for '^ 2 ✗ feat'
-	wait_for '^   rate_limit: 429'
-	wrx status --json | grep -q '"failure":"rate_limit: 429: try again in 5 minutes"'
+	wait_for '^   server_error: API'
+	wrx status --json | grep -q '"failure":"server_error: API Error: 500 overloaded"'
 	# ... and a session that ended leaves no status.
 	wrx send feat end
 	wait_for 'hook SessionEnd rc=0'
