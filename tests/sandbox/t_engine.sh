@@ -37,16 +37,23 @@ engine_setup() {
 	printf '#!/bin/sh\nexec /usr/bin/ssh -F %s "$@"\n' "$d/ssh_config" >"$E2E_TMP/bin/ssh"
 	chmod +x "$E2E_TMP/bin/ssh"
 	case :$PATH: in *:$E2E_TMP/bin:*) ;; *) export PATH="$E2E_TMP/bin:$PATH" ;; esac
-	# The engine's create: a container with sshd on the port, ready when it answers.
+	# The engine's create: a container with sshd on the port, ready when it
+	# answers. "boxed" (its second word): one that can run a sandbox, the
+	# same server privileged, its podman's storage on a volume, the sandbox
+	# image loaded into it.
 	cat >"$d/create" <<-EOF
 		#!/bin/bash
 		set -e
-		podman run -d --name "wrx-engine-\$1" --network host \\
+		name=wrx-\${2:-engine}-\$1 more=()
+		[ "\${2:-}" != boxed ] || more=(--privileged -v "\$name-store:/var/lib/containers"
+		  -v $CONTAINERS_CONF:/etc/containers/containers.conf:ro)
+		podman run -d --name "\$name" --network host "\${more[@]}" \\
 		  -v $d/user_key.pub:/root/.ssh/authorized_keys:ro $image \\
 		  sh -c 'mkdir -p /run/sshd && ssh-keygen -A >/dev/null && git config --global user.name S &&
 		    git config --global user.email s@example.com &&
 		    exec /usr/sbin/sshd -D -e -p $PORT -o ListenAddress=127.0.0.1 -o StrictModes=no \\
 		    -o UsePAM=no -o PermitRootLogin=prohibit-password' >/dev/null
+		[ "\${2:-}" != boxed ] || podman save workrex-test:latest | podman exec -i "\$name" podman load -q >/dev/null
 		for i in \$(seq 100); do
 		  ssh -o BatchMode=yes -o ConnectTimeout=2 -p $PORT root@127.0.0.1 true 2>/dev/null && exit 0
 		  sleep 0.1
@@ -54,27 +61,6 @@ engine_setup() {
 		echo "sshd did not answer on $PORT" >&2; exit 1
 	EOF
 	chmod +x "$d/create"
-	# An engine that can run a sandbox: the same server, privileged, its
-	# podman's storage on a volume, the sandbox image loaded into it.
-	cat >"$d/create-boxed" <<-EOF
-		#!/bin/bash
-		set -e
-		podman run -d --name "wrx-boxed-\$1" --network host --privileged \\
-		  -v "wrx-boxed-\$1-store:/var/lib/containers" \\
-		  -v $CONTAINERS_CONF:/etc/containers/containers.conf:ro \\
-		  -v $d/user_key.pub:/root/.ssh/authorized_keys:ro $image \\
-		  sh -c 'mkdir -p /run/sshd && ssh-keygen -A >/dev/null && git config --global user.name S &&
-		    git config --global user.email s@example.com &&
-		    exec /usr/sbin/sshd -D -e -p $PORT -o ListenAddress=127.0.0.1 -o StrictModes=no \\
-		    -o UsePAM=no -o PermitRootLogin=prohibit-password' >/dev/null
-		podman save workrex-test:latest | podman exec -i "wrx-boxed-\$1" podman load -q >/dev/null
-		for i in \$(seq 100); do
-		  ssh -o BatchMode=yes -o ConnectTimeout=2 -p $PORT root@127.0.0.1 true 2>/dev/null && exit 0
-		  sleep 0.1
-		done
-		echo "sshd did not answer on $PORT" >&2; exit 1
-	EOF
-	chmod +x "$d/create-boxed"
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
 	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<-EOF
 		agent: bash
@@ -100,7 +86,7 @@ engine_setup() {
 		      path: /root/clone
 		      podman: true
 		      provision:
-		        create: [$d/create-boxed, "{id}"]
+		        create: [$d/create, "{id}", boxed]
 		        endpoint: [echo, "ssh://root@127.0.0.1:$PORT"]
 		        destroy: [bash, -c, "podman rm -f wrx-boxed-{id} && podman volume rm -f wrx-boxed-{id}-store"]
 		    broken:
