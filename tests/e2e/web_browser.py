@@ -183,6 +183,9 @@ def scenario_pair_and_use(b, url, repo):
         raise SystemExit("the comment: " + said)
     b.click("#review-send")
     b.until("the comment reached a1", "return document.getElementById('screen').textContent.includes('please say why')")
+    # Its delivery ends when the agent took it (a moment after it shows): then the merge, which
+    # closes the agent's pane. Merged sooner, the delivery would end with "its program ended".
+    b.until("the comments sent", "return document.getElementById('said').textContent === 'comments sent to the agent'", timeout=30)
     ok("a review comment on a hunk reached the agent")
     # Merge: the question C-b m asks, answered yes.
     b.click("#merge-ask")
