@@ -282,15 +282,16 @@ need_x() {
 }
 # start_x: Xvfb on a free display, DISPLAY exported; stop_x ends it and
 # its clipboard's owners (a test runs in a subshell: the pid is in a file).
+# Xvfb picks the display itself (-displayfd) and says which: two test files
+# started at once never share one, nor each other's clipboard.
 start_x() {
-	local d
-	for d in $(seq $((200 + RANDOM % 300)) 520); do
-		[ -e "/tmp/.X$d-lock" ] || [ -e "/tmp/.X11-unix/X$d" ] || break
-	done
-	Xvfb ":$d" -nolisten tcp -screen 0 320x240x24 >/dev/null 2>&1 &
+	local f="$E2E_TMP/x.display"
+	rm -f "$f"
+	Xvfb -displayfd 3 -nolisten tcp -screen 0 320x240x24 3>"$f" >/dev/null 2>&1 &
 	echo $! >>"$E2E_TMP/x.pids"
-	export DISPLAY=":$d"
-	until_ok 10 test -S "/tmp/.X11-unix/X$d"
+	until_ok 10 test -s "$f"
+	export DISPLAY=":$(tr -d '\n' <"$f")"
+	until_ok 10 test -S "/tmp/.X11-unix/X${DISPLAY#:}"
 }
 stop_x() {
 	[ -f "$E2E_TMP/x.pids" ] || return 0
