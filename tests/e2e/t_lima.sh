@@ -92,7 +92,8 @@ t_lima_lifecycle() {
 	vm=$(cat "$FAKE_STATE.name")
 	grep -qx "limactl create --tty=false --name=$vm $XDG_STATE_HOME/workrex/lima/$vm.yaml" "$FAKE_LOG"
 	grep -qx "limactl start --tty=false $vm" "$FAKE_LOG"
-	grep -q "^limactl shell --workdir $E2E_TMP/work/proj__worktrees/box $vm -- env .*WORKREX_RPC_HOST=host.lima.internal" "$FAKE_LOG"
+	# The pane's shell in the VM: the host pane's prompt above is no sign of it (it prints one too).
+	until_ok 20 grep -q "^limactl shell --workdir $E2E_TMP/work/proj__worktrees/box $vm -- env .*WORKREX_RPC_HOST=host.lima.internal" "$FAKE_LOG"
 	grep -q '^cpus: 2$' "$FAKE_STATE.yaml"
 	# In the "VM": the mounted client reaches the dashboard over TCP.
 	wrx send box 'workrex set-status waiting'
