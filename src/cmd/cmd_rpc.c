@@ -126,9 +126,10 @@ static json_object *request(const char *type)
 }
 
 /*
- * A hook's event arrives on stdin, written as the hook starts. Only a pipe
- * or a file is read, never a terminal; at most 256 KiB and 300 ms, so
- * that a script whose stdin never ends pays that and no more.
+ * A hook's event arrives on stdin, written as the hook starts. Only a pipe,
+ * a socket (Claude Code's hooks get one) or a file is read, never a
+ * terminal; at most 256 KiB and 300 ms, so that a script whose stdin never
+ * ends pays that and no more.
  */
 #define HOOK_EVENT_MAX (256 * 1024)
 #define HOOK_EVENT_MS 300
@@ -152,7 +153,8 @@ static const char *rpc_cmd_hook_session(void)
 		return id[0] ? id : NULL;
 	read_once = true;
 	struct stat st;
-	if (fstat(0, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode)))
+	if (fstat(0, &st) < 0 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode) || S_ISSOCK(st.st_mode)))
 		return NULL;
 	struct buf b = {0};
 	uint64_t end = now_ms() + HOOK_EVENT_MS;
@@ -187,9 +189,13 @@ static const char *rpc_cmd_hook_session(void)
 	if (json_object_is_type(ev, json_type_object) &&
 	    json_object_object_get_ex(ev, "error", &v) &&
 	    json_object_is_type(v, json_type_string)) {
-		bool details = json_object_object_get_ex(ev, "error_details", &d) &&
-			       json_object_is_type(d, json_type_string) &&
-			       json_object_get_string_len(d) > 0;
+		/* Its details, else what it last said (Claude Code: "API Error: ..."). */
+		bool details = (json_object_object_get_ex(ev, "error_details", &d) &&
+				json_object_is_type(d, json_type_string) &&
+				json_object_get_string_len(d) > 0) ||
+			       (json_object_object_get_ex(ev, "last_assistant_message", &d) &&
+				json_object_is_type(d, json_type_string) &&
+				json_object_get_string_len(d) > 0);
 		snprintf(hook_error, sizeof hook_error, "%s%s%s", json_object_get_string(v),
 			 details ? ": " : "", details ? json_object_get_string(d) : "");
 	}

@@ -16,7 +16,7 @@ a rate limit) and "end" (SessionEnd);
 for Codex "interrupt" (the user interrupted the turn). Gemini reads a hook's stdout as
 JSON: anything else on it is reported as "bad stdout".
 """
-import json, os, re, subprocess, sys
+import json, os, re, socket, subprocess, sys
 
 kind = sys.argv[1] if len(sys.argv) > 1 else "claude"
 if kind == "claude":
@@ -70,8 +70,19 @@ def fire(event, match_on, payload):
         for h in group.get("hooks", []):
             if h.get("type") != "command":
                 continue
-            p = subprocess.run(["sh", "-c", h["command"]], input=json.dumps(payload).encode(),
-                               capture_output=True, timeout=h.get("timeout", 60) / timeout_unit)
+            data = json.dumps(payload).encode()
+            if kind == "claude":
+                # Claude Code gives its hooks the event on a socket, not a pipe.
+                mine, theirs = socket.socketpair()
+                mine.sendall(data)
+                mine.shutdown(socket.SHUT_WR)
+                p = subprocess.run(["sh", "-c", h["command"]], stdin=theirs, capture_output=True,
+                                   timeout=h.get("timeout", 60) / timeout_unit)
+                mine.close()
+                theirs.close()
+            else:
+                p = subprocess.run(["sh", "-c", h["command"]], input=data, capture_output=True,
+                                   timeout=h.get("timeout", 60) / timeout_unit)
             print(f"hook {event} rc={p.returncode}", flush=True)
             out = p.stdout.decode(errors="replace").strip()
             if kind == "gemini" and out:
