@@ -279,7 +279,8 @@ static bool transcript_usage(const char *path, struct rpc_usage *u)
 	if (costed)
 		u->cost_micro = (int64_t)(cost * 1e6 + 0.5);
 	free(text);
-	return any || costed;
+	/* A session that used nothing yet (an API it never reached) says nothing. */
+	return (any && (u->in || u->out)) || costed;
 }
 
 /* Does a failed turn's reason say a rate limit or a quota (Claude Code's error "rate_limit")? */
