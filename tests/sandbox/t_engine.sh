@@ -121,8 +121,9 @@ t_engine_made_used_destroyed() {
 	keys 'echo two >b.txt && git add b.txt && git commit -qm from-engine && echo COMMITTED' Enter
 	wait_for COMMITTED
 	# merge brings it back, verified; the host's last agent went: the container goes.
-	wrx merge feat >"$E2E_TMP/merge.out" 2>&1
-	git -C "$repo" log --format=%s main | grep -qx from-engine
+	wrx merge feat >"$E2E_TMP/merge.out" 2>&1 || true
+	git -C "$repo" log --format=%s main | grep -qx from-engine ||
+		{ cat "$E2E_TMP/merge.out" >&2; git -C "$repo" log --oneline --all >&2; return 1; }
 	grep -q 'remote engine: its last agent went; destroyed' "$E2E_TMP/merge.out"
 	until_ok 10 eval '[ -z "$(containers engine)" ]'
 	# Made again for the next agent; rm of it destroys it again.
