@@ -139,11 +139,71 @@ static char hook_cwd[4096];
 static char hook_error[RPC_WHY_MAX + 1];
 /* Its session's transcript ("transcript_path"), where the CLI writes what the session used. */
 static char hook_transcript[4096];
+/* How its turn stopped, where the CLI says (Cursor's stop: completed, aborted, error). */
+static char hook_stop[32];
+/* When it fired (wall ms), where the CLI says (Copilot's timestamp); 0: not said. */
+static uint64_t hook_fired;
+
+/* ev's string under the first of keys that has one (a path: absolute only), or NULL. */
+static const char *ev_str(json_object *ev, const char *const *keys, bool path)
+{
+	for (; *keys; keys++) {
+		json_object *v;
+		if (!json_object_object_get_ex(ev, *keys, &v))
+			continue;
+		if (json_object_is_type(v,
+					json_type_array)) /* Cursor's workspace_roots: the first */
+			v = json_object_array_get_idx(v, 0);
+		const char *s =
+			json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+		if (s && *s && (!path || *s == '/'))
+			return s;
+	}
+	return NULL;
+}
 
 /*
- * The session id in the event an agent CLI's hook gives on stdin (JSON
- * with "session_id": Claude Code, Codex, Gemini CLI), or NULL. Read once;
- * the string is static.
+ * What a hook's event says, by the names the CLIs give it: its session
+ * (session_id; Copilot's and Grok's sessionId; Cursor's conversation_id),
+ * where it ran, its transcript, its error (Claude Code's and Grok's error
+ * with error_details or the last message; Copilot's error object), how a
+ * turn stopped (Cursor's status) and when it fired (Copilot's timestamp).
+ */
+static void hook_event_take(json_object *ev, char *id, size_t idlen)
+{
+	static const char *const
+		ids[] = {"session_id", "sessionId", "conversation_id", NULL},
+		*const cwds[] = {"cwd", "workspaceRoot", "workspace_roots", NULL},
+		*const transcripts[] = {"transcript_path", "transcriptPath", NULL},
+		*const details[] = {"error_details", "last_assistant_message", NULL},
+		*const messages[] = {"message", "name", NULL}, *const stops[] = {"status", NULL};
+	const char *s = ev_str(ev, ids, false), *d;
+	if (s && rpc_session_wellformed(s))
+		snprintf(id, idlen, "%s", s);
+	if ((s = ev_str(ev, cwds, true)))
+		snprintf(hook_cwd, sizeof hook_cwd, "%s", s);
+	if ((s = ev_str(ev, transcripts, true)))
+		snprintf(hook_transcript, sizeof hook_transcript, "%s", s);
+	if ((s = ev_str(ev, stops, false)))
+		snprintf(hook_stop, sizeof hook_stop, "%s", s);
+	json_object *v;
+	if (json_object_object_get_ex(ev, "timestamp", &v) && json_object_is_type(v, json_type_int))
+		hook_fired = (uint64_t)WRX_MAX(json_object_get_int64(v), 0);
+	if (!json_object_object_get_ex(ev, "error", &v))
+		return;
+	if (json_object_is_type(v, json_type_string)) {
+		/* Its details, else what it last said (Claude Code: "API Error: ..."). */
+		d = ev_str(ev, details, false);
+		snprintf(hook_error, sizeof hook_error, "%s%s%s", json_object_get_string(v),
+			 d ? ": " : "", d ? d : "");
+	} else if (json_object_is_type(v, json_type_object) && (d = ev_str(v, messages, false))) {
+		snprintf(hook_error, sizeof hook_error, "%s", d);
+	}
+}
+
+/*
+ * The session id in the event an agent CLI's hook gives on stdin (JSON:
+ * hook_event_take), or NULL. Read once; the string is static.
  */
 static const char *rpc_cmd_hook_session(void)
 {
@@ -171,34 +231,10 @@ static const char *rpc_cmd_hook_session(void)
 			break;
 		buf_add(&b, chunk, (size_t)n);
 	}
-	json_object *ev = b.len ? json_tokener_parse(b.data) : NULL, *v;
+	json_object *ev = b.len ? json_tokener_parse(b.data) : NULL;
 	buf_free(&b);
-	if (json_object_is_type(ev, json_type_object) &&
-	    json_object_object_get_ex(ev, "session_id", &v) &&
-	    json_object_is_type(v, json_type_string) &&
-	    rpc_session_wellformed(json_object_get_string(v)))
-		snprintf(id, sizeof id, "%s", json_object_get_string(v));
-	if (json_object_is_type(ev, json_type_object) && json_object_object_get_ex(ev, "cwd", &v) &&
-	    json_object_is_type(v, json_type_string) && json_object_get_string(v)[0] == '/')
-		snprintf(hook_cwd, sizeof hook_cwd, "%s", json_object_get_string(v));
-	if (json_object_is_type(ev, json_type_object) &&
-	    json_object_object_get_ex(ev, "transcript_path", &v) &&
-	    json_object_is_type(v, json_type_string) && json_object_get_string(v)[0] == '/')
-		snprintf(hook_transcript, sizeof hook_transcript, "%s", json_object_get_string(v));
-	json_object *d = NULL;
-	if (json_object_is_type(ev, json_type_object) &&
-	    json_object_object_get_ex(ev, "error", &v) &&
-	    json_object_is_type(v, json_type_string)) {
-		/* Its details, else what it last said (Claude Code: "API Error: ..."). */
-		bool details = (json_object_object_get_ex(ev, "error_details", &d) &&
-				json_object_is_type(d, json_type_string) &&
-				json_object_get_string_len(d) > 0) ||
-			       (json_object_object_get_ex(ev, "last_assistant_message", &d) &&
-				json_object_is_type(d, json_type_string) &&
-				json_object_get_string_len(d) > 0);
-		snprintf(hook_error, sizeof hook_error, "%s%s%s", json_object_get_string(v),
-			 details ? ": " : "", details ? json_object_get_string(d) : "");
-	}
+	if (json_object_is_type(ev, json_type_object))
+		hook_event_take(ev, id, sizeof id);
 	json_object_put(ev);
 	return id[0] ? id : NULL;
 }
@@ -346,6 +382,17 @@ int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out)
 		out->session = rpc_cmd_hook_session();
 	if (out->dir == NULL)
 		out->dir = rpc_cmd_hook_cwd();
+	/* A turn's end that says it died, or that the user stopped it (Cursor's stop). */
+	rpc_cmd_hook_session();
+	if (st == WRX_STATUS_DONE && strcmp(hook_stop, "error") == 0) {
+		out->status = STATUS_FAILED;
+		st = WRX_STATUS_FAILED;
+		if (out->why == NULL)
+			out->why = "its turn ended in an error";
+	} else if (st == WRX_STATUS_DONE && strcmp(hook_stop, "aborted") == 0) {
+		out->status = STATUS_WAITING;
+		st = WRX_STATUS_WAITING;
+	}
 	if (out->why == NULL && st == WRX_STATUS_FAILED)
 		out->why = rpc_cmd_hook_error();
 	/*
@@ -399,7 +446,11 @@ static int set_status_call(const struct set_status_args *a)
 {
 	json_object *req = request("set_status");
 	json_object_object_add(req, "status", json_object_new_string(a->status));
-	json_object_object_add(req, "at", json_object_new_int64((int64_t)hook_started_ms()));
+	/* When it fired: as the CLI says, else as this process started (not after now). */
+	uint64_t at = hook_started_ms(), now = wall_ms();
+	if (hook_fired && hook_fired <= now && hook_fired + 3600 * 1000 > now)
+		at = hook_fired;
+	json_object_object_add(req, "at", json_object_new_int64((int64_t)at));
 	if (a->session)
 		json_object_object_add(req, "session", json_object_new_string(a->session));
 	if (a->dir && strlen(a->dir) <= RPC_DIR_MAX)

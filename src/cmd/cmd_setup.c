@@ -12,9 +12,13 @@
  * writing, the old file is copied to <file>.workrex-backup-<time>; the new
  * one replaces it atomically (temp file + rename) with the old mode. A file
  * that is not valid JSON, or whose "hooks" has another shape, is left alone
- * with an error. Gemini CLI's settings.json has that shape too (its
- * timeouts in milliseconds, its hooks named). OpenCode has no hook file but
- * plugins: a small one of ours, workrex-status.js, in its plugin directory.
+ * with an error. Gemini CLI's and Qwen Code's settings.json have that shape
+ * too (their timeouts in milliseconds, their hooks named), as has Grok's
+ * hooks/workrex-status.json. GitHub Copilot CLI, Cursor and Kiro CLI list
+ * their handlers with no groups (config/kinds.h: struct kind_list), with a
+ * head of their own ({"version": 1}; Kiro's is an agent, "workrex"). OpenCode
+ * has no hook file but plugins: a small one of ours, workrex-status.js, in
+ * its plugin directory.
  *
  * The hook command is plain `workrex set-status ...`, found on PATH: the
  * same settings file is read inside sandboxes (the agent's config dir is
@@ -85,28 +89,86 @@ static char *setup_hook_command(const char *status)
 	return xasprintf("workrex set-status %s", status);
 }
 
-static bool event_has_command(json_object *groups, const char *command)
+/* Does handler h run command (under key)? */
+static bool handler_runs(json_object *h, const char *key, const char *command)
 {
-	size_t n = json_object_array_length(groups);
+	json_object *cmd;
+	return json_object_is_type(h, json_type_object) &&
+	       json_object_object_get_ex(h, key, &cmd) &&
+	       json_object_is_type(cmd, json_type_string) &&
+	       strcmp(json_object_get_string(cmd), command) == 0;
+}
+
+/* Does an event's entries (groups, or a list's handlers) run command? */
+static bool event_has_command(json_object *entries, const struct kind_list *list,
+			      const char *command)
+{
+	size_t n = json_object_array_length(entries);
 	for (size_t i = 0; i < n; i++) {
-		json_object *g = json_object_array_get_idx(groups, i), *hooks;
+		json_object *g = json_object_array_get_idx(entries, i), *hooks;
+		if (list) {
+			if (handler_runs(g, list->command, command))
+				return true;
+			continue;
+		}
 		if (!json_object_is_type(g, json_type_object) ||
 		    !json_object_object_get_ex(g, "hooks", &hooks) ||
 		    !json_object_is_type(hooks, json_type_array))
 			continue;
-		for (size_t k = 0; k < json_object_array_length(hooks); k++) {
-			json_object *h = json_object_array_get_idx(hooks, k), *cmd;
-			if (json_object_is_type(h, json_type_object) &&
-			    json_object_object_get_ex(h, "command", &cmd) &&
-			    json_object_is_type(cmd, json_type_string) &&
-			    strcmp(json_object_get_string(cmd), command) == 0)
+		for (size_t k = 0; k < json_object_array_length(hooks); k++)
+			if (handler_runs(json_object_array_get_idx(hooks, k), "command", command))
 				return true;
-		}
 	}
 	return false;
 }
 
-int setup_merge(json_object *root, const struct kind_event *specs, bool *changed, char **cause)
+/* Our entry for s: a group of one hook, or (a list) the handler itself. */
+static json_object *setup_entry(const struct kind_event *s, const struct kind_list *list,
+				const char *command)
+{
+	json_object *h = json_object_new_object();
+	if (s->name)
+		json_object_object_add(h, "name", json_object_new_string(s->name));
+	if (list == NULL || list->typed)
+		json_object_object_add(h, "type", json_object_new_string("command"));
+	json_object_object_add(h, list ? list->command : "command",
+			       json_object_new_string(command));
+	if (list && s->matcher)
+		json_object_object_add(h, "matcher", json_object_new_string(s->matcher));
+	json_object_object_add(h, list ? list->timeout : "timeout",
+			       json_object_new_int(s->timeout));
+	if (list)
+		return h;
+	json_object *g = json_object_new_object(), *hooks = json_object_new_array();
+	if (s->matcher)
+		json_object_object_add(g, "matcher", json_object_new_string(s->matcher));
+	json_object_array_add(hooks, h);
+	json_object_object_add(g, "hooks", hooks);
+	return g;
+}
+
+/* The keys of a list's head that root lacks ({"version": 1}), added first. */
+static bool setup_head(json_object *root, const struct kind_list *list)
+{
+	json_object *head = list && list->head ? json_tokener_parse(list->head) : NULL;
+	bool added = false;
+	if (!json_object_is_type(head, json_type_object)) {
+		json_object_put(head);
+		return false;
+	}
+	json_object_object_foreach(head, key, v)
+	{
+		if (!json_object_object_get_ex(root, key, NULL)) {
+			json_object_object_add(root, key, json_object_get(v));
+			added = true;
+		}
+	}
+	json_object_put(head);
+	return added;
+}
+
+int setup_merge(json_object *root, const struct kind_list *list, const struct kind_event *specs,
+		bool *changed, char **cause)
 {
 	*changed = false;
 	if (!json_object_is_type(root, json_type_object)) {
@@ -114,21 +176,24 @@ int setup_merge(json_object *root, const struct kind_event *specs, bool *changed
 		return -EINVAL;
 	}
 	json_object *hooks;
-	if (!json_object_object_get_ex(root, "hooks", &hooks) || hooks == NULL) {
-		hooks = json_object_new_object();
-		json_object_object_add(root, "hooks", hooks);
-	} else if (!json_object_is_type(hooks, json_type_object)) {
+	bool had = json_object_object_get_ex(root, "hooks", &hooks) && hooks != NULL;
+	if (had && !json_object_is_type(hooks, json_type_object)) {
 		*cause = xstrdup("\"hooks\" is not an object");
 		return -EINVAL;
 	}
 	/* Check every event's shape before changing any. */
-	for (const struct kind_event *s = specs; s->event; s++) {
+	for (const struct kind_event *s = specs; had && s->event; s++) {
 		json_object *groups;
 		if (json_object_object_get_ex(hooks, s->event, &groups) && groups &&
 		    !json_object_is_type(groups, json_type_array)) {
 			*cause = xasprintf("\"hooks.%s\" is not a list", s->event);
 			return -EINVAL;
 		}
+	}
+	*changed = setup_head(root, list);
+	if (!had) {
+		hooks = json_object_new_object();
+		json_object_object_add(root, "hooks", hooks);
 	}
 	for (const struct kind_event *s = specs; s->event; s++) {
 		json_object *groups;
@@ -137,20 +202,8 @@ int setup_merge(json_object *root, const struct kind_event *specs, bool *changed
 			json_object_object_add(hooks, s->event, groups);
 		}
 		char *command = setup_hook_command(s->status);
-		if (!event_has_command(groups, command)) {
-			json_object *g = json_object_new_object(), *list = json_object_new_array(),
-				    *h = json_object_new_object();
-			if (s->matcher)
-				json_object_object_add(g, "matcher",
-						       json_object_new_string(s->matcher));
-			if (s->name)
-				json_object_object_add(h, "name", json_object_new_string(s->name));
-			json_object_object_add(h, "type", json_object_new_string("command"));
-			json_object_object_add(h, "command", json_object_new_string(command));
-			json_object_object_add(h, "timeout", json_object_new_int(s->timeout));
-			json_object_array_add(list, h);
-			json_object_object_add(g, "hooks", list);
-			json_object_array_add(groups, g);
+		if (!event_has_command(groups, list, command)) {
+			json_object_array_add(groups, setup_entry(s, list, command));
 			*changed = true;
 		}
 		free(command);
@@ -226,9 +279,9 @@ static int replace_file(const char *path, const char *text, bool existed, char *
 }
 
 /* One agent's hook file: merge, then show or write. 0, or 1 on error (printed). */
-static int setup_json_file(const char *agent, const char *path, const struct kind_event *specs,
-			   bool print)
+static int setup_json_file(const struct agent_kind *k, const char *path, bool print)
 {
+	const char *agent = k->name;
 	bool existed;
 	char *cause = NULL;
 	char *text = slurp(path, &existed, &cause);
@@ -254,7 +307,7 @@ static int setup_json_file(const char *agent, const char *path, const struct kin
 	}
 	free(text);
 	bool changed;
-	if (setup_merge(root, specs, &changed, &cause) < 0) {
+	if (setup_merge(root, k->list, k->events, &changed, &cause) < 0) {
 		json_object_put(root);
 		int rc = cmd_fail("setup", "%s: %s: %s; left unchanged", agent, path, cause);
 		free(cause);
@@ -413,7 +466,7 @@ static int setup_plugin(const char *agent, const char *path, const char *plugin,
 }
 
 /* How many of specs' events root's "hooks" runs our command for (of *total). */
-static int events_present(json_object *root, const struct kind_event *specs, int *total)
+static int events_present(json_object *root, const struct agent_kind *k, int *total)
 {
 	json_object *hooks = NULL, *groups;
 	int n = 0;
@@ -421,12 +474,12 @@ static int events_present(json_object *root, const struct kind_event *specs, int
 	bool ok = json_object_is_type(root, json_type_object) &&
 		  json_object_object_get_ex(root, "hooks", &hooks) &&
 		  json_object_is_type(hooks, json_type_object);
-	for (const struct kind_event *s = specs; s && s->event; s++) {
+	for (const struct kind_event *s = k->events; s && s->event; s++) {
 		(*total)++;
 		char *command = setup_hook_command(s->status);
 		n += ok && json_object_object_get_ex(hooks, s->event, &groups) &&
 		     json_object_is_type(groups, json_type_array) &&
-		     event_has_command(groups, command);
+		     event_has_command(groups, k->list, command);
 		free(command);
 	}
 	return n;
@@ -472,9 +525,15 @@ const char *setup_state(const struct agent_kind *k, const char *home)
 		state = strcmp(text, opencode_plugin) == 0 ? "set up" : "old";
 	} else if (rc == 0) {
 		json_object *root = json_tokener_parse(text);
-		int total, n = events_present(root, k->events, &total);
+		int total, n = events_present(root, k, &total);
 		state = n == total ? "set up" : n ? "partly" : "not set";
 		if (n && k->hooks == KIND_HOOKS_GEMINI && gemini_hooks_off(root, k->events))
+			state = "off";
+		/* Claude Code and Qwen Code run none with disableAllHooks. */
+		json_object *off;
+		if (n && k->hooks == KIND_HOOKS_CLAUDE &&
+		    json_object_object_get_ex(root, "disableAllHooks", &off) &&
+		    json_object_get_boolean(off))
 			state = "off";
 		json_object_put(root);
 	}
@@ -510,10 +569,12 @@ static int setup_kind(const struct agent_kind *k, const char *home, bool print)
 	int rc = 0;
 	switch (k->hooks) {
 	case KIND_HOOKS_CLAUDE:
-		rc = setup_json_file(k->name, path, k->events, print);
+	case KIND_HOOKS_GEMINI:
+	case KIND_HOOKS_LIST:
+		rc = setup_json_file(k, path, print);
 		break;
 	case KIND_HOOKS_CODEX: {
-		rc = setup_json_file(k->name, path, k->events, print);
+		rc = setup_json_file(k, path, print);
 		char *dir = kind_config_dir(k, home);
 		char *toml = xasprintf("%s/config.toml", dir);
 		rc |= setup_codex_feature(toml, print);
@@ -521,9 +582,6 @@ static int setup_kind(const struct agent_kind *k, const char *home, bool print)
 		free(dir);
 		break;
 	}
-	case KIND_HOOKS_GEMINI:
-		rc = setup_json_file(k->name, path, k->events, print);
-		break;
 	case KIND_HOOKS_OPENCODE:
 		rc = setup_plugin(k->name, path, opencode_plugin, print);
 		break;

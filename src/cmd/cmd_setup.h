@@ -13,13 +13,17 @@
 
 /*
  * Add a group per spec (ended by a NULL event) to root's "hooks" unless
- * that event already runs the same command. *changed says whether anything
- * was added. -EINVAL with *cause when root has another shape (nothing changed).
+ * that event already runs the same command; with list, a handler of that
+ * shape, and list's head where root lacks it. *changed says whether
+ * anything was added. -EINVAL with *cause when root has another shape
+ * (nothing changed).
  */
-int setup_merge(json_object *root, const struct kind_event *specs, bool *changed, char **cause);
+int setup_merge(json_object *root, const struct kind_list *list, const struct kind_event *specs,
+		bool *changed, char **cause);
 /*
  * Are k's hooks installed for home: "set up" (every event), "partly",
- * "not set", "off" (Codex's feature turned off), "old" (an OpenCode
+ * "not set", "off" (Codex's feature, Gemini's hooksConfig, a
+ * disableAllHooks), "old" (an OpenCode
  * plugin of another build); NULL: the kind has none.
  */
 const char *setup_state(const struct agent_kind *k, const char *home);

@@ -55,7 +55,7 @@ static const struct kind_event codex_events[] = {
 	{"UserPromptSubmit", NULL, STATUS_WORKING, 10, NULL},
 	{"PostToolUse", NULL, STATUS_WORKING, 10, NULL},
 	{"PermissionRequest", NULL, STATUS_WAITING, 10, NULL},
-	{"Interrupt", NULL, STATUS_WAITING, 10, NULL},
+	{"Interrupt", NULL, STATUS_WAITING, 3, NULL}, /* 0.171 clamps its timeout to 3 s */
 	{"Stop", NULL, STATUS_DONE, 10, NULL},
 	{NULL, NULL, NULL, 0, NULL},
 };
@@ -75,6 +75,93 @@ static const struct kind_event opencode_events[] = {
 	{"permission.asked", NULL, STATUS_WAITING, 0, NULL},
 	{"permission.updated", NULL, STATUS_WAITING, 0, NULL},
 	{"session.idle", NULL, STATUS_DONE, 0, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};
+
+/*
+ * GitHub Copilot CLI (its hooks reference: user hooks are any *.json in
+ * ~/.copilot/hooks, camelCase events, a list of handlers each): a prompt
+ * and tools work, a notification of a permission prompt or a question
+ * waits, the turn's end (agentStop), an error (errorOccurred: failed with
+ * its message, or waiting on a rate limit), the session's end.
+ */
+static const struct kind_event copilot_events[] = {
+	{"userPromptSubmitted", NULL, STATUS_WORKING, 10, NULL},
+	{"postToolUse", NULL, STATUS_WORKING, 10, NULL},
+	{"notification", "permission_prompt|elicitation_dialog", STATUS_WAITING, 10, NULL},
+	{"agentStop", NULL, STATUS_DONE, 10, NULL},
+	{"errorOccurred", NULL, STATUS_FAILED, 10, NULL},
+	{"sessionEnd", NULL, STATUS_CLEAR, 10, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};
+
+static const struct kind_list copilot_list = {
+	.command = "bash", .timeout = "timeoutSec", .typed = true, .head = "{\"version\": 1}"};
+
+/*
+ * Cursor (its hooks page: ~/.cursor/hooks.json): a prompt and tools work,
+ * the turn's stop is done (its input's status says "error": failed,
+ * "aborted": waiting for the user), the session's end. It has no hook for
+ * a question.
+ */
+static const struct kind_event cursor_events[] = {
+	{"beforeSubmitPrompt", NULL, STATUS_WORKING, 10, NULL},
+	{"postToolUse", NULL, STATUS_WORKING, 10, NULL},
+	{"stop", NULL, STATUS_DONE, 10, NULL},
+	{"sessionEnd", NULL, STATUS_CLEAR, 10, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};
+
+static const struct kind_list cursor_list = {
+	.command = "command", .timeout = "timeout", .head = "{\"version\": 1}"};
+
+/*
+ * Kiro CLI (its hooks page): hooks belong to an agent's file, so setup
+ * writes an agent of its own, "workrex", with every tool as the default
+ * agent has, and workrex starts kiro-cli with it. A prompt and tools work,
+ * the turn's stop is done; it has no hook for a question or an error.
+ */
+static const struct kind_event kiro_events[] = {
+	{"userPromptSubmit", NULL, STATUS_WORKING, 10000, NULL},
+	{"postToolUse", "*", STATUS_WORKING, 10000, NULL},
+	{"stop", NULL, STATUS_DONE, 10000, NULL},
+	{NULL, NULL, NULL, 0, NULL},
+};
+
+static const struct kind_list kiro_list = {
+	.command = "command",
+	.timeout = "timeout_ms",
+	.head = "{\"name\": \"workrex\", \"description\": \"The default agent, with workrex's "
+		"status hooks (written by workrex setup)\", \"tools\": [\"*\"], \"resources\": "
+		"[\"file://AGENTS.md\", \"file://README.md\", \"file://.kiro/steering/**/*.md\"]}",
+};
+
+/*
+ * Qwen Code (its hooks page: Claude Code's events in settings.json,
+ * timeouts in ms): a prompt and tools work, a permission notification
+ * waits, the turn's end, the session's end.
+ */
+static const struct kind_event qwen_events[] = {
+	{"UserPromptSubmit", NULL, STATUS_WORKING, 10000, "workrex-status"},
+	{"PostToolUse", NULL, STATUS_WORKING, 10000, "workrex-status"},
+	{"Notification", "permission_prompt", STATUS_WAITING, 10000, "workrex-status"},
+	{"Stop", NULL, STATUS_DONE, 10000, "workrex-status"},
+	{"SessionEnd", NULL, STATUS_CLEAR, 10000, "workrex-status"},
+	{NULL, NULL, NULL, 0, NULL},
+};
+
+/*
+ * Grok (xAI's hooks page: any *.json in ~/.grok/hooks, Claude Code's
+ * shape, timeouts in s): a prompt and tools work, a notification waits,
+ * the turn ends or dies on an API error (StopFailure), the session ends.
+ */
+static const struct kind_event grok_events[] = {
+	{"UserPromptSubmit", NULL, STATUS_WORKING, 10, NULL},
+	{"PostToolUse", NULL, STATUS_WORKING, 10, NULL},
+	{"Notification", NULL, STATUS_WAITING, 10, NULL},
+	{"Stop", NULL, STATUS_DONE, 10, NULL},
+	{"StopFailure", NULL, STATUS_FAILED, 10, NULL},
+	{"SessionEnd", NULL, STATUS_CLEAR, 10, NULL},
 	{NULL, NULL, NULL, 0, NULL},
 };
 
@@ -106,6 +193,7 @@ const struct agent_kind agent_kinds[] = {
 		.hooks = KIND_HOOKS_CLAUDE,
 		.events = claude_events,
 		.hooks_file = "settings.json",
+		.usage = "tokens and cost: its transcript's usage and costUSD",
 		.config_dir = ".claude",
 		.config_env = "CLAUDE_CONFIG_DIR",
 		/*
@@ -142,6 +230,7 @@ const struct agent_kind agent_kinds[] = {
 		.hooks = KIND_HOOKS_CODEX,
 		.events = codex_events,
 		.hooks_file = "hooks.json",
+		.usage = "tokens: its transcript's token_count events",
 		.config_dir = ".codex",
 		.config_env = "CODEX_HOME",
 		/* https://developers.openai.com/codex/config-reference: sessions/, log/, history.jsonl are state. */
@@ -200,7 +289,9 @@ const struct agent_kind agent_kinds[] = {
 	/*
 	 * https://docs.github.com/en/copilot/reference/copilot-cli-reference/cli-command-reference:
 	 * -i/--interactive PROMPT; --continue; --resume ID; --allow-all
-	 * (--yolo); -p with -s for one quiet answer.
+	 * (--yolo); -p with -s for one quiet answer. Hooks:
+	 * https://docs.github.com/en/copilot/reference/hooks-reference (any
+	 * *.json in its hooks dir).
 	 */
 	{
 		.name = "copilot",
@@ -214,7 +305,12 @@ const struct agent_kind agent_kinds[] = {
 		.resume_id = "--resume",
 		.approve = "--allow-all",
 		.auto_name = "copilot -s -p \"$(cat)\"",
+		.hooks = KIND_HOOKS_LIST,
+		.events = copilot_events,
+		.list = &copilot_list,
+		.hooks_file = "hooks/workrex-status.json",
 		.config_dir = ".copilot",
+		.config_env = "COPILOT_HOME",
 	},
 	/*
 	 * https://ampcode.com/manual: `threads continue [ID]`;
@@ -236,6 +332,7 @@ const struct agent_kind agent_kinds[] = {
 	/*
 	 * https://cursor.com/docs/cli/reference/parameters: a positional
 	 * prompt; `resume`; --resume CHAT; -f/--force; -p prints one answer.
+	 * Hooks: https://cursor.com/docs/agent/hooks (~/.cursor/hooks.json).
 	 */
 	{
 		.name = "cursor-agent",
@@ -247,11 +344,17 @@ const struct agent_kind agent_kinds[] = {
 		.resume_id = "--resume",
 		.approve = "--force",
 		.auto_name = "cursor-agent -p \"$(cat)\"",
+		.hooks = KIND_HOOKS_LIST,
+		.events = cursor_events,
+		.list = &cursor_list,
+		.hooks_file = "hooks.json",
 		.config_dir = ".cursor",
 	},
 	/*
 	 * https://qwenlm.github.io/qwen-code-docs/en/users/cli/ (Gemini CLI's
 	 * flags): -i/--prompt-interactive; --continue; --resume ID; --yolo; -p.
+	 * Hooks: https://qwenlm.github.io/qwen-code-docs/en/users/features/hooks
+	 * (settings.json; disableAllHooks turns them off).
 	 */
 	{
 		.name = "qwen",
@@ -264,6 +367,9 @@ const struct agent_kind agent_kinds[] = {
 		.resume_id = "--resume",
 		.approve = "--yolo",
 		.auto_name = "qwen -p \"$(cat)\"",
+		.hooks = KIND_HOOKS_CLAUDE,
+		.events = qwen_events,
+		.hooks_file = "settings.json",
 		.config_dir = ".qwen",
 	},
 	/*
@@ -300,6 +406,7 @@ const struct agent_kind agent_kinds[] = {
 	/*
 	 * https://kiro.dev/docs/cli/reference/cli-commands/: `kiro-cli chat
 	 * [PROMPT]`, --resume, --trust-all-tools, --no-interactive once.
+	 * Hooks: https://kiro.dev/docs/cli/hooks (an agent's file; --agent NAME).
 	 */
 	{
 		.name = "kiro-cli",
@@ -311,6 +418,11 @@ const struct agent_kind agent_kinds[] = {
 		.resume = "--resume",
 		.approve = "--trust-all-tools",
 		.auto_name = "kiro-cli chat --no-interactive \"$(cat)\"",
+		.hooks = KIND_HOOKS_LIST,
+		.events = kiro_events,
+		.list = &kiro_list,
+		.hooks_file = "agents/workrex.json",
+		.hooks_args = "--agent workrex",
 		.config_dir = ".kiro",
 	},
 	/*
@@ -330,6 +442,8 @@ const struct agent_kind agent_kinds[] = {
 	/*
 	 * https://github.com/superagent-ai/grok-cli#readme: -p/--prompt
 	 * answers once; nothing documented to resume or skip approvals.
+	 * Hooks: https://docs.x.ai/build/features/hooks (every .json in ~/.grok/hooks,
+	 * read by xAI's `grok`; a `grok` that reads no hooks never calls them).
 	 */
 	{
 		.name = "grok",
@@ -338,6 +452,9 @@ const struct agent_kind agent_kinds[] = {
 		.install = NPM("@vibe-kit/grok-cli"),
 		.prompt = KIND_PROMPT_TYPED,
 		.auto_name = "grok -p \"$(cat)\"",
+		.hooks = KIND_HOOKS_CLAUDE,
+		.events = grok_events,
+		.hooks_file = "hooks/workrex-status.json",
 		.config_dir = ".grok",
 	},
 	/*
@@ -421,6 +538,14 @@ char *kind_hooks_path(const struct agent_kind *k, const char *home)
 	return path;
 }
 
+bool kind_hooks_written(const struct agent_kind *k, const char *home)
+{
+	char *path = kind_hooks_path(k, home);
+	bool there = path && access(path, R_OK) == 0;
+	free(path);
+	return there;
+}
+
 static char *heard_path(const struct agent_kind *k)
 {
 	char *dir = state_dir();
@@ -462,13 +587,24 @@ void kind_heard_note(const struct agent_kind *k, uint64_t at)
 	free(p);
 }
 
-static const char *const hook_names[] = {
-	[KIND_HOOKS_NONE] = "none",
-	[KIND_HOOKS_CLAUDE] = "settings.json hooks",
-	[KIND_HOOKS_CODEX] = "hooks.json ([features] hooks on)",
-	[KIND_HOOKS_GEMINI] = "settings.json hooks",
-	[KIND_HOOKS_OPENCODE] = "a plugin (v1 and v2)",
-};
+/* What `setup` writes for k's status, for the page: "none", or where. */
+static void add_hooks_where(struct buf *b, const struct agent_kind *k)
+{
+	if (k->hooks == KIND_HOOKS_NONE) {
+		buf_addstr(b, "none");
+		return;
+	}
+	buf_addstr(b, k->hooks == KIND_HOOKS_OPENCODE ? "a plugin, ~/" : "hooks in ~/");
+	buf_add_roff(b, k->config_dir);
+	buf_addch(b, '/');
+	buf_add_roff(b, k->hooks_file);
+	if (k->hooks == KIND_HOOKS_CODEX)
+		buf_addstr(b, " ([features] hooks on in config.toml)");
+	if (k->hooks_args) {
+		buf_addstr(b, ", started with ");
+		buf_add_roff(b, k->hooks_args);
+	}
+}
 
 /* "--flag" or "none", for the page. */
 static void add_field(struct buf *b, const char *label, const char *v)
@@ -512,7 +648,8 @@ void kind_reference_man(struct buf *b)
 		add_field(b, "Fork:", k->fork);
 		add_field(b, "In a sandbox:", k->approve);
 		add_field(b, "Names (add \\-A):", k->auto_name);
-		buf_addf(b, "Status: %s", hook_names[k->hooks]);
+		buf_addstr(b, "Status: ");
+		add_hooks_where(b, k);
 		for (const struct kind_event *e = k->events; e && e->event; e++) {
 			buf_addstr(b, e == k->events ? ": " : ", ");
 			buf_add_roff(b, e->event);
@@ -525,6 +662,7 @@ void kind_reference_man(struct buf *b)
 			buf_add_roff(b, e->status);
 		}
 		buf_addstr(b, ".\n");
+		add_field(b, "Used (tokens, cost):", k->usage);
 		buf_addstr(b, "Documented at ");
 		buf_add_roff(b, k->doc);
 		buf_addstr(b, ".\n");

@@ -29,10 +29,25 @@ enum kind_prompt {
 /* What `setup` installs so that the kind reports its status. */
 enum kind_hooks {
 	KIND_HOOKS_NONE,
-	KIND_HOOKS_CLAUDE,   /* settings.json "hooks", Claude Code's events */
+	KIND_HOOKS_CLAUDE,   /* Claude Code's JSON shape (below): Claude's, Qwen Code's, Grok's */
 	KIND_HOOKS_CODEX,    /* hooks.json, and [features] hooks on in config.toml */
 	KIND_HOOKS_GEMINI,   /* settings.json "hooks", named, timeouts in ms */
 	KIND_HOOKS_OPENCODE, /* a plugin file, loaded by OpenCode v1 and v2 */
+	KIND_HOOKS_LIST,     /* a JSON file of handler lists (struct kind_list) */
+};
+
+/*
+ * A hook file whose events each list their handlers, with no groups:
+ * {"hooks": {EVENT: [{COMMAND: "...", "matcher": "...", TIMEOUT: N}]}}
+ * (GitHub Copilot CLI's, Cursor's, Kiro CLI's agent files). Claude Code's
+ * shape, which the others took, has groups: {"hooks": {EVENT: [{"matcher":
+ * "...", "hooks": [{"type": "command", "command": "...", "timeout": N}]}]}}.
+ */
+struct kind_list {
+	const char *command; /* the handler's key for its command: "command", Copilot "bash" */
+	const char *timeout; /* its key for the timeout (the events' unit): "timeout" */
+	bool typed;          /* each handler says "type": "command" */
+	const char *head;    /* a JSON object: keys the file gets where it lacks them */
 };
 
 /*
@@ -64,7 +79,10 @@ struct agent_kind {
 	const char *auto_name;    /* a cheap one-shot command: a request on stdin, text out */
 	enum kind_hooks hooks;
 	const struct kind_event *events; /* its hook events mapped to statuses, or NULL */
+	const struct kind_list *list;    /* KIND_HOOKS_LIST: how its file lists them */
 	const char *hooks_file;          /* inside config_dir */
+	const char *hooks_args;          /* words its command line takes once the file is there */
+	const char *usage;               /* what it writes of what a session used, or NULL */
 	const char *config_dir;          /* under HOME ($XDG_CONFIG_HOME for .config/...) */
 	const char *config_env;          /* the variable that moves config_dir, or NULL */
 	/*
@@ -95,6 +113,8 @@ bool kind_installed(const struct agent_kind *k);
 char *kind_config_dir(const struct agent_kind *k, const char *home);
 /* Where `setup` writes the kind's hooks; NULL: none. Caller frees. */
 char *kind_hooks_path(const struct agent_kind *k, const char *home);
+/* Has `setup` written the kind's hooks file under home (its hooks_args then apply)? */
+bool kind_hooks_written(const struct agent_kind *k, const char *home);
 /*
  * When a hook of k last reached a dashboard (wall ms; 0: never): the
  * dashboard notes it (kind_heard_note, at most once a minute per kind and

@@ -111,6 +111,19 @@ static bool has_subcommand(const char *cmd, const struct agent_def *def, const c
 	return def && def->args.n && strcmp(def->args.v[0], sub) == 0;
 }
 
+/* The words k's chat takes before any session's: its subcommand, its hooks', its approval's. */
+static void add_kind_words(struct buf *b, const struct agent_kind *k, const char *cmd,
+			   const struct agent_def *def, bool sandboxed)
+{
+	if (k->subcommand && !has_subcommand(cmd, def, k->subcommand))
+		buf_addf(b, " %s", k->subcommand);
+	/* Its hooks run only so (Kiro CLI: those of the agent it starts as). */
+	if (k->hooks_args && kind_hooks_written(k, getenv("HOME")))
+		buf_addf(b, " %s", k->hooks_args);
+	if (sandboxed && k->approve)
+		buf_addf(b, " %s", k->approve);
+}
+
 /* words with {id} as id: well formed (rpc_session_wellformed), one word, no quoting. */
 static void add_with_id(struct buf *b, const char *words, const char *id)
 {
@@ -156,10 +169,8 @@ char *agentcmd_line(const struct config *c, const char *name, const struct agent
 			add_word(&b, def->args.v[i], true, prompt_file);
 		}
 	const struct agent_kind *k = kind_of(c, name);
-	if (k && k->subcommand && !has_subcommand(cmd, def, k->subcommand))
-		buf_addf(&b, " %s", k->subcommand);
-	if (k && o->sandboxed && k->approve)
-		buf_addf(&b, " %s", k->approve);
+	if (k)
+		add_kind_words(&b, k, cmd, def, o->sandboxed);
 	bool fresh = resume == NULL;
 	if (k && resume && *resume && k->resume_id) {
 		add_with_id(&b, k->resume_id, resume);

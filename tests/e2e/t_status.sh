@@ -690,12 +690,124 @@ assert (x["tokens_in"], x["tokens_out"], x["cost_usd"]) == (120000, 3400, None),
 	wait_for '✓ use-2 .*123k tok'
 }
 
+# The five more kinds with hooks, each in its own CLI's file and shape:
+# Qwen Code's and Grok's (Claude Code's shape, Grok's fields camelCase),
+# Copilot CLI's, Cursor's and Kiro CLI's (handler lists; Kiro's an agent
+# of its own, which the agent is started with). Stand-ins run them as the
+# CLIs do; every mapped event reaches its icon in a live dashboard.
+t_five_more_kinds_hooks() {
+	make_repo
+	mkdir -p "$HOME/.qwen" "$HOME/.grok" "$HOME/.copilot" "$HOME/.cursor" "$HOME/.kiro"
+	echo '{"model": {"name": "qwen3-coder"}}' >"$HOME/.qwen/settings.json"
+	echo '{"version": 1, "hooks": {"stop": [{"command": "true"}]}}' >"$HOME/.cursor/hooks.json"
+	workrex setup >"$E2E_TMP/setup.out"
+	local k
+	for k in qwen grok copilot cursor-agent kiro-cli; do
+		grep -Eq "^$k: hooks (added to|written to)" "$E2E_TMP/setup.out" || { cat "$E2E_TMP/setup.out" >&2; return 1; }
+		workrex agents | grep -Eq "^$k +.* set up " || { workrex agents >&2; return 1; }
+	done
+	# Merged into what was there; each file in its CLI's shape.
+	grep -q '"name": "qwen3-coder"' "$HOME/.qwen/settings.json"
+	grep -q '"command": "true"' "$HOME/.cursor/hooks.json"
+	python3 - "$HOME" <<-'PY'
+		import json, sys
+		h = sys.argv[1]
+		cop = json.load(open(h + "/.copilot/hooks/workrex-status.json"))
+		assert cop["version"] == 1, cop
+		e = cop["hooks"]["errorOccurred"][0]
+		assert e == {"type": "command", "bash": "workrex set-status failed", "timeoutSec": 10}, e
+		kiro = json.load(open(h + "/.kiro/agents/workrex.json"))
+		assert kiro["name"] == "workrex" and kiro["tools"] == ["*"], kiro
+		assert kiro["hooks"]["stop"] == [{"command": "workrex set-status done", "timeout_ms": 10000}], kiro
+		q = json.load(open(h + "/.qwen/settings.json"))["hooks"]["Stop"][0]["hooks"][0]
+		assert q["timeout"] == 10000 and q["name"] == "workrex-status", q
+	PY
+	workrex setup | grep -q '^kiro-cli: .* already calls workrex set-status'
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<YAML
+agents:
+  qw: {type: qwen, command: python3, args: ["$here/fake_agent.py", "qwen"]}
+  gk: {type: grok, command: python3, args: ["$here/fake_agent.py", "grok"]}
+  cp: {type: copilot, command: python3, args: ["$here/fake_agent.py", "copilot"]}
+  cu: {type: cursor-agent, command: python3, args: ["$here/fake_agent.py", "cursor"]}
+  ki: {type: kiro-cli, command: python3, args: ["$here/fake_agent.py", "kiro"]}
+YAML
+	start_repo 160 40
+	wait_for 'wrx\$'
+	local h
+	for h in qw gk cp cu ki; do
+		wrx add $h -a $h -b >/dev/null
+	done
+	for k in qwen grok copilot cursor kiro; do
+		wait_for "fake $k ready \\([1-9]"
+	done
+	# Kiro's stand-in reads hooks only of the agent it was started as (none: 0 events).
+	ps -eo args | grep -q '[f]ake_agent.py kiro chat --agent workrex'
+	for h in qw gk cp cu ki; do
+		wrx send $h go
+		wait_for "^ [2-6] ● $h"
+		wrx send $h finish
+		wait_for "^ [2-6] ✓ $h"
+	done
+	# A question waits (Qwen, Grok, Copilot: the kinds that have a hook for one).
+	for h in qw gk cp; do
+		wrx send $h go
+		wait_for "^ [2-6] ● $h"
+		wrx send $h ask
+		wait_for "^ [2-6] ◆ $h"
+	done
+	# Copilot: a notification that is no question changes nothing; errorOccurred
+	# is failed with its message; a rate limit waits; a hook stamped before
+	# the turn's end that runs after it changes nothing.
+	wrx send cp go
+	wait_for "^ [2-6] ● cp"
+	wrx send cp idle
+	sleep 0.5
+	screen | grep -q "^ [2-6] ● cp"
+	wrx send cp fail
+	wait_for "^ [2-6] ✗ cp"
+	wrx status cp --json | grep -q '"failure":"model request failed: 500"'
+	wrx send cp limit
+	wait_for "^ [2-6] ◆ cp"
+	wrx send cp finish
+	wait_for "^ [2-6] ✓ cp"
+	wrx send cp late
+	sleep 1
+	screen | grep -q "^ [2-6] ✓ cp" || { screen >&2; return 1; }
+	# Grok: StopFailure is failed.
+	wrx send gk go
+	wait_for "^ [2-6] ● gk"
+	wrx send gk fail
+	wait_for "^ [2-6] ✗ gk"
+	# Cursor: a stop whose status is error is failed; aborted waits for the user.
+	wrx send cu go
+	wait_for "^ [2-6] ● cu"
+	wrx send cu fail
+	wait_for "^ [2-6] ✗ cu"
+	wrx send cu go
+	wait_for "^ [2-6] ● cu"
+	wrx send cu abort
+	wait_for "^ [2-6] ◆ cu"
+	# A session's end leaves no status (Qwen, Grok, Copilot, Cursor).
+	for h in qw gk cp cu; do
+		wrx send $h end
+		until_ok 10 eval "wrx status $h --json | grep -q '\"status\":null'" || { wrx status $h --json >&2; return 1; }
+	done
+	for h in qw gk cp cu ki; do
+		wrx capture $h | not grep -q 'rc=[1-9]' || { wrx capture $h >&2; return 1; }
+	done
+	for k in qwen grok copilot cursor-agent kiro-cli; do
+		workrex agents | grep -Eq "^$k +.* set up +just now " || { workrex agents >&2; return 1; }
+	done
+}
+
 run_test "setup's Claude hooks, run by a stand-in agent, change the icons (every mapped event, StopFailure to failed)" t_claude_hooks_change_icons
 run_test "what each agent used, from Claude Code's and Codex's transcripts: sidebar, list, status, compare, total" t_usage_from_transcripts
 run_test "a hook that started before done and arrives after it changes nothing (dashboard, keeper, the next dashboard)" t_late_hook_after_done
 run_test "status noticed without hooks: silence, exit; set-status outside a pane" t_status_without_hooks
 run_test "failed, crashed and done keep status, reason and age: detach, reboot" t_statuses_survive
 run_test "setup's Codex and Gemini CLI hooks and OpenCode plugin, run by stand-ins, change the icons" t_gemini_and_opencode_hooks
+run_test "Qwen Code, Grok, Copilot CLI, Cursor and Kiro CLI hooks, each in its own shape, change the icons" t_five_more_kinds_hooks
 run_test "a hook from a daemon, without the pane's environment: its session id says whose" t_daemon_hooks_by_session
 run_test "a daemon's inherited token speaks for no one: its session and directory say whose" t_inherited_token_speaks_for_no_one
 run_test "prefix a focuses the agent that last finished or waits" t_attention_key

@@ -39,7 +39,7 @@ static void test_merge_keeps_everything(void **state)
 	json_object *root = json_tokener_parse(before);
 	bool changed;
 	char *cause = NULL;
-	assert_int_equal(setup_merge(root, specs, &changed, &cause), 0);
+	assert_int_equal(setup_merge(root, NULL, specs, &changed, &cause), 0);
 	assert_true(changed);
 	json_object *hooks, *stop, *pre, *model, *notif;
 	assert_true(json_object_object_get_ex(root, "model", &model));
@@ -54,7 +54,7 @@ static void test_merge_keeps_everything(void **state)
 	assert_string_equal(json_object_get_string(m), "permission_prompt|elicitation_dialog");
 	/* Again: nothing to add. */
 	char *once = xstrdup(json_object_to_json_string(root));
-	assert_int_equal(setup_merge(root, specs, &changed, &cause), 0);
+	assert_int_equal(setup_merge(root, NULL, specs, &changed, &cause), 0);
 	assert_false(changed);
 	assert_string_equal(once, json_object_to_json_string(root));
 	free(once);
@@ -70,13 +70,66 @@ static void test_merge_refuses_other_shapes(void **state)
 		char *before = xstrdup(json_object_to_json_string(root));
 		bool changed;
 		char *cause = NULL;
-		assert_int_equal(setup_merge(root, specs, &changed, &cause), -EINVAL);
+		assert_int_equal(setup_merge(root, NULL, specs, &changed, &cause), -EINVAL);
 		assert_non_null(cause);
 		assert_string_equal(before, json_object_to_json_string(root));
 		free(cause);
 		free(before);
 		json_object_put(root);
 	}
+}
+
+/* A list's shape (Copilot CLI's, Cursor's, Kiro's): handlers, no groups; the head where missing. */
+static void test_merge_list(void **state)
+{
+	(void)state;
+	const struct agent_kind *cop = kind_find("copilot"), *kiro = kind_find("kiro-cli");
+	assert_int_equal(cop->hooks, KIND_HOOKS_LIST);
+	json_object *root = json_tokener_parse(
+		"{\"version\": 2, \"hooks\": {\"agentStop\": [{\"type\": \"command\", "
+		"\"bash\": \"say done\"}]}}");
+	bool changed;
+	char *cause = NULL;
+	assert_int_equal(setup_merge(root, cop->list, cop->events, &changed, &cause), 0);
+	assert_true(changed);
+	json_object *v, *hooks, *stop, *notif;
+	assert_true(json_object_object_get_ex(root, "version", &v));
+	assert_int_equal(json_object_get_int(v), 2); /* the user's, kept */
+	assert_true(json_object_object_get_ex(root, "hooks", &hooks));
+	assert_true(json_object_object_get_ex(hooks, "agentStop", &stop));
+	assert_int_equal(json_object_array_length(stop), 2);
+	json_object *ours = json_object_array_get_idx(stop, 1);
+	assert_string_equal(json_object_to_json_string(ours),
+			    "{ \"type\": \"command\", \"bash\": \"workrex set-status done\", "
+			    "\"timeoutSec\": 10 }");
+	assert_true(json_object_object_get_ex(hooks, "notification", &notif));
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(notif, 0), "matcher", &v));
+	assert_string_equal(json_object_get_string(v), "permission_prompt|elicitation_dialog");
+	char *once = xstrdup(json_object_to_json_string(root));
+	assert_int_equal(setup_merge(root, cop->list, cop->events, &changed, &cause), 0);
+	assert_false(changed);
+	assert_string_equal(once, json_object_to_json_string(root));
+	free(once);
+	json_object_put(root);
+	/* Kiro's: an agent of its own, every tool, its hooks with timeouts in ms. */
+	root = json_object_new_object();
+	assert_int_equal(setup_merge(root, kiro->list, kiro->events, &changed, &cause), 0);
+	assert_true(json_object_object_get_ex(root, "name", &v));
+	assert_string_equal(json_object_get_string(v), "workrex");
+	assert_true(json_object_object_get_ex(root, "tools", &v));
+	assert_string_equal(json_object_to_json_string(v), "[ \"*\" ]");
+	assert_true(json_object_object_get_ex(root, "hooks", &hooks));
+	assert_true(json_object_object_get_ex(hooks, "stop", &stop));
+	assert_string_equal(json_object_to_json_string(json_object_array_get_idx(stop, 0)),
+			    "{ \"command\": \"workrex set-status done\", \"timeout_ms\": 10000 }");
+	json_object_put(root);
+	/* A shape it does not know is left alone. */
+	root = json_tokener_parse("{\"hooks\": {\"agentStop\": {}}}");
+	assert_int_equal(setup_merge(root, cop->list, cop->events, &changed, &cause), -EINVAL);
+	assert_string_equal(json_object_to_json_string(root),
+			    "{ \"hooks\": { \"agentStop\": { } } }");
+	free(cause);
+	json_object_put(root);
 }
 
 static void test_codex_toml(void **state)
@@ -229,7 +282,7 @@ static void test_hooks_state(void **state)
 	json_object *root = json_object_new_object();
 	bool changed;
 	char *cause = NULL;
-	assert_int_equal(setup_merge(root, gemini->events, &changed, &cause), 0);
+	assert_int_equal(setup_merge(root, NULL, gemini->events, &changed, &cause), 0);
 	put(f, json_object_to_json_string(root));
 	assert_string_equal(setup_state(gemini, home), "set up");
 	json_object *hc = json_object_new_object();
@@ -246,12 +299,39 @@ static void test_hooks_state(void **state)
 	json_object_put(root);
 	free(d);
 	free(f);
+	/* Qwen Code: every event, then disableAllHooks. */
+	d = xasprintf("%s/.qwen", home);
+	f = xasprintf("%s/settings.json", d);
+	mkdir(d, 0700);
+	const struct agent_kind *qwen = kind_find("qwen"), *cursor = kind_find("cursor-agent");
+	root = json_object_new_object();
+	assert_int_equal(setup_merge(root, NULL, qwen->events, &changed, &cause), 0);
+	put(f, json_object_to_json_string(root));
+	assert_string_equal(setup_state(qwen, home), "set up");
+	json_object_object_add(root, "disableAllHooks", json_object_new_boolean(1));
+	put(f, json_object_to_json_string(root));
+	assert_string_equal(setup_state(qwen, home), "off");
+	json_object_put(root);
+	free(d);
+	free(f);
+	/* Cursor: a list's shape, read back as set up. */
+	d = xasprintf("%s/.cursor", home);
+	f = xasprintf("%s/hooks.json", d);
+	mkdir(d, 0700);
+	assert_string_equal(setup_state(cursor, home), "not set");
+	root = json_object_new_object();
+	assert_int_equal(setup_merge(root, cursor->list, cursor->events, &changed, &cause), 0);
+	put(f, json_object_to_json_string(root));
+	assert_string_equal(setup_state(cursor, home), "set up");
+	json_object_put(root);
+	free(d);
+	free(f);
 	/* Codex: its hooks, then its feature turned off in config.toml. */
 	d = xasprintf("%s/.codex", home);
 	f = xasprintf("%s/hooks.json", d);
 	mkdir(d, 0700);
 	root = json_object_new_object();
-	assert_int_equal(setup_merge(root, codex->events, &changed, &cause), 0);
+	assert_int_equal(setup_merge(root, NULL, codex->events, &changed, &cause), 0);
 	put(f, json_object_to_json_string(root));
 	json_object_put(root);
 	char *toml = xasprintf("%s/config.toml", d);
@@ -272,6 +352,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge_keeps_everything),
 		cmocka_unit_test(test_merge_refuses_other_shapes),
+		cmocka_unit_test(test_merge_list),
 		cmocka_unit_test(test_codex_toml),
 		cmocka_unit_test(test_setup_command_twice),
 		cmocka_unit_test(test_hooks_state),
