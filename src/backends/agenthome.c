@@ -143,3 +143,20 @@ int agent_home_prepare(const struct agent_kind *k, const char *host_dir, const c
 	close(dfd);
 	return rc;
 }
+
+char *agent_home_rekey(const char *text, const char *from, const char *to)
+{
+	struct buf b = {0};
+	char *key = xasprintf("\"%s/", from);
+	size_t n = strlen(key);
+	for (const char *p = text, *at; *p; p = at + n) {
+		if ((at = strstr(p, key)) == NULL) {
+			buf_addstr(&b, p);
+			break;
+		}
+		buf_add(&b, p, (size_t)(at - p));
+		buf_addf(&b, "\"%s/", to);
+	}
+	free(key);
+	return b.data ? b.data : xstrdup("");
+}

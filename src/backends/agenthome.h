@@ -41,4 +41,13 @@ bool agent_home_private(const struct agent_kind *k);
 int agent_home_prepare(const struct agent_kind *k, const char *host_dir, const char *dir,
 		       enum agent_home_settings how, char **cause);
 
+/*
+ * text (a setting of the kind's, rekeyed: Codex's config.toml) with each
+ * quoted path under from, the host's config dir, made one under to, the
+ * sandbox's: Codex keys the hooks a user trusted by their file's path
+ * (hooks.state."<dir>/hooks.json:stop:0:0"), so that the same hooks,
+ * trusted on the host, run in the sandbox too. Caller frees.
+ */
+char *agent_home_rekey(const char *text, const char *from, const char *to);
+
 #endif

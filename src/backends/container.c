@@ -506,6 +506,39 @@ static char *private_copy(const struct backend_pane *p, const char *home, const 
 	return copy;
 }
 
+/*
+ * The host's setting f, its config dir's paths made the sandbox's
+ * (agent_home_rekey), as a file of ours in the agent's private dir, which
+ * the sandbox never sees: bound read-only in f's place. NULL: none.
+ */
+static char *rekeyed_copy(const char *agent, const struct agent_kind *k, const char *f,
+			  const char *src, const char *dst)
+{
+	char *text = NULL, *cause = NULL;
+	if (file_read(f, 16u << 20, &text, &cause) < 0) {
+		log_msg("sandbox: %s: %s", f, cause);
+		free(cause);
+		return NULL;
+	}
+	char *out = agent_home_rekey(text, src, dst);
+	char *copy = xasprintf("%s/%s-%s", agent, k->name, k->rekeyed);
+	char *tmp = xasprintf("%s.tmp", copy);
+	unlink(tmp);
+	int rc = file_stage(tmp, out, strlen(out), 0600);
+	if (rc == 0)
+		rc = file_swap(tmp, copy);
+	if (rc < 0) {
+		log_msg("sandbox: %s: %s", copy, strerror(-rc));
+		unlink(tmp);
+		free(copy);
+		copy = NULL;
+	}
+	free(tmp);
+	free(out);
+	free(text);
+	return copy;
+}
+
 static void mount_agent_config(const struct backend_pane *p, struct strlist *l)
 {
 	const char *home = getenv("HOME");
@@ -527,8 +560,16 @@ static void mount_agent_config(const struct backend_pane *p, struct strlist *l)
 			char *f = xasprintf("%s/%s", src, k->settings[i]);
 			char *g = xasprintf("%s/%s", dst, k->settings[i]);
 			struct stat st;
-			if (stat(f, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+			if (k->rekeyed && !strcmp(k->settings[i], k->rekeyed) &&
+			    stat(f, &st) == 0 && S_ISREG(st.st_mode)) {
+				char *copy = rekeyed_copy(agent, k, f, src, dst);
+				if (copy)
+					mount_bind(l, copy, g, false);
+				free(copy);
+			} else if (stat(f, &st) == 0 &&
+				   (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
 				mount_bind(l, f, g, false);
+			}
 			free(f);
 			free(g);
 		}

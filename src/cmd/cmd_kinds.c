@@ -118,14 +118,14 @@ int cmd_agent_kinds(struct cmd_ctx *ctx, int argc, char **argv)
 		return 0;
 	}
 	/* HOOKS: installed for you (setup); HEARD: when one last reached a dashboard. */
-	printf("%-12s %-9s %-8s %-6s %-4s %-7s %-8s %s\n", "KIND", "INSTALLED", "PROMPT", "RESUME",
+	printf("%-12s %-9s %-8s %-6s %-4s %-9s %-8s %s\n", "KIND", "INSTALLED", "PROMPT", "RESUME",
 	       "FORK", "HOOKS", "HEARD", "IN A SANDBOX");
 	for (size_t i = 0; i < agent_nkinds; i++) {
 		const struct agent_kind *k = &agent_kinds[i];
 		const char *state = setup_state(k, getenv("HOME"));
 		char heard[32];
 		heard_ago(k, heard, sizeof heard);
-		printf("%-12s %-9s %-8s %-6s %-4s %-7s %-8s %s\n", k->name,
+		printf("%-12s %-9s %-8s %-6s %-4s %-9s %-8s %s\n", k->name,
 		       kind_installed(k) ? "yes" : "-", prompt_form(k), k->resume ? "yes" : "-",
 		       k->fork ? "yes" : "-", state ? state : "-", heard,
 		       k->approve ? k->approve : "(asks)");

@@ -545,6 +545,11 @@ const char *setup_state(const struct agent_kind *k, const char *home)
 			t = xstrdup(""); /* no config.toml: the feature is not on */
 		int on = setup_codex_toml(t, &out);
 		state = on == -EPERM ? "off" : on == 1 ? "partly" : state;
+		char cwd[4096];
+		int trusted = strcmp(state, "set up") == 0 && getcwd(cwd, sizeof cwd)
+				      ? codex_hooks_trusted(cwd)
+				      : -1;
+		state = trusted == 1 ? "trusted" : trusted == 0 ? "untrusted" : state;
 		free(out);
 		free(t);
 		free(toml);
@@ -617,6 +622,13 @@ int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv)
 			continue;
 		rc |= setup_kind(k, home, print);
 		found++;
+		/* Codex skips hooks it was not told to trust, silently: say so. */
+		if (!print && k->hooks == KIND_HOOKS_CODEX &&
+		    !strcmp(setup_state(k, home), "untrusted"))
+			printf("codex: Codex runs them only once you trust them: at its next "
+			       "start, "
+			       "answer \"Hooks need review\" (trust all), or review them with "
+			       "/hooks\n");
 		/* Installed is not working: whether a dashboard ever heard from them. */
 		uint64_t heard = kind_heard(k), now = wall_ms();
 		if (!print && heard)

@@ -21,12 +21,20 @@
 int setup_merge(json_object *root, const struct kind_list *list, const struct kind_event *specs,
 		bool *changed, char **cause);
 /*
- * Are k's hooks installed for home: "set up" (every event), "partly",
+ * Are k's hooks installed for home: "set up" (every event; Codex's:
+ * "trusted" or "untrusted", as it says for the current directory), "partly",
  * "not set", "off" (Codex's feature, Gemini's hooksConfig, a
  * disableAllHooks), "old" (an OpenCode
  * plugin of another build); NULL: the kind has none.
  */
 const char *setup_state(const struct agent_kind *k, const char *home);
+/*
+ * Does Codex run the hooks setup wrote, for a session in dir? Codex skips
+ * those the user has not trusted; its app-server says (codex_trust.c).
+ * 1 every one of ours trusted, 0 not, -1 cannot tell (no codex, no
+ * answer, none of ours).
+ */
+int codex_hooks_trusted(const char *dir);
 /*
  * Enable [features] hooks in config.toml text (codex_hooks, its deprecated
  * alias, counts too): 1 with *out (new text, caller frees), 0 when it is on

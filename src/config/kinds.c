@@ -236,6 +236,8 @@ const struct agent_kind agent_kinds[] = {
 		/* https://developers.openai.com/codex/config-reference: sessions/, log/, history.jsonl are state. */
 		.settings = {"config.toml", "AGENTS.md", "AGENTS.override.md", "hooks.json",
 			     "prompts", "skills", "rules"},
+		/* Its hooks' trust is keyed by hooks.json's path: the sandbox's there. */
+		.rekeyed = "config.toml",
 		.credentials = {"auth.json"},
 	},
 	/*

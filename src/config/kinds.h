@@ -93,6 +93,7 @@ struct agent_kind {
 	 * settings listed: the whole dir read-only, nothing of it private.
 	 */
 	const char *settings[16];
+	const char *rekeyed; /* one of settings that names config_dir by its path (agenthome.h) */
 	const char *credentials[6];
 	const char *home_file; /* beside config_dir in HOME: a private copy per sandbox */
 };

@@ -33,3 +33,17 @@ install_agent_clis() {
 		exit 1
 	) 9>"$NPM_DIR.lock"
 }
+
+# trust_codex_hooks: Codex's question about hooks setup wrote, in the
+# focused pane, answered by keys: down to "Trust all", Enter. (A key that
+# comes while it is still drawing the menu is not taken: pressed again.)
+trust_codex_hooks() {
+	local i=0
+	wait_for '│ *› 1\. Review hooks' 60
+	until on_screen '│ *› 2\. Trust all and continue'; do
+		((i++ < 40)) || return 1
+		((i % 8 != 1)) || keys Down
+		snooze 0.1
+	done
+	keys Enter
+}

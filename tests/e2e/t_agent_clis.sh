@@ -152,20 +152,6 @@ ask_codex() {
 	wait_for "answer to: $1" 5
 }
 
-# trust_codex_hooks: Codex's question about hooks setup wrote, in the
-# focused pane, answered by keys: down to "Trust all", Enter. (A key that
-# comes while it is still drawing the menu is not taken: pressed again.)
-trust_codex_hooks() {
-	local i=0
-	wait_for '│ *› 1\. Review hooks' 60
-	until on_screen '│ *› 2\. Trust all and continue'; do
-		((i++ < 40)) || return 1
-		((i % 8 != 1)) || keys Down
-		snooze 0.1
-	done
-	keys Enter
-}
-
 # Two real Codex agents, a model API of the test's own on loopback, typed
 # into by keys. Codex runs one app-server daemon for its user, which hooks
 # run in, with the environment of the pane that started it: each agent's
@@ -186,6 +172,9 @@ t_two_codex_agents() {
 	export PATH="$E2E_TMP/wbin:$PATH"
 	workrex setup >"$E2E_TMP/setup.out"
 	grep -q 'codex: hooks written to' "$E2E_TMP/setup.out"
+	# Installed, not yet trusted: Codex itself says so (its app-server), and setup tells how.
+	grep -q 'codex: Codex runs them only once you trust them' "$E2E_TMP/setup.out"
+	workrex agents | grep -Eq '^codex +yes .* untrusted +- ' || { workrex agents >&2; return 1; }
 	start_codex_api_dashboard
 	wait_for 'C-b \? help'
 	wrx add ca >/dev/null
@@ -196,6 +185,8 @@ t_two_codex_agents() {
 	wait_for '│› Ask Codex' 60
 	ask_codex 'first question from ca'
 	wait_for '^ 2 ✓ ca' 20
+	# Trusted as a person does, and heard from.
+	workrex agents | grep -Eq '^codex +yes .* trusted +just now ' || { workrex agents >&2; return 1; }
 	# cb, its own turn: its status moves, not ca's.
 	prefix 3
 	trust_codex_hooks

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "backends/agenthome.h"
 #include "backends/backend.h"
 #include "util/util.h"
 
@@ -664,6 +665,27 @@ static void test_own_config_dir_replaces_links(void **state)
 	free(own);
 }
 
+/* Codex's trust of hooks is keyed by their file's path: the sandbox's, rekeyed. */
+static void test_rekeyed_settings(void **state)
+{
+	(void)state;
+	const char *host = "model = \"o3\"\n"
+			   "[projects.\"/root/src\"]\ntrust_level = \"trusted\"\n"
+			   "[hooks.state.\"/root/.codex/hooks.json:stop:0:0\"]\n"
+			   "trusted_hash = \"sha256:ab\"\n"
+			   "[hooks.state.\"/root/.codexx/hooks.json:stop:0:0\"]\n";
+	char *got = agent_home_rekey(host, "/root/.codex", "/tmp/.codex");
+	assert_string_equal(got, "model = \"o3\"\n"
+				 "[projects.\"/root/src\"]\ntrust_level = \"trusted\"\n"
+				 "[hooks.state.\"/tmp/.codex/hooks.json:stop:0:0\"]\n"
+				 "trusted_hash = \"sha256:ab\"\n"
+				 "[hooks.state.\"/root/.codexx/hooks.json:stop:0:0\"]\n");
+	free(got);
+	got = agent_home_rekey("", "/root/.codex", "/tmp/.codex");
+	assert_string_equal(got, "");
+	free(got);
+}
+
 static void test_no_runtime(void **state)
 {
 	(void)state;
@@ -696,6 +718,7 @@ int main(void)
 		cmocka_unit_test(test_own_config_dir_replaces_links),
 		cmocka_unit_test(test_gvisor),
 		cmocka_unit_test(test_no_runtime),
+		cmocka_unit_test(test_rekeyed_settings),
 	};
 	return cmocka_run_group_tests_name("container", tests, setup, teardown);
 }

@@ -263,6 +263,7 @@ static void test_hooks_state(void **state)
 	assert_non_null(mkdtemp(home));
 	unsetenv("CLAUDE_CONFIG_DIR");
 	unsetenv("CODEX_HOME");
+	setenv("PATH", "/usr/bin:/bin", 1); /* no codex to ask of its trust: what the files say */
 	const struct agent_kind *claude = kind_find("claude"), *codex = kind_find("codex"),
 				*gemini = kind_find("gemini"), *aider = kind_find("aider");
 	assert_null(setup_state(aider, home));
