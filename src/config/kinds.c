@@ -194,6 +194,7 @@ const struct agent_kind agent_kinds[] = {
 		.events = claude_events,
 		.hooks_file = "settings.json",
 		.usage = "tokens and cost: its transcript's usage and costUSD",
+		.registry = "sessions",
 		.config_dir = ".claude",
 		.config_env = "CLAUDE_CONFIG_DIR",
 		/*
@@ -664,6 +665,10 @@ void kind_reference_man(struct buf *b)
 			buf_add_roff(b, e->status);
 		}
 		buf_addstr(b, ".\n");
+		char *reg = k->registry ? xasprintf("~/%s/%s, watched", k->config_dir, k->registry)
+					: NULL;
+		add_field(b, "Status without hooks:", reg);
+		free(reg);
 		add_field(b, "Used (tokens, cost):", k->usage);
 		buf_addstr(b, "Documented at ");
 		buf_add_roff(b, k->doc);

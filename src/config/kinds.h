@@ -83,8 +83,16 @@ struct agent_kind {
 	const char *hooks_file;          /* inside config_dir */
 	const char *hooks_args;          /* words its command line takes once the file is there */
 	const char *usage;               /* what it writes of what a session used, or NULL */
-	const char *config_dir;          /* under HOME ($XDG_CONFIG_HOME for .config/...) */
-	const char *config_env;          /* the variable that moves config_dir, or NULL */
+	/*
+	 * Its registry of running sessions, inside config_dir, read with no
+	 * hooks (core/registry.c): a directory of PID.json files, each
+	 * {sessionId, cwd, status: busy|idle|waiting, waitingFor,
+	 * statusUpdatedAt} (Claude Code's sessions/, which `claude agents
+	 * --json` lists), or NULL.
+	 */
+	const char *registry;
+	const char *config_dir; /* under HOME ($XDG_CONFIG_HOME for .config/...) */
+	const char *config_env; /* the variable that moves config_dir, or NULL */
 	/*
 	 * What a sandbox gets of config_dir (backends/agenthome.h): settings
 	 * bound read-only from the host, credentials copied fresh at each

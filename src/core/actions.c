@@ -1308,8 +1308,7 @@ static void capture_now(struct act_call *c, struct wpane *wp)
 	act_ok(c, f);
 }
 
-/* The agents whose session is id: the one, or NULL with *n how many (0, or 2: ambiguous). */
-static struct agent *agent_by_session(struct wrx *w, const char *id, int *n)
+struct agent *agent_by_session(struct wrx *w, const char *id, int *n)
 {
 	struct agent *found = NULL;
 	*n = 0;
@@ -1432,6 +1431,29 @@ static struct agent *status_speaker(struct act_call *c, const char *id, const ch
 	return by;
 }
 
+bool agent_status_heard(struct wrx *w, struct agent *a, enum wrx_status st, uint64_t at,
+			const char *why, const char *from)
+{
+	/* One that started before the one that set its status, arriving after: not news. */
+	if (status_late(at, a->hook_at, st, a->status)) {
+		log_msg("%s: a %s %s older than its %s arrived late: not applied", a->handle,
+			status_word(st), from, status_word(a->status));
+		return false;
+	}
+	if (at)
+		a->hook_at = at;
+	session_set_status(w->s, a, st);
+	/* Waiting for a reason its CLI gave (a rate limit's reset): said under its row. */
+	if (st == WRX_STATUS_WAITING && why && *why)
+		session_notify(w->s, a, why);
+	/* Its turn died (an API error): why, in its own words, as a program's end says it. */
+	if (st == WRX_STATUS_FAILED) {
+		free(a->failure);
+		a->failure = xstrdup(why && *why ? why : "it said it failed");
+	}
+	return true;
+}
+
 static void do_set_status(struct act_call *c)
 {
 	enum wrx_status st = WRX_STATUS_NONE;
@@ -1445,23 +1467,17 @@ static void do_set_status(struct act_call *c)
 		return;
 	}
 	struct agent *a = status_speaker(c, id, dir && *dir == '/' ? dir : NULL);
-	/* A hook that started before the one that set its status, arriving after: not news. */
 	json_object *atv = arg(c, "at");
 	uint64_t at = atv ? (uint64_t)WRX_MAX(json_object_get_int64(atv), 0) : 0;
-	if (status_late(at, a->hook_at, st, a->status)) {
-		log_msg("%s: a %s hook older than its %s arrived late: not applied", a->handle,
-			status_word(st), status_word(a->status));
+	if (!agent_status_heard(c->w, a, st, at, str_arg(c, "why"), "hook")) {
 		act_ok(c, NULL);
 		return;
 	}
-	if (at)
-		a->hook_at = at;
 	/* Its kind's hooks are heard from (agents and setup say when). */
 	const struct agent_kind *kind =
 		kind_of(&c->w->cfg, a->git.agent ? a->git.agent : agentcmd_default(&c->w->cfg));
 	if (kind)
 		kind_heard_note(kind, wall_ms());
-	session_set_status(c->w->s, a, st);
 	/* What its session used so far, as its CLI wrote it (the hook read its transcript). */
 	json_object *tin = arg(c, "tokens_in"), *tout = arg(c, "tokens_out"),
 		    *cost = arg(c, "cost_micro");
@@ -1470,16 +1486,6 @@ static void do_set_status(struct act_call *c)
 		a->usage.out = WRX_MAX(json_object_get_int64(tout), 0);
 		a->usage.cost_micro = cost ? WRX_MAX(json_object_get_int64(cost), 0) : -1;
 		a->has_usage = true;
-	}
-	/* Waiting for a reason its CLI gave (a rate limit's reset): said under its row. */
-	const char *said = str_arg(c, "why");
-	if (st == WRX_STATUS_WAITING && said && *said)
-		session_notify(c->w->s, a, said);
-	/* Its turn died (an API error): why, in its own words, as a program's end says it. */
-	if (st == WRX_STATUS_FAILED) {
-		const char *why = str_arg(c, "why");
-		free(a->failure);
-		a->failure = xstrdup(why && *why ? why : "it said it failed");
 	}
 	/* Another agent's session is not this one's to claim: its status stays its own. */
 	int n = 0;

@@ -273,8 +273,10 @@ int wrx_start(struct wrx *w, char **cause)
 	runner_attach(w);
 	sandbox_start(w);
 	prs_start(w);
-	if (!w->helper)
+	if (!w->helper) {
 		stall_meter(w);
+		registry_start(w);
+	}
 	return 0;
 }
 
@@ -289,6 +291,7 @@ void wrx_close(struct wrx *w)
 	w->quitting = true;
 	actions_started(w); /* a reply waiting for its panes goes now */
 	prs_stop(w);
+	registry_stop(w);
 	session_free(w->s);
 	w->s = NULL;
 	remote_stop(w);

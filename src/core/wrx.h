@@ -109,6 +109,7 @@ struct wrx {
 	/* Colours the dashboard's terminal shows: 8, 16, 256, 1 << 24; 0 before it says. */
 	int display_colours;
 	bool quitting;
+	struct registry *registry; /* owned: the watched registries (registry.c), or NULL */
 	const struct wrx_hooks *hooks;
 	void *ui;
 };
@@ -167,6 +168,21 @@ bool wrx_notify_has(const struct wrx *w, const char *how);
 void wrx_run_until(struct wrx *w, bool (*done)(struct wrx *w), int timeout_ms);
 /* A new pane's size, from the face (24x80 with none). */
 void wrx_pane_size(struct wrx *w, int *rows, int *cols);
+
+/* actions.c: the agents whose session is id: the one, or NULL with *n how many (0, or 2). */
+struct agent *agent_by_session(struct wrx *w, const char *id, int *n);
+/*
+ * a's CLI reported st (fired at `at`, wall ms; 0: not said; why: its reason,
+ * for waiting or failed), from a hook or its registry (from says which, for
+ * the log): applied unless older than the status it holds (status_late).
+ * Whether it was. The caller keeps the meta.
+ */
+bool agent_status_heard(struct wrx *w, struct agent *a, enum wrx_status st, uint64_t at,
+			const char *why, const char *from);
+
+/* registry.c: status with no hooks, from an agent CLI's registry of its sessions. */
+void registry_start(struct wrx *w);
+void registry_stop(struct wrx *w);
 
 /* agents.c: the project's agents and opening their panes. */
 void agents_load(struct wrx *w);

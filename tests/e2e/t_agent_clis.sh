@@ -252,9 +252,22 @@ t_claude_by_keyboard() {
 	tm send-keys -l 'say hello, typed'
 	wait_for '│❯.say hello, typed *$'
 	keys Enter
+	# No hooks set up: its sessions' registry says it works, then that the turn ended.
+	"$WORKREX" agents | grep -Eq "^claude +yes .* not set " || { "$WORKREX" agents >&2; return 1; }
+	until_ok 30 eval 'wrx status cc --json | grep -q "\"status\":\"working\""' || { registry_said cc; return 1; }
 	wait_for 'Unable to connect to API \(ConnectionRefused\)' 30
 	wait_for '│❯.{0,2}$'
 	screen | grep -q '❯.say hello, typed'
+	# It retries its API meanwhile; Esc, as a person stops it: idle, the turn over.
+	keys Escape
+	until_ok 30 eval 'wrx status cc --json | grep -q "\"status\":\"done\""' || { registry_said cc; return 1; }
+}
+
+# registry_said H: what H's status is, what Claude's registry said, and the log's word on it.
+registry_said() {
+	wrx status "$1" --json >&2
+	cat "$HOME"/.claude/sessions/*.json >&2
+	grep -a 'registry\|claude' "$XDG_STATE_HOME/workrex/workrex.log" | tail -20 >&2
 }
 
 t_codex_by_keyboard() {
@@ -403,7 +416,7 @@ transcript_has_comments() {
 }
 
 run_test "Claude Code (offline): two review comments reach it as one submitted message" t_claude_takes_review_comments
-run_test "Claude Code (offline), by keyboard: trust answered with Enter, a prompt submitted" t_claude_by_keyboard
+run_test "Claude Code (offline), by keyboard: trust answered with Enter, a prompt submitted; status with no hooks" t_claude_by_keyboard
 run_test "Codex (offline), by keyboard: its menu walked with arrows and Enter, a prompt submitted" t_codex_by_keyboard
 run_test "Gemini CLI (offline), by keyboard: its trust menu walked, a prompt submitted" t_gemini_by_keyboard
 run_test "two real Codex agents: each status its own, each conversation its own" t_two_codex_agents
