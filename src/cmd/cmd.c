@@ -2,6 +2,7 @@
  * cmd.c - the command table and what commands share: failing with one clear
  * line, opening the repository with its config.
  */
+#include "../git/adopted.h"
 #include "cmd.h"
 
 #include "../git/private.h"
@@ -144,6 +145,13 @@ static const struct cmd table[] = {
 	{"host-exec", NULL, "host-exec <command> [args...]",
 	 "run a command of sandbox.host_commands on the host (from a pane)", cmd_host_exec,
 	 rpc_cmd_host_exec, NULL, 0, 0},
+	{"adopt", NULL,
+	 "adopt [--list [--json]] | adopt ID [--name HANDLE] | adopt --forget HANDLE",
+	 "show a session started outside workrex (a claude --bg job) in the dashboard", cmd_adopt,
+	 NULL,
+	 CMD_OPTS({"list", 0, OPT_FLAG}, {"json", 0, OPT_FLAG}, {"name", 0, OPT_VALUE},
+		  {"forget", 0, OPT_VALUE}),
+	 0, 1},
 	{"setup", NULL, "setup [--print]", "install status hooks for the agent CLIs found",
 	 cmd_setup, NULL, CMD_OPTS({"print", 0, OPT_FLAG}), 0, 0},
 	{"agents", NULL, "agents [--json | --man]",
@@ -773,6 +781,27 @@ int cmd_which_agent(struct cmd_ctx *ctx, const char *what, const char *name, str
 		return rc;
 	}
 	return 0;
+}
+
+int cmd_pane_agent(struct cmd_ctx *ctx, const char *what, const char *name, struct agent_rec *a)
+{
+	memset(a, 0, sizeof *a);
+	int rc = cmd_open_repo(ctx, what);
+	if (rc != 0)
+		return rc;
+	/* An adopted session's row (adopt) has its pane too, and nothing of git. */
+	struct adopted_rec *ad;
+	size_t n;
+	adopted_list(ctx->repo, &ad, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (name && !a->handle && !strcmp(ad[i].handle, name)) {
+			a->handle = xstrdup(ad[i].handle);
+			a->path = xstrdup(ad[i].cwd);
+		}
+		adopted_rec_free(&ad[i]);
+	}
+	free(ad);
+	return a->handle ? 0 : cmd_which_agent(ctx, what, name, a);
 }
 
 /*

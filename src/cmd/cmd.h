@@ -237,6 +237,7 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_paste_image(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_adopt(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_agent_kinds(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv);
 /*
@@ -330,6 +331,8 @@ json_object *cmd_live_agent(json_object *agents, const char *handle, const char 
 int cmd_agents(struct cmd_ctx *ctx, const char *what, struct agent_rec **as, size_t *n);
 /* The agent named, or the one whose worktree we stand in. 0, or the exit status. */
 int cmd_which_agent(struct cmd_ctx *ctx, const char *what, const char *name, struct agent_rec *a);
+/* The same, or an adopted session's row (adopt): for verbs that only reach its panes. */
+int cmd_pane_agent(struct cmd_ctx *ctx, const char *what, const char *name, struct agent_rec *a);
 /* A sandboxed agent's commits, imported onto its branch; 0, or -1 after saying why not. */
 int cmd_import_sandbox(struct cmd_ctx *ctx, const char *what, const struct agent_rec *a);
 

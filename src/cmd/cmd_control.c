@@ -64,7 +64,7 @@ int cmd_close(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	(void)argc, (void)argv;
 	struct agent_rec a;
-	int rc = cmd_which_agent(ctx, "close", cmd_arg(ctx, 0), &a);
+	int rc = cmd_pane_agent(ctx, "close", cmd_arg(ctx, 0), &a);
 	if (rc)
 		return rc;
 	bool dashboard = cmd_dashboard_runs(ctx);
@@ -85,7 +85,7 @@ int cmd_send(struct cmd_ctx *ctx, int argc, char **argv)
 	if (argc < 2 || argc > 3)
 		return cmd_usage(ctx->self);
 	struct agent_rec a;
-	int rc = cmd_which_agent(ctx, "send", argv[1], &a);
+	int rc = cmd_pane_agent(ctx, "send", argv[1], &a);
 	if (rc)
 		return rc;
 	char *text = NULL;
@@ -115,7 +115,7 @@ int cmd_send_keys(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	(void)argc, (void)argv;
 	struct agent_rec a;
-	int rc = cmd_which_agent(ctx, "send-keys", cmd_arg(ctx, 0), &a);
+	int rc = cmd_pane_agent(ctx, "send-keys", cmd_arg(ctx, 0), &a);
 	if (rc)
 		return rc;
 	/* One request a key, in order: each pressed before the next is asked. */
@@ -174,7 +174,7 @@ int cmd_capture(struct cmd_ctx *ctx, int argc, char **argv)
 	int lines = n ? atoi(n) : -1;
 	bool colour = cmd_given(ctx, "escapes"), screen = cmd_given(ctx, "screen");
 	struct agent_rec a;
-	int rc = cmd_which_agent(ctx, "capture", cmd_arg(ctx, 0), &a);
+	int rc = cmd_pane_agent(ctx, "capture", cmd_arg(ctx, 0), &a);
 	if (rc)
 		return rc;
 	json_object *req = cmd_agent_request("capture", &a);

@@ -6,6 +6,7 @@
  * the dashboard's loop; a running dashboard is told afterwards (control
  * socket) to open or close the agent's panes.
  */
+#include "../git/adopted.h"
 #include "cmd.h"
 
 #include "../backends/backend.h"
@@ -610,7 +611,8 @@ static void print_table(json_object *arr, bool status_only, const char *root)
 		json_object *o = json_object_array_get_idx(arr, r), *v;
 		char **row = cell + (r + 1) * NCOLS;
 		row[HANDLE] = xstrdup(field(o, "handle", "?"));
-		row[BRANCH] = xstrdup(field(o, "branch", "(detached)"));
+		bool adopted = field(o, "adopted", NULL) != NULL; /* no branch of its own */
+		row[BRANCH] = xstrdup(field(o, "branch", adopted ? "-" : "(detached)"));
 		row[GROUP] = xstrdup(field(o, "group", "-"));
 		groups |= field(o, "group", NULL) != NULL;
 		row[STATUS] = status_only && field(o, "failure", NULL)
@@ -637,7 +639,9 @@ static void print_table(json_object *arr, bool status_only, const char *root)
 		row[AGE] = xstrdup(ag);
 		long ahead = json_object_object_get_ex(o, "unmerged", &v) ? json_object_get_int64(v)
 									  : -1;
-		row[UNMERGED] = ahead < 0 ? xstrdup("?") : xasprintf("%ld", ahead);
+		row[UNMERGED] = adopted     ? xstrdup("-")
+				: ahead < 0 ? xstrdup("?")
+					    : xasprintf("%ld", ahead);
 		row[PATH] = short_path(field(o, "path", ""), root);
 	}
 	/*
@@ -690,6 +694,69 @@ static int by_number(const void *x, const void *y)
 	return strcmp(a->handle, b->handle);
 }
 
+static void adopted_free(struct adopted_rec *ad, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		adopted_rec_free(&ad[i]);
+	free(ad);
+}
+
+/* The rows of sessions adopted from outside workrex (adopt): no branch, their CLI's status. */
+static void adopted_rows(json_object *arr, const struct adopted_rec *ad, size_t n,
+			 json_object *live, bool status_only, int nfilter, char **filter)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool wanted = nfilter == 0;
+		for (int k = 0; k < nfilter && !wanted; k++)
+			wanted = !strcmp(filter[k], ad[i].handle);
+		if (!wanted)
+			continue;
+		const char *h = ad[i].handle;
+		json_object *o = json_object_new_object(), *v;
+		json_object_object_add(o, "handle", json_object_new_string(h));
+		json_object_object_add(o, "branch", NULL);
+		v = cmd_live_agent(live, h, "status");
+		json_object_object_add(o, "status", json_object_get(v));
+		if ((v = cmd_live_agent(live, h, "failure")))
+			json_object_object_add(o, "failure", json_object_get(v));
+		if (cmd_live_agent(live, h, "status") && (v = cmd_live_agent(live, h, "since_ms")))
+			json_object_object_add(o, "since_ms", json_object_get(v));
+		json_object_object_add(o, "adopted", json_object_new_string(ad[i].id));
+		cmd_usage_fields(o, cmd_live_agent(live, h, "usage"));
+		if (!status_only) {
+			json_object_object_add(o, "panes",
+					       json_object_new_int(json_object_get_int(
+						       cmd_live_agent(live, h, "panes"))));
+			json_object_object_add(o, "exited",
+					       json_object_new_int(json_object_get_int(
+						       cmd_live_agent(live, h, "exited"))));
+			char *backend = xasprintf("adopted:%s", ad[i].kind);
+			json_object_object_add(o, "backend", json_object_new_string(backend));
+			free(backend);
+			json_object_object_add(o, "agent", json_object_new_string(ad[i].kind));
+			json_object_object_add(o, "path", json_object_new_string(ad[i].cwd));
+		}
+		json_object_array_add(arr, o);
+	}
+}
+
+/* The first of filter that names no agent (by handle or branch) and no adopted session. */
+static const char *unknown_name(const struct agent_rec *as, size_t n, const struct adopted_rec *ad,
+				size_t nad, int nfilter, char **filter)
+{
+	for (int k = 0; k < nfilter; k++) {
+		bool known = false;
+		for (size_t i = 0; i < n && !known; i++)
+			known = !strcmp(filter[k], as[i].handle) ||
+				(as[i].branch && !strcmp(filter[k], as[i].branch));
+		for (size_t i = 0; i < nad && !known; i++)
+			known = !strcmp(filter[k], ad[i].handle);
+		if (!known)
+			return filter[k];
+	}
+	return NULL;
+}
+
 static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool status_only,
 		       int nfilter, char **filter)
 {
@@ -702,18 +769,18 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 		return rc;
 	if (n > 1)
 		qsort(as, n, sizeof *as, by_number);
+	struct adopted_rec *ad;
+	size_t nad;
+	adopted_list(ctx->repo, &ad, &nad);
 	/* Every name asked for must be an agent: an empty answer would say "no status". */
-	for (int k = 0; k < nfilter; k++) {
-		bool known = false;
-		for (size_t i = 0; i < n && !known; i++)
-			known = !strcmp(filter[k], as[i].handle) ||
-				(as[i].branch && !strcmp(filter[k], as[i].branch));
-		if (!known) {
-			for (size_t i = 0; i < n; i++)
-				agent_rec_free(&as[i]);
-			free(as);
-			return cmd_fail(name, "no agent '%s' (workrex list shows them)", filter[k]);
-		}
+	const char *unknown = unknown_name(as, n, ad, nad, nfilter, filter);
+	if (unknown) {
+		rc = cmd_fail(name, "no agent '%s' (workrex list shows them)", unknown);
+		adopted_free(ad, nad);
+		for (size_t i = 0; i < n; i++)
+			agent_rec_free(&as[i]);
+		free(as);
+		return rc;
 	}
 	char *main = repo_main_branch(ctx->repo, ctx->cfg.main_branch);
 	json_object *arr = json_object_new_array();
@@ -791,6 +858,8 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 		}
 		free(backend);
 	}
+	adopted_rows(arr, ad, nad, live_agents, status_only, nfilter, filter);
+	adopted_free(ad, nad);
 	if (json)
 		printf("%s\n",
 		       json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |

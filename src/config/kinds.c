@@ -16,7 +16,9 @@
 #include "../util/log.h"
 #include "../util/util.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +197,10 @@ const struct agent_kind agent_kinds[] = {
 		.hooks_file = "settings.json",
 		.usage = "tokens and cost: its transcript's usage and costUSD",
 		.registry = "sessions",
+		/* `claude agents --help` (2.1.197), and `claude attach <id>`'s own usage. */
+		.jobs = "jobs",
+		.sessions_list = "agents --json --all",
+		.attach = "attach",
 		.config_dir = ".claude",
 		.config_env = "CLAUDE_CONFIG_DIR",
 		/*
@@ -549,6 +555,31 @@ bool kind_hooks_written(const struct agent_kind *k, const char *home)
 	return there;
 }
 
+int kind_job_state(const struct agent_kind *k, const char *home, const char *id, char *state,
+		   size_t len)
+{
+	char *dir = k->jobs && str_is_word(id, 64) ? kind_config_dir(k, home) : NULL;
+	if (dir == NULL)
+		return -ENOENT;
+	char *path = xasprintf("%s/%s/%s/state.json", dir, k->jobs, id), *text = NULL,
+	     *cause = NULL;
+	int rc = file_read(path, 1u << 20, &text, &cause);
+	free(cause);
+	free(path);
+	free(dir);
+	if (rc < 0)
+		return rc;
+	json_object *o = json_tokener_parse(text), *v;
+	free(text);
+	rc = json_object_object_get_ex(o, "state", &v) && json_object_is_type(v, json_type_string)
+		     ? 0
+		     : -ENODATA;
+	if (rc == 0)
+		snprintf(state, len, "%s", json_object_get_string(v));
+	json_object_put(o);
+	return rc;
+}
+
 static char *heard_path(const struct agent_kind *k)
 {
 	char *dir = state_dir();
@@ -669,6 +700,12 @@ void kind_reference_man(struct buf *b)
 					: NULL;
 		add_field(b, "Status without hooks:", reg);
 		free(reg);
+		char *adopt = !k->sessions_list ? NULL
+			      : k->attach ? xasprintf("%s %s; %s %s ID", k->name, k->sessions_list,
+						      k->name, k->attach)
+					  : xasprintf("%s %s", k->name, k->sessions_list);
+		add_field(b, "Adopt (workrex adopt):", adopt);
+		free(adopt);
 		add_field(b, "Used (tokens, cost):", k->usage);
 		buf_addstr(b, "Documented at ");
 		buf_add_roff(b, k->doc);

@@ -91,6 +91,12 @@ struct agent_kind {
 	 * --json` lists), or NULL.
 	 */
 	const char *registry;
+	/* Its background jobs, inside config_dir: ID/state.json, {state: working|blocked|done|...}. */
+	const char *jobs;
+	/* Words after its name that list its sessions as JSON, for `adopt`; or NULL. */
+	const char *sessions_list;
+	/* Words after its name, before a background session's id, that show it in a terminal. */
+	const char *attach;
 	const char *config_dir; /* under HOME ($XDG_CONFIG_HOME for .config/...) */
 	const char *config_env; /* the variable that moves config_dir, or NULL */
 	/*
@@ -131,6 +137,13 @@ bool kind_hooks_written(const struct agent_kind *k, const char *home);
  */
 uint64_t kind_heard(const struct agent_kind *k);
 void kind_heard_note(const struct agent_kind *k, uint64_t at);
+/*
+ * The state of k's background job id, as its state.json says (working,
+ * blocked, done, failed, stopped, crashed...), into state[len]: 0, or
+ * -errno (no such job, or no state in it).
+ */
+int kind_job_state(const struct agent_kind *k, const char *home, const char *id, char *state,
+		   size_t len);
 /* workrex(1)'s AGENT KINDS section, between its BEGIN and END lines. */
 void kind_reference_man(struct buf *b);
 

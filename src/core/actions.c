@@ -16,6 +16,7 @@
 #include "hostexec.h"
 #include "../backends/backend.h"
 #include "../config/kinds.h"
+#include "../git/adopted.h"
 #include "../git/comments.h"
 #include "../git/private.h"
 #include "../net/proxy.h"
@@ -981,6 +982,38 @@ static void do_close(struct act_call *c)
 	wrx_relayout(w);
 }
 
+/* adopt: a session started outside workrex, recorded by the command, shown as a row. */
+static void do_adopt(struct act_call *c)
+{
+	const char *cwd = str_arg(c, "cwd");
+	struct adopted_rec ad = {
+		.handle = (char *)str_arg(c, "handle"),
+		.id = (char *)str_arg(c, "id"),
+		.session = (char *)str_arg(c, "session"),
+		.cwd = (char *)cwd,
+		.kind = (char *)str_arg(c, "kind"),
+		.attach = bool_arg(c, "attach"),
+	};
+	if (cwd[0] != '/' || kind_find(ad.kind) == NULL ||
+	    (ad.session && !rpc_session_wellformed(ad.session))) {
+		act_fail(c, "adopt needs a directory, a kind workrex knows and a session id");
+		return;
+	}
+	struct agent *a = agents_adopt(c->w, &ad);
+	if (a == NULL) {
+		act_fail(c, "an agent named '%s' is in the dashboard already", ad.handle);
+		return;
+	}
+	char *cause = NULL;
+	if (ad.attach && agents_open(c->w, a, false, false, &cause) < 0) {
+		wrx_message(c->w, true, "%s: %s", a->handle, cause);
+		free(cause);
+	}
+	registry_rescan(c->w); /* what its CLI's registry said of it before it was ours */
+	wrx_relayout(c->w);
+	act_ok(c, NULL);
+}
+
 static void do_forget(struct act_call *c)
 {
 	session_remove_agent(c->w->s, c->a);
@@ -1795,6 +1828,10 @@ static const struct action table[] = {
 	{"close", "close", ARGS(HANDLE), DOOR_CONTROL | DOOR_AGENT, 0, DOOR_AGENT,
 	 VERB_AGENT | VERB_GONE_OK, do_close},
 	{"forget", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, VERB_AGENT | VERB_GONE_OK, do_forget},
+	{"adopt", NULL,
+	 ARGS(HANDLE, {"id", ARG_STR, true}, {"session", ARG_STR, false}, {"cwd", ARG_STR, true},
+	      {"kind", ARG_STR, true}, {"attach", ARG_BOOL, false}),
+	 DOOR_CONTROL, 0, 0, 0, do_adopt},
 	{"rename", NULL,
 	 ARGS(HANDLE, {"to", ARG_STR, true}, {"to_path", ARG_STR, true},
 	      {"to_branch", ARG_STR, false}),

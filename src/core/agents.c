@@ -3,6 +3,8 @@
  * agent's panes (its agent, the configured panes, a prompt waiting for a
  * first open, a sandbox's set-up).
  */
+#include "../config/kinds.h"
+#include "../git/adopted.h"
 #include "../git/comments.h"
 #include "../git/private.h"
 #include "../git/worktree.h"
@@ -18,6 +20,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+static void agents_adopted(struct wrx *w, struct repo *r);
 
 void agents_load(struct wrx *w)
 {
@@ -72,8 +76,35 @@ void agents_load(struct wrx *w)
 		wrx_message(w, true, "listing agents: %s", cause);
 		free(cause);
 	}
+	if (!w->attach_only)
+		agents_adopted(w, r);
 	if (r != w->repo)
 		repo_free(r);
+}
+
+struct agent *agents_adopt(struct wrx *w, const struct adopted_rec *ad)
+{
+	if (session_find_agent(w->s, ad->handle))
+		return NULL;
+	struct agent *a = session_add_agent(w->s, ad->handle, ad->cwd);
+	a->adopted = xstrdup(ad->id);
+	a->adopted_attach = ad->attach;
+	a->git.agent = xstrdup(ad->kind);
+	a->session_id = ad->session ? xstrdup(ad->session) : NULL;
+	return a;
+}
+
+/* The sessions adopted from outside workrex (git/adopted.h): rows of their own. */
+static void agents_adopted(struct wrx *w, struct repo *r)
+{
+	struct adopted_rec *ad;
+	size_t n;
+	adopted_list(r, &ad, &n);
+	for (size_t i = 0; i < n; i++) {
+		agents_adopt(w, &ad[i]);
+		adopted_rec_free(&ad[i]);
+	}
+	free(ad);
 }
 
 /*
@@ -356,6 +387,40 @@ static void open_prompt(struct wrx *w, struct agent *a, const struct open_plan *
 			    a->handle, p->name ? p->name : "the shell");
 }
 
+/*
+ * An adopted session's one pane: its CLI showing it (claude attach ID),
+ * never a new session; none for one that runs in a terminal elsewhere.
+ */
+static int open_adopted(struct wrx *w, struct agent *a, bool focus, char **cause)
+{
+	const struct agent_kind *k = kind_find(a->git.agent);
+	if (!a->adopted_attach || k == NULL || k->attach == NULL) {
+		*cause = xasprintf("%s runs in a terminal elsewhere: its status is shown here, its "
+				   "pane is there",
+				   a->handle);
+		return -EPERM;
+	}
+	char state[32];
+	if (kind_job_state(k, getenv("HOME"), a->adopted, state, sizeof state) == 0 &&
+	    strcmp(state, "working") != 0 && strcmp(state, "blocked") != 0 &&
+	    strcmp(state, "resuming") != 0) {
+		*cause = xasprintf("%s's job is over (%s): nothing to attach to", a->handle, state);
+		return -ENOENT;
+	}
+	int rows, cols;
+	wrx_pane_size(w, &rows, &cols);
+	char *qid = sh_quote(a->adopted);
+	char *line = xasprintf("exec %s %s %s", k->name, k->attach, qid);
+	char *argv[] = {"/bin/sh", "-c", line, NULL};
+	struct pane_open o = {.argv = argv, .focus = focus, .label = k->attach};
+	int rc = session_open_panes(w->s, a, &o, 1, rows, cols, NULL, cause);
+	free(line);
+	free(qid);
+	if (rc == 0)
+		wrx_relayout(w);
+	return rc < 0 ? -EIO : 0;
+}
+
 int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **cause)
 {
 	if (session_agent_panes(w->s, a) > 0) {
@@ -363,6 +428,8 @@ int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **ca
 			session_set_focus(w->s, session_agent_pane(w->s, a));
 		return 0;
 	}
+	if (a->adopted)
+		return open_adopted(w, a, focus, cause);
 	int rc = open_refused(w, a, cause);
 	if (rc < 0)
 		return rc;

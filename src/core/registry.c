@@ -75,6 +75,34 @@ static struct agent *session_agent_here(struct wrx *w, const char *id)
 	return a;
 }
 
+/*
+ * The adopted background jobs of rw's kind (adopt): each one's state as
+ * its state.json says, once its session's file is gone or at start (a job
+ * that ended while no dashboard ran). working and blocked are its session
+ * file's to say while it runs.
+ */
+static void registry_jobs(struct reg_watch *rw)
+{
+	struct wrx *w = rw->w;
+	for (int i = 0; rw->k->jobs && i < session_agent_count(w->s); i++) {
+		struct agent *a = session_agent(w->s, i);
+		char state[32];
+		if (!a->adopted || !a->adopted_attach || kind_find(a->git.agent) != rw->k ||
+		    kind_job_state(rw->k, getenv("HOME"), a->adopted, state, sizeof state) < 0)
+			continue;
+		enum wrx_status st =
+			!strcmp(state, "done") || !strcmp(state, "stopped")     ? WRX_STATUS_DONE
+			: !strcmp(state, "failed") || !strcmp(state, "crashed") ? WRX_STATUS_FAILED
+										: WRX_STATUS_NONE;
+		if (st == WRX_STATUS_NONE || st == a->status)
+			continue;
+		char *why = st == WRX_STATUS_FAILED ? xasprintf("its job %s", state) : NULL;
+		if (agent_status_heard(w, a, st, wall_ms(), why, "job state"))
+			keep_meta(w, a);
+		free(why);
+	}
+}
+
 /* One session's file, as it is now: its status to its agent. */
 static void registry_read(struct reg_watch *rw, const char *name)
 {
@@ -82,8 +110,10 @@ static void registry_read(struct reg_watch *rw, const char *name)
 	int rc = file_read(path, REGISTRY_FILE_MAX, &text, &cause);
 	free(path);
 	free(cause);
-	if (rc < 0) /* gone: its session ended, which its pane's end says */
+	if (rc < 0) { /* gone: its session ended, which its pane's end, or its job's state, says */
+		registry_jobs(rw);
 		return;
+	}
 	json_object *o = json_tokener_parse(text), *v;
 	free(text);
 	struct agent *a = session_agent_here(rw->w, jstr(o, "sessionId"));
@@ -100,11 +130,10 @@ static void registry_read(struct reg_watch *rw, const char *name)
 	else if (a && said && !strcmp(said, "idle") && a->status == WRX_STATUS_WORKING)
 		st = WRX_STATUS_DONE;
 	if (st != WRX_STATUS_NONE && st != a->status) {
+		/* What it waits for, in its CLI's words ("permission prompt"), under its row. */
 		const char *why = st == WRX_STATUS_WAITING ? jstr(o, "waitingFor") : NULL;
-		char *note = why ? xasprintf("%s asks: %s", rw->k->title, why) : NULL;
-		if (agent_status_heard(rw->w, a, st, at, note, "registry entry"))
+		if (agent_status_heard(rw->w, a, st, at, why, "registry entry"))
 			keep_meta(rw->w, a);
-		free(note);
 	}
 	json_object_put(o);
 }
@@ -204,6 +233,8 @@ static void watch_on(struct reg_watch *rw)
 		uv_close((uv_handle_t *)&rw->ev, parent_closed);
 	else if (!rw->parent)
 		registry_scan(rw);
+	if (!rw->parent)
+		registry_jobs(rw);
 	free(next);
 	free(at);
 }
@@ -236,6 +267,17 @@ static void watch_free(struct reg_watch *rw)
 	free(rw->coming);
 	free(rw->dir);
 	free(rw);
+}
+
+void registry_rescan(struct wrx *w)
+{
+	for (size_t i = 0; w->registry && i < w->registry->n; i++) {
+		struct reg_watch *rw = w->registry->watch[i];
+		if (rw->on && !rw->parent) {
+			registry_scan(rw);
+			registry_jobs(rw);
+		}
+	}
 }
 
 static void watch_closed(uv_handle_t *h)

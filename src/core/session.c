@@ -103,6 +103,7 @@ static void agent_free(struct agent *a)
 	free(a->kept_meta);
 	free(a->asks);
 	free(a->fork_from);
+	free(a->adopted);
 	free(a->title);
 	free(a->note);
 	free(a->failure);
@@ -281,7 +282,8 @@ static void agent_program_ended(struct session *s, struct wpane *wp)
 {
 	struct agent *a = wp->agent;
 	int st;
-	if (a->status == WRX_STATUS_DONE || !pane_exited(wp->term, &st))
+	/* An adopted session's pane only shows it: its end says nothing of the session. */
+	if (a->status == WRX_STATUS_DONE || a->adopted || !pane_exited(wp->term, &st))
 		return;
 	char how[48] = "its keeper is gone";
 	if (st != PANE_LOST && status_ended(st, how, sizeof how) == WRX_STATUS_DONE) {

@@ -107,8 +107,10 @@ struct agent {
 	char *kept_meta; /* owned; what its keeper and mark were last told (core/keep.c), or NULL */
 	char *asks;      /* owned; the questions of its that wait for the user, JSON, or NULL */
 	char *fork_from; /* owned; add --fork: the session its first start continues, or NULL */
-	int npanes;      /* its panes in the session (the session's count) */
-	int comments;    /* review comments waiting for it (the sidebar's ✎N) */
+	char *adopted; /* owned; adopt: the CLI's id of the session it shows (no worktree), or NULL */
+	bool adopted_attach; /* its pane shows that session (the CLI's attach); else none here */
+	int npanes;          /* its panes in the session (the session's count) */
+	int comments;        /* review comments waiting for it (the sidebar's ✎N) */
 	uint64_t resumed_at; /* now_ms() when resume_kept opened it with its resume flag, or 0 */
 	bool checking, check_again; /* its group's check runs (checks.c); done again meanwhile */
 	struct agent_git git;

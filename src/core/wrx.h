@@ -182,10 +182,15 @@ bool agent_status_heard(struct wrx *w, struct agent *a, enum wrx_status st, uint
 
 /* registry.c: status with no hooks, from an agent CLI's registry of its sessions. */
 void registry_start(struct wrx *w);
+/* Every session's entry read again: for an agent that came (adopt) after they were written. */
+void registry_rescan(struct wrx *w);
 void registry_stop(struct wrx *w);
 
 /* agents.c: the project's agents and opening their panes. */
 void agents_load(struct wrx *w);
+struct adopted_rec;
+/* A row for a session adopted from outside workrex; NULL: its handle is taken. */
+struct agent *agents_adopt(struct wrx *w, const struct adopted_rec *ad);
 /* Open a's panes (focus: focus one; cont: continue the agent's last session). */
 int agents_open(struct wrx *w, struct agent *a, bool focus, bool cont, char **cause);
 

@@ -47,3 +47,21 @@ trust_codex_hooks() {
 	done
 	keys Enter
 }
+
+# codex_offline_toml [DIR...]: Codex's config.toml with a provider of the
+# user's own (so no OpenAI sign-in) at a closed loopback port, each DIR trusted.
+codex_offline_toml() {
+	cat <<-EOF
+		model = "gpt-5"
+		model_provider = "offline"
+		[model_providers.offline]
+		name = "offline"
+		base_url = "http://127.0.0.1:9/v1"
+		wire_api = "responses"
+		requires_openai_auth = false
+	EOF
+	local d
+	for d; do
+		printf '[projects."%s"]\ntrust_level = "trusted"\n' "$d"
+	done
+}

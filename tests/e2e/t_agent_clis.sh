@@ -52,16 +52,7 @@ claude_offline_env() {
 # OpenAI sign-in) at a closed loopback port, DIR trusted when given.
 codex_offline_env() {
 	mkdir -p "$HOME/.codex" "$XDG_CONFIG_HOME/workrex"
-	cat >"$HOME/.codex/config.toml" <<-EOF
-		model = "gpt-5"
-		model_provider = "offline"
-		[model_providers.offline]
-		name = "offline"
-		base_url = "http://127.0.0.1:9/v1"
-		wire_api = "responses"
-		requires_openai_auth = false
-	EOF
-	[ -z "${1:-}" ] || printf '[projects."%s"]\ntrust_level = "trusted"\n' "$1" >>"$HOME/.codex/config.toml"
+	codex_offline_toml ${1:+"$1"} >"$HOME/.codex/config.toml"
 	printf 'agent: codex\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
 	export PATH="$NPM_DIR/node_modules/.bin:$PATH"
 }

@@ -801,6 +801,68 @@ YAML
 	done
 }
 
+
+# A Claude Code background job started outside workrex (a stand-in that
+# keeps Claude's registry: sessions/PID.json, jobs/ID/state.json, agents
+# --json, attach) and no hook set up: listed as adoptable, adopted into
+# the dashboard, its pane the job attached, its status following the
+# registry as it is typed into; kept across a new dashboard; forgotten.
+t_adopt_a_background_job() {
+	make_repo
+	mkdir -p "$E2E_TMP/cbin"
+	ln -s "$here/fake_claude.py" "$E2E_TMP/cbin/claude"
+	export PATH="$E2E_TMP/cbin:$PATH"
+	rm -f "$HOME/.claude/settings.json" # no hook set up (an earlier test's setup)
+	(cd "$repo" && claude --bg fix the flaky test) >"$E2E_TMP/bg.out"
+	local id
+	id=$(sed -n 's/^job \([0-9a-f]*\) started.*/\1/p' "$E2E_TMP/bg.out")
+	[ -n "$id" ]
+	(cd "$repo" && workrex adopt --list) >"$E2E_TMP/list"
+	grep -Eq "^$id +claude +background +working +proj +fix" "$E2E_TMP/list" || { cat "$E2E_TMP/list" >&2; return 1; }
+	start_repo 140 40
+	wait_for 'wrx\$'
+	(cd "$repo" && workrex adopt "$id") | grep -q "^adopted $id as fix (its pane: the job, attached)"
+	wait_for "attached to job $id"
+	# No hook: the registry says it works.
+	wait_for '^ 2 ● fix'
+	workrex agents | grep -Eq '^claude +.* not set ' || { workrex agents >&2; return 1; }
+	# Typed into its pane as a person does: it asks (why, under its row), works, ends.
+	prefix 2
+	tm send-keys -l ask
+	keys Enter
+	wait_for '^ 2 ◆ fix'
+	wait_for '^   » permission prompt'
+	tm send-keys -l go
+	keys Enter
+	wait_for '^ 2 ● fix'
+	wrx list | grep -Eq '^fix +- +.*adopted:claude' || { wrx list >&2; return 1; }
+	tm send-keys -l finish
+	keys Enter
+	wait_for '^ 2 ✓ fix'
+	wrx status fix --json | grep -q '"status":"done"'
+	# Adopted is not adoptable again.
+	(cd "$repo" && workrex adopt --list) | grep -q '^no session to adopt'
+	# A new dashboard: its row, and its job's end, still there.
+	prefix d
+	wait_for 'WORKREX-EXITED'
+	kill_tmux
+	start_repo 140 40
+	wait_for '^ 2 ✓ fix'
+	# A second job that fails: failed, from its state.
+	(cd "$repo" && claude --bg second try) >"$E2E_TMP/bg2.out"
+	local id2
+	id2=$(sed -n 's/^job \([0-9a-f]*\) started.*/\1/p' "$E2E_TMP/bg2.out")
+	(cd "$repo" && workrex adopt "$id2" --name try2) | grep -q "as try2"
+	wait_for '^ 3 ● try2'
+	wrx send try2 fail
+	wait_for '^ 3 ✗ try2'
+	# Forgotten: its row goes; the job's own files stay as they were.
+	(cd "$repo" && workrex adopt --forget fix) | grep -q '^forgot fix'
+	until_ok 10 eval 'not on_screen "✓ fix"'
+	test -f "$HOME/.claude/jobs/$id/state.json"
+	wrx status fix 2>&1 | grep -q "no agent 'fix'"
+}
+
 run_test "setup's Claude hooks, run by a stand-in agent, change the icons (every mapped event, StopFailure to failed)" t_claude_hooks_change_icons
 run_test "what each agent used, from Claude Code's and Codex's transcripts: sidebar, list, status, compare, total" t_usage_from_transcripts
 run_test "a hook that started before done and arrives after it changes nothing (dashboard, keeper, the next dashboard)" t_late_hook_after_done
@@ -808,6 +870,7 @@ run_test "status noticed without hooks: silence, exit; set-status outside a pane
 run_test "failed, crashed and done keep status, reason and age: detach, reboot" t_statuses_survive
 run_test "setup's Codex and Gemini CLI hooks and OpenCode plugin, run by stand-ins, change the icons" t_gemini_and_opencode_hooks
 run_test "Qwen Code, Grok, Copilot CLI, Cursor and Kiro CLI hooks, each in its own shape, change the icons" t_five_more_kinds_hooks
+run_test "a Claude background job started outside workrex, adopted: its pane, its status with no hook" t_adopt_a_background_job
 run_test "a hook from a daemon, without the pane's environment: its session id says whose" t_daemon_hooks_by_session
 run_test "a daemon's inherited token speaks for no one: its session and directory say whose" t_inherited_token_speaks_for_no_one
 run_test "prefix a focuses the agent that last finished or waits" t_attention_key

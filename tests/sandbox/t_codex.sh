@@ -23,19 +23,7 @@ t_real_codex_trust_in_a_sandbox() {
 	top=$(cd "$repo/.." && pwd -P)/proj__worktrees
 	hw=$top/host bw=$top/cx
 	mkdir -p "$HOME/.codex" "$E2E_TMP/wbin"
-	cat >"$HOME/.codex/config.toml" <<-EOF
-		model = "gpt-5"
-		model_provider = "offline"
-		[model_providers.offline]
-		name = "offline"
-		base_url = "http://127.0.0.1:9/v1"
-		wire_api = "responses"
-		requires_openai_auth = false
-		[projects."$hw"]
-		trust_level = "trusted"
-		[projects."$bw"]
-		trust_level = "trusted"
-	EOF
+	codex_offline_toml "$hw" "$bw" >"$HOME/.codex/config.toml"
 	ln -sf "$WORKREX" "$E2E_TMP/wbin/workrex"
 	export PATH="$E2E_TMP/wbin:$NPM_DIR/node_modules/.bin:$PATH"
 	workrex setup >"$E2E_TMP/setup.out"
