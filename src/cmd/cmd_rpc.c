@@ -243,7 +243,8 @@ static const char *rpc_cmd_hook_session(void)
  * What a session used, from its transcript as its CLI writes it (JSON
  * lines; never the screen): Claude Code's assistant messages' usage
  * (a message written in parts counted once; costUSD where a version
- * writes it), or Codex's token_count events (their running totals).
+ * writes it), Codex's token_count events (their running totals), or
+ * Gemini CLI's messages' tokens (input; output with its thoughts).
  * Read whole, at a turn's end: at most 64 MiB.
  */
 static long long jnum(json_object *o, const char *key)
@@ -252,6 +253,25 @@ static long long jnum(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_int)
 		       ? WRX_MAX(json_object_get_int64(v), 0)
 		       : 0;
+}
+
+/*
+ * One message's tokens into u. A message written in parts (Claude Code)
+ * or again once its tokens came (Gemini CLI) repeats them: counted once,
+ * as its last record says.
+ */
+static void count_message(struct rpc_usage *u, const char *id, long long in, long long out,
+			  char *last_id, size_t idlen, long long *last_in, long long *last_out)
+{
+	if (id && strcmp(id, last_id) == 0) {
+		u->in -= *last_in;
+		u->out -= *last_out;
+	}
+	snprintf(last_id, idlen, "%s", id ? id : "");
+	u->in += in;
+	u->out += out;
+	*last_in = in;
+	*last_out = out;
 }
 
 static bool transcript_usage(const char *path, struct rpc_usage *u)
@@ -271,9 +291,21 @@ static bool transcript_usage(const char *path, struct rpc_usage *u)
 		next = memchr(line, '\n', (size_t)(text + len - line));
 		if (next)
 			*next++ = '\0';
-		if (!strstr(line, "usage") && !strstr(line, "costUSD"))
+		if (!strstr(line, "usage") && !strstr(line, "costUSD") &&
+		    !strstr(line, "\"tokens\""))
 			continue;
 		json_object *o = json_tokener_parse(line), *m, *us, *v, *p, *info;
+		/* Gemini CLI: a message's record, again with its tokens once they came. */
+		if (json_object_object_get_ex(o, "tokens", &us) &&
+		    json_object_is_type(us, json_type_object)) {
+			json_object_object_get_ex(o, "id", &v);
+			count_message(u, json_object_get_string(v), jnum(us, "input"),
+				      jnum(us, "output") + jnum(us, "thoughts"), last_id,
+				      sizeof last_id, &last_in, &last_out);
+			any = true;
+			json_object_put(o);
+			continue;
+		}
 		if (json_object_object_get_ex(o, "costUSD", &v) &&
 		    (json_object_is_type(v, json_type_double) ||
 		     json_object_is_type(v, json_type_int))) {
@@ -289,25 +321,17 @@ static bool transcript_usage(const char *path, struct rpc_usage *u)
 			any = codex = true;
 		} else if (!codex && json_object_object_get_ex(o, "message", &m) &&
 			   json_object_object_get_ex(m, "usage", &us)) {
-			long long in = jnum(us, "input_tokens") +
-				       jnum(us, "cache_creation_input_tokens") +
-				       jnum(us, "cache_read_input_tokens"),
-				  out = jnum(us, "output_tokens");
 			json_object *idv = NULL;
-			const char *id = json_object_object_get_ex(m, "id", &idv) &&
-							 json_object_is_type(idv, json_type_string)
-						 ? json_object_get_string(idv)
-						 : NULL;
-			/* The parts of one message repeat its usage: counted once, as its last says. */
-			if (id && strcmp(id, last_id) == 0) {
-				u->in -= last_in;
-				u->out -= last_out;
-			}
-			snprintf(last_id, sizeof last_id, "%s", id ? id : "");
-			u->in += in;
-			u->out += out;
-			last_in = in;
-			last_out = out;
+			json_object_object_get_ex(m, "id", &idv);
+			count_message(u,
+				      json_object_is_type(idv, json_type_string)
+					      ? json_object_get_string(idv)
+					      : NULL,
+				      jnum(us, "input_tokens") +
+					      jnum(us, "cache_creation_input_tokens") +
+					      jnum(us, "cache_read_input_tokens"),
+				      jnum(us, "output_tokens"), last_id, sizeof last_id, &last_in,
+				      &last_out);
 			any = true;
 		}
 		json_object_put(o);

@@ -539,17 +539,16 @@ static const char *field(json_object *o, const char *key, const char *none)
 
 /*
  * What its session used, as its hooks last said (the dashboard's usage
- * {in, out, cost_micro}): tokens_in, tokens_out and cost_usd (null: its
- * CLI does not say).
+ * {in, out, cost_micro}): "usage" as SPEC §12 names it (rpc_usage_public).
  */
 void cmd_usage_fields(json_object *o, json_object *u)
 {
 	if (u == NULL)
 		return;
-	json_object_object_add(o, "tokens_in", json_object_new_int64(json_long(u, "in", 0)));
-	json_object_object_add(o, "tokens_out", json_object_new_int64(json_long(u, "out", 0)));
-	long long c = json_long(u, "cost_micro", -1);
-	json_object_object_add(o, "cost_usd", c >= 0 ? json_object_new_double(c / 1e6) : NULL);
+	struct rpc_usage used = {.in = json_long(u, "in", 0),
+				 .out = json_long(u, "out", 0),
+				 .cost_micro = json_long(u, "cost_micro", -1)};
+	json_object_object_add(o, "usage", rpc_usage_public(&used));
 }
 
 /* Where the agent runs: host, the sandbox's backend, ssh:HOST (/container when boxed there). */
@@ -566,14 +565,15 @@ void cmd_usage_total(json_object *arr)
 	struct rpc_usage t = {0};
 	int n = 0, costed = 0;
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
-		json_object *o = json_object_array_get_idx(arr, i), *c;
-		if (!json_object_object_get_ex(o, "tokens_in", NULL))
+		struct rpc_usage u;
+		if (!rpc_usage_from_public(
+			    json_object_object_get(json_object_array_get_idx(arr, i), "usage"), &u))
 			continue;
 		n++;
-		t.in += json_long(o, "tokens_in", 0);
-		t.out += json_long(o, "tokens_out", 0);
-		if (json_object_object_get_ex(o, "cost_usd", &c) && c) {
-			t.cost_micro += (int64_t)(json_object_get_double(c) * 1e6 + 0.5);
+		t.in += u.in;
+		t.out += u.out;
+		if (u.cost_micro >= 0) {
+			t.cost_micro += u.cost_micro;
 			costed++;
 		}
 	}

@@ -267,6 +267,7 @@ const struct agent_kind agent_kinds[] = {
 		.hooks = KIND_HOOKS_GEMINI,
 		.events = gemini_events,
 		.hooks_file = "settings.json",
+		.usage = "tokens: its session file's messages' tokens (transcript_path)",
 		.config_dir = ".gemini",
 		/* https://geminicli.com/docs/get-started/configuration/: tmp/ (its chats) is state. */
 		.settings = {"settings.json", "GEMINI.md", "commands", "extensions", "policies"},

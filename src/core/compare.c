@@ -58,14 +58,9 @@ char *compare_row(json_object *o)
 		buf_addf(&r, "%s%ld refused", r.len ? "; " : "", refused);
 	/* What its session used, as its CLI said: $0.42, or 123k tok. */
 	char used[32] = "-";
-	json_object *cost = NULL;
-	if (num(o, "tokens_in") >= 0) {
-		struct rpc_usage u = {
-			.in = num(o, "tokens_in"), .out = num(o, "tokens_out"), .cost_micro = -1};
-		if (json_object_object_get_ex(o, "cost_usd", &cost) && cost)
-			u.cost_micro = (int64_t)(json_object_get_double(cost) * 1e6 + 0.5);
+	struct rpc_usage u;
+	if (rpc_usage_from_public(json_object_object_get(o, "usage"), &u))
 		rpc_usage_short(&u, used, sizeof used);
-	}
 	char *row =
 		xasprintf(ROW, str(o, "handle", "?"), str(o, "agent", "-"), str(o, "status", "-"),
 			  time_s, changes, check, used, r.len ? r.data : "-");

@@ -183,6 +183,39 @@ json_object *rpc_usage_json(const struct rpc_usage *u)
 	return o;
 }
 
+json_object *rpc_usage_public(const struct rpc_usage *u)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "input_tokens", json_object_new_int64(u->in));
+	json_object_object_add(o, "output_tokens", json_object_new_int64(u->out));
+	if (u->cost_micro >= 0) {
+		/* Written as dollars with the micro-dollars it has, no more: 0.42, not 0.41999... */
+		char ds[32];
+		int n = snprintf(ds, sizeof ds, "%lld.%06lld", (long long)(u->cost_micro / 1000000),
+				 (long long)(u->cost_micro % 1000000));
+		while (n > 0 && ds[n - 1] == '0' && ds[n - 2] != '.')
+			ds[--n] = '\0';
+		json_object_object_add(o, "cost_usd",
+				       json_object_new_double_s((double)u->cost_micro / 1e6, ds));
+	}
+	return o;
+}
+
+bool rpc_usage_from_public(json_object *o, struct rpc_usage *u)
+{
+	json_object *in, *out, *cost;
+	if (!json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "input_tokens", &in) ||
+	    !json_object_object_get_ex(o, "output_tokens", &out))
+		return false;
+	u->in = json_object_get_int64(in);
+	u->out = json_object_get_int64(out);
+	u->cost_micro = json_object_object_get_ex(o, "cost_usd", &cost) && cost
+				? (int64_t)(json_object_get_double(cost) * 1e6 + 0.5)
+				: -1;
+	return true;
+}
+
 void rpc_usage_short(const struct rpc_usage *u, char *out, size_t n)
 {
 	long long t = (long long)(u->in + u->out);

@@ -66,6 +66,13 @@ struct rpc_usage {
 
 /* u as {in, out, cost_micro?}: how set_status says it and an agent's meta keeps it. */
 json_object *rpc_usage_json(const struct rpc_usage *u);
+/*
+ * u as list --json and status --json show it (SPEC §12): {input_tokens,
+ * output_tokens, cost_usd} with cost_usd absent where its CLI says none;
+ * and back, from such an object (false: not one).
+ */
+json_object *rpc_usage_public(const struct rpc_usage *u);
+bool rpc_usage_from_public(json_object *o, struct rpc_usage *u);
 /* u in a few characters: "$0.42" where its cost is known, else "123k tok", "1.2M tok". */
 void rpc_usage_short(const struct rpc_usage *u, char *out, size_t n);
 

@@ -639,7 +639,7 @@ t_late_hook_after_done() {
 }
 
 # What each agent used, read from what its CLI writes (a stand-in's
-# transcripts in Claude Code's and Codex's formats, named by the hook's
+# transcripts in Claude Code's, Codex's and Gemini CLI's formats, named by the hook's
 # event as theirs do): in the sidebar, list and status --json, compare,
 # and the project's total; kept across a new dashboard.
 t_usage_from_transcripts() {
@@ -648,8 +648,8 @@ t_usage_from_transcripts() {
 	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
 	start_repo 160 40
 	wait_for 'wrx\$'
-	wrx add use -n 2 -b >/dev/null
-	wait_for '^ +[0-9] use-2'
+	wrx add use -n 3 -b >/dev/null
+	wait_for '^ +[0-9] use-3'
 	local w=$E2E_TMP/work/proj__worktrees
 	# Claude Code: a message written in two parts (its usage once), a second with its cost.
 	cat >"$E2E_TMP/claude.jsonl" <<-'EOF'
@@ -664,23 +664,34 @@ t_usage_from_transcripts() {
 		{"type":"event_msg","payload":{"type":"agent_message","message":"done"}}
 		{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":120000,"cached_input_tokens":4000,"output_tokens":3400}}}}
 	EOF
+	# Gemini CLI: each message's record, again once its tokens came; no cost.
+	cat >"$E2E_TMP/gemini.jsonl" <<-'EOF'
+		{"sessionId":"s3","projectHash":"p","startTime":"2026-12-07T10:00:00Z","kind":"main"}
+		{"id":"u1","type":"user","content":[{"text":"go"}]}
+		{"id":"g1","type":"gemini","content":"thinking","model":"gemini-2.5-pro"}
+		{"id":"g1","type":"gemini","content":"done","tokens":{"input":7000,"output":800,"cached":0,"thoughts":200,"tool":0,"total":8000}}
+		{"id":"g2","type":"gemini","content":"more","tokens":{"input":9000,"output":1000,"cached":0,"thoughts":0,"tool":0,"total":10000}}
+	EOF
 	# Each turn's end, as their Stop hooks run: the event on stdin names the transcript.
 	wrx send use-1 "printf '{\"session_id\":\"s1\",\"transcript_path\":\"%s\"}' $E2E_TMP/claude.jsonl | workrex set-status done"
 	wrx send use-2 "printf '{\"session_id\":\"s2\",\"transcript_path\":\"%s\"}' $E2E_TMP/codex.jsonl | workrex set-status done"
+	wrx send use-3 "printf '{\"session_id\":\"s3\",\"transcript_path\":\"%s\"}' $E2E_TMP/gemini.jsonl | workrex set-status done"
 	wait_for '✓ use-1 .*\$0\.42'
 	wait_for '✓ use-2 .*123k tok'
+	wait_for '✓ use-3 .*18k tok'
 	wrx list --json | python3 -c '
 import json, sys
 by = {a["handle"]: a for a in json.load(sys.stdin)}
-c, x = by["use-1"], by["use-2"]
-assert (c["tokens_in"], c["tokens_out"], c["cost_usd"]) == (3500, 500, 0.42), c
-assert (x["tokens_in"], x["tokens_out"], x["cost_usd"]) == (120000, 3400, None), x'
-	wrx status --json | grep -q '"tokens_out":3400'
-	wrx list | grep -qx 'used by 2 agents: 123500 tokens in, 3900 out, \$0.42 for 1 of them (the others.* say no cost)' ||
+assert by["use-1"]["usage"] == {"input_tokens": 3500, "output_tokens": 500, "cost_usd": 0.42}, by
+assert by["use-2"]["usage"] == {"input_tokens": 120000, "output_tokens": 3400}, by
+assert by["use-3"]["usage"] == {"input_tokens": 16000, "output_tokens": 2000}, by'
+	wrx status --json | grep -q '"output_tokens":3400'
+	wrx list | grep -qx 'used by 3 agents: 139500 tokens in, 5900 out, \$0.42 for 1 of them (the others.* say no cost)' ||
 		{ wrx list >&2; return 1; }
 	wrx compare use >"$E2E_TMP/compare"
 	grep -Eq '^use-1 .* \$0\.42 ' "$E2E_TMP/compare" && grep -Eq '^use-2 .* 123k tok ' "$E2E_TMP/compare" &&
-		grep -q '^used by 2 agents: 123500 tokens in' "$E2E_TMP/compare" || { cat "$E2E_TMP/compare" >&2; return 1; }
+		grep -Eq '^use-3 .* 18k tok ' "$E2E_TMP/compare" &&
+		grep -q '^used by 3 agents: 139500 tokens in' "$E2E_TMP/compare" || { cat "$E2E_TMP/compare" >&2; return 1; }
 	# A new dashboard: kept (the keepers had it).
 	prefix d
 	wait_for 'WORKREX-EXITED'
@@ -864,7 +875,7 @@ t_adopt_a_background_job() {
 }
 
 run_test "setup's Claude hooks, run by a stand-in agent, change the icons (every mapped event, StopFailure to failed)" t_claude_hooks_change_icons
-run_test "what each agent used, from Claude Code's and Codex's transcripts: sidebar, list, status, compare, total" t_usage_from_transcripts
+run_test "what each agent used, from Claude Code's, Codex's and Gemini CLI's transcripts: sidebar, list, status, compare, total" t_usage_from_transcripts
 run_test "a hook that started before done and arrives after it changes nothing (dashboard, keeper, the next dashboard)" t_late_hook_after_done
 run_test "status noticed without hooks: silence, exit; set-status outside a pane" t_status_without_hooks
 run_test "failed, crashed and done keep status, reason and age: detach, reboot" t_statuses_survive

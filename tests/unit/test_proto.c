@@ -174,12 +174,43 @@ static void test_status_order(void **state)
 	assert_false(status_late(100, 0, WRX_STATUS_WORKING, WRX_STATUS_DONE));
 }
 
+/* What a session used: as list --json says it, back again, and in a few characters. */
+static void test_usage(void **state)
+{
+	(void)state;
+	struct rpc_usage u = {.in = 123000, .out = 4500, .cost_micro = 420000}, back;
+	json_object *o = rpc_usage_public(&u);
+	assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+			    "{\"input_tokens\":123000,\"output_tokens\":4500,\"cost_usd\":0.42}");
+	assert_true(rpc_usage_from_public(o, &back));
+	assert_int_equal(back.in, 123000);
+	assert_int_equal(back.out, 4500);
+	assert_int_equal(back.cost_micro, 420000);
+	json_object_put(o);
+	u.cost_micro = -1; /* its CLI says no cost: none said */
+	o = rpc_usage_public(&u);
+	assert_null(json_object_object_get(o, "cost_usd"));
+	assert_true(rpc_usage_from_public(o, &back));
+	assert_int_equal(back.cost_micro, -1);
+	json_object_put(o);
+	assert_false(rpc_usage_from_public(NULL, &back));
+	o = json_tokener_parse("{\"in\": 1}");
+	assert_false(rpc_usage_from_public(o, &back));
+	json_object_put(o);
+	char s[32];
+	rpc_usage_short(&u, s, sizeof s);
+	assert_string_equal(s, "127k tok"); /* 127500: whole thousands, as the sidebar shows them */
+	u.cost_micro = 420000;
+	rpc_usage_short(&u, s, sizeof s);
+	assert_string_equal(s, "$0.42");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tokens),       cmocka_unit_test(test_decode_good),
 		cmocka_unit_test(test_decode_bad),   cmocka_unit_test(test_session_ids),
-		cmocka_unit_test(test_status_order),
+		cmocka_unit_test(test_status_order), cmocka_unit_test(test_usage),
 	};
 	return cmocka_run_group_tests_name("proto", tests, NULL, NULL);
 }
