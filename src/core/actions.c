@@ -1469,8 +1469,9 @@ bool agent_status_heard(struct wrx *w, struct agent *a, enum wrx_status st, uint
 {
 	/* One that started before the one that set its status, arriving after: not news. */
 	if (status_late(at, a->hook_at, st, a->status)) {
-		log_msg("%s: a %s %s older than its %s arrived late: not applied", a->handle,
-			status_word(st), from, status_word(a->status));
+		if (st != a->status) /* the same again, late, is no news to log either */
+			log_msg("%s: a %s %s older than its %s arrived late: not applied",
+				a->handle, status_word(st), from, status_word(a->status));
 		return false;
 	}
 	if (at)
@@ -1502,15 +1503,15 @@ static void do_set_status(struct act_call *c)
 	struct agent *a = status_speaker(c, id, dir && *dir == '/' ? dir : NULL);
 	json_object *atv = arg(c, "at");
 	uint64_t at = atv ? (uint64_t)WRX_MAX(json_object_get_int64(atv), 0) : 0;
-	if (!agent_status_heard(c->w, a, st, at, str_arg(c, "why"), "hook")) {
-		act_ok(c, NULL);
-		return;
-	}
-	/* Its kind's hooks are heard from (agents and setup say when). */
+	/* Its kind's hooks are heard from (agents and setup say when), late or not. */
 	const struct agent_kind *kind =
 		kind_of(&c->w->cfg, a->git.agent ? a->git.agent : agentcmd_default(&c->w->cfg));
 	if (kind)
 		kind_heard_note(kind, wall_ms());
+	if (!agent_status_heard(c->w, a, st, at, str_arg(c, "why"), "hook")) {
+		act_ok(c, NULL);
+		return;
+	}
 	/* What its session used so far, as its CLI wrote it (the hook read its transcript). */
 	json_object *tin = arg(c, "tokens_in"), *tout = arg(c, "tokens_out"),
 		    *cost = arg(c, "cost_micro");

@@ -1,17 +1,18 @@
 # tests/e2e/clis.sh - the real agent CLIs the tests run (sourced): Claude
-# Code, Codex and Gemini CLI, and the dev container CLI (sandbox.backend:
-# devcontainer), from the npm registry, installed once into
+# Code, Codex, Gemini CLI and OpenCode, and the dev container CLI
+# (sandbox.backend: devcontainer), from the npm registry, installed once into
 # /var/cache/workrex-test/npm and kept. Two suites may ask at once: the
 # install holds a lock.
 CLAUDE_VERSION=2.1.197
 CODEX_VERSION=0.171.0
 GEMINI_VERSION=0.61.0
 DEVCONTAINER_VERSION=0.89.0
+OPENCODE_VERSION=1.18.33
 NPM_DIR=/var/cache/workrex-test/npm
 
-clis_installed() { grep -q "\"version\": \"$2\"" "$NPM_DIR/node_modules/$1/package.json" 2>/dev/null; }
+clis_installed() { grep -q "\"version\": \"$2\"" "${OC:-$NPM_DIR}/node_modules/$1/package.json" 2>/dev/null; }
 
-# install_agent_clis: 0 once all four are there; else says why (a "not ok" line), 1.
+# install_agent_clis: 0 once all are there; else says why (a "not ok" line), 1.
 install_agent_clis() {
 	local tool
 	for tool in npm unshare flock; do
@@ -23,12 +24,19 @@ install_agent_clis() {
 		clis_installed @anthropic-ai/claude-code "$CLAUDE_VERSION" &&
 			clis_installed @openai/codex "$CODEX_VERSION" &&
 			clis_installed @google/gemini-cli "$GEMINI_VERSION" &&
-			clis_installed @devcontainers/cli "$DEVCONTAINER_VERSION" && exit 0
+			clis_installed @devcontainers/cli "$DEVCONTAINER_VERSION" &&
+			clis_installed opencode-ai "$OPENCODE_VERSION" &&
+			OC=$NPM_DIR/opencode-config clis_installed @opencode-ai/plugin "$OPENCODE_VERSION" && exit 0
+		# OpenCode's own plugin package, in a config dir of its own: what its
+		# first run online installs beside the user's plugins (offline, it
+		# waits two minutes for the registry before it starts).
 		timeout 900 npm install --no-audit --no-fund --prefix "$NPM_DIR" \
 			"@anthropic-ai/claude-code@$CLAUDE_VERSION" "@openai/codex@$CODEX_VERSION" \
 			"@google/gemini-cli@$GEMINI_VERSION" "@devcontainers/cli@$DEVCONTAINER_VERSION" \
-			>"$E2E_TMP/npm.log" 2>&1 && exit 0
-		echo "not ok - agent CLIs: npm install of Claude Code, Codex, Gemini CLI and the dev container CLI failed:"
+			"opencode-ai@$OPENCODE_VERSION" >"$E2E_TMP/npm.log" 2>&1 &&
+			timeout 300 npm install --no-audit --no-fund --prefix "$NPM_DIR/opencode-config" \
+				"@opencode-ai/plugin@$OPENCODE_VERSION" >>"$E2E_TMP/npm.log" 2>&1 && exit 0
+		echo "not ok - agent CLIs: npm install of Claude Code, Codex, Gemini CLI, OpenCode and the dev container CLI failed:"
 		tail -5 "$E2E_TMP/npm.log"
 		exit 1
 	) 9>"$NPM_DIR.lock"

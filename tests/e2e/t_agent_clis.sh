@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# The real Claude Code, Codex and Gemini CLI (from the npm registry, cached under
-# /var/cache/workrex-test/npm), offline: in a network namespace of their own
-# (loopback only), their API pointed at a closed loopback port. Their input
-# box comes up without a network; there, C-b p's pasted path becomes their
-# image attachment, and `send` is submitted (the screen answers Enter).
-# And as a person uses them, with keys typed through tmux: Claude Code's
-# trust question answered with Enter, a prompt typed and submitted with
-# Enter; Codex's and Gemini CLI's trust menus walked with the arrows and
-# Enter, then a prompt. (OpenCode by keyboard: not yet.)
+# The real Claude Code, Codex, Gemini CLI and OpenCode (from the npm
+# registry, cached under /var/cache/workrex-test/npm), offline: in a
+# network namespace of their own (loopback only), their API pointed at a
+# closed loopback port. Their input box comes up without a network; there,
+# C-b p's pasted path becomes their image attachment, and `send` is
+# submitted (the screen answers Enter). And as a person uses them, with
+# keys typed through tmux: Claude Code's trust question answered with
+# Enter, a prompt typed and submitted with Enter; Codex's and Gemini CLI's
+# trust menus walked with the arrows and Enter, then a prompt; OpenCode's
+# prompt typed. The hooks `setup` writes are reported installed, trusted
+# (Codex, by its own question), and heard from each real CLI.
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 need_x
@@ -65,6 +67,12 @@ t_claude_takes_paste_and_send() {
 	local w=$E2E_TMP/work/proj__worktrees/cc
 	# Its first run's questions answered as a user would have, the worktree trusted.
 	claude_offline_env "$w"
+	# Its hooks set up, as a user does: they call workrex by name.
+	mkdir -p "$E2E_TMP/wbin"
+	ln -sf "$WORKREX" "$E2E_TMP/wbin/workrex"
+	export PATH="$E2E_TMP/wbin:$PATH"
+	workrex setup | grep -q '^claude: hooks written to'
+	workrex agents | grep -Eq '^claude +yes .* set up +- ' || { workrex agents >&2; return 1; }
 	start_offline
 	wait_for 'C-b \? help'
 	wrx add cc >/dev/null
@@ -81,9 +89,12 @@ t_claude_takes_paste_and_send() {
 	wait_for '⎿.*\[Image #1\]'
 	wait_for 'Unable to connect to API \(ConnectionRefused\)' 30
 	wait_for '│❯.{0,2}$'
+	# Its UserPromptSubmit hook ran: heard from, and it works.
+	until_ok 30 eval 'workrex agents | grep -Eq "^claude +yes .* set up +just now "' || { workrex agents >&2; wrx status cc --json >&2; grep -a "hook\|status\|heard" "$XDG_STATE_HOME/workrex/workrex.log" | tail -20 >&2; return 1; }
+	wrx status cc --json | grep -q '"status":"working"' || { wrx status cc --json >&2; return 1; }
 }
 
-run_test "Claude Code (offline): C-b p's path is its image attachment; send is submitted" t_claude_takes_paste_and_send
+run_test "Claude Code (offline): C-b p's path is its image attachment; send is submitted; its hooks set up and heard" t_claude_takes_paste_and_send
 
 t_codex_takes_paste_and_send() {
 	make_repo
@@ -284,6 +295,37 @@ t_codex_by_keyboard() {
 	wait_for 'Connection failed|Reconnecting' 30
 }
 
+# The real OpenCode, offline, as a user who ran it online once left it
+# (its own plugin package installed beside the user's plugins): setup's
+# plugin reported as installed, loaded by OpenCode, and heard from when
+# a prompt typed by keys starts a turn.
+t_opencode_plugin_heard() {
+	make_repo
+	local conf=$XDG_CONFIG_HOME/opencode
+	mkdir -p "$conf" "$E2E_TMP/wbin"
+	cp -a "$NPM_DIR/opencode-config/node_modules" "$NPM_DIR/opencode-config/package.json" \
+		"$NPM_DIR/opencode-config/package-lock.json" "$conf/"
+	ln -sf "$WORKREX" "$E2E_TMP/wbin/workrex"
+	export PATH="$E2E_TMP/wbin:$NPM_DIR/node_modules/.bin:$PATH"
+	export OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1
+	workrex setup | grep -q '^opencode: plugin written to'
+	workrex agents | grep -Eq '^opencode +yes .* set up +- ' || { workrex agents >&2; return 1; }
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: opencode\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	start_offline
+	wait_for 'C-b \? help'
+	wrx add oc >/dev/null
+	prefix 2
+	prefix z
+	wait_for 'Ask anything' 60
+	tm send-keys -l 'say hello, typed'
+	wait_for 'say hello, typed'
+	sleep 0.5
+	keys Enter
+	until_ok 30 eval 'workrex agents | grep -Eq "^opencode +yes .* set up +just now "' || { workrex agents >&2; screen >&2; return 1; }
+	wrx status oc --json | grep -q '"status":"\(working\|done\|waiting\)"' || { wrx status oc --json >&2; return 1; }
+}
+
 # Gemini CLI: its API key's auth chosen as a user would have; its folder
 # trust menu walked with the arrows and Enter (it restarts itself), then a
 # prompt typed, a moment, and Enter (it takes keys that come together with
@@ -293,7 +335,12 @@ t_gemini_by_keyboard() {
 	mkdir -p "$HOME/.gemini" "$XDG_CONFIG_HOME/workrex"
 	printf '{"security": {"auth": {"selectedType": "gemini-api-key"}}}\n' >"$HOME/.gemini/settings.json"
 	printf 'agent: gemini\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
-	export PATH="$NPM_DIR/node_modules/.bin:$PATH" GEMINI_API_KEY=offline-key
+	# workrex on PATH, as its hooks call it by name; its hooks set up, as a user does.
+	mkdir -p "$E2E_TMP/wbin"
+	ln -sf "$WORKREX" "$E2E_TMP/wbin/workrex"
+	export PATH="$E2E_TMP/wbin:$NPM_DIR/node_modules/.bin:$PATH" GEMINI_API_KEY=offline-key
+	workrex setup | grep -q '^gemini: hooks added to'
+	workrex agents | grep -Eq '^gemini +yes .* set up +- ' || { workrex agents >&2; return 1; }
 	start_offline
 	wait_for 'C-b \? help'
 	wrx add gm >/dev/null
@@ -345,6 +392,9 @@ t_gemini_by_keyboard() {
 	# not find it at a single look (no screen was kept); so a wait, which
 	# prints the screen if the line never shows.
 	wait_for '│ > say hello, typed' 10
+	# Its hooks ran (BeforeAgent, and AfterAgent once its API failed): heard from.
+	until_ok 30 eval 'workrex agents | grep -Eq "^gemini +yes .* set up +just now "' || { workrex agents >&2; return 1; }
+	wrx status gm --json | grep -q '"status":"\(working\|done\|failed\|waiting\)"' || { wrx status gm --json >&2; return 1; }
 }
 
 # Review comments, one from the command line and one typed in the review
@@ -409,5 +459,6 @@ transcript_has_comments() {
 run_test "Claude Code (offline): two review comments reach it as one submitted message" t_claude_takes_review_comments
 run_test "Claude Code (offline), by keyboard: trust answered with Enter, a prompt submitted; status with no hooks" t_claude_by_keyboard
 run_test "Codex (offline), by keyboard: its menu walked with arrows and Enter, a prompt submitted" t_codex_by_keyboard
-run_test "Gemini CLI (offline), by keyboard: its trust menu walked, a prompt submitted" t_gemini_by_keyboard
+run_test "Gemini CLI (offline), by keyboard: its trust menu walked, a prompt submitted; its hooks set up and heard" t_gemini_by_keyboard
 run_test "two real Codex agents: each status its own, each conversation its own" t_two_codex_agents
+run_test "OpenCode (offline): setup's plugin installed, loaded, heard from as a typed prompt starts a turn" t_opencode_plugin_heard
