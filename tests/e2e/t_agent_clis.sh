@@ -25,6 +25,14 @@ unset CI
 . "$here/clis.sh"
 install_agent_clis || exit 1
 
+# clean_home: no agent CLI's config or state from an earlier test of this
+# file (they share HOME): each starts as a user who never ran setup.
+clean_home() {
+	end_codex
+	rm -rf "$HOME/.claude" "$HOME/.claude.json" "$HOME/.codex" "$HOME/.gemini" \
+		"$XDG_CONFIG_HOME/opencode" "$XDG_STATE_HOME"/workrex/heard-*
+}
+
 # start_offline: the dashboard of $repo, its keepers and agents in a network
 # namespace with only loopback.
 start_offline() {
@@ -61,6 +69,7 @@ codex_offline_env() {
 
 t_claude_takes_paste_and_send() {
 	make_repo
+	clean_home
 	start_x
 	"$here/make_png.py" "$E2E_TMP/shot.png" 5000
 	clip "$E2E_TMP/shot.png" image/png
@@ -98,6 +107,7 @@ run_test "Claude Code (offline): C-b p's path is its image attachment; send is s
 
 t_codex_takes_paste_and_send() {
 	make_repo
+	clean_home
 	start_x
 	"$here/make_png.py" "$E2E_TMP/shot.png" 5000
 	clip "$E2E_TMP/shot.png" image/png
@@ -161,6 +171,7 @@ ask_codex() {
 # conversation (issue 46).
 t_two_codex_agents() {
 	make_repo
+	clean_home
 	# An earlier test's Codex daemon (same HOME) lives in that test's network
 	# namespace, with its API: the agents here would talk to it.
 	end_codex
@@ -238,6 +249,7 @@ run_test "Codex (offline): C-b p's path is its image attachment; send is submitt
 
 t_claude_by_keyboard() {
 	make_repo
+	clean_home
 	claude_offline_env
 	start_offline
 	wait_for 'C-b \? help'
@@ -274,6 +286,7 @@ registry_said() {
 
 t_codex_by_keyboard() {
 	make_repo
+	clean_home
 	codex_offline_env
 	start_offline
 	wait_for 'C-b \? help'
@@ -301,6 +314,7 @@ t_codex_by_keyboard() {
 # a prompt typed by keys starts a turn.
 t_opencode_plugin_heard() {
 	make_repo
+	clean_home
 	local conf=$XDG_CONFIG_HOME/opencode
 	mkdir -p "$conf" "$E2E_TMP/wbin"
 	cp -a "$NPM_DIR/opencode-config/node_modules" "$NPM_DIR/opencode-config/package.json" \
@@ -332,6 +346,7 @@ t_opencode_plugin_heard() {
 # the text for a paste, as a person's typing never does).
 t_gemini_by_keyboard() {
 	make_repo
+	clean_home
 	mkdir -p "$HOME/.gemini" "$XDG_CONFIG_HOME/workrex"
 	printf '{"security": {"auth": {"selectedType": "gemini-api-key"}}}\n' >"$HOME/.gemini/settings.json"
 	printf 'agent: gemini\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
@@ -401,6 +416,7 @@ t_gemini_by_keyboard() {
 # view, reach Claude Code's input as one message, submitted.
 t_claude_takes_review_comments() {
 	make_repo
+	clean_home
 	local w=$E2E_TMP/work/proj__worktrees/cc
 	claude_offline_env "$w"
 	start_offline
