@@ -426,6 +426,7 @@ int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out)
 	if (st == WRX_STATUS_FAILED && out->why && rate_limited(out->why)) {
 		out->status = STATUS_WAITING;
 		st = WRX_STATUS_WAITING;
+		out->quota = true; /* the dashboard holds new agents of its kind meanwhile */
 	}
 	/* At a turn's end (or a question), what the session used so far. */
 	out->has_usage =
@@ -481,6 +482,8 @@ static int set_status_call(const struct set_status_args *a)
 		json_object_object_add(req, "dir", json_object_new_string(a->dir));
 	if (a->has_usage)
 		json_object_object_add(req, "usage", rpc_usage_json(&a->usage));
+	if (a->quota)
+		json_object_object_add(req, "quota", json_object_new_boolean(1));
 	if (a->why) /* a reason too long is cut, not refused: the status matters more */
 		json_object_object_add(req, "why",
 				       json_object_new_string_len(

@@ -20,6 +20,7 @@ struct set_status_args {
 	const char *why;     /* failed: --why, else the event's error, or NULL */
 	bool has_usage;      /* what its session used, from the event's transcript */
 	struct rpc_usage usage;
+	bool quota; /* waiting: for a rate limit or quota to reset (the reason says) */
 };
 int rpc_cmd_set_status_args(int argc, char **argv, struct set_status_args *out);
 /* Does this process have the pane's bridge (a token, or a sandbox)? */

@@ -50,8 +50,8 @@ static const struct kind_event claude_events[] = {
 
 /*
  * Codex (its hooks page; hooks run once trusted, `/hooks`): a turn, a
- * permission asked, its end, and a turn the user interrupted, which then
- * waits for them.
+ * permission asked, its end, a turn the user interrupted, which then
+ * waits for them, and the session's end (0.171 names SessionEnd too).
  */
 static const struct kind_event codex_events[] = {
 	{"UserPromptSubmit", NULL, STATUS_WORKING, 10, NULL},
@@ -59,6 +59,7 @@ static const struct kind_event codex_events[] = {
 	{"PermissionRequest", NULL, STATUS_WAITING, 10, NULL},
 	{"Interrupt", NULL, STATUS_WAITING, 3, NULL}, /* 0.171 clamps its timeout to 3 s */
 	{"Stop", NULL, STATUS_DONE, 10, NULL},
+	{"SessionEnd", NULL, STATUS_CLEAR, 10, NULL},
 	{NULL, NULL, NULL, 0, NULL},
 };
 

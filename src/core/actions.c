@@ -1477,6 +1477,11 @@ bool agent_status_heard(struct wrx *w, struct agent *a, enum wrx_status st, uint
 	if (at)
 		a->hook_at = at;
 	session_set_status(w->s, a, st);
+	/* Moving again, its quota is back: those of its kind that wait may open. */
+	if (st != WRX_STATUS_WAITING && a->quota) {
+		a->quota = false;
+		queue_run(w, NULL);
+	}
 	/* Waiting for a reason its CLI gave (a rate limit's reset): said under its row. */
 	if (st == WRX_STATUS_WAITING && why && *why)
 		session_notify(w->s, a, why);
@@ -1511,6 +1516,13 @@ static void do_set_status(struct act_call *c)
 	if (!agent_status_heard(c->w, a, st, at, str_arg(c, "why"), "hook")) {
 		act_ok(c, NULL);
 		return;
+	}
+	/* Its CLI's quota ran out: new agents of its kind wait until it moves again. */
+	bool quota = st == WRX_STATUS_WAITING && bool_arg(c, "quota");
+	if (a->quota != quota) {
+		a->quota = quota;
+		if (!quota)
+			queue_run(c->w, NULL);
 	}
 	/* What its session used so far, as its CLI wrote it (the hook read its transcript). */
 	json_object *tin = arg(c, "tokens_in"), *tout = arg(c, "tokens_out"),
@@ -1858,8 +1870,9 @@ static const struct action table[] = {
 	{"egress", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, VERB_AGENT, do_egress},
 	{"set-status", "set_status",
 	 ARGS({"status", ARG_STR, true}, {"session", ARG_STR, false}, {"dir", ARG_STR, false},
-	      {"at", ARG_INT, false}, {"why", ARG_STR, false}, {"tokens_in", ARG_INT, false},
-	      {"tokens_out", ARG_INT, false}, {"cost_micro", ARG_INT, false}),
+	      {"at", ARG_INT, false}, {"why", ARG_STR, false}, {"quota", ARG_BOOL, false},
+	      {"tokens_in", ARG_INT, false}, {"tokens_out", ARG_INT, false},
+	      {"cost_micro", ARG_INT, false}),
 	 DOOR_AGENT, 0, DOOR_AGENT, 0, do_set_status},
 	{"session-status", NULL,
 	 ARGS({"status", ARG_STR, true}, {"session", ARG_STR, true}, {"dir", ARG_STR, false}),

@@ -63,6 +63,7 @@ static json_object *request_args(const struct rpc_req *req)
 	add_str(o, "session", req->session);
 	add_str(o, "dir", req->dir);
 	add_str(o, "why", req->why);
+	add_bool(o, "quota", req->quota);
 	if (req->has_usage) {
 		json_object_object_add(o, "tokens_in", json_object_new_int64(req->usage.in));
 		json_object_object_add(o, "tokens_out", json_object_new_int64(req->usage.out));

@@ -4,14 +4,18 @@
  * them, when fewer than the limit of its group are at work. At work: open
  * (panes) and neither done nor failed. A slot frees when a status says
  * so, or a pane goes; an agent that waits, opened by hand, simply runs.
+ * While an agent waits for its CLI's rate limit or quota (its hook said
+ * so), none of its kind opens, until it moves again.
  *
  * The open is a child, `workrex open -b HANDLE`: it clears the record's
  * "queued" (a git config write, never on the loop) and asks this
  * dashboard to open the panes, as a user's open does. The queue is the
  * dashboard's: with none running, those that wait wait for the next.
  */
+#include "../config/kinds.h"
 #include "../util/log.h"
 #include "../util/util.h"
+#include "agentcmd.h"
 #include "run.h"
 #include "children.h"
 #include "wrx.h"
@@ -40,6 +44,25 @@ static void opened(void *arg, int status, const char *output, const char *last)
 	agent_ref_free(o);
 }
 
+/*
+ * An agent of next's kind that waits for its CLI's rate limit or quota to
+ * reset (a hook said so), or NULL: while one does, another would only hit
+ * the same limit, so none of that kind opens.
+ */
+static struct agent *quota_out(struct wrx *w, const struct agent *next)
+{
+	const char *dflt = agentcmd_default(&w->cfg);
+	const struct agent_kind *k = kind_of(&w->cfg, next->git.agent ? next->git.agent : dflt);
+	for (int i = 0; k && i < session_agent_count(w->s); i++) {
+		struct agent *a = session_agent(w->s, i);
+		if (a->quota && a->status == WRX_STATUS_WAITING &&
+		    session_agent_panes(w->s, a) > 0 &&
+		    kind_of(&w->cfg, a->git.agent ? a->git.agent : dflt) == k)
+			return a;
+	}
+	return NULL;
+}
+
 /* group's waiting agents opened while it has slots. */
 static void run_group(struct wrx *w, const char *group)
 {
@@ -63,6 +86,12 @@ static void run_group(struct wrx *w, const char *group)
 		}
 		if (next == NULL)
 			return;
+		struct agent *out = quota_out(w, next);
+		if (out) {
+			log_msg("queue: %s waits: %s waits for its quota (%s)", next->handle,
+				out->handle, out->note ? out->note : "rate limit");
+			return;
+		}
 		char *const more[] = {next->handle, NULL};
 		char **argv = child_argv(w, "open-queued", more);
 		struct agent_ref *op = agent_ref_new(w, next);

@@ -109,6 +109,7 @@ struct agent {
 	char *fork_from; /* owned; add --fork: the session its first start continues, or NULL */
 	char *adopted; /* owned; adopt: the CLI's id of the session it shows (no worktree), or NULL */
 	bool adopted_attach; /* its pane shows that session (the CLI's attach); else none here */
+	bool quota; /* it waits for its CLI's rate limit or quota: new agents of its kind wait too */
 	int npanes;          /* its panes in the session (the session's count) */
 	int comments;        /* review comments waiting for it (the sidebar's ✎N) */
 	uint64_t resumed_at; /* now_ms() when resume_kept opened it with its resume flag, or 0 */

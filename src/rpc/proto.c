@@ -268,7 +268,8 @@ static int decode_fields(json_object *o, struct rpc_req *r, const char **err)
 		if (get_str(o, "status", REQUIRED, 16, &r->status, err) < 0 ||
 		    get_str(o, "session", OPTIONAL, RPC_SESSION_MAX, &r->session, err) < 0 ||
 		    get_str(o, "dir", OPTIONAL, RPC_DIR_MAX, &r->dir, err) < 0 ||
-		    get_str(o, "why", OPTIONAL, RPC_WHY_MAX, &r->why, err) < 0)
+		    get_str(o, "why", OPTIONAL, RPC_WHY_MAX, &r->why, err) < 0 ||
+		    get_bool(o, "quota", &r->quota, err) < 0)
 			return -EINVAL;
 		if (r->dir && r->dir[0] != '/') {
 			*err = "dir is not an absolute path";

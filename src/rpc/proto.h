@@ -84,6 +84,7 @@ struct rpc_req {
 	int64_t at;          /* set_status: when its hook started (wall ms), or 0 */
 	const char *why;     /* set_status failed: the reason (the CLI's error), or NULL */
 	bool has_usage;      /* set_status: usage below was said */
+	bool quota;          /* set_status waiting: for a rate limit or quota to reset */
 	struct rpc_usage usage;
 	const char *title;           /* set_title */
 	const char *text;            /* notify (may be NULL) */

@@ -63,6 +63,7 @@ KINDS = {
                                  ("PostToolUse", "shell", {"tool_name": "shell"})],
                           "ask": [("PermissionRequest", "shell", {"tool_name": "shell"})],
                           "interrupt": [("Interrupt", None, {})],
+                          "end": [("SessionEnd", None, {"reason": "exit"})],
                           "finish": [("Stop", None, {"last_assistant_message": "done"})]}),
     "gemini": dict(files=[os.path.join(home, ".gemini", "settings.json")], unit=1000,
                    events={"go": [("BeforeAgent", None, {"prompt": "go"}),

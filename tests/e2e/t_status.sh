@@ -451,6 +451,9 @@ YAML
 	wait_for "^ [234] ● c1"
 	wrx send c1 interrupt
 	wait_for "^ [234] ◆ c1"
+	# ... and its session's end leaves no status.
+	wrx send c1 end
+	until_ok 10 eval "wrx status c1 --json | grep -q '\"status\":null'" || { wrx status c1 --json >&2; return 1; }
 	grep -q '^hooks = true$' "$HOME/.codex/config.toml"
 	not grep -q codex_hooks "$HOME/.codex/config.toml"
 	wrx capture c1 | grep -q 'hook Stop rc=0'
@@ -813,6 +816,48 @@ YAML
 }
 
 
+# add --max-concurrent while the CLI's quota is out: an agent whose turn
+# stopped on a rate limit waits (its reset said under its row), and none
+# of its kind opens in a slot another frees until it moves again.
+t_quota_holds_the_queue() {
+	make_repo
+	mkdir -p "$HOME/.claude" "$XDG_CONFIG_HOME/workrex"
+	workrex setup >/dev/null
+	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<YAML
+agent: fake
+agents:
+  fake:
+    type: claude
+    command: python3
+    args: ["$here/fake_agent.py", "claude"]
+YAML
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add job -n 3 --max-concurrent 2 -b >/dev/null
+	wait_for 'job-3'
+	until_ok 20 eval 'wrx capture job-2 | grep -q "fake claude ready"'
+	wrx capture job-1 | grep -q 'fake claude ready'
+	# job-1's turn stops on a rate limit: it waits, and says until when.
+	wrx send job-1 go
+	wait_for '^ [2-4] ● job-1'
+	wrx send job-1 limit
+	wait_for '^ [2-4] ◆ job-1'
+	wait_for '^   » rate_limit: usage'
+	# job-2 ends: its slot is free, but the quota is out: job-3 waits.
+	wrx send job-2 go
+	wait_for '^ [2-4] ● job-2'
+	wrx send job-2 finish
+	wait_for '^ [2-4] ✓ job-2'
+	sleep 2
+	wrx list --json | python3 -c 'import json,sys; a={x["handle"]: x for x in json.load(sys.stdin)}; assert a["job-3"]["panes"] == 0, a["job-3"]' ||
+		{ wrx list >&2; return 1; }
+	grep -q 'queue: job-3 waits: job-1 waits for its quota' "$XDG_STATE_HOME/workrex/workrex.log"
+	# job-1 moves again (its quota is back): job-3 opens.
+	wrx send job-1 go
+	wait_for '^ [2-4] ● job-1'
+	until_ok 20 eval 'wrx capture job-3 | grep -q "fake claude ready"' || { wrx list >&2; return 1; }
+}
+
 # A Claude Code background job started outside workrex (a stand-in that
 # keeps Claude's registry: sessions/PID.json, jobs/ID/state.json, agents
 # --json, attach) and no hook set up: listed as adoptable, adopted into
@@ -882,6 +927,7 @@ run_test "failed, crashed and done keep status, reason and age: detach, reboot" 
 run_test "setup's Codex and Gemini CLI hooks and OpenCode plugin, run by stand-ins, change the icons" t_gemini_and_opencode_hooks
 run_test "Qwen Code, Grok, Copilot CLI, Cursor and Kiro CLI hooks, each in its own shape, change the icons" t_five_more_kinds_hooks
 run_test "a Claude background job started outside workrex, adopted: its pane, its status with no hook" t_adopt_a_background_job
+run_test "--max-concurrent holds new agents of a kind while its quota is out; it opens them once it moves" t_quota_holds_the_queue
 run_test "a hook from a daemon, without the pane's environment: its session id says whose" t_daemon_hooks_by_session
 run_test "a daemon's inherited token speaks for no one: its session and directory say whose" t_inherited_token_speaks_for_no_one
 run_test "prefix a focuses the agent that last finished or waits" t_attention_key
