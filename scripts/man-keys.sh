@@ -1,8 +1,9 @@
 #!/bin/sh
 # make man: the sections written from the tables, put in place of the ones
 # between their BEGIN and END lines: workrex.yaml(5)'s KEY REFERENCE, from
-# `workrex config reference --man` (src/config/table.c), and workrex(1)'s
-# AGENT KINDS, from `workrex agents --man` (src/config/kinds.c).
+# `workrex config reference --man` (src/config/table.c), workrex(1)'s
+# AGENT KINDS, from `workrex agents --man`, and workrex.yaml(5)'s KIND
+# STATUS, from `workrex agents --man=status` (src/config/kinds.c).
 # tests/unit/test_config.c fails while a page and its table differ.
 set -eu
 bin=$1
@@ -28,3 +29,5 @@ splice() {
 splice "$dir/workrex.yaml.5" "KEY REFERENCE"
 "$bin" agents --man >"$tmp/ref"
 splice "$dir/workrex.1" "AGENT KINDS"
+"$bin" agents --man=status >"$tmp/ref"
+splice "$dir/workrex.yaml.5" "KIND STATUS"

@@ -154,9 +154,9 @@ static const struct cmd table[] = {
 	 0, 1},
 	{"setup", NULL, "setup [--print]", "install status hooks for the agent CLIs found",
 	 cmd_setup, NULL, CMD_OPTS({"print", 0, OPT_FLAG}), 0, 0},
-	{"agents", NULL, "agents [--json | --man]",
+	{"agents", NULL, "agents [--json | --man[=status]]",
 	 "the agent CLIs workrex knows, which are installed, and your profiles", cmd_agent_kinds,
-	 NULL, CMD_OPTS({"json", 0, OPT_FLAG}, {"man", 0, OPT_FLAG}), 0, 0},
+	 NULL, CMD_OPTS({"json", 0, OPT_FLAG}, {"man", 0, OPT_MAYBE}), 0, 0},
 	{"sandbox", NULL,
 	 "sandbox build [--agent NAME] | pull | init-dockerfile [--force] | shell [handle] "
 	 "[-- command...] | doctor [--attack] [handle] | stop [--all] | prune",

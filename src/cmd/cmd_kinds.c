@@ -87,8 +87,14 @@ int cmd_agent_kinds(struct cmd_ctx *ctx, int argc, char **argv)
 	if (json && cmd_given(ctx, "man"))
 		return cmd_usage(ctx->self);
 	if (cmd_given(ctx, "man")) {
+		const char *which = cmd_value(ctx, "man");
+		if (which && strcmp(which, "status") != 0)
+			return cmd_usage(ctx->self);
 		struct buf b = {0};
-		kind_reference_man(&b);
+		if (which)
+			kind_reference_status_man(&b);
+		else
+			kind_reference_man(&b);
 		fwrite(b.data, 1, b.len, stdout);
 		buf_free(&b);
 		return 0;

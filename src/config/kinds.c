@@ -650,6 +650,48 @@ static void add_field(struct buf *b, const char *label, const char *v)
 	buf_addstr(b, ".\n");
 }
 
+/* What k says with no hook, which of its sessions adopt can show, what it reports of its cost. */
+static void add_second_channels(struct buf *b, const struct agent_kind *k)
+{
+	char *reg = k->registry ? xasprintf("~/%s/%s, watched", k->config_dir, k->registry) : NULL;
+	add_field(b, "Status without hooks:", reg);
+	free(reg);
+	char *adopt = !k->sessions_list ? NULL
+		      : k->attach ? xasprintf("%s %s; %s %s ID", k->name, k->sessions_list, k->name,
+					      k->attach)
+				  : xasprintf("%s %s", k->name, k->sessions_list);
+	add_field(b, "Adopt (workrex adopt):", adopt);
+	free(adopt);
+	add_field(b, "Used (tokens, cost):", k->usage);
+}
+
+void kind_reference_status_man(struct buf *b)
+{
+	buf_addstr(b, ".\\\" BEGIN KIND STATUS: written by `workrex agents --man=status` from\n"
+		      ".\\\" src/config/kinds.c (make man); do not edit by hand.\n"
+		      ".RS\n"
+		      ".PP\n"
+		      "How each kind reports its status and what it costs (its flags:\n"
+		      ".B AGENT KINDS\n"
+		      "in\n"
+		      ".BR workrex (1)):\n");
+	for (size_t i = 0; i < agent_nkinds; i++) {
+		const struct agent_kind *k = &agent_kinds[i];
+		int n = 0;
+		for (const struct kind_event *e = k->events; e && e->event; e++)
+			n++;
+		buf_addstr(b, ".TP\n.B ");
+		buf_add_roff(b, k->name);
+		buf_addstr(b, "\nHooks: ");
+		add_hooks_where(b, k);
+		if (n)
+			buf_addf(b, " (%d events)", n);
+		buf_addstr(b, ".\n");
+		add_second_channels(b, k);
+	}
+	buf_addstr(b, ".RE\n.\\\" END KIND STATUS\n");
+}
+
 void kind_reference_man(struct buf *b)
 {
 	buf_addstr(b, ".\\\" BEGIN AGENT KINDS: written by `workrex agents --man` from\n"
@@ -698,17 +740,7 @@ void kind_reference_man(struct buf *b)
 			buf_add_roff(b, e->status);
 		}
 		buf_addstr(b, ".\n");
-		char *reg = k->registry ? xasprintf("~/%s/%s, watched", k->config_dir, k->registry)
-					: NULL;
-		add_field(b, "Status without hooks:", reg);
-		free(reg);
-		char *adopt = !k->sessions_list ? NULL
-			      : k->attach ? xasprintf("%s %s; %s %s ID", k->name, k->sessions_list,
-						      k->name, k->attach)
-					  : xasprintf("%s %s", k->name, k->sessions_list);
-		add_field(b, "Adopt (workrex adopt):", adopt);
-		free(adopt);
-		add_field(b, "Used (tokens, cost):", k->usage);
+		add_second_channels(b, k);
 		buf_addstr(b, "Documented at ");
 		buf_add_roff(b, k->doc);
 		buf_addstr(b, ".\n");

@@ -146,5 +146,7 @@ int kind_job_state(const struct agent_kind *k, const char *home, const char *id,
 		   size_t len);
 /* workrex(1)'s AGENT KINDS section, between its BEGIN and END lines. */
 void kind_reference_man(struct buf *b);
+/* workrex.yaml(5)'s table of how each kind reports status and cost (KIND STATUS). */
+void kind_reference_status_man(struct buf *b);
 
 #endif

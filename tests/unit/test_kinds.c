@@ -78,6 +78,10 @@ static void test_man_page_has_the_kinds(void **state)
 	kind_reference_man(&want);
 	assert_man_section("workrex.1", "AGENT KINDS", want.data);
 	buf_free(&want);
+	want = (struct buf){0};
+	kind_reference_status_man(&want);
+	assert_man_section("workrex.yaml.5", "KIND STATUS", want.data);
+	buf_free(&want);
 }
 
 /* A profile is of a kind by its type, its command's name, or its own name. */
