@@ -797,6 +797,7 @@ int cmd_pane_agent(struct cmd_ctx *ctx, const char *what, const char *name, stru
 		if (name && !a->handle && !strcmp(ad[i].handle, name)) {
 			a->handle = xstrdup(ad[i].handle);
 			a->path = xstrdup(ad[i].cwd);
+			a->adopted = true;
 		}
 		adopted_rec_free(&ad[i]);
 	}

@@ -45,7 +45,7 @@ int cmd_open(struct cmd_ctx *ctx, int argc, char **argv)
 	(void)argc, (void)argv;
 	bool cont = cmd_given(ctx, "continue"), background = cmd_given(ctx, "background");
 	struct agent_rec a;
-	int rc = cmd_which_agent(ctx, "open", cmd_arg(ctx, 0), &a);
+	int rc = cmd_pane_agent(ctx, "open", cmd_arg(ctx, 0), &a);
 	if (rc)
 		return rc;
 	/* Opened by hand or by its group's queue, it waits no more. */
@@ -71,8 +71,8 @@ int cmd_close(struct cmd_ctx *ctx, int argc, char **argv)
 	rc = cmd_notify(ctx, "close", "close", &a, false);
 	/* An outcome to read (the dashboard's : line shows it), not "close: done". */
 	if (rc == 0)
-		printf("closed %s: its panes ended, its worktree stays (workrex open %s)\n",
-		       a.handle, a.handle);
+		printf("closed %s: its panes ended, its %s (workrex open %s)\n", a.handle,
+		       a.adopted ? "session goes on" : "worktree stays", a.handle);
 	/* Its server idle now: stopped, when it says how (a dashboard does it itself). */
 	if (rc == 0 && a.remote && !dashboard)
 		cmd_remote_idle(ctx, a.remote);

@@ -76,8 +76,7 @@ void agents_load(struct wrx *w)
 		wrx_message(w, true, "listing agents: %s", cause);
 		free(cause);
 	}
-	if (!w->attach_only)
-		agents_adopted(w, r);
+	agents_adopted(w, r);
 	if (r != w->repo)
 		repo_free(r);
 }
@@ -101,7 +100,9 @@ static void agents_adopted(struct wrx *w, struct repo *r)
 	size_t n;
 	adopted_list(r, &ad, &n);
 	for (size_t i = 0; i < n; i++) {
-		agents_adopt(w, &ad[i]);
+		/* A command's core for one agent's request: that one alone. */
+		if (!w->attach_only || !strcmp(w->attach_only, ad[i].handle))
+			agents_adopt(w, &ad[i]);
 		adopted_rec_free(&ad[i]);
 	}
 	free(ad);

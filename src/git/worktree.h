@@ -34,6 +34,7 @@ struct agent_rec {
 	char *layout; /* owned; its panes' layout (add -l), or NULL: the config's panes */
 	int max_concurrent; /* its group's: at most this many work at once; 0: no limit */
 	bool queued;        /* it waits for its group's slot: no panes until then */
+	bool adopted;       /* an adopted session's row (git/adopted.h): no worktree of its own */
 };
 
 /* "feature/auth" -> "feature-auth"; NULL if nothing usable is left. Caller frees. */
