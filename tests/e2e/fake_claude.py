@@ -21,7 +21,7 @@ in the same files and fields (as 2.1.197 writes them):
 
 No hooks: a job says its status only through these files.
 """
-import json, os, secrets, socket, sys, time, uuid
+import json, os, secrets, select, socket, sys, time, uuid
 
 home = os.environ["HOME"]
 conf = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
@@ -70,13 +70,27 @@ def worker(job):
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     path = os.path.join(jobs, job, "sock")
     sock.bind(path)
-    sock.listen(1)
-    ended = None
+    sock.listen(4)
+    # One terminal at a time, as claude attach: a new one takes the job over.
+    conn, buf, ended = None, b"", None
     while ended is None:
-        conn, _ = sock.accept()
-        conn.sendall(f"attached to job {job}: {state['intent']}\n".encode())
-        for line in conn.makefile():
-            word = line.strip()
+        ready, _, _ = select.select([sock] + ([conn] if conn else []), [], [])
+        if sock in ready:
+            if conn:
+                conn.close()
+            conn, _ = sock.accept()
+            buf = b""
+            conn.sendall(f"attached to job {job}: {state['intent']}\n".encode())
+            continue
+        data = conn.recv(4096)
+        if not data:
+            conn.close()
+            conn = None
+            continue
+        buf += data
+        while b"\n" in buf and ended is None:
+            line, buf = buf.split(b"\n", 1)
+            word = line.decode(errors="replace").strip()
             status, why, st = {"ask": ("waiting", "permission prompt", "blocked"),
                                "go": ("busy", None, "working"),
                                "finish": ("idle", None, "done"),
@@ -94,7 +108,7 @@ def worker(job):
             conn.sendall(f"job {job}: {st}\n".encode())
             if st in ("done", "failed"):
                 ended = st
-                break
+    if conn:
         conn.close()
     os.unlink(me)
     os.unlink(path)

@@ -910,6 +910,11 @@ t_adopt_a_background_job() {
 	id2=$(sed -n 's/^job \([0-9a-f]*\) started.*/\1/p' "$E2E_TMP/bg2.out")
 	(cd "$repo" && workrex adopt "$id2" --name try2) | grep -q "as try2"
 	wait_for '^ 3 ● try2'
+	# Closed, its job goes on; opened again, attached again.
+	wrx close try2 | grep -q '^closed try2: its panes ended, its session goes on'
+	until_ok 10 eval 'wrx list --json | grep -q "\"panes\":0"'
+	wrx open try2 >/dev/null
+	until_ok 10 eval "wrx capture try2 | grep -q 'attached to job $id2'" || { wrx capture try2 >&2; wrx list >&2; return 1; }
 	wrx send try2 fail
 	wait_for '^ 3 ✗ try2'
 	# Forgotten: its row goes; the job's own files stay as they were.
