@@ -15,13 +15,8 @@ export PATH="$E2E_TMP/bin:$PATH"
 # The sidebar row of agent N ("  2 ◆ feat 0m"), as shown.
 row() { screen | cut -c1-24 | grep -E "^ $1 " || true; }
 
-t_claude_hooks_change_icons() {
-	make_repo
-	mkdir -p "$HOME/.claude"
-	echo '{"theme": "dark"}' >"$HOME/.claude/settings.json"
-	workrex setup >"$E2E_TMP/setup.out"
-	grep -q 'claude: hooks added' "$E2E_TMP/setup.out"
-	grep -q 'claude: no hook of it has reached a dashboard yet' "$E2E_TMP/setup.out"
+# fake_claude_agent: the config's agent, a stand-in that runs Claude Code's hooks.
+fake_claude_agent() {
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
 	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<YAML
 agent: fake
@@ -31,6 +26,17 @@ agents:
     command: python3
     args: ["$here/fake_agent.py", "claude"]
 YAML
+}
+
+t_claude_hooks_change_icons() {
+	make_repo
+	mkdir -p "$HOME/.claude"
+	echo '{"theme": "dark"}' >"$HOME/.claude/settings.json"
+	workrex setup >"$E2E_TMP/setup.out"
+	grep -q 'claude: hooks added' "$E2E_TMP/setup.out"
+	grep -q 'claude: no hook of it has reached a dashboard yet' "$E2E_TMP/setup.out"
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	fake_claude_agent
 	# Installed, not heard from yet.
 	workrex agents | grep -Eq '^claude +.* set up +- ' || { workrex agents >&2; return 1; }
 	start_repo 140 40
@@ -823,14 +829,7 @@ t_quota_holds_the_queue() {
 	make_repo
 	mkdir -p "$HOME/.claude" "$XDG_CONFIG_HOME/workrex"
 	workrex setup >/dev/null
-	cat >"$XDG_CONFIG_HOME/workrex/config.yaml" <<YAML
-agent: fake
-agents:
-  fake:
-    type: claude
-    command: python3
-    args: ["$here/fake_agent.py", "claude"]
-YAML
+	fake_claude_agent
 	start_repo 140 40
 	wait_for 'wrx\$'
 	wrx add job -n 3 --max-concurrent 2 -b >/dev/null

@@ -255,6 +255,20 @@ static void put(const char *path, const char *text)
 	fclose(f);
 }
 
+/* home/dir/file written as setup writes k's hooks, merged into root (kept: the caller puts it). */
+static void put_hooks(const char *home, const char *dir, const char *file,
+		      const struct agent_kind *k, json_object *root)
+{
+	char *d = xasprintf("%s/%s", home, dir), *f = xasprintf("%s/%s", d, file);
+	mkdir(d, 0700);
+	bool changed;
+	char *cause = NULL;
+	assert_int_equal(setup_merge(root, k->list, k->events, &changed, &cause), 0);
+	put(f, json_object_to_json_string(root));
+	free(f);
+	free(d);
+}
+
 /* What agents' HOOKS says: installed, partly, not set, off (Codex's feature, Gemini's hooksConfig). */
 static void test_hooks_state(void **state)
 {
@@ -277,14 +291,9 @@ static void test_hooks_state(void **state)
 	free(d);
 	free(f);
 	/* Every event of Gemini's, then its hooks turned off, then ours disabled by name. */
-	d = xasprintf("%s/.gemini", home);
-	f = xasprintf("%s/settings.json", d);
-	mkdir(d, 0700);
+	f = xasprintf("%s/.gemini/settings.json", home);
 	json_object *root = json_object_new_object();
-	bool changed;
-	char *cause = NULL;
-	assert_int_equal(setup_merge(root, NULL, gemini->events, &changed, &cause), 0);
-	put(f, json_object_to_json_string(root));
+	put_hooks(home, ".gemini", "settings.json", gemini, root);
 	assert_string_equal(setup_state(gemini, home), "set up");
 	json_object *hc = json_object_new_object();
 	json_object_object_add(hc, "enabled", json_object_new_boolean(0));
@@ -298,51 +307,32 @@ static void test_hooks_state(void **state)
 	put(f, json_object_to_json_string(root));
 	assert_string_equal(setup_state(gemini, home), "off");
 	json_object_put(root);
-	free(d);
 	free(f);
 	/* Qwen Code: every event, then disableAllHooks. */
-	d = xasprintf("%s/.qwen", home);
-	f = xasprintf("%s/settings.json", d);
-	mkdir(d, 0700);
 	const struct agent_kind *qwen = kind_find("qwen"), *cursor = kind_find("cursor-agent");
 	root = json_object_new_object();
-	assert_int_equal(setup_merge(root, NULL, qwen->events, &changed, &cause), 0);
-	put(f, json_object_to_json_string(root));
+	put_hooks(home, ".qwen", "settings.json", qwen, root);
 	assert_string_equal(setup_state(qwen, home), "set up");
 	json_object_object_add(root, "disableAllHooks", json_object_new_boolean(1));
-	put(f, json_object_to_json_string(root));
+	put_hooks(home, ".qwen", "settings.json", qwen, root);
 	assert_string_equal(setup_state(qwen, home), "off");
 	json_object_put(root);
-	free(d);
-	free(f);
 	/* Cursor: a list's shape, read back as set up. */
-	d = xasprintf("%s/.cursor", home);
-	f = xasprintf("%s/hooks.json", d);
-	mkdir(d, 0700);
 	assert_string_equal(setup_state(cursor, home), "not set");
 	root = json_object_new_object();
-	assert_int_equal(setup_merge(root, cursor->list, cursor->events, &changed, &cause), 0);
-	put(f, json_object_to_json_string(root));
+	put_hooks(home, ".cursor", "hooks.json", cursor, root);
 	assert_string_equal(setup_state(cursor, home), "set up");
 	json_object_put(root);
-	free(d);
-	free(f);
 	/* Codex: its hooks, then its feature turned off in config.toml. */
-	d = xasprintf("%s/.codex", home);
-	f = xasprintf("%s/hooks.json", d);
-	mkdir(d, 0700);
 	root = json_object_new_object();
-	assert_int_equal(setup_merge(root, NULL, codex->events, &changed, &cause), 0);
-	put(f, json_object_to_json_string(root));
+	put_hooks(home, ".codex", "hooks.json", codex, root);
 	json_object_put(root);
-	char *toml = xasprintf("%s/config.toml", d);
+	char *toml = xasprintf("%s/.codex/config.toml", home);
 	put(toml, "[features]\nhooks = true\n");
 	assert_string_equal(setup_state(codex, home), "set up");
 	put(toml, "[features]\nhooks = false\n");
 	assert_string_equal(setup_state(codex, home), "off");
 	free(toml);
-	free(d);
-	free(f);
 	char *rm = xasprintf("/bin/rm -rf '%s'", home);
 	assert_int_equal(system(rm), 0);
 	free(rm);
