@@ -8,6 +8,7 @@
 #include "../util/util.h"
 
 #include <errno.h>
+#include <json-c/json.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,4 +160,36 @@ char *agent_home_rekey(const char *text, const char *from, const char *to)
 	}
 	free(key);
 	return b.data ? b.data : xstrdup("");
+}
+
+/* Is dir trusted in projects (an object of dir -> {hasTrustDialogAccepted})? */
+static bool dir_trusted(json_object *projects, const char *dir)
+{
+	json_object *d, *v;
+	return json_object_object_get_ex(projects, dir, &d) &&
+	       json_object_object_get_ex(d, "hasTrustDialogAccepted", &v) &&
+	       json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
+}
+
+char *agent_home_trusted(const struct agent_kind *k, const char *text, const char *project,
+			 const char *worktree)
+{
+	json_object *root = k->home_trust ? json_tokener_parse(text) : NULL, *projects;
+	char *out = NULL;
+	if (json_object_is_type(root, json_type_object) &&
+	    json_object_object_get_ex(root, k->home_trust, &projects) &&
+	    json_object_is_type(projects, json_type_object) && dir_trusted(projects, project) &&
+	    !dir_trusted(projects, worktree)) {
+		json_object *d;
+		if (!json_object_object_get_ex(projects, worktree, &d) ||
+		    !json_object_is_type(d, json_type_object)) {
+			d = json_object_new_object();
+			json_object_object_add(projects, worktree, d);
+		}
+		json_object_object_add(d, "hasTrustDialogAccepted", json_object_new_boolean(1));
+		out = xstrdup(json_object_to_json_string_ext(
+			root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	}
+	json_object_put(root);
+	return out;
 }

@@ -49,5 +49,14 @@ int agent_home_prepare(const struct agent_kind *k, const char *host_dir, const c
  * trusted on the host, run in the sandbox too. Caller frees.
  */
 char *agent_home_rekey(const char *text, const char *from, const char *to);
+/*
+ * text (k's home_file, JSON) with worktree trusted as project is, where k
+ * keeps a folder's trust there (home_trust: Claude Code's projects.<dir>.
+ * hasTrustDialogAccepted): a worktree of a project the user trusted asks
+ * no question in its sandbox, and its hooks run. NULL: nothing to add
+ * (the project not trusted, the worktree already, not JSON). Caller frees.
+ */
+char *agent_home_trusted(const struct agent_kind *k, const char *text, const char *project,
+			 const char *worktree);
 
 #endif

@@ -483,8 +483,13 @@ static void mount_bind(struct strlist *l, const char *src, const char *dst, bool
  * ~/.claude.json (state, but also MCP servers) is a private copy per
  * agent that never flows back to the host.
  */
-/* The sandbox's own copy of home/name, one per agent (the host's is never written). */
-static char *private_copy(const struct backend_pane *p, const char *home, const char *name)
+/*
+ * The sandbox's own copy of home/name, one per agent (the host's is never
+ * written), made at its first start: its worktree trusted there when the
+ * user trusted the project (agent_home_trusted).
+ */
+static char *private_copy(const struct backend_pane *p, const struct agent_kind *k,
+			  const char *home, const char *name)
 {
 	char *dir = private_agent_dir(p->project_root, p->handle, true);
 	if (dir == NULL)
@@ -496,6 +501,14 @@ static char *private_copy(const struct backend_pane *p, const char *home, const 
 		char *src = xasprintf("%s/%s", home, name), *text = NULL, *cause = NULL;
 		if (file_read(src, 16u << 20, &text, &cause) < 0)
 			text = xstrdup("{}");
+		char rp[PATH_MAX], rw[PATH_MAX];
+		char *trusted = realpath(p->project_root, rp) && realpath(p->worktree, rw)
+					? agent_home_trusted(k, text, rp, rw)
+					: NULL;
+		if (trusted) {
+			free(text);
+			text = trusted;
+		}
 		if (write(fd, text, strlen(text)) < 0)
 			log_msg("sandbox: %s: %s", copy, strerror(errno));
 		close(fd);
@@ -583,7 +596,7 @@ static void mount_agent_config(const struct backend_pane *p, struct strlist *l)
 	free(src);
 	free(dst);
 	if (k->home_file) {
-		char *copy = private_copy(p, home, k->home_file);
+		char *copy = private_copy(p, k, home, k->home_file);
 		char *g = xasprintf("/tmp/%s", k->home_file);
 		if (copy)
 			mount_bind(l, copy, g, true);

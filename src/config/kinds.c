@@ -217,6 +217,7 @@ const struct agent_kind agent_kinds[] = {
 			     "keybindings.json", "loop.md"},
 		.credentials = {".credentials.json"},
 		.home_file = ".claude.json",
+		.home_trust = "projects",
 	},
 	/*
 	 * https://developers.openai.com/codex/cli/reference and `codex --help`:

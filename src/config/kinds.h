@@ -110,6 +110,8 @@ struct agent_kind {
 	const char *rekeyed; /* one of settings that names config_dir by its path (agenthome.h) */
 	const char *credentials[6];
 	const char *home_file; /* beside config_dir in HOME: a private copy per sandbox */
+	/* Its object in home_file that maps a folder to its trust (agenthome.h), or NULL. */
+	const char *home_trust;
 };
 
 extern const struct agent_kind agent_kinds[];

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The real Claude Code (the npm cache the tests keep, offline: its API at a
 # closed loopback port) in a sandbox, as root when the tests are: it comes
-# up with the user's settings (workrex's status hooks in them report from
+# up with no question in a new worktree of a project the user trusted,
+# with the user's settings (workrex's status hooks in them report from
 # inside) and API-key approval, keeps its transcript in its own config
 # dir, and leaves every byte of the host's Claude Code files as it was.
 . "$(dirname "$0")/lib.sh"
@@ -10,15 +11,15 @@ install_agent_clis || exit 1
 
 t_real_claude_in_a_sandbox() {
 	make_repo
-	local wt
-	wt=$(cd "$repo/.." && pwd -P)/proj__worktrees/cc
+	local root
+	root=$(cd "$repo" && pwd -P)
 	mkdir -p "$HOME/.claude/projects/-host-project"
 	echo '{"type":"user","message":"HOST-TRANSCRIPT"}' >"$HOME/.claude/projects/-host-project/h.jsonl"
 	echo '{"display":"HOST-PROMPT"}' >"$HOME/.claude/history.jsonl"
 	cat >"$HOME/.claude.json" <<-JSON
 		{"hasCompletedOnboarding": true,
 		 "customApiKeyResponses": {"approved": ["sk-ant-offline"], "rejected": []},
-		 "projects": {"$wt": {"hasTrustDialogAccepted": true}}}
+		 "projects": {"$root": {"hasTrustDialogAccepted": true}}}
 	JSON
 	PATH="$NPM_DIR/node_modules/.bin:$PATH" "$WORKREX" setup >"$E2E_TMP/setup.out" 2>/dev/null
 	grep -q 'claude: hooks written' "$E2E_TMP/setup.out"
@@ -34,8 +35,11 @@ t_real_claude_in_a_sandbox() {
 	start_repo 160 45
 	wait_for 'wrx\$'
 	wrx add cc >/dev/null
-	# Its input box, with no login and no trust question: the user's approval and trust.
-	wait_for '│ *❯' 90 || { wrx capture cc >&2; return 1; }
+	# Its input box, with no login and no trust question: the user's approval, and
+	# the trust of the project (its new worktree is trusted in the sandbox's copy).
+	until_ok 90 eval 'wrx capture cc | grep -q "❯\|trust this folder"' || { wrx capture cc >&2; return 1; }
+	not grep -q 'trust this folder' <(wrx capture cc) || { wrx capture cc >&2; return 1; }
+	wait_for '│ *❯' 30
 	not grep -q 'cannot be used with root' <(wrx capture cc)
 	# A prompt typed as a person does: its hooks (the host's settings, read-only) say it works.
 	tm send-keys -l 'say hello from the box'

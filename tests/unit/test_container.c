@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "backends/agenthome.h"
+#include "config/kinds.h"
 #include "backends/backend.h"
 #include "util/util.h"
 
@@ -686,6 +687,32 @@ static void test_rekeyed_settings(void **state)
 	free(got);
 }
 
+/* A worktree of a project the user trusted is trusted in the sandbox's copy; nothing else. */
+static void test_trust_carried(void **state)
+{
+	(void)state;
+	const struct agent_kind *claude = kind_find("claude"), *codex = kind_find("codex");
+	const char *host = "{\"projects\":{\"/src/p\":{\"hasTrustDialogAccepted\":true,"
+			   "\"x\":1}},\"theme\":\"dark\"}";
+	char *got = agent_home_trusted(claude, host, "/src/p", "/src/p__worktrees/a");
+	assert_string_equal(got,
+			    "{\"projects\":{\"/src/p\":{\"hasTrustDialogAccepted\":true,"
+			    "\"x\":1},\"/src/p__worktrees/a\":{\"hasTrustDialogAccepted\":true}"
+			    "},\"theme\":\"dark\"}");
+	/* Trusted already: nothing to add. */
+	assert_null(agent_home_trusted(claude, got, "/src/p", "/src/p__worktrees/a"));
+	free(got);
+	/* The project not trusted, or said false, or no such object, or not JSON: nothing. */
+	assert_null(agent_home_trusted(claude, "{\"projects\":{}}", "/src/p", "/w"));
+	assert_null(agent_home_trusted(
+		claude, "{\"projects\":{\"/src/p\":{\"hasTrustDialogAccepted\":false}}}", "/src/p",
+		"/w"));
+	assert_null(agent_home_trusted(claude, "{}", "/src/p", "/w"));
+	assert_null(agent_home_trusted(claude, "not json", "/src/p", "/w"));
+	/* A kind that keeps no trust there. */
+	assert_null(agent_home_trusted(codex, host, "/src/p", "/w"));
+}
+
 static void test_no_runtime(void **state)
 {
 	(void)state;
@@ -719,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_gvisor),
 		cmocka_unit_test(test_no_runtime),
 		cmocka_unit_test(test_rekeyed_settings),
+		cmocka_unit_test(test_trust_carried),
 	};
 	return cmocka_run_group_tests_name("container", tests, setup, teardown);
 }
