@@ -238,6 +238,8 @@ int cmd_paste_image(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_wait(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_adopt(struct cmd_ctx *ctx, int argc, char **argv);
+/* Under list's table: how many sessions started outside workrex run here, if any. */
+void cmd_adoptable_note(struct cmd_ctx *ctx);
 int cmd_agent_kinds(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_sandbox(struct cmd_ctx *ctx, int argc, char **argv);
 /*

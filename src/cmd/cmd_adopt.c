@@ -20,6 +20,7 @@
 #include "../util/util.h"
 #include "cmd.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +156,48 @@ static json_object *adoptable(struct cmd_ctx *ctx)
 		adopted_rec_free(&ad[i]);
 	free(ad);
 	return out;
+}
+
+/* Has k's registry (its running sessions' files, its jobs) any entry at all? A cheap look. */
+static bool registry_has_entries(const struct agent_kind *k)
+{
+	char *dir = kind_config_dir(k, getenv("HOME"));
+	bool any = false;
+	const char *subs[] = {k->registry, k->jobs};
+	for (size_t i = 0; dir && i < WRX_ARRAY_LEN(subs) && !any; i++) {
+		char *d = subs[i] ? xasprintf("%s/%s", dir, subs[i]) : NULL;
+		DIR *h = d ? opendir(d) : NULL;
+		for (struct dirent *e; h && !any && (e = readdir(h));)
+			any = e->d_name[0] != '.';
+		if (h)
+			closedir(h);
+		free(d);
+	}
+	free(dir);
+	return any;
+}
+
+void cmd_adoptable_note(struct cmd_ctx *ctx)
+{
+	bool look = false;
+	for (size_t k = 0; k < agent_nkinds && !look; k++)
+		look = agent_kinds[k].sessions_list && kind_installed(&agent_kinds[k]) &&
+		       registry_has_entries(&agent_kinds[k]);
+	if (!look)
+		return;
+	json_object *list = adoptable(ctx);
+	size_t n = 0;
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		json_object *e = json_object_array_get_idx(list, i);
+		const char *state = jstr(e, "state");
+		/* Running: a process of its own, or a job still at work or waiting. */
+		n += json_object_object_get(e, "pid") ||
+		     (state && (!strcmp(state, "working") || !strcmp(state, "blocked")));
+	}
+	if (n)
+		printf("%zu session%s started outside workrex run%s here (workrex adopt --list)\n",
+		       n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+	json_object_put(list);
 }
 
 static int adopt_list(struct cmd_ctx *ctx, bool json)

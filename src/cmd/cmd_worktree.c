@@ -757,6 +757,13 @@ static const char *unknown_name(const struct agent_rec *as, size_t n, const stru
 	return NULL;
 }
 
+/* Under the table: what the agents used in all, and sessions to adopt. */
+static void list_footer(struct cmd_ctx *ctx, json_object *arr)
+{
+	cmd_usage_total(arr);
+	cmd_adoptable_note(ctx);
+}
+
 static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool status_only,
 		       int nfilter, char **filter)
 {
@@ -867,7 +874,7 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 	else
 		print_table(arr, status_only, repo_root(ctx->repo));
 	if (!json && !status_only)
-		cmd_usage_total(arr);
+		list_footer(ctx, arr);
 	json_object_put(arr);
 	json_object_put(live);
 	for (size_t i = 0; i < n; i++)

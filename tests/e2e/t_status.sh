@@ -876,7 +876,10 @@ t_adopt_a_background_job() {
 	grep -Eq "^$id +claude +background +working +proj +fix" "$E2E_TMP/list" || { cat "$E2E_TMP/list" >&2; return 1; }
 	start_repo 140 40
 	wait_for 'wrx\$'
+	# The overview says so too.
+	wrx list | grep -qx '1 session started outside workrex runs here (workrex adopt --list)' || { wrx list >&2; return 1; }
 	(cd "$repo" && workrex adopt "$id") | grep -q "^adopted $id as fix (its pane: the job, attached)"
+	wrx list | not grep -q 'outside workrex'
 	wait_for "attached to job $id"
 	# No hook: the registry says it works.
 	wait_for '^ 2 ● fix'
