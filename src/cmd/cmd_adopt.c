@@ -158,21 +158,21 @@ static json_object *adoptable(struct cmd_ctx *ctx)
 	return out;
 }
 
-/* Has k's registry (its running sessions' files, its jobs) any entry at all? A cheap look. */
+/*
+ * Does any session of k run (its registry has an entry: a background
+ * job's worker has one too)? A cheap look, before the CLI is asked.
+ */
 static bool registry_has_entries(const struct agent_kind *k)
 {
 	char *dir = kind_config_dir(k, getenv("HOME"));
+	char *d = dir && k->registry ? xasprintf("%s/%s", dir, k->registry) : NULL;
+	DIR *h = d ? opendir(d) : NULL;
 	bool any = false;
-	const char *subs[] = {k->registry, k->jobs};
-	for (size_t i = 0; dir && i < WRX_ARRAY_LEN(subs) && !any; i++) {
-		char *d = subs[i] ? xasprintf("%s/%s", dir, subs[i]) : NULL;
-		DIR *h = d ? opendir(d) : NULL;
-		for (struct dirent *e; h && !any && (e = readdir(h));)
-			any = e->d_name[0] != '.';
-		if (h)
-			closedir(h);
-		free(d);
-	}
+	for (struct dirent *e; h && !any && (e = readdir(h));)
+		any = e->d_name[0] != '.';
+	if (h)
+		closedir(h);
+	free(d);
 	free(dir);
 	return any;
 }
