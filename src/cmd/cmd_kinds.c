@@ -63,6 +63,17 @@ static json_object *kind_json(const struct agent_kind *k)
 		json_object_array_add(events, ev);
 	}
 	json_object_object_add(o, "events", events);
+	/* Where its hooks go, what it says with none, which sessions adopt can show, its usage. */
+	const char *home = getenv("HOME");
+	char *hooks = kind_hooks_path(k, home), *dir = kind_config_dir(k, home);
+	char *reg = dir && k->registry ? xasprintf("%s/%s", dir, k->registry) : NULL;
+	json_add_str(o, "hooks_file", hooks);
+	json_add_str(o, "registry", reg);
+	json_add_str(o, "sessions_list", k->sessions_list);
+	json_add_str(o, "usage", k->usage);
+	free(reg);
+	free(dir);
+	free(hooks);
 	json_add_str(o, "install", k->install);
 	json_add_str(o, "doc", k->doc);
 	return o;

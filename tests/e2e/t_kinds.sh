@@ -46,7 +46,11 @@ assert kinds["aider"]["prompt"] == "typed" and kinds["codex"]["fork"] == "fork -
 assert {p["name"]: p["kind"] for p in d["profiles"]} == {"reviewer": "codex", "fast": "claude"}
 c = kinds["claude"]
 assert c["hooks_state"] == "not set" and c["heard"] is None, c
-assert {"event": "StopFailure", "matcher": None, "status": "failed"} in c["events"], c["events"]'
+assert {"event": "StopFailure", "matcher": None, "status": "failed"} in c["events"], c["events"]
+assert c["registry"].endswith("/.claude/sessions") and c["sessions_list"] == "agents --json --all", c
+assert kinds["copilot"]["hooks_file"].endswith("/.copilot/hooks/workrex-status.json"), kinds["copilot"]
+assert kinds["codex"]["registry"] is None and kinds["gemini"]["usage"].startswith("tokens"), kinds
+assert sum(1 for k in kinds.values() if k["hooks"]) >= 9, [k for k in kinds if kinds[k]["hooks"]]'
 	# A type that is no kind: the file is refused, said where.
 	printf 'agents:\n  x: {type: nosuch, command: y}\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
 	not workrex config check 2>"$E2E_TMP/err"
@@ -58,6 +62,11 @@ assert {"event": "StopFailure", "matcher": None, "status": "failed"} in c["event
 	grep -q "codex: would write $HOME/.codex/hooks.json" "$E2E_TMP/print"
 	grep -q "gemini: would write $HOME/.gemini/settings.json" "$E2E_TMP/print"
 	grep -q "opencode: would write $XDG_CONFIG_HOME/opencode/plugins/workrex-status.js" "$E2E_TMP/print"
+	grep -q "copilot: would write $HOME/.copilot/hooks/workrex-status.json" "$E2E_TMP/print"
+	grep -q "cursor-agent: would write $HOME/.cursor/hooks.json" "$E2E_TMP/print"
+	grep -q "qwen: would write $HOME/.qwen/settings.json" "$E2E_TMP/print"
+	grep -q "kiro-cli: would write $HOME/.kiro/agents/workrex.json" "$E2E_TMP/print"
+	grep -q "grok: would write $HOME/.grok/hooks/workrex-status.json" "$E2E_TMP/print"
 	grep -q 'workrexStatus.setup = workrexStatus' "$E2E_TMP/print"
 	[ ! -e "$HOME/.codex" ] && [ ! -e "$HOME/.gemini" ]
 }
