@@ -11,7 +11,8 @@
  * gives its status to the agent whose session it is: the session id
  * workrex started it with, or the one its hooks reported; never a guess
  * by directory. busy is working, waiting is waiting (for what it says),
- * idle after working is done (idle at its start is nothing). An agent in
+ * idle after working is done (idle at its start is nothing, and so is a
+ * process's that started after the working was said: a resumed session). An agent in
  * a sandbox or on a server is not here: its CLI's registry is its own.
  * Hooks and the registry say the same thing; each is applied by when it
  * fired, so the later wins whichever arrives first.
@@ -103,6 +104,18 @@ static void registry_jobs(struct reg_watch *rw)
 	}
 }
 
+/*
+ * Did this entry's process start before the agent's status was said (at,
+ * wall ms)? Only then is its idle the end of that work: a session resumed
+ * after a reboot comes up idle, and the turn it was in did not end well.
+ */
+static bool started_before(json_object *o, uint64_t at)
+{
+	json_object *v;
+	return at && json_object_object_get_ex(o, "startedAt", &v) &&
+	       json_object_is_type(v, json_type_int) && (uint64_t)json_object_get_int64(v) <= at;
+}
+
 /* One session's file, as it is now: its status to its agent. */
 static void registry_read(struct reg_watch *rw, const char *name)
 {
@@ -127,7 +140,8 @@ static void registry_read(struct reg_watch *rw, const char *name)
 		st = WRX_STATUS_WORKING;
 	else if (a && said && !strcmp(said, "waiting"))
 		st = WRX_STATUS_WAITING;
-	else if (a && said && !strcmp(said, "idle") && a->status == WRX_STATUS_WORKING)
+	else if (a && said && !strcmp(said, "idle") && a->status == WRX_STATUS_WORKING &&
+		 started_before(o, a->hook_at))
 		st = WRX_STATUS_DONE;
 	if (st != WRX_STATUS_NONE && st != a->status) {
 		/* What it waits for, in its CLI's words ("permission prompt"), under its row. */
