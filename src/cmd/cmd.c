@@ -790,19 +790,14 @@ int cmd_pane_agent(struct cmd_ctx *ctx, const char *what, const char *name, stru
 	if (rc != 0)
 		return rc;
 	/* An adopted session's row (adopt) has its pane too, and nothing of git. */
-	struct adopted_rec *ad;
-	size_t n;
-	adopted_list(ctx->repo, &ad, &n);
-	for (size_t i = 0; i < n; i++) {
-		if (name && !a->handle && !strcmp(ad[i].handle, name)) {
-			a->handle = xstrdup(ad[i].handle);
-			a->path = xstrdup(ad[i].cwd);
-			a->adopted = true;
-		}
-		adopted_rec_free(&ad[i]);
-	}
-	free(ad);
-	return a->handle ? 0 : cmd_which_agent(ctx, what, name, a);
+	struct adopted_rec ad;
+	if (name == NULL || adopted_get(ctx->repo, name, &ad) < 0)
+		return cmd_which_agent(ctx, what, name, a);
+	a->handle = xstrdup(ad.handle);
+	a->path = xstrdup(ad.cwd);
+	a->adopted = true;
+	adopted_rec_free(&ad);
+	return 0;
 }
 
 /*

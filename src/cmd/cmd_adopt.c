@@ -152,9 +152,7 @@ static json_object *adoptable(struct cmd_ctx *ctx)
 	for (size_t i = 0; i < n; i++)
 		agent_rec_free(&as[i]);
 	free(as);
-	for (size_t i = 0; i < nad; i++)
-		adopted_rec_free(&ad[i]);
-	free(ad);
+	adopted_list_free(ad, nad);
 	return out;
 }
 
@@ -236,19 +234,16 @@ static char *new_handle(struct cmd_ctx *ctx, json_object *e, const char *id, cha
 	if (h == NULL)
 		h = xasprintf("adopted-%s", id);
 	struct agent_rec a;
+	struct adopted_rec ad;
 	char *cause = NULL;
-	struct adopted_rec *ad;
-	size_t nad;
-	adopted_list(ctx->repo, &ad, &nad);
 	bool used = agent_get(ctx->repo, h, &a, &cause) == 0;
 	if (used)
 		agent_rec_free(&a);
 	free(cause);
-	for (size_t i = 0; i < nad; i++) {
-		used = used || !strcmp(ad[i].handle, h);
-		adopted_rec_free(&ad[i]);
+	if (!used && adopted_get(ctx->repo, h, &ad) == 0) {
+		used = true;
+		adopted_rec_free(&ad);
 	}
-	free(ad);
 	if (!handle_valid(h) || used) {
 		*why = xasprintf("'%s' is %s; name it with --name", h,
 				 used ? "taken" : "no usable name");

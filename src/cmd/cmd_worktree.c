@@ -694,13 +694,6 @@ static int by_number(const void *x, const void *y)
 	return strcmp(a->handle, b->handle);
 }
 
-static void adopted_free(struct adopted_rec *ad, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		adopted_rec_free(&ad[i]);
-	free(ad);
-}
-
 /* The rows of sessions adopted from outside workrex (adopt): no branch, their CLI's status. */
 static void adopted_rows(json_object *arr, const struct adopted_rec *ad, size_t n,
 			 json_object *live, bool status_only, int nfilter, char **filter)
@@ -783,7 +776,7 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 	const char *unknown = unknown_name(as, n, ad, nad, nfilter, filter);
 	if (unknown) {
 		rc = cmd_fail(name, "no agent '%s' (workrex list shows them)", unknown);
-		adopted_free(ad, nad);
+		adopted_list_free(ad, nad);
 		for (size_t i = 0; i < n; i++)
 			agent_rec_free(&as[i]);
 		free(as);
@@ -866,7 +859,7 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 		free(backend);
 	}
 	adopted_rows(arr, ad, nad, live_agents, status_only, nfilter, filter);
-	adopted_free(ad, nad);
+	adopted_list_free(ad, nad);
 	if (json)
 		printf("%s\n",
 		       json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |

@@ -103,9 +103,8 @@ static void agents_adopted(struct wrx *w, struct repo *r)
 		/* A command's core for one agent's request: that one alone. */
 		if (!w->attach_only || !strcmp(w->attach_only, ad[i].handle))
 			agents_adopt(w, &ad[i]);
-		adopted_rec_free(&ad[i]);
 	}
-	free(ad);
+	adopted_list_free(ad, n);
 }
 
 /*

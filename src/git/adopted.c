@@ -28,6 +28,35 @@ static int set(const struct repo *r, const char *handle, const char *field, cons
 	return rc;
 }
 
+/* handle's record into a (handle taken): 0, or -ENOENT for none or half of one. */
+static int read_one(const struct repo *r, char *handle, struct adopted_rec *a)
+{
+	memset(a, 0, sizeof *a);
+	a->handle = handle;
+	if (!handle_valid(handle)) {
+		adopted_rec_free(a);
+		return -ENOENT;
+	}
+	a->id = get(r, handle, "id");
+	a->session = get(r, handle, "session");
+	a->cwd = get(r, handle, "cwd");
+	a->kind = get(r, handle, "kind");
+	char *attach = get(r, handle, "attach");
+	a->attach = attach && !strcmp(attach, "true");
+	free(attach);
+	/* Half a record (a kill while it was written) is no adopted session. */
+	if (!a->id || !a->cwd || a->cwd[0] != '/' || !a->kind) {
+		adopted_rec_free(a);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int adopted_get(const struct repo *r, const char *handle, struct adopted_rec *out)
+{
+	return read_one(r, xstrdup(handle), out);
+}
+
 int adopted_list(const struct repo *r, struct adopted_rec **out, size_t *n)
 {
 	struct strlist keys = {0};
@@ -36,25 +65,18 @@ int adopted_list(const struct repo *r, struct adopted_rec **out, size_t *n)
 	*n = 0;
 	for (size_t i = 0; i < keys.n; i++) {
 		const char *h = keys.v[i] + strlen("workrex.adopted.");
-		char *handle = xstrndup(h, strlen(h) - strlen(".id"));
-		struct adopted_rec *a = &(*out)[*n];
-		a->handle = handle;
-		a->id = get(r, handle, "id");
-		a->session = get(r, handle, "session");
-		a->cwd = get(r, handle, "cwd");
-		a->kind = get(r, handle, "kind");
-		char *attach = get(r, handle, "attach");
-		a->attach = attach && !strcmp(attach, "true");
-		free(attach);
-		/* Half a record (a kill while it was written) is no adopted session. */
-		if (!handle_valid(handle) || !a->id || !a->cwd || a->cwd[0] != '/' || !a->kind) {
-			adopted_rec_free(a);
-			continue;
-		}
-		(*n)++;
+		if (read_one(r, xstrndup(h, strlen(h) - strlen(".id")), &(*out)[*n]) == 0)
+			(*n)++;
 	}
 	strlist_free(&keys);
 	return 0;
+}
+
+void adopted_list_free(struct adopted_rec *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		adopted_rec_free(&a[i]);
+	free(a);
 }
 
 int adopted_add(const struct repo *r, const struct adopted_rec *a)

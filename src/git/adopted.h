@@ -24,6 +24,9 @@ struct adopted_rec {
 
 /* Every adopted session of r's: 0 and *out (caller frees each and the array). */
 int adopted_list(const struct repo *r, struct adopted_rec **out, size_t *n);
+/* The one called handle into *out (caller frees): 0, or -ENOENT. */
+int adopted_get(const struct repo *r, const char *handle, struct adopted_rec *out);
+void adopted_list_free(struct adopted_rec *a, size_t n);
 /* Record a (its handle unused by any agent or adopted session). 0, or -errno. */
 int adopted_add(const struct repo *r, const struct adopted_rec *a);
 /* Forget the one called handle. 0, or -ENOENT. */
