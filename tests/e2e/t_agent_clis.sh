@@ -408,7 +408,13 @@ t_gemini_by_keyboard() {
 	# prints the screen if the line never shows.
 	wait_for '│ > say hello, typed' 10
 	# Its hooks ran (BeforeAgent, and AfterAgent once its API failed): heard from.
-	until_ok 30 eval 'workrex agents | grep -Eq "^gemini +yes .* set up +just now "' || { workrex agents >&2; return 1; }
+	# (Under a loaded CI machine once not within 30 s: 90, and what was there if not.)
+	until_ok 90 eval 'workrex agents | grep -Eq "^gemini +yes .* set up +just now "' || {
+		workrex agents >&2
+		screen >&2
+		grep -a "hook\|status\|heard" "$XDG_STATE_HOME/workrex/workrex.log" | tail -20 >&2
+		return 1
+	}
 	wrx status gm --json | grep -q '"status":"\(working\|done\|failed\|waiting\)"' || { wrx status gm --json >&2; return 1; }
 }
 
