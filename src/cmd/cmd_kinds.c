@@ -38,7 +38,7 @@ static void heard_ago(const struct agent_kind *k, char *out, size_t n)
 		snprintf(out, n, "%llud ago", (unsigned long long)(s / 86400));
 }
 
-static json_object *kind_json(const struct agent_kind *k)
+static json_object *kind_json(const struct agent_kind *k, const struct trust_place *at)
 {
 	json_object *o = json_object_new_object();
 	json_add_str(o, "name", k->name);
@@ -51,7 +51,7 @@ static json_object *kind_json(const struct agent_kind *k)
 	json_add_str(o, "auto_name", k->auto_name);
 	json_object_object_add(o, "hooks", json_object_new_boolean(k->hooks != KIND_HOOKS_NONE));
 	/* Installed for this user, and heard from; its events and what each reports. */
-	json_add_str(o, "hooks_state", setup_state(k, getenv("HOME")));
+	json_add_str(o, "hooks_state", setup_state(k, getenv("HOME"), at));
 	uint64_t heard = kind_heard(k);
 	json_object_object_add(o, "heard", heard ? json_object_new_int64((int64_t)heard) : NULL);
 	json_object *events = json_object_new_array();
@@ -112,11 +112,14 @@ int cmd_agent_kinds(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	struct config c;
 	load_profiles(&c);
+	/* Trusted or not: for a new agent of the project we are in. */
+	struct trust_place at;
+	trust_place_find(ctx->cwd, &at);
 	if (json) {
 		json_object *o = json_object_new_object(), *kinds = json_object_new_array();
 		json_object *profiles = json_object_new_array();
 		for (size_t i = 0; i < agent_nkinds; i++)
-			json_object_array_add(kinds, kind_json(&agent_kinds[i]));
+			json_object_array_add(kinds, kind_json(&agent_kinds[i], &at));
 		for (size_t i = 0; i < c.nagents; i++) {
 			const struct agent_kind *k = kind_of(&c, c.agents[i].name);
 			json_object *p = json_object_new_object();
@@ -131,6 +134,7 @@ int cmd_agent_kinds(struct cmd_ctx *ctx, int argc, char **argv)
 		       json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 								 JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
+		trust_place_free(&at);
 		config_free(&c);
 		return 0;
 	}
@@ -139,7 +143,7 @@ int cmd_agent_kinds(struct cmd_ctx *ctx, int argc, char **argv)
 	       "FORK", "HOOKS", "HEARD", "IN A SANDBOX");
 	for (size_t i = 0; i < agent_nkinds; i++) {
 		const struct agent_kind *k = &agent_kinds[i];
-		const char *state = setup_state(k, getenv("HOME"));
+		const char *state = setup_state(k, getenv("HOME"), &at);
 		char heard[32];
 		heard_ago(k, heard, sizeof heard);
 		printf("%-12s %-9s %-8s %-6s %-4s %-9s %-8s %s\n", k->name,
@@ -154,6 +158,7 @@ int cmd_agent_kinds(struct cmd_ctx *ctx, int argc, char **argv)
 		printf("%-13s %-13s %s\n", c.agents[i].name, k ? k->name : "(a command)",
 		       c.agents[i].command);
 	}
+	trust_place_free(&at);
 	config_free(&c);
 	return 0;
 }

@@ -514,7 +514,7 @@ static bool gemini_hooks_off(json_object *root, const struct kind_event *specs)
 	return false;
 }
 
-const char *setup_state(const struct agent_kind *k, const char *home)
+const char *setup_state(const struct agent_kind *k, const char *home, const struct trust_place *at)
 {
 	if (k->hooks == KIND_HOOKS_NONE)
 		return NULL;
@@ -535,6 +535,9 @@ const char *setup_state(const struct agent_kind *k, const char *home)
 		    json_object_object_get_ex(root, "disableAllHooks", &off) &&
 		    json_object_get_boolean(off))
 			state = "off";
+		/* Installed, and run only in a folder the user trusted. */
+		int trusted = strcmp(state, "set up") ? -1 : folder_trusted(k, home, at, root);
+		state = trusted == 1 ? "trusted" : trusted == 0 ? "untrusted" : state;
 		json_object_put(root);
 	}
 	/* Codex runs none of them while its feature is off. */
@@ -597,6 +600,26 @@ static int setup_kind(const struct agent_kind *k, const char *home, bool print)
 	return rc;
 }
 
+/* Hooks that run only once the user trusts them (or the folder): how to. */
+static void say_untrusted(const struct agent_kind *k, const char *home,
+			  const struct trust_place *at)
+{
+	if (strcmp(setup_state(k, home, at), "untrusted") != 0)
+		return;
+	if (k->hooks == KIND_HOOKS_CODEX)
+		/* Codex skips hooks it was not told to trust, silently. */
+		printf("codex: Codex runs them only once you trust them: at its next start, "
+		       "answer \"Hooks need review\" (trust all), or review them with /hooks\n");
+	else if (k->trusted_folders)
+		printf("%s: %s asks to trust each agent's folder before its hooks run: answer "
+		       "\"Trust parent folder\" once, in any agent's pane, for all of %s\n",
+		       k->name, k->title, at->worktrees);
+	else
+		printf("%s: %s runs them in %s only once you trust it: answer its first "
+		       "question there (yes, trust this folder)\n",
+		       k->name, k->title, at->project);
+}
+
 /*
  * Every kind with hooks that is installed (on PATH, or its config dir
  * there); with --print, every kind with hooks: what would be written.
@@ -610,6 +633,8 @@ int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv)
 		return cmd_fail("setup", "HOME is not set");
 	int rc = 0, found = 0;
 	struct buf names = {0};
+	struct trust_place at;
+	trust_place_find(ctx->cwd, &at);
 	for (size_t i = 0; i < agent_nkinds; i++) {
 		const struct agent_kind *k = &agent_kinds[i];
 		if (k->hooks == KIND_HOOKS_NONE)
@@ -622,13 +647,8 @@ int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv)
 			continue;
 		rc |= setup_kind(k, home, print);
 		found++;
-		/* Codex skips hooks it was not told to trust, silently: say so. */
-		if (!print && k->hooks == KIND_HOOKS_CODEX &&
-		    !strcmp(setup_state(k, home), "untrusted"))
-			printf("codex: Codex runs them only once you trust them: at its next "
-			       "start, "
-			       "answer \"Hooks need review\" (trust all), or review them with "
-			       "/hooks\n");
+		if (!print)
+			say_untrusted(k, home, &at);
 		/* Installed is not working: whether a dashboard ever heard from them. */
 		uint64_t heard = kind_heard(k), now = wall_ms();
 		if (!print && heard)
@@ -645,9 +665,11 @@ int cmd_setup(struct cmd_ctx *ctx, int argc, char **argv)
 			      "dir in HOME); nothing to set up",
 			      names.data);
 		buf_free(&names);
+		trust_place_free(&at);
 		return rc;
 	}
 	buf_free(&names);
+	trust_place_free(&at);
 	if (!path_has("workrex"))
 		fprintf(stderr,
 			"workrex: setup: note: the hooks run `workrex`, which is not on PATH\n");

@@ -20,14 +20,33 @@
  */
 int setup_merge(json_object *root, const struct kind_list *list, const struct kind_event *specs,
 		bool *changed, char **cause);
+/* Where the agents of the project at hand start: its main checkout, its worktrees' directory. */
+struct trust_place {
+	char *project;   /* NULL: not in a project */
+	char *worktrees; /* NULL: not known */
+};
+/* The project cwd is in (its config, if it loads, names its worktree_dir); none outside one. */
+void trust_place_find(const char *cwd, struct trust_place *at);
+void trust_place_free(struct trust_place *at);
 /*
- * Are k's hooks installed for home: "set up" (every event; Codex's:
- * "trusted" or "untrusted", as it says for the current directory), "partly",
- * "not set", "off" (Codex's feature, Gemini's hooksConfig, a
- * disableAllHooks), "old" (an OpenCode
- * plugin of another build); NULL: the kind has none.
+ * Does k run its hooks in a new agent's worktree at without asking to
+ * trust the folder first (Claude Code's project trust, Gemini CLI's
+ * trusted folders; folder_trust.c)? settings: the file its hooks are in,
+ * parsed (Gemini's folder trust can be off there). 1 yes, 0 it asks
+ * first, -1 no such question (the kind has none, it is off, no project).
  */
-const char *setup_state(const struct agent_kind *k, const char *home);
+int folder_trusted(const struct agent_kind *k, const char *home, const struct trust_place *at,
+		   json_object *settings);
+/*
+ * Are k's hooks installed for home: "set up" (every event), "trusted" or
+ * "untrusted" (every event, and the CLI runs them only once trusted:
+ * Codex's hooks as it says for the current directory, Claude Code's and
+ * Gemini CLI's folder trust for a new agent of the project at), "partly",
+ * "not set", "off" (Codex's feature, Gemini's hooksConfig, a
+ * disableAllHooks), "old" (an OpenCode plugin of another build); NULL:
+ * the kind has none.
+ */
+const char *setup_state(const struct agent_kind *k, const char *home, const struct trust_place *at);
 /*
  * Does Codex run the hooks setup wrote, for a session in dir? Codex skips
  * those the user has not trusted; its app-server says (codex_trust.c).

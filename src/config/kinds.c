@@ -275,6 +275,7 @@ const struct agent_kind agent_kinds[] = {
 		.settings = {"settings.json", "GEMINI.md", "commands", "extensions", "policies"},
 		.credentials = {"oauth_creds.json", "google_accounts.json", "installation_id",
 				"user_id"},
+		.trusted_folders = "trustedFolders.json",
 	},
 	/*
 	 * https://opencode.ai/docs/cli/: --prompt; -c/--continue; -s/--session

@@ -112,6 +112,12 @@ struct agent_kind {
 	const char *home_file; /* beside config_dir in HOME: a private copy per sandbox */
 	/* Its object in home_file that maps a folder to its trust (agenthome.h), or NULL. */
 	const char *home_trust;
+	/*
+	 * Its file of trusted folders inside config_dir (Gemini CLI's
+	 * trustedFolders.json: path -> TRUST_FOLDER | TRUST_PARENT |
+	 * DO_NOT_TRUST; cmd/folder_trust.c), or NULL.
+	 */
+	const char *trusted_folders;
 };
 
 extern const struct agent_kind agent_kinds[];

@@ -33,6 +33,10 @@ clean_home() {
 		"$XDG_CONFIG_HOME/opencode" "$XDG_STATE_HOME"/workrex/heard-*
 }
 
+# in_repo CMD...: CMD run in the project, as a user runs setup and agents
+# (the trust they report is the project's).
+in_repo() { (cd "$repo" && "$@"); }
+
 # start_offline: the dashboard of $repo, its keepers and agents in a network
 # namespace with only loopback.
 start_offline() {
@@ -74,19 +78,26 @@ t_claude_takes_paste_and_send() {
 	"$here/make_png.py" "$E2E_TMP/shot.png" 5000
 	clip "$E2E_TMP/shot.png" image/png
 	local w=$E2E_TMP/work/proj__worktrees/cc
-	# Its first run's questions answered as a user would have, the worktree trusted.
-	claude_offline_env "$w"
-	# Its hooks set up, as a user does: they call workrex by name.
+	# Its first run's questions answered as a user would have, but for the project's trust.
+	claude_offline_env
+	# Its hooks set up, as a user does: they call workrex by name. Claude
+	# runs them only in a project the user trusts: setup and agents say so.
 	mkdir -p "$E2E_TMP/wbin"
 	ln -sf "$WORKREX" "$E2E_TMP/wbin/workrex"
 	export PATH="$E2E_TMP/wbin:$PATH"
-	workrex setup | grep -q '^claude: hooks written to'
-	workrex agents | grep -Eq '^claude +yes .* set up +- ' || { workrex agents >&2; return 1; }
+	in_repo workrex setup >"$E2E_TMP/setup.out"
+	grep -q '^claude: hooks written to' "$E2E_TMP/setup.out"
+	grep -q "^claude: Claude Code runs them in $E2E_TMP/work/proj only once you trust it" "$E2E_TMP/setup.out" || { cat "$E2E_TMP/setup.out" >&2; return 1; }
+	in_repo workrex agents | grep -Eq '^claude +yes .* untrusted +- ' || { in_repo workrex agents >&2; return 1; }
 	start_offline
 	wait_for 'C-b \? help'
 	wrx add cc >/dev/null
 	prefix z
-	wait_for '│ *❯' 60
+	# Its trust question, answered with Enter: the project trusted, every agent of it.
+	wait_for '│ *❯ 1\. Yes, I trust this folder' 60
+	keys Enter
+	wait_for '│❯.{0,2}$' 30
+	in_repo workrex agents | grep -Eq '^claude +yes .* trusted +- ' || { in_repo workrex agents >&2; return 1; }
 	prefix p
 	wait_for '\[Image #1\]' 20
 	# The attachment is the file workrex staged, byte for byte.
@@ -99,7 +110,7 @@ t_claude_takes_paste_and_send() {
 	wait_for 'Unable to connect to API \(ConnectionRefused\)' 30
 	wait_for '│❯.{0,2}$'
 	# Its UserPromptSubmit hook ran: heard from, and it works.
-	until_ok 30 eval 'workrex agents | grep -Eq "^claude +yes .* set up +just now "' || { workrex agents >&2; wrx status cc --json >&2; grep -a "hook\|status\|heard" "$XDG_STATE_HOME/workrex/workrex.log" | tail -20 >&2; return 1; }
+	until_ok 30 eval 'in_repo workrex agents | grep -Eq "^claude +yes .* trusted +just now "' || { in_repo workrex agents >&2; wrx status cc --json >&2; grep -a "hook\|status\|heard" "$XDG_STATE_HOME/workrex/workrex.log" | tail -20 >&2; return 1; }
 	wrx status cc --json | grep -q '"status":"working"' || { wrx status cc --json >&2; return 1; }
 }
 
@@ -183,11 +194,11 @@ t_two_codex_agents() {
 	mkdir -p "$E2E_TMP/wbin"
 	ln -sf "$WORKREX" "$E2E_TMP/wbin/workrex"
 	export PATH="$E2E_TMP/wbin:$PATH"
-	workrex setup >"$E2E_TMP/setup.out"
+	in_repo workrex setup >"$E2E_TMP/setup.out"
 	grep -q 'codex: hooks written to' "$E2E_TMP/setup.out"
 	# Installed, not yet trusted: Codex itself says so (its app-server), and setup tells how.
 	grep -q 'codex: Codex runs them only once you trust them' "$E2E_TMP/setup.out"
-	workrex agents | grep -Eq '^codex +yes .* untrusted +- ' || { workrex agents >&2; return 1; }
+	in_repo workrex agents | grep -Eq '^codex +yes .* untrusted +- ' || { in_repo workrex agents >&2; return 1; }
 	start_codex_api_dashboard
 	wait_for 'C-b \? help'
 	wrx add ca >/dev/null
@@ -199,7 +210,7 @@ t_two_codex_agents() {
 	ask_codex 'first question from ca'
 	wait_for '^ 2 ✓ ca' 20
 	# Trusted as a person does, and heard from.
-	workrex agents | grep -Eq '^codex +yes .* trusted +just now ' || { workrex agents >&2; return 1; }
+	in_repo workrex agents | grep -Eq '^codex +yes .* trusted +just now ' || { in_repo workrex agents >&2; return 1; }
 	# cb, its own turn: its status moves, not ca's.
 	prefix 3
 	trust_codex_hooks
@@ -322,8 +333,8 @@ t_opencode_plugin_heard() {
 	ln -sf "$WORKREX" "$E2E_TMP/wbin/workrex"
 	export PATH="$E2E_TMP/wbin:$NPM_DIR/node_modules/.bin:$PATH"
 	export OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1
-	workrex setup | grep -q '^opencode: plugin written to'
-	workrex agents | grep -Eq '^opencode +yes .* set up +- ' || { workrex agents >&2; return 1; }
+	in_repo workrex setup | grep -q '^opencode: plugin written to'
+	in_repo workrex agents | grep -Eq '^opencode +yes .* set up +- ' || { in_repo workrex agents >&2; return 1; }
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
 	printf 'agent: opencode\npanes:\n  - command: <agent>\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
 	start_offline
@@ -336,7 +347,7 @@ t_opencode_plugin_heard() {
 	wait_for 'say hello, typed'
 	sleep 0.5
 	keys Enter
-	until_ok 30 eval 'workrex agents | grep -Eq "^opencode +yes .* set up +just now "' || { workrex agents >&2; screen >&2; return 1; }
+	until_ok 30 eval 'in_repo workrex agents | grep -Eq "^opencode +yes .* set up +just now "' || { in_repo workrex agents >&2; screen >&2; return 1; }
 	wrx status oc --json | grep -q '"status":"\(working\|done\|waiting\)"' || { wrx status oc --json >&2; return 1; }
 }
 
@@ -354,8 +365,11 @@ t_gemini_by_keyboard() {
 	mkdir -p "$E2E_TMP/wbin"
 	ln -sf "$WORKREX" "$E2E_TMP/wbin/workrex"
 	export PATH="$E2E_TMP/wbin:$NPM_DIR/node_modules/.bin:$PATH" GEMINI_API_KEY=offline-key
-	workrex setup | grep -q '^gemini: hooks added to'
-	workrex agents | grep -Eq '^gemini +yes .* set up +- ' || { workrex agents >&2; return 1; }
+	in_repo workrex setup >"$E2E_TMP/setup.out"
+	grep -q '^gemini: hooks added to' "$E2E_TMP/setup.out"
+	# It runs them only in a folder the user trusts, and asks in each new one: said.
+	grep -q '^gemini: Gemini CLI asks to trust each agent.s folder before its hooks run: answer "Trust parent folder"' "$E2E_TMP/setup.out" || { cat "$E2E_TMP/setup.out" >&2; return 1; }
+	in_repo workrex agents | grep -Eq '^gemini +yes .* untrusted +- ' || { in_repo workrex agents >&2; return 1; }
 	start_offline
 	wait_for 'C-b \? help'
 	wrx add gm >/dev/null
@@ -367,6 +381,9 @@ t_gemini_by_keyboard() {
 	wait_for '● 2\. Trust parent folder'
 	keys Up
 	wait_for '● 1\. Trust folder \(gm\)'
+	# The parent: every agent's worktree of the project, as setup advised.
+	keys Down
+	wait_for '● 2\. Trust parent folder'
 	keys Enter
 	# It writes the choice, says for a quarter of a second that it restarts
 	# (a CI run's screen never showed that) and restarts itself. Its menu
@@ -383,8 +400,9 @@ t_gemini_by_keyboard() {
 		((try < 3)) || return 1
 		keys Enter
 	done
-	grep -q 'proj__worktrees/gm": *"TRUST_FOLDER"' "$trust" ||
+	grep -q 'proj__worktrees/gm": *"TRUST_PARENT"' "$trust" ||
 		{ screen >&2; echo "  its choice: $(cat "$trust")" >&2; return 1; }
+	in_repo workrex agents | grep -Eq '^gemini +yes .* trusted +- ' || { in_repo workrex agents >&2; return 1; }
 	wait_for 'Tips for getting started' 60
 	wait_for 'Type your message' 60
 	# Its prompt can show before the restarted process reads the terminal,
@@ -409,8 +427,8 @@ t_gemini_by_keyboard() {
 	wait_for '│ > say hello, typed' 10
 	# Its hooks ran (BeforeAgent, and AfterAgent once its API failed): heard from.
 	# (Under a loaded CI machine once not within 30 s: 90, and what was there if not.)
-	until_ok 90 eval 'workrex agents | grep -Eq "^gemini +yes .* set up +just now "' || {
-		workrex agents >&2
+	until_ok 90 eval 'in_repo workrex agents | grep -Eq "^gemini +yes .* trusted +just now "' || {
+		in_repo workrex agents >&2
 		screen >&2
 		grep -a "hook\|status\|heard" "$XDG_STATE_HOME/workrex/workrex.log" | tail -20 >&2
 		return 1

@@ -280,48 +280,48 @@ static void test_hooks_state(void **state)
 	setenv("PATH", "/usr/bin:/bin", 1); /* no codex to ask of its trust: what the files say */
 	const struct agent_kind *claude = kind_find("claude"), *codex = kind_find("codex"),
 				*gemini = kind_find("gemini"), *aider = kind_find("aider");
-	assert_null(setup_state(aider, home));
-	assert_string_equal(setup_state(claude, home), "not set");
+	assert_null(setup_state(aider, home, NULL));
+	assert_string_equal(setup_state(claude, home, NULL), "not set");
 	char *d = xasprintf("%s/.claude", home), *f = xasprintf("%s/settings.json", d);
 	mkdir(d, 0700);
 	/* One event of Claude's: partly. */
 	put(f, "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", "
 	       "\"command\": \"workrex set-status done\"}]}]}}");
-	assert_string_equal(setup_state(claude, home), "partly");
+	assert_string_equal(setup_state(claude, home, NULL), "partly");
 	free(d);
 	free(f);
 	/* Every event of Gemini's, then its hooks turned off, then ours disabled by name. */
 	f = xasprintf("%s/.gemini/settings.json", home);
 	json_object *root = json_object_new_object();
 	put_hooks(home, ".gemini", "settings.json", gemini, root);
-	assert_string_equal(setup_state(gemini, home), "set up");
+	assert_string_equal(setup_state(gemini, home, NULL), "set up");
 	json_object *hc = json_object_new_object();
 	json_object_object_add(hc, "enabled", json_object_new_boolean(0));
 	json_object_object_add(root, "hooksConfig", hc);
 	put(f, json_object_to_json_string(root));
-	assert_string_equal(setup_state(gemini, home), "off");
+	assert_string_equal(setup_state(gemini, home, NULL), "off");
 	json_object_object_add(hc, "enabled", json_object_new_boolean(1));
 	json_object *dis = json_object_new_array();
 	json_object_array_add(dis, json_object_new_string("workrex-status"));
 	json_object_object_add(hc, "disabled", dis);
 	put(f, json_object_to_json_string(root));
-	assert_string_equal(setup_state(gemini, home), "off");
+	assert_string_equal(setup_state(gemini, home, NULL), "off");
 	json_object_put(root);
 	free(f);
 	/* Qwen Code: every event, then disableAllHooks. */
 	const struct agent_kind *qwen = kind_find("qwen"), *cursor = kind_find("cursor-agent");
 	root = json_object_new_object();
 	put_hooks(home, ".qwen", "settings.json", qwen, root);
-	assert_string_equal(setup_state(qwen, home), "set up");
+	assert_string_equal(setup_state(qwen, home, NULL), "set up");
 	json_object_object_add(root, "disableAllHooks", json_object_new_boolean(1));
 	put_hooks(home, ".qwen", "settings.json", qwen, root);
-	assert_string_equal(setup_state(qwen, home), "off");
+	assert_string_equal(setup_state(qwen, home, NULL), "off");
 	json_object_put(root);
 	/* Cursor: a list's shape, read back as set up. */
-	assert_string_equal(setup_state(cursor, home), "not set");
+	assert_string_equal(setup_state(cursor, home, NULL), "not set");
 	root = json_object_new_object();
 	put_hooks(home, ".cursor", "hooks.json", cursor, root);
-	assert_string_equal(setup_state(cursor, home), "set up");
+	assert_string_equal(setup_state(cursor, home, NULL), "set up");
 	json_object_put(root);
 	/* Codex: its hooks, then its feature turned off in config.toml. */
 	root = json_object_new_object();
@@ -329,10 +329,85 @@ static void test_hooks_state(void **state)
 	json_object_put(root);
 	char *toml = xasprintf("%s/.codex/config.toml", home);
 	put(toml, "[features]\nhooks = true\n");
-	assert_string_equal(setup_state(codex, home), "set up");
+	assert_string_equal(setup_state(codex, home, NULL), "set up");
 	put(toml, "[features]\nhooks = false\n");
-	assert_string_equal(setup_state(codex, home), "off");
+	assert_string_equal(setup_state(codex, home, NULL), "off");
 	free(toml);
+	char *rm = xasprintf("/bin/rm -rf '%s'", home);
+	assert_int_equal(system(rm), 0);
+	free(rm);
+}
+
+/* Claude Code's project trust and Gemini CLI's trusted folders, for a new agent of a project. */
+static void test_folder_trust(void **state)
+{
+	(void)state;
+	char home[] = "/tmp/wrx-trust-XXXXXX";
+	assert_non_null(mkdtemp(home));
+	unsetenv("GEMINI_CLI_TRUST_WORKSPACE");
+	unsetenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH");
+	unsetenv("GEMINI_CLI_HOME");
+	unsetenv("GEMINI_RESTRICTED_MODE");
+	const struct agent_kind *claude = kind_find("claude"), *gemini = kind_find("gemini"),
+				*qwen = kind_find("qwen");
+	char *work = xasprintf("%s/work", home), *proj = xasprintf("%s/proj", work);
+	char *wts = xasprintf("%s/proj__worktrees", work);
+	mkdir(work, 0700);
+	mkdir(proj, 0700);
+	mkdir(wts, 0700);
+	struct trust_place at = {proj, wts}, nowhere = {0};
+	/* Claude: no file, another folder, then the project's parent trusted. */
+	assert_int_equal(folder_trusted(claude, home, &at, NULL), 0);
+	char *cj = xasprintf("%s/.claude.json", home), *text;
+	text = xasprintf("{\"projects\": {\"%s/a\": {\"hasTrustDialogAccepted\": true},"
+			 " \"%s\": {\"hasTrustDialogAccepted\": false}}}",
+			 wts, proj);
+	put(cj, text);
+	free(text);
+	assert_int_equal(folder_trusted(claude, home, &at, NULL), 0);
+	text = xasprintf("{\"projects\": {\"%s\": {\"hasTrustDialogAccepted\": true}}}", work);
+	put(cj, text);
+	free(text);
+	assert_int_equal(folder_trusted(claude, home, &at, NULL), 1);
+	assert_int_equal(folder_trusted(claude, home, &nowhere, NULL), -1);
+	assert_int_equal(folder_trusted(qwen, home, &at, NULL), -1);
+	/* Gemini: one agent's folder trusts no new one; its parent does; a longer no wins. */
+	char *gd = xasprintf("%s/.gemini", home), *tf = xasprintf("%s/trustedFolders.json", gd);
+	mkdir(gd, 0700);
+	assert_int_equal(folder_trusted(gemini, home, &at, NULL), 0);
+	text = xasprintf("{\"%s/gm\": \"TRUST_FOLDER\", \"%s\": \"TRUST_FOLDER\"}", wts, proj);
+	put(tf, text);
+	free(text);
+	assert_int_equal(folder_trusted(gemini, home, &at, NULL), 0);
+	text = xasprintf("{\"%s/gm\": \"TRUST_PARENT\"}", wts);
+	put(tf, text);
+	free(text);
+	assert_int_equal(folder_trusted(gemini, home, &at, NULL), 1);
+	text = xasprintf("// a comment\n{\"%s\": \"TRUST_FOLDER\", \"%s/\": \"DO_NOT_TRUST\"}",
+			 work, wts);
+	put(tf, text);
+	free(text);
+	assert_int_equal(folder_trusted(gemini, home, &at, NULL), 0);
+	text = xasprintf("{\"%s\": \"TRUST_FOLDER\"}", work);
+	put(tf, text);
+	free(text);
+	assert_int_equal(folder_trusted(gemini, home, &at, NULL), 1);
+	/* Its folder trust off in its settings, or the workspace trusted by the environment. */
+	json_object *settings =
+		json_tokener_parse("{\"security\": {\"folderTrust\": {\"enabled\": false}}}");
+	assert_int_equal(folder_trusted(gemini, home, &at, settings), -1);
+	json_object_put(settings);
+	put(tf, "{}");
+	setenv("GEMINI_CLI_TRUST_WORKSPACE", "true", 1);
+	assert_int_equal(folder_trusted(gemini, home, &at, NULL), 1);
+	unsetenv("GEMINI_CLI_TRUST_WORKSPACE");
+	assert_int_equal(folder_trusted(gemini, home, &at, NULL), 0);
+	free(tf);
+	free(gd);
+	free(cj);
+	free(wts);
+	free(proj);
+	free(work);
 	char *rm = xasprintf("/bin/rm -rf '%s'", home);
 	assert_int_equal(system(rm), 0);
 	free(rm);
@@ -347,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_codex_toml),
 		cmocka_unit_test(test_setup_command_twice),
 		cmocka_unit_test(test_hooks_state),
+		cmocka_unit_test(test_folder_trust),
 	};
 	return cmocka_run_group_tests_name("setup", tests, NULL, NULL);
 }
