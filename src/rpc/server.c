@@ -651,6 +651,14 @@ int rpc_server_token_adopt(struct rpc_server *s, int pane, const char *handle, c
 {
 	if (!rpc_token_wellformed(token, strlen(token)))
 		return -EINVAL;
+	/*
+	 * The pane's keeper says the token this dashboard gave it: nothing
+	 * changes, and its agent's connections stay (its first set-status
+	 * may have come first, and got a broken pipe when this closed it).
+	 */
+	struct token *held = token_by_pane(s, pane);
+	if (held && strcmp(held->handle, handle) == 0 && rpc_token_equal(held->token, token))
+		return 0;
 	rpc_server_token_revoke(s, pane);
 	s->tokens = xrealloc(s->tokens, (s->ntokens + 1) * sizeof *s->tokens);
 	struct token *t = &s->tokens[s->ntokens++];

@@ -54,6 +54,8 @@ static void on_request(struct rpc_call *call, const struct rpc_req *req, void *d
 	rpc_call_finish(call, rpc_reply("ok"));
 	if (req->type == RPC_NOTIFY && req->text && strcmp(req->text, "revoke") == 0)
 		rpc_server_token_revoke(srv, 1);
+	if (req->type == RPC_NOTIFY && req->text && strcmp(req->text, "readopt") == 0)
+		rpc_server_token_adopt(srv, 2, "b", tok_b);
 }
 
 static void on_control(struct rpc_call *call, json_object *req, void *data)
@@ -146,6 +148,17 @@ static void *client_thread(void *arg)
 		json_object_put(r);
 		r = NULL;
 	}
+	/*
+	 * b's keeper telling the dashboard the token b already holds (a new
+	 * pane's hello can come after its agent's first call): b stays open.
+	 */
+	CHECK(simple(b, "{\"type\":\"notify\",\"text\":\"readopt\"}", &r) == 0);
+	json_object_put(r);
+	r = NULL;
+	CHECK(simple(b, "{\"type\":\"heartbeat\"}", &r) == 0);
+	CHECK(strcmp(reply_type(r), "ok") == 0);
+	json_object_put(r);
+	r = NULL;
 	/* Revoking a's token closes its connection and refuses it afterwards. */
 	CHECK(simple(a, "{\"type\":\"notify\",\"text\":\"revoke\"}", &r) == 0);
 	json_object_put(r);
