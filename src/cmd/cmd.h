@@ -225,6 +225,21 @@ int cmd_doctor_client(void);
 int cmd_list(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_status(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv);
+/*
+ * a merged as o says, its panes stopped and the agent forgotten once its
+ * worktree is gone (merge's work once its questions are answered). 0, or
+ * -errno with the reason said, or into *why (caller frees) when why.
+ */
+int cmd_merge_agent(struct cmd_ctx *ctx, struct agent_rec *a, struct merge_opts *o, char **why);
+/* a's check (the project's `check`, in its worktree or sandbox), now or if changed. 0 passed. */
+int cmd_check(struct cmd_ctx *ctx, const struct agent_rec *a, bool if_changed);
+/* The merge queue (cmd_queue.c): list and change it; put an agent in it; land what it holds. */
+int cmd_queue(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_queue_add(struct cmd_ctx *ctx, const char *name);
+/* The dashboard told where each queued agent is, under its row (none running: nothing). */
+void cmd_queue_tell(struct cmd_ctx *ctx);
+/* Land what is queued, done's entry (given back, now done) queued again first. */
+int cmd_queue_run(struct cmd_ctx *ctx, const char *done);
 int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_config(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_trust(struct cmd_ctx *ctx, int argc, char **argv);

@@ -91,11 +91,7 @@ static char **check_argv(struct cmd_ctx *ctx, const struct agent_rec *a, bool *s
 	return strlist_argv(hold);
 }
 
-/*
- * a's check, now (or not, when if_changed and it saw this already). 0: it
- * passed; 1: it failed, or did not run.
- */
-static int run_check(struct cmd_ctx *ctx, const struct agent_rec *a, bool if_changed)
+int cmd_check(struct cmd_ctx *ctx, const struct agent_rec *a, bool if_changed)
 {
 	const char *root = repo_root(ctx->repo);
 	char *key = state_key(a);
@@ -341,7 +337,7 @@ int cmd_compare(struct cmd_ctx *ctx, int argc, char **argv)
 			if (one && strcmp(one, as[i].handle))
 				continue;
 			found = true;
-			failed |= run_check(ctx, &as[i], if_changed);
+			failed |= cmd_check(ctx, &as[i], if_changed);
 		}
 		rc = rc ? rc : failed;
 		if (!found)

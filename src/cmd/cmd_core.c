@@ -103,8 +103,9 @@ bool cmd_core_wanted(struct cmd_ctx *ctx, json_object *req)
 	/* list asks the keepers alone (cmd_keepers_live): no core takes them all over. */
 	if (!strcmp(verb, "open"))
 		return true;
-	if (!strcmp(verb, "list") || !strcmp(verb, "answer"))
-		return false; /* answer: only a dashboard asks */
+	if (!strcmp(verb, "list") || !strcmp(verb, "answer") || !strcmp(verb, "queue-kick") ||
+	    !strcmp(verb, "queue-notes"))
+		return false; /* answer: only a dashboard asks; the queue's: for a dashboard only */
 	return has_keepers(ctx->repo ? repo_root(ctx->repo) : ctx->cwd) || on_server(ctx, req);
 }
 

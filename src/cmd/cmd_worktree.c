@@ -1071,6 +1071,47 @@ static bool nothing_yet(struct cmd_ctx *ctx, const struct agent_rec *a, const ch
 	return nothing && runs;
 }
 
+/*
+ * a merged as o says, its panes stopped and the agent forgotten once its
+ * worktree is gone (what `merge` does after its checks). 0, or -errno
+ * with the reason said, or given in *why (caller frees) when why.
+ */
+int cmd_merge_agent(struct cmd_ctx *ctx, struct agent_rec *a, struct merge_opts *o, char **why)
+{
+	char *cause = NULL, *note = NULL;
+	int rc = 0;
+	/* Git work done for a sandboxed or remote agent runs no git hook (its branch wrote them). */
+	o->no_hooks = cmd_sandboxed(ctx, a) || a->remote;
+	o->place = cmd_remote_place(ctx, a);
+	o->stop = stop_panes;
+	o->stop_arg = ctx;
+	if (worktree_merge(ctx->repo, &ctx->cfg, a, o, &note, &cause) < 0) {
+		rc = -EIO;
+		if (why)
+			*why = cause;
+		else
+			cmd_fail("merge", "%s", cause);
+		if (why)
+			cause = NULL;
+		free(cause);
+	} else {
+		if (!o->keep && (a->remote ? repo_branch_exists(ctx->repo, a->branch) == false
+					   : access(a->path, F_OK) != 0))
+			cmd_notify(ctx, "merge", "forget", a, false);
+		char *main = repo_main_branch(ctx->repo, ctx->cfg.main_branch);
+		printf("merged %s into %s%s%s\n", a->branch,
+		       o->into ? o->into
+		       : main  ? main
+			       : "main",
+		       note ? ": " : "", note ? note : "");
+		free(main);
+		if (!o->keep && (a->remote || access(a->path, F_OK) != 0))
+			agent_gone(ctx, a);
+	}
+	free(note);
+	return rc;
+}
+
 int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	(void)argc, (void)argv;
@@ -1089,8 +1130,10 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 	int rc = cmd_open_repo(ctx, "merge");
 	if (rc)
 		return rc;
+	if (cmd_given(ctx, "queue"))
+		return cmd_queue_add(ctx, cmd_arg(ctx, 0));
 	struct agent_rec a;
-	char *cause = NULL, *note = NULL;
+	char *cause = NULL;
 	if (agent_find(ctx->repo, cmd_arg(ctx, 0), ctx->cwd, &a, &cause) < 0) {
 		rc = cmd_fail("merge", "%s", cause);
 		free(cause);
@@ -1109,29 +1152,7 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 		agent_rec_free(&a);
 		return 1;
 	}
-	/* Git work done for a sandboxed or remote agent runs no git hook (its branch wrote them). */
-	o.no_hooks = cmd_sandboxed(ctx, &a) || a.remote;
-	o.place = cmd_remote_place(ctx, &a);
-	o.stop = stop_panes;
-	o.stop_arg = ctx;
-	if (worktree_merge(ctx->repo, &ctx->cfg, &a, &o, &note, &cause) < 0) {
-		rc = cmd_fail("merge", "%s", cause);
-		free(cause);
-	} else {
-		if (!o.keep && (a.remote ? repo_branch_exists(ctx->repo, a.branch) == false
-					 : access(a.path, F_OK) != 0))
-			cmd_notify(ctx, "merge", "forget", &a, false);
-		char *main = repo_main_branch(ctx->repo, ctx->cfg.main_branch);
-		printf("merged %s into %s%s%s\n", a.branch,
-		       o.into ? o.into
-		       : main ? main
-			      : "main",
-		       note ? ": " : "", note ? note : "");
-		free(main);
-		if (!o.keep && (a.remote || access(a.path, F_OK) != 0))
-			agent_gone(ctx, &a);
-	}
-	free(note);
+	rc = cmd_merge_agent(ctx, &a, &o, NULL) < 0 ? 1 : 0;
 	agent_rec_free(&a);
 	return rc;
 }

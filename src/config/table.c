@@ -83,8 +83,9 @@ const struct config_key config_keys[] = {
 	    .choices = strategies, .help = "how merge brings the branch back"),
 	KEY("check", CONFIG_STRING, AT(check), .flags = CONFIG_COMMAND, .unset = "none",
 	    .sink = "sh -c in the candidate's worktree, on the host or in its sandbox",
-	    .help = "a shell command that says whether a group's candidate is good (make test), "
-		    "run in its worktree, inside its sandbox when it is sandboxed"),
+	    .help = "a shell command that says whether a group's candidate, or an agent in the "
+		    "merge queue, is good (make test), run in its worktree, inside its sandbox "
+		    "when it is sandboxed"),
 	KEY("check_required", CONFIG_BOOL, AT(check_required), .def = "false",
 	    .help = "compare --merge refuses a candidate whose check failed or did not run"),
 	SECTION("review", .help = "the review view (C-b D) and workrex diff"),

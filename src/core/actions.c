@@ -198,6 +198,12 @@ static void confirmed(struct wrx *w, bool yes, void *arg)
 		c->a = NULL;
 	if (c->a)
 		c->a->box.merge_asked = false;
+	/* Its merge, to the merge queue instead (the answer q; asked by the merge's question). */
+	if (yes && w->answer && strcmp(w->answer, "q") == 0) {
+		if (c->args == NULL)
+			c->args = json_object_new_object();
+		json_object_object_add(c->args, "queue", json_object_new_boolean(1));
+	}
 	if (!yes) {
 		log_msg("%s: %s: the user declined", c->handle ? c->handle : "-", c->act->name);
 		if (c->a && c->door == DOOR_AGENT)
@@ -1228,6 +1234,54 @@ static void do_send(struct act_call *c)
 	act_ok(c, NULL);
 }
 
+/* queue-kick: the merge queue has something to land (lander.c). */
+static void do_queue_kick(struct act_call *c)
+{
+	lander_kick(c->w, NULL);
+	act_ok(c, NULL);
+}
+
+/*
+ * queue-notes: where each agent in the merge queue is (its place, its
+ * step), under its row: handle, text, handle, text...
+ */
+static void do_queue_notes(struct act_call *c)
+{
+	json_object *v = arg(c, "notes");
+	size_t n = v ? json_object_array_length(v) : 0;
+	for (size_t i = 0; i + 1 < n; i += 2) {
+		const char *h = json_object_get_string(json_object_array_get_idx(v, i));
+		struct agent *a = session_find_agent(c->w->s, h);
+		if (a)
+			session_notify(c->w->s, a,
+				       json_object_get_string(json_object_array_get_idx(v, i + 1)));
+	}
+	act_ok(c, NULL);
+}
+
+/*
+ * queue-return: the merge queue gave the agent its branch back (a
+ * conflict, a failing check): it works again, told why in its pane, and
+ * says so under its row.
+ */
+static void do_queue_return(struct act_call *c)
+{
+	struct wpane *wp = open_pane_or_fail(c);
+	if (wp == NULL)
+		return;
+	const char *why = str_arg(c, "why");
+	/*
+	 * Unstamped: hooks are ordered by their processes' starts, which the
+	 * kernel's whole-second boot time puts up to a second off the wall
+	 * clock; stamped now, the agent's own done that follows could be late.
+	 */
+	agent_status_heard(c->w, c->a, WRX_STATUS_WORKING, 0, NULL, "queue");
+	char *note = xasprintf("queue: %s", why ? why : "given back");
+	session_notify(c->w->s, c->a, note);
+	free(note);
+	deliver_start(c->w, wp, str_arg(c, "text"), true, false, sent, c);
+}
+
 /* egress: the connections through the agent's proxy (policy: deny), the latest last. */
 static void do_egress(struct act_call *c)
 {
@@ -1604,6 +1658,13 @@ static void do_add(struct act_call *c)
 static void merge_run(struct act_call *c)
 {
 	strlist_add(&c->argv, "merge");
+	if (bool_arg(c, "queue")) {
+		strlist_add(&c->argv, "--queue");
+		strlist_add(&c->argv, "--");
+		strlist_add(&c->argv, c->handle);
+		run_child(c);
+		return;
+	}
 	/* Hooks off for an agent: the sandbox could have written the project's pre_merge. */
 	if (c->door == DOOR_AGENT)
 		strlist_add(&c->argv, "--no-verify");
@@ -1657,8 +1718,8 @@ static void merge_previewed(void *arg, int status, const char *output, const cha
  */
 char *actions_merge_question(const char *branch, const char *preview)
 {
-	return xasprintf("merge %s and remove its worktree? (y/n)%s%s", branch,
-			 preview && *preview ? "  " : "", preview ? preview : "");
+	return xasprintf("merge %s and remove its worktree? (y/n, " ACTIONS_QUEUE_ANSWER ")%s%s",
+			 branch, preview && *preview ? "  " : "", preview ? preview : "");
 }
 
 char *actions_merge_anyway_question(const char *refused)
@@ -1868,6 +1929,11 @@ static const struct action table[] = {
 	      {"screen", ARG_BOOL, false}),
 	 DOOR_CONTROL, 0, 0, VERB_AGENT, do_capture},
 	{"egress", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, VERB_AGENT, do_egress},
+	{"queue-kick", NULL, NO_ARGS, DOOR_CONTROL, 0, 0, 0, do_queue_kick},
+	{"queue-notes", NULL, ARGS({"notes", ARG_STRV, true}), DOOR_CONTROL, 0, 0, 0,
+	 do_queue_notes},
+	{"queue-return", NULL, ARGS(HANDLE, {"text", ARG_STR, true}, {"why", ARG_STR, false}),
+	 DOOR_CONTROL, 0, 0, VERB_AGENT, do_queue_return},
 	{"set-status", "set_status",
 	 ARGS({"status", ARG_STR, true}, {"session", ARG_STR, false}, {"dir", ARG_STR, false},
 	      {"at", ARG_INT, false}, {"why", ARG_STR, false}, {"quota", ARG_BOOL, false},

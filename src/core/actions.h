@@ -81,6 +81,8 @@ const char *actions_for_rpc(const char *type);
  * (its last line), whether to merge the commits anyway. Caller frees.
  */
 char *actions_merge_question(const char *branch, const char *preview);
+/* What the merge question says of its third answer, q: the agent to the merge queue. */
+#define ACTIONS_QUEUE_ANSWER "q: to the merge queue"
 char *actions_merge_anyway_question(const char *refused);
 
 /* The envelope's error, or NULL when it says ok. */

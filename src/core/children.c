@@ -32,6 +32,7 @@ static const struct child {
 	{"gone-remove", {"remove", "--gone", "-y"}},
 	{"pr-status", {"pr", "--status", "--"}}, /* the sidebar's PR column */
 	{"open-queued", {"open", "-b"}},         /* add --max-concurrent's next agent */
+	{"queue", {"queue"}},                    /* the merge queue's landing (lander.c) */
 	{"remote-up", {"__remote-up"}},          /* a server's link (remote.c) */
 	{"remote-start", {"__remote-start"}},
 	{"remote-paste", {"__remote-paste"}},

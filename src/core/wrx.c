@@ -74,6 +74,7 @@ static void hook_status(void *data, struct agent *a)
 {
 	keep_meta(data, a); /* a status is state: its keeper and its mark hold it */
 	checks_status(data, a);
+	lander_status(data, a);
 	if (a->git.group)
 		queue_run(data, a->git.group);
 }
@@ -297,6 +298,7 @@ void wrx_close(struct wrx *w)
 	remote_stop(w);
 	bridge_stop(w);
 	sandbox_stop(w);
+	strlist_free(&w->land_done);
 	config_free(&w->cfg);
 	free_identity(w);
 	runner_close(w);

@@ -109,6 +109,10 @@ struct wrx {
 	/* Colours the dashboard's terminal shows: 8, 16, 256, 1 << 24; 0 before it says. */
 	int display_colours;
 	bool quitting;
+	/* The merge queue's landing, a child (lander.c): running; agents done meanwhile. */
+	bool landing;
+	struct strlist land_done;
+	const char *answer; /* while a question's answer is handled: its word ("y", "q"...) */
 	struct registry *registry; /* owned: the watched registries (registry.c), or NULL */
 	const struct wrx_hooks *hooks;
 	void *ui;
@@ -230,6 +234,13 @@ void checks_all(struct wrx *w);
  * group has a slot (fewer than its limit at work); group NULL: every group.
  */
 void queue_run(struct wrx *w, const char *group);
+/*
+ * lander.c: the merge queue's landing (`queue run`, a child, one at a
+ * time): started when asked (queue-kick) and when an agent says done
+ * while the project has a queue (it may have been given back).
+ */
+void lander_kick(struct wrx *w, const char *done);
+void lander_status(struct wrx *w, struct agent *a);
 /* Take over the project's running keepers as panes of their agents; how many. */
 int runner_attach(struct wrx *w);
 /* The lowest pane id no keeper of the project has. */

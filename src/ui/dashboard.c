@@ -256,7 +256,10 @@ static void asked(struct ui *ui, const char *answer, void *arg)
 {
 	struct ask k = *(struct ask *)arg;
 	free(arg);
-	k.done(ui->w, answer && strcmp(answer, "y") == 0, k.arg);
+	/* q: yes, to the merge queue (the merge question offers it; confirmed reads it). */
+	ui->w->answer = answer;
+	k.done(ui->w, answer && (strcmp(answer, "y") == 0 || strcmp(answer, "q") == 0), k.arg);
+	ui->w->answer = NULL;
 }
 
 bool ui_open_asked(struct ui *ui)

@@ -195,6 +195,8 @@ static void prompt_key(struct ui *ui, int key)
 		/* n is a no; any other key puts the question off (NULL). */
 		if (key == 'y' || key == 'Y')
 			ui_prompt_end(ui, "y");
+		else if (key == 'q' && strstr(p->label, ACTIONS_QUEUE_ANSWER))
+			ui_prompt_end(ui, "q");
 		else
 			ui_prompt_end(ui, key == 'n' || key == 'N' ? "n" : NULL);
 		return;

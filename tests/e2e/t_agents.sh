@@ -72,7 +72,7 @@ t_merge_key_closes_panes() {
 	git -C "$E2E_TMP/work/proj__worktrees/topic" commit -qm two
 	prefix 2
 	prefix m
-	wait_for 'merge topic and remove its worktree\? \(y/n\)'
+	wait_for 'merge topic and remove its worktree\? \(y/n, q: to the merge queue\)'
 	keys y
 	wait_for 'merged topic'
 	wait_gone '^ 2 topic'

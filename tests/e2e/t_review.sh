@@ -332,7 +332,7 @@ t_commit_and_merge() {
 	[ "$(git -C "$wt" log -1 --format=%s)" = 'from the review' ]
 	[ -z "$(git -C "$wt" status --porcelain)" ]
 	keys m
-	wait_for 'merge feat and remove its worktree\? \(y/n\)  feat into main: 2 files changed'
+	wait_for 'merge feat and remove its worktree\? \(y/n, q: to the merge queue\)  feat into main: 2 files changed'
 	keys y
 	wait_for 'merged feat'
 	git -C "$repo" log --oneline main | grep -q 'from the review'

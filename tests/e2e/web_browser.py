@@ -191,7 +191,7 @@ def scenario_pair_and_use(b, url, repo):
     b.click("#merge-ask")
     b.until("the merge question", "return !document.getElementById('ask').classList.contains('hidden')")
     q = b.js("return document.getElementById('question').textContent")
-    if not q.startswith("merge a1 and remove its worktree? (y/n)"):
+    if not q.startswith("merge a1 and remove its worktree? (y/n"):
         raise SystemExit("not C-b m's question: " + q)
     b.click("#yes")
     b.until("merged", "return document.getElementById('said').textContent !== 'sending…'", timeout=60)
