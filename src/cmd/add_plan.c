@@ -30,6 +30,7 @@ const struct cmd_opt add_opts[] = {
 	{"no-sandbox", 0, OPT_FLAG},
 	{"remote", 0, OPT_VALUE},
 	{"pr", 0, OPT_VALUE},
+	{"issue", 0, OPT_VALUE},
 	{"layout", 'l', OPT_VALUE},
 	{"fork", 0, OPT_MAYBE},
 	{"with-changes", 'w', OPT_FLAG},
@@ -44,7 +45,7 @@ const struct cmd_opt add_opts[] = {
 	{"parent", 0, OPT_VALUE},
 	{NULL, 0, OPT_FLAG},
 };
-static const char add_code[] = "BpPaHnELTMbSNRrlKwuCAFOQ";
+static const char add_code[] = "BpPaHnELTMbSNRrIlKwuCAFOQ";
 _Static_assert(sizeof add_code == sizeof add_opts / sizeof *add_opts,
 	       "each of add's options has its letter in add_code");
 
@@ -128,6 +129,7 @@ static bool add_flag(struct add_plan *p, int c, const char *arg)
 		{'l', NULL, &p->o.layout},
 		{'T', NULL, &p->g.branch_template},
 		{'r', NULL, &p->pr},
+		{'I', NULL, &p->issue},
 		{'R', NULL, &p->remote},
 		{'B', NULL, &p->o.base},
 		{'H', NULL, &p->o.handle},
@@ -211,7 +213,15 @@ bool add_plan_group(const struct add_plan *p)
  */
 static const char *positionals_wrong(const struct add_plan *p)
 {
+	/* --issue names the branch, unless one is given. */
+	if (p->issue)
+		return p->positionals > 1 ? "" : NULL;
 	return p->positionals != (p->pr || p->auto_name ? 0 : 1) ? "" : NULL;
+}
+
+static const char *issue_and_pr(const struct add_plan *p)
+{
+	return p->issue && (p->pr || p->auto_name) ? "" : NULL;
 }
 
 static const char *pr_remote(const struct add_plan *p)
@@ -248,6 +258,7 @@ static const char *one_in_group(const struct add_plan *p)
 	if (!add_plan_group(p))
 		return NULL;
 	return p->pr                              ? "--pr"
+	       : p->issue                         ? "--issue"
 	       : p->o.handle                      ? "--name"
 	       : p->forking                       ? "--fork"
 	       : p->with_changes                  ? "-w"
@@ -269,6 +280,7 @@ static const char *sandbox_on_server(const struct add_plan *p)
 const struct add_rule add_rules[] = {
 	{"positionals", positionals_wrong, NULL},
 	{"pr-remote", pr_remote, NULL},
+	{"issue-pr", issue_and_pr, NULL},
 	{"auto-name-named", auto_named_twice, NULL},
 	{"carry-without-source", carry_without_source, " choose what -w (or --fork) carries"},
 	{"patch-untracked", patch_with_untracked,
@@ -302,6 +314,7 @@ void add_plan_free(struct add_plan *p)
 	free(p->session);
 	free(p->named);
 	free(p->pr_branch);
+	free(p->issue_prompt);
 	free(p->main_branch);
 	agent_rec_free(&p->src);
 	strlist_free(&p->g.agents);

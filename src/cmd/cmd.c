@@ -27,7 +27,8 @@ static int cmd_notify_user(struct cmd_ctx *ctx, int argc, char **argv);
 
 static const struct cmd table[] = {
 	{"add", NULL,
-	 "add <branch> | -A | --pr NUM|URL [--base REF] [-p TEXT|- | -P FILE|-] [-a AGENT]... "
+	 "add <branch> | -A | --pr NUM|URL | --issue N [branch] [--base REF] [-p TEXT|- | -P "
+	 "FILE|-] [-a AGENT]... "
 	 "[-n N] [--foreach SPEC] [--prompts-from FILE|-] [--branch-template T] [--max-concurrent "
 	 "K] [--name HANDLE] "
 	 "[-l LAYOUT] [--fork[=SESSION] | -w [-u] [--patch]] [-b] [-S|--no-sandbox] "

@@ -141,13 +141,14 @@ struct add_plan {
 	struct carry carry; /* -u, --patch; -w and --fork fill in where from */
 	const char *branch; /* the argument, or NULL */
 	int positionals;    /* how many arguments follow the options */
-	const char *remote, *pr, *fork_session;
+	const char *remote, *pr, *issue, *fork_session;
 	bool background, new_only, from_stdin, forking, with_changes, auto_name;
 	/* Owned, for the command's life (o's strings point into them): */
 	char *prompt;         /* -p or -P's text */
 	char *session;        /* --fork: the session it continues */
 	char *named;          /* -A: the branch named */
 	char *pr_branch;      /* --pr: the PR's head branch */
+	char *issue_prompt;   /* --issue: its title and body (and -p's text after) */
 	char *main_branch;    /* from a sandbox: its base */
 	struct agent_rec src; /* --fork: the agent it continues */
 	int pr_number;
@@ -225,6 +226,14 @@ int cmd_doctor_client(void);
 int cmd_list(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_status(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv);
+/* A GitHub issue, as `gh issue view --json` gives it. */
+struct gh_issue {
+	int number;
+	char *title, *body, *url; /* owned */
+};
+/* gh issue view ref into out: 0, or 1 (said: gh missing, no network, no such issue). */
+int cmd_issue(struct cmd_ctx *ctx, const char *ref, struct gh_issue *out);
+void gh_issue_free(struct gh_issue *i);
 /*
  * a merged as o says, its panes stopped and the agent forgotten once its
  * worktree is gone (merge's work once its questions are answered). 0, or

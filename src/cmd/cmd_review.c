@@ -11,6 +11,7 @@
 #include "../util/beneath.h"
 #include "../util/proc.h"
 #include "cmd.h"
+#include "../util/json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -700,6 +701,9 @@ static void pr_text(struct cmd_ctx *ctx, const struct agent_rec *a, const char *
 	if (prompt && *p)
 		buf_addf(&b, "%s\n\n", prompt);
 	buf_addf(&b, "Commits:\n%s", commits.data ? commits.data : "(none)\n");
+	/* Started from an issue (add --issue): GitHub closes it when this lands. */
+	if (a->issue > 0)
+		buf_addf(&b, "\nCloses #%d\n", a->issue);
 	*body = b.data;
 	buf_free(&commits);
 	free(prompt);
@@ -835,6 +839,43 @@ char *cmd_pr_branch(struct cmd_ctx *ctx, const char *ref, int *number)
 	buf_free(&out);
 	buf_free(&err);
 	return branch;
+}
+
+void gh_issue_free(struct gh_issue *i)
+{
+	free(i->title);
+	free(i->body);
+	free(i->url);
+	*i = (struct gh_issue){0};
+}
+
+int cmd_issue(struct cmd_ctx *ctx, const char *ref, struct gh_issue *out)
+{
+	*out = (struct gh_issue){0};
+	const char *args[] = {"issue", "view", ref, "--json", "number,title,body,url", NULL};
+	struct buf o = {0}, err = {0};
+	int rc = gh(ctx, args, &o, &err);
+	json_object *j = rc == 0 && o.data ? json_tokener_parse(o.data) : NULL, *v;
+	if (json_object_object_get_ex(j, "number", &v))
+		out->number = json_object_get_int(v);
+	const char *t = json_str(j, "title"), *b = json_str(j, "body"), *u = json_str(j, "url");
+	out->title = t ? xstrdup(t) : NULL;
+	out->body = b ? xstrdup(b) : NULL;
+	out->url = u ? xstrdup(u) : NULL;
+	json_object_put(j);
+	buf_free(&o);
+	if (rc != 0) {
+		char *why = gh_why(rc, &err);
+		cmd_fail("add", "--issue %s: %s", ref, why);
+		free(why);
+	} else if (out->number <= 0 || out->title == NULL) {
+		cmd_fail("add", "--issue %s: gh gave no issue's number and title", ref);
+		rc = -1;
+	}
+	buf_free(&err);
+	if (rc != 0)
+		gh_issue_free(out);
+	return rc != 0;
 }
 
 /*

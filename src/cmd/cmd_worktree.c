@@ -296,9 +296,59 @@ static int add_moving(struct cmd_ctx *ctx, struct add_plan *p)
 	return 0;
 }
 
+/* An issue's title as a branch's words: "Fix the login!" -> fix-the-login (40 at most). */
+static void slug_onto(struct buf *b, const char *title)
+{
+	size_t start = b->len;
+	for (const char *c = title; *c && b->len - start < 40; c++) {
+		bool word = (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9');
+		if (*c >= 'A' && *c <= 'Z')
+			buf_addch(b, (char)(*c - 'A' + 'a'));
+		else if (word)
+			buf_addch(b, *c);
+		else if (b->len > start && b->data[b->len - 1] != '-')
+			buf_addch(b, '-');
+	}
+	while (b->len > start && b->data[b->len - 1] == '-')
+		b->data[--b->len] = '\0';
+}
+
+/*
+ * add --issue N: the issue's branch (N-its-title, as gh issue develop
+ * names one; the argument if given) and its prompt: its title, where it
+ * is, its body, then -p's text. 0 or 1 (said).
+ */
+static int add_issue(struct cmd_ctx *ctx, struct add_plan *p)
+{
+	struct gh_issue is;
+	if (cmd_issue(ctx, p->issue, &is) != 0)
+		return 1;
+	p->o.issue = is.number;
+	if (p->branch == NULL) {
+		struct buf b = {0};
+		buf_addf(&b, "%d-", is.number);
+		slug_onto(&b, is.title);
+		if (b.data[b.len - 1] == '-')
+			b.data[--b.len] = '\0';
+		p->named = b.data;
+		p->o.branch = p->named;
+	}
+	struct buf pr = {0};
+	buf_addf(&pr, "# %s\n\nGitHub issue #%d%s%s.", is.title, is.number, is.url ? ": " : "",
+		 is.url ? is.url : "");
+	if (is.body && *is.body)
+		buf_addf(&pr, "\n\n%s", is.body);
+	if (p->prompt)
+		buf_addf(&pr, "\n\n%s", p->prompt);
+	p->issue_prompt = pr.data;
+	p->o.prompt = p->issue_prompt;
+	gh_issue_free(&is);
+	return 0;
+}
+
 /*
  * The branch: -A's name, --pr's head branch (fetched, as add
- * origin/feature takes it), else the argument. 0 or 1 (said).
+ * origin/feature takes it), --issue's, else the argument. 0 or 1 (said).
  */
 static int add_branch(struct cmd_ctx *ctx, struct add_plan *p)
 {
@@ -311,6 +361,8 @@ static int add_branch(struct cmd_ctx *ctx, struct add_plan *p)
 		return 1;
 	if (p->pr_branch)
 		p->o.branch = p->pr_branch;
+	if (p->issue && add_issue(ctx, p) != 0)
+		return 1;
 	return 0;
 }
 
@@ -812,6 +864,8 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 			if (a->group)
 				json_object_object_add(o, "group",
 						       json_object_new_string(a->group));
+			if (a->issue > 0)
+				json_object_object_add(o, "issue", json_object_new_int(a->issue));
 			/* Its directory gone is what it is now, whatever it last said. */
 			json_object_object_add(o, "status",
 					       a->missing ? json_object_new_string("missing")

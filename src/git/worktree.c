@@ -638,6 +638,12 @@ static int add_steps(const struct repo *r, const struct config *c, const struct 
 	}
 	if (o->queued)
 		set_key(r, handle, "queued", "true");
+	out->issue = o->issue;
+	if (o->issue > 0) {
+		char n[16];
+		snprintf(n, sizeof n, "%d", o->issue);
+		set_key(r, handle, "issue", n);
+	}
 	give_number(r, out);
 	if (o->sandbox >= 0)
 		set_key(r, handle, "sandbox", o->sandbox ? "true" : "false");
@@ -895,6 +901,9 @@ static void rec_keys(const struct repo *r, struct agent_rec *a)
 	a->queued = queued && !strcmp(queued, "true");
 	free(limit);
 	free(queued);
+	char *issue = get_key(r, a->handle, "issue");
+	a->issue = issue ? atoi(issue) : 0;
+	free(issue);
 	if (a->branch) {
 		char *key = xasprintf("branch.%s.workrex-base", a->branch);
 		a->base = repo_config_get(r, key);

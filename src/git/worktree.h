@@ -35,6 +35,7 @@ struct agent_rec {
 	int max_concurrent; /* its group's: at most this many work at once; 0: no limit */
 	bool queued;        /* it waits for its group's slot: no panes until then */
 	bool adopted;       /* an adopted session's row (git/adopted.h): no worktree of its own */
+	int issue;          /* the GitHub issue it works on (add --issue); 0: none */
 };
 
 /* "feature/auth" -> "feature-auth"; NULL if nothing usable is left. Caller frees. */
@@ -60,6 +61,7 @@ struct add_opts {
 	const char *fork;   /* add --fork: the session its agent continues, or NULL */
 	int max_concurrent; /* the group's limit (add --max-concurrent); 0: none */
 	bool queued;        /* made to wait for a slot */
+	int issue;          /* add --issue: the GitHub issue it works on; 0: none */
 };
 
 /* Create branch + worktree, copy/symlink files, run post_create, save the prompt. */

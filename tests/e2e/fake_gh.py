@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A recorded stand-in for the GitHub CLI, for the PR tests: GitHub cannot be
-reached here. It answers the calls workrex makes (pr create, pr view) from a
+reached here. It answers the calls workrex makes (pr create, pr view, issue view) from a
 state file the test can edit ($FAKE_GH_STATE: the PRs, their state and
-checks) and logs every call's arguments ($FAKE_GH_LOG, a JSON line each).
+checks; the issues) and logs every call's arguments ($FAKE_GH_LOG, a JSON line each).
 Like gh, pr create refuses a head branch the remote does not have."""
 import json, os, subprocess, sys
 
@@ -56,6 +56,15 @@ elif args[:2] == ["pr", "view"] and len(args) >= 3:
         sys.stderr.write('no pull requests found for branch "%s"\n' % ref)
         sys.exit(1)
     print(json.dumps({k: found[-1].get(k) for k in fields}))
+elif args[:2] == ["issue", "view"] and len(args) >= 3:
+    ref, fields = args[2], opt(args, "--json", "number").split(",")
+    number = ref.rsplit("/", 1)[-1]
+    issues = [i for i in load().get("issues", []) if str(i["number"]) == number]
+    if not issues:
+        sys.stderr.write("GraphQL: Could not resolve to an issue or pull request with the "
+                         "number of %s. (repository.issue)\n" % number)
+        sys.exit(1)
+    print(json.dumps({k: issues[0].get(k) for k in fields}))
 else:
     sys.stderr.write("fake gh: not recorded: %s\n" % " ".join(args))
     sys.exit(2)

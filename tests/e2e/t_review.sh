@@ -374,6 +374,54 @@ pr_repo() {
 	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
 }
 
+# add --issue against a recorded gh (GitHub cannot be reached from here):
+# the branch named from the issue, its title and body the agent's prompt,
+# and the PR that agent opens closes the issue.
+t_add_from_issue() {
+	pr_repo
+	python3 - "$FAKE_GH_STATE" <<-'EOF'
+		import json, sys
+		json.dump({"next": 1, "prs": [], "issues": [{"number": 7,
+		    "title": "Login rejects e-mails with a plus sign!",
+		    "body": "Steps: sign up as a+b@example.com.\nExpected: accepted.",
+		    "url": "https://github.example/o/r/issues/7"}]}, open(sys.argv[1], "w"))
+	EOF
+	local w=$E2E_TMP/work/proj__worktrees
+	wrx add --issue 7 -b >"$E2E_TMP/out"
+	wrx list -q | grep -qx '7-login-rejects-e-mails-with-a-plus-sign' || { wrx list >&2; return 1; }
+	local h=7-login-rejects-e-mails-with-a-plus-sign p
+	p=$w/$h/.workrex/PROMPT-$h.md
+	head -1 "$p" | grep -qx '# Login rejects e-mails with a plus sign!'
+	grep -q 'GitHub issue #7: https://github.example/o/r/issues/7' "$p"
+	grep -q 'Steps: sign up as a+b@example.com.' "$p"
+	wrx list --json | grep -q '"issue":7'
+	grep -q '"argv": \["issue", "view", "7", "--json", "number,title,body,url"\]' "$FAKE_GH_LOG"
+	# A branch named by the user, and -p's text after the issue's.
+	wrx add --issue 7 plus-fix -p 'Add a test first.' -b >/dev/null
+	grep -q 'Steps: sign up' "$w/plus-fix/.workrex/PROMPT-plus-fix.md"
+	tail -1 "$w/plus-fix/.workrex/PROMPT-plus-fix.md" | grep -qx 'Add a test first.'
+	# Its PR: titled as the issue, and closing it.
+	echo fix >>"$w/plus-fix/a.txt"
+	git -C "$w/plus-fix" commit -qam "login: accept plus signs"
+	wrx pr plus-fix >/dev/null
+	python3 - "$E2E_TMP/gh.log" <<-'EOF'
+		import json, sys
+		c = [json.loads(l)["argv"] for l in open(sys.argv[1]) if '"create"' in l][-1]
+		assert c[c.index("--title") + 1] == "Login rejects e-mails with a plus sign!", c
+		assert "Closes #7" in c[c.index("--body") + 1], c
+	EOF
+	# No such issue; no gh: said, and nothing made.
+	not wrx add --issue 8 -b 2>"$E2E_TMP/err"
+	grep -q "workrex: add: --issue 8: gh exited 1: GraphQL: Could not resolve" "$E2E_TMP/err"
+	# (PATH: the tests' own bin without gh, and the system's, which has none)
+	rm "$E2E_TMP/bin/gh"
+	not command -v gh
+	not wrx add --issue 7 -b 2>"$E2E_TMP/err" || { echo "  no gh, and it made one" >&2; return 1; }
+	grep -q 'gh is not installed' "$E2E_TMP/err" || { cat "$E2E_TMP/err" >&2; return 1; }
+	[ "$(wrx list -q | wc -l)" -eq 2 ]
+	not wrx add --issue 7 --pr 3 2>/dev/null
+}
+
 t_pull_requests() {
 	pr_repo
 	local w=$E2E_TMP/work/proj__worktrees
@@ -630,6 +678,7 @@ run_test "patch mode: the index git add -p leaves for the same answers" t_patch_
 run_test "c commits what is staged; m merges after the preview; review.commit: agent" t_commit_and_merge
 run_test "the review view at 80x24: ? keys, paths, comment marks, sideways, c with nothing staged" t_review_at_80x24
 run_test "pr pushes and opens it (recorded gh); list --pr; remove --gone; add --pr" t_pull_requests
+run_test "add --issue 7 (recorded gh): branch and prompt from the issue; its PR closes it" t_add_from_issue
 run_test "gh missing or failing: said once; remove --gone cannot tell; pr pushes nothing first" t_gh_missing_or_failing
 run_test "review --comment only on its changes; a waiting comment listed, edited, deleted" t_review_comments_cli
 run_test "review.remote or a branch's remote that git would read as an option runs nothing" t_review_remote_never_an_option
