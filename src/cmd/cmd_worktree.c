@@ -809,6 +809,26 @@ static void list_footer(struct cmd_ctx *ctx, json_object *arr)
 	cmd_adoptable_note(ctx);
 }
 
+/* What list says of a beyond its status: its panes, where it runs, its record. */
+static void list_fields(json_object *o, const struct agent_rec *a, json_object *live_agents,
+			const char *backend, long ahead)
+{
+	json_object *panes = cmd_live_agent(live_agents, a->handle, "panes");
+	json_object *exited = cmd_live_agent(live_agents, a->handle, "exited");
+	json_object_object_add(o, "panes", json_object_new_int(json_object_get_int(panes)));
+	json_object_object_add(o, "exited", json_object_new_int(json_object_get_int(exited)));
+	json_object *gone = cmd_live_agent(live_agents, a->handle, "unreachable");
+	if (gone && json_object_get_boolean(gone))
+		json_object_object_add(o, "unreachable", json_object_new_boolean(1));
+	json_object_object_add(o, "backend", json_object_new_string(backend));
+	json_object_object_add(o, "host", a->remote ? json_object_new_string(a->remote) : NULL);
+	json_object_object_add(o, "created", json_object_new_int64(a->created));
+	json_object_object_add(o, "unmerged", json_object_new_int64(ahead));
+	json_object_object_add(o, "base", a->base ? json_object_new_string(a->base) : NULL);
+	json_object_object_add(o, "agent", a->agent ? json_object_new_string(a->agent) : NULL);
+	json_object_object_add(o, "path", json_object_new_string(a->path));
+}
+
 static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool status_only,
 		       int nfilter, char **filter)
 {
@@ -853,8 +873,6 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 		long ahead = a->branch && into ? repo_ahead(ctx->repo, a->branch, into) : -1;
 		json_object *st = cmd_live_agent(live_agents, a->handle, "status");
 		const char *status = st ? json_object_get_string(st) : NULL;
-		json_object *panes = cmd_live_agent(live_agents, a->handle, "panes");
-		json_object *exited = cmd_live_agent(live_agents, a->handle, "exited");
 		char *backend = backend_of(ctx, a);
 		{
 			json_object *o = json_object_new_object();
@@ -880,34 +898,8 @@ static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool st
 			if (status && since)
 				json_object_object_add(o, "since_ms", json_object_get(since));
 			cmd_usage_fields(o, cmd_live_agent(live_agents, a->handle, "usage"));
-			if (!status_only) {
-				json_object_object_add(
-					o, "panes",
-					json_object_new_int(json_object_get_int(panes)));
-				json_object_object_add(
-					o, "exited",
-					json_object_new_int(json_object_get_int(exited)));
-				json_object *gone =
-					cmd_live_agent(live_agents, a->handle, "unreachable");
-				if (gone && json_object_get_boolean(gone))
-					json_object_object_add(o, "unreachable",
-							       json_object_new_boolean(1));
-				json_object_object_add(o, "backend",
-						       json_object_new_string(backend));
-				json_object_object_add(o, "host",
-						       a->remote ? json_object_new_string(a->remote)
-								 : NULL);
-				json_object_object_add(o, "created",
-						       json_object_new_int64(a->created));
-				json_object_object_add(o, "unmerged", json_object_new_int64(ahead));
-				json_object_object_add(o, "base",
-						       a->base ? json_object_new_string(a->base)
-							       : NULL);
-				json_object_object_add(o, "agent",
-						       a->agent ? json_object_new_string(a->agent)
-								: NULL);
-				json_object_object_add(o, "path", json_object_new_string(a->path));
-			}
+			if (!status_only)
+				list_fields(o, a, live_agents, backend, ahead);
 			json_object_array_add(arr, o);
 		}
 		free(backend);
