@@ -30,7 +30,6 @@ const struct cmd_opt add_opts[] = {
 	{"no-sandbox", 0, OPT_FLAG},
 	{"remote", 0, OPT_VALUE},
 	{"pr", 0, OPT_VALUE},
-	{"issue", 0, OPT_VALUE},
 	{"layout", 'l', OPT_VALUE},
 	{"fork", 0, OPT_MAYBE},
 	{"with-changes", 'w', OPT_FLAG},
@@ -43,9 +42,10 @@ const struct cmd_opt add_opts[] = {
 	{"new-only", 0, OPT_FLAG},
 	/* ...and whose it is: the agent that asked (its family's budget, actions.c). */
 	{"parent", 0, OPT_VALUE},
+	{"issue", 0, OPT_VALUE},
 	{NULL, 0, OPT_FLAG},
 };
-static const char add_code[] = "BpPaHnELTMbSNRrIlKwuCAFOQ";
+static const char add_code[] = "BpPaHnELTMbSNRrlKwuCAFOQI";
 _Static_assert(sizeof add_code == sizeof add_opts / sizeof *add_opts,
 	       "each of add's options has its letter in add_code");
 
