@@ -712,6 +712,8 @@ json_object *cmd_agent_request(const char *verb, const struct agent_rec *a)
 		json_object_object_add(req, "group", json_object_new_string(a->group));
 	if (a->layout)
 		json_object_object_add(req, "layout", json_object_new_string(a->layout));
+	if (a->ports)
+		json_object_object_add(req, "ports", json_object_new_string(a->ports));
 	if (a->max_concurrent > 0)
 		json_object_object_add(req, "max_concurrent",
 				       json_object_new_int(a->max_concurrent));

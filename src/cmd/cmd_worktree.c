@@ -649,52 +649,68 @@ void cmd_usage_total(json_object *arr)
  * The table, each column as wide as its widest cell (as git worktree list
  * and tmux ls size theirs), so that ordinary agents fit 80 columns.
  */
+enum { HANDLE, BRANCH, GROUP, STATUS, PANES, BACKEND, AGE, UNMERGED, PORTS, PATH, NCOLS };
+
+/* Its PORTS cell: "30100,30101", or NULL when it has none. */
+static char *ports_cell(json_object *o)
+{
+	json_object *v;
+	struct buf b = {0};
+	for (size_t k = 0;
+	     json_object_object_get_ex(o, "ports", &v) && k < json_object_array_length(v); k++)
+		buf_addf(&b, "%s%d", k ? "," : "",
+			 json_object_get_int(json_object_array_get_idx(v, k)));
+	return b.data;
+}
+
+/* One agent's row of list's table, from what list --json says of it. */
+static void table_row(json_object *o, char **row, bool status_only, const char *root)
+{
+	json_object *v;
+	row[HANDLE] = xstrdup(field(o, "handle", "?"));
+	bool adopted = field(o, "adopted", NULL) != NULL; /* no branch of its own */
+	row[BRANCH] = xstrdup(field(o, "branch", adopted ? "-" : "(detached)"));
+	row[GROUP] = xstrdup(field(o, "group", "-"));
+	row[STATUS] =
+		status_only && field(o, "failure", NULL)
+			? xasprintf("%s (%s)", field(o, "status", "-"), field(o, "failure", NULL))
+			: xstrdup(field(o, "status", "-"));
+	if (status_only)
+		return;
+	int panes = json_object_object_get_ex(o, "panes", &v) ? json_object_get_int(v) : 0;
+	int exited = json_object_object_get_ex(o, "exited", &v) ? json_object_get_int(v) : 0;
+	/* Its server dropped: its panes still run there, out of reach until it is back. */
+	bool gone = json_object_object_get_ex(o, "unreachable", &v) && json_object_get_boolean(v);
+	row[PANES] = xstrdup(gone             ? "unreachable"
+			     : panes > exited ? "running"
+			     : panes          ? "exited"
+					      : "-");
+	row[BACKEND] = xstrdup(field(o, "backend", "?"));
+	char ag[24];
+	age(json_object_object_get_ex(o, "created", &v) ? (long)json_object_get_int64(v) : 0, ag,
+	    sizeof ag);
+	row[AGE] = xstrdup(ag);
+	long ahead = json_object_object_get_ex(o, "unmerged", &v) ? json_object_get_int64(v) : -1;
+	row[UNMERGED] = adopted ? xstrdup("-") : ahead < 0 ? xstrdup("?") : xasprintf("%ld", ahead);
+	char *ports = ports_cell(o);
+	row[PORTS] = ports ? ports : xstrdup("-");
+	row[PATH] = short_path(field(o, "path", ""), root);
+}
+
 static void print_table(json_object *arr, bool status_only, const char *root)
 {
-	enum { HANDLE, BRANCH, GROUP, STATUS, PANES, BACKEND, AGE, UNMERGED, PATH, NCOLS };
 	static const char *const head[NCOLS] = {"HANDLE",  "BRANCH", "GROUP",    "STATUS", "PANES",
-						"BACKEND", "AGE",    "UNMERGED", "PATH"};
-	bool groups = false;
+						"BACKEND", "AGE",    "UNMERGED", "PORTS",  "PATH"};
+	bool groups = false, ports = false;
 	size_t rows = json_object_array_length(arr), ncols;
 	char **cell = xcalloc((rows + 1) * NCOLS, sizeof *cell);
 	for (size_t c = 0; c < NCOLS; c++)
 		cell[c] = xstrdup(head[c]);
 	for (size_t r = 0; r < rows; r++) {
-		json_object *o = json_object_array_get_idx(arr, r), *v;
-		char **row = cell + (r + 1) * NCOLS;
-		row[HANDLE] = xstrdup(field(o, "handle", "?"));
-		bool adopted = field(o, "adopted", NULL) != NULL; /* no branch of its own */
-		row[BRANCH] = xstrdup(field(o, "branch", adopted ? "-" : "(detached)"));
-		row[GROUP] = xstrdup(field(o, "group", "-"));
+		json_object *o = json_object_array_get_idx(arr, r);
+		table_row(o, cell + (r + 1) * NCOLS, status_only, root);
 		groups |= field(o, "group", NULL) != NULL;
-		row[STATUS] = status_only && field(o, "failure", NULL)
-				      ? xasprintf("%s (%s)", field(o, "status", "-"),
-						  field(o, "failure", NULL))
-				      : xstrdup(field(o, "status", "-"));
-		if (status_only)
-			continue;
-		int panes = json_object_object_get_ex(o, "panes", &v) ? json_object_get_int(v) : 0;
-		int exited =
-			json_object_object_get_ex(o, "exited", &v) ? json_object_get_int(v) : 0;
-		/* Its server dropped: its panes still run there, out of reach until it is back. */
-		bool gone = json_object_object_get_ex(o, "unreachable", &v) &&
-			    json_object_get_boolean(v);
-		row[PANES] = xstrdup(gone             ? "unreachable"
-				     : panes > exited ? "running"
-				     : panes          ? "exited"
-						      : "-");
-		row[BACKEND] = xstrdup(field(o, "backend", "?"));
-		char ag[24];
-		age(json_object_object_get_ex(o, "created", &v) ? (long)json_object_get_int64(v)
-								: 0,
-		    ag, sizeof ag);
-		row[AGE] = xstrdup(ag);
-		long ahead = json_object_object_get_ex(o, "unmerged", &v) ? json_object_get_int64(v)
-									  : -1;
-		row[UNMERGED] = adopted     ? xstrdup("-")
-				: ahead < 0 ? xstrdup("?")
-					    : xasprintf("%ld", ahead);
-		row[PATH] = short_path(field(o, "path", ""), root);
+		ports |= field(o, "ports", NULL) != NULL;
 	}
 	/*
 	 * status: handle and status only. PATH only when it says something: when
@@ -715,7 +731,8 @@ static void print_table(json_object *arr, bool status_only, const char *root)
 	ncols = 0;
 	for (size_t c = 0; c < NCOLS; c++)
 		if (status_only ? c == HANDLE || c == STATUS
-				: (c != GROUP || groups) && (c != PATH || paths_differ))
+				: (c != GROUP || groups) && (c != PORTS || ports) &&
+					  (c != PATH || paths_differ))
 			cols[ncols++] = c;
 	/* In columns on the screen, not bytes: a branch named in Greek lines up too. */
 	int width[NCOLS] = {0};
@@ -827,6 +844,12 @@ static void list_fields(json_object *o, const struct agent_rec *a, json_object *
 	json_object_object_add(o, "base", a->base ? json_object_new_string(a->base) : NULL);
 	json_object_object_add(o, "agent", a->agent ? json_object_new_string(a->agent) : NULL);
 	json_object_object_add(o, "path", json_object_new_string(a->path));
+	if (a->ports) {
+		json_object *ports = json_object_new_array();
+		for (const char *p = a->ports; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+			json_object_array_add(ports, json_object_new_int(atoi(p)));
+		json_object_object_add(o, "ports", ports);
+	}
 }
 
 static int list_agents(struct cmd_ctx *ctx, const char *name, bool json, bool status_only,

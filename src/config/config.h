@@ -139,6 +139,7 @@ struct config {
 	char *review_commit;        /* owned: user, agent (c in the review view) */
 	char *review_commit_prompt; /* owned: what c sends the agent then */
 	long scrollback;
+	long ports;                /* each agent's own ports (util/ports.h); 0: none */
 	int prefix;                /* key code, C-b by default */
 	struct config_bind *binds; /* owned */
 	size_t nbinds;

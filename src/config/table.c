@@ -86,6 +86,10 @@ const struct config_key config_keys[] = {
 	    .help = "a shell command that says whether a group's candidate, or an agent in the "
 		    "merge queue, is good (make test), run in its worktree, inside its sandbox "
 		    "when it is sandboxed"),
+	KEY("ports", CONFIG_NUMBER, AT(ports), .def = "0", .min = 0, .max = 16,
+	    .help = "ports each agent holds, no other agent's, kept while it lives "
+		    "(WORKREX_PORT, WORKREX_PORT_1...; 30100-39999), forwarded to a sandboxed "
+		    "agent's"),
 	KEY("check_required", CONFIG_BOOL, AT(check_required), .def = "false",
 	    .help = "compare --merge refuses a candidate whose check failed or did not run"),
 	SECTION("review", .help = "the review view (C-b D) and workrex diff"),

@@ -878,8 +878,9 @@ static struct agent *learn(struct act_call *c)
 	const char *parent = str_arg(c, "parent"), *group = str_arg(c, "group");
 	a->git.parent = parent ? xstrdup(parent) : NULL;
 	a->git.group = group ? xstrdup(group) : NULL;
-	const char *layout = str_arg(c, "layout");
+	const char *layout = str_arg(c, "layout"), *ports = str_arg(c, "ports");
 	a->git.layout = layout ? xstrdup(layout) : NULL;
+	a->git.ports = ports ? xstrdup(ports) : NULL;
 	json_object *limit = arg(c, "max_concurrent");
 	if (limit && json_object_is_type(limit, json_type_int))
 		a->git.max_concurrent = json_object_get_int(limit);
@@ -1897,7 +1898,8 @@ static const struct action table[] = {
 	      {"continue", ARG_BOOL, false}, {"remote", ARG_STR, false},
 	      {"prompt", ARG_BOOL, false}, {"parent", ARG_STR, false}, {"group", ARG_STR, false},
 	      {"layout", ARG_STR, false}, {"fork", ARG_STR, false},
-	      {"max_concurrent", ARG_INT, false}, {"queued", ARG_BOOL, false}),
+	      {"max_concurrent", ARG_INT, false}, {"queued", ARG_BOOL, false},
+	      {"ports", ARG_STR, false}),
 	 DOOR_UI | DOOR_CONTROL, 0, 0, VERB_AGENT | VERB_LEARN, do_open},
 	{"close", "close", ARGS(HANDLE), DOOR_CONTROL | DOOR_AGENT, 0, DOOR_AGENT,
 	 VERB_AGENT | VERB_GONE_OK, do_close},

@@ -151,6 +151,8 @@ char **bridge_pane_env(struct wrx *w, struct wpane *wp)
 
 void bridge_pane_gone(struct wrx *w, struct wpane *wp)
 {
+	if (wp->agent && session_agent_pane(w->s, wp->agent) == wp)
+		portfwd_close(wp->agent);
 	if (w->rpc)
 		rpc_server_token_revoke(w->rpc, wp->id);
 }

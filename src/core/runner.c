@@ -207,6 +207,9 @@ static bool adopt(struct wrx *w, struct wpane *wp, const struct keeper_info *inf
 		wp->runner->container = xstrdup(info->container);
 		strlist_add(&w->kept_containers, info->container);
 	}
+	/* Its ports, reachable here (config ports): its agent pane's container's. */
+	if (info->container && info->agent_pane)
+		portfwd_open(w, a, info->container);
 	bool taken = wp->runner->taken_over;
 	char *cause = NULL;
 	if (taken && info->sandboxed && !w->helper && sandbox_agent_socket(w, a, &cause) < 0) {

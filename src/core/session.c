@@ -60,6 +60,7 @@ static void agent_git_release(struct agent_git *g)
 	free(g->parent);
 	free(g->group);
 	free(g->layout);
+	free(g->ports);
 	memset(g, 0, sizeof *g);
 }
 
@@ -417,7 +418,12 @@ static int pane_launch(struct session *s, struct wpane *wp, char *const *argv, c
 	size_t nextra = 0;
 	while (extra && extra[nextra])
 		nextra++;
-	char **env = xcalloc(nextra + 6, sizeof *env);
+	/* Its ports: WORKREX_PORT, and WORKREX_PORT_1... each (config ports). */
+	const char *ports = wp->agent->git.ports;
+	size_t nports = ports && *ports ? 2 : 0;
+	for (const char *c = ports; c && *c; c++)
+		nports += *c == ',';
+	char **env = xcalloc(nextra + nports + 6, sizeof *env);
 	env[0] = xstrdup("TERM=xterm-256color");
 	env[1] = xstrdup("COLORTERM=truecolor");
 	env[2] = xasprintf("WORKREX_PANE=%d", wp->id);
@@ -425,6 +431,14 @@ static int pane_launch(struct session *s, struct wpane *wp, char *const *argv, c
 	env[4] = pane_path();
 	for (size_t i = 0; i < nextra; i++)
 		env[5 + i] = extra[i];
+	char **at = env + 5 + nextra;
+	int k = 0;
+	for (const char *p = ports; nports && p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		int n = (int)strcspn(p, ",");
+		if (k == 0)
+			*at++ = xasprintf("WORKREX_PORT=%.*s", n, p);
+		*at++ = xasprintf("WORKREX_PORT_%d=%.*s", ++k, n, p);
+	}
 	free(extra);
 	char **run = NULL;
 	int rc = s->hooks.pane_argv ? s->hooks.pane_argv(s->ui, wp, argv, env, &run, cause) : 0;

@@ -39,6 +39,7 @@ struct agent_git {
 	char *parent;       /* owned: the agent whose spawn_agent made it; NULL: the user */
 	char *group;        /* owned: the group of the add that made it (SPEC §11), or NULL */
 	char *layout;       /* owned: its layout (add -l), or NULL: the config's panes */
+	char *ports;        /* owned: its ports, "30100,30101" (config ports), or NULL */
 	int max_concurrent; /* its group's limit of agents at work; 0: none */
 	bool queued;        /* it waits for a slot of its group (queue.c): no panes yet */
 	bool opening;       /* the queue opens it now: its slot is taken */
@@ -52,10 +53,12 @@ struct agent_git {
  * its socket and proxy token, keep.c counts the connections its proxy
  * saw, actions.c paces its requests.
  */
+struct portfwd;
 struct agent_box {
-	int wanted;        /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
-	char *rpc_dir;     /* owned; its own RPC socket's directory once a sandbox needs it */
-	char *proxy_token; /* owned; under policy: deny, its proxy's, or NULL */
+	int wanted;          /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
+	struct portfwd *fwd; /* owned: its ports' listeners here (portfwd.c), or NULL */
+	char *rpc_dir;       /* owned; its own RPC socket's directory once a sandbox needs it */
+	char *proxy_token;   /* owned; under policy: deny, its proxy's, or NULL */
 	int egress_ok, egress_refused; /* connections through its proxy, since its keeper began */
 	uint64_t egress_said;          /* when a refusal was last said (now_ms) */
 	unsigned long egress_quiet;    /* refusals since, counted only */

@@ -240,6 +240,9 @@ void queue_run(struct wrx *w, const char *group);
  * while the project has a queue (it may have been given back).
  */
 void lander_kick(struct wrx *w, const char *done);
+/* portfwd.c: a sandboxed agent's ports listened on here, relayed into its container. */
+void portfwd_open(struct wrx *w, struct agent *a, const char *container);
+void portfwd_close(struct agent *a);
 void lander_status(struct wrx *w, struct agent *a);
 /* Take over the project's running keepers as panes of their agents; how many. */
 int runner_attach(struct wrx *w);

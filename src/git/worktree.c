@@ -11,6 +11,7 @@
 
 #include "../util/beneath.h"
 #include "../util/fault.h"
+#include "../util/ports.h"
 #include "../util/proc.h"
 #include "intent.h"
 #include "private.h"
@@ -184,9 +185,9 @@ static char *get_key(const struct repo *r, const char *handle, const char *field
 
 static void unset_keys(const struct repo *r, const char *handle, const char *branch)
 {
-	static const char *fields[] = {"branch",  "path",           "agent",  "created",
-				       "sandbox", "number",         "remote", "parent",
-				       "group",   "max-concurrent", "queued", "layout"};
+	static const char *fields[] = {"branch", "path",   "agent",  "created", "sandbox",
+				       "number", "remote", "parent", "group",   "max-concurrent",
+				       "queued", "layout", "issue",  "ports"};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
 		char *key = xasprintf("workrex.worktree.%s.%s", handle, fields[i]);
 		repo_config_unset(r, key);
@@ -638,6 +639,19 @@ static int add_steps(const struct repo *r, const struct config *c, const struct 
 	}
 	if (o->queued)
 		set_key(r, handle, "queued", "true");
+	/* Its ports (config ports), the ones it held before if its worktree is back. */
+	if (c->ports > 0) {
+		int ports[PORTS_MAX];
+		int n = (int)WRX_MIN(c->ports, PORTS_MAX);
+		if (ports_take(out->path, n, ports) == 0) {
+			out->ports = ports_join(ports, n);
+			set_key(r, handle, "ports", out->ports);
+		} else {
+			fprintf(stderr,
+				"workrex: add: %s: no %d free ports in %d-%d; it has none\n",
+				handle, n, PORTS_FIRST, PORTS_LAST);
+		}
+	}
 	out->issue = o->issue;
 	if (o->issue > 0) {
 		char n[16];
@@ -854,6 +868,7 @@ void agent_rec_free(struct agent_rec *a)
 	free(a->parent);
 	free(a->group);
 	free(a->layout);
+	free(a->ports);
 	memset(a, 0, sizeof *a);
 }
 
@@ -901,6 +916,7 @@ static void rec_keys(const struct repo *r, struct agent_rec *a)
 	a->queued = queued && !strcmp(queued, "true");
 	free(limit);
 	free(queued);
+	a->ports = get_key(r, a->handle, "ports");
 	char *issue = get_key(r, a->handle, "issue");
 	a->issue = issue ? atoi(issue) : 0;
 	free(issue);

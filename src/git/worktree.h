@@ -36,6 +36,7 @@ struct agent_rec {
 	bool queued;        /* it waits for its group's slot: no panes until then */
 	bool adopted;       /* an adopted session's row (git/adopted.h): no worktree of its own */
 	int issue;          /* the GitHub issue it works on (add --issue); 0: none */
+	char *ports;        /* owned: its ports, "30100,30101" (config ports), or NULL */
 };
 
 /* "feature/auth" -> "feature-auth"; NULL if nothing usable is left. Caller frees. */

@@ -149,3 +149,52 @@ int guest_proxy_forward(int argc, char **argv)
 	fprintf(stderr, "workrex: proxy-forward: %s: %s\n", argv[i], strerror(errno));
 	return 127;
 }
+
+/*
+ * port-connect PORT: stdin to the agent's server at 127.0.0.1:PORT, its
+ * answer to stdout (the host's end of a forwarded port runs this through
+ * the runtime's exec; core/portfwd.c). stdin's end shuts the connection
+ * for writing; the server's end ends it.
+ */
+int guest_port_connect(int argc, char **argv)
+{
+	long port = argc == 2 ? strtol(argv[1], NULL, 10) : 0;
+	if (port <= 0 || port > 65535) {
+		fprintf(stderr, "usage: workrex port-connect PORT\n");
+		return 2;
+	}
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof sa) < 0) {
+		fprintf(stderr, "workrex: port-connect: 127.0.0.1:%ld: %s\n", port,
+			strerror(errno));
+		return 1;
+	}
+	struct pollfd pf[2] = {{.fd = 0, .events = POLLIN}, {.fd = s, .events = POLLIN}};
+	char buf[65536];
+	while (pf[1].fd >= 0) {
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return 1;
+		}
+		for (int i = 0; i < 2; i++) {
+			if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			ssize_t n = read(pf[i].fd, buf, sizeof buf);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				pf[i].fd = -1;
+				if (i == 0)
+					shutdown(s, SHUT_WR); /* the client said all it will */
+				continue;
+			}
+			if (write_all(i == 0 ? s : 1, buf, (size_t)n) < 0)
+				return 1;
+		}
+	}
+	return 0;
+}

@@ -6,5 +6,7 @@
 
 /* workrex proxy-forward -- COMMAND...: forward, then exec COMMAND. */
 int guest_proxy_forward(int argc, char **argv);
+/* workrex port-connect PORT: stdin and stdout to 127.0.0.1:PORT (a port forwarded from the host). */
+int guest_port_connect(int argc, char **argv);
 
 #endif

@@ -38,6 +38,8 @@ static const struct {
 	 "<command> [args...]: a host command (sandbox.host_commands)"},
 	{"proxy-forward", guest_proxy_forward,
 	 "-- <command>: HTTPS_PROXY to the agent's proxy, then the command (policy: deny)"},
+	{"port-connect", guest_port_connect,
+	 "PORT: stdin and stdout to the agent's server on PORT (the host's forwarded port)"},
 	{"hostbox", guest_hostbox,
 	 "[--overlay L:LAYER:T] -- <command>: a host command's first program (host only)"},
 	{"firewall", guest_firewall,

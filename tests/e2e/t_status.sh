@@ -28,6 +28,9 @@ agents:
 YAML
 }
 
+# outside CMD...: CMD run in no project (the folder trust agents reports is a project's).
+outside() { (cd "$E2E_TMP" && "$@"); }
+
 t_claude_hooks_change_icons() {
 	make_repo
 	mkdir -p "$HOME/.claude"
@@ -37,8 +40,9 @@ t_claude_hooks_change_icons() {
 	grep -q 'claude: no hook of it has reached a dashboard yet' "$E2E_TMP/setup.out"
 	mkdir -p "$XDG_CONFIG_HOME/workrex"
 	fake_claude_agent
-	# Installed, not heard from yet.
-	workrex agents | grep -Eq '^claude +.* set up +- ' || { workrex agents >&2; return 1; }
+	# Installed, not heard from yet. (Asked outside any project: the real
+	# Claude's folder trust, which the stand-in does not ask, is no part of it.)
+	outside workrex agents | grep -Eq '^claude +.* set up +- ' || { outside workrex agents >&2; return 1; }
 	start_repo 140 40
 	wait_for 'wrx\$'
 	wrx add feat -b >/dev/null
@@ -102,7 +106,7 @@ t_claude_hooks_change_icons() {
 	until_ok 10 eval 'wrx status --json | grep -q "\"status\":null"' || { wrx status --json >&2; return 1; }
 	not grep -q 'rc=[1-9]' <(screen)
 	# agents says its hooks were heard from.
-	workrex agents | grep -Eq '^claude +.* set up +just now ' || { workrex agents >&2; return 1; }
+	outside workrex agents | grep -Eq '^claude +.* set up +just now ' || { outside workrex agents >&2; return 1; }
 	workrex setup | grep -q 'claude: its hooks last reached a dashboard 0 min ago'
 	wrx send feat quit
 	wait_for '\[exited 0\]'

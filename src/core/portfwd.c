@@ -1,0 +1,250 @@
+/*
+ * portfwd.c - a sandboxed agent's ports, reachable from the host (config
+ * ports; SPEC §14). Its container has no network of ours to publish a
+ * port on (policy: deny is --network=none), so the dashboard listens on
+ * 127.0.0.1:PORT for it, and each connection is relayed through the
+ * container runtime's `exec -i` to the sandbox client, `workrex
+ * port-connect PORT`, which connects to the agent's server on the
+ * container's own loopback. Nothing of the sandbox is connected to by
+ * the host but through the runtime: no socket it could swap for another.
+ *
+ * A connection's bytes are relayed both ways with a bounded queue each
+ * way (reading pauses while the other side has more than FWD_QUEUED
+ * waiting); it ends when both sides have, or its process does.
+ */
+#include "../backends/backend.h"
+#include "../util/log.h"
+#include "../util/util.h"
+#include "wrx.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FWD_QUEUED (1u << 20)
+
+struct portfwd {
+	struct portfwd *next;
+	struct wrx *w;
+	uv_tcp_t listener;
+	int port;
+	char *container; /* owned */
+};
+
+struct fconn {
+	struct portfwd *f;
+	uv_tcp_t tcp;
+	uv_process_t proc;
+	uv_pipe_t in, out; /* the process's stdin and stdout */
+	int open;          /* handles not yet closed */
+	bool ended, exited;
+};
+
+struct fwrite {
+	uv_write_t req;
+	uv_stream_t *from; /* read again once this drains */
+	char *data;
+};
+
+static void conn_closed(uv_handle_t *h)
+{
+	struct fconn *c = h->data;
+	if (--c->open == 0)
+		free(c);
+}
+
+static void conn_end(struct fconn *c)
+{
+	if (c->ended)
+		return;
+	c->ended = true;
+	if (c->proc.data && !c->exited)
+		uv_process_kill(&c->proc, SIGTERM);
+	uv_handle_t *hs[] = {(uv_handle_t *)&c->tcp, (uv_handle_t *)&c->in, (uv_handle_t *)&c->out,
+			     (uv_handle_t *)&c->proc};
+	for (size_t i = 0; i < WRX_ARRAY_LEN(hs); i++)
+		if (hs[i]->data && !uv_is_closing(hs[i]))
+			uv_close(hs[i], conn_closed);
+}
+
+static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *buf)
+{
+	(void)h;
+	size_t n = want < 65536 ? want : 65536;
+	*buf = uv_buf_init(xmalloc(n), (unsigned)n);
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
+
+static void written(uv_write_t *req, int status)
+{
+	struct fwrite *wr = req->data;
+	uv_stream_t *to = req->handle;
+	free(wr->data);
+	struct fconn *c = to->data;
+	if (status == 0 && !c->ended && uv_stream_get_write_queue_size(to) < FWD_QUEUED &&
+	    !uv_is_closing((uv_handle_t *)wr->from))
+		uv_read_start(wr->from, on_alloc, on_read);
+	free(wr);
+	if (status < 0)
+		conn_end(c);
+}
+
+static void shut(uv_shutdown_t *req, int status)
+{
+	(void)status;
+	free(req);
+}
+
+/* The client has all the server said: the connection is over. */
+static void client_done(uv_shutdown_t *req, int status)
+{
+	(void)status;
+	conn_end(req->data);
+	free(req);
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+	struct fconn *c = s->data;
+	uv_stream_t *to =
+		s == (uv_stream_t *)&c->tcp ? (uv_stream_t *)&c->in : (uv_stream_t *)&c->tcp;
+	if (n < 0) {
+		free(buf->base);
+		uv_read_stop(s);
+		if (n != UV_EOF && s == (uv_stream_t *)&c->tcp) {
+			conn_end(c); /* the client went away: so does the rest */
+			return;
+		}
+		/*
+		 * One side's end is the other's: shut it for writing once what is
+		 * queued is written (a half-close). The server's end is the last:
+		 * the connection ends once the client has all of it.
+		 */
+		bool last = s == (uv_stream_t *)&c->out;
+		uv_shutdown_t *req = xcalloc(1, sizeof *req);
+		req->data = c;
+		if (c->ended || uv_shutdown(req, to, last ? client_done : shut) < 0) {
+			free(req);
+			if (last)
+				conn_end(c);
+		}
+		return;
+	}
+	if (n == 0) {
+		free(buf->base);
+		return;
+	}
+	struct fwrite *wr = xcalloc(1, sizeof *wr);
+	wr->req.data = wr;
+	wr->from = s;
+	wr->data = buf->base;
+	uv_buf_t b = uv_buf_init(buf->base, (unsigned)n);
+	if (uv_write(&wr->req, to, &b, 1, written) < 0) {
+		free(wr->data);
+		free(wr);
+		conn_end(c);
+		return;
+	}
+	if (uv_stream_get_write_queue_size(to) >= FWD_QUEUED)
+		uv_read_stop(s); /* until it drains (written) */
+}
+
+/* Its stdout's end, read after, ends the connection (client_done). */
+static void exited(uv_process_t *p, int64_t status, int sig)
+{
+	(void)status, (void)sig;
+	struct fconn *c = p->data;
+	c->exited = true;
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+	struct portfwd *f = server->data;
+	if (status < 0)
+		return;
+	struct fconn *c = xcalloc(1, sizeof *c);
+	c->f = f;
+	uv_tcp_init(f->w->loop, &c->tcp);
+	c->tcp.data = c;
+	c->open = 1;
+	if (uv_accept(server, (uv_stream_t *)&c->tcp) < 0) {
+		conn_end(c);
+		return;
+	}
+	uv_pipe_init(f->w->loop, &c->in, 0);
+	uv_pipe_init(f->w->loop, &c->out, 0);
+	c->in.data = c->out.data = c;
+	c->open += 2;
+	char port[16];
+	snprintf(port, sizeof port, "%d", f->port);
+	char *argv[] = {(char *)container_runtime(&f->w->cfg),
+			"exec",
+			"-i",
+			f->container,
+			BACKEND_GUEST_CLIENT,
+			"port-connect",
+			port,
+			NULL};
+	uv_stdio_container_t io[3] = {
+		{.flags = UV_CREATE_PIPE | UV_READABLE_PIPE, .data.stream = (uv_stream_t *)&c->in},
+		{.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&c->out},
+		{.flags = UV_IGNORE}};
+	uv_process_options_t o = {
+		.file = argv[0], .args = argv, .exit_cb = exited, .stdio = io, .stdio_count = 3};
+	c->proc.data = c;
+	int rc = uv_spawn(f->w->loop, &c->proc, &o);
+	if (rc < 0) {
+		log_msg("ports: %s exec for port %d: %s", argv[0], f->port, uv_strerror(rc));
+		c->proc.data = NULL; /* not a handle to close */
+		conn_end(c);
+		return;
+	}
+	c->open++;
+	uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+	uv_read_start((uv_stream_t *)&c->out, on_alloc, on_read);
+}
+
+static void listener_closed(uv_handle_t *h)
+{
+	struct portfwd *f = h->data;
+	free(f->container);
+	free(f);
+}
+
+void portfwd_open(struct wrx *w, struct agent *a, const char *container)
+{
+	if (a->git.ports == NULL || a->box.fwd || w->helper ||
+	    strcmp(w->cfg.sandbox.backend, "container") != 0)
+		return;
+	for (const char *p = a->git.ports; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		struct portfwd *f = xcalloc(1, sizeof *f);
+		f->w = w;
+		f->port = atoi(p);
+		f->container = xstrdup(container);
+		uv_tcp_init(w->loop, &f->listener);
+		f->listener.data = f;
+		struct sockaddr_in sa;
+		uv_ip4_addr("127.0.0.1", f->port, &sa);
+		int rc = uv_tcp_bind(&f->listener, (const struct sockaddr *)&sa, 0);
+		if (rc == 0)
+			rc = uv_listen((uv_stream_t *)&f->listener, 64, on_connection);
+		if (rc < 0) {
+			wrx_message(w, true, "%s: its port %d is not forwarded: %s", a->handle,
+				    f->port, uv_strerror(rc));
+			uv_close((uv_handle_t *)&f->listener, listener_closed);
+			continue;
+		}
+		f->next = a->box.fwd;
+		a->box.fwd = f;
+	}
+}
+
+void portfwd_close(struct agent *a)
+{
+	for (struct portfwd *f = a->box.fwd, *next; f; f = next) {
+		next = f->next;
+		uv_close((uv_handle_t *)&f->listener, listener_closed);
+	}
+	a->box.fwd = NULL;
+}

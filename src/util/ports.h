@@ -1,0 +1,25 @@
+/*
+ * ports.h - the ports each agent holds (config `ports: N`; SPEC §14): N
+ * of PORTS_FIRST..PORTS_LAST each, held by no other agent of any project
+ * on this machine and free on loopback when taken, kept across reboots in
+ * $XDG_STATE_HOME/workrex/ports (a line a port: the port, then its owner,
+ * the agent's worktree path). A port whose owner's worktree is gone is
+ * free again: an agent removed, or an add killed before its record; an
+ * agent made again at the same path takes the ports held there.
+ */
+#ifndef WRX_PORTS_H
+#define WRX_PORTS_H
+
+#define PORTS_FIRST 30100
+#define PORTS_LAST 39999
+#define PORTS_MAX 16 /* a config's ports: at most */
+
+/*
+ * n ports for owner into out (ascending), the ones it holds already first:
+ * 0, or -errno (-EADDRNOTAVAIL: the range has no n free ones).
+ */
+int ports_take(const char *owner, int n, int *out);
+/* "30100,30101" for ports (n of them), into a new string. */
+char *ports_join(const int *ports, int n);
+
+#endif
