@@ -612,11 +612,24 @@ int rpc_client_open_env(struct rpc_client **out, int timeout_ms, char **cause)
 	 */
 	const char *kept = getenv("WORKREX_RPC_KEEPER");
 	char *why = NULL;
-	if (rc < 0 && kept && *kept &&
-	    rpc_client_open(out, kept, NULL, NULL, token, timeout_ms, &why) == 0) {
-		free(*cause);
-		*cause = NULL;
-		rc = 0;
+	/*
+	 * A dashboard that just went: its keeper listens once the socket is
+	 * free, within a few of its 250 ms tries; until then, asked again
+	 * (2 s at most), so that a hook of that moment is not lost.
+	 */
+	for (int tries = 0; rc < 0 && kept && *kept && tries < 20; tries++) {
+		int k = rpc_client_open(out, kept, NULL, NULL, token, timeout_ms, &why);
+		if (k == 0) {
+			free(*cause);
+			*cause = NULL;
+			rc = 0;
+		} else if (k != -ENOENT && k != -ECONNREFUSED) {
+			break;
+		} else {
+			free(why);
+			why = NULL;
+			usleep(100 * 1000);
+		}
 	}
 	free(why);
 	return rc;
