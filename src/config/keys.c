@@ -369,6 +369,7 @@ static const struct view_key {
 	{VIEW_COMPARE, '\n', V_OPEN, NULL},
 	{VIEW_COMPARE, 'r', V_CHECK, "run its check again"},
 	{VIEW_COMPARE, 'm', V_MERGE, "merge it and remove the others, asked"},
+	{VIEW_COMPARE, 'Q', V_QUEUE, "put it in the merge queue (the others stay)"},
 	{VIEW_COMPARE, '?', V_KEYS, "these keys"},
 	{VIEW_COMPARE, 'q', V_CLOSE, "close"},
 	{VIEW_COMPARE, 27, V_CLOSE, NULL},

@@ -110,6 +110,7 @@ enum view_op {
 	/* the agents table, compare */
 	V_OPEN,
 	V_MERGE,
+	V_QUEUE,
 	V_REMOVE,
 	V_NEW_AGENT,
 	V_GONE,

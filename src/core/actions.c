@@ -1235,6 +1235,16 @@ static void do_send(struct act_call *c)
 	act_ok(c, NULL);
 }
 
+/* queue-add: the agent into the merge queue (merge --queue, a child): not a merge yet. */
+static void do_queue_add(struct act_call *c)
+{
+	strlist_add(&c->argv, "merge");
+	strlist_add(&c->argv, "--queue");
+	strlist_add(&c->argv, "--");
+	strlist_add(&c->argv, c->handle);
+	run_child(c);
+}
+
 /* queue-kick: the merge queue has something to land (lander.c). */
 static void do_queue_kick(struct act_call *c)
 {
@@ -1615,6 +1625,23 @@ static void do_notify(struct act_call *c)
 	act_ok(c, NULL);
 }
 
+/*
+ * add-issue: the user's new agent from a GitHub issue (add --issue, a
+ * child: gh runs there). The user's only: an agent's spawn names a branch.
+ */
+static void do_add_issue(struct act_call *c)
+{
+	const char *n = str_arg(c, "issue");
+	if (!c->w->in_repo || n == NULL || n[0] == '\0' || strspn(n, "0123456789") != strlen(n)) {
+		act_fail(c, "%s: an issue is its number", verb_name(c));
+		return;
+	}
+	strlist_add(&c->argv, "add");
+	strlist_add(&c->argv, "--issue");
+	strlist_add(&c->argv, n);
+	run_child(c);
+}
+
 static void do_add(struct act_call *c)
 {
 	struct wrx *w = c->w;
@@ -1932,6 +1959,7 @@ static const struct action table[] = {
 	 DOOR_CONTROL, 0, 0, VERB_AGENT, do_capture},
 	{"egress", NULL, ARGS(HANDLE), DOOR_CONTROL, 0, 0, VERB_AGENT, do_egress},
 	{"queue-kick", NULL, NO_ARGS, DOOR_CONTROL, 0, 0, 0, do_queue_kick},
+	{"queue-add", NULL, ARGS(HANDLE), DOOR_UI | DOOR_CONTROL, 0, 0, VERB_AGENT, do_queue_add},
 	{"queue-notes", NULL, ARGS({"notes", ARG_STRV, true}), DOOR_CONTROL, 0, 0, 0,
 	 do_queue_notes},
 	{"queue-return", NULL, ARGS(HANDLE, {"text", ARG_STR, true}, {"why", ARG_STR, false}),
@@ -1949,6 +1977,7 @@ static const struct action table[] = {
 	 do_set_title},
 	{"notify", "notify", ARGS({"text", ARG_STR, false}), DOOR_AGENT, 0, DOOR_AGENT, 0,
 	 do_notify},
+	{"add-issue", NULL, ARGS({"issue", ARG_STR, true}), DOOR_UI, 0, 0, 0, do_add_issue},
 	{"add", "spawn_agent",
 	 ARGS({"branch", ARG_STR, true}, {"prompt", ARG_STR, false},
 	      {"background", ARG_BOOL, false}),

@@ -61,6 +61,12 @@ void lander_kick(struct wrx *w, const char *done)
 	start(w, done && *done ? xstrdup(done) : NULL);
 }
 
+void lander_start(struct wrx *w)
+{
+	if (w->gitdir && mq_exists_at(w->gitdir))
+		lander_kick(w, NULL);
+}
+
 void lander_status(struct wrx *w, struct agent *a)
 {
 	if (a->status == WRX_STATUS_DONE && w->gitdir && mq_exists_at(w->gitdir))

@@ -277,6 +277,7 @@ int wrx_start(struct wrx *w, char **cause)
 	if (!w->helper) {
 		stall_meter(w);
 		registry_start(w);
+		lander_start(w); /* a landing a killed dashboard's child left, resumed */
 	}
 	return 0;
 }

@@ -244,6 +244,8 @@ void lander_kick(struct wrx *w, const char *done);
 void portfwd_open(struct wrx *w, struct agent *a, const char *container);
 void portfwd_close(struct agent *a);
 void lander_status(struct wrx *w, struct agent *a);
+/* At the dashboard's start: what is queued lands (a killed landing is taken again). */
+void lander_start(struct wrx *w);
 /* Take over the project's running keepers as panes of their agents; how many. */
 int runner_attach(struct wrx *w);
 /* The lowest pane id no keeper of the project has. */

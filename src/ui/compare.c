@@ -7,7 +7,8 @@
  * (never on the loop: git's work is the child's); the view asks again
  * when a check it started ends. j/k move, Enter shows the check's output,
  * r runs the check again, m merges the chosen one and removes the rest
- * (the core asks first: compare-merge), q or Escape close. What a
+ * (the core asks first: compare-merge), Q puts it in the merge queue, q
+ * or Escape close. What a
  * candidate's check printed is drawn as text (diff_visible): a sandboxed
  * agent's output never reaches the terminal as sequences.
  */
@@ -329,6 +330,15 @@ static void compare_key(struct ui *ui, void *data, int key)
 				       json_object_new_string(field(o, "handle", "?")));
 		compare_close(ui);
 		actions_call(ui->w, "compare-merge", args, DOOR_UI, 0, NULL, NULL);
+		return;
+	}
+	case V_QUEUE: {
+		if (o == NULL)
+			return;
+		json_object *args = json_object_new_object();
+		json_object_object_add(args, "handle",
+				       json_object_new_string(field(o, "handle", "?")));
+		actions_call(ui->w, "queue-add", args, DOOR_UI, 0, NULL, NULL);
 		return;
 	}
 	case V_KEYS:

@@ -36,6 +36,15 @@ static void new_branch_answer(struct ui *ui, const char *answer, void *arg)
 	(void)arg;
 	if (answer == NULL || *answer == '\0')
 		return;
+	/* #N: GitHub issue N names the branch and is the prompt (add --issue). */
+	if (answer[0] == '#' && answer[1] &&
+	    strspn(answer + 1, "0123456789") == strlen(answer + 1)) {
+		json_object *args = json_object_new_object();
+		json_object_object_add(args, "issue", json_object_new_string(answer + 1));
+		actions_call(ui->w, "add-issue", args, DOOR_UI, 0, NULL, NULL);
+		ui_message(ui, false, "asking gh for issue %s...", answer);
+		return;
+	}
 	/* What can be known without git, before the user writes a prompt for nothing. */
 	char *handle = handle_from_branch(answer);
 	if (!repo_branch_name_valid(answer))
@@ -56,7 +65,7 @@ void prompts_new_agent(struct ui *ui)
 		ui_message(ui, true, "new agent: %s is not a git repository", ui->w->root);
 		return;
 	}
-	ui_prompt(ui, "new agent, branch:", false, new_branch_answer, NULL);
+	ui_prompt(ui, "new agent, branch (or #N, a GitHub issue):", false, new_branch_answer, NULL);
 }
 
 /* ---- R in the overview: remove --gone, asked once with the list ---- */

@@ -113,5 +113,22 @@ t_queue_without_a_dashboard() {
 	not wrx queue frobnicate 2>/dev/null
 }
 
+# The compare view's Q: the chosen candidate into the queue, the others stay.
+t_queue_from_the_compare_view() {
+	queue_project
+	start_repo 120 36
+	wait_for 'C-b \? help'
+	wrx add cand -n 2 -b >/dev/null
+	until_ok 30 eval '[ "$(status_of cand-1)" = done ] && [ "$(status_of cand-2)" = done ]' || { wrx list >&2; return 1; }
+	prefix 2
+	prefix =
+	wait_for '^ cand-2 +lander +done'
+	keys Q
+	until_ok 30 eval 'queue_states | grep -qx "cand-1 landed"' || { wrx queue >&2; screen >&2; return 1; }
+	queue_states | not grep -q cand-2
+	wrx list -q | grep -qx cand-2
+}
+
 run_test "merge queue: three land in turn; a conflict and a failing check go back to their agents" t_queue_lands_and_hands_back
+run_test "merge queue: Q in the compare view queues the chosen candidate, the others stay" t_queue_from_the_compare_view
 run_test "merge queue with no dashboard: lands at once; bad input said" t_queue_without_a_dashboard

@@ -384,7 +384,8 @@ t_add_from_issue() {
 		json.dump({"next": 1, "prs": [], "issues": [{"number": 7,
 		    "title": "Login rejects e-mails with a plus sign!",
 		    "body": "Steps: sign up as a+b@example.com.\nExpected: accepted.",
-		    "url": "https://github.example/o/r/issues/7"}]}, open(sys.argv[1], "w"))
+		    "url": "https://github.example/o/r/issues/7"},
+		    {"number": 9, "title": "Dark mode", "body": "", "url": "u9"}]}, open(sys.argv[1], "w"))
 	EOF
 	local w=$E2E_TMP/work/proj__worktrees
 	wrx add --issue 7 -b >"$E2E_TMP/out"
@@ -420,6 +421,17 @@ t_add_from_issue() {
 	grep -q 'gh is not installed' "$E2E_TMP/err" || { cat "$E2E_TMP/err" >&2; return 1; }
 	[ "$(wrx list -q | wc -l)" -eq 2 ]
 	not wrx add --issue 7 --pr 3 2>/dev/null
+	# In the dashboard, by keys: C-b n, then #9 for the branch.
+	ln -sf "$here/fake_gh.py" "$E2E_TMP/bin/gh"
+	start_repo 100 30
+	wait_for 'C-b \? help'
+	prefix n
+	wait_for 'new agent, branch \(or #N, a GitHub issue\):'
+	tm send-keys -l '#9'
+	keys Enter
+	until_ok 30 eval 'wrx list -q | grep -qx 9-dark-mode' || { screen >&2; return 1; }
+	head -1 "$w/9-dark-mode/.workrex/PROMPT-9-dark-mode.md" | grep -qx '# Dark mode'
+	wait_for ' 9-dark-mode'
 }
 
 t_pull_requests() {

@@ -418,6 +418,40 @@ t_sandbox_commits_merge_three_ways() {
 
 # A sandboxed candidate's check runs in a sandbox with its mounts, never on
 # the host: the host's secrets are not there, podman's marker is.
+# The merge queue with a sandboxed agent: its commits made inside are
+# imported, rebased onto main (which moved meanwhile), checked inside a
+# sandbox (never on the host: the check would read the host's key there),
+# and landed; a failing check there gives it back, as on the host.
+t_queue_checks_in_the_sandbox() {
+	make_repo
+	plant_secrets
+	global_config
+	cat >>"$XDG_CONFIG_HOME/workrex/config.yaml" <<-'YAML'
+		check: 'test -f /run/.containerenv && echo IN-A-CONTAINER; cat ~/.ssh/id_ed25519; grep -qx good solution.txt'
+	YAML
+	wrx add boxed -S -b >/dev/null
+	wrx add other -S -b >/dev/null
+	wrx sandbox shell boxed -- sh -c 'echo good >solution.txt && git add solution.txt && git commit -qm "good, from inside"' >/dev/null
+	wrx sandbox shell other -- sh -c 'echo bad >other.txt && echo bad >solution.txt && git add . && git commit -qm "bad, from inside"' >/dev/null
+	echo moved >"$repo/moved.txt"
+	git -C "$repo" add moved.txt
+	git -C "$repo" commit -qm 'main moved'
+	wrx merge --queue other >"$E2E_TMP/other.out" 2>&1
+	grep -q 'other: given back: its check failed (exit 1) on top of main' "$E2E_TMP/other.out" ||
+		{ cat "$E2E_TMP/other.out" >&2; return 1; }
+	# What it was told, typed into its pane: the check's output, from inside.
+	until_ok 30 eval 'wrx capture other | grep -q IN-A-CONTAINER' || { wrx capture other >&2; return 1; }
+	wrx capture other | not grep -q PRIVATE-KEY
+	wrx merge --queue boxed >"$E2E_TMP/boxed.out" 2>&1 || { cat "$E2E_TMP/boxed.out" >&2; return 1; }
+	grep -q '^boxed: check passed (exit 0, [0-9]*s, sandbox)' "$E2E_TMP/boxed.out"
+	grep -qx 'merged boxed into main' "$E2E_TMP/boxed.out"
+	# Linear: main's commit, then the one made inside, rebased onto it.
+	[ "$(git -C "$repo" log --format=%s -2 main | tr '\n' '|')" = 'good, from inside|main moved|' ]
+	[ -z "$(git -C "$repo" log --merges --oneline main)" ]
+	wrx queue --json | grep -q '"handle":"boxed","state":"landed"'
+	wrx queue --json | grep -q '"handle":"other","state":"returned"'
+}
+
 t_group_check_in_its_sandbox() {
 	make_repo
 	plant_secrets
@@ -474,3 +508,4 @@ run_test "sandbox init-dockerfile, build (from the dashboard's command line), sh
 run_test "refusals (cap_add, engine socket) and a missing runtime are clear; nothing starts" t_refusals_and_a_missing_runtime
 run_test "commits made inside: list, merge three ways, a conflict, remove" t_sandbox_commits_merge_three_ways
 run_test "a sandboxed group: checked in a sandbox, never on the host; the merge leaves none of the other" t_group_check_in_its_sandbox
+run_test "merge queue: a sandboxed agent's commits, rebased here, checked in its sandbox, landed" t_queue_checks_in_the_sandbox
