@@ -43,9 +43,10 @@ const struct cmd_opt add_opts[] = {
 	/* ...and whose it is: the agent that asked (its family's budget, actions.c). */
 	{"parent", 0, OPT_VALUE},
 	{"issue", 0, OPT_VALUE},
+	{"repos", 0, OPT_VALUE},
 	{NULL, 0, OPT_FLAG},
 };
-static const char add_code[] = "BpPaHnELTMbSNRrlKwuCAFOQI";
+static const char add_code[] = "BpPaHnELTMbSNRrlKwuCAFOQIG";
 _Static_assert(sizeof add_code == sizeof add_opts / sizeof *add_opts,
 	       "each of add's options has its letter in add_code");
 
@@ -130,6 +131,7 @@ static bool add_flag(struct add_plan *p, int c, const char *arg)
 		{'T', NULL, &p->g.branch_template},
 		{'r', NULL, &p->pr},
 		{'I', NULL, &p->issue},
+		{'G', NULL, &p->repos},
 		{'R', NULL, &p->remote},
 		{'B', NULL, &p->o.base},
 		{'H', NULL, &p->o.handle},
@@ -224,6 +226,12 @@ static const char *issue_and_pr(const struct add_plan *p)
 	return p->issue && (p->pr || p->auto_name) ? "" : NULL;
 }
 
+/* An agent of several repositories: here, on a branch of its own in each. */
+static const char *repos_here(const struct add_plan *p)
+{
+	return !p->repos ? NULL : p->remote ? "--remote" : p->pr ? "--pr" : NULL;
+}
+
 static const char *pr_remote(const struct add_plan *p)
 {
 	return p->pr && p->remote ? "" : NULL;
@@ -259,6 +267,7 @@ static const char *one_in_group(const struct add_plan *p)
 		return NULL;
 	return p->pr                              ? "--pr"
 	       : p->issue                         ? "--issue"
+	       : p->repos                         ? "--repos"
 	       : p->o.handle                      ? "--name"
 	       : p->forking                       ? "--fork"
 	       : p->with_changes                  ? "-w"
@@ -281,6 +290,7 @@ const struct add_rule add_rules[] = {
 	{"positionals", positionals_wrong, NULL},
 	{"pr-remote", pr_remote, NULL},
 	{"issue-pr", issue_and_pr, NULL},
+	{"repos-here", repos_here, " and --repos: an agent of several repositories runs here"},
 	{"auto-name-named", auto_named_twice, NULL},
 	{"carry-without-source", carry_without_source, " choose what -w (or --fork) carries"},
 	{"patch-untracked", patch_with_untracked,
@@ -315,6 +325,8 @@ void add_plan_free(struct add_plan *p)
 	free(p->named);
 	free(p->pr_branch);
 	free(p->issue_prompt);
+	free(p->home);
+	free(p->repos_rec);
 	free(p->main_branch);
 	agent_rec_free(&p->src);
 	strlist_free(&p->g.agents);

@@ -32,7 +32,7 @@ static const struct cmd table[] = {
 	 "[-n N] [--foreach SPEC] [--prompts-from FILE|-] [--branch-template T] [--max-concurrent "
 	 "K] [--name HANDLE] "
 	 "[-l LAYOUT] [--fork[=SESSION] | -w [-u] [--patch]] [-b] [-S|--no-sandbox] "
-	 "[--remote HOST]",
+	 "[--remote HOST] [--repos NAME,...]",
 	 "create a branch and worktree for a new agent", cmd_add, rpc_cmd_add, add_opts, 0, -1},
 	{"list", "ls", "list [--json | -q|--quiet | --pr [--json]]", "list the agents", cmd_list,
 	 NULL, CMD_OPTS({"json", 0, OPT_FLAG}, {"quiet", 'q', OPT_FLAG}, {"pr", 0, OPT_FLAG}), 0,
@@ -714,6 +714,8 @@ json_object *cmd_agent_request(const char *verb, const struct agent_rec *a)
 		json_object_object_add(req, "layout", json_object_new_string(a->layout));
 	if (a->ports)
 		json_object_object_add(req, "ports", json_object_new_string(a->ports));
+	if (a->home)
+		json_object_object_add(req, "home", json_object_new_string(a->home));
 	if (a->max_concurrent > 0)
 		json_object_object_add(req, "max_concurrent",
 				       json_object_new_int(a->max_concurrent));

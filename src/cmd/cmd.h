@@ -141,16 +141,17 @@ struct add_plan {
 	struct carry carry; /* -u, --patch; -w and --fork fill in where from */
 	const char *branch; /* the argument, or NULL */
 	int positionals;    /* how many arguments follow the options */
-	const char *remote, *pr, *issue, *fork_session;
+	const char *remote, *pr, *issue, *repos, *fork_session;
 	bool background, new_only, from_stdin, forking, with_changes, auto_name;
 	/* Owned, for the command's life (o's strings point into them): */
-	char *prompt;         /* -p or -P's text */
-	char *session;        /* --fork: the session it continues */
-	char *named;          /* -A: the branch named */
-	char *pr_branch;      /* --pr: the PR's head branch */
-	char *issue_prompt;   /* --issue: its title and body (and -p's text after) */
-	char *main_branch;    /* from a sandbox: its base */
-	struct agent_rec src; /* --fork: the agent it continues */
+	char *prompt;           /* -p or -P's text */
+	char *session;          /* --fork: the session it continues */
+	char *named;            /* -A: the branch named */
+	char *pr_branch;        /* --pr: the PR's head branch */
+	char *issue_prompt;     /* --issue: its title and body (and -p's text after) */
+	char *home, *repos_rec; /* --repos: where its panes start; its other repositories */
+	char *main_branch;      /* from a sandbox: its base */
+	struct agent_rec src;   /* --fork: the agent it continues */
 	int pr_number;
 };
 
@@ -242,6 +243,32 @@ void gh_issue_free(struct gh_issue *i);
 int cmd_merge_agent(struct cmd_ctx *ctx, struct agent_rec *a, struct merge_opts *o, char **why);
 /* a's check (the project's `check`, in its worktree or sandbox), now or if changed. 0 passed. */
 int cmd_check(struct cmd_ctx *ctx, const struct agent_rec *a, bool if_changed);
+/*
+ * Would branch conflict with into, in the repository at root? Its
+ * conflicting files (", "-joined) into *files and their hunks as git marks
+ * them into *hunks (both to free); false when it merges cleanly (or git
+ * cannot tell). Git writes the merge as objects only: no checkout, no ref
+ * changes (queue_land.c).
+ */
+bool cmd_merge_conflicts(const char *root, const char *into, const char *branch, char **files,
+			 char **hunks);
+/*
+ * An agent of several repositories (add --repos; cmd_workspace.c): made
+ * in the others first, its home (*home, where its panes start) and its
+ * record of them (*repos) for this one's add; 0, or 1 (said: nothing
+ * made). undo takes them away again when this one's add failed.
+ */
+int cmd_workspace_add(struct cmd_ctx *ctx, struct add_opts *o, const char *list, char **home,
+		      char **repos);
+void cmd_workspace_undo(struct cmd_ctx *ctx, const char *home, const char *repos,
+			const char *handle);
+/* Its merge: every repository's previewed, then each lands, this one last. 0, or -EIO (said). */
+int cmd_workspace_merge(struct cmd_ctx *ctx, struct agent_rec *a, struct merge_opts *o);
+/* Its agents in the other repositories removed, before this one. 0, or 1 (said). */
+int cmd_workspace_remove(struct cmd_ctx *ctx, const struct agent_rec *a,
+			 const struct remove_opts *ro);
+/* Its home taken away once its worktree here is gone. */
+void cmd_workspace_gone(struct cmd_ctx *ctx, const struct agent_rec *a);
 /* The merge queue (cmd_queue.c): list and change it; put an agent in it; land what it holds. */
 int cmd_queue(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_queue_add(struct cmd_ctx *ctx, const char *name);

@@ -185,6 +185,14 @@ int cmd_queue_add(struct cmd_ctx *ctx, const char *name)
 		free(cause);
 		return rc;
 	}
+	if (a.repos) {
+		rc = cmd_fail("merge",
+			      "'%s' has worktrees in several repositories: merge it with "
+			      "merge, which previews each (the queue lands one repository's)",
+			      a.handle);
+		agent_rec_free(&a);
+		return rc;
+	}
 	if (a.remote || a.branch == NULL) {
 		rc = cmd_fail("merge", "'%s' %s%s: the queue rebases an agent's branch here",
 			      a.handle, a.remote ? "runs on " : "has no branch checked out",

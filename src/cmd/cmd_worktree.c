@@ -404,6 +404,19 @@ static int add_inside(struct cmd_ctx *ctx, struct add_plan *p)
 	return 0;
 }
 
+/* Was o's agent made here (its record there)? */
+static bool workspace_made(struct cmd_ctx *ctx, const struct add_opts *o)
+{
+	struct agent_rec a;
+	char *cause = NULL, *h = o->handle ? xstrdup(o->handle) : handle_from_branch(o->branch);
+	bool made = h && agent_find(ctx->repo, h, NULL, &a, &cause) == 0;
+	if (made)
+		agent_rec_free(&a);
+	free(cause);
+	free(h);
+	return made;
+}
+
 /* add for one agent: resolved step by step, then made (here, or on a server). */
 static int add_one(struct cmd_ctx *ctx, struct add_plan *p)
 {
@@ -437,7 +450,20 @@ static int add_one(struct cmd_ctx *ctx, struct add_plan *p)
 		return cmd_remote_add(ctx, o, p->remote, p->background, p->new_only);
 	if (o->setup_inside && (rc = add_inside(ctx, p)))
 		return rc;
-	return cmd_add_made(ctx, o, p->background, p->pr_number, p->carry.from ? &p->carry : NULL);
+	if (p->repos) {
+		if ((rc = cmd_workspace_add(ctx, o, p->repos, &p->home, &p->repos_rec)))
+			return rc;
+		o->home = p->home;
+		o->repos = p->repos_rec;
+	}
+	rc = cmd_add_made(ctx, o, p->background, p->pr_number, p->carry.from ? &p->carry : NULL);
+	/* Not made here: nor there. */
+	if (rc && p->home && !workspace_made(ctx, o)) {
+		char *h = o->handle ? xstrdup(o->handle) : handle_from_branch(o->branch);
+		cmd_workspace_undo(ctx, p->home, p->repos_rec, h);
+		free(h);
+	}
+	return rc;
 }
 
 int cmd_add(struct cmd_ctx *ctx, int argc, char **argv)
@@ -844,6 +870,15 @@ static void list_fields(json_object *o, const struct agent_rec *a, json_object *
 	json_object_object_add(o, "base", a->base ? json_object_new_string(a->base) : NULL);
 	json_object_object_add(o, "agent", a->agent ? json_object_new_string(a->agent) : NULL);
 	json_object_object_add(o, "path", json_object_new_string(a->path));
+	if (a->repos) {
+		json_object *repos = json_object_new_array();
+		for (const char *l = a->repos; *l;
+		     l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+			json_object_array_add(
+				repos, json_object_new_string_len(l, (int)strcspn(l, "=\n")));
+		json_object_object_add(o, "repos", repos);
+		json_object_object_add(o, "home", json_object_new_string(a->home ? a->home : ""));
+	}
 	if (a->ports) {
 		json_object *ports = json_object_new_array();
 		for (const char *p = a->ports; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
@@ -1217,11 +1252,15 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 		agent_rec_free(&a);
 		return rc;
 	}
-	if (!o.keep && nothing_yet(ctx, &a, o.into)) {
+	/* (An agent of several repositories may have its work in the others only.) */
+	if (!o.keep && !a.repos && nothing_yet(ctx, &a, o.into)) {
 		agent_rec_free(&a);
 		return 1;
 	}
-	rc = cmd_merge_agent(ctx, &a, &o, NULL) < 0 ? 1 : 0;
+	/* An agent of several repositories: each previewed, then each lands. */
+	rc = (a.repos ? cmd_workspace_merge(ctx, &a, &o) : cmd_merge_agent(ctx, &a, &o, NULL)) < 0
+		     ? 1
+		     : 0;
 	agent_rec_free(&a);
 	return rc;
 }
@@ -1367,6 +1406,12 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 		o.place = cmd_remote_place(ctx, &as[i]);
 		char *note = NULL;
 		o.note = &note;
+		/* An agent of several repositories: theirs go first, or none of it. */
+		if (as[i].repos && cmd_workspace_remove(ctx, &as[i], &o) != 0) {
+			rc = 1;
+			agent_rec_free(&as[i]);
+			continue;
+		}
 		if (worktree_remove(ctx->repo, &ctx->cfg, &as[i], &o, &cause) < 0) {
 			rc = cmd_fail("remove", "%s", cause);
 			free(cause);
@@ -1375,6 +1420,7 @@ int cmd_remove(struct cmd_ctx *ctx, int argc, char **argv)
 			cmd_notify(ctx, "remove", "forget", &as[i], false);
 			printf("removed %s%s%s\n", as[i].handle, note ? "; " : "",
 			       note ? note : "");
+			cmd_workspace_gone(ctx, &as[i]);
 			agent_gone(ctx, &as[i]);
 		}
 		free(note);

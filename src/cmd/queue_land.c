@@ -73,14 +73,8 @@ static void hunks_of(const char *text, struct buf *b)
 	}
 }
 
-/*
- * Would branch conflict with into? Its conflicting files (", "-joined)
- * into *files and their hunks as git marks them into *hunks; false when
- * it merges cleanly (or git cannot tell: the rebase then says). Git writes
- * the merge as objects only: no checkout, no ref changes.
- */
-static bool conflicts(const char *root, const char *into, const char *branch, char **files,
-		      char **hunks)
+bool cmd_merge_conflicts(const char *root, const char *into, const char *branch, char **files,
+			 char **hunks)
 {
 	const char *argv[] = {"merge-tree", "--write-tree", "--name-only", "--no-messages",
 			      into,         branch,         NULL};
@@ -165,13 +159,18 @@ static int prepare(struct cmd_ctx *ctx, const struct agent_rec *a, const char *i
 		FAULT("queue.rebasing");
 		char *base = repo_branch_tip(ctx->repo, into), *cause = NULL, *note = NULL;
 		char *files = NULL, *hunks = NULL;
-		int rc = 0;
-		if (worktree_dirty(&ctx->cfg, a, &dirty, &cause) == 0 && dirty) {
+		int rc = worktree_dirty(&ctx->cfg, a, &dirty, &cause) < 0 ? -1 : 0;
+		if (rc < 0) {
+			give_back(ctx, a, into, cause ? cause : "its worktree cannot be read",
+				  "unreadable", NULL, "Check that your worktree is whole.");
+			rc = 1;
+		} else if (dirty) {
 			give_back(ctx, a, into, "its worktree has uncommitted changes",
 				  "uncommitted", NULL, "Commit them, or drop them.");
 			rc = 1;
 		} else if (repo_ahead(ctx->repo, into, a->branch) > 0 &&
-			   conflicts(repo_root(ctx->repo), into, a->branch, &files, &hunks)) {
+			   cmd_merge_conflicts(repo_root(ctx->repo), into, a->branch, &files,
+					       &hunks)) {
 			char *why = xasprintf("it conflicts with %s in %s", into, files);
 			char *what = xasprintf("The conflicting hunks, as git marks them:\n%s",
 					       hunks ? hunks : "");

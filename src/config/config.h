@@ -235,6 +235,11 @@ void config_reference_man(struct buf *out);
 
 const struct agent_def *config_agent(const struct config *c, const char *name);
 const struct layout_def *config_layout(const struct config *c, const char *name);
+/*
+ * A workspace file's repositories (workspace.c: .workrex-workspace.yaml,
+ * `repos: [PATH...]`), as written, onto out. 0, or -errno with *cause.
+ */
+int config_workspace_repos(const char *path, struct strlist *out, char **cause);
 void strlist_add(struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);
 /* A NULL-terminated view of l, for an argv (the strings stay l's): caller frees the array. */

@@ -881,6 +881,8 @@ static struct agent *learn(struct act_call *c)
 	const char *layout = str_arg(c, "layout"), *ports = str_arg(c, "ports");
 	a->git.layout = layout ? xstrdup(layout) : NULL;
 	a->git.ports = ports ? xstrdup(ports) : NULL;
+	const char *home = str_arg(c, "home");
+	a->git.home = home && home[0] == '/' ? xstrdup(home) : NULL;
 	json_object *limit = arg(c, "max_concurrent");
 	if (limit && json_object_is_type(limit, json_type_int))
 		a->git.max_concurrent = json_object_get_int(limit);
@@ -1926,7 +1928,7 @@ static const struct action table[] = {
 	      {"prompt", ARG_BOOL, false}, {"parent", ARG_STR, false}, {"group", ARG_STR, false},
 	      {"layout", ARG_STR, false}, {"fork", ARG_STR, false},
 	      {"max_concurrent", ARG_INT, false}, {"queued", ARG_BOOL, false},
-	      {"ports", ARG_STR, false}),
+	      {"ports", ARG_STR, false}, {"home", ARG_STR, false}),
 	 DOOR_UI | DOOR_CONTROL, 0, 0, VERB_AGENT | VERB_LEARN, do_open},
 	{"close", "close", ARGS(HANDLE), DOOR_CONTROL | DOOR_AGENT, 0, DOOR_AGENT,
 	 VERB_AGENT | VERB_GONE_OK, do_close},

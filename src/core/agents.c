@@ -64,6 +64,7 @@ void agents_load(struct wrx *w)
 				a->git.group = as[i].group ? xstrdup(as[i].group) : NULL;
 				a->git.layout = as[i].layout ? xstrdup(as[i].layout) : NULL;
 				a->git.ports = as[i].ports ? xstrdup(as[i].ports) : NULL;
+				a->git.home = as[i].home ? xstrdup(as[i].home) : NULL;
 				a->git.max_concurrent = as[i].max_concurrent;
 				a->git.queued = as[i].queued;
 				/* One open, which fails but for the few with comments waiting. */

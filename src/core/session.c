@@ -61,6 +61,7 @@ static void agent_git_release(struct agent_git *g)
 	free(g->group);
 	free(g->layout);
 	free(g->ports);
+	free(g->home);
 	memset(g, 0, sizeof *g);
 }
 
@@ -443,8 +444,10 @@ static int pane_launch(struct session *s, struct wpane *wp, char *const *argv, c
 	char **run = NULL;
 	int rc = s->hooks.pane_argv ? s->hooks.pane_argv(s->ui, wp, argv, env, &run, cause) : 0;
 	if (rc == 0) {
-		struct pty_spawn sp = {
-			.argv = run ? run : argv, .cwd = wp->agent->path, .env = env};
+		struct pty_spawn sp = {.argv = run ? run : argv,
+				       .cwd = wp->agent->git.home ? wp->agent->git.home
+								  : wp->agent->path,
+				       .env = env};
 		rc = s->hooks.pane_start ? s->hooks.pane_start(s->ui, wp, &sp, cause)
 					 : pty_start(s->loop, wp->term, &sp, cause);
 	}

@@ -40,6 +40,7 @@ struct agent_git {
 	char *group;        /* owned: the group of the add that made it (SPEC §11), or NULL */
 	char *layout;       /* owned: its layout (add -l), or NULL: the config's panes */
 	char *ports;        /* owned: its ports, "30100,30101" (config ports), or NULL */
+	char *home;         /* owned: where its panes start (add --repos), or NULL: its path */
 	int max_concurrent; /* its group's limit of agents at work; 0: none */
 	bool queued;        /* it waits for a slot of its group (queue.c): no panes yet */
 	bool opening;       /* the queue opens it now: its slot is taken */

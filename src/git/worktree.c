@@ -185,9 +185,10 @@ static char *get_key(const struct repo *r, const char *handle, const char *field
 
 static void unset_keys(const struct repo *r, const char *handle, const char *branch)
 {
-	static const char *fields[] = {"branch", "path",   "agent",  "created", "sandbox",
-				       "number", "remote", "parent", "group",   "max-concurrent",
-				       "queued", "layout", "issue",  "ports"};
+	static const char *fields[] = {"branch",  "path",           "agent",  "created",
+				       "sandbox", "number",         "remote", "parent",
+				       "group",   "max-concurrent", "queued", "layout",
+				       "issue",   "ports",          "home",   "repos"};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(fields); i++) {
 		char *key = xasprintf("workrex.worktree.%s.%s", handle, fields[i]);
 		repo_config_unset(r, key);
@@ -652,6 +653,10 @@ static int add_steps(const struct repo *r, const struct config *c, const struct 
 				handle, n, PORTS_FIRST, PORTS_LAST);
 		}
 	}
+	out->home = o->home ? xstrdup(o->home) : NULL;
+	set_key(r, handle, "home", out->home);
+	out->repos = o->repos ? xstrdup(o->repos) : NULL;
+	set_key(r, handle, "repos", out->repos);
 	out->issue = o->issue;
 	if (o->issue > 0) {
 		char n[16];
@@ -869,6 +874,8 @@ void agent_rec_free(struct agent_rec *a)
 	free(a->group);
 	free(a->layout);
 	free(a->ports);
+	free(a->home);
+	free(a->repos);
 	memset(a, 0, sizeof *a);
 }
 
@@ -917,6 +924,8 @@ static void rec_keys(const struct repo *r, struct agent_rec *a)
 	free(limit);
 	free(queued);
 	a->ports = get_key(r, a->handle, "ports");
+	a->home = get_key(r, a->handle, "home");
+	a->repos = get_key(r, a->handle, "repos");
 	char *issue = get_key(r, a->handle, "issue");
 	a->issue = issue ? atoi(issue) : 0;
 	free(issue);

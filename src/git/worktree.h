@@ -37,6 +37,13 @@ struct agent_rec {
 	bool adopted;       /* an adopted session's row (git/adopted.h): no worktree of its own */
 	int issue;          /* the GitHub issue it works on (add --issue); 0: none */
 	char *ports;        /* owned: its ports, "30100,30101" (config ports), or NULL */
+	/*
+	 * A workspace's agent (add --repos): the directory its panes start
+	 * in, its worktree and those of its other repositories side by side
+	 * there; and those, "name=root\n"... (each its own agent of the same
+	 * handle in that repository). NULL: one repository's.
+	 */
+	char *home, *repos;
 };
 
 /* "feature/auth" -> "feature-auth"; NULL if nothing usable is left. Caller frees. */
@@ -63,6 +70,8 @@ struct add_opts {
 	int max_concurrent; /* the group's limit (add --max-concurrent); 0: none */
 	bool queued;        /* made to wait for a slot */
 	int issue;          /* add --issue: the GitHub issue it works on; 0: none */
+	const char *home;   /* add --repos: the directory its panes start in, or NULL */
+	const char *repos;  /* add --repos: its other repositories, "name=root\n"..., or NULL */
 };
 
 /* Create branch + worktree, copy/symlink files, run post_create, save the prompt. */
