@@ -12,11 +12,9 @@
 #include "../util/util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #define HUNKS_MAX 6000  /* of the conflicting hunks, in a prompt */
@@ -37,13 +35,9 @@ static bool tried_before(const struct strlist *l, const char *h)
 static int run_lock(const struct repo *r)
 {
 	char *path = xasprintf("%s/workrex-queue-landing.owner", repo_gitdir(r));
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int fd = lock_file(path, false);
 	free(path);
-	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
+	return fd < 0 ? -1 : fd;
 }
 
 static void set(struct cmd_ctx *ctx, const char *handle, const char *state, const char *why)

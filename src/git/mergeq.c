@@ -8,11 +8,9 @@
 #include "../util/util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,17 +21,8 @@
 int mq_lock(const struct repo *r)
 {
 	char *path = xasprintf("%s/workrex-queue.owner", repo_gitdir(r));
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600), rc;
+	int fd = lock_file(path, true);
 	free(path);
-	if (fd < 0)
-		return -errno;
-	while ((rc = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
-		;
-	if (rc < 0) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
 	return fd;
 }
 

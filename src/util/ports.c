@@ -11,13 +11,11 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -75,17 +73,8 @@ static void held_free(struct held *h, size_t n)
 static int lock(const char *dir)
 {
 	char *path = xasprintf("%s/ports.owner", dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600), rc = 0;
+	int fd = lock_file(path, true);
 	free(path);
-	if (fd < 0)
-		return -errno;
-	while ((rc = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
-		;
-	if (rc < 0) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
 	return fd;
 }
 

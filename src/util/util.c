@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -335,6 +336,21 @@ char *path_parent(const char *path)
 	if (slash)
 		*slash = '\0';
 	return p;
+}
+
+int lock_file(const char *path, bool wait)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600), rc;
+	if (fd < 0)
+		return -errno;
+	while ((rc = flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) < 0 && errno == EINTR)
+		;
+	if (rc < 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return fd;
 }
 
 int mkdir_p(const char *path, unsigned mode)

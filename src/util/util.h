@@ -86,6 +86,12 @@ uint32_t str_hash(uint32_t h, const char *s);
 char *path_which(const char *name);
 /* Is prog an executable in a $PATH directory? */
 bool path_has(const char *prog);
+/*
+ * An flock of path (made 0600 if missing; never through a link), held
+ * until the fd returned is closed; with wait false, -EWOULDBLOCK at once
+ * when another holds it. The fd, or -errno.
+ */
+int lock_file(const char *path, bool wait);
 /* mkdir -p: missing parents and the leaf are made with mode. 0 or -errno. */
 int mkdir_p(const char *path, unsigned mode);
 /* The directory holding path's last component ("/a/b" -> "/a"), as a new string. */

@@ -10,16 +10,7 @@ mapfile -t POINTS < <(fault_points workspace)
 
 setup() {
 	end_keepers
-	make_repo
-	web=$E2E_TMP/work/web
-	rm -rf "$web" "$E2E_TMP/work/web__worktrees"
-	git init -q -b main "$web"
-	echo base >"$web/c.txt"
-	git -C "$web" add c.txt
-	git -C "$web" commit -qm 'web: base'
-	printf 'repos: [proj, web]\n' >"$E2E_TMP/work/.workrex-workspace.yaml"
-	mkdir -p "$XDG_CONFIG_HOME/workrex"
-	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+	make_workspace
 }
 
 test_each_point() {

@@ -123,6 +123,21 @@ make_repo() {
 	git -C "$repo" add a.txt
 	git -C "$repo" commit -qm init
 }
+# make_workspace: make_repo's proj and a repository web beside it ($web),
+# named by a workspace file beside them (add --repos); agents are bash.
+make_workspace() {
+	make_repo
+	web=$E2E_TMP/work/web
+	rm -rf "$web" "$E2E_TMP/work/web__worktrees"
+	git init -q -b main "$web"
+	echo base >"$web/c.txt"
+	git -C "$web" add c.txt
+	git -C "$web" commit -qm 'web: base'
+	printf 'repos: [proj, web]\n' >"$E2E_TMP/work/.workrex-workspace.yaml"
+	mkdir -p "$XDG_CONFIG_HOME/workrex"
+	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
+}
+
 start_repo() {
 	tm new-session -d -x "${1:-120}" -y "${2:-36}" -c "$repo" \
 		"env TERM=tmux-256color PATH='$PATH' $WORKREX$after_exit"

@@ -7,22 +7,8 @@ trap stop EXIT
 
 git_env
 
-# proj and web side by side, named by a workspace file beside them.
-workspace() {
-	make_repo
-	web=$E2E_TMP/work/web
-	rm -rf "$web" "$E2E_TMP/work/web__worktrees"
-	git init -q -b main "$web"
-	echo base >"$web/c.txt"
-	git -C "$web" add c.txt
-	git -C "$web" commit -qm 'web: base'
-	printf 'repos: [proj, web]\n' >"$E2E_TMP/work/.workrex-workspace.yaml"
-	mkdir -p "$XDG_CONFIG_HOME/workrex"
-	printf 'agent: bash\n' >"$XDG_CONFIG_HOME/workrex/config.yaml"
-}
-
 t_workspace_one_agent_two_repos() {
-	workspace
+	make_workspace
 	start_repo 120 36
 	wait_for 'C-b \? help'
 	wrx add task --repos web -b >"$E2E_TMP/out" || { cat "$E2E_TMP/out" >&2; return 1; }
@@ -53,7 +39,7 @@ t_workspace_one_agent_two_repos() {
 # The second repository conflicts: nothing merged anywhere, both as they
 # were, and said; remove takes both.
 t_workspace_conflict_lands_nothing() {
-	workspace
+	make_workspace
 	wrx add two --repos web -b >/dev/null
 	local w1=$E2E_TMP/work/proj__worktrees/two w2=$E2E_TMP/work/web__worktrees/two
 	echo two >"$w1/two.txt"

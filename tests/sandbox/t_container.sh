@@ -418,6 +418,14 @@ t_sandbox_commits_merge_three_ways() {
 
 # A sandboxed candidate's check runs in a sandbox with its mounts, never on
 # the host: the host's secrets are not there, podman's marker is.
+# A check that says where it runs and what it can read (the host's key: not in a sandbox).
+check_config() {
+	global_config
+	cat >>"$XDG_CONFIG_HOME/workrex/config.yaml" <<-'YAML'
+		check: 'test -f /run/.containerenv && echo IN-A-CONTAINER; cat ~/.ssh/id_ed25519; grep -qx good solution.txt'
+	YAML
+}
+
 # The merge queue with a sandboxed agent: its commits made inside are
 # imported, rebased onto main (which moved meanwhile), checked inside a
 # sandbox (never on the host: the check would read the host's key there),
@@ -425,10 +433,7 @@ t_sandbox_commits_merge_three_ways() {
 t_queue_checks_in_the_sandbox() {
 	make_repo
 	plant_secrets
-	global_config
-	cat >>"$XDG_CONFIG_HOME/workrex/config.yaml" <<-'YAML'
-		check: 'test -f /run/.containerenv && echo IN-A-CONTAINER; cat ~/.ssh/id_ed25519; grep -qx good solution.txt'
-	YAML
+	check_config
 	wrx add boxed -S -b >/dev/null
 	wrx add other -S -b >/dev/null
 	wrx sandbox shell boxed -- sh -c 'echo good >solution.txt && git add solution.txt && git commit -qm "good, from inside"' >/dev/null
@@ -455,10 +460,7 @@ t_queue_checks_in_the_sandbox() {
 t_group_check_in_its_sandbox() {
 	make_repo
 	plant_secrets
-	global_config
-	cat >>"$XDG_CONFIG_HOME/workrex/config.yaml" <<-'YAML'
-		check: 'test -f /run/.containerenv && echo IN-A-CONTAINER; cat ~/.ssh/id_ed25519; grep -qx good solution.txt'
-	YAML
+	check_config
 	wrx add cand -n 2 -S -b >/dev/null
 	local w
 	w=$(cd "$repo/../proj__worktrees" && pwd)
