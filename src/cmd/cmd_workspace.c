@@ -60,25 +60,45 @@ static char *named_path(const char *dir, const struct strlist *listed, bool have
 	return NULL;
 }
 
+/* The global config's workspace that holds the project at self, or NULL. */
+static const struct workspace_def *global_workspace(const struct config *c, const char *self)
+{
+	for (size_t i = 0; i < c->nworkspaces; i++)
+		for (size_t k = 0; k < c->workspaces[i].repos.n; k++) {
+			char real[PATH_MAX];
+			if (realpath(c->workspaces[i].repos.v[k], real) && !strcmp(real, self))
+				return &c->workspaces[i];
+		}
+	return NULL;
+}
+
 /*
  * --repos LIST: the repositories it names besides this project, as
  * "name=root\n"... into *out; from .workrex-workspace.yaml beside the
- * project when there is one, else the project's sibling directories.
- * 0, or 1 (said).
+ * project when there is one, else from the global config's workspace
+ * that holds it, else the project's sibling directories. 0, or 1 (said).
  */
 static int resolve(struct cmd_ctx *ctx, const char *list, char **out)
 {
 	char *dir = parent_of(repo_root(ctx->repo)), *cause = NULL;
 	char *file = xasprintf("%s/.workrex-workspace.yaml", dir);
 	struct strlist listed = {0};
+	char self[PATH_MAX];
+	if (realpath(repo_root(ctx->repo), self) == NULL)
+		snprintf(self, sizeof self, "%s", repo_root(ctx->repo));
 	bool have_file = access(file, F_OK) == 0;
 	int rc = have_file && config_workspace_repos(file, &listed, &cause) < 0
 			 ? cmd_fail("add", "%s", cause)
 			 : 0;
+	const struct workspace_def *ws = have_file ? NULL : global_workspace(&ctx->cfg, self);
+	if (ws) {
+		for (size_t i = 0; i < ws->repos.n; i++)
+			strlist_add(&listed, ws->repos.v[i]);
+		free(file);
+		file = xasprintf("the workspace %s (workspaces: in the global config)", ws->name);
+		have_file = true;
+	}
 	struct buf b = {0};
-	char self[PATH_MAX];
-	if (realpath(repo_root(ctx->repo), self) == NULL)
-		snprintf(self, sizeof self, "%s", repo_root(ctx->repo));
 	char *names = xstrdup(list), *save = NULL;
 	for (char *n = strtok_r(names, ",", &save); n && rc == 0; n = strtok_r(NULL, ",", &save)) {
 		char *path = named_path(dir, &listed, have_file, n), real[PATH_MAX];

@@ -421,6 +421,62 @@ static bool host_entry(struct walk *w, yaml_node_t *k, yaml_node_t *v)
 	return true;
 }
 
+static char *expand_home(const char *p);
+
+/* workspaces.NAME: {repos: [PATH...]}, each absolute or under ~/. */
+static bool workspace_entry(struct walk *w, yaml_node_t *k, yaml_node_t *v)
+{
+	if (!want_scalar(w, k, "a workspace's name"))
+		return false;
+	char *key = xasprintf("workspaces.%s.repos", scalar(k));
+	yaml_node_t *list = NULL;
+	for (yaml_node_pair_t *q = v->type == YAML_MAPPING_NODE ? v->data.mapping.pairs.start
+								: NULL;
+	     q && q < v->data.mapping.pairs.top; q++) {
+		yaml_node_t *qk = yaml_document_get_node(w->doc, q->key);
+		if (scalar(qk) && !strcmp(scalar(qk), "repos"))
+			list = yaml_document_get_node(w->doc, q->value);
+		else
+			warn(w, qk, "unknown key 'workspaces.*.%s'", scalar(qk) ? scalar(qk) : "?");
+	}
+	struct strlist repos = {0};
+	if (list == NULL || list->type != YAML_SEQUENCE_NODE) {
+		fail(w, v, "%s: a list of the repositories' paths", key);
+		free(key);
+		return false;
+	}
+	read_strlist(w, list, key, &repos);
+	for (size_t i = 0; i < repos.n; i++) {
+		char *p = expand_home(repos.v[i]);
+		if (p[0] != '/')
+			fail(w, list, "%s must be an absolute path (or start with ~/)", repos.v[i]);
+		free(repos.v[i]);
+		repos.v[i] = p;
+	}
+	free(key);
+	struct config *c = w->c;
+	c->workspaces = xrealloc(c->workspaces, (c->nworkspaces + 1) * sizeof *c->workspaces);
+	c->workspaces[c->nworkspaces++] = (struct workspace_def){xstrdup(scalar(k)), repos};
+	return true;
+}
+
+static void read_workspaces(struct walk *w, yaml_node_t *n)
+{
+	each_entry(w, n, "workspaces", "%s must be a mapping of name: {repos: [...]}",
+		   workspace_entry);
+}
+
+static void free_workspaces(struct config *c)
+{
+	for (size_t i = 0; i < c->nworkspaces; i++) {
+		free(c->workspaces[i].name);
+		strlist_free(&c->workspaces[i].repos);
+	}
+	free(c->workspaces);
+	c->workspaces = NULL;
+	c->nworkspaces = 0;
+}
+
 static void read_hosts(struct walk *w, yaml_node_t *n)
 {
 	each_entry(w, n, "remote.hosts", "%s must be a mapping of name: {ssh, path}", host_entry);
@@ -892,6 +948,10 @@ static void read_value(struct walk *w, const struct config_key *k, yaml_node_t *
 	case CONFIG_HOSTS:
 		read_hosts(w, v);
 		break;
+	case CONFIG_WORKSPACES:
+		free_workspaces(w->c); /* a file's own, whole */
+		read_workspaces(w, v);
+		break;
 	case CONFIG_ANY:
 		break;
 	}
@@ -1065,6 +1125,7 @@ void config_free(struct config *c)
 	free(c->hosts);
 	free_panes(c);
 	free_layouts(c);
+	free_workspaces(c);
 	config_free_mounts(&c->sandbox);
 	net_policy_free(&c->sandbox.network.allowed);
 	free(c->binds);

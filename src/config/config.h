@@ -45,6 +45,12 @@ struct pane_def {
 	bool focus;
 };
 
+/* workspaces: repositories add --repos takes together (absolute paths, ~ expanded). */
+struct workspace_def {
+	char *name; /* owned */
+	struct strlist repos;
+};
+
 /* layouts: a named set of panes, chosen with add -l NAME. */
 struct layout_def {
 	char *name; /* owned */
@@ -124,6 +130,8 @@ struct config {
 	size_t nagents;
 	struct remote_host *hosts; /* owned: remote.hosts; global-only */
 	size_t nhosts;
+	struct workspace_def *workspaces; /* owned: workspaces; global-only */
+	size_t nworkspaces;
 	struct pane_def *panes; /* owned; NULL: agent pane + a shell pane */
 	size_t npanes;
 	struct layout_def *layouts; /* owned: layouts */

@@ -266,6 +266,17 @@ static void add_value(struct buf *b, const struct config_key *k, const struct co
 	case CONFIG_HOSTS:
 		add_hosts(b, c);
 		break;
+	case CONFIG_WORKSPACES:
+		buf_addch(b, '{');
+		for (size_t i = 0; i < c->nworkspaces; i++) {
+			buf_addstr(b, i ? ", " : "");
+			add_scalar(b, c->workspaces[i].name);
+			buf_addstr(b, ": {repos: ");
+			add_list(b, &c->workspaces[i].repos);
+			buf_addch(b, '}');
+		}
+		buf_addch(b, '}');
+		break;
 	case CONFIG_ANY:
 		buf_addstr(b, loadable ? "null" : "(not read yet)");
 		break;

@@ -265,6 +265,9 @@ const struct config_key config_keys[] = {
 	    .flags = CONFIG_GLOBAL_ONLY | CONFIG_COMMAND, .def = "devcontainer",
 	    .sink = "the dev container CLI the host runs (read-configuration, build)",
 	    .help = "@devcontainers/cli's devcontainer"),
+	KEY("workspaces", CONFIG_WORKSPACES, AT(workspaces), GLOBAL, .def = "{}",
+	    .help = "repositories that add --repos takes together: name: {repos: [~/src/api, "
+		    "~/src/web]} (or a .workrex-workspace.yaml beside them)"),
 	SECTION("remote", GLOBAL),
 	KEY("remote.hosts", CONFIG_HOSTS, AT(hosts), GLOBAL, .def = "{}",
 	    .sink = "ssh, as the destination (after --); path: a directory there",
@@ -284,14 +287,23 @@ const struct config_key *config_key_find(const char *path)
 const char *config_type_name(enum config_type t)
 {
 	static const char *const names[] = {
-		[CONFIG_SECTION] = "section", [CONFIG_STRING] = "string",
-		[CONFIG_PATH] = "path",       [CONFIG_BOOL] = "true or false",
-		[CONFIG_NUMBER] = "number",   [CONFIG_CHOICE] = "choice",
-		[CONFIG_LIST] = "list",       [CONFIG_ENV] = "mapping",
-		[CONFIG_KEY] = "key",         [CONFIG_AGENTS] = "mapping",
-		[CONFIG_PANES] = "list",      [CONFIG_MOUNTS] = "list",
-		[CONFIG_LAYOUTS] = "mapping", [CONFIG_BINDS] = "mapping",
-		[CONFIG_HOSTS] = "mapping",   [CONFIG_ANY] = "any",
+		[CONFIG_SECTION] = "section",
+		[CONFIG_STRING] = "string",
+		[CONFIG_PATH] = "path",
+		[CONFIG_BOOL] = "true or false",
+		[CONFIG_NUMBER] = "number",
+		[CONFIG_CHOICE] = "choice",
+		[CONFIG_LIST] = "list",
+		[CONFIG_ENV] = "mapping",
+		[CONFIG_KEY] = "key",
+		[CONFIG_AGENTS] = "mapping",
+		[CONFIG_PANES] = "list",
+		[CONFIG_MOUNTS] = "list",
+		[CONFIG_LAYOUTS] = "mapping",
+		[CONFIG_BINDS] = "mapping",
+		[CONFIG_HOSTS] = "mapping",
+		[CONFIG_ANY] = "any",
+		[CONFIG_WORKSPACES] = "mapping",
 		[CONFIG_DOMAINS] = "list",
 	};
 	return names[t];

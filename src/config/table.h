@@ -43,7 +43,8 @@ enum config_type {
 	CONFIG_BINDS,   /* key: action */
 	CONFIG_DOMAINS, /* list of name | "*.name" | {host, allow_private_ips} (net/hostname.h) */
 	CONFIG_HOSTS,   /* name: {ssh, path, docker | podman} (struct remote_host) */
-	CONFIG_ANY,     /* accepted as it is: read by nothing yet */
+	CONFIG_WORKSPACES, /* name: {repos: [PATH...]} (struct workspace_def) */
+	CONFIG_ANY,        /* accepted as it is: read by nothing yet */
 };
 
 enum {

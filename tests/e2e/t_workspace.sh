@@ -67,5 +67,30 @@ t_workspace_conflict_lands_nothing() {
 	[ -z "$(wrx list -q)" ]
 }
 
+# The global config's workspaces: name the repositories, by their paths, wherever they are.
+t_workspace_from_the_global_config() {
+	make_workspace
+	rm "$E2E_TMP/work/.workrex-workspace.yaml"
+	local lib=$E2E_TMP/elsewhere/lib
+	rm -rf "$E2E_TMP/elsewhere"
+	git init -q -b main "$lib"
+	git -C "$lib" commit -q --allow-empty -m 'lib: base'
+	cat >>"$XDG_CONFIG_HOME/workrex/config.yaml" <<-EOF
+		workspaces:
+		  shop: {repos: [$repo, $lib]}
+	EOF
+	wrx config check 2>&1 | grep -q "^workspaces: {shop: {repos: \[$repo, $lib\]}}"
+	wrx add both --repos lib -b >/dev/null
+	[ "$(readlink "$E2E_TMP/work/proj__worktrees/both.repos/lib")" = "$E2E_TMP/elsewhere/lib__worktrees/both" ]
+	# Not in it: web, a sibling, is no repository of the workspace.
+	not wrx add other --repos web -b 2>"$E2E_TMP/err"
+	grep -q "no repository 'web' in the workspace shop" "$E2E_TMP/err"
+	# A project file cannot set it.
+	printf 'workspaces: {x: {repos: [/tmp]}}\n' >"$repo/.workrex.yaml"
+	wrx config check 2>&1 | grep -q "'workspaces' may only be set in the global config; ignored"
+	wrx rm -f both >/dev/null
+}
+
 run_test "add --repos: one agent, a worktree of each repository side by side; merge lands both" t_workspace_one_agent_two_repos
+run_test "add --repos: the global config's workspaces name the repositories" t_workspace_from_the_global_config
 run_test "add --repos: the second repository conflicts: nothing lands anywhere; rm takes both" t_workspace_conflict_lands_nothing
