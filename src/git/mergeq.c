@@ -17,6 +17,7 @@
 
 #define MQ_FILE "workrex-queue.json"
 #define MQ_MAX (1u << 20)
+#define MQ_LANDED_KEPT 20
 
 int mq_lock(const struct repo *r)
 {
@@ -73,7 +74,15 @@ int mq_save(const struct repo *r, const struct mergeq *q)
 {
 	json_object *o = json_object_new_object(), *es = json_object_new_array();
 	json_object_object_add(o, "paused", json_object_new_boolean(q->paused));
+	/* The landed are history: the last MQ_LANDED_KEPT of them are kept. */
+	size_t landed = 0;
+	for (size_t i = 0; i < q->n; i++)
+		landed += strcmp(q->e[i].state, MQ_LANDED) == 0;
 	for (size_t i = 0; i < q->n; i++) {
+		if (landed > MQ_LANDED_KEPT && strcmp(q->e[i].state, MQ_LANDED) == 0) {
+			landed--;
+			continue;
+		}
 		json_object *e = json_object_new_object();
 		json_add_str(e, "handle", q->e[i].handle);
 		json_add_str(e, "state", q->e[i].state);

@@ -3,8 +3,8 @@
  * land on main, in order, one landing at a time (cmd/cmd_queue.c does the
  * landing; the dashboard starts it, core/lander.c).
  *
- * The queue is one file in the common git directory, workrex-queue.json,
- * replaced whole (a new file renamed over it): a kill -9 leaves the queue
+ * The queue is one file in the common git directory, workrex-queue.json
+ * (the waiting, the given back, and the last 20 landed), replaced whole (a new file renamed over it): a kill -9 leaves the queue
  * before or after one change, never half of one. Changes are made under
  * workrex-queue.owner (mq_lock), so `queue add` from a shell and the landing
  * never lose each other's.

@@ -99,6 +99,31 @@ static void test_queue_round_trip(void **state)
 	mq_free(&q);
 }
 
+/* The landed are history: the last 20 kept, the waiting ones all. */
+static void test_landed_kept_twenty(void **state)
+{
+	(void)state;
+	struct mergeq q = {0};
+	for (int i = 0; i < 30; i++) {
+		char h[16];
+		snprintf(h, sizeof h, "l%d", i);
+		mq_put(&q, h, MQ_LANDED, NULL);
+		if (i == 3)
+			mq_put(&q, "waits", MQ_QUEUED, NULL);
+	}
+	assert_int_equal(mq_save(r, &q), 0);
+	mq_free(&q);
+	assert_int_equal(mq_load(r, &q), 0);
+	assert_int_equal(q.n, 21);
+	assert_string_equal(q.e[0].handle, "waits");
+	assert_string_equal(q.e[1].handle, "l10");
+	assert_string_equal(q.e[20].handle, "l29");
+	mq_free(&q);
+	char *path = xasprintf("%s/.git/workrex-queue.json", top);
+	unlink(path);
+	free(path);
+}
+
 /* A damaged file is an error, never an empty queue (that would drop everyone). */
 static void test_damaged_file_refused(void **state)
 {
@@ -119,6 +144,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_queue_round_trip),
+		cmocka_unit_test(test_landed_kept_twenty),
 		cmocka_unit_test(test_damaged_file_refused),
 	};
 	return cmocka_run_group_tests_name("mergeq", tests, setup, teardown);
