@@ -59,13 +59,105 @@ static void new_branch_answer(struct ui *ui, const char *answer, void *arg)
 	free(handle);
 }
 
+/*
+ * #, then Tab: the project's open GitHub issues, "#N title" a line, as gh
+ * lists them (a child: gh asks the network), kept for the dashboard's
+ * life once they came; Tab again completes a number.
+ */
+static struct buf issues;
+static enum { ISSUES_NONE, ISSUES_ASKING, ISSUES_CAME } issues_state;
+
+static void issues_show(struct ui *ui, const char *prefix)
+{
+	struct buf b = {0};
+	int n = 0;
+	for (const char *l = issues.data; l && *l;
+	     l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+		if (strncmp(l, prefix, strlen(prefix)) == 0 && n++ < 12)
+			buf_addf(&b, "%s%.*s", b.len ? "  " : "",
+				 (int)WRX_MIN(strcspn(l, "\n"), 48), l);
+	/* Said in the question itself (a long one shows whole above the status line). */
+	if (ui->prompt) {
+		free(ui->prompt->label);
+		ui->prompt->label = xasprintf("new agent, #N of the open issues: %s:",
+					      n ? b.data : "none by that number");
+		ui_dirty(ui);
+	}
+	buf_free(&b);
+}
+
+static char *complete_issue(struct ui *ui, const char *input);
+
+static void issues_came(void *arg, int status, const char *output, const char *last)
+{
+	struct ui *ui = arg;
+	buf_free(&issues);
+	/* Its lines "#N title" alone: anything else gh said is not one. */
+	for (const char *l = output; status == 0 && l && *l;
+	     l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+		if (l[0] == '#' && l[1] >= '0' && l[1] <= '9')
+			buf_addf(&issues, "%.*s\n", (int)strcspn(l, "\n"), l);
+	issues_state = issues.data ? ISSUES_CAME : ISSUES_NONE; /* none: asked again */
+	if (status != 0)
+		ui_message(ui, true, "new agent: gh issue list: %s",
+			   last && *last ? last : "it failed");
+	else if (issues.data == NULL)
+		ui_message(ui, false, "new agent: no open issue");
+	else if (ui->prompt && ui->prompt->complete == complete_issue && ui->prompt->input.data &&
+		 ui->prompt->input.data[0] == '#')
+		issues_show(ui, ui->prompt->input.data);
+}
+
+static char *complete_issue(struct ui *ui, const char *input)
+{
+	if (input[0] != '#' || strspn(input + 1, "0123456789") != strlen(input + 1))
+		return NULL;
+	if (issues_state == ISSUES_ASKING) {
+		ui_message(ui, false, "asking gh for the open issues...");
+		return NULL;
+	}
+	if (issues_state == ISSUES_NONE) {
+		char *const argv[] = {"gh",
+				      "issue",
+				      "list",
+				      "--limit",
+				      "30",
+				      "--json",
+				      "number,title",
+				      "--jq",
+				      ".[] | \"#\\(.number) \\(.title)\"",
+				      NULL};
+		struct run_opts o = {
+			.argv = argv, .cwd = ui->w->root, .done = issues_came, .arg = ui};
+		bool started = run_start(ui->w->loop, &o) == 0;
+		issues_state = started ? ISSUES_ASKING : ISSUES_NONE;
+		ui_message(ui, !started, "%s",
+			   started ? "asking gh for the open issues..."
+				   : "new agent: gh does not start");
+		return NULL;
+	}
+	/* One number that begins so: it; else the ones that do, shown. */
+	const char *one = NULL;
+	int n = 0;
+	for (const char *l = issues.data; l && *l;
+	     l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+		if (strncmp(l, input, strlen(input)) == 0 && n++ == 0)
+			one = l;
+	if (n == 1)
+		return xstrndup(one, strcspn(one, " \n"));
+	issues_show(ui, input);
+	return NULL;
+}
+
 void prompts_new_agent(struct ui *ui)
 {
 	if (!ui->w->in_repo) {
 		ui_message(ui, true, "new agent: %s is not a git repository", ui->w->root);
 		return;
 	}
-	ui_prompt(ui, "new agent, branch (or #N, a GitHub issue):", false, new_branch_answer, NULL);
+	ui_prompt(ui, "new agent, branch (or #N, a GitHub issue; # Tab lists them):", false,
+		  new_branch_answer, NULL);
+	ui->prompt->complete = complete_issue;
 }
 
 /* ---- R in the overview: remove --gone, asked once with the list ---- */

@@ -56,6 +56,10 @@ elif args[:2] == ["pr", "view"] and len(args) >= 3:
         sys.stderr.write('no pull requests found for branch "%s"\n' % ref)
         sys.exit(1)
     print(json.dumps({k: found[-1].get(k) for k in fields}))
+elif args[:2] == ["issue", "list"]:
+    # What --jq '.[] | "#\(.number) \(.title)"' prints, the open ones (all here).
+    for i in load().get("issues", []):
+        print("#%d %s" % (i["number"], i["title"]))
 elif args[:2] == ["issue", "view"] and len(args) >= 3:
     ref, fields = args[2], opt(args, "--json", "number").split(",")
     number = ref.rsplit("/", 1)[-1]

@@ -14,13 +14,13 @@ t_new_agent_key() {
 	wait_for 'wrx\$'
 	# A branch name git would refuse is said at once, before the prompt is asked.
 	prefix n
-	wait_for 'new agent, branch \(or #N, a GitHub issue\):'
+	wait_for 'new agent, branch \(or #N, a GitHub issue; # Tab lists them\):'
 	tm send-keys -l 'bad..name'
 	keys Enter
 	wait_for "new agent: 'bad..name' is not a valid branch name"
 	screen | not grep -q 'prompt (Enter for none)'
 	prefix n
-	wait_for 'new agent, branch \(or #N, a GitHub issue\):'
+	wait_for 'new agent, branch \(or #N, a GitHub issue; # Tab lists them\):'
 	tm send-keys -l 'feature/login'
 	keys Enter
 	wait_for 'prompt \(Enter for none\):'

@@ -426,8 +426,14 @@ t_add_from_issue() {
 	start_repo 100 30
 	wait_for 'C-b \? help'
 	prefix n
-	wait_for 'new agent, branch \(or #N, a GitHub issue\):'
-	tm send-keys -l '#9'
+	wait_for 'new agent, branch \(or #N, a GitHub issue; # Tab lists them\):'
+	# # and Tab: the open issues, as gh lists them; 9 and Tab: that one.
+	tm send-keys -l '#'
+	keys Tab
+	wait_for '#7 Login rejects e-mails with a plus sign!  #9 Dark mode'
+	tm send-keys -l '9'
+	keys Tab
+	wait_for '^> #9 '
 	keys Enter
 	until_ok 30 eval 'wrx list -q | grep -qx 9-dark-mode' || { screen >&2; return 1; }
 	head -1 "$w/9-dark-mode/.workrex/PROMPT-9-dark-mode.md" | grep -qx '# Dark mode'
