@@ -20,8 +20,19 @@ serve() {
 	until_ok 30 eval "wrx capture $1 | grep -q 'SERVING [0-9]'" || { wrx capture "$1" >&2; return 1; }
 }
 
-# fetch PORT: what the host gets from 127.0.0.1:PORT (bounded: 3 tries, 5 s each).
-fetch() { curl -s --max-time 5 --retry 2 --retry-connrefused "http://127.0.0.1:$1/"; }
+# fetch PORT: what the host gets from 127.0.0.1:PORT (bounded: 3 tries, 30 s
+# each). A connection costs a `podman exec` (about 150 ms here, idle; some
+# seconds on a loaded CI machine, where 5 s once ran out).
+fetch() { curl -s --max-time 30 --retry 2 --retry-connrefused "http://127.0.0.1:$1/"; }
+
+# fetched PORT: the sandbox's answer on PORT, or what was there instead.
+fetched() {
+	fetch "$1" | grep -qx "hello from the sandbox on $1" && return 0
+	echo "  127.0.0.1:$1 answered: $(curl -sv --max-time 30 "http://127.0.0.1:$1/" 2>&1 | tail -5)" >&2
+	grep -a 'port' "$XDG_STATE_HOME/workrex/workrex.log" | tail -5 >&2
+	containers >&2
+	return 1
+}
 
 t_ports_reach_a_sandboxed_server() {
 	make_repo
@@ -39,8 +50,7 @@ t_ports_reach_a_sandboxed_server() {
 	# Its port, not the host's: nothing listens on the host's loopback but the dashboard.
 	serve box
 	wrx capture box | grep -q "SERVING $p1"
-	fetch "$p1" | grep -qx "hello from the sandbox on $p1" ||
-		{ fetch "$p1" >&2; grep -a 'ports' "$XDG_STATE_HOME/workrex/workrex.log" | tail >&2; return 1; }
+	fetched "$p1"
 	# A reboot: every process of ours and the runtime directory; the ports stay its own.
 	prefix d
 	wait_for 'WORKREX-EXITED'
@@ -53,9 +63,9 @@ t_ports_reach_a_sandboxed_server() {
 	[ "$(port_of box)" = "$p1" ] && [ "$(port_of two)" = "$p2" ]
 	until_ok 60 eval 'containers --filter status=running | grep -q "^wrx-box-"' || { containers >&2; return 1; }
 	serve box
-	fetch "$p1" | grep -qx "hello from the sandbox on $p1"
+	fetched "$p1"
 	# Nothing listens in two: refused, said, nothing hangs.
-	not fetch "$p2" >/dev/null
+	[ -z "$(curl -s --max-time 30 "http://127.0.0.1:$p2/" || true)" ]
 }
 
 run_test "ports: 1 each, distinct; a sandboxed server reached from the host on its port, after a reboot too" t_ports_reach_a_sandboxed_server
