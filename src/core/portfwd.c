@@ -58,12 +58,13 @@ static void conn_end(struct fconn *c)
 	if (c->ended)
 		return;
 	c->ended = true;
+	/* Its process is closed once it exited (exited): libuv reaps only what it watches. */
 	if (c->proc.data && !c->exited)
 		uv_process_kill(&c->proc, SIGTERM);
 	uv_handle_t *hs[] = {(uv_handle_t *)&c->tcp, (uv_handle_t *)&c->in, (uv_handle_t *)&c->out,
-			     (uv_handle_t *)&c->proc};
+			     c->exited ? (uv_handle_t *)&c->proc : NULL};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(hs); i++)
-		if (hs[i]->data && !uv_is_closing(hs[i]))
+		if (hs[i] && hs[i]->data && !uv_is_closing(hs[i]))
 			uv_close(hs[i], conn_closed);
 }
 
@@ -150,12 +151,14 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 		uv_read_stop(s); /* until it drains (written) */
 }
 
-/* Its stdout's end, read after, ends the connection (client_done). */
+/* Its stdout's end, read after, ends the connection (client_done); once ended, it goes. */
 static void exited(uv_process_t *p, int64_t status, int sig)
 {
 	(void)status, (void)sig;
 	struct fconn *c = p->data;
 	c->exited = true;
+	if (c->ended)
+		uv_close((uv_handle_t *)p, conn_closed);
 }
 
 static void on_connection(uv_stream_t *server, int status)
