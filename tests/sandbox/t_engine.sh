@@ -370,9 +370,19 @@ adapter_round() {
 	wait_for "$agent @$host"
 	wrx send "$agent" 'workrex set-status waiting; echo "AT-$(id -un)-$(pwd)"'
 	wait_for "AT-root-/root/clone__worktrees/$agent"
-	until_ok 15 sh -c "cd '$repo' && '$WORKREX' status $agent | grep -q waiting"
+	until_ok 15 sh -c "cd '$repo' && '$WORKREX' status $agent | grep -q waiting" ||
+		{ adapter_said "$agent"; return 1; }
 	wrx rm -f "$agent" >"$E2E_TMP/rm.out" 2>&1
-	grep -q "remote $host: its last agent went; destroyed" "$E2E_TMP/rm.out"
+	grep -q "remote $host: its last agent went; destroyed" "$E2E_TMP/rm.out" ||
+		{ cat "$E2E_TMP/rm.out" >&2; adapter_said "$agent"; return 1; }
+}
+
+# adapter_said AGENT: its status, its pane, the fakes' log and the dashboard's.
+adapter_said() {
+	wrx status "$1" >&2
+	wrx capture "$1" | tail -5 >&2
+	tail -5 "$FAKE_LOG" >&2
+	grep -a "$1\|remote" "$XDG_STATE_HOME/workrex/workrex.log" | tail -10 >&2
 }
 
 t_engine_adapters_recorded() {
@@ -381,12 +391,12 @@ t_engine_adapters_recorded() {
 	start_repo 160 40
 	wait_for 'wrx\$|proj'
 	adapter_round coder c1
-	[ -z "$(containers coder)" ]
+	until_ok 10 eval '[ -z "$(containers coder)" ]' || { containers coder >&2; return 1; }
 	grep -qx 'coder create wrx-proj --template agents --yes' "$FAKE_LOG"
 	grep -qx 'coder ssh --stdio coder.wrx-proj' "$FAKE_LOG"
 	grep -qx 'coder delete wrx-proj --yes' "$FAKE_LOG"
 	adapter_round k8s k1
-	[ -z "$(containers k8s)" ]
+	until_ok 10 eval '[ -z "$(containers k8s)" ]' || { containers k8s >&2; return 1; }
 	grep -qx 'kubectl create -f -' "$FAKE_LOG"
 	grep -qx 'kind: SandboxClaim' "$FAKE_LOG"
 	grep -qE '^kubectl wait --for=condition=Ready sandboxclaim/wrx-[0-9a-f]{8} --timeout=300s$' "$FAKE_LOG"
