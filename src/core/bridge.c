@@ -11,6 +11,7 @@
 #include "../rpc/server.h"
 #include "../util/util.h"
 #include "actions.h"
+#include "runner.h"
 #include "wrx.h"
 
 #include <errno.h>
@@ -151,8 +152,9 @@ char **bridge_pane_env(struct wrx *w, struct wpane *wp)
 
 void bridge_pane_gone(struct wrx *w, struct wpane *wp)
 {
-	if (wp->agent && session_agent_pane(w->s, wp->agent) == wp)
-		portfwd_close(wp->agent);
+	/* (Not by looking its panes up: as a session ends, some are freed already.) */
+	if (wp->agent && wp->runner && wp->runner->container)
+		portfwd_gone(wp->agent, wp->runner->container);
 	if (w->rpc)
 		rpc_server_token_revoke(w->rpc, wp->id);
 }

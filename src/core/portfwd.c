@@ -243,6 +243,12 @@ void portfwd_open(struct wrx *w, struct agent *a, const char *container)
 	}
 }
 
+void portfwd_gone(struct agent *a, const char *container)
+{
+	if (a->box.fwd && strcmp(a->box.fwd->container, container) == 0)
+		portfwd_close(a);
+}
+
 void portfwd_close(struct agent *a)
 {
 	for (struct portfwd *f = a->box.fwd, *next; f; f = next) {

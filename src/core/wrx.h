@@ -243,6 +243,8 @@ void lander_kick(struct wrx *w, const char *done);
 /* portfwd.c: a sandboxed agent's ports listened on here, relayed into its container. */
 void portfwd_open(struct wrx *w, struct agent *a, const char *container);
 void portfwd_close(struct agent *a);
+/* The container's pane went: its forwards, if they are to it, go too. */
+void portfwd_gone(struct agent *a, const char *container);
 void lander_status(struct wrx *w, struct agent *a);
 /* At the dashboard's start: what is queued lands (a killed landing is taken again). */
 void lander_start(struct wrx *w);
