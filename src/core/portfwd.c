@@ -32,11 +32,14 @@ struct portfwd {
 };
 
 struct fconn {
-	struct portfwd *f;
+	int port; /* (its listener may be closed before it ends) */
 	uv_tcp_t tcp;
 	uv_process_t proc;
 	uv_pipe_t in, out; /* the process's stdin and stdout */
-	int open;          /* handles not yet closed */
+	uv_pipe_t err;     /* ...and its stderr: why, when it fails (the log says) */
+	char why[160];
+	size_t nwhy;
+	int open; /* handles not yet closed */
 	bool ended, exited;
 };
 
@@ -62,7 +65,7 @@ static void conn_end(struct fconn *c)
 	if (c->proc.data && !c->exited)
 		uv_process_kill(&c->proc, SIGTERM);
 	uv_handle_t *hs[] = {(uv_handle_t *)&c->tcp, (uv_handle_t *)&c->in, (uv_handle_t *)&c->out,
-			     c->exited ? (uv_handle_t *)&c->proc : NULL};
+			     (uv_handle_t *)&c->err, c->exited ? (uv_handle_t *)&c->proc : NULL};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(hs); i++)
 		if (hs[i] && hs[i]->data && !uv_is_closing(hs[i]))
 			uv_close(hs[i], conn_closed);
@@ -151,12 +154,30 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 		uv_read_stop(s); /* until it drains (written) */
 }
 
+/* What its exec said on stderr: the start of it, kept for the log. */
+static void on_err(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+	struct fconn *c = s->data;
+	if (n > 0 && c->nwhy + 1 < sizeof c->why) {
+		size_t k = WRX_MIN((size_t)n, sizeof c->why - 1 - c->nwhy);
+		memcpy(c->why + c->nwhy, buf->base, k);
+		c->nwhy += k;
+		c->why[c->nwhy] = '\0';
+	}
+	if (n < 0)
+		uv_read_stop(s);
+	free(buf->base);
+}
+
 /* Its stdout's end, read after, ends the connection (client_done); once ended, it goes. */
 static void exited(uv_process_t *p, int64_t status, int sig)
 {
-	(void)status, (void)sig;
+	(void)sig;
 	struct fconn *c = p->data;
 	c->exited = true;
+	if (status != 0)
+		log_msg("ports: %d: its exec ended with %lld: %.*s", c->port, (long long)status,
+			(int)strcspn(c->why, "\n"), c->why);
 	if (c->ended)
 		uv_close((uv_handle_t *)p, conn_closed);
 }
@@ -167,7 +188,7 @@ static void on_connection(uv_stream_t *server, int status)
 	if (status < 0)
 		return;
 	struct fconn *c = xcalloc(1, sizeof *c);
-	c->f = f;
+	c->port = f->port;
 	uv_tcp_init(f->w->loop, &c->tcp);
 	c->tcp.data = c;
 	c->open = 1;
@@ -177,8 +198,9 @@ static void on_connection(uv_stream_t *server, int status)
 	}
 	uv_pipe_init(f->w->loop, &c->in, 0);
 	uv_pipe_init(f->w->loop, &c->out, 0);
-	c->in.data = c->out.data = c;
-	c->open += 2;
+	uv_pipe_init(f->w->loop, &c->err, 0);
+	c->in.data = c->out.data = c->err.data = c;
+	c->open += 3;
 	char port[16];
 	snprintf(port, sizeof port, "%d", f->port);
 	char *argv[] = {(char *)container_runtime(&f->w->cfg),
@@ -192,7 +214,8 @@ static void on_connection(uv_stream_t *server, int status)
 	uv_stdio_container_t io[3] = {
 		{.flags = UV_CREATE_PIPE | UV_READABLE_PIPE, .data.stream = (uv_stream_t *)&c->in},
 		{.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&c->out},
-		{.flags = UV_IGNORE}};
+		{.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE,
+		 .data.stream = (uv_stream_t *)&c->err}};
 	uv_process_options_t o = {
 		.file = argv[0], .args = argv, .exit_cb = exited, .stdio = io, .stdio_count = 3};
 	c->proc.data = c;
@@ -206,6 +229,7 @@ static void on_connection(uv_stream_t *server, int status)
 	c->open++;
 	uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
 	uv_read_start((uv_stream_t *)&c->out, on_alloc, on_read);
+	uv_read_start((uv_stream_t *)&c->err, on_alloc, on_err);
 }
 
 static void listener_closed(uv_handle_t *h)
