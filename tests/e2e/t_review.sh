@@ -436,6 +436,8 @@ t_add_from_issue() {
 	wait_for '^> #9 '
 	keys Enter
 	until_ok 30 eval 'wrx list -q | grep -qx 9-dark-mode' || { screen >&2; return 1; }
+	# (Listed once its record is written; its prompt comes a moment after.)
+	until_ok 10 test -f "$w/9-dark-mode/.workrex/PROMPT-9-dark-mode.md"
 	head -1 "$w/9-dark-mode/.workrex/PROMPT-9-dark-mode.md" | grep -qx '# Dark mode'
 	wait_for ' 9-dark-mode'
 }

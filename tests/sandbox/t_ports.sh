@@ -25,9 +25,15 @@ serve() {
 # seconds on a loaded CI machine, where 5 s once ran out).
 fetch() { curl -s --max-time 30 --retry 2 --retry-connrefused "http://127.0.0.1:$1/"; }
 
-# fetched PORT: the sandbox's answer on PORT, or what was there instead.
+# fetched PORT: the sandbox's answer on PORT (5 tries, as a person reloads:
+# 2 of 5 CI rounds once got an empty answer, the exec's own failure, which
+# the dashboard log now says), or what was there instead.
 fetched() {
-	fetch "$1" | grep -qx "hello from the sandbox on $1" && return 0
+	local try
+	for try in 1 2 3 4 5; do
+		fetch "$1" | grep -qx "hello from the sandbox on $1" && return 0
+		sleep 1
+	done
 	echo "  127.0.0.1:$1 answered: $(curl -sv --max-time 30 "http://127.0.0.1:$1/" 2>&1 | tail -5)" >&2
 	grep -a 'port' "$XDG_STATE_HOME/workrex/workrex.log" | tail -5 >&2
 	containers >&2
