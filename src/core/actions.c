@@ -1265,9 +1265,12 @@ static void do_queue_notes(struct act_call *c)
 	for (size_t i = 0; i + 1 < n; i += 2) {
 		const char *h = json_object_get_string(json_object_array_get_idx(v, i));
 		struct agent *a = session_find_agent(c->w->s, h);
-		if (a)
-			session_notify(c->w->s, a,
-				       json_object_get_string(json_object_array_get_idx(v, i + 1)));
+		if (a == NULL)
+			continue;
+		/* A place in a queue is no news to ring for; kept, as its other notes are. */
+		session_note(c->w->s, a,
+			     json_object_get_string(json_object_array_get_idx(v, i + 1)));
+		keep_meta(c->w, a);
 	}
 	act_ok(c, NULL);
 }
@@ -1283,15 +1286,17 @@ static void do_queue_return(struct act_call *c)
 	if (wp == NULL)
 		return;
 	const char *why = str_arg(c, "why");
+	/* Said first: the working below keeps the agent's meta, this note in it. */
+	char *note = xasprintf("queue: %s", why ? why : "given back");
+	session_notify(c->w->s, c->a, note);
+	free(note);
 	/*
 	 * Unstamped: hooks are ordered by their processes' starts, which the
 	 * kernel's whole-second boot time puts up to a second off the wall
 	 * clock; stamped now, the agent's own done that follows could be late.
 	 */
 	agent_status_heard(c->w, c->a, WRX_STATUS_WORKING, 0, NULL, "queue");
-	char *note = xasprintf("queue: %s", why ? why : "given back");
-	session_notify(c->w->s, c->a, note);
-	free(note);
+	keep_meta(c->w, c->a);
 	deliver_start(c->w, wp, str_arg(c, "text"), true, false, sent, c);
 }
 

@@ -753,10 +753,16 @@ void session_agent_changed(struct session *s, struct agent *a)
 	changed(s);
 }
 
-void session_notify(struct session *s, struct agent *a, const char *text)
+void session_note(struct session *s, struct agent *a, const char *text)
 {
 	free(a->note);
 	a->note = one_line(text);
+	changed(s);
+}
+
+void session_notify(struct session *s, struct agent *a, const char *text)
+{
+	session_note(s, a, text);
 	if (!agent_focused(s, a)) {
 		a->attention = true;
 		a->attention_since = now_ms();

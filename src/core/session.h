@@ -282,6 +282,8 @@ void session_set_title(struct session *s, struct agent *a, const char *title);
 void session_set_comments(struct session *s, struct agent *a, int n);
 /* Another of its facts changed (its PR's state): shown again. */
 void session_agent_changed(struct session *s, struct agent *a);
+/* Its note under its row, said quietly: no bell, no attention (the merge queue's place). */
+void session_note(struct session *s, struct agent *a, const char *text);
 /* A notification from the agent: attention unless focused. */
 void session_notify(struct session *s, struct agent *a, const char *text);
 /* Working, but its agent pane has been silent for WRX_SILENCE_MS at now (now_ms). */
