@@ -143,12 +143,6 @@ int container_reach(const struct config *cfg, struct backend_reach *r, char **ca
 
 /* ---- checks ---- */
 
-static bool path_within(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0' || n == 1);
-}
-
 /* Do a and b overlap (one contains the other)? Both absolute and clean. */
 static bool overlaps(const char *a, const char *b)
 {

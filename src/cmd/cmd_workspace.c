@@ -37,14 +37,6 @@ struct other {
 	bool made;  /* ...made by this add (the others an add a kill cut short left: kept) */
 };
 
-static char *parent_of(const char *path)
-{
-	char *d = xstrdup(path), *slash = strrchr(d, '/');
-	if (slash)
-		slash[slash == d] = '\0';
-	return d;
-}
-
 /* name's path: the workspace file's entry named so, else the sibling directory. */
 static char *named_path(const char *dir, const struct strlist *listed, bool have_file,
 			const char *name)
@@ -80,7 +72,7 @@ static const struct workspace_def *global_workspace(const struct config *c, cons
  */
 static int resolve(struct cmd_ctx *ctx, const char *list, char **out)
 {
-	char *dir = parent_of(repo_root(ctx->repo)), *cause = NULL;
+	char *dir = path_parent(repo_root(ctx->repo)), *cause = NULL;
 	char *file = xasprintf("%s/.workrex-workspace.yaml", dir);
 	struct strlist listed = {0};
 	char self[PATH_MAX];

@@ -68,15 +68,6 @@ static char *real_path(const char *path)
 	return p;
 }
 
-/* Is dir inside (or) parent? */
-static bool path_within(const char *dir, const char *parent)
-{
-	size_t n = strlen(parent);
-	if (n == 1 && parent[0] == '/')
-		return true;
-	return strncmp(dir, parent, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
-}
-
 /* Claude Code: a yes on the project or one of its ancestors. */
 static int claude_trusted(const char *home, const struct agent_kind *k, const char *project)
 {

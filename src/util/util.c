@@ -338,6 +338,12 @@ char *path_parent(const char *path)
 	return p;
 }
 
+bool path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0' || n == 1);
+}
+
 int lock_file(const char *path, bool wait)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600), rc;

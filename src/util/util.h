@@ -96,6 +96,8 @@ int lock_file(const char *path, bool wait);
 int mkdir_p(const char *path, unsigned mode);
 /* The directory holding path's last component ("/a/b" -> "/a"), as a new string. */
 char *path_parent(const char *path);
+/* Is path dir, or inside it? Both absolute and clean ("/" holds all). */
+bool path_within(const char *path, const char *dir);
 int fd_set_nonblock(int fd);
 int fd_set_cloexec(int fd);
 /*
