@@ -13,6 +13,22 @@ export GIT_CONFIG_GLOBAL=$HOME/.gitconfig
 git config --global user.name "Host User"
 git config --global user.email host@example.com
 
+# podman_names ARGS...: the names `podman ps -a ARGS` lists. A whole ps fails
+# now and then while another test's container is torn down ("unknown FS magic
+# on /run/netns/..."): tried again then, up to 10 times in 5 s.
+podman_names() {
+	local i out
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		if out=$(podman ps -a "$@" --format '{{.Names}}' 2>/dev/null); then
+			[ -z "$out" ] || printf '%s\n' "$out"
+			return 0
+		fi
+		sleep 0.5
+	done
+	echo "  podman ps -a $* failed 10 times" >&2
+	return 1
+}
+
 # add_box: the agent "box", focused, its container up; sets w to its worktree.
 add_box() {
 	wrx add box >/dev/null

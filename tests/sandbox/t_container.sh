@@ -16,7 +16,7 @@ plant_secrets() {
 }
 
 # containers [FILTER...]: the project's containers, stopped ones too.
-containers() { podman ps -a --filter "label=workrex.project=$repo" "$@" --format '{{.Names}}'; }
+containers() { podman_names --filter "label=workrex.project=$repo" "$@"; }
 
 t_sandboxed_agent_sees_only_its_work() {
 	make_repo

@@ -17,7 +17,7 @@ trap 'podman ps -aq --filter "name=^wrx-(engine|boxed|broken|coder|k8s)-" | xarg
 "$here/sshd_image.sh" || { echo "not ok - the sshd image could not be built"; exit 1; }
 image=workrex-test-sshd:latest
 
-containers() { podman ps -a --format '{{.Names}}' | grep -E "^wrx-$1-" || true; }
+containers() { podman_names | grep -E "^wrx-$1-" || true; }
 
 engine_setup() {
 	make_repo
@@ -54,6 +54,7 @@ engine_setup() {
 		    exec /usr/sbin/sshd -D -e -p $PORT -o ListenAddress=127.0.0.1 -o StrictModes=no \\
 		    -o UsePAM=no -o PermitRootLogin=prohibit-password' >/dev/null
 		[ "\${2:-}" != boxed ] || podman save workrex-test:latest | podman exec -i "\$name" podman load -q >/dev/null
+		[ "\${2:-}" != boxed ] || echo "\$name" >$d/boxed.name
 		for i in \$(seq 100); do
 		  ssh -o BatchMode=yes -o ConnectTimeout=2 -p $PORT root@127.0.0.1 true 2>/dev/null && exit 0
 		  sleep 0.1
@@ -172,8 +173,9 @@ t_engine_stopped_when_idle() {
 	until_ok 10 eval '[ -z "$(containers engine)" ]'
 }
 
-# in_engine CMD...: CMD in the boxed engine (the server), as its root.
-in_engine() { podman exec -i "$(containers boxed)" "$@"; }
+# in_engine CMD...: CMD in the boxed engine (the server), as its root: the one
+# its create made (by name: another's may still be going).
+in_engine() { podman exec -i "$(cat "$E2E_TMP/engine/boxed.name")" "$@"; }
 
 # inside SCRIPT: run it in box's pane (its container in the engine), wait, the log in $E2E_TMP/log.
 inside() {
