@@ -86,6 +86,9 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
   (w) dev containers (issue 49): (h) under sandbox.backend: devcontainer,
       a devcontainer.json naming the same image (the dev container CLI read
       in each `workrex add`), against the same bare podman run.
+  (x) ports (issue 51): requests to a sandboxed agent's server through the
+      dashboard's forward of its port, against the same server on the host's
+      loopback: 200 small ones alternating, and a 20 MB answer.
 
 Every workrex pane runs in a keeper (issue 14): (a), (d) go through one;
 (b) counts the keepers' wake-ups too; (c) adds up their memory.
@@ -809,6 +812,92 @@ def bench_sandbox(runtime="default"):
           "pane): median %.3f s" % statistics.median(adds[1:]))
     print("    single runs: workrex %s; podman %s" % (
         " ".join("%.3f" % x for x in wrx[1:]), " ".join("%.3f" % x for x in ref[1:])))
+
+# ---- (x) a sandboxed agent's forwarded port ------------------------------------------
+
+# An HTTP-ish server on $WORKREX_PORT: "ok" to a request, 20 MB to one for /big.
+PORT_SERVER = r"""use IO::Socket::INET;
+my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => $ENV{WORKREX_PORT},
+                              Listen => 128, ReuseAddr => 1) or die "listen: $!";
+my $big = "x" x (20 << 20);
+$| = 1; print "SERVING\n";
+while (my $c = $s->accept) { my $l = <$c>; print $c ($l =~ /big/ ? $big : "ok\n"); close $c }
+"""
+
+
+def bench_ports():
+    import socket
+    conf = sandbox_conf("x")
+    if conf is None:
+        return
+    repo = new_repo("ports")
+    with open(os.path.join(repo, "srv.pl"), "w") as f:
+        f.write(PORT_SERVER)
+    git("add", "srv.pl", cwd=repo)
+    git("commit", "-qm", "server", cwd=repo)
+    with open(os.path.join(TMP, "cfg", "workrex", "config.yaml"), "w") as f:
+        f.write("agent: server\nagents:\n  server:\n    command: perl\n    args: [srv.pl]\n"
+                "panes: [\"<agent>\"]\nports: 1\nsandbox:\n  image: workrex-test:latest\n")
+    env = env_for("/bin/sh")
+    env["CONTAINERS_CONF"] = conf
+    term = Term(["/bin/sh", "-c", "cd '%s' && exec '%s'" % (repo, WORKREX)], env)
+    ref = None
+
+    def get(port, path="/"):
+        t0 = time.monotonic()
+        s = socket.create_connection(("127.0.0.1", port), timeout=30)
+        s.sendall(b"GET %s HTTP/1.0\r\n\r\n" % path.encode())
+        n = 0
+        while True:
+            b = s.recv(1 << 16)
+            if not b:
+                break
+            n += len(b)
+        s.close()
+        return time.monotonic() - t0, n
+
+    try:
+        term.wait_for(b"ports")
+        r = subprocess.run([WORKREX, "add", "srv", "-S", "-b"], cwd=repo,
+                           env=dict(genv(), CONTAINERS_CONF=conf), capture_output=True, text=True)
+        if r.returncode:
+            raise RuntimeError("workrex add failed: " + r.stderr.strip())
+        term.wait_for(b"SERVING", timeout=60)
+        r = subprocess.run([WORKREX, "list", "--json"], cwd=repo, env=genv(), capture_output=True,
+                           text=True)
+        port = [a["ports"][0] for a in __import__("json").loads(r.stdout) if a["handle"] == "srv"][0]
+        # The same server on the host's loopback, on a port of its own.
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            host_port = probe.getsockname()[1]
+        ref = subprocess.Popen(["perl", os.path.join(repo, "srv.pl")], stdout=subprocess.PIPE,
+                               env=dict(os.environ, WORKREX_PORT=str(host_port)))
+        assert ref.stdout.readline().strip() == b"SERVING"
+        n = 200
+        fwd, direct = [], []
+        for _ in range(n):  # alternating, so drift hits both alike
+            fwd.append(get(port)[0])
+            direct.append(get(host_port)[0])
+        big_f = [get(port, "/big") for _ in range(5)]
+        big_d = [get(host_port, "/big") for _ in range(5)]
+    finally:
+        if ref:
+            ref.kill()
+        term.close()
+        subprocess.run(["sh", "-c", "podman ps -aq --filter label=workrex.project=%s | "
+                        "xargs -r podman rm -f --time=0" % repo], capture_output=True, env=env)
+    fm, dm = statistics.median(fwd), statistics.median(direct)
+    print("(x) a sandboxed agent's port: a request through the dashboard's forward %.2f ms, to the "
+          "same server on the host's loopback %.2f ms (median of %d, alternating), ratio %s"
+          % (fm * 1e3, dm * 1e3, n, ratio(fm, dm)))
+    print("    p95: forward %.2f ms, direct %.2f ms; slowest forward %.2f ms"
+          % (pct(fwd, 0.95) * 1e3, pct(direct, 0.95) * 1e3, max(fwd) * 1e3))
+    mb = 20 * (1 << 20) / 1e6
+    tf = statistics.median([t for t, _ in big_f])
+    td = statistics.median([t for t, _ in big_d])
+    assert all(k == 20 << 20 for _, k in big_f + big_d)
+    print("    20 MB answer: forward %.0f MB/s, direct %.0f MB/s (median of 5), ratio %s"
+          % (mb / tf, mb / td, ratio(tf, td)))
 
 # ---- (u) gVisor against runc ---------------------------------------------------------
 
@@ -1848,7 +1937,7 @@ def main():
         if subprocess.run(["which", tool], capture_output=True).returncode:
             sys.exit("bench: %s is required" % tool)
     which = sys.argv[1:] or ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o",
-                             "p", "q", "r", "s", "t", "u", "v", "w"]
+                             "p", "q", "r", "s", "t", "u", "v", "w", "x"]
     # The repositories made here need no identity or settings of the machine's.
     os.environ.update({k: v for k, v in genv().items() if k.startswith("GIT_")})
     print("workrex bench: %s vs %s, outer terminal %dx%d" % (
@@ -1877,6 +1966,8 @@ def main():
             bench_gvisor()
         if "w" in which:
             bench_sandbox("devcontainer")
+        if "x" in which:
+            bench_ports()
         if "i" in which:
             bench_import()
         if "j" in which:

@@ -51,6 +51,12 @@ struct backend_pane {
 	/* Under deny with no proxy (sandbox shell, no dashboard's): no network at all. */
 	bool offline;
 	const char *name; /* stop_argv: the container by this name (a keeper's), not n's */
+	/*
+	 * The agent's ports (config ports: "30100,30101"), and the host
+	 * directory mounted for their sockets (BACKEND_GUEST_PORTS_DIR); or NULL.
+	 */
+	const char *ports;
+	const char *ports_dir;
 	const struct devc_plan *devc; /* the devcontainer backend's additions, or NULL */
 };
 
@@ -60,6 +66,8 @@ struct backend_pane {
 #define BACKEND_GUEST_HOST_BIN "/opt/workrex/host-bin"
 /* Where the agent's RPC directory (its sockets, the proxy's port file) is mounted. */
 #define BACKEND_GUEST_RPC_DIR "/run/workrex"
+/* Where the agent's ports' sockets are made, for the host to connect to (config ports). */
+#define BACKEND_GUEST_PORTS_DIR "/run/workrex-ports"
 /* Under policy: deny, the guest forwards 127.0.0.1:this to the proxy's socket. */
 #define BACKEND_PROXY_PORT 3128
 #define BACKEND_PROXY_SOCKET "proxy.sock"

@@ -707,7 +707,9 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 		 */
 		add(l, "--runtime=runsc");
 		addf(l, "--runtime-flag=network=%s", no_network ? "none" : "host");
-		add(l, "--runtime-flag=host-uds=open");
+		/* ...and its ports' sockets, made inside, ones the host connects to. */
+		add(l,
+		    p->ports_dir ? "--runtime-flag=host-uds=all" : "--runtime-flag=host-uds=open");
 	}
 	add(l, "run");
 	add(l, "--rm");
@@ -803,6 +805,8 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	/* The bridge (its socket, or the proxy's port file) and its client. */
 	if (p->rpc_dir && (!reach.tcp || firewall))
 		mount_bind(l, p->rpc_dir, BACKEND_GUEST_RPC_DIR, false);
+	if (p->ports && p->ports_dir)
+		mount_bind(l, p->ports_dir, BACKEND_GUEST_PORTS_DIR, true);
 	mount_bind(l, p->guest_bin, BACKEND_GUEST_CLIENT, false);
 	if (p->host_bin)
 		mount_bind(l, p->host_bin, BACKEND_GUEST_HOST_BIN, false);
@@ -900,6 +904,12 @@ static int container_argv(const struct backend_pane *p, struct strlist *l, char 
 	} else if (p->proxy_token) {
 		add(l, BACKEND_GUEST_CLIENT);
 		add(l, "proxy-forward");
+		add(l, "--");
+	}
+	if (p->ports && p->ports_dir) {
+		add(l, BACKEND_GUEST_CLIENT);
+		add(l, "port-serve");
+		add(l, p->ports);
 		add(l, "--");
 	}
 	if (p->devc && p->devc->script.n)

@@ -2,24 +2,37 @@
  * portfwd.c - a sandboxed agent's ports, reachable from the host (config
  * ports; SPEC §14). Its container has no network of ours to publish a
  * port on (policy: deny is --network=none), so the dashboard listens on
- * 127.0.0.1:PORT for it, and each connection is relayed through the
- * container runtime's `exec -i` to the sandbox client, `workrex
- * port-connect PORT`, which connects to the agent's server on the
- * container's own loopback. Nothing of the sandbox is connected to by
- * the host but through the runtime: no socket it could swap for another.
+ * 127.0.0.1:PORT for it and relays each connection inside:
+ *
+ *  - to the unix socket PORT.sock the guest's `port-serve` made in the
+ *    agent's ports directory (mounted from here, portfwd_dir), which
+ *    connects to the agent's server on the container's own loopback.
+ *    The guest may put anything in that directory, so the name is opened
+ *    beneath the directory without following a link, must be a socket,
+ *    and is connected to through that open file (/proc/self/fd/N): no
+ *    socket of the host's can be made to stand in for it;
+ *  - where there is no such socket (a runtime whose sockets do not
+ *    cross, a container from before), through the runtime's `exec -i`
+ *    to the guest's `port-connect PORT`: one process per connection.
  *
  * A connection's bytes are relayed both ways with a bounded queue each
  * way (reading pauses while the other side has more than FWD_QUEUED
  * waiting); it ends when both sides have, or its process does.
  */
 #include "../backends/backend.h"
+#include "../git/private.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "wrx.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define FWD_QUEUED (1u << 20)
 
@@ -29,13 +42,15 @@ struct portfwd {
 	uv_tcp_t listener;
 	int port;
 	char *container; /* owned */
+	int dir;         /* its ports directory, O_PATH; or -1 */
 };
 
 struct fconn {
 	int port; /* (its listener may be closed before it ends) */
 	uv_tcp_t tcp;
 	uv_process_t proc;
-	uv_pipe_t in, out; /* the process's stdin and stdout */
+	uv_pipe_t in, out; /* the process's stdin and stdout; or out, the guest's socket */
+	uv_stream_t *to;   /* where the client's bytes go: in, or the socket */
 	uv_pipe_t err;     /* ...and its stderr: why, when it fails (the log says) */
 	char why[160];
 	size_t nwhy;
@@ -111,8 +126,7 @@ static void client_done(uv_shutdown_t *req, int status)
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
 	struct fconn *c = s->data;
-	uv_stream_t *to =
-		s == (uv_stream_t *)&c->tcp ? (uv_stream_t *)&c->in : (uv_stream_t *)&c->tcp;
+	uv_stream_t *to = s == (uv_stream_t *)&c->tcp ? c->to : (uv_stream_t *)&c->tcp;
 	if (n < 0) {
 		free(buf->base);
 		uv_read_stop(s);
@@ -182,25 +196,15 @@ static void exited(uv_process_t *p, int64_t status, int sig)
 		uv_close((uv_handle_t *)p, conn_closed);
 }
 
-static void on_connection(uv_stream_t *server, int status)
+/* Through the runtime's exec: its stdin and stdout are the connection's other end. */
+static void exec_connect(struct portfwd *f, struct fconn *c)
 {
-	struct portfwd *f = server->data;
-	if (status < 0)
-		return;
-	struct fconn *c = xcalloc(1, sizeof *c);
-	c->port = f->port;
-	uv_tcp_init(f->w->loop, &c->tcp);
-	c->tcp.data = c;
-	c->open = 1;
-	if (uv_accept(server, (uv_stream_t *)&c->tcp) < 0) {
-		conn_end(c);
-		return;
-	}
 	uv_pipe_init(f->w->loop, &c->in, 0);
 	uv_pipe_init(f->w->loop, &c->out, 0);
 	uv_pipe_init(f->w->loop, &c->err, 0);
 	c->in.data = c->out.data = c->err.data = c;
 	c->open += 3;
+	c->to = (uv_stream_t *)&c->in;
 	char port[16];
 	snprintf(port, sizeof port, "%d", f->port);
 	char *argv[] = {(char *)container_runtime(&f->w->cfg),
@@ -232,9 +236,71 @@ static void on_connection(uv_stream_t *server, int status)
 	uv_read_start((uv_stream_t *)&c->err, on_alloc, on_err);
 }
 
+static void sock_connected(uv_connect_t *req, int status)
+{
+	struct fconn *c = req->data;
+	free(req);
+	if (status < 0) {
+		if (!c->ended)
+			log_msg("ports: %d: its socket: %s", c->port, uv_strerror(status));
+		conn_end(c);
+		return;
+	}
+	uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+	uv_read_start((uv_stream_t *)&c->out, on_alloc, on_read);
+}
+
+/*
+ * To the guest's socket for the port, if there is one: opened beneath its
+ * directory, never through a link, and a socket. false: there is none.
+ */
+static bool sock_connect(struct portfwd *f, struct fconn *c)
+{
+	char name[24];
+	snprintf(name, sizeof name, "%d.sock", f->port);
+	int fd = f->dir < 0 ? -1 : openat(f->dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	char path[40];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	uv_pipe_init(f->w->loop, &c->out, 0);
+	c->out.data = c;
+	c->open++;
+	c->to = (uv_stream_t *)&c->out;
+	uv_connect_t *req = xcalloc(1, sizeof *req);
+	req->data = c;
+	uv_pipe_connect(req, &c->out, path, sock_connected); /* (connect(2) is called here) */
+	close(fd);
+	return true;
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+	struct portfwd *f = server->data;
+	if (status < 0)
+		return;
+	struct fconn *c = xcalloc(1, sizeof *c);
+	c->port = f->port;
+	uv_tcp_init(f->w->loop, &c->tcp);
+	c->tcp.data = c;
+	c->open = 1;
+	if (uv_accept(server, (uv_stream_t *)&c->tcp) < 0) {
+		conn_end(c);
+		return;
+	}
+	if (!sock_connect(f, c))
+		exec_connect(f, c);
+}
+
 static void listener_closed(uv_handle_t *h)
 {
 	struct portfwd *f = h->data;
+	if (f->dir >= 0)
+		close(f->dir);
 	free(f->container);
 	free(f);
 }
@@ -244,11 +310,13 @@ void portfwd_open(struct wrx *w, struct agent *a, const char *container)
 	if (a->git.ports == NULL || a->box.fwd || w->helper ||
 	    strcmp(w->cfg.sandbox.backend, "container") != 0)
 		return;
+	char *dir = portfwd_dir(w, a, false);
 	for (const char *p = a->git.ports; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
 		struct portfwd *f = xcalloc(1, sizeof *f);
 		f->w = w;
 		f->port = atoi(p);
 		f->container = xstrdup(container);
+		f->dir = dir ? open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 		uv_tcp_init(w->loop, &f->listener);
 		f->listener.data = f;
 		struct sockaddr_in sa;
@@ -265,6 +333,20 @@ void portfwd_open(struct wrx *w, struct agent *a, const char *container)
 		f->next = a->box.fwd;
 		a->box.fwd = f;
 	}
+	free(dir);
+}
+
+char *portfwd_dir(const struct wrx *w, const struct agent *a, bool create)
+{
+	char *agent = private_agent_dir(w->root, a->handle, create);
+	char *dir = agent ? xasprintf("%s/ports", agent) : NULL;
+	free(agent);
+	if (dir && create && mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		log_msg("ports: %s: %s", dir, strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	return dir;
 }
 
 void portfwd_gone(struct agent *a, const char *container)

@@ -322,6 +322,9 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 		free(dir);
 		p.resolv = resolv;
 	}
+	char *ports_dir = p.agent_pane && a->git.ports ? portfwd_dir(w, a, true) : NULL;
+	p.ports = ports_dir ? a->git.ports : NULL;
+	p.ports_dir = ports_dir;
 	backend_pane_git(&p, &git);
 	struct strlist run = {0};
 	rc = b->check(&p, cause);
@@ -340,6 +343,7 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 	free(bin);
 	free(profile);
 	free(resolv);
+	free(ports_dir);
 	backend_git_free(&git);
 	if (rc < 0) {
 		strlist_free(&run);

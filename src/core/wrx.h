@@ -242,6 +242,8 @@ void queue_run(struct wrx *w, const char *group);
 void lander_kick(struct wrx *w, const char *done);
 /* portfwd.c: a sandboxed agent's ports listened on here, relayed into its container. */
 void portfwd_open(struct wrx *w, struct agent *a, const char *container);
+/* The host directory its container makes its ports' sockets in (made when create), or NULL. */
+char *portfwd_dir(const struct wrx *w, const struct agent *a, bool create);
 void portfwd_close(struct agent *a);
 /* The container's pane went: its forwards, if they are to it, go too. */
 void portfwd_gone(struct agent *a, const char *container);

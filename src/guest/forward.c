@@ -1,13 +1,25 @@
 /*
- * forward.c - `workrex proxy-forward -- COMMAND...`, inside a sandbox under
- * policy: deny: the container has no network but loopback, and the
- * agent's proxy is a unix socket mounted from the host. This listens on
- * 127.0.0.1:$WORKREX_PROXY_PORT (what HTTPS_PROXY names), hands each
- * connection to $WORKREX_PROXY_SOCKET byte for byte (the proxy checks the
- * credentials and the name), and then runs COMMAND in its own place: the
- * forwarder is there before the agent, and goes with it.
+ * forward.c - the sandbox's ends of what crosses it by socket:
+ *
+ *   proxy-forward -- COMMAND   under policy: deny the container has no
+ *       network but loopback, and the agent's proxy is a unix socket
+ *       mounted from the host. This listens on 127.0.0.1:$WORKREX_PROXY_PORT
+ *       (what HTTPS_PROXY names) and hands each connection to
+ *       $WORKREX_PROXY_SOCKET byte for byte (the proxy checks the
+ *       credentials and the name);
+ *   port-serve PORTS -- COMMAND   the other way: a unix socket for each of
+ *       the agent's ports in the directory the host mounted, each
+ *       connection to it handed to 127.0.0.1:PORT here (the agent's dev
+ *       server), for the host's dashboard to relay a browser's to;
+ *   port-connect PORT   the same for one connection on stdin and stdout,
+ *       where the host has no socket of ours (it runs the runtime's exec).
+ *
+ * The first two then run COMMAND in their own place: the forwarder is
+ * there before the agent, and goes with it.
  */
 #include "forward.h"
+
+#include "../backends/backend.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -21,7 +33,11 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* The most ports an agent is given (config ports). */
+#define PORTS_MAX 16
 
 static int write_all(int fd, const char *p, size_t n)
 {
@@ -69,28 +85,81 @@ static void relay(int a, int b)
 	}
 }
 
-static void serve(int listener, const char *path)
+/* The other end of a connection: the proxy's socket, or the agent's server on loopback. */
+struct dest {
+	const char *path; /* a unix socket; else... */
+	long port;        /* ...127.0.0.1:port */
+};
+
+/* A connection to d: its fd, or -1 with errno. */
+static int dial(const struct dest *d)
+{
+	struct sockaddr_un un = {.sun_family = AF_UNIX};
+	struct sockaddr_in in = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)d->port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	if (d->path)
+		snprintf(un.sun_path, sizeof un.sun_path, "%s", d->path);
+	int s = socket(d->path ? AF_UNIX : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s >= 0 && (d->path ? connect(s, (struct sockaddr *)&un, sizeof un)
+			       : connect(s, (struct sockaddr *)&in, sizeof in)) < 0) {
+		int e = errno;
+		close(s);
+		errno = e;
+		return -1;
+	}
+	return s;
+}
+
+/* Each connection to one of the n listeners, to its dest, in a child of its own. */
+static void serve(const int *listeners, const struct dest *dests, size_t n)
 {
 	signal(SIGCHLD, SIG_IGN); /* connections' children reap themselves */
+	struct pollfd pf[PORTS_MAX];
+	for (size_t i = 0; i < n; i++)
+		pf[i] = (struct pollfd){.fd = listeners[i], .events = POLLIN};
 	for (;;) {
-		int c = accept(listener, NULL, NULL);
-		if (c < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
+		if (poll(pf, n, -1) < 0) {
+			if (errno == EINTR)
 				continue;
 			_exit(1);
 		}
-		pid_t pid = fork();
-		if (pid == 0) {
-			close(listener);
-			int u = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-			struct sockaddr_un sa = {.sun_family = AF_UNIX};
-			snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-			if (u >= 0 && connect(u, (struct sockaddr *)&sa, sizeof sa) == 0)
-				relay(c, u);
-			_exit(0);
+		for (size_t i = 0; i < n; i++) {
+			if (!(pf[i].revents & POLLIN))
+				continue;
+			int c = accept(listeners[i], NULL, NULL);
+			if (c < 0) {
+				if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN)
+					continue;
+				_exit(1);
+			}
+			if (fork() == 0) {
+				for (size_t k = 0; k < n; k++)
+					close(listeners[k]);
+				int u = dial(&dests[i]);
+				if (u >= 0)
+					relay(c, u);
+				_exit(0);
+			}
+			close(c);
 		}
-		close(c);
 	}
+}
+
+/* The forwarder: quiet, and gone with the command it runs before (whose pid it had). */
+static void start_serving(pid_t parent, const int *listeners, const struct dest *dests, size_t n)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(0);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	serve(listeners, dests, n);
+	_exit(0);
 }
 
 int guest_proxy_forward(int argc, char **argv)
@@ -130,23 +199,71 @@ int guest_proxy_forward(int argc, char **argv)
 		fprintf(stderr, "workrex: proxy-forward: fork: %s\n", strerror(errno));
 		return 126;
 	}
-	if (pid == 0) {
-		/* Quiet, and gone with the agent. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(0);
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 1);
-			dup2(null, 2);
-		}
-		serve(l, path);
-		_exit(0);
-	}
+	if (pid == 0)
+		start_serving(parent, &l, &(struct dest){.path = path}, 1);
 	close(l);
 	execvp(argv[i], argv + i);
 	fprintf(stderr, "workrex: proxy-forward: %s: %s\n", argv[i], strerror(errno));
+	return 127;
+}
+
+/* One listening unix socket at dir/PORT.sock, made anew; -1 with errno. */
+static int listen_at(const char *dir, long port)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s/%ld.sock", dir, port);
+	unlink(sa.sun_path); /* a container before this one's */
+	int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(l, 64) < 0) {
+		int e = errno;
+		if (l >= 0)
+			close(l);
+		errno = e;
+		return -1;
+	}
+	return l;
+}
+
+/*
+ * port-serve PORT[,PORT...] -- COMMAND...: for each PORT, a unix socket
+ * in the directory the host mounted (BACKEND_GUEST_PORTS_DIR) whose
+ * connections reach 127.0.0.1:PORT here; then COMMAND in its own place.
+ * The host's dashboard connects to them (core/portfwd.c): a browser there
+ * reaches the agent's dev server. Without them the agent starts anyway;
+ * the host then goes through the runtime's exec (port-connect).
+ */
+int guest_port_serve(int argc, char **argv)
+{
+	if (argc < 4 || strcmp(argv[2], "--") != 0) {
+		fprintf(stderr, "usage: workrex port-serve PORT[,PORT...] -- COMMAND [ARGS...]\n");
+		return 2;
+	}
+	int ls[PORTS_MAX];
+	struct dest ds[PORTS_MAX];
+	size_t n = 0;
+	for (const char *p = argv[1]; p && *p && n < PORTS_MAX;
+	     p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		long port = strtol(p, NULL, 10);
+		if (port <= 0 || port > 65535)
+			continue;
+		int l = listen_at(BACKEND_GUEST_PORTS_DIR, port);
+		if (l < 0) {
+			fprintf(stderr,
+				"workrex: port-serve: %s/%ld.sock: %s: port %ld is reached "
+				"the slow way\n",
+				BACKEND_GUEST_PORTS_DIR, port, strerror(errno), port);
+			continue;
+		}
+		ls[n] = l;
+		ds[n++] = (struct dest){.port = port};
+	}
+	pid_t parent = getpid();
+	if (n && fork() == 0)
+		start_serving(parent, ls, ds, n);
+	for (size_t i = 0; i < n; i++)
+		close(ls[i]);
+	execvp(argv[3], argv + 3);
+	fprintf(stderr, "workrex: port-serve: %s: %s\n", argv[3], strerror(errno));
 	return 127;
 }
 
@@ -163,11 +280,8 @@ int guest_port_connect(int argc, char **argv)
 		fprintf(stderr, "usage: workrex port-connect PORT\n");
 		return 2;
 	}
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in sa = {.sin_family = AF_INET,
-				 .sin_port = htons((uint16_t)port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof sa) < 0) {
+	int s = dial(&(struct dest){.port = port});
+	if (s < 0) {
 		fprintf(stderr, "workrex: port-connect: 127.0.0.1:%ld: %s\n", port,
 			strerror(errno));
 		return 1;

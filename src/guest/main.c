@@ -40,6 +40,8 @@ static const struct {
 	 "-- <command>: HTTPS_PROXY to the agent's proxy, then the command (policy: deny)"},
 	{"port-connect", guest_port_connect,
 	 "PORT: stdin and stdout to the agent's server on PORT (the host's forwarded port)"},
+	{"port-serve", guest_port_serve,
+	 "PORT[,PORT...] -- <command>: the agent's ports to the host's sockets, then the command"},
 	{"hostbox", guest_hostbox,
 	 "[--overlay L:LAYER:T] -- <command>: a host command's first program (host only)"},
 	{"firewall", guest_firewall,

@@ -4,7 +4,7 @@
 # from the host on its port, and the ports outlive a reboot of the keepers.
 . "$(dirname "$0")/lib.sh"
 
-containers() { podman ps -a --filter "label=workrex.project=$repo" "$@" --format '{{.Names}}'; }
+containers() { podman_names --filter "label=workrex.project=$repo" "$@"; }
 
 # port_of HANDLE: its first port, as list --json says.
 port_of() {
@@ -20,25 +20,19 @@ serve() {
 	until_ok 30 eval "wrx capture $1 | grep -q 'SERVING [0-9]'" || { wrx capture "$1" >&2; return 1; }
 }
 
-# fetch PORT: what the host gets from 127.0.0.1:PORT (bounded: 3 tries, 30 s
-# each). A connection costs a `podman exec` (about 150 ms here, idle; some
-# seconds on a loaded CI machine, where 5 s once ran out).
-fetch() { curl -s --max-time 30 --retry 2 --retry-connrefused "http://127.0.0.1:$1/"; }
-
-# fetched PORT: the sandbox's answer on PORT (5 tries, as a person reloads:
-# 2 of 5 CI rounds once got an empty answer, the exec's own failure, which
-# the dashboard log now says), or what was there instead.
+# fetched PORT: the sandbox's answer on PORT, at the first try (bounded: 10 s),
+# or what was there instead.
 fetched() {
-	local try
-	for try in 1 2 3 4 5; do
-		fetch "$1" | grep -qx "hello from the sandbox on $1" && return 0
-		sleep 1
-	done
-	echo "  127.0.0.1:$1 answered: $(curl -sv --max-time 30 "http://127.0.0.1:$1/" 2>&1 | tail -5)" >&2
+	local got
+	got=$(curl -s --max-time 10 "http://127.0.0.1:$1/") && [ "$got" = "hello from the sandbox on $1" ] && return 0
+	echo "  127.0.0.1:$1 answered: '$got'" >&2
 	grep -a 'port' "$XDG_STATE_HOME/workrex/workrex.log" | tail -5 >&2
 	containers >&2
 	return 1
 }
+
+# ports_dir HANDLE: the host directory its container makes its ports' sockets in.
+ports_dir() { echo "$XDG_STATE_HOME"/workrex/sandbox/git-*/"$1"/ports; }
 
 t_ports_reach_a_sandboxed_server() {
 	make_repo
@@ -56,7 +50,11 @@ t_ports_reach_a_sandboxed_server() {
 	# Its port, not the host's: nothing listens on the host's loopback but the dashboard.
 	serve box
 	wrx capture box | grep -q "SERVING $p1"
-	fetched "$p1"
+	# Through the guest's socket, not an exec a connection: 20 in a row, each at once.
+	[ -S "$(ports_dir box)/$p1.sock" ] || { ls -la "$(ports_dir box)" >&2; return 1; }
+	local i
+	for i in $(seq 20); do fetched "$p1" || return 1; done
+	! grep -a "ports: $p1" "$XDG_STATE_HOME/workrex/workrex.log" || return 1
 	# A reboot: every process of ours and the runtime directory; the ports stay its own.
 	prefix d
 	wait_for 'WORKREX-EXITED'
@@ -75,3 +73,41 @@ t_ports_reach_a_sandboxed_server() {
 }
 
 run_test "ports: 1 each, distinct; a sandboxed server reached from the host on its port, after a reboot too" t_ports_reach_a_sandboxed_server
+
+# The guest owns its ports directory, and the host connects to what is in it:
+# a link put there in place of its socket, to a socket of the host's, must not
+# be followed. (Against a build that follows it, the host's answer comes back.)
+t_ports_socket_swapped_for_a_link() {
+	make_repo
+	global_config "  enabled: true"
+	echo 'ports: 1' >>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	# A socket of the host's, which the sandbox cannot reach, answering as the host.
+	local host_sock=$E2E_TMP/host.sock
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(5); s.settimeout(120)
+while True:
+    c, _ = s.accept(); c.recv(4096)
+    c.sendall(b"HTTP/1.0 200 OK\r\n\r\nTHE HOST ANSWERED\n"); c.close()' "$host_sock" &
+	local hp=$!
+	start_repo 140 40
+	wait_for 'wrx\$'
+	wrx add box -b >/dev/null
+	local p
+	p=$(port_of box)
+	until_ok 30 eval 'containers | grep -q "^wrx-box-"'
+	serve box
+	fetched "$p"
+	# The agent swaps its socket for a link to the host's.
+	wrx send box "rm /run/workrex-ports/$p.sock && ln -s $host_sock /run/workrex-ports/$p.sock && echo SWAPPED"
+	until_ok 10 eval "wrx capture box | grep -q '^SWAPPED'" || { wrx capture box >&2; kill $hp; return 1; }
+	[ -L "$(ports_dir box)/$p.sock" ] || { kill $hp; return 1; }
+	local got
+	got=$(curl -s --max-time 30 "http://127.0.0.1:$p/")
+	kill $hp
+	[[ $got != *"THE HOST ANSWERED"* ]] || { echo "  the host's socket was reached through the link" >&2; return 1; }
+	# Not followed: the sandbox's server, through the runtime's exec instead.
+	[ "$got" = "hello from the sandbox on $p" ] || { echo "  got: '$got'" >&2; return 1; }
+}
+
+run_test "ports: a link in place of the guest's socket is not followed to the host's" t_ports_socket_swapped_for_a_link
