@@ -21,6 +21,7 @@
 #include "agenthome.h"
 
 #include "../util/log.h"
+#include "../util/ports.h"
 #include "../config/kinds.h"
 #include "../util/util.h"
 
@@ -235,6 +236,14 @@ int lima_yaml(const struct backend_pane *p, const char *guest_dir, char **out, c
 	for (size_t i = 0; i < sb->nextra_mounts; i++)
 		mount(&b, sb->extra_mounts[i].host, sb->extra_mounts[i].guest,
 		      sb->extra_mounts[i].writable);
+	/*
+	 * The agents' ports (config ports), said rather than left to Lima's
+	 * default: a dev server on one in the VM is on the host's loopback.
+	 */
+	buf_addf(&b,
+		 "portForwards:\n  - guestIP: 127.0.0.1\n    guestPortRange: [%d, %d]\n"
+		 "    hostIP: 127.0.0.1\n",
+		 PORTS_FIRST, PORTS_LAST);
 	buf_addstr(&b, "provision:\n");
 	if (!sb->lima.skip_default_provision) {
 		struct buf s = {0};

@@ -20,12 +20,14 @@
  */
 #include "cmd.h"
 
+#include "../git/private.h"
 #include "../remote/link.h"
 #include "../remote/provision.h"
 #include "../remote/server.h"
 #include "../rpc/proto.h"
 #include "../util/image.h"
 #include "../util/json.h"
+#include "../util/ports.h"
 #include "../util/proc.h"
 
 #include <errno.h>
@@ -460,6 +462,19 @@ static void remote_record(struct cmd_ctx *ctx, const struct add_opts *o, const c
 	a->created = (long)time(NULL);
 	a->sandbox = o->sandbox; /* sandboxed there, or not, as here */
 	a->remote = xstrdup(host);
+	/*
+	 * Its ports (config ports), held here as a local agent's are, by a
+	 * directory here kept as long as its record (its worktree is there).
+	 */
+	char *owner =
+		ctx->cfg.ports > 0 ? private_agent_dir(repo_root(ctx->repo), handle, true) : NULL;
+	int ports[PORTS_MAX], n = (int)WRX_MIN(ctx->cfg.ports, PORTS_MAX);
+	if (owner && ports_take(owner, n, ports) == 0)
+		a->ports = ports_join(ports, n);
+	else if (ctx->cfg.ports > 0)
+		fprintf(stderr, "workrex: add: %s: no %d free ports in %d-%d; it has none\n",
+			handle, n, PORTS_FIRST, PORTS_LAST);
+	free(owner);
 	agent_record_remote(ctx->repo, a);
 }
 
@@ -745,6 +760,37 @@ static int child_link(struct cmd_ctx *ctx, int argc, char **argv, struct remote_
 	return 0;
 }
 
+/*
+ * The ports of this project's agents on the host (config ports), each
+ * forwarded from here to the same port there, for their dev servers.
+ * One that cannot be (something here holds it) is said; the rest go on.
+ */
+static void forward_ports(struct cmd_ctx *ctx, const struct remote_link *l)
+{
+	struct agent_rec *as = NULL;
+	size_t n = 0;
+	char *cause = NULL;
+	if (agent_list(ctx->repo, &as, &n, &cause) < 0) {
+		free(cause);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (as[i].remote == NULL || strcmp(as[i].remote, l->host->name) != 0)
+			continue;
+		for (const char *p = as[i].ports; p && *p;
+		     p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+			if (link_forward_port(l, atoi(p), &cause) < 0) {
+				fprintf(stderr, "workrex: %s: %s\n", as[i].handle, cause);
+				free(cause);
+				cause = NULL;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		agent_rec_free(&as[i]);
+	free(as);
+}
+
 /* A sandboxed agent's RPC directory there: the bridge forwarded into it (its container mounts it). */
 static int forward_box(struct remote_link *l, const char *sock, const char *dir, char **cause)
 {
@@ -854,6 +900,7 @@ int cmd_remote_up(int argc, char **argv)
 	free(here);
 	free(there);
 	free(which);
+	forward_ports(&ctx, &l);
 	json_object *r = json_object_new_object();
 	json_object_object_add(r, "ok", json_object_new_boolean(1));
 	json_object_object_add(r, "keepers", out);
@@ -912,6 +959,7 @@ int cmd_remote_start(int argc, char **argv)
 		rc = child_fail(UNREACHABLE, "%s", cause);
 		goto out;
 	}
+	forward_ports(&ctx, &l);
 	json_object *a = json_object_new_object();
 	json_object_object_add(a, "ok", json_object_new_boolean(1));
 	json_object_object_add(a, "local", json_object_new_string(here));

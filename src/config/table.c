@@ -88,8 +88,8 @@ const struct config_key config_keys[] = {
 		    "when it is sandboxed"),
 	KEY("ports", CONFIG_NUMBER, AT(ports), .def = "0", .min = 0, .max = 16,
 	    .help = "ports each agent holds, no other agent's, kept while it lives "
-		    "(WORKREX_PORT, WORKREX_PORT_1...; 30100-39999), forwarded to a sandboxed "
-		    "agent's"),
+		    "(WORKREX_PORT, WORKREX_PORT_1...; 30100-39999), forwarded here from a "
+		    "sandboxed or remote agent's"),
 	KEY("check_required", CONFIG_BOOL, AT(check_required), .def = "false",
 	    .help = "compare --merge refuses a candidate whose check failed or did not run"),
 	SECTION("review", .help = "the review view (C-b D) and workrex diff"),

@@ -1006,6 +1006,7 @@ int agent_record_remote(const struct repo *r, struct agent_rec *a)
 	if (a->sandbox >= 0) /* sandboxed there, or not, by add's word; else as the config says */
 		set_key(r, a->handle, "sandbox", a->sandbox ? "true" : "false");
 	give_number(r, a);
+	set_key(r, a->handle, "ports", a->ports);
 	if (a->base) {
 		char *key = xasprintf("branch.%s.workrex-base", a->branch);
 		repo_config_set(r, key, a->base);

@@ -489,6 +489,24 @@ int link_forward(const struct remote_link *l, bool reverse, const char *here, co
 	return link_forward_all(l, reverse, 1, &here, &there, &ok, cause);
 }
 
+int link_forward_port(const struct remote_link *l, int port, char **cause)
+{
+	char *spec = xasprintf("127.0.0.1:%d", port);
+	const char *here = spec;
+	struct buf err = {0};
+	int rc = 0;
+	if (mux(l, "forward", false, 1, &here, &here, &err) != 0) {
+		char *line = last_line(err.data, "failed");
+		*cause = xasprintf("%s: its port %d is not forwarded here: %s", l->host->name, port,
+				   line);
+		free(line);
+		rc = -EIO;
+	}
+	buf_free(&err);
+	free(spec);
+	return rc;
+}
+
 char *link_keeper_path(const struct remote_link *l, int pane)
 {
 	return xasprintf("%s/%d.sock", l->dir, pane);

@@ -70,6 +70,12 @@ int link_call(struct remote_link *l, json_object *req, json_object **reply, char
 int link_call_data(struct remote_link *l, json_object *req, const void *data, size_t n,
 		   json_object **reply, char **cause);
 
+/*
+ * An agent's port (config ports): 127.0.0.1:port here to the same there
+ * (-L), for its dev server. One the master has already it takes again.
+ * 0, or -EIO with *cause (a port here that something else holds).
+ */
+int link_forward_port(const struct remote_link *l, int port, char **cause);
 /* Forward: a socket here to one there (-L), or with reverse one there to here (-R). */
 int link_forward(const struct remote_link *l, bool reverse, const char *here, const char *there,
 		 char **cause);

@@ -274,6 +274,44 @@ t_paste_image() {
 	[ "$(ls "$wt"/.workrex/tmp/clipboard-*.png | wc -l)" -eq 3 ]
 }
 
+# A port on a server (config ports): the server's loopback is its own (a
+# network namespace of the test's, ssh reaching its sshd through nsenter, as
+# ProxyCommand), so the host reaches the agent's dev server only through the
+# forward the link makes, and again after the link dropped.
+t_ports_on_a_server() {
+	[ "$(id -u)" = 0 ] || { echo "  needs root: a network namespace of its own" >&2; return 1; }
+	remote_setup
+	echo 'ports: 1' >>"$XDG_CONFIG_HOME/workrex/config.yaml"
+	unshare -n sleep 600 &
+	echo $! >"$E2E_TMP/netns.pid"
+	local ns=$!
+	until_ok 5 eval '[ "$(readlink /proc/$ns/ns/net)" != "$(readlink /proc/self/ns/net)" ]'
+	nsenter -t "$ns" -n ip link set lo up
+	sed -i '/^  HostName\|^  Port/d' "$E2E_TMP/ssh_config"
+	echo "  ProxyCommand nsenter -t $ns -n /usr/sbin/sshd -i -f $E2E_TMP/sshd/sshd_config" >>"$E2E_TMP/ssh_config"
+	start_repo 200 40
+	wait_for 'wrx\$|proj'
+	wrx add --remote srv web >/dev/null
+	wait_for "AGENT home=srv/home" 20
+	local p
+	p=$(wrx list --json | python3 -c 'import json, sys; print(*[a["ports"][0] for a in json.load(sys.stdin) if a["handle"] == "web"])')
+	[ -n "$p" ] || { wrx list --json >&2; return 1; }
+	wrx list | grep -Eq "^web .* $p( |$)"
+	# Its server there, on its WORKREX_PORT, on the server's loopback.
+	type_line 'perl -MIO::Socket::INET -e '\''$s = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => $ENV{WORKREX_PORT}, Listen => 5, ReuseAddr => 1) or die "no: $!"; print "SERVING $ENV{WORKREX_PORT}\n"; while ($c = $s->accept) { <$c>; print $c "HTTP/1.0 200 OK\r\n\r\nhello from srv on $ENV{WORKREX_PORT}\n"; close $c }'\'' &'
+	wait_for "SERVING $p"
+	# It listens there, and what listens on the port here is the link's ssh.
+	nsenter -t "$ns" -n bash -c "exec 3<>/dev/tcp/127.0.0.1/$p"
+	until_ok 10 eval 'ss -Hltnp "sport = :$p" | grep -q "\"ssh\""' || { ss -ltnp >&2; return 1; }
+	until_ok 10 eval '[ "$(curl -s --max-time 5 "http://127.0.0.1:$p/")" = "hello from srv on $p" ]' ||
+		{ grep -a "port" "$XDG_STATE_HOME/workrex/workrex.log" | tail -5 >&2; return 1; }
+	# The link drops (every connection there ends); once it is back, so is the port.
+	pkill -f "sshd -i -f $E2E_TMP/sshd/sshd_config" || true
+	until_ok 20 eval '[ "$(curl -s --max-time 5 "http://127.0.0.1:$p/")" = "hello from srv on $p" ]' ||
+		{ screen >&2; grep -a "port" "$XDG_STATE_HOME/workrex/workrex.log" | tail -5 >&2; return 1; }
+	kill "$ns"
+}
+
 run_test "add --remote: the agent runs there, its status reaches here, merge brings it back" t_add_status_merge
 end_remote
 run_test "a dropped link: the agent goes on there, the pane says so, and comes back whole" t_link_drop
@@ -284,3 +322,6 @@ run_test "paste-image into an agent on a server: the image staged there, its pat
 end_remote
 run_test "remote: unknown and unreachable hosts, and what an agent there may not do" t_refusals
 end_remote
+run_test "ports: an agent's dev server on a server, reached here through the link" t_ports_on_a_server
+end_remote
+kill "$(cat "$E2E_TMP/netns.pid" 2>/dev/null)" 2>/dev/null || true

@@ -238,6 +238,13 @@ static void test_yaml(void **state)
 	assert_string_equal(str(key(&doc, cd, "user")), "false");
 	yaml_node_t *imgs = key(&doc, root, "images");
 	assert_int_equal(count(imgs), 2);
+	/* The agents' ports, from the VM's loopback to the host's. */
+	yaml_node_t *fw = item(&doc, key(&doc, root, "portForwards"), 0);
+	assert_string_equal(str(key(&doc, fw, "guestIP")), "127.0.0.1");
+	assert_string_equal(str(key(&doc, fw, "hostIP")), "127.0.0.1");
+	yaml_node_t *range = key(&doc, fw, "guestPortRange");
+	assert_string_equal(str(item(&doc, range, 0)), "30100");
+	assert_string_equal(str(item(&doc, range, 1)), "39999");
 	assert_non_null(strstr(str(key(&doc, item(&doc, imgs, 0), "location")), "debian-12"));
 	/* The project read-only; git metadata and the worktrees writable; the client at its place. */
 	const char *point = NULL;
