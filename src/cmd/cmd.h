@@ -189,7 +189,7 @@ struct branch_changes {
 	int files, added, deleted;
 	char *runs; /* owned: the files among them the host runs later, ", "-joined; NULL: none */
 };
-void cmd_branch_changes(struct cmd_ctx *ctx, const char *branch, const char *into,
+void cmd_branch_changes(const struct repo *r, const char *branch, const char *into,
 			struct branch_changes *out);
 void branch_changes_free(struct branch_changes *c);
 int cmd_add_group(struct cmd_ctx *ctx, const struct add_group *g);
@@ -263,6 +263,8 @@ int cmd_workspace_add(struct cmd_ctx *ctx, struct add_opts *o, const char *list,
 void cmd_workspace_undo(struct cmd_ctx *ctx, const char *home, const char *repos,
 			const char *handle);
 /* Its merge: every repository's previewed, then each lands, this one last. 0, or -EIO (said). */
+/* merge --preview of such an agent: each repository's changes on one line, or why none would merge. */
+int cmd_workspace_preview(struct cmd_ctx *ctx, const struct agent_rec *a);
 int cmd_workspace_merge(struct cmd_ctx *ctx, struct agent_rec *a, struct merge_opts *o);
 /* Its agents in the other repositories removed, before this one. 0, or 1 (said). */
 int cmd_workspace_remove(struct cmd_ctx *ctx, const struct agent_rec *a,

@@ -169,7 +169,7 @@ static json_object *candidate(struct cmd_ctx *ctx, const struct agent_rec *a, js
 	const char *into = a->base && repo_branch_exists(ctx->repo, a->base) ? a->base : main;
 	if (a->branch && into) {
 		struct branch_changes ch;
-		cmd_branch_changes(ctx, a->branch, into, &ch);
+		cmd_branch_changes(ctx->repo, a->branch, into, &ch);
 		json_object_object_add(o, "files", json_object_new_int(ch.files));
 		json_object_object_add(o, "added", json_object_new_int(ch.added));
 		json_object_object_add(o, "deleted", json_object_new_int(ch.deleted));

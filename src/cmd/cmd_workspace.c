@@ -341,10 +341,10 @@ static char *in_the_way(const struct repo *r, const struct config *c, const stru
 	return why;
 }
 
-int cmd_workspace_merge(struct cmd_ctx *ctx, struct agent_rec *a, struct merge_opts *o)
+/* What stands in the way of a merge of all of them: "name: why; ..." (to free), or NULL. */
+static char *in_the_way_all(struct cmd_ctx *ctx, const struct agent_rec *a, struct other *os,
+			    size_t n)
 {
-	struct other *os;
-	size_t n = others_open(a->repos, a->handle, &os);
 	struct buf way = {0};
 	for (size_t i = 0; i < n; i++) {
 		char *why = os[i].found ? in_the_way(os[i].r, &os[i].cfg, &os[i].a) : NULL;
@@ -356,10 +356,53 @@ int cmd_workspace_merge(struct cmd_ctx *ctx, struct agent_rec *a, struct merge_o
 	if (mine)
 		buf_addf(&way, "%s%s: %s", way.len ? "; " : "", repo_name(ctx->repo), mine);
 	free(mine);
+	return way.data;
+}
+
+/* One repository's part of the preview: "name: N files changed..." into b. */
+static void preview_one(struct buf *b, const char *name, const struct repo *r,
+			const struct config *c, const struct agent_rec *a)
+{
+	char *into = repo_main_branch(r, c->main_branch);
+	struct branch_changes ch;
+	cmd_branch_changes(r, a->branch, into ? into : "HEAD", &ch);
+	buf_addf(b, "%s%s: %s%s%s", b->len ? "; " : "", name, ch.stat,
+		 ch.runs ? ", WARNING, runs on the host: " : "", ch.runs ? ch.runs : "");
+	branch_changes_free(&ch);
+	free(into);
+}
+
+int cmd_workspace_preview(struct cmd_ctx *ctx, const struct agent_rec *a)
+{
+	struct other *os;
+	size_t n = others_open(a->repos, a->handle, &os);
+	char *way = in_the_way_all(ctx, a, os, n);
 	int rc = 0;
-	if (way.data) {
-		cmd_fail("merge", "nothing merged, in any of its repositories: %s", way.data);
-		buf_free(&way);
+	if (way) {
+		rc = cmd_fail("merge", "nothing would merge, in any of its repositories: %s", way);
+	} else {
+		struct buf b = {0};
+		preview_one(&b, repo_name(ctx->repo), ctx->repo, &ctx->cfg, a);
+		for (size_t i = 0; i < n; i++)
+			if (os[i].found)
+				preview_one(&b, os[i].name, os[i].r, &os[i].cfg, &os[i].a);
+		printf("%s into main: %s\n", a->branch, b.data);
+		buf_free(&b);
+	}
+	free(way);
+	others_free(os, n);
+	return rc ? -EIO : 0;
+}
+
+int cmd_workspace_merge(struct cmd_ctx *ctx, struct agent_rec *a, struct merge_opts *o)
+{
+	struct other *os;
+	size_t n = others_open(a->repos, a->handle, &os);
+	char *way = in_the_way_all(ctx, a, os, n);
+	int rc = 0;
+	if (way) {
+		cmd_fail("merge", "nothing merged, in any of its repositories: %s", way);
+		free(way);
 		others_free(os, n);
 		return -EIO;
 	}

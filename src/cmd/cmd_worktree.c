@@ -1100,7 +1100,7 @@ static int merge_preview(struct cmd_ctx *ctx, const struct agent_rec *a, const c
 	}
 	free(cause);
 	struct branch_changes ch;
-	cmd_branch_changes(ctx, a->branch, into, &ch);
+	cmd_branch_changes(ctx->repo, a->branch, into, &ch);
 	printf("%s into %s: %s%s%s\n", a->branch, into, ch.stat,
 	       ch.runs ? "; WARNING, runs on the host: " : "", ch.runs ? ch.runs : "");
 	branch_changes_free(&ch);
@@ -1108,12 +1108,12 @@ static int merge_preview(struct cmd_ctx *ctx, const struct agent_rec *a, const c
 	return 0;
 }
 
-void cmd_branch_changes(struct cmd_ctx *ctx, const char *branch, const char *into,
+void cmd_branch_changes(const struct repo *r, const char *branch, const char *into,
 			struct branch_changes *out)
 {
 	memset(out, 0, sizeof *out);
 	struct repo_diffstat d;
-	if (repo_diffstat(ctx->repo, branch, into, &d) < 0 || d.files == 0) {
+	if (repo_diffstat(r, branch, into, &d) < 0 || d.files == 0) {
 		out->stat = xstrdup("no changes");
 		repo_diffstat_free(&d);
 		return;
@@ -1129,7 +1129,7 @@ void cmd_branch_changes(struct cmd_ctx *ctx, const char *branch, const char *int
 	if (d.deleted)
 		buf_addf(&st, ", %d deletion%s(-)", d.deleted, d.deleted == 1 ? "" : "s");
 	out->stat = st.data;
-	char *hooks = repo_config_get(ctx->repo, "core.hooksPath");
+	char *hooks = repo_config_get(r, "core.hooksPath");
 	struct buf warn = {0};
 	for (size_t i = 0; i < d.npaths; i++)
 		if (runs_on_host(d.paths[i], hooks))
@@ -1248,7 +1248,10 @@ int cmd_merge(struct cmd_ctx *ctx, int argc, char **argv)
 		return 1;
 	}
 	if (preview) {
-		rc = merge_preview(ctx, &a, o.into, o.ignore_uncommitted);
+		/* An agent of several repositories: all of them, or why none would merge. */
+		rc = a.repos && o.into == NULL
+			     ? (cmd_workspace_preview(ctx, &a) < 0 ? 1 : 0)
+			     : merge_preview(ctx, &a, o.into, o.ignore_uncommitted);
 		agent_rec_free(&a);
 		return rc;
 	}

@@ -24,6 +24,13 @@ t_workspace_one_agent_two_repos() {
 	# A commit in each, by the agent.
 	wrx send task 'echo api >proj/api.txt && git -C proj add api.txt && git -C proj commit -qm "api side" && echo web >web/web.txt && git -C web add web.txt && git -C web commit -qm "web side" && echo COMMITTED-$((6*7))'
 	until_ok 20 eval 'wrx capture task | grep -q COMMITTED-42' || { wrx capture task >&2; return 1; }
+	# Its preview says each repository's part, in the merge question (C-b m) too.
+	wrx merge task --preview | grep -qx 'task into main: proj: 1 file changed, 1 insertion(+); web: 1 file changed, 1 insertion(+)'
+	prefix 2
+	prefix m
+	wait_for 'merge task and remove its worktree\? .* task into main: proj: 1 file changed, 1 insertion\(\+\);'
+	wait_for '^web: 1 file changed, 1 insertion'
+	keys n
 	# Merged: each lands on its own main; its worktrees, branches and home go.
 	wrx merge task >"$E2E_TMP/out" 2>&1 || { cat "$E2E_TMP/out" >&2; return 1; }
 	grep -q '^merged task into its main branch in web' "$E2E_TMP/out"
@@ -50,6 +57,9 @@ t_workspace_conflict_lands_nothing() {
 	git -C "$web" commit -qam 'web: main moved'
 	local m1 m2
 	m1=$(git -C "$repo" rev-parse main) m2=$(git -C "$web" rev-parse main)
+	not wrx merge two --preview 2>"$E2E_TMP/err"
+	grep -q 'nothing would merge, in any of its repositories: web: conflicts with main in c.txt' "$E2E_TMP/err" ||
+		{ cat "$E2E_TMP/err" >&2; return 1; }
 	not wrx merge two 2>"$E2E_TMP/err"
 	grep -q 'nothing merged, in any of its repositories: web: conflicts with main in c.txt' "$E2E_TMP/err" ||
 		{ cat "$E2E_TMP/err" >&2; return 1; }
