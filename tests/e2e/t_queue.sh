@@ -58,14 +58,24 @@ t_queue_lands_and_hands_back() {
 	wait_for 'merge qa and remove its worktree\? \(y/n, q: to the merge queue\)'
 	keys q
 	until_ok 20 eval 'queue_states | grep -qx "qa paused"' || { wrx queue >&2; screen >&2; return 1; }
-	wrx merge --queue qb | grep -qx 'qb: #2 in the merge queue (paused)'
-	wrx merge --queue qc | grep -qx 'qc: #3 in the merge queue (paused)'
+	wrx merge --queue qc | grep -qx 'qc: #2 in the merge queue (paused)'
+	wrx merge --queue qb | grep -qx 'qb: #3 in the merge queue (paused)'
+	# Reordered from the dashboard's command line (C-b :), as a person would.
+	prefix :
+	wait_for 'workrex'
+	tm send-keys -l 'queue move qb 2'
+	keys Enter
+	until_ok 10 eval '[ "$(queue_states | tr "\n" " ")" = "qa paused qb paused qc paused " ]' ||
+		{ wrx queue >&2; screen >&2; return 1; }
 	# Each row says its place.
 	wait_for '» queue: #3, paused'
 	wrx queue >"$E2E_TMP/queue"
 	grep -Eq '^1 +qa +paused' "$E2E_TMP/queue" && grep -Eq '^3 +qc +paused' "$E2E_TMP/queue" ||
 		{ cat "$E2E_TMP/queue" >&2; return 1; }
-	wrx queue resume >/dev/null
+	prefix :
+	wait_for 'workrex'
+	tm send-keys -l 'queue resume'
+	keys Enter
 	# qa lands; qb conflicts and is told, resolves, is done and lands; qc's check fails.
 	until_ok 60 eval 'queue_states | grep -qx "qb landed"' || { wrx queue >&2; screen >&2; queue_log; return 1; }
 	until_ok 60 eval 'queue_states | grep -qx "qc returned"' || { wrx queue >&2; return 1; }
