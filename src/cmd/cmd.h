@@ -9,6 +9,7 @@
 
 #include "../config/config.h"
 #include "../config/foreach.h"
+#include "../git/diff.h"
 #include "../git/worktree.h"
 
 #include <json-c/json.h>
@@ -263,6 +264,11 @@ int cmd_workspace_add(struct cmd_ctx *ctx, struct add_opts *o, const char *list,
 void cmd_workspace_undo(struct cmd_ctx *ctx, const char *home, const char *repos,
 			const char *handle);
 /* Its merge: every repository's previewed, then each lands, this one last. 0, or -EIO (said). */
+/*
+ * Its diff in mode m in its other repositories, after this one's: each
+ * path under the repository's name ("web/app.js"). 0, or -errno with *cause.
+ */
+int cmd_workspace_diff(const struct agent_rec *a, enum diff_mode m, int fd, char **cause);
 /* merge --preview of such an agent: each repository's changes on one line, or why none would merge. */
 int cmd_workspace_preview(struct cmd_ctx *ctx, const struct agent_rec *a);
 int cmd_workspace_merge(struct cmd_ctx *ctx, struct agent_rec *a, struct merge_opts *o);

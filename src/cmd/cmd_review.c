@@ -216,6 +216,10 @@ int cmd_diff(struct cmd_ctx *ctx, int argc, char **argv)
 		rc = cmd_fail("diff", "a memory file: %s", strerror(errno));
 	else if (diff_write(ctx->repo, &t, (enum diff_mode)d.mode, fd, &cause) < 0)
 		rc = cmd_fail("diff", "%s: %s", a.handle, cause);
+	/* An agent of several repositories: the others' too, each under its name (not the index's). */
+	else if (a.repos && d.mode != DIFF_STAGED && d.mode != DIFF_UNSTAGED &&
+		 cmd_workspace_diff(&a, (enum diff_mode)d.mode, fd, &cause) < 0)
+		rc = cmd_fail("diff", "%s: %s", a.handle, cause);
 	if (rc == 0 && !plain)
 		diff_show(fd, &a, &d, base);
 	if (fd > STDOUT_FILENO)

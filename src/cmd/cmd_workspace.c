@@ -372,6 +372,31 @@ static void preview_one(struct buf *b, const char *name, const struct repo *r,
 	free(into);
 }
 
+int cmd_workspace_diff(const struct agent_rec *a, enum diff_mode m, int fd, char **cause)
+{
+	struct other *os;
+	size_t n = others_open(a->repos, a->handle, &os);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (!os[i].found)
+			continue;
+		char *main = os[i].a.base ? NULL : repo_main_branch(os[i].r, os[i].cfg.main_branch);
+		char *prefix = xasprintf("%s/", os[i].name);
+		struct diff_target t = {.worktree = os[i].a.path,
+					.branch = os[i].a.branch,
+					.base = os[i].a.base ? os[i].a.base : main,
+					.prefix = prefix};
+		char *why = NULL;
+		if ((rc = diff_write(os[i].r, &t, m, fd, &why)) < 0)
+			*cause = xasprintf("%s: %s", os[i].name, why);
+		free(why);
+		free(prefix);
+		free(main);
+	}
+	others_free(os, n);
+	return rc;
+}
+
 int cmd_workspace_preview(struct cmd_ctx *ctx, const struct agent_rec *a)
 {
 	struct other *os;

@@ -32,19 +32,28 @@ const char *diff_mode_name(enum diff_mode m)
  * index refresh written into the agent's git dir (optional locks), no
  * pager, no prompt.
  */
-static int git_to(const char *dir, const char *const *args, int fd, char **cause)
+/* git ARGS in dir, its output to fd; with prefix, each path is shown under prefix ("web/"). */
+static int git_to(const char *dir, const char *const *args, const char *prefix, int fd,
+		  char **cause)
 {
 	size_t n = 0;
 	while (args[n])
 		n++;
-	const char **av = xcalloc(n + 8, sizeof *av);
+	const char **av = xcalloc(n + 10, sizeof *av);
 	size_t k = 0;
 	const char *pre[] = {
 		"git",       "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
 		"--no-pager"};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(pre); i++)
 		av[k++] = pre[i];
-	memcpy(av + k, args, n * sizeof *av);
+	char *src = prefix ? xasprintf("--src-prefix=a/%s", prefix) : NULL;
+	char *dst = prefix ? xasprintf("--dst-prefix=b/%s", prefix) : NULL;
+	av[k++] = args[0]; /* diff, log: what takes the prefixes */
+	if (prefix) {
+		av[k++] = src;
+		av[k++] = dst;
+	}
+	memcpy(av + k, args + 1, (n - 1) * sizeof *av);
 	char *env[] = {"GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", NULL};
 	struct proc_opts o = PROC_OPTS_DEFAULT;
 	o.dir = dir;
@@ -53,6 +62,8 @@ static int git_to(const char *dir, const char *const *args, int fd, char **cause
 	o.out = fd;
 	int status = proc_run((char *const *)av, &o);
 	free(av);
+	free(src);
+	free(dst);
 	if (status != 0) {
 		*cause = status < 0 ? xasprintf("git %s: %s", args[0], strerror(-status))
 				    : xasprintf("git %s exited %d", args[0], status);
@@ -66,9 +77,13 @@ static int put(int fd, const struct buf *b)
 	return b->len ? fd_write_all(fd, b->data, b->len) : 0;
 }
 
-/* One untracked file as git shows a new one; a symlink is its target's name. */
-static void untracked(const char *root, const char *rel, struct buf *out)
+/*
+ * One untracked file as git shows a new one (its path under prefix, if
+ * given); a symlink is its target's name.
+ */
+static void untracked(const char *root, const char *rel, const char *prefix, struct buf *out)
 {
+	const char *shown_prefix = prefix ? prefix : "";
 	const char *base;
 	int dfd = beneath_parent(root, rel, false, &base);
 	struct stat st;
@@ -95,19 +110,22 @@ static void untracked(const char *root, const char *rel, struct buf *out)
 		return; /* a FIFO, a socket: nothing to read */
 	}
 	close(dfd);
-	buf_addf(out, "diff --git a/%s b/%s\nnew file mode %s\n", rel, rel, mode);
+	buf_addf(out, "diff --git a/%s%s b/%s%s\nnew file mode %s\n", shown_prefix, rel,
+		 shown_prefix, rel, mode);
 	if (rc == -EFBIG) {
 		buf_addf(out,
-			 "--- /dev/null\n+++ b/%s\n@@ -0,0 +1 @@\n+(%lld bytes: too big to show)\n",
-			 rel, (long long)st.st_size);
+			 "--- /dev/null\n+++ b/%s%s\n@@ -0,0 +1 @@\n+(%lld bytes: too big to "
+			 "show)\n",
+			 shown_prefix, rel, (long long)st.st_size);
 	} else if (text && memchr(text, '\0', WRX_MIN(len, (size_t)8000))) {
-		buf_addf(out, "Binary files /dev/null and b/%s differ\n", rel); /* as git decides */
+		buf_addf(out, "Binary files /dev/null and b/%s%s differ\n", shown_prefix,
+			 rel); /* as git decides */
 	} else if (text && len) {
 		int lines = 0;
 		for (size_t i = 0; i < len; i++)
 			lines += text[i] == '\n';
 		bool partial = text[len - 1] != '\n';
-		buf_addf(out, "--- /dev/null\n+++ b/%s\n@@ -0,0 +1", rel);
+		buf_addf(out, "--- /dev/null\n+++ b/%s%s\n@@ -0,0 +1", shown_prefix, rel);
 		if (lines + partial != 1)
 			buf_addf(out, ",%d", lines + partial);
 		buf_addstr(out, " @@\n");
@@ -142,7 +160,7 @@ static int wip(const struct diff_target *t, enum diff_mode m, int fd, char **cau
 			m == DIFF_UNSTAGED ? index
 			: m == DIFF_STAGED ? staged
 					   : head,
-			fd, cause);
+			t->prefix, fd, cause);
 	if (rc < 0 || m != DIFF_WIP)
 		return rc;
 	const char *ls[] = {"ls-files", "--others", "--exclude-standard", "-z", NULL};
@@ -156,7 +174,7 @@ static int wip(const struct diff_target *t, enum diff_mode m, int fd, char **cau
 		const char *rel = names.data + off;
 		off += strlen(rel) + 1;
 		struct buf one = {0};
-		untracked(t->worktree, rel, &one);
+		untracked(t->worktree, rel, t->prefix, &one);
 		rc = put(fd, &one);
 		buf_free(&one);
 	}
@@ -190,7 +208,7 @@ int diff_write(const struct repo *r, const struct diff_target *t, enum diff_mode
 		range,
 		"--",
 		NULL};
-	int rc = git_to(repo_root(r), m == DIFF_BRANCH ? branch : commits, fd, cause);
+	int rc = git_to(repo_root(r), m == DIFF_BRANCH ? branch : commits, t->prefix, fd, cause);
 	free(range);
 	return rc;
 }

@@ -44,6 +44,7 @@ struct diff_target {
 	const char *worktree; /* WIP: where git runs; NULL: no worktree here */
 	const char *branch;   /* branch and commits: the agent's branch */
 	const char *base;     /* what it is compared with: its recorded base, or main */
+	const char *prefix; /* each path shown under it ("web/": a workspace's other repository) */
 };
 
 /*

@@ -24,6 +24,21 @@ t_workspace_one_agent_two_repos() {
 	# A commit in each, by the agent.
 	wrx send task 'echo api >proj/api.txt && git -C proj add api.txt && git -C proj commit -qm "api side" && echo web >web/web.txt && git -C web add web.txt && git -C web commit -qm "web side" && echo COMMITTED-$((6*7))'
 	until_ok 20 eval 'wrx capture task | grep -q COMMITTED-42' || { wrx capture task >&2; return 1; }
+	# Its review (C-b D) has both repositories' files, the other's under its name;
+	# an untracked file in web shows as new in its WIP, and from diff too.
+	echo new >"$E2E_TMP/work/web__worktrees/task/new.txt"
+	prefix 2
+	prefix D
+	wait_for 'review task  \[wip\]  1 file \+1 -0'
+	wait_for '│diff --git a/web/new.txt b/web/new.txt'
+	keys Tab
+	wait_for 'review task  \[branch\]  2 files \+2 -0'
+	wait_for '^ \+1 -0 api.txt'
+	wait_for '^ \+1 -0 web/web.txt'
+	keys q
+	wait_gone 'review task'
+	wrx diff task --branch --stat | grep -q 'web/web.txt'
+	rm "$E2E_TMP/work/web__worktrees/task/new.txt"
 	# Its preview says each repository's part, in the merge question (C-b m) too.
 	wrx merge task --preview | grep -qx 'task into main: proj: 1 file changed, 1 insertion(+); web: 1 file changed, 1 insertion(+)'
 	prefix 2
