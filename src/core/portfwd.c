@@ -46,12 +46,16 @@ struct portfwd {
 };
 
 struct fconn {
-	int port; /* (its listener may be closed before it ends) */
+	/* (its listener may be closed before it ends: what it needs is its own) */
+	struct wrx *w;
+	int port;
+	char *container; /* owned */
 	uv_tcp_t tcp;
-	uv_process_t proc;
-	uv_pipe_t in, out; /* the process's stdin and stdout; or out, the guest's socket */
-	uv_stream_t *to;   /* where the client's bytes go: in, or the socket */
-	uv_pipe_t err;     /* ...and its stderr: why, when it fails (the log says) */
+	uv_pipe_t sock;    /* the guest's socket; or, where it has none, */
+	uv_process_t proc; /* the runtime's exec, */
+	uv_pipe_t in, out; /* its stdin and stdout, */
+	uv_pipe_t err;     /* and its stderr: why, when it fails (the log says) */
+	uv_stream_t *to;   /* where the client's bytes go: sock or in */
 	char why[160];
 	size_t nwhy;
 	int open; /* handles not yet closed */
@@ -67,8 +71,10 @@ struct fwrite {
 static void conn_closed(uv_handle_t *h)
 {
 	struct fconn *c = h->data;
-	if (--c->open == 0)
+	if (--c->open == 0) {
+		free(c->container);
 		free(c);
+	}
 }
 
 static void conn_end(struct fconn *c)
@@ -79,7 +85,8 @@ static void conn_end(struct fconn *c)
 	/* Its process is closed once it exited (exited): libuv reaps only what it watches. */
 	if (c->proc.data && !c->exited)
 		uv_process_kill(&c->proc, SIGTERM);
-	uv_handle_t *hs[] = {(uv_handle_t *)&c->tcp, (uv_handle_t *)&c->in, (uv_handle_t *)&c->out,
+	uv_handle_t *hs[] = {(uv_handle_t *)&c->tcp, (uv_handle_t *)&c->sock,
+			     (uv_handle_t *)&c->in,  (uv_handle_t *)&c->out,
 			     (uv_handle_t *)&c->err, c->exited ? (uv_handle_t *)&c->proc : NULL};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(hs); i++)
 		if (hs[i] && hs[i]->data && !uv_is_closing(hs[i]))
@@ -139,7 +146,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 		 * queued is written (a half-close). The server's end is the last:
 		 * the connection ends once the client has all of it.
 		 */
-		bool last = s == (uv_stream_t *)&c->out;
+		bool last = s == (uv_stream_t *)&c->out || s == (uv_stream_t *)&c->sock;
 		uv_shutdown_t *req = xcalloc(1, sizeof *req);
 		req->data = c;
 		if (c->ended || uv_shutdown(req, to, last ? client_done : shut) < 0) {
@@ -197,20 +204,20 @@ static void exited(uv_process_t *p, int64_t status, int sig)
 }
 
 /* Through the runtime's exec: its stdin and stdout are the connection's other end. */
-static void exec_connect(struct portfwd *f, struct fconn *c)
+static void exec_connect(struct fconn *c)
 {
-	uv_pipe_init(f->w->loop, &c->in, 0);
-	uv_pipe_init(f->w->loop, &c->out, 0);
-	uv_pipe_init(f->w->loop, &c->err, 0);
+	uv_pipe_init(c->w->loop, &c->in, 0);
+	uv_pipe_init(c->w->loop, &c->out, 0);
+	uv_pipe_init(c->w->loop, &c->err, 0);
 	c->in.data = c->out.data = c->err.data = c;
 	c->open += 3;
 	c->to = (uv_stream_t *)&c->in;
 	char port[16];
-	snprintf(port, sizeof port, "%d", f->port);
-	char *argv[] = {(char *)container_runtime(&f->w->cfg),
+	snprintf(port, sizeof port, "%d", c->port);
+	char *argv[] = {(char *)container_runtime(&c->w->cfg),
 			"exec",
 			"-i",
-			f->container,
+			c->container,
 			BACKEND_GUEST_CLIENT,
 			"port-connect",
 			port,
@@ -223,9 +230,9 @@ static void exec_connect(struct portfwd *f, struct fconn *c)
 	uv_process_options_t o = {
 		.file = argv[0], .args = argv, .exit_cb = exited, .stdio = io, .stdio_count = 3};
 	c->proc.data = c;
-	int rc = uv_spawn(f->w->loop, &c->proc, &o);
+	int rc = uv_spawn(c->w->loop, &c->proc, &o);
 	if (rc < 0) {
-		log_msg("ports: %s exec for port %d: %s", argv[0], f->port, uv_strerror(rc));
+		log_msg("ports: %s exec for port %d: %s", argv[0], c->port, uv_strerror(rc));
 		c->proc.data = NULL; /* not a handle to close */
 		conn_end(c);
 		return;
@@ -236,18 +243,25 @@ static void exec_connect(struct portfwd *f, struct fconn *c)
 	uv_read_start((uv_stream_t *)&c->err, on_alloc, on_err);
 }
 
+/*
+ * A socket nobody answers on (its server gone: a container's that ended,
+ * Docker Desktop's, which does not cross its VM): the exec, then.
+ */
 static void sock_connected(uv_connect_t *req, int status)
 {
 	struct fconn *c = req->data;
 	free(req);
 	if (status < 0) {
-		if (!c->ended)
-			log_msg("ports: %d: its socket: %s", c->port, uv_strerror(status));
-		conn_end(c);
+		if (!c->ended) {
+			log_msg("ports: %d: its socket: %s; through %s exec instead", c->port,
+				uv_strerror(status), container_runtime(&c->w->cfg));
+			uv_close((uv_handle_t *)&c->sock, conn_closed);
+			exec_connect(c);
+		}
 		return;
 	}
 	uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
-	uv_read_start((uv_stream_t *)&c->out, on_alloc, on_read);
+	uv_read_start((uv_stream_t *)&c->sock, on_alloc, on_read);
 }
 
 /*
@@ -267,13 +281,13 @@ static bool sock_connect(struct portfwd *f, struct fconn *c)
 	}
 	char path[40];
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-	uv_pipe_init(f->w->loop, &c->out, 0);
-	c->out.data = c;
+	uv_pipe_init(f->w->loop, &c->sock, 0);
+	c->sock.data = c;
 	c->open++;
-	c->to = (uv_stream_t *)&c->out;
+	c->to = (uv_stream_t *)&c->sock;
 	uv_connect_t *req = xcalloc(1, sizeof *req);
 	req->data = c;
-	uv_pipe_connect(req, &c->out, path, sock_connected); /* (connect(2) is called here) */
+	uv_pipe_connect(req, &c->sock, path, sock_connected); /* (connect(2) is called here) */
 	close(fd);
 	return true;
 }
@@ -284,7 +298,9 @@ static void on_connection(uv_stream_t *server, int status)
 	if (status < 0)
 		return;
 	struct fconn *c = xcalloc(1, sizeof *c);
+	c->w = f->w;
 	c->port = f->port;
+	c->container = xstrdup(f->container);
 	uv_tcp_init(f->w->loop, &c->tcp);
 	c->tcp.data = c;
 	c->open = 1;
@@ -293,7 +309,7 @@ static void on_connection(uv_stream_t *server, int status)
 		return;
 	}
 	if (!sock_connect(f, c))
-		exec_connect(f, c);
+		exec_connect(c);
 }
 
 static void listener_closed(uv_handle_t *h)

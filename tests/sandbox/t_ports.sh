@@ -55,6 +55,11 @@ t_ports_reach_a_sandboxed_server() {
 	local i
 	for i in $(seq 20); do fetched "$p1" || return 1; done
 	! grep -a "ports: $p1" "$XDG_STATE_HOME/workrex/workrex.log" || return 1
+	# Its forwarder gone, the socket left with nobody on it: the exec instead, said.
+	wrx send box 'for p in /proc/[0-9]*; do case "$(tr -d "\0" <$p/cmdline 2>/dev/null)" in *port-serve*) kill ${p#/proc/} && echo KILLED-FWD;; esac; done'
+	until_ok 10 eval "wrx capture box | grep -q '^KILLED-FWD'" || { wrx capture box >&2; return 1; }
+	fetched "$p1"
+	grep -aq "ports: $p1: its socket: connection refused; through podman exec instead" "$XDG_STATE_HOME/workrex/workrex.log"
 	# A reboot: every process of ours and the runtime directory; the ports stay its own.
 	prefix d
 	wait_for 'WORKREX-EXITED'
