@@ -44,7 +44,7 @@ BIN     := $(BUILD)/workrex
 KEEPER  := $(BUILD)/workrex-keeper
 KEEPER_OBJ := $(patsubst %,$(BUILD)/src/%.o,keeper/bin keeper/keeper keeper/mark keeper/proto keeper/sync \
 	term/pane term/pty term/screen term/scrollback term/vtfilter term/wcwidth term/width term/colour \
-	rpc/server rpc/status rpc/proto rpc/control net/proxy net/spec net/head net/hostname \
+	rpc/server rpc/status rpc/proto rpc/control net/proxy net/portfwd net/spec net/head net/hostname \
 	util/util util/log util/beneath util/json util/fault)
 ifneq (,$(findstring -fsanitize,$(LDFLAGS)))
 KEEPER_LIBS := -Wl,-Bstatic -lvterm -luv_a -ljson-c -Wl,-Bdynamic -lutil -lpthread -ldl -lrt

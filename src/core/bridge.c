@@ -152,9 +152,6 @@ char **bridge_pane_env(struct wrx *w, struct wpane *wp)
 
 void bridge_pane_gone(struct wrx *w, struct wpane *wp)
 {
-	/* (Not by looking its panes up: as a session ends, some are freed already.) */
-	if (wp->agent && wp->runner && wp->runner->container)
-		portfwd_gone(wp->agent, wp->runner->container);
 	if (w->rpc)
 		rpc_server_token_revoke(w->rpc, wp->id);
 }

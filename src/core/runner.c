@@ -25,6 +25,7 @@
 #include "../keeper/spawner.h"
 #include "../rpc/proto.h"
 #include "../rpc/server.h"
+#include "../util/json.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "actions.h"
@@ -66,14 +67,6 @@ static bool runner_kept(const struct wrx *w)
 	return w->keeper_dir != NULL;
 }
 
-static json_object *strv_json(char *const *v)
-{
-	json_object *a = json_object_new_array();
-	for (; v && *v; v++)
-		json_object_array_add(a, json_object_new_string(*v));
-	return a;
-}
-
 const char *runner_pane_link(const struct wpane *wp)
 {
 	return wp->runner->link;
@@ -105,7 +98,7 @@ static json_object *pane_spec(struct wrx *w, struct wpane *wp, const struct pty_
 		/* Its add, merge, close and status go to this dashboard, as a sandbox's do. */
 		json_object_array_add(env, json_object_new_string("WORKREX_SANDBOX=1"));
 	}
-	json_object_object_add(spec, "argv", strv_json(sp->argv));
+	json_object_object_add(spec, "argv", json_of_strv(sp->argv));
 	json_object_object_add(spec, "env", env);
 	const char *cwd = there ? a->path : sp->cwd;
 	if (cwd)
@@ -157,6 +150,9 @@ static json_object *pane_spec(struct wrx *w, struct wpane *wp, const struct pty_
 	}
 	if (wp->sandboxed && agent_pane && a->box.rpc_dir && a->box.proxy_token)
 		json_object_object_add(spec, "proxy", keep_proxy_spec(w, a));
+	if (wp->sandboxed && agent_pane && a->git.ports && wp->runner->container)
+		json_object_object_add(spec, "ports",
+				       sandbox_ports_spec(w, a, wp->runner->container));
 	return spec;
 }
 
@@ -207,9 +203,10 @@ static bool adopt(struct wrx *w, struct wpane *wp, const struct keeper_info *inf
 		wp->runner->container = xstrdup(info->container);
 		strlist_add(&w->kept_containers, info->container);
 	}
-	/* Its ports, reachable here (config ports): its agent pane's container's. */
-	if (info->container && info->agent_pane)
-		portfwd_open(w, a, info->container);
+	/* Its ports, which its keeper listens on (config ports): one it cannot, said. */
+	if (info->ports_refused)
+		wrx_message(w, true, "%s: not forwarded here: port %s", a->handle,
+			    info->ports_refused);
 	bool taken = wp->runner->taken_over;
 	char *cause = NULL;
 	if (taken && info->sandboxed && !w->helper && sandbox_agent_socket(w, a, &cause) < 0) {

@@ -14,6 +14,7 @@
 #include "../rpc/proto.h"
 #include "../util/beneath.h"
 #include "../rpc/server.h"
+#include "../util/json.h"
 #include "../util/log.h"
 #include "../util/util.h"
 #include "../git/private.h"
@@ -79,6 +80,20 @@ void sandbox_stop(struct wrx *w)
 	free(w->session_id);
 	free(w->guest_bin);
 	w->session_id = w->guest_bin = NULL;
+}
+
+/* The host directory its container makes its ports' sockets in (made when create), or NULL. */
+static char *ports_dir_of(const struct wrx *w, const struct agent *a, bool create)
+{
+	char *agent = private_agent_dir(w->root, a->handle, create);
+	char *dir = agent ? xasprintf("%s/ports", agent) : NULL;
+	free(agent);
+	if (dir && create && mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		log_msg("ports: %s: %s", dir, strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	return dir;
 }
 
 /* The agent's own socket, in its own 0700 directory: what its containers mount. */
@@ -322,7 +337,7 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 		free(dir);
 		p.resolv = resolv;
 	}
-	char *ports_dir = p.agent_pane && a->git.ports ? portfwd_dir(w, a, true) : NULL;
+	char *ports_dir = p.agent_pane && a->git.ports ? ports_dir_of(w, a, true) : NULL;
 	p.ports = ports_dir ? a->git.ports : NULL;
 	p.ports_dir = ports_dir;
 	backend_pane_git(&p, &git);
@@ -357,6 +372,25 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 		wp->runner->container = container_name(a->handle, wp->id, w->session_id);
 	}
 	return 0;
+}
+
+json_object *sandbox_ports_spec(struct wrx *w, struct agent *a, const char *container)
+{
+	json_object *o = json_object_new_object(), *ports = json_object_new_array();
+	for (const char *p = a->git.ports; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		json_object_array_add(ports, json_object_new_int(atoi(p)));
+	json_object_object_add(o, "ports", ports);
+	char *dir = ports_dir_of(w, a, true);
+	json_add_str(o, "dir", dir);
+	free(dir);
+	/* Where the sandbox has no socket of ours: its runtime's exec, the port to come. */
+	const char *rt = container_runtime(&w->cfg);
+	if (rt) {
+		char *exec[] = {(char *)rt,           "exec",         "-i", (char *)container,
+				BACKEND_GUEST_CLIENT, "port-connect", NULL};
+		json_object_object_add(o, "exec", json_of_strv(exec));
+	}
+	return o;
 }
 
 void sandbox_pane_gone(struct wrx *w, struct wpane *wp)

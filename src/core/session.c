@@ -332,15 +332,6 @@ static const char *user_shell(void)
 	return "/bin/sh";
 }
 
-static void free_strv(char **v)
-{
-	for (char **e = v; e && *e; e++) {
-		explicit_bzero(*e, strlen(*e)); /* tokens do not linger in our heap */
-		free(*e);
-	}
-	free(v);
-}
-
 /*
  * PATH for a pane: the running workrex's own directory first (unless PATH
  * has it), so that the README's commands and the hooks `setup` installs
@@ -452,8 +443,8 @@ static int pane_launch(struct session *s, struct wpane *wp, char *const *argv, c
 					 : pty_start(s->loop, wp->term, &sp, cause);
 	}
 	/* putenv() in the child only: the parent's copies can go. */
-	free_strv(env);
-	free_strv(run);
+	strv_free(env);
+	strv_free(run);
 	return rc;
 }
 

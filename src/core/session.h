@@ -54,12 +54,10 @@ struct agent_git {
  * its socket and proxy token, keep.c counts the connections its proxy
  * saw, actions.c paces its requests.
  */
-struct portfwd;
 struct agent_box {
-	int wanted;          /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
-	struct portfwd *fwd; /* owned: its ports' listeners here (portfwd.c), or NULL */
-	char *rpc_dir;       /* owned; its own RPC socket's directory once a sandbox needs it */
-	char *proxy_token;   /* owned; under policy: deny, its proxy's, or NULL */
+	int wanted;        /* recorded by add: 1 -S, 0 --no-sandbox, -1 as configured */
+	char *rpc_dir;     /* owned; its own RPC socket's directory once a sandbox needs it */
+	char *proxy_token; /* owned; under policy: deny, its proxy's, or NULL */
 	int egress_ok, egress_refused; /* connections through its proxy, since its keeper began */
 	uint64_t egress_said;          /* when a refusal was last said (now_ms) */
 	unsigned long egress_quiet;    /* refusals since, counted only */

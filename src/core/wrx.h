@@ -240,13 +240,6 @@ void queue_run(struct wrx *w, const char *group);
  * while the project has a queue (it may have been given back).
  */
 void lander_kick(struct wrx *w, const char *done);
-/* portfwd.c: a sandboxed agent's ports listened on here, relayed into its container. */
-void portfwd_open(struct wrx *w, struct agent *a, const char *container);
-/* The host directory its container makes its ports' sockets in (made when create), or NULL. */
-char *portfwd_dir(const struct wrx *w, const struct agent *a, bool create);
-void portfwd_close(struct agent *a);
-/* The container's pane went: its forwards, if they are to it, go too. */
-void portfwd_gone(struct agent *a, const char *container);
 void lander_status(struct wrx *w, struct agent *a);
 /* At the dashboard's start: what is queued lands (a killed landing is taken again). */
 void lander_start(struct wrx *w);
@@ -346,6 +339,11 @@ json_object *sandbox_there_spec(struct wrx *w, struct agent *a, bool agent_pane)
 int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *const *env,
 		      char ***out, char **cause);
 void sandbox_pane_gone(struct wrx *w, struct wpane *wp);
+/*
+ * Its ports (config ports) as its agent pane's keeper listens on them
+ * (net/portfwd.h): its ports directory, made, and the container's exec.
+ */
+json_object *sandbox_ports_spec(struct wrx *w, struct agent *a, const char *container);
 /* The agent's own RPC socket (its containers mount its directory), listened on. */
 int sandbox_agent_socket(struct wrx *w, struct agent *a, char **cause);
 /* sandbox.network.policy is deny. */

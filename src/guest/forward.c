@@ -10,7 +10,7 @@
  *   port-serve PORTS -- COMMAND   the other way: a unix socket for each of
  *       the agent's ports in the directory the host mounted, each
  *       connection to it handed to 127.0.0.1:PORT here (the agent's dev
- *       server), for the host's dashboard to relay a browser's to;
+ *       server), for the host to relay a browser's to;
  *   port-connect PORT   the same for one connection on stdin and stdout,
  *       where the host has no socket of ours (it runs the runtime's exec).
  *
@@ -228,7 +228,7 @@ static int listen_at(const char *dir, long port)
  * port-serve PORT[,PORT...] -- COMMAND...: for each PORT, a unix socket
  * in the directory the host mounted (BACKEND_GUEST_PORTS_DIR) whose
  * connections reach 127.0.0.1:PORT here; then COMMAND in its own place.
- * The host's dashboard connects to them (core/portfwd.c): a browser there
+ * The host connects to them (its agent pane's keeper: net/portfwd.c): a browser there
  * reaches the agent's dev server. Without them the agent starts anyway;
  * the host then goes through the runtime's exec (port-connect).
  */
@@ -270,7 +270,7 @@ int guest_port_serve(int argc, char **argv)
 /*
  * port-connect PORT: stdin to the agent's server at 127.0.0.1:PORT, its
  * answer to stdout (the host's end of a forwarded port runs this through
- * the runtime's exec; core/portfwd.c). stdin's end shuts the connection
+ * the runtime's exec; net/portfwd.c). stdin's end shuts the connection
  * for writing; the server's end ends it.
  */
 int guest_port_connect(int argc, char **argv)

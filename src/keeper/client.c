@@ -31,6 +31,7 @@ void keeper_info_free(struct keeper_info *info)
 		explicit_bzero(info->token, strlen(info->token));
 	free(info->token);
 	free(info->container);
+	free(info->ports_refused);
 	free(info->meta);
 	memset(info, 0, sizeof *info);
 }
@@ -96,6 +97,7 @@ static void parse_hello(const char *data, size_t len, struct keeper_info *info)
 	info->label = dup_str(o, "label");
 	info->token = dup_str(o, "token");
 	info->container = dup_str(o, "container");
+	info->ports_refused = dup_str(o, "ports_refused");
 	info->sandboxed = get_int(o, "sandboxed");
 	info->agent_pane = get_int(o, "agent_pane");
 	info->exited = get_int(o, "exited");

@@ -21,7 +21,8 @@ struct keeper_info {
 	int version;
 	int pane;
 	char *handle, *label, *token, *container; /* owned; NULL when not said */
-	char *meta;                               /* owned JSON, or NULL */
+	char *ports_refused; /* owned: the agent's ports its keeper could not listen on, or NULL */
+	char *meta;          /* owned JSON, or NULL */
 	bool sandboxed, agent_pane, exited;
 	int status;
 	int pid, keeper_pid;

@@ -12,12 +12,15 @@
  */
 #include "keeper.h"
 
+#include "../net/portfwd.h"
 #include "../net/spec.h"
 #include "../rpc/server.h"
 #include "../rpc/status.h"
 #include "../term/pane.h"
 #include "../term/pty.h"
 #include "../util/fault.h"
+#include "../util/json.h"
+#include "../util/log.h"
 #include "../util/util.h"
 #include "mark.h"
 #include "proto.h"
@@ -107,6 +110,8 @@ struct keeper {
 	 */
 	struct proxy_spec proxy_spec;
 	struct proxy *proxy;
+	/* Its ports (config ports), on the host's loopback, relayed into its sandbox (net/portfwd.h). */
+	struct portfwd *ports;
 	struct stat proxy_st; /* its socket file: removed at the end only if still ours */
 	struct buf egress;    /* KM_EGRESS frames not sent yet */
 	int egress_kept;
@@ -912,24 +917,6 @@ static void agent_link(struct keeper *k, const char *handle)
 	free(link);
 }
 
-static char **strv(json_object *a)
-{
-	size_t n = json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-	char **v = xcalloc(n + 1, sizeof *v);
-	for (size_t i = 0; i < n; i++)
-		v[i] = xstrdup(json_object_get_string(json_object_array_get_idx(a, i)));
-	return v;
-}
-
-static void strv_free(char **v)
-{
-	for (char **e = v; e && *e; e++) {
-		explicit_bzero(*e, strlen(*e));
-		free(*e);
-	}
-	free(v);
-}
-
 static int get_int(json_object *o, const char *key, int def)
 {
 	json_object *v;
@@ -1063,6 +1050,31 @@ static int proxy_start(struct keeper *k, json_object *spec, char **cause)
 	return rc;
 }
 
+/*
+ * The agent's ports, listened on for as long as the keeper lives (a detach,
+ * a dashboard gone, change nothing). One that cannot be is in the hello,
+ * for the dashboard to say.
+ */
+static void ports_start(struct keeper *k, json_object *spec)
+{
+	json_object *o;
+	if (!json_object_object_get_ex(spec, "ports", &o))
+		return;
+	log_open(); /* (what its connections meet is told there: the log, as the dashboard's) */
+	struct portfwd_spec ps;
+	char *cause = NULL, *refused = NULL;
+	if (portfwd_spec_read(o, &ps, &cause) == 0)
+		k->ports = portfwd_start(k->loop, &ps, &refused);
+	portfwd_spec_free(&ps);
+	const char *why = cause ? cause : refused;
+	if (why) {
+		log_msg("%s: its ports: %s", get_str(spec, "handle"), why);
+		json_object_object_add(k->hello, "ports_refused", json_object_new_string(why));
+	}
+	free(cause);
+	free(refused);
+}
+
 int keeper_main(void)
 {
 	/* Not its session's leader (spawn): no terminal can become its own. */
@@ -1096,10 +1108,10 @@ int keeper_main(void)
 
 	struct keeper k = {.loop = uv_default_loop(), .pid = -1};
 	k.sock = xstrdup(get_str(spec, "socket") ? get_str(spec, "socket") : "");
-	char **argv = strv(json_object_object_get(spec, "argv"));
-	char **env = strv(json_object_object_get(spec, "env"));
+	char **argv = json_strv(json_object_object_get(spec, "argv"));
+	char **env = json_strv(json_object_object_get(spec, "env"));
 	json_object *stop = json_object_object_get(spec, "stop");
-	k.stop = stop ? strv(stop) : NULL;
+	k.stop = stop ? json_strv(stop) : NULL;
 	int rows = get_int(spec, "rows", 24), cols = get_int(spec, "cols", 80);
 	int scrollback = get_int(spec, "scrollback", 10000);
 	char *cause = NULL;
@@ -1139,6 +1151,7 @@ int keeper_main(void)
 	FAULT("keeper.spawned");
 	const char *token = token_of(env);
 	k.hello = hello_of(spec, NULL, k.pid);
+	ports_start(&k, spec);
 	agent_link(&k, get_str(spec, "handle"));
 	FAULT("keeper.linked");
 	k.pane_token = token ? xstrdup(token) : NULL;

@@ -529,3 +529,23 @@ int getopt_exact(int argc, char *const *argv, const char *shorts, const struct o
 	}
 	return c;
 }
+
+char **strv_dup(char *const *v)
+{
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	char **out = xcalloc(n + 1, sizeof *out);
+	for (size_t i = 0; i < n; i++)
+		out[i] = xstrdup(v[i]);
+	return out;
+}
+
+void strv_free(char **v)
+{
+	for (char **e = v; e && *e; e++) {
+		explicit_bzero(*e, strlen(*e));
+		free(*e);
+	}
+	free(v);
+}

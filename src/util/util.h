@@ -23,6 +23,9 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* A NULL-terminated list of strings: copied; freed (each zeroed first: tokens do not linger). */
+char **strv_dup(char *const *v);
+void strv_free(char **v);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap);

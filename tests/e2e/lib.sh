@@ -282,6 +282,8 @@ run_test() {
 		echo "ok - $name"
 		PASSED=$((PASSED + 1))
 	else
+		# A test killed says nothing of its own (twice, in CI): its status says it.
+		((rc <= 128)) || echo "  the test's shell was killed: signal $((rc - 128))" >&2
 		echo "not ok - $name"
 		FAILED=$((FAILED + 1))
 	fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Ports per agent (config ports; SPEC §14) with real podman: each agent
 # holds its own, a server inside a sandbox (its network: none) is reached
-# from the host on its port, and the ports outlive a reboot of the keepers.
+# from the host on its port (through its agent pane's keeper: a detach or a
+# dashboard killed changes nothing), and the ports outlive a reboot of the keepers.
 . "$(dirname "$0")/lib.sh"
 
 containers() { podman_names --filter "label=workrex.project=$repo" "$@"; }
@@ -60,9 +61,11 @@ t_ports_reach_a_sandboxed_server() {
 	until_ok 10 eval "wrx capture box | grep -q '^KILLED-FWD'" || { wrx capture box >&2; return 1; }
 	fetched "$p1"
 	grep -aq "ports: $p1: its socket: connection refused; through podman exec instead" "$XDG_STATE_HOME/workrex/workrex.log"
-	# A reboot: every process of ours and the runtime directory; the ports stay its own.
+	# Detached: its keeper listens, not the dashboard; a dashboard killed changes nothing.
 	prefix d
 	wait_for 'WORKREX-EXITED'
+	fetched "$p1"
+	# A reboot: every process of ours and the runtime directory; the ports stay its own.
 	end_keepers
 	rm -rf "$XDG_RUNTIME_DIR/workrex"
 	kill_tmux
@@ -73,11 +76,13 @@ t_ports_reach_a_sandboxed_server() {
 	until_ok 60 eval 'containers --filter status=running | grep -q "^wrx-box-"' || { containers >&2; return 1; }
 	serve box
 	fetched "$p1"
+	kill -9 "$(workrex_pid)"
+	fetched "$p1"
 	# Nothing listens in two: refused, said, nothing hangs.
 	[ -z "$(curl -s --max-time 30 "http://127.0.0.1:$p2/" || true)" ]
 }
 
-run_test "ports: 1 each, distinct; a sandboxed server reached from the host on its port, after a reboot too" t_ports_reach_a_sandboxed_server
+run_test "ports: 1 each, distinct; a sandboxed server reached from the host on its port, detached, after a kill -9 and a reboot too" t_ports_reach_a_sandboxed_server
 
 # The guest owns its ports directory, and the host connects to what is in it:
 # a link put there in place of its socket, to a socket of the host's, must not

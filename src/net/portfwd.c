@@ -1,29 +1,30 @@
 /*
  * portfwd.c - a sandboxed agent's ports, reachable from the host (config
- * ports; SPEC §14). Its container has no network of ours to publish a
- * port on (policy: deny is --network=none), so the dashboard listens on
+ * ports; SPEC §14), run by its agent pane's keeper so that they outlive a
+ * detach and a dashboard's death. Its container has no network of ours to
+ * publish a port on (policy: deny is --network=none), so this listens on
  * 127.0.0.1:PORT for it and relays each connection inside:
  *
  *  - to the unix socket PORT.sock the guest's `port-serve` made in the
- *    agent's ports directory (mounted from here, portfwd_dir), which
- *    connects to the agent's server on the container's own loopback.
- *    The guest may put anything in that directory, so the name is opened
- *    beneath the directory without following a link, must be a socket,
- *    and is connected to through that open file (/proc/self/fd/N): no
- *    socket of the host's can be made to stand in for it;
- *  - where there is no such socket (a runtime whose sockets do not
- *    cross, a container from before), through the runtime's `exec -i`
- *    to the guest's `port-connect PORT`: one process per connection.
+ *    agent's ports directory (mounted from here), which connects to the
+ *    agent's server on the container's own loopback. The guest may put
+ *    anything in that directory, so the name is opened beneath the
+ *    directory without following a link, must be a socket, and is
+ *    connected to through that open file (/proc/self/fd/N): no socket of
+ *    the host's can be made to stand in for it;
+ *  - where there is no such socket, or nobody answers on it (a runtime
+ *    whose sockets do not cross, a container from before), through the
+ *    runtime's `exec -i` to the guest's `port-connect PORT`: one process
+ *    per connection.
  *
  * A connection's bytes are relayed both ways with a bounded queue each
  * way (reading pauses while the other side has more than FWD_QUEUED
  * waiting); it ends when both sides have, or its process does.
  */
-#include "../backends/backend.h"
-#include "../git/private.h"
+#include "portfwd.h"
+
 #include "../util/log.h"
 #include "../util/util.h"
-#include "wrx.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,19 +38,25 @@
 #define FWD_QUEUED (1u << 20)
 
 struct portfwd {
-	struct portfwd *next;
-	struct wrx *w;
-	uv_tcp_t listener;
+	uv_loop_t *loop;
+	int dir;     /* the ports directory, O_PATH; or -1 */
+	char **exec; /* owned: the runtime's exec, the port to come; or NULL */
+	struct listener *ls;
+	size_t n;
+	int open; /* listeners not yet closed */
+};
+
+struct listener {
+	struct portfwd *f;
+	uv_tcp_t tcp;
 	int port;
-	char *container; /* owned */
-	int dir;         /* its ports directory, O_PATH; or -1 */
 };
 
 struct fconn {
 	/* (its listener may be closed before it ends: what it needs is its own) */
-	struct wrx *w;
+	uv_loop_t *loop;
 	int port;
-	char *container; /* owned */
+	char **exec; /* owned: a copy of the portfwd's */
 	uv_tcp_t tcp;
 	uv_pipe_t sock;    /* the guest's socket; or, where it has none, */
 	uv_process_t proc; /* the runtime's exec, */
@@ -72,7 +79,7 @@ static void conn_closed(uv_handle_t *h)
 {
 	struct fconn *c = h->data;
 	if (--c->open == 0) {
-		free(c->container);
+		strv_free(c->exec);
 		free(c);
 	}
 }
@@ -206,22 +213,25 @@ static void exited(uv_process_t *p, int64_t status, int sig)
 /* Through the runtime's exec: its stdin and stdout are the connection's other end. */
 static void exec_connect(struct fconn *c)
 {
-	uv_pipe_init(c->w->loop, &c->in, 0);
-	uv_pipe_init(c->w->loop, &c->out, 0);
-	uv_pipe_init(c->w->loop, &c->err, 0);
+	if (c->exec == NULL) {
+		log_msg("ports: %d: no socket of the sandbox's, and no exec", c->port);
+		conn_end(c);
+		return;
+	}
+	uv_pipe_init(c->loop, &c->in, 0);
+	uv_pipe_init(c->loop, &c->out, 0);
+	uv_pipe_init(c->loop, &c->err, 0);
 	c->in.data = c->out.data = c->err.data = c;
 	c->open += 3;
 	c->to = (uv_stream_t *)&c->in;
+	size_t n = 0;
+	while (c->exec[n])
+		n++;
 	char port[16];
 	snprintf(port, sizeof port, "%d", c->port);
-	char *argv[] = {(char *)container_runtime(&c->w->cfg),
-			"exec",
-			"-i",
-			c->container,
-			BACKEND_GUEST_CLIENT,
-			"port-connect",
-			port,
-			NULL};
+	char **argv = xcalloc(n + 2, sizeof *argv);
+	memcpy(argv, c->exec, n * sizeof *argv);
+	argv[n] = port;
 	uv_stdio_container_t io[3] = {
 		{.flags = UV_CREATE_PIPE | UV_READABLE_PIPE, .data.stream = (uv_stream_t *)&c->in},
 		{.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&c->out},
@@ -230,9 +240,10 @@ static void exec_connect(struct fconn *c)
 	uv_process_options_t o = {
 		.file = argv[0], .args = argv, .exit_cb = exited, .stdio = io, .stdio_count = 3};
 	c->proc.data = c;
-	int rc = uv_spawn(c->w->loop, &c->proc, &o);
+	int rc = uv_spawn(c->loop, &c->proc, &o);
+	free(argv);
 	if (rc < 0) {
-		log_msg("ports: %s exec for port %d: %s", argv[0], c->port, uv_strerror(rc));
+		log_msg("ports: %s exec for port %d: %s", c->exec[0], c->port, uv_strerror(rc));
 		c->proc.data = NULL; /* not a handle to close */
 		conn_end(c);
 		return;
@@ -243,10 +254,6 @@ static void exec_connect(struct fconn *c)
 	uv_read_start((uv_stream_t *)&c->err, on_alloc, on_err);
 }
 
-/*
- * A socket nobody answers on (its server gone: a container's that ended,
- * Docker Desktop's, which does not cross its VM): the exec, then.
- */
 static void sock_connected(uv_connect_t *req, int status)
 {
 	struct fconn *c = req->data;
@@ -254,7 +261,7 @@ static void sock_connected(uv_connect_t *req, int status)
 	if (status < 0) {
 		if (!c->ended) {
 			log_msg("ports: %d: its socket: %s; through %s exec instead", c->port,
-				uv_strerror(status), container_runtime(&c->w->cfg));
+				uv_strerror(status), c->exec ? c->exec[0] : "no");
 			uv_close((uv_handle_t *)&c->sock, conn_closed);
 			exec_connect(c);
 		}
@@ -268,11 +275,11 @@ static void sock_connected(uv_connect_t *req, int status)
  * To the guest's socket for the port, if there is one: opened beneath its
  * directory, never through a link, and a socket. false: there is none.
  */
-static bool sock_connect(struct portfwd *f, struct fconn *c)
+static bool sock_connect(struct listener *l, struct fconn *c)
 {
 	char name[24];
-	snprintf(name, sizeof name, "%d.sock", f->port);
-	int fd = f->dir < 0 ? -1 : openat(f->dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	snprintf(name, sizeof name, "%d.sock", l->port);
+	int fd = l->f->dir < 0 ? -1 : openat(l->f->dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
 		if (fd >= 0)
@@ -281,7 +288,7 @@ static bool sock_connect(struct portfwd *f, struct fconn *c)
 	}
 	char path[40];
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-	uv_pipe_init(f->w->loop, &c->sock, 0);
+	uv_pipe_init(c->loop, &c->sock, 0);
 	c->sock.data = c;
 	c->open++;
 	c->to = (uv_stream_t *)&c->sock;
@@ -294,88 +301,118 @@ static bool sock_connect(struct portfwd *f, struct fconn *c)
 
 static void on_connection(uv_stream_t *server, int status)
 {
-	struct portfwd *f = server->data;
+	struct listener *l = server->data;
 	if (status < 0)
 		return;
 	struct fconn *c = xcalloc(1, sizeof *c);
-	c->w = f->w;
-	c->port = f->port;
-	c->container = xstrdup(f->container);
-	uv_tcp_init(f->w->loop, &c->tcp);
+	c->loop = l->f->loop;
+	c->port = l->port;
+	c->exec = l->f->exec ? strv_dup(l->f->exec) : NULL;
+	uv_tcp_init(c->loop, &c->tcp);
 	c->tcp.data = c;
 	c->open = 1;
 	if (uv_accept(server, (uv_stream_t *)&c->tcp) < 0) {
 		conn_end(c);
 		return;
 	}
-	if (!sock_connect(f, c))
+	if (!sock_connect(l, c))
 		exec_connect(c);
 }
 
 static void listener_closed(uv_handle_t *h)
 {
-	struct portfwd *f = h->data;
+	struct listener *l = h->data;
+	struct portfwd *f = l->f;
+	if (--f->open > 0)
+		return;
 	if (f->dir >= 0)
 		close(f->dir);
-	free(f->container);
+	strv_free(f->exec);
+	free(f->ls);
 	free(f);
 }
 
-void portfwd_open(struct wrx *w, struct agent *a, const char *container)
+struct portfwd *portfwd_start(uv_loop_t *loop, const struct portfwd_spec *s, char **refused)
 {
-	if (a->git.ports == NULL || a->box.fwd || w->helper ||
-	    strcmp(w->cfg.sandbox.backend, "container") != 0)
-		return;
-	char *dir = portfwd_dir(w, a, false);
-	for (const char *p = a->git.ports; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
-		struct portfwd *f = xcalloc(1, sizeof *f);
-		f->w = w;
-		f->port = atoi(p);
-		f->container = xstrdup(container);
-		f->dir = dir ? open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-		uv_tcp_init(w->loop, &f->listener);
-		f->listener.data = f;
-		struct sockaddr_in sa;
-		uv_ip4_addr("127.0.0.1", f->port, &sa);
-		int rc = uv_tcp_bind(&f->listener, (const struct sockaddr *)&sa, 0);
-		if (rc == 0)
-			rc = uv_listen((uv_stream_t *)&f->listener, 64, on_connection);
-		if (rc < 0) {
-			wrx_message(w, true, "%s: its port %d is not forwarded: %s", a->handle,
-				    f->port, uv_strerror(rc));
-			uv_close((uv_handle_t *)&f->listener, listener_closed);
-			continue;
-		}
-		f->next = a->box.fwd;
-		a->box.fwd = f;
-	}
-	free(dir);
-}
-
-char *portfwd_dir(const struct wrx *w, const struct agent *a, bool create)
-{
-	char *agent = private_agent_dir(w->root, a->handle, create);
-	char *dir = agent ? xasprintf("%s/ports", agent) : NULL;
-	free(agent);
-	if (dir && create && mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		log_msg("ports: %s: %s", dir, strerror(errno));
-		free(dir);
+	*refused = NULL;
+	if (s->n == 0)
 		return NULL;
+	struct portfwd *f = xcalloc(1, sizeof *f);
+	f->loop = loop;
+	f->dir = s->dir ? open(s->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	f->exec = s->exec ? strv_dup(s->exec) : NULL;
+	f->ls = xcalloc(s->n + 1, sizeof *f->ls);
+	struct buf why = {0};
+	size_t listening = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		struct listener *l = &f->ls[f->n];
+		*l = (struct listener){.f = f, .port = s->ports[i]};
+		uv_tcp_init(loop, &l->tcp);
+		l->tcp.data = l;
+		f->open++;
+		struct sockaddr_in sa;
+		uv_ip4_addr("127.0.0.1", l->port, &sa);
+		int rc = uv_tcp_bind(&l->tcp, (const struct sockaddr *)&sa, 0);
+		if (rc == 0)
+			rc = uv_listen((uv_stream_t *)&l->tcp, 64, on_connection);
+		f->n++;
+		if (rc < 0) {
+			buf_addf(&why, "%s%d: %s", why.len ? "; " : "", l->port, uv_strerror(rc));
+			uv_close((uv_handle_t *)&l->tcp, listener_closed);
+		} else {
+			listening++;
+		}
 	}
-	return dir;
+	*refused = why.data;
+	return listening ? f : NULL; /* (with none, it goes as its listeners close) */
 }
 
-void portfwd_gone(struct agent *a, const char *container)
+void portfwd_stop(struct portfwd *f)
 {
-	if (a->box.fwd && strcmp(a->box.fwd->container, container) == 0)
-		portfwd_close(a);
+	for (size_t i = 0; f && i < f->n; i++)
+		if (!uv_is_closing((uv_handle_t *)&f->ls[i].tcp))
+			uv_close((uv_handle_t *)&f->ls[i].tcp, listener_closed);
 }
 
-void portfwd_close(struct agent *a)
+int portfwd_spec_read(json_object *o, struct portfwd_spec *s, char **cause)
 {
-	for (struct portfwd *f = a->box.fwd, *next; f; f = next) {
-		next = f->next;
-		uv_close((uv_handle_t *)&f->listener, listener_closed);
+	memset(s, 0, sizeof *s);
+	json_object *list, *v;
+	if (!json_object_object_get_ex(o, "ports", &list) ||
+	    !json_object_is_type(list, json_type_array)) {
+		*cause = xstrdup("ports: no list of ports");
+		return -EINVAL;
 	}
-	a->box.fwd = NULL;
+	size_t n = json_object_array_length(list);
+	s->ports = xcalloc(n + 1, sizeof *s->ports);
+	for (size_t i = 0; i < n; i++) {
+		int p = json_object_get_int(json_object_array_get_idx(list, i));
+		if (p <= 0 || p > 65535) {
+			*cause = xasprintf("ports: %d is not a port", p);
+			return -EINVAL;
+		}
+		s->ports[s->n++] = p;
+	}
+	if (json_object_object_get_ex(o, "dir", &v))
+		s->dir = xstrdup(json_object_get_string(v));
+	if (json_object_object_get_ex(o, "exec", &v) && json_object_is_type(v, json_type_array)) {
+		size_t k = json_object_array_length(v);
+		s->exec = xcalloc(k + 1, sizeof *s->exec);
+		for (size_t i = 0; i < k; i++)
+			s->exec[i] =
+				xstrdup(json_object_get_string(json_object_array_get_idx(v, i)));
+		if (k == 0) {
+			free(s->exec);
+			s->exec = NULL;
+		}
+	}
+	return 0;
+}
+
+void portfwd_spec_free(struct portfwd_spec *s)
+{
+	free(s->ports);
+	free(s->dir);
+	strv_free(s->exec);
+	memset(s, 0, sizeof *s);
 }
