@@ -155,6 +155,14 @@ const char *container_runtime(const struct config *cfg);
 int container_reach(const struct config *cfg, struct backend_reach *r, char **cause);
 /* Does a mount of dir give access to a container engine's socket? */
 bool backend_holds_engine_socket(const char *dir);
+/*
+ * The host directory an agent's container makes its ports' sockets in
+ * (config ports; BACKEND_GUEST_PORTS_DIR inside), beside its private git
+ * dir, made (0700). NULL without a state dir. Caller frees.
+ */
+char *backend_ports_dir(const char *project_root, const char *handle);
+/* The runtime's exec into container, to which the port is added: the way in without a socket. */
+void container_port_exec(const struct config *cfg, const char *container, struct strlist *out);
 
 /* ---- the Lima backend (lima.c) ---- */
 

@@ -940,6 +940,19 @@ static void container_stop_argv(const struct backend_pane *p, struct strlist *ou
 	free(name);
 }
 
+void container_port_exec(const struct config *cfg, const char *container, struct strlist *out)
+{
+	const char *rt = container_runtime(cfg);
+	if (rt == NULL)
+		return;
+	add(out, rt);
+	add(out, "exec");
+	add(out, "-i");
+	add(out, container);
+	add(out, BACKEND_GUEST_CLIENT);
+	add(out, "port-connect");
+}
+
 void container_cleanup_argv(const struct config *cfg, const char *project_root, const char *session,
 			    const struct strlist *keep, struct strlist *out)
 {

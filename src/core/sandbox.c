@@ -10,6 +10,7 @@
  * detached child processes, so they finish even as the dashboard exits.
  */
 #include "../backends/backend.h"
+#include "../net/portfwd.h"
 #include "../rpc/control.h"
 #include "../rpc/proto.h"
 #include "../util/beneath.h"
@@ -80,20 +81,6 @@ void sandbox_stop(struct wrx *w)
 	free(w->session_id);
 	free(w->guest_bin);
 	w->session_id = w->guest_bin = NULL;
-}
-
-/* The host directory its container makes its ports' sockets in (made when create), or NULL. */
-static char *ports_dir_of(const struct wrx *w, const struct agent *a, bool create)
-{
-	char *agent = private_agent_dir(w->root, a->handle, create);
-	char *dir = agent ? xasprintf("%s/ports", agent) : NULL;
-	free(agent);
-	if (dir && create && mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		log_msg("ports: %s: %s", dir, strerror(errno));
-		free(dir);
-		return NULL;
-	}
-	return dir;
 }
 
 /* The agent's own socket, in its own 0700 directory: what its containers mount. */
@@ -194,6 +181,8 @@ json_object *sandbox_there_spec(struct wrx *w, struct agent *a, bool agent_pane)
 		if (!strcmp(w->cfg.hosts[i].name, a->remote.host) && w->cfg.hosts[i].runtime)
 			json_object_object_add(o, "runtime",
 					       json_object_new_string(w->cfg.hosts[i].runtime));
+	/* Its ports, which its keeper there listens on; the link forwards them here. */
+	json_add_str(o, "ports", a->git.ports);
 	/* Under deny, its proxy's token: kept here, so that a later dashboard's panes agree. */
 	char *cause = NULL;
 	if (sandbox_network_denied(w) && sandbox_proxy_token(w, a, &cause) == 0)
@@ -337,7 +326,8 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 		free(dir);
 		p.resolv = resolv;
 	}
-	char *ports_dir = p.agent_pane && a->git.ports ? ports_dir_of(w, a, true) : NULL;
+	char *ports_dir =
+		p.agent_pane && a->git.ports ? backend_ports_dir(w->root, a->handle) : NULL;
 	p.ports = ports_dir ? a->git.ports : NULL;
 	p.ports_dir = ports_dir;
 	backend_pane_git(&p, &git);
@@ -376,20 +366,14 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 
 json_object *sandbox_ports_spec(struct wrx *w, struct agent *a, const char *container)
 {
-	json_object *o = json_object_new_object(), *ports = json_object_new_array();
-	for (const char *p = a->git.ports; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-		json_object_array_add(ports, json_object_new_int(atoi(p)));
-	json_object_object_add(o, "ports", ports);
-	char *dir = ports_dir_of(w, a, true);
-	json_add_str(o, "dir", dir);
+	char *dir = backend_ports_dir(w->root, a->handle);
+	struct strlist exec = {0};
+	container_port_exec(&w->cfg, container, &exec);
+	char **argv = strlist_argv(&exec);
+	json_object *o = portfwd_spec_json(a->git.ports, dir, argv);
+	free(argv);
+	strlist_free(&exec);
 	free(dir);
-	/* Where the sandbox has no socket of ours: its runtime's exec, the port to come. */
-	const char *rt = container_runtime(&w->cfg);
-	if (rt) {
-		char *exec[] = {(char *)rt,           "exec",         "-i", (char *)container,
-				BACKEND_GUEST_CLIENT, "port-connect", NULL};
-		json_object_object_add(o, "exec", json_of_strv(exec));
-	}
 	return o;
 }
 

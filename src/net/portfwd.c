@@ -23,6 +23,7 @@
  */
 #include "portfwd.h"
 
+#include "../util/json.h"
 #include "../util/log.h"
 #include "../util/util.h"
 
@@ -372,6 +373,18 @@ void portfwd_stop(struct portfwd *f)
 	for (size_t i = 0; f && i < f->n; i++)
 		if (!uv_is_closing((uv_handle_t *)&f->ls[i].tcp))
 			uv_close((uv_handle_t *)&f->ls[i].tcp, listener_closed);
+}
+
+json_object *portfwd_spec_json(const char *ports, const char *dir, char *const *exec)
+{
+	json_object *o = json_object_new_object(), *list = json_object_new_array();
+	for (const char *p = ports; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		json_object_array_add(list, json_object_new_int(atoi(p)));
+	json_object_object_add(o, "ports", list);
+	json_add_str(o, "dir", dir);
+	if (exec && *exec)
+		json_object_object_add(o, "exec", json_of_strv(exec));
+	return o;
 }
 
 int portfwd_spec_read(json_object *o, struct portfwd_spec *s, char **cause)

@@ -22,6 +22,8 @@ struct portfwd_spec {
 	char **exec; /* owned, or NULL */
 };
 
+/* The spec of ports ("30100,30101"), dir and exec (either may be NULL). */
+json_object *portfwd_spec_json(const char *ports, const char *dir, char *const *exec);
 /* 0, or -EINVAL with *cause (caller frees); s is always freed with portfwd_spec_free. */
 int portfwd_spec_read(json_object *o, struct portfwd_spec *s, char **cause);
 void portfwd_spec_free(struct portfwd_spec *s);

@@ -19,6 +19,7 @@
 #include "../backends/backend.h"
 #include "../git/private.h"
 #include "../git/worktree.h"
+#include "../net/portfwd.h"
 #include "../net/spec.h"
 #include "../rpc/control.h"
 #include "../rpc/proto.h"
@@ -187,6 +188,12 @@ int remote_box_start(const struct repo *repo, json_object *req, char *const *arg
 		.proxy_token = deny ? token : NULL,
 		.resolv = resolv,
 	};
+	/* Its ports (config ports), into the container by its sockets, as here. */
+	char *ports_dir = rc == 0 && p.agent_pane && json_str(sb, "ports")
+				  ? backend_ports_dir(root, handle)
+				  : NULL;
+	p.ports = ports_dir ? json_str(sb, "ports") : NULL;
+	p.ports_dir = ports_dir;
 	backend_pane_git(&p, &git);
 	struct strlist run = {0}, stop = {0};
 	if (rc == 0 && (rc = backend_container.check(&p, cause)) == 0)
@@ -204,6 +211,15 @@ int remote_box_start(const struct repo *repo, json_object *req, char *const *arg
 		free(rs);
 		if (p.agent_pane && deny)
 			json_object_object_add(spec, "proxy", box_proxy(&c, dir, token));
+		if (p.ports) {
+			struct strlist exec = {0};
+			container_port_exec(&c, name, &exec);
+			char **xv = strlist_argv(&exec);
+			json_object_object_add(spec, "ports",
+					       portfwd_spec_json(p.ports, ports_dir, xv));
+			free(xv);
+			strlist_free(&exec);
+		}
 		json_add_str(spec, "rpc_dir", dir);
 		free(name);
 	}
@@ -213,6 +229,7 @@ int remote_box_start(const struct repo *repo, json_object *req, char *const *arg
 	strlist_free(&ev);
 	free(self);
 	free(resolv);
+	free(ports_dir);
 	free(dir);
 	backend_git_free(&git);
 	config_free(&c);

@@ -197,7 +197,7 @@ t_engine_sandboxed_agent() {
 	engine_setup
 	mkdir -p "$HOME/.ssh"
 	echo LOCAL-KEY >"$HOME/.ssh/id_ed25519"
-	printf 'sandbox:\n  image: workrex-test:latest\n  network:\n    policy: deny\n' \
+	printf 'sandbox:\n  image: workrex-test:latest\n  network:\n    policy: deny\nports: 1\n' \
 		>>"$XDG_CONFIG_HOME/workrex/config.yaml"
 	start_repo 200 45
 	wait_for 'wrx\$|proj'
@@ -227,6 +227,14 @@ t_engine_sandboxed_agent() {
 	grep -qx commit-ok "$E2E_TMP/log"
 	grep -qx status-ok "$E2E_TMP/log"
 	grep -qx spawned-0 "$E2E_TMP/log"
+	# Its port: its keeper there relays it into its container (the engine's
+	# network is this machine's, so that is reached here without the link).
+	local p
+	p=$(wrx list --json | python3 -c 'import json, sys; print(*[a["ports"][0] for a in json.load(sys.stdin) if a["handle"] == "box"])')
+	[ -n "$p" ]
+	wrx send box 'perl -MIO::Socket::INET -e '\''$s = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => $ENV{WORKREX_PORT}, Listen => 5, ReuseAddr => 1) or die "no: $!"; while ($c = $s->accept) { <$c>; print $c "HTTP/1.0 200 OK\r\n\r\nhello from box on $ENV{WORKREX_PORT}\n"; close $c }'\'' &'
+	until_ok 30 eval '[ "$(curl -s --max-time 5 "http://127.0.0.1:$p/")" = "hello from box on $p" ]' ||
+		{ wrx capture box | tail -5 >&2; in_engine ss -ltnp >&2; return 1; }
 	# The proxy there counted the refusal to this dashboard (the sidebar's ⊘).
 	wait_for 'box @boxed ▣ ⊘1'
 	until_ok 15 sh -c "cd '$repo' && '$WORKREX' status box | grep -q waiting"
