@@ -50,6 +50,7 @@ t_apple_container_over_tcp() {
 	global_config "  rpc_host: 127.0.0.1
   container:
     runtime: apple-container"
+	echo 'ports: 1' >>"$XDG_CONFIG_HOME/workrex/config.yaml"
 	export FAKE_LOG=$E2E_TMP/container.log
 	PATH="$E2E_TMP/fakebin:$PATH" start_repo 140 40
 	wait_for 'wrx\$'
@@ -63,9 +64,20 @@ t_apple_container_over_tcp() {
 	[[ $run == *"--env WORKREX_RPC_HOST=127.0.0.1 --env WORKREX_RPC_PORT="* ]]
 	[[ $run != *"WORKREX_RPC_SOCKET"* ]]
 	[[ $run != *"--pids-limit"* ]]
-	[[ $run == *"-- some/image:1 /bin/sh -c "* ]]
+	# (its port's forwarder first: see below)
+	[[ $run == *"-- some/image:1 /opt/workrex/bin/workrex port-serve "*" -- /bin/sh -c "* ]]
 	# The listener is on the address asked for, not on every address.
 	ss -ltn | grep -q '127.0.0.1:'"$(sed -n 's/.*WORKREX_RPC_PORT=\([0-9]*\).*/\1/p' <<<"$run")"
+	# Its port: the ports directory mounted, port-serve before the agent; with
+	# no socket there (none crosses into its VM), a connection goes through
+	# `container exec -i` to port-connect.
+	local p
+	p=$(wrx list --json | python3 -c 'import json, sys; print(*[a["ports"][0] for a in json.load(sys.stdin) if a["handle"] == "mac"])')
+	[[ $run == *"/ports,target=/run/workrex-ports "* ]]
+	[[ $run == *" /opt/workrex/bin/workrex port-serve $p -- "* ]]
+	curl -s --max-time 5 "http://127.0.0.1:$p/" >/dev/null || true
+	until_ok 10 grep -q "^container exec -i wrx-mac-[^ ]* /opt/workrex/bin/workrex port-connect $p\$" "$FAKE_LOG" ||
+		{ cat "$FAKE_LOG" >&2; return 1; }
 	wrx close mac
 	local i=0
 	until grep -q '^container delete --force wrx-mac-' "$FAKE_LOG" || ((i > 100)); do sleep 0.1; i=$((i + 1)); done
@@ -97,5 +109,5 @@ t_docker_over_the_agents_socket() {
 	grep -q '^docker rm -f wrx-dock-' "$FAKE_LOG"
 }
 
-run_test "Apple Container (recording fake): its command line, status over the token-checked TCP listener" t_apple_container_over_tcp
+run_test "Apple Container (recording fake): its command line, status over the token-checked TCP listener, its port through exec" t_apple_container_over_tcp
 run_test "Docker (recording fake): its command line, status through the agent's own socket" t_docker_over_the_agents_socket
