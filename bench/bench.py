@@ -87,7 +87,7 @@ drawing and nothing else. Figures are printed with the ratio workrex/tmux.
       a devcontainer.json naming the same image (the dev container CLI read
       in each `workrex add`), against the same bare podman run.
   (x) ports (issue 51): requests to a sandboxed agent's server through the
-      dashboard's forward of its port, against the same server on the host's
+      forward of its port (its keeper's), against the same server on the host's
       loopback: 200 small ones alternating, and a 20 MB answer.
 
 Every workrex pane runs in a keeper (issue 14): (a), (d) go through one;
@@ -887,7 +887,7 @@ def bench_ports():
         subprocess.run(["sh", "-c", "podman ps -aq --filter label=workrex.project=%s | "
                         "xargs -r podman rm -f --time=0" % repo], capture_output=True, env=env)
     fm, dm = statistics.median(fwd), statistics.median(direct)
-    print("(x) a sandboxed agent's port: a request through the dashboard's forward %.2f ms, to the "
+    print("(x) a sandboxed agent's port: a request through its keeper's forward %.2f ms, to the "
           "same server on the host's loopback %.2f ms (median of %d, alternating), ratio %s"
           % (fm * 1e3, dm * 1e3, n, ratio(fm, dm)))
     print("    p95: forward %.2f ms, direct %.2f ms; slowest forward %.2f ms"

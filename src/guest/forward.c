@@ -89,6 +89,7 @@ static void relay(int a, int b)
 struct dest {
 	const char *path; /* a unix socket; else... */
 	long port;        /* ...127.0.0.1:port */
+	bool greet;       /* one NUL byte to each client as it is taken (port-serve's) */
 };
 
 /* A connection to d: its fd, or -1 with errno. */
@@ -132,6 +133,11 @@ static void serve(const int *listeners, const struct dest *dests, size_t n)
 				if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN)
 					continue;
 				_exit(1);
+			}
+			/* (at once: a slow fork here must not read as a forwarder gone) */
+			if (dests[i].greet && write_all(c, "", 1) < 0) {
+				close(c);
+				continue;
 			}
 			if (fork() == 0) {
 				for (size_t k = 0; k < n; k++)
@@ -228,9 +234,12 @@ static int listen_at(const char *dir, long port)
  * port-serve PORT[,PORT...] -- COMMAND...: for each PORT, a unix socket
  * in the directory the host mounted (BACKEND_GUEST_PORTS_DIR) whose
  * connections reach 127.0.0.1:PORT here; then COMMAND in its own place.
- * The host connects to them (its agent pane's keeper: net/portfwd.c): a browser there
- * reaches the agent's dev server. Without them the agent starts anyway;
- * the host then goes through the runtime's exec (port-connect).
+ * The host connects to them (its agent pane's keeper: net/portfwd.c): a
+ * browser there reaches the agent's dev server. Each connection first gets
+ * one NUL byte as it is taken: the host's sign that the socket is alive
+ * (gVisor's host socket still accepts after its forwarder is gone).
+ * Without them the agent starts anyway; the host then goes through the
+ * runtime's exec (port-connect).
  */
 int guest_port_serve(int argc, char **argv)
 {
@@ -255,7 +264,7 @@ int guest_port_serve(int argc, char **argv)
 			continue;
 		}
 		ls[n] = l;
-		ds[n++] = (struct dest){.port = port};
+		ds[n++] = (struct dest){.port = port, .greet = true};
 	}
 	pid_t parent = getpid();
 	if (n && fork() == 0)

@@ -37,6 +37,12 @@
 #include <unistd.h>
 
 #define FWD_QUEUED (1u << 20)
+/*
+ * How long the guest's socket may take to greet a connection (port-serve
+ * does at once, before anything else): past it, the exec. A socket whose
+ * forwarder is gone under gVisor accepts and then says nothing, ever.
+ */
+#define GREETING_MS 2000
 
 struct portfwd {
 	uv_loop_t *loop;
@@ -64,6 +70,7 @@ struct fconn {
 	uv_pipe_t in, out; /* its stdin and stdout, */
 	uv_pipe_t err;     /* and its stderr: why, when it fails (the log says) */
 	uv_stream_t *to;   /* where the client's bytes go: sock or in */
+	uv_timer_t wait;   /* for the socket's greeting: GREETING_MS */
 	char why[160];
 	size_t nwhy;
 	int open; /* handles not yet closed */
@@ -93,9 +100,13 @@ static void conn_end(struct fconn *c)
 	/* Its process is closed once it exited (exited): libuv reaps only what it watches. */
 	if (c->proc.data && !c->exited)
 		uv_process_kill(&c->proc, SIGTERM);
-	uv_handle_t *hs[] = {(uv_handle_t *)&c->tcp, (uv_handle_t *)&c->sock,
-			     (uv_handle_t *)&c->in,  (uv_handle_t *)&c->out,
-			     (uv_handle_t *)&c->err, c->exited ? (uv_handle_t *)&c->proc : NULL};
+	uv_handle_t *hs[] = {(uv_handle_t *)&c->tcp,
+			     (uv_handle_t *)&c->sock,
+			     (uv_handle_t *)&c->wait,
+			     (uv_handle_t *)&c->in,
+			     (uv_handle_t *)&c->out,
+			     (uv_handle_t *)&c->err,
+			     c->exited ? (uv_handle_t *)&c->proc : NULL};
 	for (size_t i = 0; i < WRX_ARRAY_LEN(hs); i++)
 		if (hs[i] && hs[i]->data && !uv_is_closing(hs[i]))
 			uv_close(hs[i], conn_closed);
@@ -109,6 +120,7 @@ static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *buf)
 }
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
+static void relay_out(struct fconn *c, uv_stream_t *s, uv_stream_t *to, char *data, size_t n);
 
 static void written(uv_write_t *req, int status)
 {
@@ -168,11 +180,17 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 		free(buf->base);
 		return;
 	}
+	relay_out(c, s, to, buf->base, (size_t)n);
+}
+
+/* n bytes read from s at data (taken) written to to; s paused while to is full. */
+static void relay_out(struct fconn *c, uv_stream_t *s, uv_stream_t *to, char *data, size_t n)
+{
 	struct fwrite *wr = xcalloc(1, sizeof *wr);
 	wr->req.data = wr;
 	wr->from = s;
-	wr->data = buf->base;
-	uv_buf_t b = uv_buf_init(buf->base, (unsigned)n);
+	wr->data = data;
+	uv_buf_t b = uv_buf_init(data, (unsigned)n);
 	if (uv_write(&wr->req, to, &b, 1, written) < 0) {
 		free(wr->data);
 		free(wr);
@@ -255,21 +273,76 @@ static void exec_connect(struct fconn *c)
 	uv_read_start((uv_stream_t *)&c->err, on_alloc, on_err);
 }
 
+/* The socket is no way in after all (why): the exec instead. */
+static void sock_give_up(struct fconn *c, const char *why)
+{
+	if (c->ended)
+		return;
+	log_msg("ports: %d: its socket %s; through %s exec instead", c->port, why,
+		c->exec ? c->exec[0] : "no");
+	uv_close((uv_handle_t *)&c->sock, conn_closed);
+	exec_connect(c);
+}
+
+static void greeting_late(uv_timer_t *t)
+{
+	struct fconn *c = t->data;
+	uv_close((uv_handle_t *)t, conn_closed);
+	uv_read_stop((uv_stream_t *)&c->sock);
+	char why[48];
+	snprintf(why, sizeof why, "did not greet it in %d ms", GREETING_MS);
+	sock_give_up(c, why);
+}
+
+/*
+ * The guest's first byte on a connection (port-serve's greeting, as it
+ * takes it). Only then are the client's bytes read: a socket that ends or
+ * stays mute before it (gVisor's, whose forwarder is gone, still accepts)
+ * loses nothing of theirs, and the exec takes the connection instead.
+ */
+static void on_greeting(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+	struct fconn *c = s->data;
+	if (n == 0) {
+		free(buf->base);
+		return;
+	}
+	uv_read_stop(s);
+	uv_close((uv_handle_t *)&c->wait, conn_closed);
+	if (n < 0) {
+		free(buf->base);
+		sock_give_up(c, "said nothing");
+		return;
+	}
+	uv_read_start(s, on_alloc, on_read);
+	uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+	if (n > 1) {
+		memmove(buf->base, buf->base + 1, (size_t)n - 1);
+		relay_out(c, s, (uv_stream_t *)&c->tcp, buf->base, (size_t)n - 1);
+	} else {
+		free(buf->base);
+	}
+}
+
+/*
+ * A socket nobody answers on (its server gone: a container's that ended,
+ * Docker Desktop's, which does not cross its VM): the exec, then.
+ */
 static void sock_connected(uv_connect_t *req, int status)
 {
 	struct fconn *c = req->data;
 	free(req);
 	if (status < 0) {
-		if (!c->ended) {
-			log_msg("ports: %d: its socket: %s; through %s exec instead", c->port,
-				uv_strerror(status), c->exec ? c->exec[0] : "no");
-			uv_close((uv_handle_t *)&c->sock, conn_closed);
-			exec_connect(c);
-		}
+		char why[80];
+		snprintf(why, sizeof why, "refused it: %s", uv_strerror(status));
+		sock_give_up(c, why);
 		return;
 	}
-	uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
-	uv_read_start((uv_stream_t *)&c->sock, on_alloc, on_read);
+	uv_timer_init(c->loop, &c->wait);
+	c->wait.data = c;
+	c->open++;
+	uv_timer_start(&c->wait, greeting_late, GREETING_MS, 0);
+	uv_read_start((uv_stream_t *)&c->sock, on_alloc, on_greeting);
 }
 
 /*

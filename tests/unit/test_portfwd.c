@@ -1,7 +1,9 @@
 /*
  * Tests for src/net/portfwd.c: a port on loopback relayed to the guest's
- * socket in its directory, never through a link put there in its place
- * (the exec instead), a port something else holds said, and the spec.
+ * socket in its directory once it greets, never through a link put there
+ * in its place, nor to a socket that takes a connection and says nothing
+ * or refuses it (the exec instead), a port something else holds said, and
+ * the spec.
  * The loop runs here; each client is a thread of blocking calls.
  */
 #include <setjmp.h>
@@ -48,6 +50,8 @@ static void *guest_serve(void *arg)
 {
 	struct guest *g = arg;
 	int c = accept(g->fd, NULL, NULL);
+	if (c >= 0 && write(c, "", 1) != 1) /* port-serve's greeting, once its server took it */
+		return NULL;
 	char buf[256];
 	size_t n = 0;
 	ssize_t r;
@@ -59,6 +63,27 @@ static void *guest_serve(void *arg)
 		(void)w;
 		close(c);
 	}
+	return NULL;
+}
+
+/* One connection taken and closed without a word. */
+static void *mute_serve(void *arg)
+{
+	struct guest *g = arg;
+	int c = accept(g->fd, NULL, NULL);
+	if (c >= 0)
+		close(c);
+	return NULL;
+}
+
+/* One connection taken and held, silent, for longer than a greeting may take. */
+static void *silent_serve(void *arg)
+{
+	struct guest *g = arg;
+	int c = accept(g->fd, NULL, NULL);
+	sleep(4);
+	if (c >= 0)
+		close(c);
 	return NULL;
 }
 
@@ -152,6 +177,23 @@ static void test_portfwd_socket_and_link(void **state)
 	fetch(&loop, port, got, sizeof got);
 	char *want = xasprintf("exec:%d\n", port);
 	assert_string_equal(got, want);
+	/* A socket that takes the connection but says nothing (gVisor's, its forwarder gone): the exec. */
+	unlink(sock);
+	struct guest mute = {.fd = guest_listen(sock), .prefix = "MUTE:"};
+	pthread_t mt;
+	assert_int_equal(pthread_create(&mt, NULL, mute_serve, &mute), 0);
+	fetch(&loop, port, got, sizeof got);
+	assert_string_equal(got, want);
+	pthread_join(mt, NULL);
+	close(mute.fd);
+	/* ...or takes it and stays silent (gVisor's, its forwarder gone): the exec, in 2 s. */
+	unlink(sock);
+	struct guest silent = {.fd = guest_listen(sock)};
+	assert_int_equal(pthread_create(&mt, NULL, silent_serve, &silent), 0);
+	fetch(&loop, port, got, sizeof got);
+	assert_string_equal(got, want);
+	pthread_join(mt, NULL);
+	close(silent.fd);
 	free(want);
 	/* A socket nobody answers on: the exec too. */
 	unlink(sock);
