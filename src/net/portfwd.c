@@ -356,6 +356,12 @@ static bool sock_connect(struct listener *l, struct fconn *c)
 	int fd = l->f->dir < 0 ? -1 : openat(l->f->dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+		/* (none is the rule where no socket crosses: said only when something else is there) */
+		if (fd >= 0 || errno == ELOOP)
+			log_msg("ports: %d: %s is not a socket (a link is not followed); through "
+				"%s "
+				"exec instead",
+				l->port, name, l->f->exec ? l->f->exec[0] : "no");
 		if (fd >= 0)
 			close(fd);
 		return false;
