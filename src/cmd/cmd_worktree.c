@@ -15,6 +15,7 @@
 #include "../git/private.h"
 #include "../rpc/proto.h"
 #include "../term/width.h"
+#include "../util/ports.h"
 #include "../util/json.h"
 #include "../util/proc.h"
 #include "../util/template.h"
@@ -881,8 +882,9 @@ static void list_fields(json_object *o, const struct agent_rec *a, json_object *
 	}
 	if (a->ports) {
 		json_object *ports = json_object_new_array();
-		for (const char *p = a->ports; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-			json_object_array_add(ports, json_object_new_int(atoi(p)));
+		int v[PORTS_MAX];
+		for (size_t i = 0, n = ports_split(a->ports, v, PORTS_MAX); i < n; i++)
+			json_object_array_add(ports, json_object_new_int(v[i]));
 		json_object_object_add(o, "ports", ports);
 	}
 }

@@ -8,6 +8,7 @@
 #include "session.h"
 
 #include "../term/pty.h"
+#include "../util/ports.h"
 #include "../util/util.h"
 
 #include <errno.h>
@@ -411,11 +412,9 @@ static int pane_launch(struct session *s, struct wpane *wp, char *const *argv, c
 	while (extra && extra[nextra])
 		nextra++;
 	/* Its ports: WORKREX_PORT, and WORKREX_PORT_1... each (config ports). */
-	const char *ports = wp->agent->git.ports;
-	size_t nports = ports && *ports ? 2 : 0;
-	for (const char *c = ports; c && *c; c++)
-		nports += *c == ',';
-	char **env = xcalloc(nextra + nports + 6, sizeof *env);
+	int ports[PORTS_MAX];
+	size_t nports = ports_split(wp->agent->git.ports, ports, PORTS_MAX);
+	char **env = xcalloc(nextra + nports + 7, sizeof *env);
 	env[0] = xstrdup("TERM=xterm-256color");
 	env[1] = xstrdup("COLORTERM=truecolor");
 	env[2] = xasprintf("WORKREX_PANE=%d", wp->id);
@@ -424,12 +423,10 @@ static int pane_launch(struct session *s, struct wpane *wp, char *const *argv, c
 	for (size_t i = 0; i < nextra; i++)
 		env[5 + i] = extra[i];
 	char **at = env + 5 + nextra;
-	int k = 0;
-	for (const char *p = ports; nports && p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
-		int n = (int)strcspn(p, ",");
-		if (k == 0)
-			*at++ = xasprintf("WORKREX_PORT=%.*s", n, p);
-		*at++ = xasprintf("WORKREX_PORT_%d=%.*s", ++k, n, p);
+	for (size_t i = 0; i < nports; i++) {
+		if (i == 0)
+			*at++ = xasprintf("WORKREX_PORT=%d", ports[0]);
+		*at++ = xasprintf("WORKREX_PORT_%zu=%d", i + 1, ports[i]);
 	}
 	free(extra);
 	char **run = NULL;

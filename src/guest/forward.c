@@ -20,6 +20,7 @@
 #include "forward.h"
 
 #include "../backends/backend.h"
+#include "../util/ports.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -35,9 +36,6 @@
 #include <sys/un.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* The most ports an agent is given (config ports). */
-#define PORTS_MAX 16
 
 static int write_all(int fd, const char *p, size_t n)
 {
@@ -249,12 +247,10 @@ int guest_port_serve(int argc, char **argv)
 	}
 	int ls[PORTS_MAX];
 	struct dest ds[PORTS_MAX];
-	size_t n = 0;
-	for (const char *p = argv[1]; p && *p && n < PORTS_MAX;
-	     p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
-		long port = strtol(p, NULL, 10);
-		if (port <= 0 || port > 65535)
-			continue;
+	int ports[PORTS_MAX];
+	size_t n = 0, nports = ports_split(argv[1], ports, PORTS_MAX);
+	for (size_t i = 0; i < nports; i++) {
+		long port = ports[i];
 		int l = listen_at(BACKEND_GUEST_PORTS_DIR, port);
 		if (l < 0) {
 			fprintf(stderr,

@@ -25,6 +25,7 @@
 
 #include "../util/json.h"
 #include "../util/log.h"
+#include "../util/ports.h"
 #include "../util/util.h"
 
 #include <errno.h>
@@ -457,8 +458,9 @@ void portfwd_stop(struct portfwd *f)
 json_object *portfwd_spec_json(const char *ports, const char *dir, char *const *exec)
 {
 	json_object *o = json_object_new_object(), *list = json_object_new_array();
-	for (const char *p = ports; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-		json_object_array_add(list, json_object_new_int(atoi(p)));
+	int v[PORTS_MAX];
+	for (size_t i = 0, n = ports_split(ports, v, PORTS_MAX); i < n; i++)
+		json_object_array_add(list, json_object_new_int(v[i]));
 	json_object_object_add(o, "ports", list);
 	json_add_str(o, "dir", dir);
 	if (exec && *exec)

@@ -10,6 +10,10 @@
 #ifndef WRX_PORTS_H
 #define WRX_PORTS_H
 
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
 #define PORTS_FIRST 30100
 #define PORTS_LAST 39999
 #define PORTS_MAX 16 /* a config's ports: at most */
@@ -21,5 +25,21 @@
 int ports_take(const char *owner, int n, int *out);
 /* "30100,30101" for ports (n of them), into a new string. */
 char *ports_join(const int *ports, int n);
+
+/*
+ * ports_join's string back into out, at most max of them (those that are
+ * no port skipped): how many. Inline: the sandbox's client reads it too.
+ */
+static inline size_t ports_split(const char *s, int *out, size_t max)
+{
+	size_t n = 0;
+	for (const char *p = s; p && *p && n < max;
+	     p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		long v = strtol(p, NULL, 10);
+		if (v > 0 && v <= 65535)
+			out[n++] = (int)v;
+	}
+	return n;
+}
 
 #endif
