@@ -774,18 +774,15 @@ static void forward_ports(struct cmd_ctx *ctx, const struct remote_link *l)
 		free(cause);
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (as[i].remote == NULL || strcmp(as[i].remote, l->host->name) != 0)
-			continue;
-		for (const char *p = as[i].ports; p && *p;
-		     p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
-			if (link_forward_port(l, atoi(p), &cause) < 0) {
-				fprintf(stderr, "workrex: %s: %s\n", as[i].handle, cause);
-				free(cause);
-				cause = NULL;
-			}
-		}
-	}
+	int *ports = xcalloc(n * PORTS_MAX + 1, sizeof *ports);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (as[i].remote && strcmp(as[i].remote, l->host->name) == 0)
+			k += ports_split(as[i].ports, ports + k, PORTS_MAX);
+	if (link_forward_ports(l, ports, k, &cause) < 0)
+		fprintf(stderr, "workrex: %s\n", cause);
+	free(cause);
+	free(ports);
 	for (size_t i = 0; i < n; i++)
 		agent_rec_free(&as[i]);
 	free(as);

@@ -489,22 +489,32 @@ int link_forward(const struct remote_link *l, bool reverse, const char *here, co
 	return link_forward_all(l, reverse, 1, &here, &there, &ok, cause);
 }
 
-int link_forward_port(const struct remote_link *l, int port, char **cause)
+int link_forward_ports(const struct remote_link *l, const int *ports, size_t n, char **cause)
 {
-	char *spec = xasprintf("127.0.0.1:%d", port);
-	const char *here = spec;
-	struct buf err = {0};
-	int rc = 0;
-	if (mux(l, "forward", false, 1, &here, &here, &err) != 0) {
-		char *line = last_line(err.data, "failed");
-		*cause = xasprintf("%s: its port %d is not forwarded here: %s", l->host->name, port,
-				   line);
-		free(line);
-		rc = -EIO;
+	char **spec = xcalloc(n + 1, sizeof *spec);
+	for (size_t i = 0; i < n; i++)
+		spec[i] = xasprintf("127.0.0.1:%d", ports[i]);
+	const char *const *s = (const char *const *)spec;
+	struct buf err = {0}, why = {0};
+	/* All at once, one round trip; one by one only when that fails, to know which. */
+	if (n && mux(l, "forward", false, n, s, s, &err) != 0) {
+		for (size_t i = 0; i < n; i++) {
+			buf_consume(&err, err.len);
+			if (mux(l, "forward", false, 1, &s[i], &s[i], &err) == 0)
+				continue;
+			char *line = last_line(err.data, "failed");
+			buf_addf(&why, "%s%d: %s", why.len ? "; " : "", ports[i], line);
+			free(line);
+		}
 	}
+	if (why.data)
+		*cause = xasprintf("%s: not forwarded here: port %s", l->host->name, why.data);
 	buf_free(&err);
+	buf_free(&why);
+	for (size_t i = 0; i < n; i++)
+		free(spec[i]);
 	free(spec);
-	return rc;
+	return *cause ? -EIO : 0;
 }
 
 char *link_keeper_path(const struct remote_link *l, int pane)

@@ -71,11 +71,12 @@ int link_call_data(struct remote_link *l, json_object *req, const void *data, si
 		   json_object **reply, char **cause);
 
 /*
- * An agent's port (config ports): 127.0.0.1:port here to the same there
- * (-L), for its dev server. One the master has already it takes again.
- * 0, or -EIO with *cause (a port here that something else holds).
+ * Agents' ports (config ports): 127.0.0.1:port here to the same there
+ * (-L), for their dev servers, in one round trip. One the master has
+ * already it takes again. 0, or -EIO with *cause (caller frees, NULL
+ * before) naming each that something here holds.
  */
-int link_forward_port(const struct remote_link *l, int port, char **cause);
+int link_forward_ports(const struct remote_link *l, const int *ports, size_t n, char **cause);
 /* Forward: a socket here to one there (-L), or with reverse one there to here (-R). */
 int link_forward(const struct remote_link *l, bool reverse, const char *here, const char *there,
 		 char **cause);
