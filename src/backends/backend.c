@@ -234,12 +234,12 @@ void backend_pane_git(struct backend_pane *p, const struct backend_git *g)
 	p->private_gitfile = g->priv.gitfile;
 }
 
-char *backend_ports_dir(const char *project_root, const char *handle)
+char *backend_ports_dir(const char *project_root, const char *handle, bool create)
 {
-	char *agent = private_agent_dir(project_root, handle, true);
+	char *agent = private_agent_dir(project_root, handle, create);
 	char *dir = agent ? xasprintf("%s/ports", agent) : NULL;
 	free(agent);
-	if (dir && mkdir(dir, 0700) < 0 && errno != EEXIST) {
+	if (dir && create && mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		free(dir);
 		return NULL;
 	}

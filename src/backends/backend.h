@@ -158,9 +158,9 @@ bool backend_holds_engine_socket(const char *dir);
 /*
  * The host directory an agent's container makes its ports' sockets in
  * (config ports; BACKEND_GUEST_PORTS_DIR inside), beside its private git
- * dir, made (0700). NULL without a state dir. Caller frees.
+ * dir, made (0700) when create. NULL without a state dir. Caller frees.
  */
-char *backend_ports_dir(const char *project_root, const char *handle);
+char *backend_ports_dir(const char *project_root, const char *handle, bool create);
 /* The runtime's exec into container, to which the port is added: the way in without a socket. */
 void container_port_exec(const struct config *cfg, const char *container, struct strlist *out);
 

@@ -327,7 +327,7 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 		p.resolv = resolv;
 	}
 	char *ports_dir =
-		p.agent_pane && a->git.ports ? backend_ports_dir(w->root, a->handle) : NULL;
+		p.agent_pane && a->git.ports ? backend_ports_dir(w->root, a->handle, true) : NULL;
 	p.ports = ports_dir ? a->git.ports : NULL;
 	p.ports_dir = ports_dir;
 	backend_pane_git(&p, &git);
@@ -366,7 +366,7 @@ int sandbox_pane_argv(struct wrx *w, struct wpane *wp, char *const *argv, char *
 
 json_object *sandbox_ports_spec(struct wrx *w, struct agent *a, const char *container)
 {
-	char *dir = backend_ports_dir(w->root, a->handle);
+	char *dir = backend_ports_dir(w->root, a->handle, false); /* (its pane's argv made it) */
 	struct strlist exec = {0};
 	container_port_exec(&w->cfg, container, &exec);
 	char **argv = strlist_argv(&exec);

@@ -190,7 +190,7 @@ int remote_box_start(const struct repo *repo, json_object *req, char *const *arg
 	};
 	/* Its ports (config ports), into the container by its sockets, as here. */
 	char *ports_dir = rc == 0 && p.agent_pane && json_str(sb, "ports")
-				  ? backend_ports_dir(root, handle)
+				  ? backend_ports_dir(root, handle, true)
 				  : NULL;
 	p.ports = ports_dir ? json_str(sb, "ports") : NULL;
 	p.ports_dir = ports_dir;
