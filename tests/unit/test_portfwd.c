@@ -44,6 +44,7 @@ static int free_port(void)
 struct guest {
 	int fd;
 	const char *prefix;
+	int hold; /* mute_serve's: seconds */
 };
 
 static void *guest_serve(void *arg)
@@ -66,22 +67,12 @@ static void *guest_serve(void *arg)
 	return NULL;
 }
 
-/* One connection taken and closed without a word. */
+/* One connection taken, held without a word for hold seconds, and closed. */
 static void *mute_serve(void *arg)
 {
 	struct guest *g = arg;
 	int c = accept(g->fd, NULL, NULL);
-	if (c >= 0)
-		close(c);
-	return NULL;
-}
-
-/* One connection taken and held, silent, for longer than a greeting may take. */
-static void *silent_serve(void *arg)
-{
-	struct guest *g = arg;
-	int c = accept(g->fd, NULL, NULL);
-	sleep(4);
+	sleep((unsigned)g->hold);
 	if (c >= 0)
 		close(c);
 	return NULL;
@@ -188,8 +179,8 @@ static void test_portfwd_socket_and_link(void **state)
 	close(mute.fd);
 	/* ...or takes it and stays silent (gVisor's, its forwarder gone): the exec, in 2 s. */
 	unlink(sock);
-	struct guest silent = {.fd = guest_listen(sock)};
-	assert_int_equal(pthread_create(&mt, NULL, silent_serve, &silent), 0);
+	struct guest silent = {.fd = guest_listen(sock), .hold = 4}; /* (a greeting may take 2) */
+	assert_int_equal(pthread_create(&mt, NULL, mute_serve, &silent), 0);
 	fetch(&loop, port, got, sizeof got);
 	assert_string_equal(got, want);
 	pthread_join(mt, NULL);
