@@ -272,7 +272,7 @@ static void draw_title(struct ui *ui, struct wpane *wp)
 	struct {
 		char text[48];
 		int weight;
-	} mark[6];
+	} mark[7];
 	int nmark = 0, status;
 #define MARK(wt, ...)                                                                              \
 	do {                                                                                       \
@@ -292,6 +292,9 @@ static void draw_title(struct ui *ui, struct wpane *wp)
 	}
 	if (session_zoomed(ui->w->s) && focused)
 		MARK(2, " [zoom]");
+	/* Its ports (config ports), where its dev server is opened: 127.0.0.1:PORT. */
+	if (ag->git.ports && session_agent_pane(ui->w->s, ag) == wp)
+		MARK(2, " [:%.40s]", ag->git.ports);
 	if (v->copy)
 		MARK(4, " [scroll %d/%zu]", v->top, pane_history(wp->term));
 	if (runner_pane_link(wp)) {

@@ -57,6 +57,8 @@ t_ports_reach_a_sandboxed_server() {
 	# Its port, not the host's: nothing listens on the host's loopback but the dashboard.
 	serve box
 	wrx capture box | grep -q "SERVING $p1"
+	# Its pane's title says where to open it.
+	wait_for " box:shell .*\\[:$p1\\]"
 	# Through the guest's socket, not an exec a connection: 20 in a row, each at once.
 	[ -S "$(ports_dir box)/$p1.sock" ] || { ls -la "$(ports_dir box)" >&2; return 1; }
 	local i
